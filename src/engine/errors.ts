@@ -1,0 +1,110 @@
+/**
+ * @module A small, closed family of errors. The hosts map `code` to an HTTP status in one table
+ * (src/host/problem.ts). Faults of a workflow (a failing condition or action) are outcomes, not throws:
+ * these are for bad input, missing things, conflicts and port failures.
+ */
+
+export interface ValidationIssue {
+  /** JSON path of the offending value, e.g. `states.a.transitions[0].targetStateId`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type SignalboxErrorCode =
+  | 'validation'
+  | 'definitionInvalid'
+  | 'notFound'
+  | 'conflict'
+  | 'preconditionFailed'
+  | 'leaseUnavailable'
+  | 'leaseLost'
+  | 'tooLarge'
+  | 'storage';
+
+export class SignalboxError extends Error {
+  readonly code: SignalboxErrorCode;
+  constructor(code: SignalboxErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** Input from outside failed its schema; `issues` lists every problem by path. */
+export class ValidationError extends SignalboxError {
+  readonly issues: readonly ValidationIssue[];
+  constructor(message: string, issues: readonly ValidationIssue[], code: SignalboxErrorCode = 'validation') {
+    super(code, message);
+    this.issues = issues;
+  }
+}
+
+/** A workflow definition is invalid as a whole (schema or semantics). */
+export class DefinitionInvalidError extends ValidationError {
+  constructor(issues: readonly ValidationIssue[]) {
+    super(`The workflow definition is invalid (${issues.length} problem${issues.length === 1 ? '' : 's'})`, issues, 'definitionInvalid');
+  }
+}
+
+export class NotFoundError extends SignalboxError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('notFound', message, options);
+  }
+}
+
+/** The thing exists already, or its state forbids the request (e.g. cancelling a complete instance). */
+export class ConflictError extends SignalboxError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('conflict', message, options);
+  }
+}
+
+/** An ETag condition failed: someone else changed the thing since it was read. */
+export class PreconditionFailedError extends SignalboxError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('preconditionFailed', message, options);
+  }
+}
+
+/** The lease could not be acquired within the bounded wait. Retryable. */
+export class LeaseUnavailableError extends SignalboxError {
+  constructor(readonly leaseName: string, readonly waitedInMs: number, options?: { cause?: unknown }) {
+    super('leaseUnavailable', `Lease "${leaseName}" was not available after ${waitedInMs} ms`, options);
+  }
+}
+
+/** The lease was lost while work held it (a renewal failed or it was broken); the work must not save. */
+export class LeaseLostError extends SignalboxError {
+  constructor(readonly leaseName: string, options?: { cause?: unknown }) {
+    super('leaseLost', `Lease "${leaseName}" was lost before the work finished`, options);
+  }
+}
+
+/** A value is larger than the store can hold. */
+export class TooLargeError extends SignalboxError {
+  constructor(message: string) {
+    super('tooLarge', message);
+  }
+}
+
+/** A storage or network fault. Retryable unless `retryable` is false. */
+export class StorageError extends SignalboxError {
+  constructor(message: string, readonly statusCode: number | undefined, readonly retryable: boolean, options?: { cause?: unknown }) {
+    super('storage', message, options);
+  }
+}
+
+/** Whether a failure of a port is worth retrying (lease contention, lease loss, transient storage faults). */
+export function isRetryable(error: unknown): boolean {
+  if (!(error instanceof SignalboxError)) return false;
+  switch (error.code) {
+    case 'leaseUnavailable':
+    case 'leaseLost':
+    case 'preconditionFailed':
+      return true;
+    case 'storage':
+      return (error as StorageError).retryable;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * @module The ports the engine needs from the outside world. `src/storage` implements them on Azure
+ * Table Storage, `src/leasing` on Azure Blob leases, and `src/engine/in-memory` in memory for unit tests.
+ * They speak the Azure SDK's idiom: options bags last, `ifMatch` ETags, paged lists with an opaque
+ * continuation token. Implementations throw only SignalboxError subclasses (never a RestError).
+ */
+import type { InstanceStatus, OperationStatus } from './enums';
+import type { WorkflowDefinition, WorkflowVersion } from './definition';
+import type { HistoryEntry, Instance, StoredInstance } from './instance';
+import type { InstanceResult, Operation, StoredOperation } from './operation';
+
+export interface OperationOptions {
+  abortSignal?: AbortSignal;
+}
+
+export interface PageOptions extends OperationOptions {
+  continuationToken?: string;
+  /** @default 100 (implementations may cap it at 1000) */
+  maxPageSize?: number;
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  /** Absent on the last page. */
+  readonly continuationToken?: string;
+}
+
+export interface WorkflowSummary {
+  readonly id: string;
+  readonly displayName: string;
+  readonly version: number;
+}
+
+/** Versioned workflow definitions; every version is kept immutably. */
+export interface WorkflowStore {
+  /** Creates version 1. Throws ConflictError if the id exists. */
+  create(definition: WorkflowDefinition, options?: OperationOptions): Promise<WorkflowVersion>;
+  /**
+   * Adds a new version. `ifMatch` is the latest version's ETag or `*`; a stale ETag throws
+   * PreconditionFailedError, a missing workflow NotFoundError.
+   */
+  update(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion>;
+  /** The latest version, or the given one; undefined if absent. */
+  get(workflowId: string, options?: OperationOptions & { version?: number }): Promise<WorkflowVersion | undefined>;
+  list(options?: PageOptions): Promise<Page<WorkflowSummary>>;
+}
+
+/** What a save writes besides the instance, atomically with it. */
+export interface InstanceWrite {
+  /** History entries to append (their sequence numbers are fixed by the caller). */
+  readonly history?: readonly HistoryEntry[];
+}
+
+export interface InstanceQuery {
+  readonly workflowId?: string;
+  readonly stateId?: string;
+  readonly status?: InstanceStatus;
+}
+
+/**
+ * Instances, one entity each, with their history beside them so that a save and its history entries are
+ * one atomic write (shared/design/stack-notes.md, "A table layout that makes a save one round trip").
+ */
+export interface InstanceStore {
+  /** Throws ConflictError if the id exists (never overwrites); TooLargeError over 1 MiB. */
+  create(instance: Instance, write?: InstanceWrite, options?: OperationOptions): Promise<StoredInstance>;
+  get(instanceId: string, options?: OperationOptions): Promise<StoredInstance | undefined>;
+  /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over 1 MiB. */
+  save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
+  query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>>;
+}
+
+export interface HistoryStore {
+  /** Oldest first. */
+  list(instanceId: string, options?: PageOptions): Promise<Page<HistoryEntry>>;
+}
+
+/**
+ * Subject → instance rows, so finding candidates costs in proportion to the matches. Invariant: the
+ * index is a superset of the truth (add before saving an instance, remove after); the processor
+ * re-checks interests under the lease.
+ */
+export interface InterestIndex {
+  add(instanceId: string, subjects: readonly string[], options?: OperationOptions): Promise<void>;
+  remove(instanceId: string, subjects: readonly string[], options?: OperationOptions): Promise<void>;
+  /** Instance ids interested in any of `subjects`, each at most once per page. */
+  findCandidates(subjects: readonly string[], options?: PageOptions): Promise<Page<string>>;
+}
+
+export interface OperationStore {
+  /**
+   * Records a new operation, or returns the existing one with the same id (a repeated trigger id maps
+   * to its first operation): `created` tells which.
+   */
+  create(operation: Operation, options?: OperationOptions): Promise<{ operation: StoredOperation; created: boolean }>;
+  get(operationId: string, options?: OperationOptions): Promise<StoredOperation | undefined>;
+  /** Replaces the record; with `ifMatch`, conditionally (PreconditionFailedError if stale). */
+  update(operation: Operation, options?: OperationOptions & { ifMatch?: string }): Promise<StoredOperation>;
+  /** Operations whose status is one of `statuses` (used to resume unfinished work after a crash). */
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>>;
+}
+
+export interface LeaseOptions extends OperationOptions {
+  /** 15 to 60, or -1 for infinite. @default 60 */
+  leaseDurationInSeconds?: number;
+  /** Total time to wait for a busy lease before LeaseUnavailableError. @default 60000 */
+  maxWaitInMs?: number;
+}
+
+/** Handed to work done under a lease. */
+export interface LeaseHandle {
+  readonly name: string;
+  /** Aborted when the lease is lost (a renewal failed or it was broken). */
+  readonly signal: AbortSignal;
+  /** Throws LeaseLostError if the lease has been lost; call it right before a save. */
+  assertHeld(): void;
+}
+
+/** Per-name mutual exclusion across workers. */
+export interface LeaseProvider {
+  /**
+   * Acquires the lease (waiting with backoff up to `maxWaitInMs`, then LeaseUnavailableError), renews it
+   * in the background while `work` runs, and releases it afterwards, whatever happens.
+   */
+  withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options?: LeaseOptions): Promise<T>;
+}
+
+/** Where triggers raised by actions go: the same path as `POST /api/triggers`. Must be idempotent by trigger id. */
+export interface TriggerDispatcher {
+  dispatch(trigger: import('./trigger').Trigger, options?: OperationOptions): Promise<{ operationId: string }>;
+}
+
+export type { InstanceResult };

@@ -1,0 +1,40 @@
+/**
+ * @module Every setting Signalbox reads from the environment, in one place. Nothing else in the code
+ * reads `process.env` (infra/bicep is tested against this list, so a deployed app gets them all).
+ */
+
+/** Settings the app reads, with what each is for. `required` ones must be provided on Azure. */
+export const appSettings = {
+  AzureWebJobsStorage: 'Storage connection string (Functions host and Signalbox); or the identity-based __ settings below.',
+  AzureWebJobsStorage__accountName: 'Identity-based storage: the account name (service URIs derived from it).',
+  AzureWebJobsStorage__blobServiceUri: 'Identity-based storage: blob endpoint.',
+  AzureWebJobsStorage__queueServiceUri: 'Identity-based storage: queue endpoint (Durable Functions task hub).',
+  AzureWebJobsStorage__tableServiceUri: 'Identity-based storage: table endpoint.',
+  AzureWebJobsStorage__credential: 'Identity-based storage: `managedidentity`.',
+  AzureWebJobsStorage__clientId: 'Identity-based storage: client id of the user-assigned identity.',
+  SIGNALBOX_STORAGE: 'Optional connection string for Signalbox data, overriding AzureWebJobsStorage.',
+  SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback only if listed).',
+  SIGNALBOX_TASK_HUB: 'Durable Functions task hub name (host.json reads it).',
+  SIGNALBOX_API_KEY: 'Local server only: when set, requests must carry it in x-functions-key.',
+  APPLICATIONINSIGHTS_CONNECTION_STRING: 'Application Insights; telemetry is off when absent.',
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID auth for Application Insights (local auth off): `Authorization=AAD;ClientId=...`.',
+  AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',
+  PORT: 'Local server only: the API port (default 7071).',
+} as const;
+export type AppSettingName = keyof typeof appSettings;
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Reads one known setting; empty strings count as absent. */
+export function readSetting(name: AppSettingName, env: Environment = process.env): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** Hosts outbound calls may reach; empty means none. */
+export function allowedHosts(env: Environment = process.env): string[] {
+  return (readSetting('SIGNALBOX_ALLOWED_HOSTS', env) ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+}

@@ -1,0 +1,32 @@
+/**
+ * @module The Azure resources Signalbox uses in its storage account. infra/bicep creates the same names,
+ * and tests give each run its own prefix so they never collide.
+ */
+export interface StorageNames {
+  readonly workflowsTable: string;
+  /** Instances and their history rows share a partition per instance (one atomic save). */
+  readonly instancesTable: string;
+  readonly interestsTable: string;
+  readonly operationsTable: string;
+  readonly leaseContainer: string;
+}
+
+export const defaultStorageNames: StorageNames = {
+  workflowsTable: 'SignalboxWorkflows',
+  instancesTable: 'SignalboxInstances',
+  interestsTable: 'SignalboxInterests',
+  operationsTable: 'SignalboxOperations',
+  leaseContainer: 'signalbox-leases',
+};
+
+/** Names with a prefix (letters and digits) for isolated test runs or tenants. */
+export function prefixedStorageNames(prefix: string): StorageNames {
+  if (!/^[A-Za-z][A-Za-z0-9]{0,30}$/.test(prefix)) throw new RangeError('prefix must be a letter followed by at most 30 letters or digits');
+  return {
+    workflowsTable: `${prefix}Workflows`,
+    instancesTable: `${prefix}Instances`,
+    interestsTable: `${prefix}Interests`,
+    operationsTable: `${prefix}Operations`,
+    leaseContainer: `${prefix.toLowerCase()}-leases`,
+  };
+}

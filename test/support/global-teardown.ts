@@ -1,0 +1,6 @@
+import type { RunningAzurite } from '../../src/host/azurite';
+
+export default async function globalTeardown(): Promise<void> {
+  const azurite = (globalThis as { __SIGNALBOX_AZURITE__?: RunningAzurite }).__SIGNALBOX_AZURITE__;
+  await azurite?.stop();
+}
