@@ -1,0 +1,175 @@
+// Signalbox on Azure: a Flex Consumption (FC1) function app with a user-assigned identity, an identity-only
+// storage account (shared keys off), Log Analytics and Application Insights (local auth off), and the
+// role assignments that tie them together. `azd up` deploys this with main.parameters.json.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment; names the resource group and seeds the unique resource token.')
+param environmentName string
+
+@minLength(1)
+@description('Azure region for every resource. It must offer the Flex Consumption plan (az functionapp list-flexconsumption-locations).')
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@minLength(1)
+@maxLength(9)
+@description('Short prefix of resource names: lowercase letters and digits (it is also part of the storage account name).')
+param namePrefix string = 'signalbox'
+
+@minLength(3)
+@maxLength(45)
+@description('Durable Functions task hub name: letters and digits, starting with a letter.')
+param taskHubName string = 'SignalboxHub'
+
+@description('Comma-separated hosts the invokeExternalService action may call (`*.example.com` allowed); empty allows none.')
+param allowedOutboundHosts string = ''
+
+@minValue(40)
+@maxValue(1000)
+@description('Most instances Flex Consumption may scale the app out to.')
+param maximumInstanceCount int = 100
+
+@allowed([
+  512
+  2048
+  4096
+])
+@description('Memory of each instance in MB; CPU and default HTTP concurrency grow with it.')
+param instanceMemoryMB int = 2048
+
+@minValue(0)
+@maxValue(1000)
+@description('Concurrent HTTP requests per instance; 0 keeps the platform default for the instance size.')
+param httpPerInstanceConcurrency int = 0
+
+@allowed([
+  '20'
+  '22'
+])
+@description('Node.js version of the Functions runtime.')
+param nodeVersion string = '20'
+
+// Abbreviations from the Azure Cloud Adoption Framework, as in the azd templates.
+var abbrs = {
+  resourceGroup: 'rg-'
+  functionApp: 'func-'
+  appServicePlan: 'plan-'
+  storageAccount: 'st'
+  userAssignedIdentity: 'id-'
+  logAnalyticsWorkspace: 'log-'
+  applicationInsights: 'appi-'
+}
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var prefix = toLower(namePrefix)
+var storagePrefix = replace(prefix, '-', '')
+var tags = {
+  'azd-env-name': environmentName
+}
+
+// The service name in azure.yaml; azd finds the app to deploy to by this tag.
+var serviceName = 'api'
+var functionAppName = '${abbrs.functionApp}${prefix}-${resourceToken}'
+var deploymentContainerName = 'app-package-${take(functionAppName, 32)}-${take(resourceToken, 7)}'
+
+// Must equal defaultStorageNames in src/storage/names.ts (test/infra checks it).
+var signalboxTableNames = [
+  'SignalboxWorkflows'
+  'SignalboxInstances'
+  'SignalboxInterests'
+  'SignalboxOperations'
+]
+var signalboxLeaseContainerName = 'signalbox-leases'
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: '${abbrs.resourceGroup}${environmentName}'
+  location: location
+  tags: tags
+}
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    name: '${abbrs.userAssignedIdentity}${prefix}-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: take('${abbrs.storageAccount}${storagePrefix}${resourceToken}', 24)
+    location: location
+    tags: tags
+    deploymentContainerName: deploymentContainerName
+    leaseContainerName: signalboxLeaseContainerName
+    tableNames: signalboxTableNames
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: '${abbrs.logAnalyticsWorkspace}${prefix}-${resourceToken}'
+    applicationInsightsName: '${abbrs.applicationInsights}${prefix}-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module rbac 'modules/rbac.bicep' = {
+  name: 'rbac'
+  scope: rg
+  params: {
+    storageAccountName: storage.outputs.name
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    principalId: identity.outputs.principalId
+  }
+}
+
+module functionApp 'modules/functionapp.bicep' = {
+  name: 'functionapp'
+  scope: rg
+  params: {
+    planName: '${abbrs.appServicePlan}${prefix}-${resourceToken}'
+    functionAppName: functionAppName
+    location: location
+    tags: tags
+    serviceName: serviceName
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    taskHubName: taskHubName
+    allowedOutboundHosts: allowedOutboundHosts
+    nodeVersion: nodeVersion
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+    httpPerInstanceConcurrency: httpPerInstanceConcurrency
+  }
+  // The app reads its deployment package and starts the host with the identity: grant the roles first.
+  dependsOn: [
+    rbac
+  ]
+}
+
+// Names and addresses only: no keys, no connection strings.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+output AZURE_FUNCTION_APP_HOST_NAME string = functionApp.outputs.defaultHostName
+output SIGNALBOX_API_BASE_URL string = 'https://${functionApp.outputs.defaultHostName}/api'
+output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
+output AZURE_USER_ASSIGNED_IDENTITY_CLIENT_ID string = identity.outputs.clientId
+output SIGNALBOX_TASK_HUB string = taskHubName

@@ -1,0 +1,168 @@
+// The Flex Consumption (FC1) plan and the Signalbox function app. The app runs as one user-assigned
+// identity and reaches storage and Application Insights with it: no keys, no connection strings with
+// secrets. Flex Consumption takes runtime, scale and deployment from functionAppConfig; the legacy
+// settings (FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION, WEBSITE_RUN_FROM_PACKAGE...) are not set.
+
+param planName string
+param functionAppName string
+param location string
+param tags object = {}
+
+@description('The azd service name (azure.yaml) this app is deployed as; set as the azd-service-name tag.')
+param serviceName string = 'api'
+
+@description('Resource id of the user-assigned identity the app runs as.')
+param identityId string
+
+@description('Client id of the same identity (AzureWebJobsStorage__clientId, AZURE_CLIENT_ID).')
+param identityClientId string
+
+param storageAccountName string
+param deploymentContainerName string
+param applicationInsightsName string
+
+@description('Durable Functions task hub name (host.json reads %SIGNALBOX_TASK_HUB%).')
+param taskHubName string
+
+@description('Comma-separated hosts the invokeExternalService action may call; empty allows none.')
+param allowedOutboundHosts string = ''
+
+@allowed([
+  '20'
+  '22'
+])
+param nodeVersion string = '20'
+
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Concurrent HTTP requests per instance; 0 keeps the platform default for the instance size.')
+@minValue(0)
+@maxValue(1000)
+param httpPerInstanceConcurrency int = 0
+
+resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+// Only sent when set, so the platform default for the instance size applies otherwise.
+var httpTriggerConcurrency = httpPerInstanceConcurrency > 0 ? { triggers: { http: { perInstanceConcurrency: httpPerInstanceConcurrency } } } : {}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
+  name: functionAppName
+  location: location
+  tags: union(tags, { 'azd-service-name': serviceName })
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storageAccount.properties.primaryEndpoints.blob}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      runtime: {
+        name: 'node'
+        version: nodeVersion
+      }
+      scaleAndConcurrency: union(
+        {
+          maximumInstanceCount: maximumInstanceCount
+          instanceMemoryMB: instanceMemoryMB
+        },
+        httpTriggerConcurrency
+      )
+    }
+    siteConfig: {
+      minTlsVersion: '1.2'
+      appSettings: [
+        // Identity-based AzureWebJobsStorage: the host, Durable Functions and Signalbox all use it.
+        {
+          name: 'AzureWebJobsStorage__credential'
+          value: 'managedidentity'
+        }
+        {
+          name: 'AzureWebJobsStorage__clientId'
+          value: identityClientId
+        }
+        {
+          name: 'AzureWebJobsStorage__blobServiceUri'
+          value: storageAccount.properties.primaryEndpoints.blob
+        }
+        {
+          name: 'AzureWebJobsStorage__queueServiceUri'
+          value: storageAccount.properties.primaryEndpoints.queue
+        }
+        {
+          name: 'AzureWebJobsStorage__tableServiceUri'
+          value: storageAccount.properties.primaryEndpoints.table
+        }
+        {
+          name: 'SIGNALBOX_TASK_HUB'
+          value: taskHubName
+        }
+        {
+          name: 'SIGNALBOX_ALLOWED_HOSTS'
+          value: allowedOutboundHosts
+        }
+        // The connection string only locates the component; with DisableLocalAuth the ingestion
+        // endpoint accepts Entra ID tokens only (the authentication string names the identity).
+        {
+          name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
+          value: applicationInsights.properties.ConnectionString
+        }
+        {
+          name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
+          value: 'ClientId=${identityClientId};Authorization=AAD'
+        }
+        {
+          name: 'AZURE_CLIENT_ID'
+          value: identityClientId
+        }
+      ]
+    }
+  }
+}
+
+output name string = functionApp.name
+output id string = functionApp.id
+output defaultHostName string = functionApp.properties.defaultHostName
+output planName string = plan.name

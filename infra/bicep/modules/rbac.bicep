@@ -1,0 +1,56 @@
+// Data-plane roles for the function app's user-assigned identity: what the Functions host, Durable
+// Functions (Azure Storage backend) and Signalbox need with shared-key access off, and what the host needs
+// to send telemetry to an Application Insights component with local auth off.
+
+param storageAccountName string
+param applicationInsightsName string
+
+@description('Principal (object) id of the user-assigned identity the function app runs as.')
+param principalId string
+
+// Built-in role definition ids (the same in every tenant).
+var storageRoles = [
+  {
+    name: 'Storage Blob Data Owner' // host keys and locks, Durable lease blobs, Signalbox leases, deployment packages
+    id: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+  }
+  {
+    name: 'Storage Queue Data Contributor' // Durable Functions control and work-item queues
+    id: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
+  }
+  {
+    name: 'Storage Table Data Contributor' // Durable history and instances tables, Signalbox tables
+    id: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  }
+]
+var monitoringMetricsPublisherRoleId = '3913510d-42f4-4e42-8a64-420c390055eb'
+
+resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+resource storageRoleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for role in storageRoles: {
+  name: guid(storageAccount.id, principalId, role.id)
+  scope: storageAccount
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role.id)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: '${role.name} for the Signalbox function app identity'
+  }
+}]
+
+resource monitoringRoleAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(applicationInsights.id, principalId, monitoringMetricsPublisherRoleId)
+  scope: applicationInsights
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisherRoleId)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Monitoring Metrics Publisher for the Signalbox function app identity'
+  }
+}
