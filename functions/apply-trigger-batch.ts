@@ -1,0 +1,51 @@
+/**
+ * @module The sub-orchestrator that applies one operation's trigger to one page of candidate instances:
+ * one `applyTrigger` activity per instance, retried for lease and transient storage faults. Pages are
+ * sub-orchestrations so that each durable history holds at most one page of tasks.
+ *
+ * Deterministic code: it imports only durable-functions and pure engine helpers, and reads no clock,
+ * environment or randomness (test/functions/determinism.test.ts checks the imports).
+ */
+import * as df from 'durable-functions';
+import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
+import { accumulateResults, emptySummary, type InstanceResult, type OutcomeSummary } from '../src/engine/operation';
+import { ActivityName, type ApplyTriggerInput } from '../src/host/trigger-activities';
+
+export const APPLY_TRIGGER_BATCH = 'applyTriggerBatch';
+
+export interface ApplyTriggerBatchInput {
+  readonly operationId: string;
+  readonly instanceIds: readonly string[];
+}
+
+export interface ApplyTriggerBatchOutput {
+  readonly summary: OutcomeSummary;
+  /** At most MAX_OPERATION_RESULTS results, in the order of `instanceIds`. */
+  readonly instances: readonly InstanceResult[];
+  readonly candidates: number;
+}
+
+/**
+ * Retries for every Signalbox activity: the activities throw only retryable errors (lease unavailable
+ * or lost, transient storage faults). Attempts at about 0, 1, 3, 7 and 15 s: long enough to outlast a
+ * 15 s lease left by a crashed worker, short enough that a dead storage account fails the operation.
+ */
+export const activityRetryOptions: df.RetryOptions = (() => {
+  const options = new df.RetryOptions(1000, 5);
+  options.backoffCoefficient = 2;
+  options.maxRetryIntervalInMilliseconds = 30_000;
+  return options;
+})();
+
+export const applyTriggerBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
+  const { operationId, instanceIds } = context.df.getInput<ApplyTriggerBatchInput>();
+  const tasks = instanceIds.map((instanceId) =>
+    context.df.callActivityWithRetry(ActivityName.applyTrigger, activityRetryOptions, { operationId, instanceId } satisfies ApplyTriggerInput),
+  );
+  // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.
+  const results: InstanceResult[] = tasks.length > 0 ? yield context.df.Task.all(tasks) : [];
+  const output: ApplyTriggerBatchOutput = accumulateResults({ summary: emptySummary(), instances: [], candidates: 0 }, results);
+  return output;
+};
+
+df.app.orchestration(APPLY_TRIGGER_BATCH, applyTriggerBatch);

@@ -1,0 +1,72 @@
+/**
+ * In-memory TriggerActivities for the orchestrator tests: candidates come from a list (duplicates
+ * allowed, to exercise de-duplication across pages), pages of a chosen size, and every call is
+ * recorded. Not a storage fake: the storage-backed activities are exercised against Azurite.
+ */
+import { TriggerOutcome } from '../../src/engine/enums';
+import type { InstanceResult } from '../../src/engine/operation';
+import type {
+  ApplyTriggerInput,
+  BeginOperationOutput,
+  CompleteOperationInput,
+  FindCandidatesInput,
+  FindCandidatesOutput,
+  TriggerActivities,
+} from '../../src/host/trigger-activities';
+import type { ActivityFunction } from '../support/durable-replay';
+
+export interface FakeTriggerActivitiesOptions {
+  /** Candidate ids in index order; an id may repeat (it matches several subjects). */
+  readonly candidates: readonly string[];
+  readonly pageSize: number;
+  /** @default true */
+  readonly shouldRun?: boolean;
+  /** @default every instance transitions */
+  readonly outcomeFor?: (instanceId: string) => InstanceResult;
+}
+
+export class FakeTriggerActivities implements TriggerActivities {
+  readonly begun: string[] = [];
+  readonly pagesRead: FindCandidatesInput[] = [];
+  readonly applied = new Map<string, number>();
+  readonly completions: CompleteOperationInput[] = [];
+
+  constructor(private readonly options: FakeTriggerActivitiesOptions) {}
+
+  async beginOperation(operationId: string): Promise<BeginOperationOutput> {
+    this.begun.push(operationId);
+    return { subjects: ['order:1'], shouldRun: this.options.shouldRun ?? true };
+  }
+
+  async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
+    this.pagesRead.push(input);
+    const start = input.continuationToken === undefined ? 0 : Number(input.continuationToken);
+    const end = start + this.options.pageSize;
+    const instanceIds = this.options.candidates.slice(start, end);
+    return end < this.options.candidates.length ? { instanceIds, continuationToken: String(end) } : { instanceIds };
+  }
+
+  async applyTrigger({ instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
+    this.applied.set(instanceId, (this.applied.get(instanceId) ?? 0) + 1);
+    return this.options.outcomeFor?.(instanceId) ?? { instanceId, outcome: TriggerOutcome.transitioned, transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted' };
+  }
+
+  async completeOperation(input: CompleteOperationInput): Promise<void> {
+    this.completions.push(input);
+  }
+}
+
+/** The activity functions as the durable app registers them, over any TriggerActivities. */
+export function activityFunctions(activities: TriggerActivities): Record<string, ActivityFunction> {
+  return {
+    beginOperation: (operationId: string) => activities.beginOperation(operationId),
+    findCandidates: (input: FindCandidatesInput) => activities.findCandidates(input),
+    applyTrigger: (input: ApplyTriggerInput) => activities.applyTrigger(input),
+    completeOperation: (input: CompleteOperationInput) => activities.completeOperation(input),
+  };
+}
+
+/** `count` ids `i0000`, `i0001`, ... */
+export function instanceIds(count: number, prefix = 'i'): string[] {
+  return Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(4, '0')}`);
+}

@@ -1,0 +1,228 @@
+/**
+ * The trigger orchestrator and its batch sub-orchestrator, run to completion by the real durable-functions
+ * replay engine (test/support/durable-replay.ts) over in-memory activities.
+ */
+import { TriggerOutcome } from '../../src/engine/enums';
+import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
+import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
+import { MAX_BATCHES_IN_FLIGHT, TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
+import { FakeTriggerActivities, activityFunctions, instanceIds } from './fake-trigger-activities';
+
+// Registration needs the Functions host; a stand-in keeps @azure/functions quiet (it only records).
+jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
+
+const orchestrators = { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch };
+
+function run(fake: FakeTriggerActivities, operationId = 'op-1', extra: Partial<ReplayOptions> = {}) {
+  return runOrchestration(TRIGGER_ORCHESTRATOR, { operationId }, operationId, { orchestrators, activities: activityFunctions(fake), ...extra });
+}
+
+describe('triggerOrchestrator', () => {
+  it('fans out over every page in sub-orchestrations and records the totals', async () => {
+    const candidates = instanceIds(1200);
+    const fake = new FakeTriggerActivities({ candidates, pageSize: 500 });
+
+    const result = await run(fake);
+
+    expect(result.status).toBe('completed');
+    expect(fake.begun).toEqual(['op-1']);
+    expect(fake.pagesRead).toEqual([
+      { subjects: ['order:1'] },
+      { subjects: ['order:1'], continuationToken: '500' },
+      { subjects: ['order:1'], continuationToken: '1000' },
+    ]);
+    expect(result.subOrchestrations.map((sub) => [sub.instanceId, sub.status])).toEqual([
+      ['op-1:batch:0', 'completed'],
+      ['op-1:batch:1', 'completed'],
+      ['op-1:batch:2', 'completed'],
+    ]);
+    expect(result.subOrchestrations.map((sub) => (sub.output as { candidates: number }).candidates)).toEqual([500, 500, 200]);
+    expect([...fake.applied.keys()].sort()).toEqual(candidates);
+    expect([...fake.applied.values()].every((count) => count === 1)).toBe(true);
+
+    expect(fake.completions).toHaveLength(1);
+    const completion = fake.completions[0]!;
+    expect(completion.operationId).toBe('op-1');
+    expect(completion.error).toBeUndefined();
+    expect(completion.candidates).toBe(1200);
+    expect(completion.summary.transitioned).toBe(1200);
+    // The summary counts all; the results keep the first 1,000, in candidate order.
+    expect(completion.instances).toHaveLength(MAX_OPERATION_RESULTS);
+    expect(completion.instances.map((result) => result.instanceId)).toEqual(candidates.slice(0, MAX_OPERATION_RESULTS));
+    expect(result.output).toEqual({ candidates: 1200, summary: completion.summary });
+  });
+
+  it('offers the trigger once to an instance found on several pages', async () => {
+    const fake = new FakeTriggerActivities({ candidates: ['a', 'b', 'c', 'b', 'd', 'a', 'c', 'e', 'e'], pageSize: 3 });
+
+    await run(fake);
+
+    expect(Object.fromEntries(fake.applied)).toEqual({ a: 1, b: 1, c: 1, d: 1, e: 1 });
+    const completion = fake.completions[0]!;
+    expect(completion.candidates).toBe(5);
+    expect(completion.instances.map((result) => result.instanceId)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('skips a page left empty by de-duplication without starting a batch', async () => {
+    const fake = new FakeTriggerActivities({ candidates: ['a', 'b', 'a', 'b', 'c'], pageSize: 2 });
+
+    const result = await run(fake);
+
+    expect(result.subOrchestrations.map((sub) => sub.input)).toEqual([
+      { operationId: 'op-1', instanceIds: ['a', 'b'] },
+      { operationId: 'op-1', instanceIds: ['c'] },
+    ]);
+    expect(fake.completions[0]!.candidates).toBe(3);
+  });
+
+  it('counts every outcome in the summary', async () => {
+    const outcomes = [TriggerOutcome.transitioned, TriggerOutcome.noTransition, TriggerOutcome.faulted, TriggerOutcome.notInterested];
+    const fake = new FakeTriggerActivities({
+      candidates: instanceIds(8),
+      pageSize: 3,
+      outcomeFor: (instanceId) => {
+        const outcome = outcomes[Number(instanceId.slice(1)) % outcomes.length]!;
+        return outcome === TriggerOutcome.faulted ? { instanceId, outcome, error: 'action failed' } : { instanceId, outcome };
+      },
+    });
+
+    await run(fake);
+
+    const { summary, instances } = fake.completions[0]!;
+    expect(summary).toMatchObject({ transitioned: 2, noTransition: 2, faulted: 2, notInterested: 2, exitBlocked: 0, duplicate: 0 });
+    expect(instances.filter((result) => result.outcome === TriggerOutcome.faulted).map((result) => result.error)).toEqual(['action failed', 'action failed']);
+  });
+
+  it('does nothing more when the operation had already finished', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(3), pageSize: 2, shouldRun: false });
+
+    const result = await run(fake);
+
+    expect(result.status).toBe('completed');
+    expect(result.activityCalls.map((call) => call.name)).toEqual(['beginOperation']);
+    expect(fake.completions).toEqual([]);
+  });
+
+  it('finishes an operation with no candidates', async () => {
+    const fake = new FakeTriggerActivities({ candidates: [], pageSize: 500 });
+
+    const result = await run(fake);
+
+    expect(result.subOrchestrations).toEqual([]);
+    expect(fake.completions).toEqual([expect.objectContaining({ operationId: 'op-1', candidates: 0, instances: [] })]);
+  });
+
+  it('retries a failing applyTrigger and succeeds', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(6), pageSize: 4 });
+    const injectFailure = failFirstAttempts(2, (call) => call.name === 'applyTrigger' && (call.input as { instanceId: string }).instanceId === 'i0005', 'lease unavailable');
+
+    const result = await run(fake, 'op-retry', { injectFailure });
+
+    const attempts = result.activityCalls.filter((call) => (call.input as { instanceId?: string }).instanceId === 'i0005');
+    expect(attempts.map((call) => call.attempt)).toEqual([1, 2, 3]);
+    const batch = result.subOrchestrations[1]!;
+    expect(batch.history.filter((record) => record.EventType === EventType.TaskFailed)).toHaveLength(2);
+    expect(batch.history.filter((record) => record.EventType === EventType.TimerFired)).toHaveLength(2);
+    expect(fake.completions[0]).toMatchObject({ candidates: 6, summary: expect.objectContaining({ transitioned: 6 }) });
+    expect(fake.completions[0]!.error).toBeUndefined();
+    expect(fake.applied.get('i0005')).toBe(1);
+  });
+
+  it('retries the other activities too', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(5), pageSize: 2 });
+    const injectFailure = failFirstAttempts(1, (call) => call.name === 'findCandidates' || call.name === 'beginOperation');
+
+    const result = await run(fake, 'op-pages', { injectFailure });
+
+    expect(result.status).toBe('completed');
+    expect(fake.completions[0]).toMatchObject({ candidates: 5 });
+    expect(fake.completions[0]!.error).toBeUndefined();
+  });
+
+  it('marks the operation failed with the reason once the retries are exhausted', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(7), pageSize: 3 });
+    const injectFailure = failFirstAttempts(99, (call) => call.name === 'applyTrigger' && (call.input as { instanceId: string }).instanceId === 'i0004', 'storage unavailable');
+
+    const result = await run(fake, 'op-fail', { injectFailure });
+
+    expect(result.activityCalls.filter((call) => (call.input as { instanceId?: string }).instanceId === 'i0004')).toHaveLength(5);
+    expect(result.subOrchestrations.map((sub) => sub.status)).toEqual(['completed', 'failed', 'completed']);
+    expect(result.status).toBe('completed');
+    expect(fake.completions).toHaveLength(1);
+    const completion = fake.completions[0]!;
+    expect(completion.error).toMatch(/applyTrigger.*storage unavailable/);
+    expect(completion.error).not.toMatch(/\n/);
+    // The batches that finished still count; the failed one does not.
+    expect(completion.candidates).toBe(4);
+    expect(result.output).toMatchObject({ error: completion.error });
+  });
+
+  it('marks the operation failed when reading candidates keeps failing', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(5), pageSize: 2 });
+    const injectFailure = failFirstAttempts(99, (call) => call.name === 'findCandidates' && (call.input as { continuationToken?: string }).continuationToken === '2');
+
+    const result = await run(fake, 'op-pages-fail', { injectFailure });
+
+    const completion = fake.completions[0]!;
+    expect(completion.error).toMatch(/findCandidates.*injected transient failure/);
+    // The first page's batch, already running, was waited for and counted.
+    expect(completion.candidates).toBe(2);
+    expect(result.status).toBe('completed');
+  });
+
+  it('fails the orchestration when even completing the operation fails', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(2), pageSize: 2 });
+    const injectFailure = failFirstAttempts(99, (call) => call.name === 'completeOperation');
+
+    const result = await run(fake, 'op-complete-fail', { injectFailure });
+
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/completeOperation/);
+  });
+
+  it(`keeps at most ${MAX_BATCHES_IN_FLIGHT} batches running`, async () => {
+    const pages = MAX_BATCHES_IN_FLIGHT * 2 + 3;
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(pages * 2), pageSize: 2 });
+
+    // Slow batches, fast pages: the window, not the pages, must be what holds batches back.
+    const result = await run(fake, 'op-window', { subOrchestrationsLast: true });
+
+    // Sub-orchestrations created but not yet completed, event by event, in the parent's history.
+    let running = 0;
+    let most = 0;
+    for (const record of result.history) {
+      if (record.EventType === EventType.SubOrchestrationInstanceCreated) most = Math.max(most, ++running);
+      if (record.EventType === EventType.SubOrchestrationInstanceCompleted) running--;
+    }
+    expect(most).toBeLessThanOrEqual(MAX_BATCHES_IN_FLIGHT);
+    expect(most).toBe(MAX_BATCHES_IN_FLIGHT);
+    expect(result.subOrchestrations).toHaveLength(pages);
+    expect(fake.completions[0]!.candidates).toBe(pages * 2);
+  });
+
+  it('schedules every task once (no duplicate actions on replay)', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
+
+    const result = await run(fake, 'op-once');
+
+    const created = result.history.filter((record) => record.EventType === EventType.SubOrchestrationInstanceCreated).map((record) => record.InstanceId);
+    expect(created).toEqual(['op-once:batch:0', 'op-once:batch:1', 'op-once:batch:2', 'op-once:batch:3']);
+    const pagesScheduled = result.history.filter((record) => record.EventType === EventType.TaskScheduled && record.Name === 'findCandidates');
+    expect(pagesScheduled).toHaveLength(4);
+    // What the extension would schedule: each batch and each page once (Azure/azure-functions-durable-js#574).
+    expect(result.actions.filter((action) => action.functionName === APPLY_TRIGGER_BATCH).map((action) => action.instanceId)).toEqual(created);
+    expect(result.actions.map((action) => action.functionName)).toEqual([
+      'beginOperation',
+      'findCandidates',
+      APPLY_TRIGGER_BATCH,
+      'findCandidates',
+      APPLY_TRIGGER_BATCH,
+      'findCandidates',
+      APPLY_TRIGGER_BATCH,
+      'findCandidates',
+      APPLY_TRIGGER_BATCH,
+      'completeOperation',
+    ]);
+  });
+});
