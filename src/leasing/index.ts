@@ -1,0 +1,5 @@
+/** @module Leases: per-name mutual exclusion across workers (the engine's LeaseProvider port). */
+export { BlobLeaseProvider, type BlobLeaseProviderOptions } from './blob-lease-provider';
+export { backoffDelayInMs, type BackoffOptions } from './backoff';
+export { leaseBlobName, MAX_BLOB_NAME_LENGTH } from './lease-name';
+export { InMemoryLeaseProvider, type InMemoryLeaseProviderOptions } from './in-memory-lease-provider';

@@ -1,0 +1,98 @@
+/**
+ * @module Everything Signalbox keeps in an Azure storage account, built from one connection: the four
+ * stores on Table Storage and the lease provider on Blob Storage. Tables and the lease container are
+ * created on first start (absorbing only "already exists"), so a fresh account or Azurite needs no setup.
+ */
+import type { TableClient } from '@azure/data-tables';
+import type { ContainerClient } from '@azure/storage-blob';
+import { BlobLeaseProvider, type BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
+import type { Environment } from '../host/settings';
+import { createContainerClient, createTableClient, resolveStorageConnection, type StorageConnection } from './connection';
+import { isRestError, serviceErrorCode, statusOf, toSignalboxError, translate } from './errors';
+import { defaultStorageNames, type StorageNames } from './names';
+import type { RequestCounter } from './request-counter';
+import { TableInstanceStore } from './table-instance-store';
+import { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
+import { TableOperationStore } from './table-operation-store';
+import { TableWorkflowStore } from './table-workflow-store';
+
+export interface AzureStorageOptions {
+  /** A connection string or a resolved connection. @default from the app settings (resolveStorageConnection) */
+  connection?: StorageConnection | string;
+  /** Where the settings are read from when `connection` is absent. @default process.env */
+  env?: Environment;
+  /** @default defaultStorageNames */
+  names?: StorageNames;
+  /** Counts every storage request (bench/storage.bench.ts). */
+  requestCounter?: RequestCounter;
+  /** Create the tables and the lease container when missing. @default true */
+  createIfMissing?: boolean;
+  leases?: BlobLeaseProviderOptions;
+  interests?: TableInterestIndexOptions;
+  /** Clock for the workflow store's `createdAt`. @default () => new Date() */
+  now?: () => Date;
+}
+
+export interface AzureStorage {
+  readonly workflows: TableWorkflowStore;
+  /** Also the HistoryStore: instances and their history share a table (one-transaction saves). */
+  readonly instances: TableInstanceStore;
+  readonly history: TableInstanceStore;
+  readonly interests: TableInterestIndex;
+  readonly operations: TableOperationStore;
+  readonly leases: BlobLeaseProvider;
+  readonly names: StorageNames;
+  /** The SDK clients, for tooling and tests. */
+  readonly clients: {
+    readonly workflows: TableClient;
+    readonly instances: TableClient;
+    readonly interests: TableClient;
+    readonly operations: TableClient;
+    readonly leases: ContainerClient;
+  };
+}
+
+export async function createAzureStorage(options: AzureStorageOptions = {}): Promise<AzureStorage> {
+  const connection: StorageConnection =
+    typeof options.connection === 'string'
+      ? { kind: 'connectionString', connectionString: options.connection }
+      : options.connection ?? resolveStorageConnection(options.env);
+  const names = options.names ?? defaultStorageNames;
+  const clientOptions = options.requestCounter ? { requestCounter: options.requestCounter } : {};
+  const clients = {
+    workflows: createTableClient(connection, names.workflowsTable, clientOptions),
+    instances: createTableClient(connection, names.instancesTable, clientOptions),
+    interests: createTableClient(connection, names.interestsTable, clientOptions),
+    operations: createTableClient(connection, names.operationsTable, clientOptions),
+    leases: createContainerClient(connection, names.leaseContainer, clientOptions),
+  };
+  if (options.createIfMissing ?? true) {
+    await Promise.all([
+      // TableClient.createTable absorbs exactly 409 TableAlreadyExists and nothing else.
+      ...[clients.workflows, clients.instances, clients.interests, clients.operations].map((table) =>
+        translate(`table "${table.tableName}"`, () => table.createTable()),
+      ),
+      createContainer(clients.leases),
+    ]);
+  }
+  const instances = new TableInstanceStore(clients.instances);
+  return {
+    workflows: new TableWorkflowStore(clients.workflows, options.now ? { now: options.now } : {}),
+    instances,
+    history: instances,
+    interests: new TableInterestIndex(clients.interests, options.interests),
+    operations: new TableOperationStore(clients.operations),
+    leases: new BlobLeaseProvider(clients.leases, options.leases),
+    names,
+    clients,
+  };
+}
+
+async function createContainer(container: ContainerClient): Promise<void> {
+  try {
+    await container.create();
+  } catch (error) {
+    if (statusOf(error) === 409 && isRestError(error) && serviceErrorCode(error) === 'ContainerAlreadyExists') return;
+    throw toSignalboxError(error, `container "${container.containerName}"`);
+  }
+}

@@ -1,0 +1,19 @@
+/** @module Azure Table and Blob Storage implementations of the engine's ports. */
+export { createAzureStorage, type AzureStorage, type AzureStorageOptions } from './create-azure-storage';
+export {
+  createContainerClient,
+  createTableClient,
+  expandDevelopmentStorage,
+  resolveStorageConnection,
+  type StorageClientOptions,
+  type StorageConnection,
+} from './connection';
+export { createRequestCounter, type RequestCounter, type RequestCounts, type StorageService } from './request-counter';
+export { TableWorkflowStore, type TableWorkflowStoreOptions } from './table-workflow-store';
+export { TableInstanceStore } from './table-instance-store';
+export { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
+export { TableOperationStore } from './table-operation-store';
+export { toSignalboxError } from './errors';
+export { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH } from './keys';
+export { MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-body';
+export { defaultStorageNames, prefixedStorageNames, type StorageNames } from './names';

@@ -1,0 +1,120 @@
+/**
+ * @module Instances and their history on Azure Table Storage, one partition per instance.
+ *
+ * Layout (instances table): PartitionKey = encoded instance id; RowKey `instance` holds the instance
+ * (its JSON in `body`, split if large, plus `workflowId`, `stateId`, `status`, `workflowVersion` as
+ * columns for queries); RowKey `h-0000000000`, `h-0000000001`, ... hold history entries. A save is ONE
+ * entity-group transaction: the conditional Replace of the instance row plus the inserts of its new
+ * history rows, so history never disagrees with the instance and a save costs one round trip. Raised
+ * triggers (the outbox) are inside the instance entity, so they are atomic with it for free.
+ */
+import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
+import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
+import { StorageError, ValidationError } from '../engine/errors';
+import { assertEntityFits, parseBody, splitBody } from './entity-body';
+import { isEntityNotFound, toSignalboxError, translate } from './errors';
+import { encodeKey, padNumber } from './keys';
+import { queryPage, type TableRow } from './table-query';
+
+export const INSTANCE_ROW_KEY = 'instance';
+export const HISTORY_ROW_PREFIX = 'h-';
+/** A transaction holds at most 100 operations; one is the instance. */
+export const MAX_HISTORY_ENTRIES_PER_SAVE = 99;
+
+type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
+
+export class TableInstanceStore implements InstanceStore, HistoryStore {
+  constructor(private readonly client: TableClient) {}
+
+  async create(instance: Instance, write: InstanceWrite = {}, options: OperationOptions = {}): Promise<StoredInstance> {
+    return this.submit(instance, write, 'create', options);
+  }
+
+  async save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance> {
+    return this.submit(instance, write, options.ifMatch, options);
+  }
+
+  async get(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance | undefined> {
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    try {
+      const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, INSTANCE_ROW_KEY, { abortSignal: options.abortSignal });
+      return toStoredInstance(row);
+    } catch (error) {
+      // A 404 for a missing table is not "no such instance": it becomes a StorageError.
+      if (isEntityNotFound(error)) return undefined;
+      throw toSignalboxError(error, `instance "${instanceId}"`);
+    }
+  }
+
+  /**
+   * A filter over the instance rows of the whole table: its cost grows with the table (instances and
+   * their history rows), not with the matches. Fine for the API's occasional listing; anything hot
+   * should go through the interest index instead.
+   */
+  async query(query: InstanceQuery, options: PageOptions = {}): Promise<Page<StoredInstance>> {
+    let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
+    if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
+    if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
+    if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
+    return queryPage(this.client, filter, options, toStoredInstance, 'instances');
+  }
+
+  /** Oldest first: a range query on the `h-` rows of the instance's partition. */
+  async list(instanceId: string, options: PageOptions = {}): Promise<Page<HistoryEntry>> {
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    // '.' is the character after '-', so this range is exactly the `h-` rows.
+    const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${HISTORY_ROW_PREFIX} and RowKey lt ${'h.'}`;
+    return queryPage(this.client, filter, options, (row) => parseBody<HistoryEntry>(row), `history of instance "${instanceId}"`);
+  }
+
+  private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
+    const what = `instance "${instance.id}"`;
+    const entity = toEntity(instance);
+    assertEntityFits(entity, what);
+    const history = write.history ?? [];
+    if (history.length > MAX_HISTORY_ENTRIES_PER_SAVE) {
+      throw new ValidationError(`At most ${MAX_HISTORY_ENTRIES_PER_SAVE} history entries can be saved with an instance`, [
+        { path: 'history', message: `has ${history.length} entries` },
+      ]);
+    }
+    const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }]];
+    for (const entry of history) {
+      const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...splitBody(JSON.stringify(entry)) };
+      assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
+      actions.push(['create', row]);
+    }
+    const response = await translate(what, () => this.client.submitTransaction(actions, { abortSignal: options.abortSignal }));
+    const etag = response.subResponses[0]?.etag;
+    if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
+    return { ...withoutEtag(instance), etag };
+  }
+}
+
+export function historyRowKey(sequence: number): string {
+  return `${HISTORY_ROW_PREFIX}${padNumber(sequence)}`;
+}
+
+function withoutEtag(instance: Instance): Instance {
+  // Callers often pass back the StoredInstance they read; its ETag must not be stored in the body.
+  const { etag: _etag, ...rest } = instance as StoredInstance;
+  return rest;
+}
+
+function toEntity(instance: Instance): Entity {
+  const body = withoutEtag(instance);
+  return {
+    partitionKey: encodeKey(instance.id, 'instance id'),
+    rowKey: INSTANCE_ROW_KEY,
+    workflowId: instance.workflowId,
+    workflowVersion: instance.workflowVersion,
+    stateId: instance.stateId,
+    status: instance.status,
+    ...splitBody(JSON.stringify(body)),
+  };
+}
+
+function toStoredInstance(row: TableRow): StoredInstance {
+  if (!row.etag) throw new StorageError(`Stored instance ${row.partitionKey} has no ETag`, undefined, false);
+  return { ...parseBody<Instance>(row), etag: row.etag };
+}

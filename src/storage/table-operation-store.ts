@@ -1,0 +1,86 @@
+/**
+ * @module Operations (one trigger's dispatch) on Azure Table Storage: one row per operation,
+ * PartitionKey = encoded operation id, RowKey `operation`, `status` as a column for listByStatus, the
+ * rest as JSON split across properties (the first 1,000 per-instance results fit well under 1 MiB).
+ */
+import { odata, type TableClient } from '@azure/data-tables';
+import type { OperationStatus } from '../engine/enums';
+import { StorageError } from '../engine/errors';
+import type { Operation, StoredOperation } from '../engine/operation';
+import type { OperationOptions, OperationStore, Page, PageOptions } from '../engine/ports';
+import { assertEntityFits, parseBody, splitBody } from './entity-body';
+import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
+import { encodeKey } from './keys';
+import { queryPage, type TableRow } from './table-query';
+
+export const OPERATION_ROW_KEY = 'operation';
+
+export class TableOperationStore implements OperationStore {
+  constructor(private readonly client: TableClient) {}
+
+  async create(operation: Operation, options: OperationOptions = {}): Promise<{ operation: StoredOperation; created: boolean }> {
+    const entity = toEntity(operation);
+    assertEntityFits(entity, `operation "${operation.id}"`);
+    try {
+      const response = await this.client.createEntity(entity, { abortSignal: options.abortSignal });
+      return { operation: { ...withoutEtag(operation), etag: requireEtag(response.etag, operation.id) }, created: true };
+    } catch (error) {
+      if (statusOf(error) !== 409) throw toSignalboxError(error, `operation "${operation.id}"`);
+    }
+    // The id exists: a repeated trigger id maps to its first operation.
+    const existing = await this.get(operation.id, options);
+    if (!existing) throw new StorageError(`operation "${operation.id}" existed and then vanished`, 404, true);
+    return { operation: existing, created: false };
+  }
+
+  async get(operationId: string, options: OperationOptions = {}): Promise<StoredOperation | undefined> {
+    try {
+      return toStoredOperation(await this.client.getEntity<Record<string, unknown>>(encodeKey(operationId, 'operation id'), OPERATION_ROW_KEY, { abortSignal: options.abortSignal }));
+    } catch (error) {
+      if (isEntityNotFound(error)) return undefined;
+      throw toSignalboxError(error, `operation "${operationId}"`);
+    }
+  }
+
+  /** Replaces the row; unconditionally (`*`) without `ifMatch`. A missing operation is NotFoundError. */
+  async update(operation: Operation, options: OperationOptions & { ifMatch?: string } = {}): Promise<StoredOperation> {
+    const entity = toEntity(operation);
+    assertEntityFits(entity, `operation "${operation.id}"`);
+    const response = await translate(`operation "${operation.id}"`, () =>
+      this.client.updateEntity(entity, 'Replace', { etag: options.ifMatch ?? '*', abortSignal: options.abortSignal }),
+    );
+    return { ...withoutEtag(operation), etag: requireEtag(response.etag, operation.id) };
+  }
+
+  /** A filter over the whole (operations) table: used once at start-up to resume unfinished work. */
+  async listByStatus(statuses: readonly OperationStatus[], options: PageOptions = {}): Promise<Page<StoredOperation>> {
+    if (statuses.length === 0) return { items: [] };
+    const anyStatus = statuses.map((status) => odata`status eq ${status}`).join(' or ');
+    return queryPage(this.client, `${odata`RowKey eq ${OPERATION_ROW_KEY}`} and (${anyStatus})`, options, toStoredOperation, 'operations');
+  }
+}
+
+function withoutEtag(operation: Operation): Operation {
+  const { etag: _etag, ...rest } = operation as StoredOperation;
+  return rest;
+}
+
+function toEntity(operation: Operation): { partitionKey: string; rowKey: string } & Record<string, string | number | boolean> {
+  return {
+    partitionKey: encodeKey(operation.id, 'operation id'),
+    rowKey: OPERATION_ROW_KEY,
+    status: operation.status,
+    createdAt: operation.createdAt,
+    updatedAt: operation.updatedAt,
+    ...splitBody(JSON.stringify(withoutEtag(operation))),
+  };
+}
+
+function requireEtag(etag: string | undefined, operationId: string): string {
+  if (!etag) throw new StorageError(`Saving operation "${operationId}" returned no ETag`, undefined, false);
+  return etag;
+}
+
+function toStoredOperation(row: TableRow): StoredOperation {
+  return { ...parseBody<Operation>(row), etag: requireEtag(row.etag, String(row.partitionKey)) };
+}
