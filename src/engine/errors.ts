@@ -19,6 +19,7 @@ export type SignalboxErrorCode =
   | 'leaseUnavailable'
   | 'leaseLost'
   | 'tooLarge'
+  | 'unsupportedMediaType'
   | 'storage';
 
 export class SignalboxError extends Error {

@@ -1,0 +1,43 @@
+/**
+ * @module The ports on Azure Storage for both hosts: names from SIGNALBOX_STORAGE_PREFIX (or the
+ * defaults), the connection from the app settings, and a health check that asks the table service.
+ */
+import { createAzureStorage, type AzureStorage } from '../storage/create-azure-storage';
+import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
+import { readSetting, type Environment } from './settings';
+import type { SignalboxPorts } from './wiring';
+
+export interface AzurePortsOptions {
+  /** @default process.env */
+  env?: Environment;
+  /** @default from SIGNALBOX_STORAGE_PREFIX, else defaultStorageNames */
+  names?: StorageNames;
+}
+
+export function storageNamesFrom(env: Environment): StorageNames {
+  const prefix = readSetting('SIGNALBOX_STORAGE_PREFIX', env);
+  return prefix ? prefixedStorageNames(prefix) : defaultStorageNames;
+}
+
+export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
+  const env = options.env ?? process.env;
+  const storage = await createAzureStorage({ env, names: options.names ?? storageNamesFrom(env) });
+  return {
+    storage,
+    workflows: storage.workflows,
+    instances: storage.instances,
+    history: storage.history,
+    interests: storage.interests,
+    operations: storage.operations,
+    leases: storage.leases,
+    async checkHealth() {
+      try {
+        // One cheap round trip: the first page (of at most one entity) of the workflows table.
+        await storage.clients.workflows.listEntities().byPage({ maxPageSize: 1 }).next();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { instanceStatusSchema } from '../../engine/enums';
+import { NotFoundError } from '../../engine/errors';
+import type { StoredInstance } from '../../engine/instance';
+import { parseTrigger } from '../../engine/trigger';
+import { parseWith } from '../../engine/validation';
+import { readJsonBody } from './request-body';
+import { pageQuerySchema, parseQuery } from './query';
+import { instanceBody, instanceUrl } from './representations';
+import { acceptedOperation } from './trigger-routes';
+import type { ApiServices, RouteDefinition } from './types';
+
+function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
+  return {
+    status,
+    headers: { etag: instance.etag, ...(withLocation ? { location: instanceUrl(instance.id) } : {}) },
+    body: instanceBody(instance),
+  };
+}
+
+async function requireInstance(services: ApiServices, instanceId: string): Promise<StoredInstance> {
+  const instance = await services.engine.getInstance(instanceId);
+  if (!instance) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
+  return instance;
+}
+
+const recoverBodySchema = z.strictObject({ stateId: z.string().min(1).max(128) });
+
+export const instanceRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'createInstance',
+    methods: ['POST'],
+    route: 'instances',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const instance = await engine.createInstance(readJsonBody(request));
+      return instanceResponse(201, instance, true);
+    },
+  },
+  {
+    name: 'getInstance',
+    methods: ['GET'],
+    route: 'instances/{instanceId}',
+    authLevel: 'function',
+    async handle(request, services) {
+      parseQuery(request, {});
+      return instanceResponse(200, await requireInstance(services, request.params.instanceId!));
+    },
+  },
+  {
+    name: 'listInstances',
+    methods: ['GET'],
+    route: 'instances',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const { workflowId, stateId, status, subject, ...page } = parseQuery(request, {
+        workflowId: z.string().min(1).max(128).optional(),
+        stateId: z.string().min(1).max(128).optional(),
+        status: instanceStatusSchema.optional(),
+        subject: z.string().min(1).max(1024).optional(),
+        ...pageQuerySchema,
+      });
+      if (subject !== undefined) {
+        // The interest index answers "who is interested in this subject"; the instances are then read
+        // and filtered, since the index may hold stale rows (it is a superset of the truth).
+        const candidates = await engine.findCandidates([subject], page);
+        const loaded = await Promise.all(candidates.items.map((id) => engine.getInstance(id)));
+        const items = loaded.filter(
+          (instance): instance is StoredInstance =>
+            instance !== undefined &&
+            instance.interests.includes(subject) &&
+            (workflowId === undefined || instance.workflowId === workflowId) &&
+            (stateId === undefined || instance.stateId === stateId) &&
+            (status === undefined || instance.status === status),
+        );
+        return { status: 200, body: { items: items.map(instanceBody), ...(candidates.continuationToken ? { continuationToken: candidates.continuationToken } : {}) } };
+      }
+      const result = await engine.listInstances({ workflowId, stateId, status }, page);
+      return { status: 200, body: { items: result.items.map(instanceBody), ...(result.continuationToken ? { continuationToken: result.continuationToken } : {}) } };
+    },
+  },
+  {
+    name: 'getInstanceHistory',
+    methods: ['GET'],
+    route: 'instances/{instanceId}/history',
+    authLevel: 'function',
+    async handle(request, services) {
+      const page = parseQuery(request, pageQuerySchema);
+      const instanceId = request.params.instanceId!;
+      await requireInstance(services, instanceId);
+      const history = await services.engine.getHistory(instanceId, page);
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event }) => ({ at, event, triggerId, transitionId, fromStateId, toStateId, status }));
+      return { status: 200, body: { items, ...(history.continuationToken ? { continuationToken: history.continuationToken } : {}) } };
+    },
+  },
+  {
+    name: 'sendInstanceTrigger',
+    methods: ['POST'],
+    route: 'instances/{instanceId}/triggers',
+    authLevel: 'function',
+    async handle(request, services) {
+      const instanceId = request.params.instanceId!;
+      const body = readJsonBody(request);
+      // The instance is the subject: a body naming subjects is refused rather than silently overridden.
+      const input = parseWith(z.looseObject({ subjects: z.undefined({ error: 'subjects are not allowed here: the instance id is the subject' }) }), body, 'The trigger is invalid');
+      const trigger = parseTrigger({ ...input, subjects: [instanceId] }, randomUUID);
+      await requireInstance(services, instanceId);
+      return acceptedOperation(await services.triggers.submit(trigger));
+    },
+  },
+  {
+    name: 'recoverInstance',
+    methods: ['POST'],
+    route: 'instances/{instanceId}/recover',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const { stateId } = parseWith(recoverBodySchema, readJsonBody(request), 'The recovery request is invalid');
+      return instanceResponse(200, await engine.recover(request.params.instanceId!, stateId));
+    },
+  },
+  {
+    name: 'cancelInstance',
+    methods: ['POST'],
+    route: 'instances/{instanceId}/cancel',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      readJsonBody(request, { optional: true });
+      return instanceResponse(200, await engine.cancel(request.params.instanceId!));
+    },
+  },
+];

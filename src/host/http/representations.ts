@@ -1,0 +1,46 @@
+/** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
+import type { WorkflowVersion } from '../../engine/definition';
+import type { StoredInstance } from '../../engine/instance';
+import type { StoredOperation } from '../../engine/operation';
+
+export function workflowBody(workflow: WorkflowVersion) {
+  return { ...workflow.definition, version: workflow.version, etag: workflow.etag };
+}
+
+export function instanceBody(instance: StoredInstance) {
+  return {
+    id: instance.id,
+    workflowId: instance.workflowId,
+    workflowVersion: instance.workflowVersion,
+    stateId: instance.stateId,
+    status: instance.status,
+    context: instance.context,
+    interests: instance.interests,
+    ...(instance.fault ? { fault: instance.fault } : {}),
+    createdAt: instance.createdAt,
+    updatedAt: instance.updatedAt,
+    etag: instance.etag,
+  };
+}
+
+export function operationBody(operation: StoredOperation) {
+  return {
+    id: operation.id,
+    triggerId: operation.triggerId,
+    status: operation.status,
+    createdAt: operation.createdAt,
+    updatedAt: operation.updatedAt,
+    candidates: operation.candidates,
+    summary: operation.summary,
+    instances: operation.instances,
+    ...(operation.error ? { error: operation.error } : {}),
+  };
+}
+
+export function operationUrl(operationId: string): string {
+  return `/api/operations/${encodeURIComponent(operationId)}`;
+}
+
+export function instanceUrl(instanceId: string): string {
+  return `/api/instances/${encodeURIComponent(instanceId)}`;
+}

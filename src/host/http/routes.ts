@@ -1,0 +1,71 @@
+/**
+ * @module The route table of the API (shared/design/api.md). The local server matches requests against
+ * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
+ */
+import { instanceRoutes } from './instance-routes';
+import { buildOpenApiDocument } from './openapi';
+import { triggerRoutes } from './trigger-routes';
+import type { RouteDefinition } from './types';
+import { workflowRoutes } from './workflow-routes';
+import { problem } from '../problem';
+
+const systemRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'health',
+    methods: ['GET'],
+    route: 'health',
+    authLevel: 'anonymous',
+    async handle(_request, services) {
+      const healthy = await services.checkHealth().catch(() => false);
+      return healthy ? { status: 200, body: { status: 'ok' } } : problem(503, 'Unhealthy', 'Storage does not answer');
+    },
+  },
+  {
+    name: 'openApi',
+    methods: ['GET'],
+    route: 'openapi.json',
+    // The API's description is public, as Azure's own OpenAPI endpoints are; it holds no data.
+    authLevel: 'anonymous',
+    async handle() {
+      return { status: 200, body: openApiDocument() };
+    },
+  },
+];
+
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...systemRoutes];
+
+let cachedDocument: Record<string, unknown> | undefined;
+function openApiDocument(): Record<string, unknown> {
+  return (cachedDocument ??= buildOpenApiDocument(routes));
+}
+
+export interface RouteMatch {
+  readonly route: RouteDefinition;
+  readonly params: Record<string, string>;
+}
+
+/** Matches a path below /api; `methodAllowed` is false when the path exists for other methods only. */
+export function matchRoute(method: string, apiPath: string): { match?: RouteMatch; pathExists: boolean } {
+  const segments = apiPath.split('/').filter(Boolean);
+  let pathExists = false;
+  for (const route of routes) {
+    const pattern = route.route.split('/');
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const matches = pattern.every((part, index) => {
+      const segment = segments[index]!;
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (!name) return part === segment;
+      try {
+        params[name] = decodeURIComponent(segment);
+      } catch {
+        return false;
+      }
+      return true;
+    });
+    if (!matches) continue;
+    pathExists = true;
+    if (route.methods.includes(method.toUpperCase() as never)) return { match: { route, params }, pathExists };
+  }
+  return { pathExists };
+}

@@ -1,0 +1,64 @@
+/** @module /api/workflows: versioned definitions with ETags. */
+import { z } from 'zod';
+import { NotFoundError } from '../../engine/errors';
+import { readJsonBody } from './request-body';
+import { pageQuerySchema, parseQuery } from './query';
+import { workflowBody } from './representations';
+import type { RouteDefinition } from './types';
+import type { WorkflowVersion } from '../../engine/definition';
+
+function workflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
+  return {
+    status,
+    headers: { etag: workflow.etag, ...(location ? { location } : {}) },
+    body: workflowBody(workflow),
+  };
+}
+
+export const workflowRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'putWorkflow',
+    methods: ['PUT'],
+    route: 'workflows/{workflowId}',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const body = readJsonBody(request);
+      const ifMatch = request.headers.get('if-match') ?? undefined;
+      const { workflow, created } = await engine.updateWorkflow(request.params.workflowId!, body, { ifMatch });
+      return workflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
+    },
+  },
+  {
+    name: 'createWorkflow',
+    methods: ['POST'],
+    route: 'workflows',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const workflow = await engine.createWorkflow(readJsonBody(request));
+      return workflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
+    },
+  },
+  {
+    name: 'getWorkflow',
+    methods: ['GET'],
+    route: 'workflows/{workflowId}',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const { version } = parseQuery(request, { version: z.coerce.number().int().min(1).optional() });
+      const workflowId = request.params.workflowId!;
+      const workflow = await engine.getWorkflow(workflowId, version);
+      if (!workflow) throw new NotFoundError(version ? `Workflow "${workflowId}" has no version ${version}` : `Workflow "${workflowId}" does not exist`);
+      return workflowResponse(200, workflow);
+    },
+  },
+  {
+    name: 'listWorkflows',
+    methods: ['GET'],
+    route: 'workflows',
+    authLevel: 'function',
+    async handle(request, { engine }) {
+      const page = await engine.listWorkflows(parseQuery(request, pageQuerySchema));
+      return { status: 200, body: { items: page.items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) } };
+    },
+  },
+];

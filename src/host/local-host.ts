@@ -1,0 +1,81 @@
+/**
+ * @module The local host: storage (Azurite unless a connection is configured), the engine, the
+ * in-process operation runner and the HTTP server, started and stopped as one. `npm start`, the HTTP
+ * tests and the API benchmark all use it.
+ */
+import path from 'node:path';
+import { startAzurite, type RunningAzurite } from './azurite';
+import { startLocalServer, type RunningServer } from './local-server';
+import { createConsoleLogger } from './logger';
+import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
+import { readSetting, type Environment } from './settings';
+import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
+import { createAzurePorts } from './azure-ports';
+import type { Logger } from './trigger-activity-service';
+import type { StorageNames } from '../storage/names';
+
+export interface LocalHostOptions {
+  /** @default process.env */
+  env?: Environment;
+  /** @default PORT, else 7071; 0 picks a free port */
+  port?: number;
+  /** Where Azurite keeps its data when it is started here. @default ./.azurite */
+  azuriteLocation?: string;
+  /** Table and container names (tests give each run its own). @default defaultStorageNames */
+  storageNames?: StorageNames;
+  logger?: Logger;
+  runner?: LocalOperationRunnerOptions;
+  engineOptions?: HostCoreOptions['engineOptions'];
+}
+
+export interface LocalHost {
+  readonly url: string;
+  readonly core: HostCore;
+  readonly runner: LocalOperationRunner;
+  /** Azurite, when this host started it. */
+  readonly azurite?: RunningAzurite;
+  /** Graceful: stop taking requests, finish or hand back in-flight work (leases released), stop Azurite. */
+  stop(): Promise<void>;
+}
+
+export async function startLocalHost(options: LocalHostOptions = {}): Promise<LocalHost> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createConsoleLogger();
+  let azurite: RunningAzurite | undefined;
+  let storageEnv = env;
+  if (!readSetting('SIGNALBOX_STORAGE', env) && !readSetting('AzureWebJobsStorage', env) && !readSetting('AzureWebJobsStorage__accountName', env)) {
+    azurite = await startAzurite({ location: options.azuriteLocation ?? path.resolve('.azurite') });
+    storageEnv = { ...env, SIGNALBOX_STORAGE: azurite.connectionString };
+    logger.info('Azurite started', { blobPort: azurite.blobPort, queuePort: azurite.queuePort, tablePort: azurite.tablePort });
+  }
+  try {
+    const ports = await createAzurePorts({ env: storageEnv, ...(options.storageNames ? { names: options.storageNames } : {}) });
+    const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+    const runner = new LocalOperationRunner(logger, options.runner);
+    const services = core.servicesFor(runner);
+    runner.attach(core.activitiesFor(runner));
+    const portSetting = readSetting('PORT', env);
+    const apiKey = readSetting('SIGNALBOX_API_KEY', env);
+    const server: RunningServer = await startLocalServer(services, {
+      port: options.port ?? (portSetting ? Number(portSetting) : 7071),
+      logger,
+      ...(apiKey ? { apiKey } : {}),
+    });
+    const resumed = await runner.resumeUnfinished(ports.operations);
+    if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
+    return {
+      url: server.url,
+      core,
+      runner,
+      ...(azurite ? { azurite } : {}),
+      async stop() {
+        await server.close();
+        await runner.stop();
+        await azurite?.stop();
+      },
+    };
+  } catch (error) {
+    await azurite?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * @module Runs operations in-process for the local server: the same steps as the durable orchestrator
+ * (begin, page candidates, apply to each instance, complete) over the same TriggerActivities, with
+ * bounded concurrency and retries of retryable failures. Operations survive a crash in the operation
+ * store as `notStarted` or `running`, and `resumeUnfinished` picks them up on the next start: instances
+ * that had already applied the trigger answer `duplicate`, so none applies it twice.
+ */
+import { OperationStatus } from '../engine/enums';
+import { isRetryable } from '../engine/errors';
+import { accumulateResults, emptySummary, type InstanceResult, type OutcomeSummary } from '../engine/operation';
+import type { OperationStore } from '../engine/ports';
+import { Semaphore } from './concurrency';
+import type { TriggerActivities } from './trigger-activities';
+import type { OperationLauncher } from './trigger-submitter';
+import type { Logger } from './trigger-activity-service';
+
+export interface LocalOperationRunnerOptions {
+  /** Instance applications in flight at once, across all operations. @default 16 */
+  concurrency?: number;
+  /** Attempts per instance for retryable failures (lease busy, transient storage). @default 5 */
+  maxAttempts?: number;
+  /** First retry delay; doubles each attempt, with jitter. @default 200 */
+  firstRetryDelayInMs?: number;
+}
+
+export class LocalOperationRunner implements OperationLauncher {
+  private activities: TriggerActivities | undefined;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly semaphore: Semaphore;
+  private readonly maxAttempts: number;
+  private readonly firstRetryDelayInMs: number;
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly logger: Logger,
+    options: LocalOperationRunnerOptions = {},
+  ) {
+    this.semaphore = new Semaphore(options.concurrency ?? 16);
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.firstRetryDelayInMs = options.firstRetryDelayInMs ?? 200;
+  }
+
+  /** Set once wiring is complete (the activities need the engine, whose dispatcher needs this runner). */
+  attach(activities: TriggerActivities): void {
+    this.activities = activities;
+  }
+
+  /** Operations currently running in this process. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async start(operationId: string): Promise<void> {
+    if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
+    const run = this.run(operationId)
+      .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
+      .finally(() => this.running.delete(operationId));
+    this.running.set(operationId, run);
+  }
+
+  /** Waits for one operation started here (tests and the bench use it). */
+  async whenDone(operationId: string): Promise<void> {
+    await this.running.get(operationId);
+  }
+
+  /** Starts every operation left `notStarted` or `running` by an earlier process. */
+  async resumeUnfinished(operations: OperationStore): Promise<number> {
+    let count = 0;
+    let continuationToken: string | undefined;
+    do {
+      const page = await operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { continuationToken, maxPageSize: 100 });
+      for (const operation of page.items) {
+        await this.start(operation.id);
+        count += 1;
+      }
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return count;
+  }
+
+  /**
+   * Stops taking operations and waits up to `timeoutInMs` for those in flight. Whatever is unfinished
+   * then stays `running` in the store and is resumed by the next start (at most once per instance).
+   */
+  async stop(timeoutInMs = 10000): Promise<void> {
+    this.shutdown.abort();
+    const all = Promise.allSettled([...this.running.values()]);
+    await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
+  }
+
+  private requireActivities(): TriggerActivities {
+    if (!this.activities) throw new Error('LocalOperationRunner.attach() was not called');
+    return this.activities;
+  }
+
+  private async run(operationId: string): Promise<void> {
+    const activities = this.requireActivities();
+    const begin = await activities.beginOperation(operationId);
+    if (!begin.shouldRun) return;
+    let totals: { summary: OutcomeSummary; instances: InstanceResult[]; candidates: number } = { summary: emptySummary(), instances: [], candidates: 0 };
+    const seen = new Set<string>();
+    let continuationToken: string | undefined;
+    try {
+      do {
+        const page = await activities.findCandidates({ subjects: begin.subjects, ...(continuationToken ? { continuationToken } : {}) });
+        const fresh = page.instanceIds.filter((id) => !seen.has(id));
+        fresh.forEach((id) => seen.add(id));
+        const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.applyWithRetry(operationId, instanceId))));
+        totals = accumulateResults(totals, results);
+        continuationToken = page.continuationToken;
+      } while (continuationToken);
+    } catch (error) {
+      if (this.shutdown.signal.aborted) throw error; // left `running`: the next start resumes it
+      await activities.completeOperation({ operationId, ...totals, error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    await activities.completeOperation({ operationId, ...totals });
+  }
+
+  private async applyWithRetry(operationId: string, instanceId: string): Promise<InstanceResult> {
+    const activities = this.requireActivities();
+    for (let attempt = 1; ; attempt += 1) {
+      if (this.shutdown.signal.aborted) throw new Error('shutting down');
+      try {
+        return await activities.applyTrigger({ operationId, instanceId });
+      } catch (error) {
+        if (!isRetryable(error) || attempt >= this.maxAttempts) throw error;
+        const delay = this.firstRetryDelayInMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * @module The in-process local server: node:http in front of the shared route table, with the same
+ * problem+json errors as the Functions app. Function keys are emulated by SIGNALBOX_API_KEY.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import { TooLargeError } from '../engine/errors';
+import { matchRoute } from './http/routes';
+import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
+import { problem, problemResponse } from './problem';
+import type { Logger } from './trigger-activity-service';
+
+export interface LocalServerOptions {
+  /** @default 7071 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** When set, every function-level route needs it in `x-functions-key` (or `?code=`). */
+  apiKey?: string;
+  logger: Logger;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops taking connections and waits for in-flight requests. */
+  close(): Promise<void>;
+}
+
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_SIZE_IN_BYTES) {
+        reject(new TooLargeError(`The request body is over ${MAX_BODY_SIZE_IN_BYTES} bytes`));
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined));
+    request.on('error', reject);
+  });
+}
+
+function keyMatches(expected: string, given: string | null): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function send(response: ServerResponse, apiResponse: ApiResponse): void {
+  const headers: Record<string, string> = { ...apiResponse.headers };
+  let payload: string | undefined;
+  if (apiResponse.body !== undefined) {
+    payload = JSON.stringify(apiResponse.body);
+    headers['content-type'] ??= 'application/json; charset=utf-8';
+  }
+  response.writeHead(apiResponse.status, headers);
+  response.end(payload);
+}
+
+export async function handleNodeRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  services: ApiServices,
+  options: Pick<LocalServerOptions, 'apiKey' | 'logger'>,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const method = (request.method ?? 'GET').toUpperCase();
+  const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+  try {
+    if (!url.pathname.startsWith('/api/')) return send(response, problem(404, 'Not found', `No route ${url.pathname}`));
+    const { match, pathExists } = matchRoute(method, url.pathname.slice('/api/'.length));
+    if (!match) {
+      request.resume();
+      return send(response, pathExists ? problem(405, 'Method not allowed', `${method} is not allowed on ${url.pathname}`) : problem(404, 'Not found', `No route ${url.pathname}`));
+    }
+    if (match.route.authLevel === 'function' && options.apiKey) {
+      const given = request.headers['x-functions-key'];
+      if (!keyMatches(options.apiKey, typeof given === 'string' ? given : url.searchParams.get('code'))) {
+        request.resume();
+        return send(response, problem(401, 'Unauthorized', 'A valid key is required in the x-functions-key header'));
+      }
+    }
+    const bodyText = await readBody(request);
+    const apiRequest: ApiRequest = {
+      method,
+      url,
+      params: match.params,
+      headers: { get: (name) => { const value = request.headers[name.toLowerCase()]; return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value; } },
+      bodyText,
+    };
+    send(response, await match.route.handle(apiRequest, services));
+  } catch (error) {
+    send(response, problemResponse(error, logError));
+  }
+}
+
+export async function startLocalServer(services: ApiServices, options: LocalServerOptions): Promise<RunningServer> {
+  const server: Server = createServer((request, response) => {
+    void handleNodeRequest(request, response, services, options);
+  });
+  // Keep-alive sockets would hold close() open; the server is local, so idle ones are dropped quickly.
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 7071, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  return {
+    url: `http://${address}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

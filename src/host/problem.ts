@@ -1,0 +1,47 @@
+/**
+ * @module Errors to RFC 9457 problem+json responses: one table from SignalboxError `code` to status.
+ * Anything that is not a SignalboxError is a bug or an unexpected fault: a 500 that reveals nothing.
+ */
+import { SignalboxError, ValidationError, type SignalboxErrorCode, type ValidationIssue } from '../engine/errors';
+import type { ApiResponse } from './http/types';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+const statusByCode: Record<SignalboxErrorCode, { status: number; title: string }> = {
+  validation: { status: 400, title: 'Invalid request' },
+  definitionInvalid: { status: 400, title: 'Invalid workflow definition' },
+  notFound: { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'Conflict' },
+  preconditionFailed: { status: 412, title: 'Precondition failed' },
+  leaseUnavailable: { status: 503, title: 'Instance busy' },
+  leaseLost: { status: 503, title: 'Instance busy' },
+  tooLarge: { status: 413, title: 'Too large' },
+  unsupportedMediaType: { status: 415, title: 'Unsupported media type' },
+  storage: { status: 503, title: 'Storage unavailable' },
+};
+
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors?: readonly ValidationIssue[];
+}
+
+export function problem(status: number, title: string, detail: string, errors?: readonly ValidationIssue[]): ApiResponse {
+  const body: Problem = { type: `https://signalbox.dev/problems/${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`, title, status, detail, ...(errors ? { errors } : {}) };
+  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
+  if (status === 503) headers['retry-after'] = '1';
+  return { status, headers, body };
+}
+
+/** Maps any thrown value to a problem response; `log` receives the unexpected ones. */
+export function problemResponse(error: unknown, log?: (message: string, error: unknown) => void): ApiResponse {
+  if (error instanceof SignalboxError) {
+    const { status, title } = statusByCode[error.code];
+    if (status >= 500) log?.('request failed', error);
+    return problem(status, title, error.message, error instanceof ValidationError ? error.issues : undefined);
+  }
+  log?.('unexpected error', error);
+  return problem(500, 'Internal error', 'The request failed unexpectedly; the server log has the details.');
+}

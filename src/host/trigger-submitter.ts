@@ -1,0 +1,51 @@
+/**
+ * @module Accepting a trigger: record its operation (the operation id is the trigger id, so a repeated
+ * trigger id answers with its first operation), then ask the host to run it. Used by POST /api/triggers,
+ * by the instance-scoped trigger route, and as the engine's TriggerDispatcher for raised triggers, so
+ * every trigger takes the same path.
+ */
+import { OperationStatus } from '../engine/enums';
+import { emptySummary, type StoredOperation } from '../engine/operation';
+import type { OperationOptions, OperationStore, TriggerDispatcher } from '../engine/ports';
+import type { Trigger } from '../engine/trigger';
+
+/** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */
+export interface OperationLauncher {
+  /** Starts the operation's dispatch; must be idempotent (a second call for a running one does nothing). */
+  start(operationId: string): Promise<void>;
+}
+
+export class TriggerSubmitter implements TriggerDispatcher {
+  constructor(
+    private readonly operations: OperationStore,
+    private readonly launcher: OperationLauncher,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Records the operation (or finds the existing one) and makes sure it runs. */
+  async submit(trigger: Trigger, options?: OperationOptions): Promise<StoredOperation> {
+    const at = this.now().toISOString();
+    const { operation, created } = await this.operations.create(
+      {
+        id: trigger.id,
+        triggerId: trigger.id,
+        trigger,
+        status: OperationStatus.notStarted,
+        createdAt: at,
+        updatedAt: at,
+        candidates: 0,
+        summary: emptySummary(),
+        instances: [],
+      },
+      options,
+    );
+    // A crash between recording and starting leaves an operation notStarted: a repeat starts it.
+    if (created || operation.status === OperationStatus.notStarted) await this.launcher.start(operation.id);
+    return operation;
+  }
+
+  async dispatch(trigger: Trigger, options?: OperationOptions): Promise<{ operationId: string }> {
+    const operation = await this.submit(trigger, options);
+    return { operationId: operation.id };
+  }
+}

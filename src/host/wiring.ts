@@ -1,0 +1,78 @@
+/**
+ * @module The wiring shared by both hosts: ports → Engine → trigger submitter → API services and
+ * trigger activities. The hosts differ only in the OperationLauncher (durable orchestration on Azure,
+ * in-process runner locally) and in where the ports come from.
+ */
+import { Engine, type EngineOptions } from '../engine/engine';
+import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, TriggerDispatcher, WorkflowStore } from '../engine/ports';
+import type { ApiServices } from './http/types';
+import { allowedHosts, type Environment } from './settings';
+import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
+import type { TriggerActivities } from './trigger-activities';
+import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
+
+export interface SignalboxPorts {
+  readonly workflows: WorkflowStore;
+  readonly instances: InstanceStore;
+  readonly history: HistoryStore;
+  readonly interests: InterestIndex;
+  readonly operations: OperationStore;
+  readonly leases: LeaseProvider;
+  /** True when storage answers. */
+  checkHealth(): Promise<boolean>;
+}
+
+export interface HostCore {
+  readonly ports: SignalboxPorts;
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** API services whose triggers are run by `launcher`. */
+  servicesFor(launcher: OperationLauncher): ApiServices;
+  /** Activities whose raised triggers are dispatched through `launcher`. */
+  activitiesFor(launcher: OperationLauncher): TriggerActivities;
+}
+
+export interface HostCoreOptions {
+  readonly ports: SignalboxPorts;
+  readonly logger: Logger;
+  readonly env?: Environment;
+  /** Overrides of the engine's defaults (tests pass a clock, a registry, ...). */
+  readonly engineOptions?: Partial<EngineOptions>;
+}
+
+export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
+  // Raised triggers need a launcher, which is per host (and on Azure per invocation); the engine's
+  // default dispatcher is therefore a late-bound one, replaced per call through activitiesFor().
+  let defaultDispatcher: TriggerDispatcher | undefined;
+  const lateDispatcher: TriggerDispatcher = {
+    dispatch: (trigger, options) => {
+      if (!defaultDispatcher) throw new Error('No launcher is attached for raised triggers');
+      return defaultDispatcher.dispatch(trigger, options);
+    },
+  };
+  const engine = new Engine(
+    { workflows: ports.workflows, instances: ports.instances, history: ports.history, interests: ports.interests, leases: ports.leases, dispatcher: lateDispatcher },
+    {
+      allowedHosts: allowedHosts(env),
+      logger: { info: (message, properties) => logger.info(message, properties), warn: (message, properties) => logger.warn(message, properties), error: (message, properties) => logger.error(message, properties) },
+      ...engineOptions,
+    },
+  );
+  const triggerCache = new TriggerCache();
+  const submitterFor = (launcher: OperationLauncher) => new TriggerSubmitter(ports.operations, launcher);
+  return {
+    ports,
+    engine,
+    logger,
+    servicesFor(launcher) {
+      const triggers = submitterFor(launcher);
+      defaultDispatcher ??= triggers;
+      return { engine, operations: ports.operations, triggers, checkHealth: () => ports.checkHealth() };
+    },
+    activitiesFor(launcher) {
+      const dispatcher = submitterFor(launcher);
+      defaultDispatcher ??= dispatcher;
+      return new TriggerActivityService({ engine, operations: ports.operations, triggerCache, dispatcher, logger });
+    },
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * Black-box tests of the HTTP API (shared/design/api.md) against the local server over real loopback
+ * HTTP, on the Azurite that jest starts. Each file has its own tables.
+ */
+import { startLocalHost, type LocalHost } from '../../src/host/local-host';
+import { silentLogger } from '../../src/host/logger';
+import { prefixedStorageNames } from '../../src/storage/names';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+import { httpClient } from './http-client';
+
+const reviewWorkflow = {
+  id: 'review',
+  displayName: 'Review',
+  initialStateId: 'draft',
+  states: {
+    draft: {
+      interests: ['team:{{context.team}}'],
+      transitions: [
+        {
+          id: 'submit',
+          targetStateId: 'submitted',
+          conditions: [{ type: 'triggerName', name: 'Submit' }],
+          actions: [{ type: 'setContext', expressions: { submittedBy: 'trigger.parameters.by' } }],
+        },
+        {
+          id: 'break',
+          targetStateId: 'submitted',
+          conditions: [{ type: 'triggerName', name: 'Break' }],
+          actions: [{ type: 'setContext', expressions: { broken: '$error("the action failed")' } }],
+        },
+      ],
+    },
+    submitted: {
+      transitions: [{ id: 'approve', targetStateId: 'approved', conditions: [{ type: 'triggerName', name: 'Approve' }] }],
+    },
+    approved: {},
+  },
+};
+
+let host: LocalHost;
+let api: ReturnType<typeof httpClient>;
+
+beforeAll(async () => {
+  host = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: testConnectionString() },
+    port: 0,
+    storageNames: prefixedStorageNames(uniquePrefix('api')),
+    logger: silentLogger,
+  });
+  api = httpClient(host.url);
+});
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+async function sendTrigger(trigger: Record<string, unknown>) {
+  const accepted = await api.request('POST', '/api/triggers', { json: trigger });
+  expect(accepted.status).toBe(202);
+  return { accepted, finished: await api.waitForOperation(accepted.body.operationId) };
+}
+
+describe('workflows', () => {
+  it('creates with PUT (201, version 1, ETag), refuses a blind overwrite (409), versions with If-Match', async () => {
+    const created = await api.request('PUT', '/api/workflows/review', { json: reviewWorkflow });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: 'review', version: 1, initialStateId: 'draft' });
+    const etag1 = created.headers.get('etag');
+    expect(etag1).toBeTruthy();
+    expect(created.body.etag).toBe(etag1);
+
+    expect((await api.request('PUT', '/api/workflows/review', { json: reviewWorkflow })).status).toBe(409);
+
+    const updated = await api.request('PUT', '/api/workflows/review', { json: { ...reviewWorkflow, displayName: 'Review v2' }, headers: { 'if-match': etag1! } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ version: 2, displayName: 'Review v2' });
+    expect(updated.headers.get('etag')).not.toBe(etag1);
+
+    const stale = await api.request('PUT', '/api/workflows/review', { json: reviewWorkflow, headers: { 'if-match': etag1! } });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('content-type')).toContain('application/problem+json');
+
+    const star = await api.request('PUT', '/api/workflows/review', { json: { ...reviewWorkflow, displayName: 'Review v3' }, headers: { 'if-match': '*' } });
+    expect(star.status).toBe(200);
+    expect(star.body.version).toBe(3);
+
+    const latest = await api.request('GET', '/api/workflows/review');
+    expect(latest.status).toBe(200);
+    expect(latest.body).toMatchObject({ version: 3, displayName: 'Review v3' });
+    expect(latest.headers.get('etag')).toBe(star.headers.get('etag'));
+
+    const first = await api.request('GET', '/api/workflows/review?version=1');
+    expect(first.body).toMatchObject({ version: 1, displayName: 'Review' });
+    expect((await api.request('GET', '/api/workflows/review?version=9')).status).toBe(404);
+  });
+
+  it('creates with POST (201) and refuses an existing id (409)', async () => {
+    const definition = { ...reviewWorkflow, id: 'posted' };
+    const created = await api.request('POST', '/api/workflows', { json: definition });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe('/api/workflows/posted');
+    expect((await api.request('POST', '/api/workflows', { json: definition })).status).toBe(409);
+  });
+
+  it('lists workflows with their latest version', async () => {
+    const list = await api.request('GET', '/api/workflows');
+    expect(list.status).toBe(200);
+    const review = list.body.items.find((item: { id: string }) => item.id === 'review');
+    expect(review).toEqual({ id: 'review', displayName: 'Review v3', version: 3 });
+  });
+
+  it('answers 404 for an unknown workflow and 400 with every problem for an invalid one', async () => {
+    expect((await api.request('GET', '/api/workflows/nope')).status).toBe(404);
+    const invalid = await api.request('PUT', '/api/workflows/bad', {
+      json: { id: 'bad', displayName: 'Bad', initialStateId: 'missing', states: { a: { transitions: [{ id: 't', targetStateId: 'nowhere' }] } } },
+    });
+    expect(invalid.status).toBe(400);
+    const paths = invalid.body.errors.map((error: { path: string }) => error.path);
+    expect(paths).toEqual(expect.arrayContaining(['initialStateId', 'states.a.transitions[0].targetStateId']));
+    expect((await api.request('GET', '/api/workflows/bad')).status).toBe(404);
+  });
+
+  it('refuses a body whose id differs from the route (400)', async () => {
+    const mismatch = await api.request('PUT', '/api/workflows/other', { json: reviewWorkflow });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.errors[0].path).toBe('id');
+  });
+});
+
+describe('instances, triggers and operations', () => {
+  it('creates an instance (201 + Location), refuses its id again (409) and an unknown workflow (404)', async () => {
+    const created = await api.request('POST', '/api/instances', { json: { workflowId: 'review', instanceId: 'claim-1', context: { team: 'blue' } } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe('/api/instances/claim-1');
+    expect(created.body).toMatchObject({ id: 'claim-1', workflowId: 'review', workflowVersion: 3, stateId: 'draft', status: 'waiting' });
+    expect(created.body.interests).toEqual(expect.arrayContaining(['claim-1', 'team:blue', 'Submit']));
+    expect(created.body).not.toHaveProperty('appliedTriggerIds');
+
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: 'review', instanceId: 'claim-1' } })).status).toBe(409);
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: 'nope' } })).status).toBe(404);
+
+    const read = await api.request('GET', '/api/instances/claim-1');
+    expect(read.status).toBe(200);
+    expect(read.headers.get('etag')).toBe(created.headers.get('etag'));
+    expect((await api.request('GET', '/api/instances/unknown')).status).toBe(404);
+  });
+
+  it('runs a trigger as a long-running operation: 202 with status URL, then 200 with outcomes', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'review', instanceId: 'claim-2', context: { team: 'blue' } } });
+    const { accepted, finished } = await sendTrigger({ id: 'submit-blue-1', name: 'Submit', subjects: ['team:blue'], parameters: { by: 'ann' } });
+    expect(accepted.body).toEqual({ operationId: 'submit-blue-1', status: 'notStarted', statusUrl: '/api/operations/submit-blue-1' });
+    expect(accepted.headers.get('location')).toBe('/api/operations/submit-blue-1');
+    expect(accepted.headers.get('operation-location')).toBe('/api/operations/submit-blue-1');
+    expect(Number(accepted.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    expect(finished.status).toBe(200);
+    expect(finished.body).toMatchObject({ id: 'submit-blue-1', triggerId: 'submit-blue-1', status: 'succeeded', candidates: 2 });
+    expect(finished.body.summary).toMatchObject({ transitioned: 2, noTransition: 0, faulted: 0 });
+    const outcomes = finished.body.instances.map((result: { instanceId: string; outcome: string; toStateId: string }) => [result.instanceId, result.outcome, result.toStateId]).sort();
+    expect(outcomes).toEqual([
+      ['claim-1', 'transitioned', 'submitted'],
+      ['claim-2', 'transitioned', 'submitted'],
+    ]);
+
+    const instance = await api.request('GET', '/api/instances/claim-1');
+    expect(instance.body).toMatchObject({ stateId: 'submitted', status: 'waiting', context: { team: 'blue', submittedBy: 'ann' } });
+  });
+
+  it('answers a repeated trigger id with the first operation and applies it once', async () => {
+    const again = await api.request('POST', '/api/triggers', { json: { id: 'submit-blue-1', name: 'Submit', subjects: ['team:blue'], parameters: { by: 'bob' } } });
+    expect(again.status).toBe(202);
+    expect(again.body.operationId).toBe('submit-blue-1');
+    const operation = await api.waitForOperation('submit-blue-1');
+    expect(operation.body.summary.transitioned).toBe(2);
+    const history = await api.request('GET', '/api/instances/claim-1/history');
+    expect(history.body.items.filter((item: { triggerId: string }) => item.triggerId === 'submit-blue-1')).toHaveLength(1);
+    expect((await api.request('GET', '/api/instances/claim-1')).body.context.submittedBy).toBe('ann');
+  });
+
+  it('reports noTransition and notInterested-free summaries for instances the trigger does not move', async () => {
+    const { finished } = await sendTrigger({ name: 'Submit', subjects: ['claim-1'] });
+    expect(finished.body.summary).toMatchObject({ noTransition: 1, transitioned: 0 });
+    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'noTransition' }]);
+  });
+
+  it('sends an instance-scoped trigger whose subject is the instance', async () => {
+    const accepted = await api.request('POST', '/api/instances/claim-1/triggers', { json: { name: 'Approve' } });
+    expect(accepted.status).toBe(202);
+    const finished = await api.waitForOperation(accepted.body.operationId);
+    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'transitioned', transitionId: 'approve', fromStateId: 'submitted', toStateId: 'approved' }]);
+    expect((await api.request('GET', '/api/instances/claim-1')).body).toMatchObject({ stateId: 'approved', status: 'complete' });
+    expect((await api.request('POST', '/api/instances/nobody/triggers', { json: { name: 'Approve' } })).status).toBe(404);
+  });
+
+  it('lists history oldest first', async () => {
+    const history = await api.request('GET', '/api/instances/claim-1/history');
+    expect(history.status).toBe(200);
+    expect(history.body.items.map((item: { toStateId: string }) => item.toStateId)).toEqual(['draft', 'submitted', 'approved']);
+    expect(history.body.items[1]).toMatchObject({ triggerId: 'submit-blue-1', transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted', status: 'waiting' });
+    expect(Date.parse(history.body.items[0].at)).not.toBeNaN();
+    expect((await api.request('GET', '/api/instances/nobody/history')).status).toBe(404);
+  });
+
+  it('queries instances by workflow, state, status and subject', async () => {
+    const byState = await api.request('GET', '/api/instances?workflowId=review&stateId=submitted');
+    expect(byState.body.items.map((item: { id: string }) => item.id)).toEqual(['claim-2']);
+    const complete = await api.request('GET', '/api/instances?status=complete');
+    expect(complete.body.items.map((item: { id: string }) => item.id)).toEqual(['claim-1']);
+    const bySubject = await api.request('GET', '/api/instances?subject=claim-2');
+    expect(bySubject.body.items.map((item: { id: string }) => item.id)).toEqual(['claim-2']);
+  });
+
+  it('reports a fault on the operation, keeps the instance faulted, and recovers it', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'review', instanceId: 'claim-3', context: { team: 'red' } } });
+    const { finished } = await sendTrigger({ name: 'Break', subjects: ['claim-3'] });
+    expect(finished.body.summary.faulted).toBe(1);
+    expect(finished.body.instances[0]).toMatchObject({ instanceId: 'claim-3', outcome: 'faulted' });
+    expect(finished.body.instances[0].error).toContain('the action failed');
+
+    const faulted = await api.request('GET', '/api/instances/claim-3');
+    expect(faulted.body).toMatchObject({ status: 'faulted', stateId: 'draft' });
+    expect(faulted.body.fault).toMatchObject({ triggerId: finished.body.triggerId });
+
+    const ignored = await sendTrigger({ name: 'Submit', subjects: ['claim-3'] });
+    expect(ignored.finished.body.instances).toEqual([{ instanceId: 'claim-3', outcome: 'notActive' }]);
+
+    expect((await api.request('POST', '/api/instances/claim-3/recover', { json: { stateId: 'nowhere' } })).status).toBe(400);
+    const recovered = await api.request('POST', '/api/instances/claim-3/recover', { json: { stateId: 'draft' } });
+    expect(recovered.status).toBe(200);
+    expect(recovered.body).toMatchObject({ status: 'waiting', stateId: 'draft' });
+    expect(recovered.body).not.toHaveProperty('fault');
+    expect((await api.request('POST', '/api/instances/claim-3/recover', { json: { stateId: 'draft' } })).status).toBe(409);
+    expect((await api.request('POST', '/api/instances/nobody/recover', { json: { stateId: 'draft' } })).status).toBe(404);
+  });
+
+  it('cancels an instance once (200, then 409)', async () => {
+    const cancelled = await api.request('POST', '/api/instances/claim-3/cancel');
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect((await api.request('POST', '/api/instances/claim-3/cancel')).status).toBe(409);
+    expect((await api.request('POST', '/api/instances/claim-1/cancel')).status).toBe(409); // complete
+    expect((await api.request('POST', '/api/instances/nobody/cancel')).status).toBe(404);
+  });
+
+  it('answers 404 for an unknown operation', async () => {
+    const missing = await api.request('GET', '/api/operations/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('application/problem+json');
+  });
+});
+
+describe('health and OpenAPI', () => {
+  it('reports health when storage answers', async () => {
+    const health = await api.request('GET', '/api/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+  });
+
+  it('serves an OpenAPI 3.1 document naming every route', async () => {
+    const document = await api.request('GET', '/api/openapi.json');
+    expect(document.status).toBe(200);
+    expect(document.body.openapi).toBe('3.1.0');
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining(['/api/workflows/{workflowId}', '/api/instances/{instanceId}/history', '/api/triggers', '/api/operations/{operationId}', '/api/health']),
+    );
+    expect(document.body.paths['/api/triggers'].post.responses['202']).toBeDefined();
+  });
+});

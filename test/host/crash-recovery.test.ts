@@ -1,0 +1,133 @@
+/**
+ * Kill the local server (SIGKILL) while an operation with many candidates runs, start it again, and
+ * see the operation finish with every candidate having applied the trigger exactly once. The external
+ * service the workflow calls is held by the test, so the kill lands mid-operation deterministically.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { freePort } from '../../src/host/azurite';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+import { httpClient } from './http-client';
+
+const INSTANCES = 60;
+const ANSWERED_BEFORE_KILL = 20;
+
+function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  // `node --import tsx` runs the server in one process, so SIGKILL really kills it (the tsx CLI would
+  // leave its child running).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'host', 'main.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /listening on (http:\/\/[^\s/]+)/.exec(output)?.[1];
+      if (url) resolve({ child, url });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+describe('crash recovery of the local server', () => {
+  let external: Server;
+  let held: ServerResponse[] = [];
+  let received = 0;
+  let holding = true;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    external = createServer((request: IncomingMessage, response: ServerResponse) => {
+      request.resume();
+      received += 1;
+      const answer = () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ contextValuesToSetOrAdd: { checked: true } }));
+      if (holding && received > ANSWERED_BEFORE_KILL) held.push(response);
+      else answer();
+    });
+    await new Promise<void>((resolve) => external.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    held.forEach((response) => response.destroy());
+    await new Promise((resolve) => external.close(resolve));
+  });
+
+  it('finishes the operation after a restart, applying the trigger once per instance', async () => {
+    const externalUrl = `http://127.0.0.1:${(external.address() as AddressInfo).port}/check`;
+    const env = {
+      SIGNALBOX_STORAGE: testConnectionString(),
+      SIGNALBOX_STORAGE_PREFIX: uniquePrefix('crash'),
+      SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1',
+      PORT: String(await freePort()),
+    };
+    const first = await startServer(env);
+    children.push(first.child);
+    const api = httpClient(first.url);
+    const workflow = {
+      id: 'counted',
+      displayName: 'Counted',
+      initialStateId: 'open',
+      states: {
+        open: {
+          interests: ['batch'],
+          transitions: [
+            {
+              id: 'count',
+              targetStateId: 'open',
+              conditions: [{ type: 'triggerName', name: 'Count' }],
+              actions: [
+                { type: 'invokeExternalService', id: 'check', url: externalUrl, contextItemsToInclude: ['count'] },
+                { type: 'setContext', expressions: { count: 'context.count + 1' } },
+              ],
+            },
+          ],
+        },
+      },
+    };
+    expect((await api.request('PUT', '/api/workflows/counted', { json: workflow })).status).toBe(201);
+    for (let start = 0; start < INSTANCES; start += 10) {
+      const created = await Promise.all(
+        Array.from({ length: 10 }, (_, offset) => api.request('POST', '/api/instances', { json: { workflowId: 'counted', instanceId: `i-${start + offset}`, context: { count: 0 } } })),
+      );
+      expect(created.map((response) => response.status)).toEqual(Array(10).fill(201));
+    }
+
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'count-once', name: 'Count', subjects: ['batch'] } })).status).toBe(202);
+    // Wait until some instances are done and more are stuck in the external call, then kill.
+    for (let poll = 0; poll < 600 && held.length === 0; poll += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(held.length).toBeGreaterThan(0);
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    held.forEach((response) => response.destroy());
+    held = [];
+    holding = false;
+
+    const second = await startServer(env);
+    children.push(second.child);
+    const resumed = httpClient(second.url);
+    const operation = await resumed.waitForOperation('count-once', 1200);
+    expect(operation.status).toBe(200);
+    expect(operation.body.status).toBe('succeeded');
+    expect(operation.body.candidates).toBe(INSTANCES);
+    const { transitioned, duplicate, faulted } = operation.body.summary;
+    expect(faulted).toBe(0);
+    expect(transitioned + duplicate).toBe(INSTANCES);
+    // A runner slot frees only when an application has saved, so when call 21 arrived at least
+    // ANSWERED_BEFORE_KILL - 16 (the runner's concurrency) instances had applied the trigger before the kill.
+    expect(duplicate).toBeGreaterThanOrEqual(ANSWERED_BEFORE_KILL - 16);
+
+    for (let index = 0; index < INSTANCES; index += 1) {
+      const instance = await resumed.request('GET', `/api/instances/i-${index}`);
+      expect(instance.body.context.count).toBe(1);
+      const history = await resumed.request('GET', `/api/instances/i-${index}/history`);
+      expect(history.body.items.filter((item: { triggerId: string }) => item.triggerId === 'count-once')).toHaveLength(1);
+    }
+
+    second.child.kill('SIGTERM');
+    const exitCode = await new Promise((resolve) => second.child.once('exit', resolve));
+    expect(exitCode).toBe(0);
+  });
+});
