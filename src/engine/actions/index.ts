@@ -1,0 +1,10 @@
+/** @module The built-in action types. */
+import { invokeExternalServiceAction } from './invoke-external-service';
+import { logAction } from './log';
+import { raiseTriggerAction } from './raise-trigger';
+import { setContextAction } from './set-context';
+import type { ActionType } from '../step-types';
+
+export { invokeExternalServiceAction, logAction, raiseTriggerAction, setContextAction };
+
+export const builtInActions: readonly ActionType<any>[] = [setContextAction, invokeExternalServiceAction, raiseTriggerAction, logAction];

@@ -1,0 +1,53 @@
+/**
+ * @module `raiseTrigger`: a new trigger, rendered from `{{...}}` templates, saved with the instance
+ * (outbox) and dispatched after the save. Subjects whose placeholders yield nothing are left out; if none
+ * remain the action fails (a trigger must name a subject).
+ */
+import { z } from 'zod';
+import { renderJsonTemplates, renderTemplate, templatesIn } from '../expressions';
+import { jsonObjectSchema, type JsonObject } from '../json';
+import { stepBaseShape, templateSchema } from '../step-schemas';
+import { defineAction } from '../step-types';
+import { parseTemplate } from '../expressions';
+
+const parametersSchema = jsonObjectSchema.superRefine((parameters, ctx) => {
+  for (const { path, template } of templatesIn(parameters)) {
+    try {
+      parseTemplate(template);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path, message: (error as Error).message });
+    }
+  }
+});
+
+export const raiseTriggerAction = defineAction({
+  type: 'raiseTrigger',
+  schema: z.strictObject({
+    type: z.literal('raiseTrigger'),
+    ...stepBaseShape,
+    trigger: z.strictObject({
+      name: templateSchema.pipe(z.string().min(1).max(256)),
+      subjects: z.array(templateSchema.pipe(z.string().min(1).max(1024))).min(1).max(100),
+      contentType: z.string().min(1).max(256).optional(),
+      parameters: parametersSchema.optional(),
+    }),
+  }),
+  execute: async (config, context) => {
+    const { scope } = context;
+    const name = await renderTemplate(config.trigger.name, scope, 'empty');
+    if (!name) throw new Error(`the raised trigger's name "${config.trigger.name}" rendered empty`);
+    const subjects: string[] = [];
+    for (const template of config.trigger.subjects) {
+      const subject = await renderTemplate(template, scope, 'undefined');
+      if (subject && !subjects.includes(subject)) subjects.push(subject);
+    }
+    if (subjects.length === 0) throw new Error(`the raised trigger "${name}" has no subjects: every subject template rendered empty`);
+    const parameters = config.trigger.parameters ? ((await renderJsonTemplates(config.trigger.parameters, scope)) as JsonObject) : undefined;
+    context.raiseTrigger({
+      name,
+      subjects,
+      ...(config.trigger.contentType ? { contentType: config.trigger.contentType } : {}),
+      ...(parameters ? { parameters } : {}),
+    });
+  },
+});

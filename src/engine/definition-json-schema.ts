@@ -1,0 +1,41 @@
+/**
+ * @module The JSON Schema of a workflow definition, for editors (`$schema` in workflow files). Generated
+ * from the zod schema, so it cannot drift; schemas/workflow-definition.schema.json is its committed copy.
+ * Condition and action lists point at `$defs/condition` and `$defs/action`, one `anyOf` branch per
+ * registered type, so editors complete their fields; nested conditions (`all`, `any`, `not`) stay generic
+ * steps, as the registry's recursion goes through zod's open step shape.
+ */
+import { z } from 'zod';
+import { workflowDefinitionSchema } from './definition';
+import { builtInRegistry, type Registry } from './registry';
+
+type Json = Record<string, unknown>;
+
+export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistry()): Record<string, unknown> {
+  const schema = z.toJSONSchema(workflowDefinitionSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
+  const conditions = registry.conditionTypes().map((type) => z.toJSONSchema(registry.condition(type)!.schema, { io: 'input', unrepresentable: 'any' }));
+  const actions = registry.actionTypes().map((type) => z.toJSONSchema(registry.action(type)!.schema, { io: 'input', unrepresentable: 'any' }));
+  const strip = (item: Record<string, unknown>) => {
+    const { $schema: _ignored, ...rest } = item;
+    return rest;
+  };
+  const state = (((schema.properties as Json).states as Json).additionalProperties as Json).properties as Json;
+  const refer = (list: unknown, to: 'condition' | 'action') => ((list as Json).items = { $ref: `#/$defs/${to}` });
+  refer(state.entryConditions, 'condition');
+  refer(state.exitConditions, 'condition');
+  refer(state.entryActions, 'action');
+  refer(state.exitActions, 'action');
+  const transition = ((state.transitions as Json).items as Json).properties as Json;
+  refer(transition.conditions, 'condition');
+  refer(transition.actions, 'action');
+  return {
+    ...schema,
+    $id: 'https://signalbox.dev/schemas/workflow-definition.schema.json',
+    title: 'Signalbox workflow definition',
+    $defs: {
+      ...((schema.$defs as Record<string, unknown> | undefined) ?? {}),
+      condition: { anyOf: conditions.map(strip) },
+      action: { anyOf: actions.map(strip) },
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/** @module The processor's only door to the outside world (time, ids, outbound HTTP, logging). */
+import type { ExternalServiceClient } from './external-service/types';
+import type { Registry } from './registry';
+
+export interface EngineLogger {
+  info(message: string, properties?: Record<string, unknown>): void;
+  warn(message: string, properties?: Record<string, unknown>): void;
+  error(message: string, properties?: Record<string, unknown>): void;
+}
+
+export interface Effects {
+  now(): Date;
+  newId(): string;
+  readonly http: ExternalServiceClient;
+  readonly log: EngineLogger;
+  readonly registry: Registry;
+  /** Aborted when the work must stop (e.g. the lease was lost); passed on to outbound calls. */
+  readonly signal?: AbortSignal;
+}
+
+export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
+
+/** A console logger, used when no logger is given. */
+export const consoleLogger: EngineLogger = {
+  info: (message, properties) => console.info(message, properties ?? ''),
+  warn: (message, properties) => console.warn(message, properties ?? ''),
+  error: (message, properties) => console.error(message, properties ?? ''),
+};

@@ -1,0 +1,79 @@
+/** @module The engine's options bag: every field optional with a default, resolved once at construction. */
+import { builtInRegistry, type Registry } from './registry';
+import { consoleLogger, type EngineLogger } from './effects';
+import { createExternalServiceClient } from './external-service/pipeline';
+import type { FetchLike } from './external-service/fetch-transport';
+import type { TokenProvider } from './external-service/managed-identity-policy';
+import type { ExternalServiceClient } from './external-service/types';
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface EngineOptions {
+  /** @default the system clock */
+  clock?: Clock;
+  /** Ids of instances and triggers created without one. @default crypto.randomUUID */
+  newId?: () => string;
+  /** Condition and action types. @default the built-ins */
+  registry?: Registry;
+  /** Hosts invokeExternalService may call (exact or `*.suffix`; loopback only if listed). @default [] */
+  allowedHosts?: readonly string[];
+  /** @default globalThis.fetch */
+  fetch?: FetchLike;
+  /** Managed-identity tokens. @default DefaultAzureCredential, imported on first use */
+  tokenProvider?: TokenProvider;
+  /** Per outbound attempt, unless a step sets `timeoutMs`. @default 10000 */
+  externalServiceTimeoutInMs?: number;
+  /** Retries of an outbound call after network errors, 5xx and 429. @default 2 */
+  externalServiceMaxRetries?: number;
+  /** Base of the exponential backoff between those retries. @default 200 */
+  externalServiceRetryDelayInMs?: number;
+  /** Replaces the whole outbound pipeline (the options above are then unused). */
+  http?: ExternalServiceClient;
+  /** @default console */
+  logger?: EngineLogger;
+  /** @default 60 */
+  leaseDurationInSeconds?: number;
+  /** How long to wait for a busy instance lease. @default 60000 */
+  maxLeaseWaitInMs?: number;
+  /** Workflow versions kept in memory (they are immutable). @default 100 */
+  definitionCacheSize?: number;
+  /** Reload-and-reprocess rounds after a concurrent write (412) before giving up. @default 5 */
+  maxSaveAttempts?: number;
+}
+
+export interface ResolvedEngineOptions {
+  readonly clock: Clock;
+  readonly newId: () => string;
+  readonly registry: Registry;
+  readonly http: ExternalServiceClient;
+  readonly logger: EngineLogger;
+  readonly leaseDurationInSeconds: number;
+  readonly maxLeaseWaitInMs: number;
+  readonly definitionCacheSize: number;
+  readonly maxSaveAttempts: number;
+}
+
+export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngineOptions {
+  return {
+    clock: options.clock ?? { now: () => new Date() },
+    newId: options.newId ?? (() => globalThis.crypto.randomUUID()),
+    registry: options.registry ?? builtInRegistry(),
+    http:
+      options.http ??
+      createExternalServiceClient({
+        allowedHosts: options.allowedHosts ?? [],
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.tokenProvider ? { tokenProvider: options.tokenProvider } : {}),
+        defaultTimeoutInMs: options.externalServiceTimeoutInMs ?? 10_000,
+        maxRetries: options.externalServiceMaxRetries ?? 2,
+        retryDelayInMs: options.externalServiceRetryDelayInMs ?? 200,
+      }),
+    logger: options.logger ?? consoleLogger,
+    leaseDurationInSeconds: options.leaseDurationInSeconds ?? 60,
+    maxLeaseWaitInMs: options.maxLeaseWaitInMs ?? 60_000,
+    definitionCacheSize: Math.max(1, options.definitionCacheSize ?? 100),
+    maxSaveAttempts: Math.max(1, options.maxSaveAttempts ?? 5),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * @module InstanceStore and HistoryStore in memory, sharing one map so that a save and its history
+ * entries land together, as in the table layout. Values are cloned in and out (as a real store
+ * serialises them) and writes are counted so tests can assert "nothing was written".
+ */
+import { ConflictError, PreconditionFailedError, TooLargeError } from '../errors';
+import type { HistoryEntry, Instance, StoredInstance } from '../instance';
+import { plainInstance } from '../instance-changes';
+import { jsonSizeInBytes } from '../json';
+import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../ports';
+import { pageOf } from './paging';
+
+const MAX_ENTITY_BYTES = 1024 * 1024;
+
+export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
+  private readonly instances = new Map<string, StoredInstance>();
+  private readonly histories = new Map<string, HistoryEntry[]>();
+  private counter = 0;
+  /** Calls of create and save that wrote. */
+  writes = 0;
+  reads = 0;
+  /** Called before each save is applied (after the ETag check passes); tests use it to inject failures. */
+  beforeSave?: (instance: Instance) => void | Promise<void>;
+
+  private store(instance: Instance, history: readonly HistoryEntry[]): StoredInstance {
+    const plain = plainInstance(instance);
+    if (jsonSizeInBytes(plain) > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
+    const existing = this.histories.get(plain.id) ?? [];
+    history.forEach((entry, index) => {
+      // The caller fixes sequences; a gap or overlap means a bug that would corrupt the history.
+      if (entry.sequence !== existing.length + index) throw new Error(`history entry ${entry.sequence} of "${plain.id}" is out of sequence (expected ${existing.length + index})`);
+    });
+    const stored: StoredInstance = { ...structuredClone(plain), etag: `"i${++this.counter}"` };
+    this.instances.set(plain.id, stored);
+    this.histories.set(plain.id, [...existing, ...structuredClone(history)]);
+    this.writes++;
+    return structuredClone(stored);
+  }
+
+  async create(instance: Instance, write: InstanceWrite = {}, _options?: OperationOptions): Promise<StoredInstance> {
+    if (this.instances.has(instance.id)) throw new ConflictError(`Instance "${instance.id}" exists`);
+    return this.store(instance, write.history ?? []);
+  }
+
+  async get(instanceId: string, _options?: OperationOptions): Promise<StoredInstance | undefined> {
+    this.reads++;
+    const stored = this.instances.get(instanceId);
+    return stored ? structuredClone(stored) : undefined;
+  }
+
+  async save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance> {
+    const current = this.instances.get(instance.id);
+    if (!current || (options.ifMatch !== '*' && current.etag !== options.ifMatch)) {
+      throw new PreconditionFailedError(`Instance "${instance.id}" has changed since it was read`);
+    }
+    await this.beforeSave?.(instance);
+    // Re-check after the hook: it may have written in between (a simulated concurrent writer).
+    if (options.ifMatch !== '*' && this.instances.get(instance.id)?.etag !== options.ifMatch) {
+      throw new PreconditionFailedError(`Instance "${instance.id}" has changed since it was read`);
+    }
+    return this.store(instance, write.history ?? []);
+  }
+
+  async query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
+    const matches = [...this.instances.values()]
+      .filter((item) => (!query.workflowId || item.workflowId === query.workflowId) && (!query.stateId || item.stateId === query.stateId) && (!query.status || item.status === query.status))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const page = pageOf(matches, options);
+    return { ...page, items: page.items.map((item) => structuredClone(item)) };
+  }
+
+  async list(instanceId: string, options?: PageOptions): Promise<Page<HistoryEntry>> {
+    return pageOf(structuredClone(this.histories.get(instanceId) ?? []), options);
+  }
+}

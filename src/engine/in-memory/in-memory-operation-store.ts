@@ -1,0 +1,43 @@
+/** @module OperationStore in memory. */
+import type { OperationStatus } from '../enums';
+import { NotFoundError, PreconditionFailedError } from '../errors';
+import type { Operation, StoredOperation } from '../operation';
+import type { OperationOptions, OperationStore, Page, PageOptions } from '../ports';
+import { pageOf } from './paging';
+
+export class InMemoryOperationStore implements OperationStore {
+  private readonly operations = new Map<string, StoredOperation>();
+  private counter = 0;
+
+  private put(operation: Operation): StoredOperation {
+    const stored = { ...structuredClone(operation), etag: `"o${++this.counter}"` };
+    this.operations.set(operation.id, stored);
+    return structuredClone(stored);
+  }
+
+  async create(operation: Operation, _options?: OperationOptions): Promise<{ operation: StoredOperation; created: boolean }> {
+    const existing = this.operations.get(operation.id);
+    if (existing) return { operation: structuredClone(existing), created: false };
+    return { operation: this.put(operation), created: true };
+  }
+
+  async get(operationId: string, _options?: OperationOptions): Promise<StoredOperation | undefined> {
+    const stored = this.operations.get(operationId);
+    return stored ? structuredClone(stored) : undefined;
+  }
+
+  async update(operation: Operation, options: OperationOptions & { ifMatch?: string } = {}): Promise<StoredOperation> {
+    const current = this.operations.get(operation.id);
+    if (!current) throw new NotFoundError(`Operation "${operation.id}" does not exist`);
+    if (options.ifMatch && options.ifMatch !== '*' && options.ifMatch !== current.etag) {
+      throw new PreconditionFailedError(`Operation "${operation.id}" has changed since it was read`);
+    }
+    const { etag: _etag, ...plain } = operation as StoredOperation;
+    return this.put(plain);
+  }
+
+  async listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>> {
+    const matches = [...this.operations.values()].filter((item) => statuses.includes(item.status)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    return pageOf(matches.map((item) => structuredClone(item)), options);
+  }
+}

@@ -1,0 +1,53 @@
+/** @module WorkflowStore in memory: every version kept, ETag per version. */
+import type { WorkflowDefinition, WorkflowVersion } from '../definition';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors';
+import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from '../ports';
+import { pageOf } from './paging';
+
+export class InMemoryWorkflowStore implements WorkflowStore {
+  private readonly workflows = new Map<string, WorkflowVersion[]>();
+  private counter = 0;
+  /** Number of create and update calls that wrote. */
+  writes = 0;
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  private version(definition: WorkflowDefinition, version: number): WorkflowVersion {
+    return { definition: structuredClone(definition), version, createdAt: this.now().toISOString(), etag: `"w${++this.counter}"` };
+  }
+
+  async create(definition: WorkflowDefinition, _options?: OperationOptions): Promise<WorkflowVersion> {
+    if (this.workflows.has(definition.id)) throw new ConflictError(`Workflow "${definition.id}" exists`);
+    const created = this.version(definition, 1);
+    this.workflows.set(definition.id, [created]);
+    this.writes++;
+    return created;
+  }
+
+  async update(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
+    const versions = this.workflows.get(definition.id);
+    if (!versions) throw new NotFoundError(`Workflow "${definition.id}" does not exist`);
+    const latest = versions[versions.length - 1]!;
+    if (options.ifMatch !== '*' && options.ifMatch !== latest.etag) {
+      throw new PreconditionFailedError(`Workflow "${definition.id}" has changed (its ETag is no longer ${options.ifMatch})`);
+    }
+    const next = this.version(definition, latest.version + 1);
+    versions.push(next);
+    this.writes++;
+    return next;
+  }
+
+  async get(workflowId: string, options: OperationOptions & { version?: number } = {}): Promise<WorkflowVersion | undefined> {
+    const versions = this.workflows.get(workflowId);
+    if (!versions) return undefined;
+    return options.version === undefined ? versions[versions.length - 1] : versions.find((item) => item.version === options.version);
+  }
+
+  async list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
+    const summaries = [...this.workflows.keys()].sort().map((id) => {
+      const latest = this.workflows.get(id)!.at(-1)!;
+      return { id, displayName: latest.definition.displayName, version: latest.version };
+    });
+    return pageOf(summaries, options);
+  }
+}

@@ -1,0 +1,29 @@
+/** @module Offset paging for the in-memory stores, with an opaque token like the real ones. */
+import { ValidationError } from '../errors';
+import type { Page, PageOptions } from '../ports';
+
+export function pageOf<T>(items: readonly T[], options: PageOptions = {}): Page<T> {
+  const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), 1000);
+  let offset = 0;
+  if (options.continuationToken) {
+    offset = Number(Buffer.from(options.continuationToken, 'base64url').toString('utf8'));
+    if (!Number.isInteger(offset) || offset < 0) {
+      throw new ValidationError('The continuation token is invalid', [{ path: 'continuationToken', message: 'not a token this store issued' }]);
+    }
+  }
+  const slice = items.slice(offset, offset + size);
+  const end = offset + slice.length;
+  return end < items.length ? { items: slice, continuationToken: Buffer.from(String(end), 'utf8').toString('base64url') } : { items: slice };
+}
+
+/** Every page of a paged list, concatenated (tests and small in-process fan-outs). */
+export async function collectAll<T>(list: (options: PageOptions) => Promise<Page<T>>, maxPageSize = 1000): Promise<T[]> {
+  const out: T[] = [];
+  let continuationToken: string | undefined;
+  do {
+    const page = await list({ maxPageSize, ...(continuationToken ? { continuationToken } : {}) });
+    out.push(...page.items);
+    continuationToken = page.continuationToken;
+  } while (continuationToken);
+  return out;
+}

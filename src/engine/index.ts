@@ -1,0 +1,30 @@
+/** @module The engine's public API: the model, the processor, the facade, the registry and the ports. */
+export * from './enums';
+export * from './errors';
+export * from './json';
+export * from './trigger';
+export * from './definition';
+export * from './instance';
+export * from './operation';
+export type * from './ports';
+export { formatPath, issuesFromZod, parseWith } from './validation';
+
+export { validateDefinition } from './definition-validation';
+export { workflowDefinitionJsonSchema } from './definition-json-schema';
+export { compileExpression, evaluateExpression, ExpressionSyntaxError, parseTemplate, renderTemplate, type ExpressionScope } from './expressions';
+export { builtInRegistry, createRegistry, defineAction, defineCondition, type Registry, type RegistryOptions } from './registry';
+export type { ActionContext, ActionType, ChildStep, ConditionContext, ConditionType, StepContext, TriggerToRaise } from './step-types';
+export { expressionSchema, stepBaseShape, templateSchema } from './step-schemas';
+export * from './conditions';
+export * from './actions';
+export { consoleLogger, silentLogger, type EngineLogger, type Effects } from './effects';
+export { computeInterests } from './interests';
+export { processTrigger, type ProcessResult } from './process-trigger';
+export { createInstanceState, type CreatedInstance } from './create-instance';
+export { recoverInstanceState, type ChangedInstance } from './recover-instance';
+export { cancelInstanceState } from './cancel-instance';
+export { toTriggerId } from './trigger-ids';
+export { Engine, createInstanceInputSchema, type CreateInstanceInput, type EnginePorts, type UpdateWorkflowOptions } from './engine';
+export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
+export * from './external-service';
+export * from './in-memory';

@@ -1,0 +1,53 @@
+/**
+ * @module An instance's interests: its own id, the state's declared interests and those its deciding
+ * conditions add (exit conditions and transition conditions, recursively). Rendered against the context
+ * as it stands after entry actions; deduplicated and sorted.
+ */
+import type { StateDefinition, Step } from './definition';
+import { hasPlaceholders, renderTemplate, type ExpressionScope } from './expressions';
+import type { Registry } from './registry';
+
+interface StateInterests {
+  readonly literal: readonly string[];
+  readonly templates: readonly string[];
+}
+
+// Per registry and state object: definitions are immutable and cached, so this is computed once.
+const cache = new WeakMap<Registry, WeakMap<StateDefinition, StateInterests>>();
+
+function conditionInterests(step: Step, registry: Registry, into: string[]): void {
+  const { type, config } = registry.parseCondition(step);
+  if (type.interests) into.push(...type.interests(config));
+  if (type.children) for (const child of type.children(config)) conditionInterests(child.step, registry, into);
+}
+
+function stateInterests(state: StateDefinition, registry: Registry): StateInterests {
+  let perRegistry = cache.get(registry);
+  if (!perRegistry) cache.set(registry, (perRegistry = new WeakMap()));
+  const hit = perRegistry.get(state);
+  if (hit) return hit;
+  const all: string[] = [...state.interests];
+  for (const condition of state.exitConditions) conditionInterests(condition, registry, all);
+  for (const transition of state.transitions) for (const condition of transition.conditions) conditionInterests(condition, registry, all);
+  const unique = [...new Set(all)];
+  const computed = { literal: unique.filter((item) => !hasPlaceholders(item)), templates: unique.filter(hasPlaceholders) };
+  perRegistry.set(state, computed);
+  return computed;
+}
+
+export async function computeInterests(instanceId: string, state: StateDefinition, scope: ExpressionScope, registry: Registry): Promise<string[]> {
+  const { literal, templates } = stateInterests(state, registry);
+  const out = new Set<string>([instanceId, ...literal]);
+  for (const template of templates) {
+    const rendered = await renderTemplate(template, scope, 'undefined');
+    if (rendered) out.add(rendered);
+  }
+  return [...out].sort();
+}
+
+/** Whether two sorted-or-not interest lists hold the same strings. */
+export function sameInterests(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((item) => set.has(item));
+}
