@@ -1,0 +1,48 @@
+/**
+ * @module The four activities of a trigger's dispatch, registered with durable-functions. Each is a thin
+ * call into the TriggerActivities shared with the local server, in a span carrying the operation and
+ * instance ids. They carry a durable client: an action may raise a trigger, which starts its own
+ * orchestration.
+ */
+import type { InvocationContext } from '@azure/functions';
+import * as df from 'durable-functions';
+import {
+  ActivityName,
+  type ApplyTriggerInput,
+  type CompleteOperationInput,
+  type FindCandidatesInput,
+  type TriggerActivities,
+} from '../src/host/trigger-activities';
+import { withSpan, type SpanIds } from './telemetry';
+import { activitiesFor, inInvocation } from './wiring';
+
+export type ActivityName = (typeof ActivityName)[keyof typeof ActivityName];
+
+/** Each activity's input as durable-functions delivers it, onto the shared contract. */
+export function activityHandlers(activities: TriggerActivities): Record<ActivityName, (input: unknown) => Promise<unknown>> {
+  return {
+    beginOperation: (input) => activities.beginOperation(input as string),
+    findCandidates: (input) => activities.findCandidates(input as FindCandidatesInput),
+    applyTrigger: (input) => activities.applyTrigger(input as ApplyTriggerInput),
+    completeOperation: (input) => activities.completeOperation(input as CompleteOperationInput),
+  };
+}
+
+function spanIds(input: unknown): SpanIds {
+  if (typeof input === 'string') return { operationId: input };
+  const { operationId, instanceId } = (input ?? {}) as { operationId?: unknown; instanceId?: unknown };
+  return { ...(typeof operationId === 'string' ? { operationId } : {}), ...(typeof instanceId === 'string' ? { instanceId } : {}) };
+}
+
+export function runActivity(name: ActivityName, input: unknown, context: InvocationContext): Promise<unknown> {
+  return inInvocation(context, () =>
+    withSpan(`TriggerActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)),
+  );
+}
+
+for (const name of Object.values(ActivityName)) {
+  df.app.activity(name, {
+    extraInputs: [df.input.durableClient()],
+    handler: (input: unknown, context: InvocationContext) => runActivity(name, input, context),
+  });
+}

@@ -1,0 +1,10 @@
+/**
+ * @module Entry point of the Functions app (package.json `main`: dist/functions/index.js). Telemetry
+ * comes first so that Azure Monitor's instrumentation is in place before the SDKs load; then each
+ * module registers its functions.
+ */
+import './telemetry';
+import './trigger-orchestrator';
+import './apply-trigger-batch';
+import './activities';
+import './http';

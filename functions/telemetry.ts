@@ -1,0 +1,71 @@
+/**
+ * @module Telemetry of the Functions app. The host already sends requests and logs to Application
+ * Insights; this adds Signalbox's own spans (`<Component>.<method>`, with the operation and instance
+ * ids) through @opentelemetry/api, which is a no-op until a provider is registered. Azure Monitor is
+ * registered only when APPLICATIONINSIGHTS_CONNECTION_STRING is set: `useAzureMonitor()` throws
+ * without one, and a laptop or a test has none.
+ */
+import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { readSetting, type Environment } from '../src/host/settings';
+
+export const tracer = trace.getTracer('signalbox');
+
+let started = false;
+
+/** Starts Azure Monitor once per worker when a connection string is set; true when it runs. */
+export function startTelemetry(env: Environment = process.env): boolean {
+  if (started) return true;
+  const connectionString = readSetting('APPLICATIONINSIGHTS_CONNECTION_STRING', env);
+  if (!connectionString) return false;
+  // Loaded only here: the OpenTelemetry SDK it brings is large, and unused without a connection string.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { useAzureMonitor } = require('applicationinsights') as typeof import('applicationinsights');
+  const credential = entraCredential(readSetting('APPLICATIONINSIGHTS_AUTHENTICATION_STRING', env));
+  useAzureMonitor({ azureMonitorExporterOptions: { connectionString, ...(credential ? { credential } : {}) } });
+  started = true;
+  return true;
+}
+
+/**
+ * With local authentication off (infra), the exporter needs a token: `Authorization=AAD;ClientId=...`
+ * names the managed identity, as the Functions host itself reads it.
+ */
+function entraCredential(authenticationString: string | undefined) {
+  if (!authenticationString) return undefined;
+  const pairs = new Map<string, string>();
+  for (const pair of authenticationString.split(';')) {
+    const [key = '', value = ''] = pair.split('=').map((part) => part.trim());
+    pairs.set(key.toLowerCase(), value);
+  }
+  if (pairs.get('authorization')?.toUpperCase() !== 'AAD') return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ManagedIdentityCredential } = require('@azure/identity') as typeof import('@azure/identity');
+  const clientId = pairs.get('clientid');
+  return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();
+}
+
+export interface SpanIds {
+  readonly operationId?: string;
+  readonly instanceId?: string;
+}
+
+/** Runs `work` in a span named `<Component>.<method>`; a failure is recorded on the span and rethrown. */
+export async function withSpan<T>(name: string, ids: SpanIds, work: () => Promise<T>): Promise<T> {
+  const attributes: Attributes = {};
+  if (ids.operationId !== undefined) attributes.operationId = ids.operationId;
+  if (ids.instanceId !== undefined) attributes.instanceId = ids.instanceId;
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+// Started on import: index.ts imports this module first, before the SDKs Azure Monitor instruments.
+startTelemetry();
