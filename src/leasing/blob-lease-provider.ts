@@ -122,6 +122,12 @@ export class BlobLeaseProvider implements LeaseProvider {
         throw toSignalboxError(error, `lease container "${this.container.containerName}"`);
       }
     }
+    try {
+      await blob.upload('', 0, { conditions: { ifNoneMatch: '*' }, abortSignal });
+    } catch (error) {
+      const status = statusOf(error);
+      if (status !== 409 && status !== 412) throw toSignalboxError(error, `lease "${name}"`);
+    }
   }
 
   private async hold<T>(

@@ -1,0 +1,117 @@
+/** The lease contract on Azure Blob leases (Azurite) and in memory, plus what only blob leases do. */
+import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import { LeaseLostError, LeaseUnavailableError } from '../../src/engine/errors';
+import { BlobLeaseProvider } from '../../src/leasing/blob-lease-provider';
+import { InMemoryLeaseProvider } from '../../src/leasing/in-memory-lease-provider';
+import { leaseBlobName } from '../../src/leasing/lease-name';
+import { createContainerClient } from '../../src/storage/connection';
+import { createRequestCounter } from '../../src/storage/request-counter';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+import { leaseProviderContract } from './lease-provider.contract';
+
+function newContainer(counter?: ReturnType<typeof createRequestCounter>): ContainerClient {
+  return createContainerClient({ kind: 'connectionString', connectionString: testConnectionString() }, `${uniquePrefix('l')}-leases`, counter ? { requestCounter: counter } : {});
+}
+
+/** A client that bypasses the provider, to act as another party on the same blobs. */
+function rawBlob(container: ContainerClient, name: string) {
+  return BlobServiceClient.fromConnectionString(testConnectionString()).getContainerClient(container.containerName).getBlockBlobClient(leaseBlobName(name));
+}
+
+leaseProviderContract('Azure Blob leases', async () => {
+  const container = newContainer();
+  // Every worker its own provider, as separate processes would have.
+  return () => new BlobLeaseProvider(container);
+});
+
+leaseProviderContract('in memory', async () => {
+  const provider = new InMemoryLeaseProvider();
+  return () => provider;
+});
+
+describe('BlobLeaseProvider', () => {
+  it('creates the container and the lease blob on first use, then costs exactly acquire + release', async () => {
+    const counter = createRequestCounter();
+    const provider = new BlobLeaseProvider(newContainer(counter));
+    await provider.withLease('first', async () => undefined);
+    // 404 acquire, 404 upload (no container), create container, upload, acquire, release.
+    expect(counter.counts().blob).toBe(6);
+    counter.reset();
+    await provider.withLease('first', async () => undefined);
+    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
+  });
+
+  it('holds a real blob lease: another party can neither lease nor write the blob meanwhile', async () => {
+    const container = newContainer();
+    const provider = new BlobLeaseProvider(container);
+    await provider.withLease('exclusive', async () => {
+      const blob = rawBlob(container, 'exclusive');
+      await expect(blob.getBlobLeaseClient().acquireLease(15)).rejects.toMatchObject({ statusCode: 409 });
+      await expect(blob.upload('x', 1)).rejects.toMatchObject({ statusCode: 412 });
+    });
+    const after = await rawBlob(container, 'exclusive').getProperties();
+    expect(after.leaseState).toBe('available');
+  });
+
+  it('tells the work when the lease is broken from outside: signal aborted, assertHeld throws', async () => {
+    const container = newContainer();
+    const provider = new BlobLeaseProvider(container, { renewIntervalInMs: 50 });
+    const other = new BlobLeaseProvider(container);
+    const outcome = await provider.withLease('broken', async (lease) => {
+      lease.assertHeld();
+      await rawBlob(container, 'broken').getBlobLeaseClient().breakLease(0);
+      // The next renewal is refused by the service; wait for the loss to be noticed.
+      await new Promise<void>((resolve) => lease.signal.addEventListener('abort', () => resolve(), { once: true }));
+      expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+      expect(() => lease.assertHeld()).toThrow(LeaseLostError);
+      // Someone else can have it now, while this work is still running.
+      return other.withLease('broken', async () => 'taken over', { maxWaitInMs: 0 });
+    });
+    expect(outcome).toBe('taken over');
+    await expect(provider.withLease('broken', async () => 'available again', { maxWaitInMs: 0 })).resolves.toBe('available again');
+  });
+
+  it('renews the lease in the background while the work runs, and stops renewing after', async () => {
+    const counter = createRequestCounter();
+    const container = newContainer(counter);
+    const provider = new BlobLeaseProvider(container, { renewIntervalInMs: 50 });
+    await provider.withLease('renewed', async () => undefined);
+    counter.reset();
+    await provider.withLease(
+      'renewed',
+      async (lease) => {
+        // Wait for three renewals, however long the machine takes.
+        while ((counter.counts().byKind['blob lease renew'] ?? 0) < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+        lease.assertHeld();
+        expect(lease.signal.aborted).toBe(false);
+        await expect(rawBlob(container, 'renewed').getBlobLeaseClient().acquireLease(15)).rejects.toMatchObject({ statusCode: 409 });
+      },
+      { leaseDurationInSeconds: 15 },
+    );
+    const renewals = counter.counts().byKind['blob lease renew'];
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(counter.counts().byKind['blob lease renew']).toBe(renewals);
+    expect(counter.counts().byKind['blob lease release']).toBe(1);
+  });
+
+  it('gets a lease whose holder died without releasing once it expires (15 s)', async () => {
+    const container = newContainer();
+    const provider = new BlobLeaseProvider(container);
+    await provider.withLease('dead-holder', async () => undefined);
+    // A holder that crashed: acquired with the SDK and never released or renewed.
+    await rawBlob(container, 'dead-holder').getBlobLeaseClient().acquireLease(15);
+    await expect(provider.withLease('dead-holder', async () => 'x', { maxWaitInMs: 50 })).rejects.toBeInstanceOf(LeaseUnavailableError);
+    await expect(provider.withLease('dead-holder', async () => 'after expiry', { maxWaitInMs: 40000 })).resolves.toBe('after expiry');
+  }, 60000);
+
+  it('stops waiting when the caller aborts', async () => {
+    const container = newContainer();
+    const provider = new BlobLeaseProvider(container);
+    await provider.withLease('abort', async () => {
+      const controller = new AbortController();
+      const waiting = new BlobLeaseProvider(container).withLease('abort', async () => 'ran', { abortSignal: controller.signal });
+      setTimeout(() => controller.abort(new Error('caller gave up')), 30);
+      await expect(waiting).rejects.toThrow('caller gave up');
+    });
+  });
+});

@@ -1,0 +1,147 @@
+/** The InstanceStore + HistoryStore contract, run against every implementation. */
+import { ConflictError, PreconditionFailedError, SignalboxError, TooLargeError } from '../../../src/engine/errors';
+import type { HistoryStore, InstanceStore } from '../../../src/engine/ports';
+import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
+
+export interface InstanceStores {
+  readonly instances: InstanceStore;
+  readonly history: HistoryStore;
+}
+
+/** `create` returns fresh, empty stores each time. */
+export function instanceStoreContract(label: string, create: () => Promise<InstanceStores>): void {
+  describe(`InstanceStore and HistoryStore contract: ${label}`, () => {
+    let instances: InstanceStore;
+    let history: HistoryStore;
+    beforeAll(async () => {
+      ({ instances, history } = await create());
+    });
+
+    it('creates an instance with its first history entry and reads both back', async () => {
+      const instance = makeInstance('i-create', {
+        context: { nested: { list: [1, 'two', null, true] }, text: 'ünïcødé 😀' },
+        pendingTriggers: [{ id: 'raised-1', name: 'Next', subjects: ['other'], parameters: { a: 1 } }],
+        appliedTriggerIds: ['t0'],
+        fault: { message: 'boom', triggerId: null, at: '2026-01-01T00:00:00.000Z' },
+        historyLength: 1,
+      });
+      const stored = await instances.create(instance, { history: [makeHistoryEntry(0)] });
+      expect(stored.etag).toEqual(expect.any(String));
+      expect(withoutEtag(stored)).toEqual(instance);
+      expect(await instances.get('i-create')).toEqual(stored);
+      expect((await history.list('i-create')).items).toEqual([makeHistoryEntry(0)]);
+    });
+
+    it('never overwrites on create: a duplicate id is a ConflictError and the original stays', async () => {
+      const original = await instances.create(makeInstance('i-dup', { context: { v: 'original' }, historyLength: 1 }), { history: [makeHistoryEntry(0)] });
+      await expect(instances.create(makeInstance('i-dup', { context: { v: 'second' } }), { history: [makeHistoryEntry(0, { toStateId: 'x' })] })).rejects.toBeInstanceOf(ConflictError);
+      expect(await instances.get('i-dup')).toEqual(original);
+      expect((await history.list('i-dup')).items).toEqual([makeHistoryEntry(0)]);
+    });
+
+    it('saves conditionally on the ETag, appending history with the instance', async () => {
+      const created = await instances.create(makeInstance('i-save', { historyLength: 1 }), { history: [makeHistoryEntry(0)] });
+      const next = makeInstance('i-save', { context: { count: 1 }, stateId: 'closed', status: 'complete', historyLength: 3 });
+      const saved = await instances.save(next, { history: [makeHistoryEntry(1), makeHistoryEntry(2)] }, { ifMatch: created.etag });
+      expect(saved.etag).not.toBe(created.etag);
+      expect(withoutEtag(saved)).toEqual(next);
+      expect(await instances.get('i-save')).toEqual(saved);
+      expect((await history.list('i-save')).items.map((entry) => entry.sequence)).toEqual([0, 1, 2]);
+    });
+
+    it('does not store the ETag of a StoredInstance passed back to save', async () => {
+      const created = await instances.create(makeInstance('i-roundtrip'));
+      const saved = await instances.save({ ...created, context: { count: 5 } }, {}, { ifMatch: created.etag });
+      const read = await instances.get('i-roundtrip');
+      expect(read?.etag).toBe(saved.etag);
+      expect(read?.context).toEqual({ count: 5 });
+    });
+
+    it('refuses a stale ETag and writes nothing: neither the instance nor its history', async () => {
+      const created = await instances.create(makeInstance('i-stale', { historyLength: 1 }), { history: [makeHistoryEntry(0)] });
+      const winner = await instances.save(makeInstance('i-stale', { context: { count: 1 }, historyLength: 2 }), { history: [makeHistoryEntry(1)] }, { ifMatch: created.etag });
+      await expect(
+        instances.save(makeInstance('i-stale', { context: { count: 99 }, historyLength: 3 }), { history: [makeHistoryEntry(1, { triggerId: 'loser' }), makeHistoryEntry(2)] }, { ifMatch: created.etag }),
+      ).rejects.toBeInstanceOf(PreconditionFailedError);
+      expect(await instances.get('i-stale')).toEqual(winner);
+      expect((await history.list('i-stale')).items).toEqual([makeHistoryEntry(0), makeHistoryEntry(1)]);
+    });
+
+    it('lets exactly one of two racing saves on the same ETag win', async () => {
+      const created = await instances.create(makeInstance('i-race'));
+      const results = await Promise.allSettled(
+        [1, 2].map((count) => instances.save(makeInstance('i-race', { context: { count }, historyLength: 1 }), { history: [makeHistoryEntry(0, { triggerId: `w${count}` })] }, { ifMatch: created.etag })),
+      );
+      const won = results.filter((result): result is PromiseFulfilledResult<Awaited<ReturnType<InstanceStore['save']>>> => result.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      expect((results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(PreconditionFailedError);
+      const entries = (await history.list('i-race')).items;
+      expect(entries).toHaveLength(1);
+      expect(entries[0]?.triggerId).toBe(`w${(await instances.get('i-race'))?.context.count}`);
+    });
+
+    it('refuses to save an instance that does not exist', async () => {
+      await expect(instances.save(makeInstance('i-never'), {}, { ifMatch: '"stale"' })).rejects.toBeInstanceOf(SignalboxError);
+      expect(await instances.get('i-never')).toBeUndefined();
+    });
+
+    it('returns undefined for a missing instance and an empty history for it', async () => {
+      expect(await instances.get('i-missing')).toBeUndefined();
+      expect(await history.list('i-missing')).toEqual({ items: [] });
+    });
+
+    it('pages history oldest first', async () => {
+      const entries = Array.from({ length: 25 }, (_, sequence) => makeHistoryEntry(sequence));
+      const created = await instances.create(makeInstance('i-history', { historyLength: 10 }), { history: entries.slice(0, 10) });
+      await instances.save(makeInstance('i-history', { historyLength: 25 }), { history: entries.slice(10) }, { ifMatch: created.etag });
+      const { items, pages } = await collect((options) => history.list('i-history', options), 7);
+      expect(pages).toBe(4);
+      expect(items).toEqual(entries);
+    });
+
+    it('keeps a large instance (300,000 characters of context) whole', async () => {
+      const big = makeInstance('i-big', { context: { blob: 'x'.repeat(150_000), unicode: '😀é'.repeat(50_000) } });
+      const stored = await instances.create(big);
+      expect(withoutEtag((await instances.get('i-big'))!)).toEqual(big);
+      const bigger = makeInstance('i-big', { context: { blob: 'y'.repeat(200_000) } });
+      await instances.save(bigger, {}, { ifMatch: stored.etag });
+      expect((await instances.get('i-big'))?.context).toEqual(bigger.context);
+      // And back to small: no stale parts of the large body may survive.
+      const small = await instances.get('i-big');
+      await instances.save(makeInstance('i-big', { context: { small: true } }), {}, { ifMatch: small!.etag });
+      expect((await instances.get('i-big'))?.context).toEqual({ small: true });
+    });
+
+    it('refuses an instance over 1 MiB with TooLargeError, keeping the stored one', async () => {
+      const stored = await instances.create(makeInstance('i-huge'));
+      await expect(instances.create(makeInstance('i-huge-new', { context: { blob: 'z'.repeat(1_100_000) } }))).rejects.toBeInstanceOf(TooLargeError);
+      await expect(instances.save(makeInstance('i-huge', { context: { blob: 'z'.repeat(1_100_000) } }), {}, { ifMatch: stored.etag })).rejects.toBeInstanceOf(TooLargeError);
+      expect(await instances.get('i-huge')).toEqual(stored);
+      expect(await instances.get('i-huge-new')).toBeUndefined();
+    });
+
+    it('queries by workflow, state and status, paged', async () => {
+      const fresh = await create();
+      const specs = [
+        ['q1', 'wf-a', 'open', 'waiting'],
+        ['q2', 'wf-a', 'open', 'waiting'],
+        ['q3', 'wf-a', 'closed', 'complete'],
+        ['q4', 'wf-b', 'open', 'waiting'],
+        ['q5', 'wf-a', 'open', 'faulted'],
+      ] as const;
+      for (const [id, workflowId, stateId, status] of specs) {
+        await fresh.instances.create(makeInstance(id, { workflowId, stateId, status }), { history: [makeHistoryEntry(0)] });
+      }
+      const ids = async (query: Parameters<InstanceStore['query']>[0]): Promise<string[]> =>
+        (await collect((options) => fresh.instances.query(query, options), 2)).items.map((item) => item.id).sort();
+      expect(await ids({})).toEqual(['q1', 'q2', 'q3', 'q4', 'q5']);
+      expect(await ids({ workflowId: 'wf-a' })).toEqual(['q1', 'q2', 'q3', 'q5']);
+      expect(await ids({ workflowId: 'wf-a', stateId: 'open' })).toEqual(['q1', 'q2', 'q5']);
+      expect(await ids({ workflowId: 'wf-a', stateId: 'open', status: 'waiting' })).toEqual(['q1', 'q2']);
+      expect(await ids({ status: 'complete' })).toEqual(['q3']);
+      expect(await ids({ workflowId: "it's-not-there" })).toEqual([]);
+      const page = await fresh.instances.query({ workflowId: 'wf-a' }, { maxPageSize: 10 });
+      expect(page.items.every((item) => typeof item.etag === 'string')).toBe(true);
+    });
+  });
+}

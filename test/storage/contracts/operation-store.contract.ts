@@ -1,0 +1,64 @@
+/** The OperationStore contract, run against every implementation. */
+import { SignalboxError, PreconditionFailedError } from '../../../src/engine/errors';
+import type { InstanceResult } from '../../../src/engine/operation';
+import type { OperationStore } from '../../../src/engine/ports';
+import { collect, makeOperation, withoutEtag } from '../fixtures';
+
+export function operationStoreContract(label: string, create: () => Promise<OperationStore>): void {
+  describe(`OperationStore contract: ${label}`, () => {
+    let store: OperationStore;
+    beforeAll(async () => {
+      store = await create();
+    });
+
+    it('creates an operation once; a repeat returns the first with created: false', async () => {
+      const first = await store.create(makeOperation('op-1'));
+      expect(first.created).toBe(true);
+      expect(withoutEtag(first.operation)).toEqual(makeOperation('op-1'));
+      const again = await store.create(makeOperation('op-1', { status: 'running', candidates: 5 }));
+      expect(again.created).toBe(false);
+      expect(again.operation).toEqual(first.operation);
+      expect(await store.get('op-1')).toEqual(first.operation);
+    });
+
+    it('updates, conditionally when given an ETag', async () => {
+      const { operation } = await store.create(makeOperation('op-2'));
+      const running = await store.update(makeOperation('op-2', { status: 'running' }), { ifMatch: operation.etag });
+      expect(running.status).toBe('running');
+      await expect(store.update(makeOperation('op-2', { status: 'failed' }), { ifMatch: operation.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
+      const done = await store.update({ ...running, status: 'succeeded' });
+      expect(await store.get('op-2')).toEqual(done);
+      expect(done.status).toBe('succeeded');
+    });
+
+    it('refuses to update an operation that does not exist', async () => {
+      await expect(store.update(makeOperation('op-never'))).rejects.toBeInstanceOf(SignalboxError);
+      expect(await store.get('op-never')).toBeUndefined();
+    });
+
+    it('keeps 1,000 per-instance results', async () => {
+      const instances: InstanceResult[] = Array.from({ length: 1000 }, (_, i) => ({
+        instanceId: `instance-with-a-longish-id-${String(i).padStart(4, '0')}`,
+        outcome: i % 7 === 0 ? 'faulted' : 'transitioned',
+        transitionId: 'approve',
+        fromStateId: 'waiting-for-approval',
+        toStateId: 'approved',
+        ...(i % 7 === 0 && { error: `Condition 3 failed: ${'detail '.repeat(10)}` }),
+      }));
+      const operation = makeOperation('op-big', { status: 'succeeded', candidates: 1000, instances });
+      await store.create(operation);
+      expect(withoutEtag((await store.get('op-big'))!)).toEqual(operation);
+    });
+
+    it('lists operations by status, paged', async () => {
+      const fresh = await create();
+      const statuses = ['notStarted', 'running', 'succeeded', 'running', 'failed', 'notStarted', 'running'] as const;
+      await Promise.all(statuses.map((status, i) => fresh.create(makeOperation(`ls-${i}`, { status }))));
+      const ids = async (wanted: Parameters<OperationStore['listByStatus']>[0]): Promise<string[]> =>
+        (await collect((options) => fresh.listByStatus(wanted, options), 2)).items.map((item) => item.id).sort();
+      expect(await ids(['running'])).toEqual(['ls-1', 'ls-3', 'ls-6']);
+      expect(await ids(['notStarted', 'running'])).toEqual(['ls-0', 'ls-1', 'ls-3', 'ls-5', 'ls-6']);
+      expect(await ids([])).toEqual([]);
+    });
+  });
+}
