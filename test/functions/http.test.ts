@@ -1,0 +1,167 @@
+/**
+ * The HTTP functions as the host would call them (HttpRequest and InvocationContext have public
+ * constructors for tests), and the durable launcher's idempotency against a stand-in durable client.
+ */
+jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
+
+import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
+import * as df from 'durable-functions';
+import { NotFoundError } from '../../src/engine/errors';
+import type { ApiRequest, ApiServices, RouteDefinition } from '../../src/host/http/types';
+import type { HostCore } from '../../src/host/wiring';
+import { handleRoute } from '../../functions/http';
+import { durableLauncher, setHostCore } from '../../functions/wiring';
+
+const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<
+  [{ name: string }, HttpHandler]
+>;
+const handlerOf = (name: string): HttpHandler => registered.find(([metadata]) => metadata.name === name)![1];
+
+/** A context carrying a durable client input, as the host gives every function registered with one. */
+function invocationContext(): InvocationContext {
+  const durableClient = df.input.durableClient();
+  const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-1', options: { extraInputs: [durableClient] }, logHandler: () => {} });
+  context.extraInputs.set(durableClient, {
+    taskHubName: 'SignalboxHub',
+    creationUrls: {},
+    managementUrls: {},
+    baseUrl: 'http://127.0.0.1:7071/runtime/webhooks/durabletask',
+    requiredQueryStringParameters: 'code=test',
+  });
+  return context;
+}
+
+let health = true;
+beforeAll(() => {
+  const services = { checkHealth: async () => health } as unknown as ApiServices;
+  setHostCore({ servicesFor: () => services } as unknown as HostCore);
+});
+afterAll(() => setHostCore(undefined));
+
+function bodyOf(response: HttpResponseInit): unknown {
+  return JSON.parse(response.body as string);
+}
+
+describe('HTTP functions', () => {
+  it('serves a route of the shared table through the durable-client services', async () => {
+    health = true;
+    const response = await handlerOf('health')(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/health' }), invocationContext());
+    expect(response).toMatchObject({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(bodyOf(response)).toEqual({ status: 'ok' });
+
+    health = false;
+    const unhealthy = await handlerOf('health')(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/health' }), invocationContext());
+    expect(unhealthy).toMatchObject({ status: 503, headers: { 'content-type': 'application/problem+json' } });
+  });
+
+  it('refuses a body over 1 MiB with a 413 problem before any handler runs', async () => {
+    const handle = jest.fn();
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle };
+    const request = new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024 + 1) } });
+
+    const response = await handleRoute(route, request, invocationContext());
+
+    expect(response.status).toBe(413);
+    expect(response.headers).toMatchObject({ 'content-type': 'application/problem+json' });
+    expect(bodyOf(response)).toMatchObject({ status: 413, title: 'Too large' });
+    expect(handle).not.toHaveBeenCalled();
+  });
+
+  it('accepts a body of exactly 1 MiB', async () => {
+    let seen: ApiRequest | undefined;
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle: async (request) => ((seen = request), { status: 204 }) };
+    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024) } }), invocationContext());
+    expect(response.status).toBe(204);
+    expect(seen?.bodyText).toHaveLength(1024 * 1024);
+  });
+
+  it('translates the request and the response both ways', async () => {
+    let seen: ApiRequest | undefined;
+    const route: RouteDefinition = {
+      name: 'probe',
+      methods: ['PUT'],
+      route: 'things/{thingId}',
+      authLevel: 'function',
+      handle: async (request) => {
+        seen = request;
+        return { status: 201, headers: { etag: '"1"', location: '/api/things/a b' }, body: { ok: true } };
+      },
+    };
+    const request = new HttpRequest({
+      method: 'put',
+      url: 'https://signalbox.example/api/things/a%20b?version=2',
+      params: { thingId: 'a b' },
+      headers: { 'if-match': '*', 'content-type': 'application/json' },
+      body: { string: '{"x":1}' },
+    });
+
+    const response = await handleRoute(route, request, invocationContext());
+
+    expect(seen).toMatchObject({ method: 'PUT', params: { thingId: 'a b' }, bodyText: '{"x":1}' });
+    expect(seen!.url.searchParams.get('version')).toBe('2');
+    expect(seen!.headers.get('If-Match')).toBe('*');
+    expect(seen!.headers.get('x-missing')).toBeNull();
+    expect(response).toEqual({ status: 201, headers: { etag: '"1"', location: '/api/things/a b', 'content-type': 'application/json; charset=utf-8' }, body: '{"ok":true}' });
+  });
+
+  it('gives a handler no body when the request has none', async () => {
+    let seen: ApiRequest | undefined;
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle: async (request) => ((seen = request), { status: 202 }) };
+    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe' }), invocationContext());
+    expect(response).toEqual({ status: 202, headers: {} });
+    expect(seen!.bodyText).toBeUndefined();
+  });
+
+  it('maps a thrown error to problem+json', async () => {
+    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', handle: async () => Promise.reject(new NotFoundError('No instance x')) };
+    const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
+    expect(response).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
+    expect(bodyOf(response)).toMatchObject({ status: 404, detail: 'No instance x' });
+  });
+
+  it('answers unknown paths 404 and known paths with another method 405, as problem+json', async () => {
+    const notFound = handlerOf('notFound');
+    const unknown = await notFound(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/nothing/here', params: { path: 'nothing/here' } }), invocationContext());
+    expect(unknown).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
+
+    const wrongMethod = await notFound(new HttpRequest({ method: 'DELETE', url: 'https://signalbox.example/api/workflows/w1', params: { path: 'workflows/w1' } }), invocationContext());
+    expect(wrongMethod).toMatchObject({ status: 405, headers: { 'content-type': 'application/problem+json' } });
+  });
+});
+
+describe('durableLauncher', () => {
+  function client(status: { runtimeStatus: string } | Error) {
+    return {
+      getStatus: jest.fn(async () => {
+        if (status instanceof Error) throw status;
+        return status;
+      }),
+      startNew: jest.fn(async (_name: string, options?: { instanceId?: string }) => options?.instanceId ?? ''),
+    };
+  }
+  const missing = () => new Error('DurableClient error: Durable Functions extension replied with HTTP 404 response. This usually means we could not find any data');
+
+  it('starts the trigger orchestration under the operation id', async () => {
+    const stub = client(missing());
+    await durableLauncher(stub as never).start('op-7');
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7' } });
+  });
+
+  it.each(['Running', 'Pending', 'Completed'])('leaves an existing %s orchestration alone', async (runtimeStatus) => {
+    const stub = client({ runtimeStatus });
+    await durableLauncher(stub as never).start('op-7');
+    expect(stub.startNew).not.toHaveBeenCalled();
+  });
+
+  it.each(['Failed', 'Terminated'])('starts a %s orchestration again (its operation is unfinished)', async (runtimeStatus) => {
+    const stub = client({ runtimeStatus });
+    await durableLauncher(stub as never).start('op-7');
+    expect(stub.startNew).toHaveBeenCalledTimes(1);
+  });
+
+  it('lets other durable client failures through', async () => {
+    const stub = client(new Error('DurableClient error: HTTP 500'));
+    await expect(durableLauncher(stub as never).start('op-7')).rejects.toThrow('HTTP 500');
+    expect(stub.startNew).not.toHaveBeenCalled();
+  });
+});
