@@ -1,6 +1,6 @@
 /**
  * @module Runs operations in-process for the local server: the same steps as the durable orchestrator
- * (begin, page candidates, apply to each instance, complete) over the same TriggerActivities, with
+ * (page candidates, apply to each instance, complete) over the same TriggerActivityService, with
  * bounded concurrency and retries of retryable failures. Operations survive a crash in the operation
  * store as `notStarted` or `running`, and `resumeUnfinished` picks them up on the next start: instances
  * that had already applied the trigger answer `duplicate`, so none applies it twice.
@@ -10,9 +10,9 @@ import { isRetryable } from '../engine/errors';
 import { accumulateResults, emptySummary, type InstanceResult, type OutcomeSummary } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
 import { Semaphore } from './concurrency';
-import type { TriggerActivities } from './trigger-activities';
 import type { OperationLauncher } from './trigger-submitter';
-import type { Logger } from './trigger-activity-service';
+import type { Logger, TriggerActivityService } from './trigger-activity-service';
+import type { StoredOperation } from '../engine/operation';
 
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
@@ -24,7 +24,7 @@ export interface LocalOperationRunnerOptions {
 }
 
 export class LocalOperationRunner implements OperationLauncher {
-  private activities: TriggerActivities | undefined;
+  private activities: TriggerActivityService | undefined;
   private readonly running = new Map<string, Promise<void>>();
   private readonly semaphore: Semaphore;
   private readonly maxAttempts: number;
@@ -41,7 +41,7 @@ export class LocalOperationRunner implements OperationLauncher {
   }
 
   /** Set once wiring is complete (the activities need the engine, whose dispatcher needs this runner). */
-  attach(activities: TriggerActivities): void {
+  attach(activities: TriggerActivityService): void {
     this.activities = activities;
   }
 
@@ -50,9 +50,9 @@ export class LocalOperationRunner implements OperationLauncher {
     return this.running.size;
   }
 
-  async start(operationId: string): Promise<void> {
+  async start(operationId: string, operation?: StoredOperation): Promise<void> {
     if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
-    const run = this.run(operationId)
+    const run = this.run(operationId, operation)
       .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
       .finally(() => this.running.delete(operationId));
     this.running.set(operationId, run);
@@ -70,7 +70,7 @@ export class LocalOperationRunner implements OperationLauncher {
     do {
       const page = await operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { continuationToken, maxPageSize: 100 });
       for (const operation of page.items) {
-        await this.start(operation.id);
+        await this.start(operation.id, operation);
         count += 1;
       }
       continuationToken = page.continuationToken;
@@ -88,15 +88,19 @@ export class LocalOperationRunner implements OperationLauncher {
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
   }
 
-  private requireActivities(): TriggerActivities {
+  private requireActivities(): TriggerActivityService {
     if (!this.activities) throw new Error('LocalOperationRunner.attach() was not called');
     return this.activities;
   }
 
-  private async run(operationId: string): Promise<void> {
+  private async run(operationId: string, known?: StoredOperation): Promise<void> {
     const activities = this.requireActivities();
-    const begin = await activities.beginOperation(operationId);
-    if (!begin.shouldRun) return;
+    // With the record in hand (just created, or listed for resumption) the run needs no read and no
+    // `running` write: an operation stays `notStarted` until done, which polls and resumption treat alike.
+    const operation = known ?? (await activities.loadOperation(operationId));
+    if (!operation || operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) return;
+    activities.remember(operation);
+    const begin = { subjects: operation.trigger.subjects };
     let totals: { summary: OutcomeSummary; instances: InstanceResult[]; candidates: number } = { summary: emptySummary(), instances: [], candidates: 0 };
     const seen = new Set<string>();
     let continuationToken: string | undefined;
@@ -111,10 +115,10 @@ export class LocalOperationRunner implements OperationLauncher {
       } while (continuationToken);
     } catch (error) {
       if (this.shutdown.signal.aborted) throw error; // left `running`: the next start resumes it
-      await activities.completeOperation({ operationId, ...totals, error: error instanceof Error ? error.message : String(error) });
+      await activities.finishOperation(operation, { operationId, ...totals, error: error instanceof Error ? error.message : String(error) });
       return;
     }
-    await activities.completeOperation({ operationId, ...totals });
+    await activities.finishOperation(operation, { operationId, ...totals });
   }
 
   private async applyWithRetry(operationId: string, instanceId: string): Promise<InstanceResult> {

@@ -6,7 +6,7 @@
 import type { Engine } from '../engine/engine';
 import { OperationStatus, TriggerOutcome } from '../engine/enums';
 import { NotFoundError, isRetryable } from '../engine/errors';
-import type { InstanceResult } from '../engine/operation';
+import type { InstanceResult, Operation, StoredOperation } from '../engine/operation';
 import type { OperationStore, TriggerDispatcher } from '../engine/ports';
 import type { Trigger } from '../engine/trigger';
 import {
@@ -57,6 +57,15 @@ export class TriggerActivityService implements TriggerActivities {
     return (this.options.now?.() ?? new Date()).toISOString();
   }
 
+  async loadOperation(operationId: string): Promise<StoredOperation | undefined> {
+    return this.options.operations.get(operationId);
+  }
+
+  /** Keeps an operation's trigger in the cache, so applications need not read it. */
+  remember(operation: Operation): void {
+    this.options.triggerCache.set(operation.id, operation.trigger);
+  }
+
   async beginOperation(operationId: string): Promise<BeginOperationOutput> {
     const operation = await this.options.operations.get(operationId);
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
@@ -102,6 +111,11 @@ export class TriggerActivityService implements TriggerActivities {
   async completeOperation(input: CompleteOperationInput): Promise<void> {
     const operation = await this.options.operations.get(input.operationId);
     if (!operation) throw new NotFoundError(`Operation "${input.operationId}" does not exist`);
+    await this.finishOperation(operation, input);
+  }
+
+  /** Records the outcome on an operation record already in hand (one write, no read). */
+  async finishOperation(operation: Operation, input: CompleteOperationInput): Promise<void> {
     await this.options.operations.update({
       ...operation,
       status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,

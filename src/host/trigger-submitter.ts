@@ -11,8 +11,11 @@ import type { Trigger } from '../engine/trigger';
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */
 export interface OperationLauncher {
-  /** Starts the operation's dispatch; must be idempotent (a second call for a running one does nothing). */
-  start(operationId: string): Promise<void>;
+  /**
+   * Starts the operation's dispatch; must be idempotent (a second call for a running one does nothing).
+   * `operation` is the record just read or written, so an in-process launcher need not read it again.
+   */
+  start(operationId: string, operation?: StoredOperation): Promise<void>;
 }
 
 export class TriggerSubmitter implements TriggerDispatcher {
@@ -40,7 +43,7 @@ export class TriggerSubmitter implements TriggerDispatcher {
       options,
     );
     // A crash between recording and starting leaves an operation notStarted: a repeat starts it.
-    if (created || operation.status === OperationStatus.notStarted) await this.launcher.start(operation.id);
+    if (created || operation.status === OperationStatus.notStarted) await this.launcher.start(operation.id, operation);
     return operation;
   }
 

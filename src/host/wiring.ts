@@ -3,12 +3,12 @@
  * trigger activities. The hosts differ only in the OperationLauncher (durable orchestration on Azure,
  * in-process runner locally) and in where the ports come from.
  */
-import { Engine, type EngineOptions } from '../engine/engine';
+import { Engine } from '../engine/engine';
+import type { EngineOptions } from '../engine/engine-options';
 import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, TriggerDispatcher, WorkflowStore } from '../engine/ports';
 import type { ApiServices } from './http/types';
 import { allowedHosts, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
-import type { TriggerActivities } from './trigger-activities';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 
 export interface SignalboxPorts {
@@ -29,7 +29,7 @@ export interface HostCore {
   /** API services whose triggers are run by `launcher`. */
   servicesFor(launcher: OperationLauncher): ApiServices;
   /** Activities whose raised triggers are dispatched through `launcher`. */
-  activitiesFor(launcher: OperationLauncher): TriggerActivities;
+  activitiesFor(launcher: OperationLauncher): TriggerActivityService;
 }
 
 export interface HostCoreOptions {
@@ -54,6 +54,9 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     { workflows: ports.workflows, instances: ports.instances, history: ports.history, interests: ports.interests, leases: ports.leases, dispatcher: lateDispatcher },
     {
       allowedHosts: allowedHosts(env),
+      // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
+      // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.
+      leaseDurationInSeconds: 15,
       logger: { info: (message, properties) => logger.info(message, properties), warn: (message, properties) => logger.warn(message, properties), error: (message, properties) => logger.error(message, properties) },
       ...engineOptions,
     },

@@ -177,10 +177,10 @@ describe('instances, triggers and operations', () => {
     expect((await api.request('GET', '/api/instances/claim-1')).body.context.submittedBy).toBe('ann');
   });
 
-  it('reports noTransition and notInterested-free summaries for instances the trigger does not move', async () => {
+  it('reports noTransition for an instance whose state has no transition for the trigger', async () => {
     const { finished } = await sendTrigger({ name: 'Submit', subjects: ['claim-1'] });
     expect(finished.body.summary).toMatchObject({ noTransition: 1, transitioned: 0 });
-    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'noTransition' }]);
+    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'noTransition', fromStateId: 'submitted' }]);
   });
 
   it('sends an instance-scoped trigger whose subject is the instance', async () => {

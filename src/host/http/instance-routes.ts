@@ -10,7 +10,7 @@ import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { instanceBody, instanceUrl } from './representations';
 import { acceptedOperation } from './trigger-routes';
-import type { ApiServices, RouteDefinition } from './types';
+import type { RouteDefinition } from './types';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
   return {
@@ -20,11 +20,6 @@ function instanceResponse(status: number, instance: StoredInstance, withLocation
   };
 }
 
-async function requireInstance(services: ApiServices, instanceId: string): Promise<StoredInstance> {
-  const instance = await services.engine.getInstance(instanceId);
-  if (!instance) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
-  return instance;
-}
 
 const recoverBodySchema = z.strictObject({ stateId: z.string().min(1).max(128) });
 
@@ -46,7 +41,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     async handle(request, services) {
       parseQuery(request, {});
-      return instanceResponse(200, await requireInstance(services, request.params.instanceId!));
+      return instanceResponse(200, await services.engine.getInstance(request.params.instanceId!));
     },
   },
   {
@@ -66,7 +61,12 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         // The interest index answers "who is interested in this subject"; the instances are then read
         // and filtered, since the index may hold stale rows (it is a superset of the truth).
         const candidates = await engine.findCandidates([subject], page);
-        const loaded = await Promise.all(candidates.items.map((id) => engine.getInstance(id)));
+        const loaded = await Promise.all(
+          candidates.items.map((id) => engine.getInstance(id).catch((error: unknown) => {
+            if (error instanceof NotFoundError) return undefined; // a stale index row
+            throw error;
+          })),
+        );
         const items = loaded.filter(
           (instance): instance is StoredInstance =>
             instance !== undefined &&
@@ -89,7 +89,6 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     async handle(request, services) {
       const page = parseQuery(request, pageQuerySchema);
       const instanceId = request.params.instanceId!;
-      await requireInstance(services, instanceId);
       const history = await services.engine.getHistory(instanceId, page);
       const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event }) => ({ at, event, triggerId, transitionId, fromStateId, toStateId, status }));
       return { status: 200, body: { items, ...(history.continuationToken ? { continuationToken: history.continuationToken } : {}) } };
@@ -104,9 +103,9 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const instanceId = request.params.instanceId!;
       const body = readJsonBody(request);
       // The instance is the subject: a body naming subjects is refused rather than silently overridden.
-      const input = parseWith(z.looseObject({ subjects: z.undefined({ error: 'subjects are not allowed here: the instance id is the subject' }) }), body, 'The trigger is invalid');
+      const input = parseWith(z.looseObject({ subjects: z.never({ error: 'subjects are not allowed here: the instance id is the subject' }).optional() }), body, 'The trigger is invalid');
       const trigger = parseTrigger({ ...input, subjects: [instanceId] }, randomUUID);
-      await requireInstance(services, instanceId);
+      await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       return acceptedOperation(await services.triggers.submit(trigger));
     },
   },

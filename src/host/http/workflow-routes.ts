@@ -1,6 +1,5 @@
 /** @module /api/workflows: versioned definitions with ETags. */
 import { z } from 'zod';
-import { NotFoundError } from '../../engine/errors';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { workflowBody } from './representations';
@@ -46,9 +45,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     async handle(request, { engine }) {
       const { version } = parseQuery(request, { version: z.coerce.number().int().min(1).optional() });
       const workflowId = request.params.workflowId!;
-      const workflow = await engine.getWorkflow(workflowId, version);
-      if (!workflow) throw new NotFoundError(version ? `Workflow "${workflowId}" has no version ${version}` : `Workflow "${workflowId}" does not exist`);
-      return workflowResponse(200, workflow);
+      return workflowResponse(200, await engine.getWorkflow(workflowId, version));
     },
   },
   {
