@@ -4,9 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bicepFiles, parseBicep, repoRoot, syntaxProblems } from './bicep';
+import { bicepFiles, parseBicep, parseBicepSources, repoRoot, syntaxProblems } from './bicep';
 
 const files = bicepFiles();
+const trees = new Map(parseBicepSources(files.map((file) => readFileSync(join(repoRoot, file), 'utf8'))).map((tree, i) => [files[i]!, tree]));
 
 describe('Bicep syntax (tree-sitter-bicep)', () => {
   it('finds main.bicep and its modules', () => {
@@ -23,7 +24,7 @@ describe('Bicep syntax (tree-sitter-bicep)', () => {
   });
 
   it.each(files)('%s parses without ERROR or MISSING nodes', (file) => {
-    const tree = parseBicep(readFileSync(join(repoRoot, file), 'utf8'));
+    const tree = trees.get(file)!;
     const report = syntaxProblems(tree).map((p) => `${file}:${p.line}:${p.column} ${p.kind} ${JSON.stringify(p.text)}`);
     expect(report).toEqual([]);
     expect(tree.rootNode.type).toBe('infrastructure');

@@ -5,20 +5,95 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import Parser from 'tree-sitter';
-import Bicep from 'tree-sitter-bicep';
-
-export type Node = Parser.SyntaxNode;
+import { spawnSync } from 'node:child_process';
 
 export const repoRoot = join(__dirname, '..', '..');
 export const bicepRoot = join(repoRoot, 'infra', 'bicep');
 
-const parser = new Parser();
-parser.setLanguage(Bicep as unknown as Parser.Language);
+/**
+ * A syntax node: a plain copy of what tree-sitter returned. tree-sitter's native binding holds
+ * process-wide state that breaks when a second copy of its JavaScript wrapper loads it, and Jest loads
+ * modules afresh for every test file in a worker; so the parsing runs in a child process and the tests
+ * walk these copies.
+ */
+export interface Node {
+  readonly type: string;
+  readonly isNamed: boolean;
+  readonly isMissing: boolean;
+  readonly startPosition: { readonly row: number; readonly column: number };
+  readonly text: string;
+  readonly children: readonly Node[];
+  readonly namedChildren: readonly Node[];
+  readonly namedChildCount: number;
+  readonly previousNamedSibling: Node | null;
+}
 
-export function parseBicep(source: string): Parser.Tree {
-  // The native binding reads the text in chunks of bufferSize; give it room for the whole file.
-  return parser.parse(source, null, { bufferSize: Math.max(64 * 1024, source.length * 4) });
+export interface Tree {
+  readonly rootNode: Node;
+}
+
+type Wire = [type: string, named: 0 | 1, missing: 0 | 1, row: number, column: number, text: string, children: Wire[]];
+
+const PARSE_SCRIPT = `
+const Parser = require('tree-sitter');
+const parser = new Parser();
+parser.setLanguage(require('tree-sitter-bicep'));
+const wire = (n) => [n.type, n.isNamed ? 1 : 0, n.isMissing ? 1 : 0, n.startPosition.row, n.startPosition.column, n.text, n.children.map(wire)];
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => { input += chunk; });
+process.stdin.on('end', () => {
+  const trees = JSON.parse(input).map((source) =>
+    wire(parser.parse(source, null, { bufferSize: Math.max(65536, source.length * 4) }).rootNode));
+  process.stdout.write(JSON.stringify(trees));
+});
+`;
+
+class CopiedNode implements Node {
+  readonly children: CopiedNode[] = [];
+  parent: CopiedNode | null = null;
+  constructor(
+    readonly type: string,
+    readonly isNamed: boolean,
+    readonly isMissing: boolean,
+    readonly startPosition: { readonly row: number; readonly column: number },
+    readonly text: string,
+  ) {}
+  get namedChildren(): CopiedNode[] {
+    return this.children.filter((child) => child.isNamed);
+  }
+  get namedChildCount(): number {
+    return this.namedChildren.length;
+  }
+  get previousNamedSibling(): CopiedNode | null {
+    if (!this.parent) return null;
+    const siblings = this.parent.namedChildren;
+    const index = siblings.indexOf(this);
+    return index > 0 ? siblings[index - 1]! : null;
+  }
+}
+
+function fromWire([type, named, missing, row, column, text, children]: Wire, parent: CopiedNode | null): CopiedNode {
+  const node = new CopiedNode(type, named === 1, missing === 1, { row, column }, text);
+  node.parent = parent;
+  for (const child of children) node.children.push(fromWire(child, node));
+  return node;
+}
+
+/** Parses several sources with tree-sitter-bicep in one child process. */
+export function parseBicepSources(sources: readonly string[]): Tree[] {
+  const result = spawnSync(process.execPath, ['-e', PARSE_SCRIPT], {
+    cwd: repoRoot,
+    input: JSON.stringify(sources),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`tree-sitter-bicep failed: ${result.stderr || result.error?.message}`);
+  return (JSON.parse(result.stdout) as Wire[]).map((wire) => ({ rootNode: fromWire(wire, null) }));
+}
+
+export function parseBicep(source: string): Tree {
+  return parseBicepSources([source])[0]!;
 }
 
 export interface SyntaxProblem {
@@ -29,7 +104,7 @@ export interface SyntaxProblem {
 }
 
 /** Every ERROR node and every MISSING (inserted by error recovery) node, in document order. */
-export function syntaxProblems(tree: Parser.Tree): SyntaxProblem[] {
+export function syntaxProblems(tree: Tree): SyntaxProblem[] {
   const problems: SyntaxProblem[] = [];
   const visit = (node: Node): void => {
     if (node.type === 'ERROR' || node.isMissing) {
@@ -66,18 +141,24 @@ export interface Template {
   readonly root: Node;
 }
 
-const cache = new Map<string, Template>();
+let cache: Map<string, Template> | undefined;
+
+/** Every template under infra/bicep, parsed together once per test file. */
+function allTemplates(): Map<string, Template> {
+  if (!cache) {
+    const files = bicepFiles();
+    const sources = files.map((file) => readFileSync(join(repoRoot, file), 'utf8'));
+    const trees = parseBicepSources(sources);
+    cache = new Map(files.map((file, i) => [file, { path: file, source: sources[i]!, root: trees[i]!.rootNode }]));
+  }
+  return cache;
+}
 
 /** A template by its path relative to infra/bicep (e.g. `main.bicep`, `modules/storage.bicep`). */
 export function template(pathInBicep: string): Template {
-  const path = join('infra', 'bicep', pathInBicep);
-  let loaded = cache.get(path);
-  if (!loaded) {
-    const source = readFileSync(join(repoRoot, path), 'utf8');
-    loaded = { path, source, root: parseBicep(source).rootNode };
-    cache.set(path, loaded);
-  }
-  return loaded;
+  const found = allTemplates().get(join('infra', 'bicep', pathInBicep));
+  if (!found) throw new Error(`no template infra/bicep/${pathInBicep}`);
+  return found;
 }
 
 export type DeclarationKind =
@@ -97,6 +178,10 @@ export interface Declaration {
   readonly target?: string;
   /** The declaration's value: the body object (or `for` body object) for resources and modules, the expression otherwise. */
   readonly body?: Node;
+  /** A reference to a resource deployed elsewhere (`resource x 'T' existing = {...}`). */
+  readonly existing: boolean;
+  /** Declared with a `for` loop. */
+  readonly loop?: { readonly item: string; readonly over: Node };
 }
 
 export interface Decorator {
@@ -143,15 +228,22 @@ export function declarations(tpl: Template, kind?: DeclarationKind): Declaration
     const name = identifier?.text ?? '';
     let target: string | undefined;
     let body: Node | undefined;
+    let loop: Declaration['loop'];
     if (node.type === 'resource_declaration' || node.type === 'module_declaration') {
       const targetNode = rest.find((child) => child.type === 'string');
       target = targetNode ? stringValue(targetNode) : undefined;
-      body = declaredObject(rest[rest.length - 1]);
+      const value = rest[rest.length - 1];
+      body = declaredObject(value);
+      if (value?.type === 'for_statement') {
+        const [item, over] = value.namedChildren;
+        if (item && over) loop = { item: item.text, over };
+      }
     } else if (node.type === 'output_declaration' || node.type === 'variable_declaration' || node.type === 'parameter_declaration') {
       const last = rest[rest.length - 1];
       body = last && last.type !== 'type' ? last : undefined;
     }
-    result.push({ kind: node.type, name, node, decorators: decoratorsBefore(node), target, body });
+    const existing = node.children.some((child) => child.type === 'existing');
+    result.push({ kind: node.type, name, node, decorators: decoratorsBefore(node), target, body, existing, loop });
   }
   return result;
 }

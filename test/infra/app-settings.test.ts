@@ -1,0 +1,139 @@
+/**
+ * Every setting the code reads (`appSettings` in src/host/settings.ts) is either provided to the deployed
+ * function app by infra/bicep or listed below as local-only with the reason. A setting added to
+ * settings.ts without either fails here.
+ */
+import { appSettings } from '../../src/host/settings';
+import { arrayItems, calledFunctions, declaration, Node, path, property, stringValue, template } from './bicep';
+
+/** Settings the deployed app must NOT get, each with why. */
+const LOCAL_ONLY: Readonly<Record<string, string>> = {
+  AzureWebJobsStorage:
+    'A connection string carries an account key; the account has shared-key access off, so on Azure the identity-based AzureWebJobsStorage__* settings are used instead.',
+  AzureWebJobsStorage__accountName:
+    'An alternative to the three explicit service URIs the app gets (__blobServiceUri, __queueServiceUri, __tableServiceUri); setting both would be redundant.',
+  SIGNALBOX_STORAGE:
+    'An override connection string (with a key) for local or test storage; on Azure Signalbox uses the identity-based AzureWebJobsStorage settings.',
+  SIGNALBOX_STORAGE_PREFIX:
+    'For sharing one account between deployments or test runs; each azd environment gets its own account, and infra/bicep creates the defaultStorageNames tables and lease container, which a prefix would bypass.',
+  SIGNALBOX_API_KEY:
+    'Protects only the local server; on Azure the Functions host checks function keys (x-functions-key or ?code=).',
+  PORT: 'The local server port; on Azure the Functions host owns the listener.',
+};
+
+/** The settings Azure needs, from the issue: identity-based storage, task hub, outbound hosts, telemetry, identity. */
+const AZURE_SETTINGS = [
+  'AzureWebJobsStorage__credential',
+  'AzureWebJobsStorage__clientId',
+  'AzureWebJobsStorage__blobServiceUri',
+  'AzureWebJobsStorage__queueServiceUri',
+  'AzureWebJobsStorage__tableServiceUri',
+  'SIGNALBOX_ALLOWED_HOSTS',
+  'SIGNALBOX_TASK_HUB',
+  'APPLICATIONINSIGHTS_CONNECTION_STRING',
+  'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
+  'AZURE_CLIENT_ID',
+] as const;
+
+/** Settings Flex Consumption rejects or ignores (runtime, version and deployment live in functionAppConfig). */
+const FLEX_DEPRECATED = [
+  'FUNCTIONS_WORKER_RUNTIME',
+  'FUNCTIONS_EXTENSION_VERSION',
+  'WEBSITE_RUN_FROM_PACKAGE',
+  'WEBSITE_CONTENTSHARE',
+  'WEBSITE_CONTENTAZUREFILECONNECTIONSTRING',
+  'WEBSITE_NODE_DEFAULT_VERSION',
+  'SCM_DO_BUILD_DURING_DEPLOYMENT',
+  'ENABLE_ORYX_BUILD',
+];
+
+const functionAppModule = template('modules/functionapp.bicep');
+const main = template('main.bicep');
+const site = declaration(functionAppModule, 'resource_declaration', 'functionApp');
+
+/** name -> value expression of each entry of the site's siteConfig.appSettings. */
+function providedSettings(): Map<string, Node> {
+  const settings = new Map<string, Node>();
+  const list = path(site.body, 'properties', 'siteConfig', 'appSettings');
+  expect(list?.type).toBe('array');
+  for (const item of arrayItems(list)) {
+    const nameNode = property(item, 'name');
+    const value = property(item, 'value');
+    const name = nameNode ? stringValue(nameNode) : undefined;
+    if (!name || !value) throw new Error(`${functionAppModule.path}: app setting without a literal name and a value: ${item.text}`);
+    if (settings.has(name)) throw new Error(`${functionAppModule.path}: app setting ${name} appears twice`);
+    settings.set(name, value);
+  }
+  return settings;
+}
+
+const provided = providedSettings();
+const codeSettings = Object.keys(appSettings);
+
+/** The expression main.bicep passes to the function app module for one of its params. */
+function mainArgument(param: string): string | undefined {
+  const module = declaration(main, 'module_declaration', 'functionApp');
+  return path(module.body, 'params', param)?.text;
+}
+
+describe('app settings of the deployed function app', () => {
+  it('provides every setting of settings.ts that is not local-only', () => {
+    const missing = codeSettings.filter((name) => !provided.has(name) && !(name in LOCAL_ONLY));
+    expect(missing).toEqual([]);
+  });
+
+  it('keeps the local-only list honest: each is a real setting and none is provided', () => {
+    expect(Object.keys(LOCAL_ONLY).filter((name) => !codeSettings.includes(name))).toEqual([]);
+    expect(Object.keys(LOCAL_ONLY).filter((name) => provided.has(name))).toEqual([]);
+    for (const reason of Object.values(LOCAL_ONLY)) expect(reason.length).toBeGreaterThan(20);
+  });
+
+  it('provides exactly the Azure settings the issue names, each one read by the code', () => {
+    expect([...provided.keys()].sort()).toEqual([...AZURE_SETTINGS].sort());
+    expect([...provided.keys()].filter((name) => !codeSettings.includes(name))).toEqual([]);
+  });
+
+  it('sets none of the settings Flex Consumption deprecates', () => {
+    expect(FLEX_DEPRECATED.filter((name) => provided.has(name))).toEqual([]);
+  });
+
+  it('uses the managed identity for AzureWebJobsStorage, with the three service endpoints of the account', () => {
+    expect(stringValue(provided.get('AzureWebJobsStorage__credential')!)).toBe('managedidentity');
+    expect(provided.get('AzureWebJobsStorage__clientId')!.text).toBe('identityClientId');
+    for (const service of ['blob', 'queue', 'table'] as const) {
+      expect(provided.get(`AzureWebJobsStorage__${service}ServiceUri`)!.text).toBe(`storageAccount.properties.primaryEndpoints.${service}`);
+    }
+    const storageAccount = declaration(functionAppModule, 'resource_declaration', 'storageAccount');
+    expect(storageAccount.existing).toBe(true);
+    expect(property(storageAccount.body, 'name')?.text).toBe('storageAccountName');
+    expect(mainArgument('storageAccountName')).toBe('storage.outputs.name');
+  });
+
+  it('passes the task hub and the outbound hosts from main.bicep parameters', () => {
+    expect(provided.get('SIGNALBOX_TASK_HUB')!.text).toBe('taskHubName');
+    expect(mainArgument('taskHubName')).toBe('taskHubName');
+    expect(provided.get('SIGNALBOX_ALLOWED_HOSTS')!.text).toBe('allowedOutboundHosts');
+    expect(mainArgument('allowedOutboundHosts')).toBe('allowedOutboundHosts');
+  });
+
+  it('wires Application Insights with Entra ID authentication for the app identity', () => {
+    expect(provided.get('APPLICATIONINSIGHTS_CONNECTION_STRING')!.text).toBe('applicationInsights.properties.ConnectionString');
+    const component = declaration(functionAppModule, 'resource_declaration', 'applicationInsights');
+    expect(component.existing).toBe(true);
+    expect(component.target).toMatch(/^Microsoft\.Insights\/components@/);
+    expect(mainArgument('applicationInsightsName')).toBe('monitoring.outputs.applicationInsightsName');
+
+    const auth = provided.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING')!;
+    expect(auth.type).toBe('string');
+    expect(auth.text).toContain('Authorization=AAD');
+    expect(auth.text).toContain('ClientId=${identityClientId}');
+    expect(provided.get('AZURE_CLIENT_ID')!.text).toBe('identityClientId');
+  });
+
+  it('takes no setting value from a key or a secret', () => {
+    const offenders = [...provided]
+      .filter(([, value]) => /AccountKey=|SharedAccessSignature|SharedAccessKey/i.test(value.text) || calledFunctions(value).some((fn) => /^list/i.test(fn)))
+      .map(([name]) => name);
+    expect(offenders).toEqual([]);
+  });
+});
