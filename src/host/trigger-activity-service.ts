@@ -7,7 +7,7 @@ import type { Engine } from '../engine/engine';
 import { OperationStatus, TriggerOutcome } from '../engine/enums';
 import { NotFoundError, isRetryable } from '../engine/errors';
 import type { InstanceResult, Operation, StoredOperation } from '../engine/operation';
-import type { OperationStore, TriggerDispatcher } from '../engine/ports';
+import type { OperationStore } from '../engine/ports';
 import type { Trigger } from '../engine/trigger';
 import {
   CANDIDATE_PAGE_SIZE,
@@ -44,8 +44,6 @@ export interface TriggerActivityServiceOptions {
   readonly engine: Engine;
   readonly operations: OperationStore;
   readonly triggerCache: TriggerCache;
-  /** Where raised triggers go; the engine's own dispatcher when omitted. */
-  readonly dispatcher?: TriggerDispatcher;
   readonly logger: Logger;
   readonly now?: () => Date;
 }
@@ -99,7 +97,7 @@ export class TriggerActivityService implements TriggerActivities {
   async applyTrigger({ operationId, instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
     const trigger = await this.triggerOf(operationId);
     try {
-      return await this.options.engine.applyTrigger(instanceId, trigger, this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {});
+      return await this.options.engine.applyTrigger(instanceId, trigger);
     } catch (error) {
       if (isRetryable(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);

@@ -41,8 +41,9 @@ export interface HostCoreOptions {
 }
 
 export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
-  // Raised triggers need a launcher, which is per host (and on Azure per invocation); the engine's
-  // default dispatcher is therefore a late-bound one, replaced per call through activitiesFor().
+  // Raised triggers need a launcher, which is per host (and on Azure per invocation: a durable client
+  // comes with each). The engine's dispatcher is therefore late-bound to the most recent launcher; all
+  // durable clients of one worker reach the same task hub, so any of them will do.
   let defaultDispatcher: TriggerDispatcher | undefined;
   const lateDispatcher: TriggerDispatcher = {
     dispatch: (trigger, options) => {
@@ -69,13 +70,12 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     logger,
     servicesFor(launcher) {
       const triggers = submitterFor(launcher);
-      defaultDispatcher ??= triggers;
+      defaultDispatcher = triggers;
       return { engine, operations: ports.operations, triggers, checkHealth: () => ports.checkHealth() };
     },
     activitiesFor(launcher) {
-      const dispatcher = submitterFor(launcher);
-      defaultDispatcher ??= dispatcher;
-      return new TriggerActivityService({ engine, operations: ports.operations, triggerCache, dispatcher, logger });
+      defaultDispatcher = submitterFor(launcher);
+      return new TriggerActivityService({ engine, operations: ports.operations, triggerCache, logger });
     },
   };
 }
