@@ -151,3 +151,37 @@ describe('main.parameters.json', () => {
     }
   });
 });
+
+describe('docs/deploy.md (the README deploy section)', () => {
+  const doc = readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8');
+  const parameters = JSON.parse(readFileSync(join(repoRoot, 'infra/bicep/main.parameters.json'), 'utf8')) as {
+    parameters: Record<string, { value: string }>;
+  };
+
+  it('is a section starting with "## Deploy to Azure" with the commands it promises', () => {
+    expect(doc.startsWith('## Deploy to Azure\n')).toBe(true);
+    for (const command of ['azd auth login', 'azd up', 'az functionapp keys list', 'x-functions-key', '?code=', 'azd down --purge']) {
+      expect(doc).toContain(command);
+    }
+  });
+
+  it('documents every azd environment variable the parameters file reads, with its parameter and default', () => {
+    for (const [name, { value }] of Object.entries(parameters.parameters)) {
+      const match = /^\$\{([A-Z0-9_]+)(?:=(.*))?\}$/.exec(value)!;
+      const variable = match[1]!;
+      if (variable === 'AZURE_ENV_NAME' || variable === 'AZURE_LOCATION') continue;
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${variable}\``));
+      expect({ variable, row: row !== undefined }).toEqual({ variable, row: true });
+      expect(row).toContain(`\`${name}\``);
+      if (match[2]) expect(row).toContain(match[2]);
+    }
+  });
+
+  it('names only outputs main.bicep has', () => {
+    const outputs = declarations(template('main.bicep'), 'output_declaration').map((o) => o.name);
+    const mentioned = [...doc.matchAll(/`((?:AZURE|SIGNALBOX)_[A-Z_]+)`/g)].map((m) => m[1]!);
+    const envVars = Object.values(parameters.parameters).map(({ value }) => /^\$\{([A-Z0-9_]+)/.exec(value)![1]!);
+    const settings = ['AZURE_CLIENT_ID', 'SIGNALBOX_TASK_HUB', 'SIGNALBOX_ALLOWED_HOSTS'];
+    expect(mentioned.filter((name) => !outputs.includes(name) && !envVars.includes(name) && !settings.includes(name))).toEqual([]);
+  });
+});
