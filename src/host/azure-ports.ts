@@ -3,6 +3,7 @@
  * defaults), the connection from the app settings, and a health check that asks the table service.
  */
 import { createAzureStorage, type AzureStorage } from '../storage/create-azure-storage';
+import type { RequestCounter } from '../storage/request-counter';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
 import { readSetting, type Environment } from './settings';
 import type { SignalboxPorts } from './wiring';
@@ -12,6 +13,8 @@ export interface AzurePortsOptions {
   env?: Environment;
   /** @default from SIGNALBOX_STORAGE_PREFIX, else defaultStorageNames */
   names?: StorageNames;
+  /** Counts every storage request (the benchmarks). */
+  requestCounter?: RequestCounter;
 }
 
 export function storageNamesFrom(env: Environment): StorageNames {
@@ -21,7 +24,7 @@ export function storageNamesFrom(env: Environment): StorageNames {
 
 export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
   const env = options.env ?? process.env;
-  const storage = await createAzureStorage({ env, names: options.names ?? storageNamesFrom(env) });
+  const storage = await createAzureStorage({ env, names: options.names ?? storageNamesFrom(env), ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}) });
   return {
     storage,
     workflows: storage.workflows,

@@ -13,6 +13,7 @@ import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
 import type { StorageNames } from '../storage/names';
+import type { RequestCounter } from '../storage/request-counter';
 
 export interface LocalHostOptions {
   /** @default process.env */
@@ -24,6 +25,8 @@ export interface LocalHostOptions {
   /** Table and container names (tests give each run its own). @default defaultStorageNames */
   storageNames?: StorageNames;
   logger?: Logger;
+  /** Counts every storage request (the benchmarks). */
+  requestCounter?: RequestCounter;
   runner?: LocalOperationRunnerOptions;
   engineOptions?: HostCoreOptions['engineOptions'];
 }
@@ -49,7 +52,11 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     logger.info('Azurite started', { blobPort: azurite.blobPort, queuePort: azurite.queuePort, tablePort: azurite.tablePort });
   }
   try {
-    const ports = await createAzurePorts({ env: storageEnv, ...(options.storageNames ? { names: options.storageNames } : {}) });
+    const ports = await createAzurePorts({
+      env: storageEnv,
+      ...(options.storageNames ? { names: options.storageNames } : {}),
+      ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+    });
     const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
     const runner = new LocalOperationRunner(logger, options.runner);
     const services = core.servicesFor(runner);
