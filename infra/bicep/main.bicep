@@ -53,7 +53,7 @@ param httpPerInstanceConcurrency int = 0
   '22'
 ])
 @description('Node.js version of the Functions runtime.')
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
 // Abbreviations from the Azure Cloud Adoption Framework, as in the azd templates.
 var abbrs = {

@@ -31,7 +31,7 @@ param allowedOutboundHosts string = ''
   '20'
   '22'
 ])
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
 @minValue(40)
 @maxValue(1000)
