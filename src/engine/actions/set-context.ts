@@ -1,7 +1,8 @@
 /**
  * @module `setContext`: sets literal `values`, then the results of `expressions` (all evaluated against
  * the context as it was before this action), then removes the `remove` keys. An expression that yields
- * nothing removes its key, as JSON has no `undefined`.
+ * nothing (a missing trigger parameter, say) leaves its key as it was: copying optional input must not
+ * erase what is there. Removing is what `remove` is for.
  */
 import { z } from 'zod';
 import { evaluateExpression } from '../expressions';
@@ -21,7 +22,8 @@ export const setContextAction = defineAction({
   execute: async (config, context) => {
     const set: Record<string, JsonValue | undefined> = { ...config.values };
     for (const [key, expression] of Object.entries(config.expressions)) {
-      set[key] = await evaluateExpression(expression, context.scope);
+      const value = await evaluateExpression(expression, context.scope);
+      if (value !== undefined) set[key] = value;
     }
     context.updateContext(set, config.remove);
   },

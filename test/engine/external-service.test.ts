@@ -1,0 +1,180 @@
+import {
+  createExternalServiceClient,
+  isHostAllowed,
+  processTrigger,
+  validateDefinition,
+  type ExternalServiceClient,
+  type WorkflowDefinitionInput,
+} from '../../src/engine';
+import { instanceIn, json, localHttp, startServer, testEffects, testEngine, trigger } from './support';
+
+type Server = Awaited<ReturnType<typeof startServer>>;
+let server: Server;
+let respond: (request: Server['requests'][number], response: import('node:http').ServerResponse) => void;
+
+beforeAll(async () => {
+  server = await startServer((request, response) => respond(request, response));
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+});
+
+function workflowWith(url: string, extra: { condition?: object; action?: object } = {}): WorkflowDefinitionInput {
+  return {
+    id: 'svc',
+    displayName: 'svc',
+    initialStateId: 'a',
+    states: {
+      a: {
+        transitions: [
+          {
+            id: 'check',
+            targetStateId: 'b',
+            conditions: [
+              { type: 'triggerName', name: 'Go' },
+              { id: 'gate', type: 'invokeExternalService', url: `${url}/condition`, interests: ['svc'], contextItemsToInclude: ['amount', 'absent'], ...extra.condition },
+            ],
+            actions: [{ id: 'enrich', type: 'invokeExternalService', url: `${url}/action`, contextItemsToInclude: ['amount'], ...extra.action }],
+          },
+        ],
+      },
+      b: { transitions: [{ id: 'back', targetStateId: 'a' }] },
+    },
+  };
+}
+
+async function run(http: ExternalServiceClient, extra: { condition?: object; action?: object } = {}) {
+  const def = validateDefinition(workflowWith(server.url, extra));
+  const t = trigger('Go', { parameters: { p: 1 }, contentType: 'application/json' });
+  const result = await processTrigger(def, instanceIn(def, 'a', { context: { amount: 12, secret: 's' } }), t, testEffects({ http }));
+  return { result, trigger: t };
+}
+
+describe('invokeExternalService (against a real local HTTP server)', () => {
+  it('POSTs the documented body (only the listed context items) and applies the response to the context', async () => {
+    respond = (request, response) =>
+      request.url === '/condition' ? json(response, 200, true) : json(response, 200, { contextValuesToSetOrAdd: { score: 5, amount: 13 }, contextValuesToRemove: ['secret'] });
+    const { result, trigger: t } = await run(localHttp());
+    expect(result.outcome).toBe('transitioned');
+    expect(result.instance.context).toEqual({ amount: 13, score: 5 });
+    expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+      ['POST', '/condition'],
+      ['POST', '/action'],
+    ]);
+    expect(server.requests[0]!.headers['content-type']).toBe('application/json');
+    expect(server.requests[0]!.body).toEqual({
+      workflowId: 'svc',
+      workflowVersion: 1,
+      instanceId: 'i1',
+      stateId: 'a',
+      status: 'waiting',
+      invokedById: 'gate',
+      trigger: { id: t.id, name: 'Go', subjects: ['i1'], parameters: { p: 1 }, contentType: 'application/json' },
+      context: { amount: 12 },
+    });
+    expect(server.requests[1]!.body).toMatchObject({ invokedById: 'enrich', context: { amount: 12 } });
+  });
+
+  it('a condition answered false does not transition; GET sends no body', async () => {
+    respond = (_request, response) => json(response, 200, false);
+    const { result } = await run(localHttp(), { condition: { method: 'GET' } });
+    expect(result.outcome).toBe('noTransition');
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({ method: 'GET', body: undefined });
+  });
+
+  it('a condition answered with a non-boolean body is a fault', async () => {
+    respond = (_request, response) => json(response, 200, { ok: true });
+    const { result } = await run(localHttp());
+    expect(result.outcome).toBe('faulted');
+    expect(result.instance.fault?.message).toContain('not true or false');
+  });
+
+  it('a non-2xx answer to the action faults the instance in the old state', async () => {
+    respond = (request, response) => (request.url === '/condition' ? json(response, 200, true) : json(response, 400, { error: 'bad' }));
+    const { result } = await run(localHttp());
+    expect(result).toMatchObject({ outcome: 'faulted', instance: { stateId: 'a', status: 'faulted' } });
+    expect(result.instance.fault?.message).toContain('HTTP 400');
+    expect(server.requests.filter((request) => request.url === '/action')).toHaveLength(1); // 400 is not retried
+  });
+
+  it('retries a 503 (and a 429) and then succeeds', async () => {
+    let calls = 0;
+    respond = (request, response) => {
+      if (request.url === '/action') return json(response, 204);
+      calls++;
+      if (calls === 1) return json(response, 503);
+      if (calls === 2) return json(response, 429);
+      return json(response, 200, true);
+    };
+    const sleeps: number[] = [];
+    const { result } = await run(localHttp({ sleep: async (ms) => void sleeps.push(ms) }));
+    expect(result.outcome).toBe('transitioned');
+    expect(server.requests.filter((request) => request.url === '/condition')).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('gives up after the bounded retries and reports the last status', async () => {
+    respond = (_request, response) => json(response, 500);
+    const { result } = await run(localHttp({ sleep: async () => undefined }));
+    expect(server.requests).toHaveLength(3); // first attempt + 2 retries
+    expect(result.instance.fault?.message).toContain('HTTP 500');
+  });
+
+  it('times out a slow service (per attempt) and does not retry the timeout', async () => {
+    respond = () => undefined; // never answers
+    const { result } = await run(localHttp({ timeoutInMs: 10_000 }), { condition: { timeoutMs: 30 } });
+    expect(result.outcome).toBe('faulted');
+    expect(result.instance.fault?.message).toContain('timed out after 30 ms');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries network errors (nothing listening)', async () => {
+    const calls: string[] = [];
+    const http = createExternalServiceClient({
+      allowedHosts: ['127.0.0.1'],
+      sleep: async () => undefined,
+      fetch: async (url) => {
+        calls.push(url);
+        throw new TypeError('fetch failed');
+      },
+    });
+    const { result } = await run(http);
+    expect(calls).toHaveLength(3);
+    expect(result.instance.fault?.message).toContain('fetch failed');
+  });
+
+  it('refuses hosts off the allow-list before any request, and loopback unless listed exactly', async () => {
+    respond = (_request, response) => json(response, 200, true);
+    const refused = await run(createExternalServiceClient({ allowedHosts: ['*.example.com', 'localhost'] }));
+    expect(refused.result.outcome).toBe('faulted');
+    expect(refused.result.instance.fault?.message).toContain('"127.0.0.1" is not on the allow-list');
+    expect(server.requests).toHaveLength(0);
+
+    expect(isHostAllowed(new URL('https://api.example.com/x'), ['*.example.com'])).toBe(true);
+    expect(isHostAllowed(new URL('https://example.com/x'), ['*.example.com'])).toBe(false);
+    expect(isHostAllowed(new URL('https://evil-example.com/x'), ['*.example.com'])).toBe(false);
+    expect(isHostAllowed(new URL('https://API.Example.com/x'), ['api.example.com'])).toBe(true);
+    expect(isHostAllowed(new URL('http://127.0.0.2/'), ['127.0.0.1'])).toBe(false);
+    expect(isHostAllowed(new URL('http://[::1]:8080/'), ['::1'])).toBe(true);
+    expect(isHostAllowed(new URL('http://localhost.example.com/'), ['*.example.com'])).toBe(true);
+    expect(isHostAllowed(new URL('http://a.localhost/'), ['*.localhost'])).toBe(false);
+  });
+
+  it('adds a managed-identity bearer token when the step asks for one', async () => {
+    respond = (_request, response) => json(response, 200, true);
+    await run(localHttp(), { condition: { authentication: { managedIdentity: 'api://signalbox-test' } } });
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer token-for-api://signalbox-test/.default');
+    expect(server.requests[1]!.headers.authorization).toBeUndefined();
+  });
+
+  it('works through the Engine facade with allowedHosts and the instance lease signal', async () => {
+    respond = (request, response) => (request.url === '/condition' ? json(response, 200, true) : json(response, 204));
+    const { engine } = testEngine({ allowedHosts: ['127.0.0.1'] });
+    await engine.createWorkflow(workflowWith(server.url));
+    await engine.createInstance({ workflowId: 'svc', instanceId: 'i1', context: { amount: 1 } });
+    expect((await engine.getInstance('i1')).interests).toEqual(['Go', 'i1', 'svc']);
+    await expect(engine.applyTrigger('i1', { id: 'x', name: 'Go', subjects: ['svc'] })).resolves.toMatchObject({ outcome: 'transitioned' });
+  });
+});
