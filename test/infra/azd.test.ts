@@ -152,8 +152,11 @@ describe('main.parameters.json', () => {
   });
 });
 
-describe('docs/deploy.md (the README deploy section)', () => {
-  const doc = readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8');
+describe('the README deploy section', () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Deploy to Azure\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  const doc = start < 0 ? '' : readme.slice(start, end < 0 ? undefined : end + 1);
   const parameters = JSON.parse(readFileSync(join(repoRoot, 'infra/bicep/main.parameters.json'), 'utf8')) as {
     parameters: Record<string, { value: string }>;
   };
