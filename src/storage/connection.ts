@@ -64,14 +64,10 @@ export function resolveStorageConnection(env: Environment = process.env): Storag
     const credential = new DefaultAzureCredential(useManagedIdentity && clientId ? { managedIdentityClientId: clientId } : {});
     return { kind: 'identity', blobServiceUri: trimSlash(blobServiceUri), tableServiceUri: trimSlash(tableServiceUri), credential };
   }
-  throw new ValidationError('No storage is configured', [
-    {
-      path: 'AzureWebJobsStorage',
-      message:
-        'set SIGNALBOX_STORAGE or AzureWebJobsStorage to a connection string (UseDevelopmentStorage=true for Azurite), ' +
-        'or AzureWebJobsStorage__accountName (or __blobServiceUri and __tableServiceUri) for identity-based access',
-    },
-  ]);
+  const hint =
+    'set SIGNALBOX_STORAGE or AzureWebJobsStorage to a connection string (UseDevelopmentStorage=true for Azurite), ' +
+    'or AzureWebJobsStorage__accountName (or __blobServiceUri and __tableServiceUri) for identity-based access';
+  throw new ValidationError(`No storage is configured: ${hint}`, [{ path: 'AzureWebJobsStorage', message: hint }]);
 }
 
 function trimSlash(uri: string): string {

@@ -33,6 +33,19 @@ export function splitBody(json: string, name = 'body'): EntityProperties {
   return properties;
 }
 
+/**
+ * JSON for a body. U+2028 and U+2029 are escaped (`\u2028`, same value once parsed): JSON.stringify
+ * leaves them raw, and Azurite's parser of transaction (multipart) bodies fails on them with a 500.
+ */
+export function stringifyBody(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16)}`);
+}
+
+/** `value` as JSON properties (see splitBody). */
+export function toBody(value: unknown, name = 'body'): EntityProperties {
+  return splitBody(stringifyBody(value), name);
+}
+
 /** The inverse of splitBody. */
 export function joinBody(entity: Record<string, unknown>, name = 'body'): string {
   const parts = entity[`${name}Parts`];

@@ -12,7 +12,7 @@ import { odata, type TableClient, type TransactionAction } from '@azure/data-tab
 import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
 import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
 import { StorageError, ValidationError } from '../engine/errors';
-import { assertEntityFits, parseBody, splitBody } from './entity-body';
+import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
@@ -80,7 +80,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
     }
     const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }]];
     for (const entry of history) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...splitBody(JSON.stringify(entry)) };
+      const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
       assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
       actions.push(['create', row]);
     }
@@ -110,7 +110,7 @@ function toEntity(instance: Instance): Entity {
     workflowVersion: instance.workflowVersion,
     stateId: instance.stateId,
     status: instance.status,
-    ...splitBody(JSON.stringify(body)),
+    ...toBody(body),
   };
 }
 

@@ -8,7 +8,7 @@ import type { OperationStatus } from '../engine/enums';
 import { StorageError } from '../engine/errors';
 import type { Operation, StoredOperation } from '../engine/operation';
 import type { OperationOptions, OperationStore, Page, PageOptions } from '../engine/ports';
-import { assertEntityFits, parseBody, splitBody } from './entity-body';
+import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
@@ -72,7 +72,7 @@ function toEntity(operation: Operation): { partitionKey: string; rowKey: string 
     status: operation.status,
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
-    ...splitBody(JSON.stringify(withoutEtag(operation))),
+    ...toBody(withoutEtag(operation)),
   };
 }
 

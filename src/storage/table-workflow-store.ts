@@ -10,7 +10,7 @@ import { odata, type TableClient, type TransactionAction } from '@azure/data-tab
 import type { WorkflowDefinition, WorkflowVersion } from '../engine/definition';
 import { NotFoundError, PreconditionFailedError, StorageError } from '../engine/errors';
 import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from '../engine/ports';
-import { assertEntityFits, parseBody, splitBody } from './entity-body';
+import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
@@ -88,7 +88,7 @@ export class TableWorkflowStore implements WorkflowStore {
       displayName: definition.displayName,
       version,
       createdAt,
-      ...splitBody(JSON.stringify(definition)),
+      ...toBody(definition),
     };
     const latest: Entity = { ...columns, rowKey: LATEST_ROW_KEY };
     const versionRow: Entity = { ...columns, rowKey: versionRowKey(version) };
