@@ -16,10 +16,10 @@ import {
 import { withSpan, type SpanIds } from './telemetry';
 import { activitiesFor, inInvocation } from './wiring';
 
-export type ActivityName = (typeof ActivityName)[keyof typeof ActivityName];
+export type ActivityFunctionName = (typeof ActivityName)[keyof typeof ActivityName];
 
 /** Each activity's input as durable-functions delivers it, onto the shared contract. */
-export function activityHandlers(activities: TriggerActivities): Record<ActivityName, (input: unknown) => Promise<unknown>> {
+export function activityHandlers(activities: TriggerActivities): Record<ActivityFunctionName, (input: unknown) => Promise<unknown>> {
   return {
     beginOperation: (input) => activities.beginOperation(input as string),
     findCandidates: (input) => activities.findCandidates(input as FindCandidatesInput),
@@ -34,7 +34,7 @@ function spanIds(input: unknown): SpanIds {
   return { ...(typeof operationId === 'string' ? { operationId } : {}), ...(typeof instanceId === 'string' ? { instanceId } : {}) };
 }
 
-export function runActivity(name: ActivityName, input: unknown, context: InvocationContext): Promise<unknown> {
+export function runActivity(name: ActivityFunctionName, input: unknown, context: InvocationContext): Promise<unknown> {
   return inInvocation(context, () =>
     withSpan(`TriggerActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)),
   );

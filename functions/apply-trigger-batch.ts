@@ -27,8 +27,9 @@ export interface ApplyTriggerBatchOutput {
 
 /**
  * Retries for every Signalbox activity: the activities throw only retryable errors (lease unavailable
- * or lost, transient storage faults). Attempts at about 0, 1, 3, 7 and 15 s: long enough to outlast a
- * 15 s lease left by a crashed worker, short enough that a dead storage account fails the operation.
+ * or lost, transient storage faults). Attempts at about 0, 1, 3, 7 and 15 s: a busy instance or a
+ * storage hiccup gets about a lease's shortest duration (15 s) to clear, and a storage account that
+ * stays down fails the operation in seconds rather than holding it open.
  */
 export const activityRetryOptions: df.RetryOptions = (() => {
   const options = new df.RetryOptions(1000, 5);

@@ -18,7 +18,6 @@ export function startTelemetry(env: Environment = process.env): boolean {
   const connectionString = readSetting('APPLICATIONINSIGHTS_CONNECTION_STRING', env);
   if (!connectionString) return false;
   // Loaded only here: the OpenTelemetry SDK it brings is large, and unused without a connection string.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { useAzureMonitor } = require('applicationinsights') as typeof import('applicationinsights');
   const credential = entraCredential(readSetting('APPLICATIONINSIGHTS_AUTHENTICATION_STRING', env));
   useAzureMonitor({ azureMonitorExporterOptions: { connectionString, ...(credential ? { credential } : {}) } });
@@ -38,7 +37,6 @@ function entraCredential(authenticationString: string | undefined) {
     pairs.set(key.toLowerCase(), value);
   }
   if (pairs.get('authorization')?.toUpperCase() !== 'AAD') return undefined;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ManagedIdentityCredential } = require('@azure/identity') as typeof import('@azure/identity');
   const clientId = pairs.get('clientid');
   return clientId ? new ManagedIdentityCredential({ clientId }) : new ManagedIdentityCredential();

@@ -127,7 +127,6 @@ interface InternalState {
   error?: string;
 }
 type OrchestratorFunction = (trigger: unknown, context: DummyOrchestrationContext) => Promise<InternalState>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { createOrchestrator } = require('durable-functions/lib/src/util/testingUtils') as {
   createOrchestrator(fn: OrchestrationHandler): OrchestratorFunction;
 };
