@@ -1,16 +1,25 @@
 /**
  * @module InstanceStore and HistoryStore in memory, sharing one map so that a save and its history
- * entries land together, as in the table layout. Values are cloned in and out (as a real store
- * serialises them) and writes are counted so tests can assert "nothing was written".
+ * entries land together, as in the table layout. Values are serialised on the way in (as a real store
+ * does, which also measures their size) and handed out deep-frozen, so a caller that mutated what it
+ * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
+ * assert "nothing was written".
  */
 import { ConflictError, PreconditionFailedError, TooLargeError } from '../errors';
 import type { HistoryEntry, Instance, StoredInstance } from '../instance';
 import { plainInstance } from '../instance-changes';
-import { jsonSizeInBytes } from '../json';
 import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../ports';
 import { pageOf } from './paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
 
 export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
   private readonly instances = new Map<string, StoredInstance>();
@@ -24,17 +33,20 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
 
   private store(instance: Instance, history: readonly HistoryEntry[]): StoredInstance {
     const plain = plainInstance(instance);
-    if (jsonSizeInBytes(plain) > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
-    const existing = this.histories.get(plain.id) ?? [];
+    const text = JSON.stringify(plain);
+    if (Buffer.byteLength(text, 'utf8') > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
+    let existing = this.histories.get(plain.id);
+    if (!existing) this.histories.set(plain.id, (existing = []));
     history.forEach((entry, index) => {
       // The caller fixes sequences; a gap or overlap means a bug that would corrupt the history.
-      if (entry.sequence !== existing.length + index) throw new Error(`history entry ${entry.sequence} of "${plain.id}" is out of sequence (expected ${existing.length + index})`);
+      if (entry.sequence !== existing!.length + index) throw new Error(`history entry ${entry.sequence} of "${plain.id}" is out of sequence (expected ${existing!.length + index})`);
     });
-    const stored: StoredInstance = { ...structuredClone(plain), etag: `"i${++this.counter}"` };
+    const stored: StoredInstance = deepFreeze({ ...(JSON.parse(text) as Instance), etag: `"i${++this.counter}"` });
     this.instances.set(plain.id, stored);
-    this.histories.set(plain.id, [...existing, ...structuredClone(history)]);
+    // Appended in place: copying the whole history on every save would make long runs quadratic.
+    for (const entry of history) existing.push(Object.freeze({ ...entry }));
     this.writes++;
-    return structuredClone(stored);
+    return stored;
   }
 
   async create(instance: Instance, write: InstanceWrite = {}, _options?: OperationOptions): Promise<StoredInstance> {
@@ -44,8 +56,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
 
   async get(instanceId: string, _options?: OperationOptions): Promise<StoredInstance | undefined> {
     this.reads++;
-    const stored = this.instances.get(instanceId);
-    return stored ? structuredClone(stored) : undefined;
+    return this.instances.get(instanceId);
   }
 
   async save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance> {
@@ -65,11 +76,10 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
     const matches = [...this.instances.values()]
       .filter((item) => (!query.workflowId || item.workflowId === query.workflowId) && (!query.stateId || item.stateId === query.stateId) && (!query.status || item.status === query.status))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const page = pageOf(matches, options);
-    return { ...page, items: page.items.map((item) => structuredClone(item)) };
+    return pageOf(matches, options);
   }
 
   async list(instanceId: string, options?: PageOptions): Promise<Page<HistoryEntry>> {
-    return pageOf(structuredClone(this.histories.get(instanceId) ?? []), options);
+    return pageOf(this.histories.get(instanceId) ?? [], options);
   }
 }
