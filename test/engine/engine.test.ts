@@ -73,6 +73,18 @@ describe('Engine: workflows', () => {
 });
 
 describe('Engine: instances', () => {
+  it('an instance keeps the workflow version it started with; new instances take the latest', async () => {
+    const { engine } = await withFlow();
+    await engine.createInstance({ workflowId: 'flow', instanceId: 'old' });
+    const { id: _id, ...body } = flow;
+    const renamed = { ...body, states: { ...body.states, a: { transitions: [{ id: 'go2', targetStateId: 'c', conditions: [{ type: 'triggerName', name: 'Go' }] }] } } };
+    await engine.updateWorkflow('flow', renamed, { ifMatch: '*' });
+    await engine.createInstance({ workflowId: 'flow', instanceId: 'new' });
+    expect(await engine.applyTrigger('old', go('t1', 'Go', ['old']))).toMatchObject({ transitionId: 'go', toStateId: 'b' });
+    expect(await engine.applyTrigger('new', go('t1', 'Go', ['new']))).toMatchObject({ transitionId: 'go2', toStateId: 'c' });
+    expect((await engine.getInstance('new')).workflowVersion).toBe(2);
+  });
+
   it('creates an instance with a created history entry and its interests indexed', async () => {
     const { engine, interests } = await withFlow();
     const instance = await engine.createInstance({ workflowId: 'flow', instanceId: 'i1', context: { owner: 'ann' } });
