@@ -76,7 +76,8 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
   const blobPort = options.blobPort ?? (await freePort());
   const queuePort = options.queuePort ?? (await freePort());
   const tablePort = options.tablePort ?? (await freePort());
-  const bin = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'azurite');
+  // Resolved through the package, so it works from src/ (tsx) and from the compiled dist/ alike.
+  const bin = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'azurite.js');
   const args = [
     '--blobHost', '127.0.0.1', '--blobPort', String(blobPort),
     '--queueHost', '127.0.0.1', '--queuePort', String(queuePort),
@@ -84,7 +85,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
     '--silent', '--disableTelemetry', '--skipApiVersionCheck', '--loose',
     ...(options.location ? ['--location', options.location] : ['--inMemoryPersistence']),
   ];
-  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -42,8 +42,11 @@ export class TriggerSubmitter implements TriggerDispatcher {
       },
       options,
     );
-    // A crash between recording and starting leaves an operation notStarted: a repeat starts it.
-    if (created || operation.status === OperationStatus.notStarted) await this.launcher.start(operation.id, operation);
+    // A crash between recording and starting leaves an operation notStarted, and a dispatch that died
+    // leaves it running: a repeat asks the launcher again, which starts it only if nothing runs it now.
+    if (created || operation.status === OperationStatus.notStarted || operation.status === OperationStatus.running) {
+      await this.launcher.start(operation.id, operation);
+    }
     return operation;
   }
 
