@@ -30,17 +30,10 @@ function isListening(port) {
   });
 }
 
-/**
- * The compiled launcher (dist/src/host/azurite.js) finds Azurite's bin relative to its own folder, two
- * levels up, which from dist/ is dist/node_modules: absent. Until that resolves from the package root,
- * the TypeScript source is loaded through tsx (a dev dependency, present wherever Core Tools are used).
- */
-async function loadAzuriteLauncher() {
+/** The compiled Azurite launcher (npm run build made it; it resolves Azurite from the package). */
+function loadAzuriteLauncher() {
   const require = createRequire(import.meta.url);
-  if (existsSync(path.join(root, 'dist', 'node_modules', '.bin', 'azurite'))) return require(path.join(root, 'dist', 'src', 'host', 'azurite.js'));
-  const { register } = await import('tsx/cjs/api');
-  register();
-  return require(path.join(root, 'src', 'host', 'azurite.ts'));
+  return require(path.join(root, 'dist', 'src', 'host', 'azurite.js'));
 }
 
 if (!funcIsInstalled()) {
@@ -68,7 +61,7 @@ if (listening.every(Boolean)) {
   console.error('Some of the ports 10000-10002 are taken by something else; free them (or stop the other emulator) and retry.');
   process.exit(1);
 } else {
-  const { startAzurite } = await loadAzuriteLauncher();
+  const { startAzurite } = loadAzuriteLauncher();
   azurite = await startAzurite({ location: path.join(root, '.azurite'), ...ports });
   console.log('Azurite started on 10000-10002 (data in ./.azurite)');
 }
