@@ -30,7 +30,6 @@ export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistr
   refer(transition.actions, 'action');
   return {
     ...schema,
-    $id: 'https://signalbox.dev/schemas/workflow-definition.schema.json',
     title: 'Signalbox workflow definition',
     $defs: {
       ...((schema.$defs as Record<string, unknown> | undefined) ?? {}),
