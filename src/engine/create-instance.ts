@@ -51,7 +51,7 @@ export async function createInstanceState(
     }
     draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
     await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
-    const interests = await computeInterests(initial.id, state, draft.scope(), effects.registry);
+    const interests = await computeInterests(initial.id, state, draft.scope(), effects.registry, effects);
     const raisedTriggers = withTriggerIds(draft.raised, `${initial.id}.created`);
     return {
       instance: { ...initial, status: draft.status, context: draft.context, interests, pendingTriggers: raisedTriggers, historyLength: 1 },

@@ -3,6 +3,8 @@
  * source text (definitions are immutable, so the same text always means the same program). Plain dotted
  * paths over objects (`trigger.parameters.at`) are answered without JSONata: they are most expressions in
  * practice and JSONata's evaluation is asynchronous, which is the largest per-trigger cost otherwise.
+ * `$now()` and `$millis()` read the engine's clock (when given), so expressions stay deterministic under
+ * a fake clock and agree with the timestamps the engine records.
  */
 import jsonata from 'jsonata';
 import type { JsonObject, JsonValue } from './json';
@@ -26,9 +28,31 @@ export class ExpressionSyntaxError extends Error {
 
 interface CompiledExpression {
   readonly source: string;
-  /** Set for plain dotted paths, evaluated without JSONata. */
+  /** Set for plain dotted paths, evaluated without JSONata (which is compiled only if a path meets an array). */
   readonly path?: readonly string[];
-  readonly program?: jsonata.Expression;
+  program?: jsonata.Expression;
+}
+
+/** Where expressions get the time from. */
+export interface ExpressionOptions {
+  now?(): Date;
+}
+
+// `$now(picture, timezone)` with arguments formats through JSONata's own $fromMillis.
+let fromMillis: jsonata.Expression | undefined;
+
+function clockBindings(now: () => Date): Record<string, unknown> {
+  // One timestamp per evaluation, as JSONata itself does.
+  const at = now();
+  const millis = at.getTime();
+  return {
+    millis: () => millis,
+    now: (picture?: string, timezone?: string) => {
+      if (picture === undefined && timezone === undefined) return at.toISOString();
+      fromMillis ??= jsonata('$fromMillis($m, $p, $t)');
+      return fromMillis.evaluate({}, { m: millis, p: picture, t: timezone });
+    },
+  };
 }
 
 // Bounded so a long-lived process fed many distinct definitions cannot grow without end.
@@ -75,14 +99,14 @@ function lookup(path: readonly string[], scope: unknown): JsonValue | undefined 
 }
 
 /** Evaluates an expression; the result is plain JSON (JSONata's sequences are normalised) or undefined. */
-export async function evaluateExpression(source: string, scope: ExpressionScope): Promise<JsonValue | undefined> {
+export async function evaluateExpression(source: string, scope: ExpressionScope, options: ExpressionOptions = {}): Promise<JsonValue | undefined> {
   const compiled = compileExpression(source);
   if (compiled.path) {
     const value = lookup(compiled.path, scope);
     if (value !== fallback) return value;
   }
-  const program = compiled.program ?? jsonata(source);
-  const result: unknown = await program.evaluate(scope);
+  compiled.program ??= jsonata(source);
+  const result: unknown = await compiled.program.evaluate(scope, options.now ? clockBindings(() => options.now!()) : undefined);
   return toJson(result);
 }
 
@@ -138,7 +162,7 @@ function stringify(value: JsonValue): string {
  * undefined when `missing` is `'undefined'` (interests and subjects: "claimant:" would match the wrong
  * things), or renders as an empty string when it is `'empty'` (log messages).
  */
-export async function renderTemplate(template: string, scope: ExpressionScope, missing: 'undefined' | 'empty'): Promise<string | undefined> {
+export async function renderTemplate(template: string, scope: ExpressionScope, missing: 'undefined' | 'empty', options: ExpressionOptions = {}): Promise<string | undefined> {
   if (!hasPlaceholders(template)) return template;
   let out = '';
   for (const part of parseTemplate(template)) {
@@ -146,7 +170,7 @@ export async function renderTemplate(template: string, scope: ExpressionScope, m
       out += part.text;
       continue;
     }
-    const value = await evaluateExpression(part.expression, scope);
+    const value = await evaluateExpression(part.expression, scope, options);
     if (value === undefined || value === null) {
       if (missing === 'undefined') return undefined;
       continue;
@@ -160,18 +184,18 @@ export async function renderTemplate(template: string, scope: ExpressionScope, m
  * Renders templates inside a JSON value (raised trigger parameters). A string that is exactly one
  * placeholder keeps the type of its value (`"{{context.amount}}"` stays a number).
  */
-export async function renderJsonTemplates(value: JsonValue, scope: ExpressionScope): Promise<JsonValue | undefined> {
+export async function renderJsonTemplates(value: JsonValue, scope: ExpressionScope, options: ExpressionOptions = {}): Promise<JsonValue | undefined> {
   if (typeof value === 'string') {
     if (!hasPlaceholders(value)) return value;
     const parts = parseTemplate(value);
     const only = parts.length === 1 ? parts[0] : undefined;
-    if (only && 'expression' in only) return evaluateExpression(only.expression, scope);
-    return renderTemplate(value, scope, 'empty');
+    if (only && 'expression' in only) return evaluateExpression(only.expression, scope, options);
+    return renderTemplate(value, scope, 'empty', options);
   }
   if (Array.isArray(value)) {
     const items: JsonValue[] = [];
     for (const item of value) {
-      const rendered = await renderJsonTemplates(item, scope);
+      const rendered = await renderJsonTemplates(item, scope, options);
       items.push(rendered === undefined ? null : rendered);
     }
     return items;
@@ -179,7 +203,7 @@ export async function renderJsonTemplates(value: JsonValue, scope: ExpressionSco
   if (value !== null && typeof value === 'object') {
     const out: JsonObject = {};
     for (const [key, item] of Object.entries(value)) {
-      const rendered = await renderJsonTemplates(item, scope);
+      const rendered = await renderJsonTemplates(item, scope, options);
       if (rendered !== undefined) out[key] = rendered;
     }
     return out;

@@ -11,7 +11,7 @@ export { formatPath, issuesFromZod, parseWith } from './validation';
 
 export { validateDefinition } from './definition-validation';
 export { workflowDefinitionJsonSchema } from './definition-json-schema';
-export { compileExpression, evaluateExpression, ExpressionSyntaxError, parseTemplate, renderTemplate, type ExpressionScope } from './expressions';
+export { compileExpression, evaluateExpression, ExpressionSyntaxError, parseTemplate, renderTemplate, type ExpressionOptions, type ExpressionScope } from './expressions';
 export { builtInRegistry, createRegistry, defineAction, defineCondition, type Registry, type RegistryOptions } from './registry';
 export type { ActionContext, ActionType, ChildStep, ConditionContext, ConditionType, StepContext, TriggerToRaise } from './step-types';
 export { expressionSchema, stepBaseShape, templateSchema } from './step-schemas';

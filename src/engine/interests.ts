@@ -4,7 +4,7 @@
  * as it stands after entry actions; deduplicated and sorted.
  */
 import type { StateDefinition, Step } from './definition';
-import { hasPlaceholders, renderTemplate, type ExpressionScope } from './expressions';
+import { hasPlaceholders, renderTemplate, type ExpressionOptions, type ExpressionScope } from './expressions';
 import type { Registry } from './registry';
 
 interface StateInterests {
@@ -35,11 +35,11 @@ function stateInterests(state: StateDefinition, registry: Registry): StateIntere
   return computed;
 }
 
-export async function computeInterests(instanceId: string, state: StateDefinition, scope: ExpressionScope, registry: Registry): Promise<string[]> {
+export async function computeInterests(instanceId: string, state: StateDefinition, scope: ExpressionScope, registry: Registry, options: ExpressionOptions = {}): Promise<string[]> {
   const { literal, templates } = stateInterests(state, registry);
   const out = new Set<string>([instanceId, ...literal]);
   for (const template of templates) {
-    const rendered = await renderTemplate(template, scope, 'undefined');
+    const rendered = await renderTemplate(template, scope, 'undefined', options);
     if (rendered) out.add(rendered);
   }
   return [...out].sort();

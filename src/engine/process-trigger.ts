@@ -81,7 +81,7 @@ export async function processTrigger(definition: WorkflowDefinition, stored: Ins
     // Step 9: entry actions (a fault here leaves the new state).
     await draft.runActions(target.entryActions, `entry action of state "${toStateId}"`);
     // Step 10: interests from the context as it stands now.
-    const interests = await computeInterests(instance.id, target, draft.scope(), effects.registry);
+    const interests = await computeInterests(instance.id, target, draft.scope(), effects.registry, effects);
 
     const raisedTriggers = withTriggerIds(draft.raised, `${trigger.id}.${instance.id}`);
     const at = effects.now().toISOString();

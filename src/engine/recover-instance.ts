@@ -34,7 +34,7 @@ export async function recoverInstanceState(definition: WorkflowDefinition, store
     const blocked = await draft.firstFalse(state.entryConditions, `entry condition of state "${stateId}"`);
     if (blocked >= 0) throw new Error(`entry condition [${blocked}] of state "${stateId}" is false`);
     await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
-    const interests = await computeInterests(instance.id, state, draft.scope(), effects.registry);
+    const interests = await computeInterests(instance.id, state, draft.scope(), effects.registry, effects);
     const at = effects.now().toISOString();
     const raisedTriggers = withTriggerIds(draft.raised, `${instance.id}.recovered.${instance.historyLength}`);
     return {

@@ -87,14 +87,14 @@ describe('built-in actions', () => {
         {
           type: 'setContext',
           values: { fixed: { deep: [1] }, count: 100 },
-          expressions: { submittedAt: 'trigger.parameters.at', doubled: 'context.count * 2', who: 'trigger.parameters.who.name', gone: 'trigger.parameters.nothing', names: 'context.items.name' },
+          expressions: { stampedAt: '$now()', submittedAt: 'trigger.parameters.at', doubled: 'context.count * 2', who: 'trigger.parameters.who.name', gone: 'trigger.parameters.nothing', names: 'context.items.name' },
           remove: ['old'],
         },
       ],
       undefined,
       { count: 2, old: true, gone: 'was here', items: [{ name: 'x' }, { name: 'y' }] },
     );
-    expect(result.instance.context).toEqual({ gone: 'was here', count: 100, fixed: { deep: [1] }, submittedAt: '2026-02-02', doubled: 4, who: 'ann', names: ['x', 'y'], items: [{ name: 'x' }, { name: 'y' }] });
+    expect(result.instance.context).toEqual({ stampedAt: '2026-01-01T00:00:00.000Z', gone: 'was here', count: 100, fixed: { deep: [1] }, submittedAt: '2026-02-02', doubled: 4, who: 'ann', names: ['x', 'y'], items: [{ name: 'x' }, { name: 'y' }] });
   });
 
   it('raiseTrigger: renders name, subjects and parameters from templates; a value-only placeholder keeps its type', async () => {

@@ -36,6 +36,14 @@ describe('expressions', () => {
     expect(await evaluateExpression('trigger.parameters.rows.{ "x": v }', scope)).toEqual([{ x: 1 }, { x: 2 }]);
   });
 
+  it('$now() and $millis() read the engine clock when one is given (deterministic under a fake clock)', async () => {
+    const now = () => new Date('2026-03-04T05:06:07.089Z');
+    expect(await evaluateExpression('$now()', scope, { now })).toBe('2026-03-04T05:06:07.089Z');
+    expect(await evaluateExpression('$millis()', scope, { now })).toBe(Date.parse('2026-03-04T05:06:07.089Z'));
+    expect(await evaluateExpression("$now('[Y0001]-[M01]-[D01]')", scope, { now })).toBe('2026-03-04');
+    expect(await renderTemplate('at {{$now()}}', scope, 'empty', { now })).toBe('at 2026-03-04T05:06:07.089Z');
+  });
+
   it('compiles once per source text and reports syntax errors with a position', () => {
     expect(compileExpression('context.amount + 1')).toBe(compileExpression('context.amount + 1'));
     expect(() => compileExpression('context.(')).toThrow(ExpressionSyntaxError);

@@ -13,7 +13,7 @@ export const logAction = defineAction({
     level: z.enum(['info', 'warn', 'error']).default('info'),
   }),
   execute: async (config, { scope, effects }) => {
-    const message = (await renderTemplate(config.message, scope, 'empty')) ?? '';
+    const message = (await renderTemplate(config.message, scope, 'empty', effects)) ?? '';
     effects.log[config.level](message, {
       instanceId: scope.instance.id,
       workflowId: scope.instance.workflowId,

@@ -33,16 +33,16 @@ export const raiseTriggerAction = defineAction({
     }),
   }),
   execute: async (config, context) => {
-    const { scope } = context;
-    const name = await renderTemplate(config.trigger.name, scope, 'empty');
+    const { scope, effects } = context;
+    const name = await renderTemplate(config.trigger.name, scope, 'empty', effects);
     if (!name) throw new Error(`the raised trigger's name "${config.trigger.name}" rendered empty`);
     const subjects: string[] = [];
     for (const template of config.trigger.subjects) {
-      const subject = await renderTemplate(template, scope, 'undefined');
+      const subject = await renderTemplate(template, scope, 'undefined', effects);
       if (subject && !subjects.includes(subject)) subjects.push(subject);
     }
     if (subjects.length === 0) throw new Error(`the raised trigger "${name}" has no subjects: every subject template rendered empty`);
-    const parameters = config.trigger.parameters ? ((await renderJsonTemplates(config.trigger.parameters, scope)) as JsonObject) : undefined;
+    const parameters = config.trigger.parameters ? ((await renderJsonTemplates(config.trigger.parameters, scope, effects)) as JsonObject) : undefined;
     context.raiseTrigger({
       name,
       subjects,

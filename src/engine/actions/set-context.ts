@@ -22,7 +22,7 @@ export const setContextAction = defineAction({
   execute: async (config, context) => {
     const set: Record<string, JsonValue | undefined> = { ...config.values };
     for (const [key, expression] of Object.entries(config.expressions)) {
-      const value = await evaluateExpression(expression, context.scope);
+      const value = await evaluateExpression(expression, context.scope, context.effects);
       if (value !== undefined) set[key] = value;
     }
     context.updateContext(set, config.remove);

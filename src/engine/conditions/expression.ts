@@ -7,8 +7,8 @@ import { defineCondition } from '../step-types';
 export const expressionCondition = defineCondition({
   type: 'expression',
   schema: z.strictObject({ type: z.literal('expression'), ...stepBaseShape, expression: expressionSchema }),
-  evaluate: async (config, { scope }) => {
-    const value = await evaluateExpression(config.expression, scope);
+  evaluate: async (config, { scope, effects }) => {
+    const value = await evaluateExpression(config.expression, scope, effects);
     if (typeof value !== 'boolean') {
       throw new Error(`the expression "${config.expression}" yielded ${value === undefined ? 'nothing' : JSON.stringify(value)}, not a boolean`);
     }
