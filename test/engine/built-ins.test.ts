@@ -112,6 +112,12 @@ describe('built-in actions', () => {
     expect(result.instance.fault?.message).toContain('has no subjects');
   });
 
+  it('raiseTrigger: a rendered trigger the dispatcher would refuse (too large) is a fault now, not a stuck outbox', async () => {
+    const { result } = await act([{ type: 'raiseTrigger', trigger: { name: 'Big', subjects: ['s'], parameters: { blob: '{{context.blob}}' } } }], undefined, { blob: 'x'.repeat(70 * 1024) });
+    expect(result.outcome).toBe('faulted');
+    expect(result.instance.fault?.message).toContain('the raised trigger "Big" is invalid');
+  });
+
   it('log: a line with the rendered message, the instance id and the state', async () => {
     const t = trigger('Go', { parameters: { amount: 3 } });
     const { log } = await act([{ type: 'log', message: 'amount {{trigger.parameters.amount}} for {{context.missing}}!' }, { type: 'log', level: 'warn', message: 'careful' }], t);

@@ -9,6 +9,8 @@ import { jsonObjectSchema, type JsonObject } from '../json';
 import { stepBaseShape, templateSchema } from '../step-schemas';
 import { defineAction } from '../step-types';
 import { parseTemplate } from '../expressions';
+import { triggerInputSchema } from '../trigger';
+import { formatPath } from '../validation';
 
 const parametersSchema = jsonObjectSchema.superRefine((parameters, ctx) => {
   for (const { path, template } of templatesIn(parameters)) {
@@ -43,11 +45,17 @@ export const raiseTriggerAction = defineAction({
     }
     if (subjects.length === 0) throw new Error(`the raised trigger "${name}" has no subjects: every subject template rendered empty`);
     const parameters = config.trigger.parameters ? ((await renderJsonTemplates(config.trigger.parameters, scope, effects)) as JsonObject) : undefined;
-    context.raiseTrigger({
+    const raised = {
       name,
       subjects,
       ...(config.trigger.contentType ? { contentType: config.trigger.contentType } : {}),
       ...(parameters ? { parameters } : {}),
-    });
+    };
+    // Checked now, as a fault of this action: a trigger the dispatcher refuses would stay in the outbox forever.
+    const checked = triggerInputSchema.safeParse(raised);
+    if (!checked.success) {
+      throw new Error(`the raised trigger "${name}" is invalid: ${checked.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ')}`);
+    }
+    context.raiseTrigger(raised);
   },
 });
