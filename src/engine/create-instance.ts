@@ -2,15 +2,25 @@
  * @module Instance creation (pure): the initial state's entry conditions with a null trigger (one false:
  * the instance is created `faulted`), then its entry actions, then interests. Returns what to create.
  */
-import { isFinalState, type WorkflowVersion } from './definition';
+import { z } from 'zod';
+import { isFinalState, workflowIdSchema, type WorkflowVersion } from './definition';
 import type { Effects } from './effects';
 import { InstanceStatus } from './enums';
 import { HistoryEvent, type HistoryEntry, type Instance, type RaisedTrigger } from './instance';
 import { withTriggerIds } from './instance-changes';
 import { computeInterests } from './interests';
-import type { JsonObject } from './json';
+import { jsonObjectSchema, type JsonObject } from './json';
 import { faulted } from './process-trigger';
 import { Draft } from './run-steps';
+import { idSchema } from './trigger';
+
+export const createInstanceInputSchema = z.strictObject({
+  workflowId: workflowIdSchema,
+  instanceId: idSchema.optional(),
+  context: jsonObjectSchema.default({}),
+});
+/** The body of a create-instance request. */
+export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 
 export interface CreatedInstance {
   readonly instance: Instance;

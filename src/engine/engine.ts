@@ -4,20 +4,17 @@
  * (processTrigger, createInstanceState, recoverInstanceState, cancelInstanceState) decide; this file does
  * the I/O through the ports, in the order that keeps the interest index a superset of the truth.
  */
-import { z } from 'zod';
 import type { WorkflowVersion } from './definition';
-import { workflowIdSchema } from './definition';
 import { validateDefinition } from './definition-validation';
 import type { Effects } from './effects';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
 import { TriggerOutcome } from './enums';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from './errors';
-import { createInstanceState } from './create-instance';
+import { createInstanceInputSchema, createInstanceState } from './create-instance';
 import { cancelInstanceState } from './cancel-instance';
 import { recoverInstanceState, type ChangedInstance } from './recover-instance';
 import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import { plainInstance } from './instance-changes';
-import { jsonObjectSchema } from './json';
 import type { InstanceResult } from './operation';
 import type {
   HistoryStore,
@@ -34,7 +31,8 @@ import type {
   WorkflowSummary,
 } from './ports';
 import { processTrigger } from './process-trigger';
-import { idSchema, type Trigger } from './trigger';
+import { WorkflowVersionCache } from './workflow-version-cache';
+import type { Trigger } from './trigger';
 import { parseWith } from './validation';
 
 export interface EnginePorts {
@@ -50,13 +48,6 @@ export interface EnginePorts {
   readonly dispatcher?: TriggerDispatcher;
 }
 
-export const createInstanceInputSchema = z.strictObject({
-  workflowId: workflowIdSchema,
-  instanceId: idSchema.optional(),
-  context: jsonObjectSchema.default({}),
-});
-export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
-
 export interface UpdateWorkflowOptions extends OperationOptions {
   /** The latest version's ETag, or `*`. Absent: create version 1 if the workflow is new, else conflict. */
   ifMatch?: string;
@@ -66,7 +57,7 @@ const MAX_LOCAL_DELIVERIES_PER_DRAIN = 10_000;
 
 export class Engine {
   readonly options: ResolvedEngineOptions;
-  private readonly versions = new Map<string, WorkflowVersion>();
+  private readonly versions: WorkflowVersionCache;
   private readonly localQueue: Trigger[] = [];
   private readonly localSeen = new Set<string>();
   private draining = false;
@@ -76,6 +67,7 @@ export class Engine {
     options: EngineOptions = {},
   ) {
     this.options = resolveEngineOptions(options);
+    this.versions = new WorkflowVersionCache(ports.workflows, this.options.definitionCacheSize);
   }
 
   // ---- workflows ----------------------------------------------------------------------------------
@@ -83,7 +75,7 @@ export class Engine {
   /** Validates and stores version 1. DefinitionInvalidError lists every problem; ConflictError if the id exists. */
   async createWorkflow(input: unknown, options?: OperationOptions): Promise<WorkflowVersion> {
     const definition = validateDefinition(input, this.options.registry);
-    return this.remember(await this.ports.workflows.create(definition, options));
+    return this.versions.remember(await this.ports.workflows.create(definition, options));
   }
 
   /** PUT semantics: see UpdateWorkflowOptions. A body id different from `workflowId` is a ValidationError at `id`. */
@@ -101,10 +93,10 @@ export class Engine {
     if (!ifMatch) {
       const existing = await this.ports.workflows.get(workflowId, rest);
       if (existing) throw new ConflictError(`Workflow "${workflowId}" exists: send If-Match with its ETag (or *) to add a version`);
-      return { workflow: this.remember(await this.ports.workflows.create(definition, rest)), created: true };
+      return { workflow: this.versions.remember(await this.ports.workflows.create(definition, rest)), created: true };
     }
     try {
-      return { workflow: this.remember(await this.ports.workflows.update(definition, { ...rest, ifMatch })), created: false };
+      return { workflow: this.versions.remember(await this.ports.workflows.update(definition, { ...rest, ifMatch })), created: false };
     } catch (error) {
       // If-Match on something absent fails the precondition (HTTP semantics), it does not create.
       if (error instanceof NotFoundError) throw new PreconditionFailedError(`Workflow "${workflowId}" does not exist, so If-Match cannot match`, { cause: error });
@@ -114,10 +106,10 @@ export class Engine {
 
   /** The latest version, or the given one. NotFoundError if absent. */
   async getWorkflow(workflowId: string, version?: number, options?: OperationOptions): Promise<WorkflowVersion> {
-    if (version !== undefined) return this.loadVersion(workflowId, version, options);
+    if (version !== undefined) return this.versions.get(workflowId, version, options);
     const latest = await this.ports.workflows.get(workflowId, options);
     if (!latest) throw new NotFoundError(`Workflow "${workflowId}" does not exist`);
-    return this.remember(latest);
+    return this.versions.remember(latest);
   }
 
   listWorkflows(pageOptions?: PageOptions): Promise<Page<WorkflowSummary>> {
@@ -135,7 +127,7 @@ export class Engine {
     const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
     const workflow = await this.ports.workflows.get(parsed.workflowId, options);
     if (!workflow) throw new NotFoundError(`Workflow "${parsed.workflowId}" does not exist`);
-    this.remember(workflow);
+    this.versions.remember(workflow);
     const instanceId = parsed.instanceId ?? this.options.newId();
     if (await this.ports.instances.get(instanceId, options)) throw new ConflictError(`Instance "${instanceId}" exists`);
     const created = await createInstanceState(workflow, { instanceId, context: parsed.context }, this.effects(options?.abortSignal));
@@ -180,7 +172,7 @@ export class Engine {
         if (!stored) return { instanceId, outcome: TriggerOutcome.notFound };
         // A crash between an earlier save and its dispatch left triggers in the outbox: send them first.
         stored = await this.flushOutbox(stored, lease, options);
-        const { definition } = await this.loadVersion(stored.workflowId, stored.workflowVersion, options);
+        const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
         const processed = await processTrigger(definition, stored, trigger, this.effects(lease.signal));
         if (!processed.historyEntry) return processed.result;
         const saved = await this.save(stored, processed.instance, processed.historyEntry, lease, options);
@@ -197,7 +189,7 @@ export class Engine {
   /** Returns a faulted instance to `stateId`, re-running its entry conditions and actions. */
   async recover(instanceId: string, stateId: string, options: OperationOptions = {}): Promise<StoredInstance> {
     const result = await this.change(instanceId, options, async (stored, lease) => {
-      const { definition } = await this.loadVersion(stored.workflowId, stored.workflowVersion, options);
+      const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
       return recoverInstanceState(definition, stored, stateId, this.effects(lease.signal));
     });
     await this.drainLocal();
@@ -324,28 +316,5 @@ export class Engine {
     } finally {
       this.draining = false;
     }
-  }
-
-  private remember(workflow: WorkflowVersion): WorkflowVersion {
-    const key = `${workflow.definition.id}@${workflow.version}`;
-    const cached = this.versions.get(key);
-    if (cached) {
-      // LRU: move to the end.
-      this.versions.delete(key);
-      this.versions.set(key, cached);
-      return cached;
-    }
-    this.versions.set(key, workflow);
-    if (this.versions.size > this.options.definitionCacheSize) this.versions.delete(this.versions.keys().next().value!);
-    return workflow;
-  }
-
-  /** A pinned version, from memory when possible: versions are immutable. */
-  private async loadVersion(workflowId: string, version: number, options?: OperationOptions): Promise<WorkflowVersion> {
-    const cached = this.versions.get(`${workflowId}@${version}`);
-    if (cached) return this.remember(cached);
-    const loaded = await this.ports.workflows.get(workflowId, { ...options, version });
-    if (!loaded) throw new NotFoundError(`Version ${version} of workflow "${workflowId}" does not exist`);
-    return this.remember(loaded);
   }
 }
