@@ -78,6 +78,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
         { path: 'history', message: `has ${history.length} entries` },
       ]);
     }
+    // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
+    // plain entity request chunk by chunk, corrupting multi-byte characters that straddle 64 KiB
+    // chunks (azurite/dist/src/table/generated/utils/serializer.js, readRequestIntoText), while it
+    // decodes transaction bodies whole.
     const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }]];
     for (const entry of history) {
       const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };

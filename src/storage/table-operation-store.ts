@@ -2,6 +2,8 @@
  * @module Operations (one trigger's dispatch) on Azure Table Storage: one row per operation,
  * PartitionKey = encoded operation id, RowKey `operation`, `status` as a column for listByStatus, the
  * rest as JSON split across properties (the first 1,000 per-instance results fit well under 1 MiB).
+ * Writes are one-entity transactions: one round trip like a plain insert or update, and safe from
+ * Azurite's chunk-by-chunk decoding of plain entity bodies (see table-instance-store.ts).
  */
 import { odata, type TableClient } from '@azure/data-tables';
 import type { OperationStatus } from '../engine/enums';
@@ -22,8 +24,8 @@ export class TableOperationStore implements OperationStore {
     const entity = toEntity(operation);
     assertEntityFits(entity, `operation "${operation.id}"`);
     try {
-      const response = await this.client.createEntity(entity, { abortSignal: options.abortSignal });
-      return { operation: { ...withoutEtag(operation), etag: requireEtag(response.etag, operation.id) }, created: true };
+      const response = await this.client.submitTransaction([['create', entity]], { abortSignal: options.abortSignal });
+      return { operation: { ...withoutEtag(operation), etag: requireEtag(response.subResponses[0]?.etag, operation.id) }, created: true };
     } catch (error) {
       if (statusOf(error) !== 409) throw toSignalboxError(error, `operation "${operation.id}"`);
     }
@@ -47,9 +49,9 @@ export class TableOperationStore implements OperationStore {
     const entity = toEntity(operation);
     assertEntityFits(entity, `operation "${operation.id}"`);
     const response = await translate(`operation "${operation.id}"`, () =>
-      this.client.updateEntity(entity, 'Replace', { etag: options.ifMatch ?? '*', abortSignal: options.abortSignal }),
+      this.client.submitTransaction([['update', entity, 'Replace', { etag: options.ifMatch ?? '*' }]], { abortSignal: options.abortSignal }),
     );
-    return { ...withoutEtag(operation), etag: requireEtag(response.etag, operation.id) };
+    return { ...withoutEtag(operation), etag: requireEtag(response.subResponses[0]?.etag, operation.id) };
   }
 
   /** A filter over the whole (operations) table: used once at start-up to resume unfinished work. */

@@ -36,14 +36,16 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       expect(await store.get('op-never')).toBeUndefined();
     });
 
-    it('keeps 1,000 per-instance results', async () => {
+    it('keeps 1,000 per-instance results, multi-byte characters included', async () => {
       const instances: InstanceResult[] = Array.from({ length: 1000 }, (_, i) => ({
         instanceId: `instance-with-a-longish-id-${String(i).padStart(4, '0')}`,
         outcome: i % 7 === 0 ? 'faulted' : 'transitioned',
         transitionId: 'approve',
         fromStateId: 'waiting-for-approval',
         toStateId: 'approved',
-        ...(i % 7 === 0 && { error: `Condition 3 failed: ${'detail '.repeat(10)}` }),
+        // Multi-byte characters throughout: large bodies must survive any chunking on the way.
+        ...(i % 7 === 0 && { error: `Condition 3 failed: ${'détail 😀 '.repeat(10)}` }),
+        ...(i % 5 === 0 && { toStateId: `état-${'é'.repeat(i % 13)}` }),
       }));
       const operation = makeOperation('op-big', { status: 'succeeded', candidates: 1000, instances });
       await store.create(operation);
