@@ -11,7 +11,7 @@
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
 import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
-import { StorageError, ValidationError } from '../engine/errors';
+import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { encodeKey, padNumber } from './keys';
@@ -88,7 +88,15 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
       assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
       actions.push(['create', row]);
     }
-    const response = await translate(what, () => this.client.submitTransaction(actions, { abortSignal: options.abortSignal }));
+    let response;
+    try {
+      response = await this.client.submitTransaction(actions, { abortSignal: options.abortSignal });
+    } catch (error) {
+      // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
+      // (and as the in-memory store does): the engine then reloads and reports `notFound`.
+      if (ifMatch !== 'create' && isEntityNotFound(error)) throw new PreconditionFailedError(`${what} no longer exists`, { cause: error });
+      throw toSignalboxError(error, what);
+    }
     const etag = response.subResponses[0]?.etag;
     if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
     return { ...withoutEtag(instance), etag };

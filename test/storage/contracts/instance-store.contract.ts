@@ -1,5 +1,5 @@
 /** The InstanceStore + HistoryStore contract, run against every implementation. */
-import { ConflictError, PreconditionFailedError, SignalboxError, TooLargeError } from '../../../src/engine/errors';
+import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/errors';
 import type { HistoryStore, InstanceStore } from '../../../src/engine/ports';
 import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
 
@@ -80,8 +80,11 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect(entries[0]?.triggerId).toBe(`w${(await instances.get('i-race'))?.context.count}`);
     });
 
-    it('refuses to save an instance that does not exist', async () => {
-      await expect(instances.save(makeInstance('i-never'), {}, { ifMatch: '"stale"' })).rejects.toBeInstanceOf(SignalboxError);
+    it('refuses to save an instance that does not exist: its precondition fails', async () => {
+      // A real ETag, of another instance: well-formed, but not this (absent) one's.
+      const other = await instances.create(makeInstance('i-other'));
+      await expect(instances.save(makeInstance('i-never'), {}, { ifMatch: other.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(instances.save(makeInstance('i-never'), { history: [makeHistoryEntry(0)] }, { ifMatch: '*' })).rejects.toBeInstanceOf(PreconditionFailedError);
       expect(await instances.get('i-never')).toBeUndefined();
     });
 
