@@ -8,12 +8,12 @@
  * history rows, so history never disagrees with the instance and a save costs one round trip. Raised
  * triggers (the outbox) are inside the instance entity, so they are atomic with it for free.
  */
-import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
 import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
 import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
-import { isEntityNotFound, toSignalboxError, translate } from './errors';
+import { isEntityNotFound, toSignalboxError } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
 
@@ -88,7 +88,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
       assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
       actions.push(['create', row]);
     }
-    let response;
+    let response: TableTransactionResponse;
     try {
       response = await this.client.submitTransaction(actions, { abortSignal: options.abortSignal });
     } catch (error) {
