@@ -89,6 +89,9 @@ export class BlobLeaseProvider implements LeaseProvider {
         // The lease runs from some moment after the request was sent: count from the send, to be safe.
         return sentAt;
       } catch (error) {
+        // An abort during a request surfaces as the SDK's AbortError: report the caller's reason instead,
+        // as an abort during a backoff wait does.
+        if (abortSignal?.aborted) throw abortSignal.reason;
         const status = statusOf(error);
         if (status === 404 && createRounds < MAX_CREATE_ROUNDS) {
           createRounds += 1;

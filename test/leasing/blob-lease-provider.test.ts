@@ -94,14 +94,19 @@ describe('BlobLeaseProvider', () => {
     expect(counter.counts().byKind['blob lease release']).toBe(1);
   });
 
-  it('stops waiting when the caller aborts', async () => {
+  it('stops waiting when the caller aborts, with the caller\'s reason', async () => {
     const container = newContainer();
     const provider = new BlobLeaseProvider(container);
     await provider.withLease('abort', async () => {
+      // Aborted during a backoff wait.
       const controller = new AbortController();
       const waiting = new BlobLeaseProvider(container).withLease('abort', async () => 'ran', { abortSignal: controller.signal });
       setTimeout(() => controller.abort(new Error('caller gave up')), 30);
       await expect(waiting).rejects.toThrow('caller gave up');
+      // Aborted before the first request: the SDK's own AbortError must not replace the reason.
+      const early = new AbortController();
+      early.abort(new Error('gave up at once'));
+      await expect(new BlobLeaseProvider(container).withLease('abort', async () => 'ran', { abortSignal: early.signal })).rejects.toThrow('gave up at once');
     });
   });
 });
