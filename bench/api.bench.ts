@@ -88,14 +88,19 @@ async function main(): Promise<void> {
     await waitForOperation(base, counted.body.operationId);
     const countedRequests = requestCounter.counts();
 
-    // 1. One trigger offered to every instance (fan-out inside one operation).
-    let started = performance.now();
-    const fanOut = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: ['all'] });
-    const fanOutResult = await waitForOperation(base, fanOut.body.operationId);
-    const fanOutSeconds = (performance.now() - started) / 1000;
+    // 1. One trigger offered to every instance (fan-out inside one operation), twice: the first run
+    //    also creates each instance's lease blob (created lazily, on first use).
+    const fanOutSeconds: number[] = [];
+    let fanOutResult: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (let round = 0; round < 2; round += 1) {
+      const begin = performance.now();
+      const fanOut = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: ['all'] });
+      fanOutResult = await waitForOperation(base, fanOut.body.operationId);
+      fanOutSeconds.push((performance.now() - begin) / 1000);
+    }
 
     // 2. One trigger per instance, 32 clients at a time, each waiting for its operation.
-    started = performance.now();
+    const started = performance.now();
     let next = 0;
     await Promise.all(
       Array.from({ length: 32 }, async () => {
@@ -123,7 +128,8 @@ async function main(): Promise<void> {
     const floorP50 = percentile(floor, 50);
     console.log(`\nSignalbox API benchmark: local server on Azurite (in-memory), ${INSTANCES} instances`);
     console.table([
-      { measure: `one trigger → ${INSTANCES} instances`, value: `${(INSTANCES / fanOutSeconds).toFixed(0)} applications/s (${fanOutResult.summary.transitioned} transitioned)` },
+      { measure: `one trigger → ${INSTANCES} instances, lease blobs new`, value: `${(INSTANCES / fanOutSeconds[0]!).toFixed(0)} applications/s` },
+      { measure: `one trigger → ${INSTANCES} instances, again`, value: `${(INSTANCES / fanOutSeconds[1]!).toFixed(0)} applications/s (${fanOutResult.summary.transitioned} transitioned)` },
       { measure: `${INSTANCES} single-instance triggers, 32 clients`, value: `${(INSTANCES / perInstanceSeconds).toFixed(0)} triggers/s (POST to succeeded)` },
       { measure: 'single-instance latency p50', value: `${p50.toFixed(2)} ms` },
       { measure: 'single-instance latency p99', value: `${percentile(latencies, 99).toFixed(2)} ms` },
