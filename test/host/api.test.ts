@@ -249,6 +249,57 @@ describe('instances, triggers and operations', () => {
   });
 });
 
+describe('raised triggers', () => {
+  it('dispatches a trigger raised by an action as its own operation, through the same path', async () => {
+    const relay = {
+      id: 'relay',
+      displayName: 'Relay',
+      initialStateId: 'ready',
+      states: {
+        ready: {
+          transitions: [
+            {
+              id: 'go',
+              targetStateId: 'sent',
+              conditions: [{ type: 'triggerName', name: 'Go' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Ping', subjects: ['{{context.partner}}'], parameters: { from: '{{instance.id}}' } } }],
+            },
+          ],
+        },
+        sent: {},
+      },
+    };
+    const pong = {
+      id: 'pong',
+      displayName: 'Pong',
+      initialStateId: 'waiting',
+      states: {
+        waiting: { transitions: [{ id: 'pinged', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'setContext', expressions: { from: 'trigger.parameters.from' } }] }] },
+        done: {},
+      },
+    };
+    expect((await api.request('PUT', '/api/workflows/relay', { json: relay })).status).toBe(201);
+    expect((await api.request('PUT', '/api/workflows/pong', { json: pong })).status).toBe(201);
+    await api.request('POST', '/api/instances', { json: { workflowId: 'pong', instanceId: 'pong-1' } });
+    await api.request('POST', '/api/instances', { json: { workflowId: 'relay', instanceId: 'relay-1', context: { partner: 'pong-1' } } });
+
+    const { finished } = await sendTrigger({ id: 'go-1', name: 'Go', subjects: ['relay-1'] });
+    expect(finished.body.instances).toEqual([{ instanceId: 'relay-1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'ready', toStateId: 'sent' }]);
+
+    let partner = await api.request('GET', '/api/instances/pong-1');
+    for (let poll = 0; poll < 400 && partner.body.status !== 'complete'; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      partner = await api.request('GET', '/api/instances/pong-1');
+    }
+    expect(partner.body).toMatchObject({ stateId: 'done', status: 'complete', context: { from: 'relay-1' } });
+    const history = await api.request('GET', '/api/instances/pong-1/history');
+    const raisedTriggerId = history.body.items[1].triggerId;
+    expect(raisedTriggerId).not.toBe('go-1');
+    const raisedOperation = await api.waitForOperation(raisedTriggerId);
+    expect(raisedOperation.body).toMatchObject({ status: 'succeeded', candidates: 1, summary: { transitioned: 1 } });
+  });
+});
+
 describe('health and OpenAPI', () => {
   it('reports health when storage answers', async () => {
     const health = await api.request('GET', '/api/health');
