@@ -15,9 +15,17 @@ export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistr
   const schema = z.toJSONSchema(workflowDefinitionSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   const conditions = registry.conditionTypes().map((type) => z.toJSONSchema(registry.condition(type)!.schema, { io: 'input', unrepresentable: 'any' }));
   const actions = registry.actionTypes().map((type) => z.toJSONSchema(registry.action(type)!.schema, { io: 'input', unrepresentable: 'any' }));
-  const strip = (item: Record<string, unknown>) => {
-    const { $schema: _ignored, ...rest } = item;
-    return rest;
+  // Each type's schema is generated on its own, so its `$defs` (e.g. recursive JSON values) and the
+  // `#/$defs/...` references to them are hoisted to the root under names unique to the type.
+  const hoisted: Json = {};
+  const hoist = (kind: string, item: Record<string, unknown>) => {
+    const { $schema: _dialect, $defs: ownDefs, ...rest } = item;
+    const names = Object.keys((ownDefs as Json | undefined) ?? {});
+    const rename = (name: string) => `${kind}.${String(rest.properties && ((rest.properties as Json).type as Json | undefined)?.const)}.${name}`;
+    const rewrite = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, (match, name: string) => (names.includes(name) ? JSON.stringify(`#/$defs/${rename(name)}`) : match)));
+    for (const name of names) hoisted[rename(name)] = rewrite((ownDefs as Json)[name]);
+    return rewrite(rest) as Json;
   };
   const state = (((schema.properties as Json).states as Json).additionalProperties as Json).properties as Json;
   const refer = (list: unknown, to: 'condition' | 'action') => ((list as Json).items = { $ref: `#/$defs/${to}` });
@@ -33,8 +41,9 @@ export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistr
     title: 'Signalbox workflow definition',
     $defs: {
       ...((schema.$defs as Record<string, unknown> | undefined) ?? {}),
-      condition: { anyOf: conditions.map(strip) },
-      action: { anyOf: actions.map(strip) },
+      condition: { anyOf: conditions.map((item) => hoist('condition', item)) },
+      action: { anyOf: actions.map((item) => hoist('action', item)) },
+      ...hoisted,
     },
   };
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DefinitionInvalidError, createRegistry, defineCondition, validateDefinition, workflowDefinitionJsonSchema } from '../../src/engine';
+import Ajv2020 from 'ajv/dist/2020';
+import { join } from 'node:path';
 import { renderSchemaFile, schemaPath } from '../../scripts/write-schema';
 
 function issuesOf(input: unknown, registry = createRegistry()) {
@@ -96,5 +98,16 @@ describe('the JSON Schema of a definition', () => {
       expect.arrayContaining(['triggerName', 'triggerContentType', 'triggerParameter', 'expression', 'invokeExternalService', 'all', 'any', 'not']),
     );
     expect(schema.$defs.action.anyOf).toHaveLength(4);
+  });
+
+  it('compiles in a JSON Schema 2020-12 validator, accepts the examples and refuses broken definitions', () => {
+    const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
+    for (const file of ['expense-claim.json', 'data-catalog-item.json']) {
+      const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8'));
+      expect({ file, valid: validate(example), errors: validate.errors ?? null }).toEqual({ file, valid: true, errors: null });
+    }
+    const broken = { id: 'b', displayName: 'B', initialStateId: 'a', states: { a: { transitions: [{ id: 't', targetStateId: 'a', conditions: [{ type: 'triggerName' }], actions: [{ type: 'setContext', values: 7 }] }] } } };
+    expect(validate(broken)).toBe(false);
+    expect(validate({ ...broken, colour: 'red', states: {} })).toBe(false);
   });
 });

@@ -315,5 +315,14 @@ describe('health and OpenAPI', () => {
       expect.arrayContaining(['/api/workflows/{workflowId}', '/api/instances/{instanceId}/history', '/api/triggers', '/api/operations/{operationId}', '/api/health']),
     );
     expect(document.body.paths['/api/triggers'].post.responses['202']).toBeDefined();
+    // Condition and action fields are described per type, and the references resolve inside the document.
+    const conditionTypes = document.body.components.schemas.WorkflowDefinition.$defs.condition.anyOf.map((branch: { properties: { type: { const: string } } }) => branch.properties.type.const);
+    expect(conditionTypes).toEqual(expect.arrayContaining(['triggerName', 'expression', 'invokeExternalService', 'all']));
+    const refs = [...JSON.stringify(document.body).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((match) => match[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const target = ref.split('/').reduce((node: any, key) => node?.[key], document.body); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect({ ref, found: target !== undefined }).toEqual({ ref, found: true });
+    }
   });
 });

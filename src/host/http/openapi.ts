@@ -3,7 +3,8 @@
  * cannot drift from what the handlers accept.
  */
 import { z } from 'zod';
-import { workflowDefinitionSchema } from '../../engine/definition';
+import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
+import type { Registry } from '../../engine/registry';
 import { triggerInputSchema } from '../../engine/trigger';
 import type { RouteDefinition } from './types';
 
@@ -50,7 +51,15 @@ const requestBodies: Record<string, unknown> = {
   recoverInstance: { type: 'object', required: ['stateId'], properties: { stateId: { type: 'string' } }, additionalProperties: false },
 };
 
-export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record<string, unknown> {
+/** A standalone JSON Schema as a component: its `#/$defs/...` references re-rooted under the component. */
+function asComponent(name: string, standalone: unknown): unknown {
+  const text = JSON.stringify(standalone).replaceAll('"#/$defs/', `"#/components/schemas/${name}/$defs/`);
+  const { $schema: _dialect, ...schema } = JSON.parse(text) as Record<string, unknown>;
+  return schema;
+}
+
+/** The document for these routes; `registry` adds custom condition and action types to the schemas. */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], registry?: Registry): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = `/api/${route.route}`;
@@ -81,8 +90,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[]): Record
       securitySchemes: { functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key' } },
       schemas: {
         Problem: problemSchema,
-        WorkflowDefinition: z.toJSONSchema(workflowDefinitionSchema, { io: 'input', unrepresentable: 'any' }),
-        Trigger: z.toJSONSchema(triggerInputSchema, { io: 'input', unrepresentable: 'any' }),
+        WorkflowDefinition: asComponent('WorkflowDefinition', workflowDefinitionJsonSchema(registry)),
+        Trigger: asComponent('Trigger', z.toJSONSchema(triggerInputSchema, { io: 'input', unrepresentable: 'any' })),
       },
     },
   };

@@ -5,7 +5,7 @@
 import { instanceRoutes } from './instance-routes';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
-import type { RouteDefinition } from './types';
+import type { ApiServices, RouteDefinition } from './types';
 import { workflowRoutes } from './workflow-routes';
 import { problem } from '../problem';
 
@@ -26,17 +26,20 @@ const systemRoutes: readonly RouteDefinition[] = [
     route: 'openapi.json',
     // The API's description is public, as Azure's own OpenAPI endpoints are; it holds no data.
     authLevel: 'anonymous',
-    async handle() {
-      return { status: 200, body: openApiDocument() };
+    async handle(_request, services) {
+      return { status: 200, body: openApiDocument(services) };
     },
   },
 ];
 
 export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...systemRoutes];
 
-let cachedDocument: Record<string, unknown> | undefined;
-function openApiDocument(): Record<string, unknown> {
-  return (cachedDocument ??= buildOpenApiDocument(routes));
+// Built once per engine (its registry decides the condition and action schemas).
+const documents = new WeakMap<object, Record<string, unknown>>();
+function openApiDocument(services: ApiServices): Record<string, unknown> {
+  let document = documents.get(services.engine);
+  if (!document) documents.set(services.engine, (document = buildOpenApiDocument(routes, services.engine.options.registry)));
+  return document;
 }
 
 export interface RouteMatch {
