@@ -95,9 +95,8 @@ export class LocalOperationRunner implements OperationLauncher {
 
   private async run(operationId: string, known?: StoredOperation): Promise<void> {
     const activities = this.requireActivities();
-    // With the record in hand (just created, or listed for resumption) the run needs no read and no
-    // `running` write: an operation stays `notStarted` until done, which polls and resumption treat alike.
-    const operation = known ?? (await activities.loadOperation(operationId));
+    // With the record in hand (just created, or listed for resumption) the run needs no read.
+    let operation = known ?? (await activities.loadOperation(operationId));
     if (!operation || operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) return;
     activities.remember(operation);
     const begin = { subjects: operation.trigger.subjects };
@@ -107,6 +106,11 @@ export class LocalOperationRunner implements OperationLauncher {
     try {
       do {
         const page = await activities.findCandidates({ subjects: begin.subjects, ...(continuationToken ? { continuationToken } : {}) });
+        // An operation that will take a while says so (`running`); one of a single instance finishes
+        // about as fast as that write, so it goes from notStarted to done without it.
+        if (operation.status === OperationStatus.notStarted && (page.continuationToken !== undefined || page.instanceIds.length > 1)) {
+          operation = await activities.markRunning(operation);
+        }
         const fresh = page.instanceIds.filter((id) => !seen.has(id));
         fresh.forEach((id) => seen.add(id));
         const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.applyWithRetry(operationId, instanceId))));

@@ -64,6 +64,11 @@ export class TriggerActivityService implements TriggerActivities {
     this.options.triggerCache.set(operation.id, operation.trigger);
   }
 
+  /** Marks an operation record already in hand `running` (one write). */
+  async markRunning(operation: Operation): Promise<StoredOperation> {
+    return this.options.operations.update({ ...operation, status: OperationStatus.running, updatedAt: this.now() });
+  }
+
   async beginOperation(operationId: string): Promise<BeginOperationOutput> {
     const operation = await this.options.operations.get(operationId);
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);

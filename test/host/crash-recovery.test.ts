@@ -99,6 +99,9 @@ describe('crash recovery of the local server', () => {
     // Wait until some instances are done and more are stuck in the external call, then kill.
     for (let poll = 0; poll < 600 && held.length === 0; poll += 1) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(held.length).toBeGreaterThan(0);
+    const midway = await api.request('GET', '/api/operations/count-once');
+    expect(midway.status).toBe(202);
+    expect(midway.body.status).toBe('running');
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
     held.forEach((response) => response.destroy());
