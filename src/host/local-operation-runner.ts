@@ -96,41 +96,46 @@ export class LocalOperationRunner implements OperationLauncher {
   private async run(operationId: string, known?: StoredOperation): Promise<void> {
     const activities = this.requireActivities();
     // With the record in hand (just created, or listed for resumption) the run needs no read.
-    let operation = known ?? (await activities.loadOperation(operationId));
-    if (!operation || operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) return;
+    const loaded = known ?? (await activities.loadOperation(operationId));
+    if (!loaded || loaded.status === OperationStatus.succeeded || loaded.status === OperationStatus.failed) return;
+    let operation: StoredOperation = loaded;
     activities.remember(operation);
-    const begin = { subjects: operation.trigger.subjects };
+    const { subjects } = operation.trigger;
     let totals: { summary: OutcomeSummary; instances: InstanceResult[]; candidates: number } = { summary: emptySummary(), instances: [], candidates: 0 };
     const seen = new Set<string>();
     let continuationToken: string | undefined;
     try {
       do {
-        const page = await activities.findCandidates({ subjects: begin.subjects, ...(continuationToken ? { continuationToken } : {}) });
+        const pageToken = continuationToken;
+        const page = await this.withRetry(() => activities.findCandidates({ subjects, ...(pageToken ? { continuationToken: pageToken } : {}) }));
         // An operation that will take a while says so (`running`); one of a single instance finishes
         // about as fast as that write, so it goes from notStarted to done without it.
         if (operation.status === OperationStatus.notStarted && (page.continuationToken !== undefined || page.instanceIds.length > 1)) {
-          operation = await activities.markRunning(operation);
+          const notStarted: StoredOperation = operation;
+          operation = await this.withRetry(() => activities.markRunning(notStarted));
         }
         const fresh = page.instanceIds.filter((id) => !seen.has(id));
         fresh.forEach((id) => seen.add(id));
-        const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.applyWithRetry(operationId, instanceId))));
+        const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId })))));
         totals = accumulateResults(totals, results);
         continuationToken = page.continuationToken;
       } while (continuationToken);
     } catch (error) {
       if (this.shutdown.signal.aborted) throw error; // left `running`: the next start resumes it
-      await activities.finishOperation(operation, { operationId, ...totals, error: error instanceof Error ? error.message : String(error) });
+      const failed = operation;
+      await this.withRetry(() => activities.finishOperation(failed, { operationId, ...totals, error: error instanceof Error ? error.message : String(error) }));
       return;
     }
-    await activities.finishOperation(operation, { operationId, ...totals });
+    const finished = operation;
+    await this.withRetry(() => activities.finishOperation(finished, { operationId, ...totals }));
   }
 
-  private async applyWithRetry(operationId: string, instanceId: string): Promise<InstanceResult> {
-    const activities = this.requireActivities();
+  /** Runs a step again after retryable failures (lease busy or lost, transient storage faults), with backoff. */
+  private async withRetry<T>(step: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       if (this.shutdown.signal.aborted) throw new Error('shutting down');
       try {
-        return await activities.applyTrigger({ operationId, instanceId });
+        return await step();
       } catch (error) {
         if (!isRetryable(error) || attempt >= this.maxAttempts) throw error;
         const delay = this.firstRetryDelayInMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);

@@ -1,0 +1,95 @@
+/**
+ * The local runner's own logic, over fake activities: paging, dedupe across pages, retries of retryable
+ * failures in every step, failure of the operation on a non-retryable one, and the `running` mark.
+ */
+import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/errors';
+import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
+import { emptySummary, type InstanceResult, type Operation, type StoredOperation } from '../../src/engine/operation';
+import { LocalOperationRunner } from '../../src/host/local-operation-runner';
+import { silentLogger } from '../../src/host/logger';
+import type { CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput } from '../../src/host/trigger-activities';
+import type { TriggerActivityService } from '../../src/host/trigger-activity-service';
+
+function operation(id: string): StoredOperation {
+  const trigger = { id, name: 'Go', subjects: ['s'] };
+  return { id, triggerId: id, trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [], etag: 'e' };
+}
+
+function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?: Record<string, unknown[]> } = {}) {
+  const finished: CompleteOperationInput[] = [];
+  const statuses: string[] = [];
+  const applied: string[] = [];
+  const activities = {
+    remember: () => {},
+    loadOperation: async (id: string) => operation(id),
+    markRunning: async (record: Operation) => {
+      statuses.push('running');
+      return { ...record, status: OperationStatus.running, etag: 'e2' } as StoredOperation;
+    },
+    findCandidates: async (input: FindCandidatesInput): Promise<FindCandidatesOutput> => {
+      const failure = failures.find?.shift();
+      if (failure) throw failure;
+      const index = input.continuationToken ? Number(input.continuationToken) : 0;
+      return { instanceIds: pages[index]!, ...(index + 1 < pages.length ? { continuationToken: String(index + 1) } : {}) };
+    },
+    applyTrigger: async ({ instanceId }: { instanceId: string }): Promise<InstanceResult> => {
+      const failure = failures.apply?.[instanceId]?.shift();
+      if (failure) throw failure;
+      applied.push(instanceId);
+      return { instanceId, outcome: TriggerOutcome.transitioned };
+    },
+    finishOperation: async (record: Operation, input: CompleteOperationInput) => {
+      statuses.push(record.status);
+      finished.push(input);
+    },
+  };
+  return { activities: activities as unknown as TriggerActivityService, finished, statuses, applied };
+}
+
+async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<void> {
+  const runner = new LocalOperationRunner(silentLogger, { firstRetryDelayInMs: 1, concurrency: 4 });
+  runner.attach(fake.activities);
+  await runner.start(id);
+  await runner.whenDone(id);
+}
+
+describe('LocalOperationRunner', () => {
+  it('offers the trigger once to each candidate across pages and records the totals', async () => {
+    const fake = fakeActivities([['a', 'b'], ['b', 'c'], ['c']]);
+    await run(fake);
+    expect(fake.applied.sort()).toEqual(['a', 'b', 'c']);
+    expect(fake.finished).toHaveLength(1);
+    expect(fake.finished[0]).toMatchObject({ operationId: 'op', candidates: 3, summary: { transitioned: 3 } });
+    expect(fake.finished[0]!.error).toBeUndefined();
+    expect(fake.statuses).toEqual(['running', 'running']); // marked running, then finished from that record
+  });
+
+  it('does not write `running` for a single-instance operation', async () => {
+    const fake = fakeActivities([['only']]);
+    await run(fake);
+    expect(fake.statuses).toEqual(['notStarted']);
+    expect(fake.finished[0]).toMatchObject({ candidates: 1 });
+  });
+
+  it('retries retryable failures of the candidate lookup and of applications', async () => {
+    const fake = fakeActivities([['a', 'b']], {
+      find: [new StorageError('busy', 503, true)],
+      apply: { a: [new LeaseUnavailableError('a', 10), new LeaseUnavailableError('a', 10)] },
+    });
+    await run(fake);
+    expect(fake.applied.sort()).toEqual(['a', 'b']);
+    expect(fake.finished[0]).toMatchObject({ candidates: 2, summary: { transitioned: 2 } });
+    expect(fake.finished[0]!.error).toBeUndefined();
+  });
+
+  it('fails the operation with the reason when a failure is not retryable, or retries run out', async () => {
+    const notRetryable = fakeActivities([['a']], { find: [new ValidationError('bad continuation token', [])] });
+    await run(notRetryable);
+    expect(notRetryable.finished[0]).toMatchObject({ error: 'bad continuation token', candidates: 0 });
+
+    const exhausted = fakeActivities([['a']], { apply: { a: Array.from({ length: 5 }, () => new LeaseUnavailableError('a', 10)) } });
+    await run(exhausted);
+    expect(exhausted.applied).toEqual([]);
+    expect(exhausted.finished[0]!.error).toContain('Lease "a" was not available');
+  });
+});
