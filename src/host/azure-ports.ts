@@ -6,6 +6,7 @@ import { createAzureStorage, type AzureStorage } from '../storage/create-azure-s
 import type { RequestCounter } from '../storage/request-counter';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
 import { readSetting, type Environment } from './settings';
+import { resolveStorageConnection } from './storage-connection';
 import type { SignalboxPorts } from './wiring';
 
 export interface AzurePortsOptions {
@@ -24,7 +25,7 @@ export function storageNamesFrom(env: Environment): StorageNames {
 
 export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
   const env = options.env ?? process.env;
-  const storage = await createAzureStorage({ env, names: options.names ?? storageNamesFrom(env), ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}) });
+  const storage = await createAzureStorage({ connection: resolveStorageConnection(env), names: options.names ?? storageNamesFrom(env), ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}) });
   return {
     storage,
     workflows: storage.workflows,

@@ -7,10 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import path from 'node:path';
 
-/** Azurite's documented, public development account; not a secret. */
-export const AZURITE_ACCOUNT_NAME = 'devstoreaccount1';
-export const AZURITE_ACCOUNT_KEY =
-  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from '../storage/development-storage';
+
+export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME };
 
 export interface AzuriteOptions {
   /** Directory for persistent data; in-memory when omitted. */

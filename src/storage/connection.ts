@@ -1,21 +1,12 @@
 /**
- * @module Where Signalbox's storage is, from the app settings (src/host/settings.ts), and the SDK
- * clients for it.
- *
- * Order: `SIGNALBOX_STORAGE` (a connection string), else `AzureWebJobsStorage` as a connection string
- * (`UseDevelopmentStorage=true` means the local Azurite on its default ports), else identity-based
- * settings as the Functions host reads them: `AzureWebJobsStorage__blobServiceUri` and
- * `__tableServiceUri`, or `__accountName` (public-cloud endpoints derived from it), with
- * DefaultAzureCredential (the user-assigned identity `__clientId` when `__credential` is
- * `managedidentity`).
+ * @module A storage connection (a connection string, or service URIs with a token credential) and the
+ * SDK clients for it. Which connection to use is decided from the app settings by the hosts
+ * (src/host/storage-connection.ts); storage itself reads no settings.
  */
 import { TableClient, type TableServiceClientOptions } from '@azure/data-tables';
-import { DefaultAzureCredential } from '@azure/identity';
 import type { TokenCredential } from '@azure/core-auth';
 import { BlobServiceClient, ContainerClient, newPipeline } from '@azure/storage-blob';
-import { ValidationError } from '../engine/errors';
-import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from '../host/azurite';
-import { readSetting, type Environment } from '../host/settings';
+import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';
 import type { RequestCounter } from './request-counter';
 
 export type StorageConnection =
@@ -50,29 +41,6 @@ export function expandDevelopmentStorage(connectionString: string): string {
   ].join(';');
 }
 
-/** Reads the settings; throws ValidationError naming them when none is set. */
-export function resolveStorageConnection(env: Environment = process.env): StorageConnection {
-  const connectionString = readSetting('SIGNALBOX_STORAGE', env) ?? readSetting('AzureWebJobsStorage', env);
-  if (connectionString) return { kind: 'connectionString', connectionString: expandDevelopmentStorage(connectionString) };
-
-  const accountName = readSetting('AzureWebJobsStorage__accountName', env);
-  const blobServiceUri = readSetting('AzureWebJobsStorage__blobServiceUri', env) ?? (accountName && `https://${accountName}.blob.core.windows.net`);
-  const tableServiceUri = readSetting('AzureWebJobsStorage__tableServiceUri', env) ?? (accountName && `https://${accountName}.table.core.windows.net`);
-  if (blobServiceUri && tableServiceUri) {
-    const clientId = readSetting('AzureWebJobsStorage__clientId', env);
-    const useManagedIdentity = readSetting('AzureWebJobsStorage__credential', env)?.toLowerCase() === 'managedidentity';
-    const credential = new DefaultAzureCredential(useManagedIdentity && clientId ? { managedIdentityClientId: clientId } : {});
-    return { kind: 'identity', blobServiceUri: trimSlash(blobServiceUri), tableServiceUri: trimSlash(tableServiceUri), credential };
-  }
-  const hint =
-    'set SIGNALBOX_STORAGE or AzureWebJobsStorage to a connection string (UseDevelopmentStorage=true for Azurite), ' +
-    'or AzureWebJobsStorage__accountName (or __blobServiceUri and __tableServiceUri) for identity-based access';
-  throw new ValidationError(`No storage is configured: ${hint}`, [{ path: 'AzureWebJobsStorage', message: hint }]);
-}
-
-function trimSlash(uri: string): string {
-  return uri.replace(/\/+$/, '');
-}
 
 function isInsecure(connectionString: string): boolean {
   return /DefaultEndpointsProtocol=http(;|$)/i.test(connectionString) || /Endpoint=http:/i.test(connectionString);

@@ -6,8 +6,7 @@
 import type { TableClient } from '@azure/data-tables';
 import type { ContainerClient } from '@azure/storage-blob';
 import { BlobLeaseProvider, type BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
-import type { Environment } from '../host/settings';
-import { createContainerClient, createTableClient, resolveStorageConnection, type StorageConnection } from './connection';
+import { createContainerClient, createTableClient, expandDevelopmentStorage, type StorageConnection } from './connection';
 import { isRestError, serviceErrorCode, statusOf, toSignalboxError, translate } from './errors';
 import { defaultStorageNames, type StorageNames } from './names';
 import type { RequestCounter } from './request-counter';
@@ -17,10 +16,8 @@ import { TableOperationStore } from './table-operation-store';
 import { TableWorkflowStore } from './table-workflow-store';
 
 export interface AzureStorageOptions {
-  /** A connection string or a resolved connection. @default from the app settings (resolveStorageConnection) */
-  connection?: StorageConnection | string;
-  /** Where the settings are read from when `connection` is absent. @default process.env */
-  env?: Environment;
+  /** A connection string, or a resolved connection (src/host/storage-connection.ts reads the settings). */
+  connection: StorageConnection | string;
   /** @default defaultStorageNames */
   names?: StorageNames;
   /** Counts every storage request (bench/storage.bench.ts). */
@@ -52,11 +49,9 @@ export interface AzureStorage {
   };
 }
 
-export async function createAzureStorage(options: AzureStorageOptions = {}): Promise<AzureStorage> {
+export async function createAzureStorage(options: AzureStorageOptions): Promise<AzureStorage> {
   const connection: StorageConnection =
-    typeof options.connection === 'string'
-      ? { kind: 'connectionString', connectionString: options.connection }
-      : options.connection ?? resolveStorageConnection(options.env);
+    typeof options.connection === 'string' ? { kind: 'connectionString', connectionString: expandDevelopmentStorage(options.connection) } : options.connection;
   const names = options.names ?? defaultStorageNames;
   const clientOptions = options.requestCounter ? { requestCounter: options.requestCounter } : {};
   const clients = {

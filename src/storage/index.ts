@@ -4,7 +4,6 @@ export {
   createContainerClient,
   createTableClient,
   expandDevelopmentStorage,
-  resolveStorageConnection,
   type StorageClientOptions,
   type StorageConnection,
 } from './connection';
@@ -16,4 +15,5 @@ export { TableOperationStore } from './table-operation-store';
 export { toSignalboxError } from './errors';
 export { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH } from './keys';
 export { MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-body';
+export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';
 export { defaultStorageNames, prefixedStorageNames, type StorageNames } from './names';

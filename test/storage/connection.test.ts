@@ -1,57 +1,25 @@
-/** Which storage the app settings select. */
-import { ValidationError } from '../../src/engine/errors';
-import { AZURITE_ACCOUNT_NAME } from '../../src/host/azurite';
+/** Storage connections: UseDevelopmentStorage=true, and building the stores from a connection string. */
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
-import { expandDevelopmentStorage, resolveStorageConnection } from '../../src/storage/connection';
+import { expandDevelopmentStorage } from '../../src/storage/connection';
+import { AZURITE_ACCOUNT_NAME } from '../../src/storage/development-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 
-describe('resolveStorageConnection', () => {
-  it('prefers SIGNALBOX_STORAGE over AzureWebJobsStorage', () => {
-    expect(resolveStorageConnection({ SIGNALBOX_STORAGE: 'AccountName=a;AccountKey=k', AzureWebJobsStorage: 'AccountName=b;AccountKey=k' })).toEqual({
-      kind: 'connectionString',
-      connectionString: 'AccountName=a;AccountKey=k',
-    });
-    expect(resolveStorageConnection({ SIGNALBOX_STORAGE: '  ', AzureWebJobsStorage: 'AccountName=b;AccountKey=k' })).toMatchObject({ connectionString: 'AccountName=b;AccountKey=k' });
-  });
-
+describe('expandDevelopmentStorage', () => {
   it('expands UseDevelopmentStorage=true to the local Azurite, which the table SDK does not know', () => {
-    const connection = resolveStorageConnection({ AzureWebJobsStorage: 'UseDevelopmentStorage=true' });
-    expect(connection.kind).toBe('connectionString');
-    const connectionString = (connection as { connectionString: string }).connectionString;
+    const connectionString = expandDevelopmentStorage('UseDevelopmentStorage=true');
     expect(connectionString).toContain(`TableEndpoint=http://127.0.0.1:10002/${AZURITE_ACCOUNT_NAME}`);
     expect(connectionString).toContain(`BlobEndpoint=http://127.0.0.1:10000/${AZURITE_ACCOUNT_NAME}`);
     expect(expandDevelopmentStorage('UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://azurite')).toContain('TableEndpoint=http://azurite:10002/');
-  });
-
-  it('derives identity-based endpoints from the account name, or takes the service URIs', () => {
-    expect(resolveStorageConnection({ AzureWebJobsStorage__accountName: 'acct' })).toMatchObject({
-      kind: 'identity',
-      blobServiceUri: 'https://acct.blob.core.windows.net',
-      tableServiceUri: 'https://acct.table.core.windows.net',
-    });
-    expect(
-      resolveStorageConnection({
-        AzureWebJobsStorage__blobServiceUri: 'https://b.example/',
-        AzureWebJobsStorage__tableServiceUri: 'https://t.example',
-        AzureWebJobsStorage__credential: 'managedidentity',
-        AzureWebJobsStorage__clientId: '00000000-0000-0000-0000-000000000000',
-      }),
-    ).toMatchObject({ kind: 'identity', blobServiceUri: 'https://b.example', tableServiceUri: 'https://t.example' });
-  });
-
-  it('names the settings to set when none is', () => {
-    expect(() => resolveStorageConnection({})).toThrow(ValidationError);
-    expect(() => resolveStorageConnection({ AzureWebJobsStorage__blobServiceUri: 'https://b.example' })).toThrow(/AzureWebJobsStorage__accountName/);
+    expect(expandDevelopmentStorage('AccountName=a;AccountKey=k')).toBe('AccountName=a;AccountKey=k');
   });
 });
 
 describe('createAzureStorage', () => {
-  it('reads the connection from the settings and creates its tables idempotently', async () => {
+  it('creates its tables idempotently', async () => {
     const names = prefixedStorageNames(uniquePrefix('c'));
-    const env = { SIGNALBOX_STORAGE: testConnectionString() };
-    const first = await createAzureStorage({ env, names });
-    const second = await createAzureStorage({ env, names });
+    const first = await createAzureStorage({ connection: testConnectionString(), names });
+    const second = await createAzureStorage({ connection: testConnectionString(), names });
     await first.operations.create({
       id: 'op',
       triggerId: 'op',
