@@ -99,6 +99,18 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
     expect(server.requests.filter((request) => request.url === '/action')).toHaveLength(1); // 400 is not retried
   });
 
+  it('does not follow a redirect (it could lead off the allow-list): a 3xx faults the instance', async () => {
+    respond = (request, response) => {
+      if (request.url === '/condition') return json(response, 200, true);
+      if (request.url === '/elsewhere') return json(response, 200, { contextValuesToSetOrAdd: { leaked: true } });
+      response.writeHead(302, { location: `${server.url.replace('127.0.0.1', 'localhost')}/elsewhere` }).end();
+    };
+    const { result } = await run(localHttp());
+    expect(result).toMatchObject({ outcome: 'faulted', instance: { stateId: 'a', status: 'faulted' } });
+    expect(result.instance.fault?.message).toContain('HTTP 302');
+    expect(server.requests.filter((request) => request.url === '/elsewhere')).toHaveLength(0);
+  });
+
   it('retries a 503 (and a 429) and then succeeds', async () => {
     let calls = 0;
     respond = (request, response) => {
