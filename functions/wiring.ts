@@ -67,12 +67,15 @@ const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.Or
  */
 export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew'>): OperationLauncher {
   return {
-    async start(operationId) {
-      const status = await client.getStatus(operationId).catch((error: unknown) => {
-        // durable-functions reports a missing instance only as an Error whose message says 404.
-        if (error instanceof Error && /\b404\b/.test(error.message)) return undefined;
-        throw error;
-      });
+    async start(operationId, options = {}) {
+      // An operation this request just recorded has no orchestration yet: skip the status round trip.
+      const status = options.isNew
+        ? undefined
+        : await client.getStatus(operationId).catch((error: unknown) => {
+            // durable-functions reports a missing instance only as an Error whose message says 404.
+            if (error instanceof Error && /\b404\b/.test(error.message)) return undefined;
+            throw error;
+          });
       if (status && !restartable.has(status.runtimeStatus)) return;
       const input: TriggerOrchestratorInput = { operationId };
       await client.startNew(TRIGGER_ORCHESTRATOR, { instanceId: operationId, input });

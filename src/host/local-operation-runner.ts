@@ -10,7 +10,7 @@ import { isRetryable } from '../engine/errors';
 import { accumulateResults, emptySummary, type InstanceResult, type OutcomeSummary } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
 import { Semaphore } from './concurrency';
-import type { OperationLauncher } from './trigger-submitter';
+import type { LaunchOptions, OperationLauncher } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
 import type { StoredOperation } from '../engine/operation';
 
@@ -50,9 +50,9 @@ export class LocalOperationRunner implements OperationLauncher {
     return this.running.size;
   }
 
-  async start(operationId: string, operation?: StoredOperation): Promise<void> {
+  async start(operationId: string, options: LaunchOptions = {}): Promise<void> {
     if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
-    const run = this.run(operationId, operation)
+    const run = this.run(operationId, options.operation)
       .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
       .finally(() => this.running.delete(operationId));
     this.running.set(operationId, run);
@@ -70,7 +70,7 @@ export class LocalOperationRunner implements OperationLauncher {
     do {
       const page = await operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { continuationToken, maxPageSize: 100 });
       for (const operation of page.items) {
-        await this.start(operation.id, operation);
+        await this.start(operation.id, { operation });
         count += 1;
       }
       continuationToken = page.continuationToken;

@@ -13,9 +13,16 @@ import type { Trigger } from '../engine/trigger';
 export interface OperationLauncher {
   /**
    * Starts the operation's dispatch; must be idempotent (a second call for a running one does nothing).
-   * `operation` is the record just read or written, so an in-process launcher need not read it again.
+   * `operation` is the record just read or written, so an in-process launcher need not read it again;
+   * `isNew` says this call recorded it, so nothing can be running it yet.
    */
-  start(operationId: string, operation?: StoredOperation): Promise<void>;
+  start(operationId: string, options?: LaunchOptions): Promise<void>;
+}
+
+export interface LaunchOptions {
+  readonly operation?: StoredOperation;
+  /** @default false */
+  readonly isNew?: boolean;
 }
 
 export class TriggerSubmitter implements TriggerDispatcher {
@@ -45,7 +52,7 @@ export class TriggerSubmitter implements TriggerDispatcher {
     // A crash between recording and starting leaves an operation notStarted, and a dispatch that died
     // leaves it running: a repeat asks the launcher again, which starts it only if nothing runs it now.
     if (created || operation.status === OperationStatus.notStarted || operation.status === OperationStatus.running) {
-      await this.launcher.start(operation.id, operation);
+      await this.launcher.start(operation.id, { operation, isNew: created });
     }
     return operation;
   }

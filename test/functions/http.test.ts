@@ -147,6 +147,13 @@ describe('durableLauncher', () => {
     expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7' } });
   });
 
+  it('starts an operation recorded by this very request without asking for a status first', async () => {
+    const stub = client({ runtimeStatus: 'Running' });
+    await durableLauncher(stub as never).start('op-8', { isNew: true });
+    expect(stub.getStatus).not.toHaveBeenCalled();
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-8', input: { operationId: 'op-8' } });
+  });
+
   it.each(['Running', 'Pending', 'Completed'])('leaves an existing %s orchestration alone', async (runtimeStatus) => {
     const stub = client({ runtimeStatus });
     await durableLauncher(stub as never).start('op-7');
