@@ -13,7 +13,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError 
 import { createInstanceInputSchema, createInstanceState } from './create-instance';
 import { cancelInstanceState } from './cancel-instance';
 import { recoverInstanceState, type ChangedInstance } from './recover-instance';
-import type { HistoryEntry, Instance, StoredInstance } from './instance';
+import { APPLIED_TRIGGER_MEMORY, HistoryEvent, type HistoryEntry, type Instance, type StoredInstance } from './instance';
 import { plainInstance } from './instance-changes';
 import type { InstanceResult } from './operation';
 import type {
@@ -184,6 +184,37 @@ export class Engine {
     });
     await this.drainLocal();
     return result;
+  }
+
+  /**
+   * What an already applied trigger did to an instance, read back from its history: the answer to give
+   * for a `duplicate` delivery of the same trigger (a retried activity, an operation resumed after a
+   * crash). Undefined if the instance or the entry is not found. The applied-trigger memory is bounded,
+   * so only the recent entries are read.
+   */
+  async appliedResult(instanceId: string, triggerId: string, options: OperationOptions = {}): Promise<InstanceResult | undefined> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored || !stored.appliedTriggerIds.includes(triggerId)) return undefined;
+    // Each remembered trigger id wrote one entry; creation, recovery and cancellation wrote others.
+    const fromSequence = Math.max(0, stored.historyLength - 4 * APPLIED_TRIGGER_MEMORY);
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.ports.history.list(instanceId, { ...options, fromSequence, maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) });
+      const entry = page.items.find((item) => item.triggerId === triggerId);
+      if (entry) {
+        const outcome = entry.event === HistoryEvent.faulted ? TriggerOutcome.faulted : TriggerOutcome.transitioned;
+        return {
+          instanceId,
+          outcome,
+          ...(entry.transitionId ? { transitionId: entry.transitionId } : {}),
+          ...(entry.fromStateId ? { fromStateId: entry.fromStateId } : {}),
+          toStateId: entry.toStateId,
+          ...(outcome === TriggerOutcome.faulted && stored.fault?.triggerId === triggerId ? { error: stored.fault.message } : {}),
+        };
+      }
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return undefined;
   }
 
   /** Returns a faulted instance to `stateId`, re-running its entry conditions and actions. */

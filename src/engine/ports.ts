@@ -70,9 +70,14 @@ export interface InstanceStore {
   query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>>;
 }
 
+export interface HistoryListOptions extends PageOptions {
+  /** Only entries with this sequence number or later (pass the same value with every page). @default 0 */
+  fromSequence?: number;
+}
+
 export interface HistoryStore {
   /** Oldest first. */
-  list(instanceId: string, options?: PageOptions): Promise<Page<HistoryEntry>>;
+  list(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>>;
 }
 
 /**

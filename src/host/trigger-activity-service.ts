@@ -102,7 +102,14 @@ export class TriggerActivityService implements TriggerActivities {
   async applyTrigger({ operationId, instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
     const trigger = await this.triggerOf(operationId);
     try {
-      return await this.options.engine.applyTrigger(instanceId, trigger);
+      const result = await this.options.engine.applyTrigger(instanceId, trigger);
+      // Within one operation a trigger already applied to the instance was applied by this operation's
+      // own earlier attempt (a retried activity, a run resumed after a crash): report what that did. It
+      // shows as `duplicate`, or as `notActive` when that attempt completed or faulted the instance.
+      if (result.outcome === TriggerOutcome.duplicate || result.outcome === TriggerOutcome.notActive) {
+        return (await this.options.engine.appliedResult(instanceId, trigger.id)) ?? result;
+      }
+      return result;
     } catch (error) {
       if (isRetryable(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);

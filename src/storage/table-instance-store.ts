@@ -10,7 +10,7 @@
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
-import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
+import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
 import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
@@ -61,10 +61,12 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
   }
 
   /** Oldest first: a range query on the `h-` rows of the instance's partition. */
-  async list(instanceId: string, options: PageOptions = {}): Promise<Page<HistoryEntry>> {
+  async list(instanceId: string, options: HistoryListOptions = {}): Promise<Page<HistoryEntry>> {
     const partitionKey = encodeKey(instanceId, 'instance id');
-    // '.' is the character after '-', so this range is exactly the `h-` rows.
-    const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${HISTORY_ROW_PREFIX} and RowKey lt ${'h.'}`;
+    // '.' is the character after '-', so this range is exactly the `h-` rows (from `fromSequence` on:
+    // zero-padded sequence numbers sort as numbers).
+    const from = options.fromSequence ? historyRowKey(options.fromSequence) : HISTORY_ROW_PREFIX;
+    const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${from} and RowKey lt ${'h.'}`;
     return queryPage(this.client, filter, options, (row) => parseBody<HistoryEntry>(row), `history of instance "${instanceId}"`);
   }
 

@@ -189,6 +189,17 @@ describe('Engine: applyTrigger', () => {
     expect((await engine.getInstance('i1')).status).toBe('complete');
   });
 
+  it('appliedResult reads back what an applied trigger did, for reporting a duplicate delivery', async () => {
+    const { engine } = await withFlow();
+    await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
+    const first = await engine.applyTrigger('i1', go('t1'));
+    expect(await engine.appliedResult('i1', 't1')).toEqual(first);
+    await engine.applyTrigger('i1', go('t2', 'Fail'));
+    expect(await engine.appliedResult('i1', 't2')).toMatchObject({ outcome: 'faulted', transitionId: 'fail', fromStateId: 'b', toStateId: 'b', error: expect.stringContaining('nope') });
+    expect(await engine.appliedResult('i1', 'never-sent')).toBeUndefined();
+    expect(await engine.appliedResult('nobody', 't1')).toBeUndefined();
+  });
+
   it('a fault is an outcome: saved faulted with the trigger id, history faulted, recoverable', async () => {
     const { engine } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });

@@ -8,7 +8,7 @@
 import { ConflictError, PreconditionFailedError, TooLargeError } from '../errors';
 import type { HistoryEntry, Instance, StoredInstance } from '../instance';
 import { plainInstance } from '../instance-changes';
-import type { HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../ports';
+import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../ports';
 import { pageOf } from './paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
@@ -79,7 +79,8 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
     return pageOf(matches, options);
   }
 
-  async list(instanceId: string, options?: PageOptions): Promise<Page<HistoryEntry>> {
-    return pageOf(this.histories.get(instanceId) ?? [], options);
+  async list(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>> {
+    // Sequence numbers are array positions (store() checks them), so the range is a slice.
+    return pageOf((this.histories.get(instanceId) ?? []).slice(options?.fromSequence ?? 0), options);
   }
 }

@@ -100,6 +100,9 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       const { items, pages } = await collect((options) => history.list('i-history', options), 7);
       expect(pages).toBe(4);
       expect(items).toEqual(entries);
+      const recent = await collect((options) => history.list('i-history', { ...options, fromSequence: 12 }), 5);
+      expect(recent.items).toEqual(entries.slice(12));
+      expect(recent.pages).toBe(3);
     });
 
     it('keeps a large instance (300,000 characters of context) whole', async () => {
