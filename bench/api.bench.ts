@@ -6,6 +6,7 @@
  *   BENCH_INSTANCES (default 1000), BENCH_LATENCY_SAMPLES (default 200)
  */
 import { performance } from 'node:perf_hooks';
+import counterWorkflow from '../examples/counter.json';
 import { startAzurite } from '../src/host/azurite';
 import { startLocalHost } from '../src/host/local-host';
 import { silentLogger } from '../src/host/logger';
@@ -60,31 +61,20 @@ async function main(): Promise<void> {
   const host = await startLocalHost({ env: { SIGNALBOX_STORAGE: azurite.connectionString }, port: 0, storageNames: prefixedStorageNames('bench'), logger: silentLogger, requestCounter });
   const base = host.url;
   try {
-    const workflow = {
-      id: 'counter',
-      displayName: 'Counter',
-      initialStateId: 'open',
-      states: {
-        open: {
-          interests: ['all'],
-          transitions: [{ id: 'add', targetStateId: 'open', conditions: [{ type: 'triggerName', name: 'Add' }], actions: [{ type: 'setContext', expressions: { count: 'context.count + 1' } }] }],
-        },
-      },
-    };
-    await json(`${base}/api/workflows/counter`, 'PUT', workflow);
+    await json(`${base}/api/workflows/counter`, 'PUT', counterWorkflow);
     for (let start = 0; start < INSTANCES; start += 50) {
       await Promise.all(Array.from({ length: Math.min(50, INSTANCES - start) }, (_, offset) => json(`${base}/api/instances`, 'POST', { workflowId: 'counter', instanceId: `i-${start + offset}`, context: { count: 0 } })));
     }
 
     // Warm-up: JIT, connections, caches.
     for (let index = 0; index < 20; index += 1) {
-      const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: [`i-${index}`] });
+      const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [`i-${index}`] });
       await waitForOperation(base, accepted.body.operationId);
     }
 
     // Storage requests of one single-instance trigger, POST to succeeded (polls included).
     requestCounter.reset();
-    const counted = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: ['i-0'] });
+    const counted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['i-0'] });
     await waitForOperation(base, counted.body.operationId);
     const countedRequests = requestCounter.counts();
 
@@ -94,7 +84,7 @@ async function main(): Promise<void> {
     let fanOutResult: any; // eslint-disable-line @typescript-eslint/no-explicit-any
     for (let round = 0; round < 2; round += 1) {
       const begin = performance.now();
-      const fanOut = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: ['all'] });
+      const fanOut = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] });
       fanOutResult = await waitForOperation(base, fanOut.body.operationId);
       fanOutSeconds.push((performance.now() - begin) / 1000);
     }
@@ -106,7 +96,7 @@ async function main(): Promise<void> {
       Array.from({ length: 32 }, async () => {
         while (next < INSTANCES) {
           const index = next++;
-          const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: [`i-${index}`] });
+          const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [`i-${index}`] });
           await waitForOperation(base, accepted.body.operationId);
         }
       }),
@@ -117,7 +107,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     for (let sample = 0; sample < LATENCY_SAMPLES; sample += 1) {
       const begin = performance.now();
-      const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Add', subjects: [`i-${sample % INSTANCES}`] });
+      const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [`i-${sample % INSTANCES}`] });
       await waitForOperation(base, accepted.body.operationId);
       latencies.push(performance.now() - begin);
     }

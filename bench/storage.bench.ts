@@ -24,22 +24,10 @@ import { createAzureStorage, type AzureStorage } from '../src/storage/create-azu
 import { encodeKey, encodeLookupKey } from '../src/storage/keys';
 import { prefixedStorageNames, type StorageNames } from '../src/storage/names';
 import { createRequestCounter, type RequestCounter } from '../src/storage/request-counter';
+import counterWorkflow from '../examples/counter.json';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-
-const counterWorkflow = {
-  id: 'counter',
-  displayName: 'Counter',
-  initialStateId: 'counting',
-  states: {
-    counting: {
-      transitions: [
-        { id: 'increment', targetStateId: 'counting', conditions: [{ type: 'triggerName', name: 'Increment' }], actions: [{ type: 'setContext', expressions: { count: 'context.count + 1' } }] },
-      ],
-    },
-  },
-};
 
 /** Moves between two states whose interests differ, so every application changes the index. */
 const togglingWorkflow = {

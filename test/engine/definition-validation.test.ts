@@ -102,7 +102,7 @@ describe('the JSON Schema of a definition', () => {
 
   it('compiles in a JSON Schema 2020-12 validator, accepts the examples and refuses broken definitions', () => {
     const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
-    for (const file of ['expense-claim.json', 'data-catalog-item.json']) {
+    for (const file of ['expense-claim.json', 'data-catalog-item.json', 'counter.json']) {
       const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8'));
       expect({ file, valid: validate(example), errors: validate.errors ?? null }).toEqual({ file, valid: true, errors: null });
     }

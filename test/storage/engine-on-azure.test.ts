@@ -13,24 +13,7 @@ import { createAzureStorage, type AzureStorage } from '../../src/storage/create-
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { collect } from './fixtures';
-
-const counterWorkflow = {
-  id: 'counter',
-  displayName: 'Counter',
-  initialStateId: 'counting',
-  states: {
-    counting: {
-      transitions: [
-        {
-          id: 'increment',
-          targetStateId: 'counting',
-          conditions: [{ type: 'triggerName', name: 'Increment' }],
-          actions: [{ type: 'setContext', expressions: { count: 'context.count + 1' } }],
-        },
-      ],
-    },
-  },
-};
+import counterWorkflow from '../../examples/counter.json';
 
 let names: StorageNames;
 let admin: AzureStorage;
