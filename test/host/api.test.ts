@@ -109,6 +109,16 @@ describe('workflows', () => {
     expect(review).toEqual({ id: 'review', displayName: 'Review v3', version: 3 });
   });
 
+  it('pages lists with maxPageSize and an opaque continuation token', async () => {
+    const first = await api.request('GET', '/api/workflows?maxPageSize=1');
+    expect(first.body.items).toHaveLength(1);
+    expect(typeof first.body.continuationToken).toBe('string');
+    const second = await api.request('GET', `/api/workflows?maxPageSize=1&continuationToken=${encodeURIComponent(first.body.continuationToken)}`);
+    expect(second.body.items).toHaveLength(1);
+    expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
+    expect((await api.request('GET', '/api/workflows?continuationToken=not-a-token')).status).toBe(400);
+  });
+
   it('answers 404 for an unknown workflow and 400 with every problem for an invalid one', async () => {
     expect((await api.request('GET', '/api/workflows/nope')).status).toBe(404);
     const invalid = await api.request('PUT', '/api/workflows/bad', {

@@ -8,7 +8,7 @@ import { parseTrigger } from '../../engine/trigger';
 import { parseWith } from '../../engine/validation';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
-import { instanceBody, instanceUrl } from './representations';
+import { instanceBody, instanceUrl, pageBody } from './representations';
 import { acceptedOperation } from './trigger-routes';
 import type { RouteDefinition } from './types';
 
@@ -75,10 +75,10 @@ export const instanceRoutes: readonly RouteDefinition[] = [
             (stateId === undefined || instance.stateId === stateId) &&
             (status === undefined || instance.status === status),
         );
-        return { status: 200, body: { items: items.map(instanceBody), ...(candidates.continuationToken ? { continuationToken: candidates.continuationToken } : {}) } };
+        return { status: 200, body: pageBody(items.map(instanceBody), candidates) };
       }
       const result = await engine.listInstances({ workflowId, stateId, status }, page);
-      return { status: 200, body: { items: result.items.map(instanceBody), ...(result.continuationToken ? { continuationToken: result.continuationToken } : {}) } };
+      return { status: 200, body: pageBody(result.items.map(instanceBody), result) };
     },
   },
   {
@@ -91,7 +91,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const instanceId = request.params.instanceId!;
       const history = await services.engine.getHistory(instanceId, page);
       const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event }) => ({ at, event, triggerId, transitionId, fromStateId, toStateId, status }));
-      return { status: 200, body: { items, ...(history.continuationToken ? { continuationToken: history.continuationToken } : {}) } };
+      return { status: 200, body: pageBody(items, history) };
     },
   },
   {

@@ -2,6 +2,7 @@
 import type { WorkflowVersion } from '../../engine/definition';
 import type { StoredInstance } from '../../engine/instance';
 import type { StoredOperation } from '../../engine/operation';
+import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {
   return { ...workflow.definition, version: workflow.version, etag: workflow.etag };
@@ -43,4 +44,9 @@ export function operationUrl(operationId: string): string {
 
 export function instanceUrl(instanceId: string): string {
   return `/api/instances/${encodeURIComponent(instanceId)}`;
+}
+
+/** A page of a list as the API returns it: `{ items, continuationToken? }`. */
+export function pageBody<T>(items: readonly T[], page: Pick<Page<unknown>, 'continuationToken'>) {
+  return { items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) };
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
-import { workflowBody } from './representations';
+import { pageBody, workflowBody } from './representations';
 import type { RouteDefinition } from './types';
 import type { WorkflowVersion } from '../../engine/definition';
 
@@ -55,7 +55,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     async handle(request, { engine }) {
       const page = await engine.listWorkflows(parseQuery(request, pageQuerySchema));
-      return { status: 200, body: { items: page.items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) } };
+      return { status: 200, body: pageBody(page.items, page) };
     },
   },
 ];
