@@ -5,10 +5,9 @@
  * registered only when APPLICATIONINSIGHTS_CONNECTION_STRING is set: `useAzureMonitor()` throws
  * without one, and a laptop or a test has none.
  */
-import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
+import { withSpan as withEngineSpan } from '../src/engine/tracing';
 import { readSetting, type Environment } from '../src/host/settings';
-
-export const tracer = trace.getTracer('signalbox');
 
 let started = false;
 
@@ -47,22 +46,12 @@ export interface SpanIds {
   readonly instanceId?: string;
 }
 
-/** Runs `work` in a span named `<Component>.<method>`; a failure is recorded on the span and rethrown. */
-export async function withSpan<T>(name: string, ids: SpanIds, work: () => Promise<T>): Promise<T> {
+/** Runs `work` in a span named `<Component>.<method>` with the ids; a failure is recorded and rethrown. */
+export function withSpan<T>(name: string, ids: SpanIds, work: () => Promise<T>): Promise<T> {
   const attributes: Attributes = {};
   if (ids.operationId !== undefined) attributes.operationId = ids.operationId;
   if (ids.instanceId !== undefined) attributes.instanceId = ids.instanceId;
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
-    try {
-      return await work();
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return withEngineSpan(name, attributes, () => work());
 }
 
 // Started on import: index.ts imports this module first, before the SDKs Azure Monitor instruments.

@@ -33,6 +33,7 @@ import type {
 import { processTrigger } from './process-trigger';
 import { WorkflowVersionCache } from './workflow-version-cache';
 import type { Trigger } from './trigger';
+import { withSpan } from './tracing';
 import { parseWith } from './validation';
 
 export interface EnginePorts {
@@ -123,7 +124,15 @@ export class Engine {
    * unknown workflow, ConflictError for a duplicate id. An initial entry condition that is false or an
    * entry action that fails creates it `faulted`.
    */
-  async createInstance(input: unknown, options: OperationOptions = {}): Promise<StoredInstance> {
+  createInstance(input: unknown, options: OperationOptions = {}): Promise<StoredInstance> {
+    return withSpan('Engine.createInstance', {}, async (span) => {
+      const instance = await this.createInstanceNow(input, options);
+      span.setAttributes({ instanceId: instance.id, workflowId: instance.workflowId, status: instance.status });
+      return instance;
+    });
+  }
+
+  private async createInstanceNow(input: unknown, options: OperationOptions): Promise<StoredInstance> {
     const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
     const workflow = await this.ports.workflows.get(parsed.workflowId, options);
     if (!workflow) throw new NotFoundError(`Workflow "${parsed.workflowId}" does not exist`);
@@ -165,7 +174,15 @@ export class Engine {
    * failures are thrown (retryable ones per isRetryable), and a retry is safe: the trigger id is applied
    * at most once.
    */
-  async applyTrigger(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult> {
+  applyTrigger(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult> {
+    return withSpan('Engine.applyTrigger', { instanceId, triggerId: trigger.id }, async (span) => {
+      const result = await this.applyTriggerUnderLease(instanceId, trigger, options);
+      span.setAttribute('outcome', result.outcome);
+      return result;
+    });
+  }
+
+  private async applyTriggerUnderLease(instanceId: string, trigger: Trigger, options: OperationOptions): Promise<InstanceResult> {
     const result = await this.underLease(instanceId, options, async (lease) => {
       for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
         let stored = await this.ports.instances.get(instanceId, options);
@@ -218,7 +235,11 @@ export class Engine {
   }
 
   /** Returns a faulted instance to `stateId`, re-running its entry conditions and actions. */
-  async recover(instanceId: string, stateId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+  recover(instanceId: string, stateId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+    return withSpan('Engine.recover', { instanceId, stateId }, () => this.recoverNow(instanceId, stateId, options));
+  }
+
+  private async recoverNow(instanceId: string, stateId: string, options: OperationOptions): Promise<StoredInstance> {
     const result = await this.change(instanceId, options, async (stored, lease) => {
       const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
       return recoverInstanceState(definition, stored, stateId, this.effects(lease.signal));
@@ -229,7 +250,7 @@ export class Engine {
 
   /** Cancels an instance; ConflictError if it is complete or cancelled already. */
   cancel(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
-    return this.change(instanceId, options, async (stored) => cancelInstanceState(stored, this.options.clock));
+    return withSpan('Engine.cancel', { instanceId }, () => this.change(instanceId, options, async (stored) => cancelInstanceState(stored, this.options.clock)));
   }
 
   /**
