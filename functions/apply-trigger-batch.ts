@@ -8,7 +8,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { accumulateResults, emptySummary, type InstanceResult, type OutcomeSummary } from '../src/engine/operation';
+import { accumulateResults, emptyTotals, type InstanceResult, type OperationTotals } from '../src/engine/operation';
 import { ActivityName, type ApplyTriggerInput } from '../src/host/trigger-activities';
 
 export const APPLY_TRIGGER_BATCH = 'applyTriggerBatch';
@@ -18,12 +18,8 @@ export interface ApplyTriggerBatchInput {
   readonly instanceIds: readonly string[];
 }
 
-export interface ApplyTriggerBatchOutput {
-  readonly summary: OutcomeSummary;
-  /** At most MAX_OPERATION_RESULTS results, in the order of `instanceIds`. */
-  readonly instances: readonly InstanceResult[];
-  readonly candidates: number;
-}
+/** The batch's totals; its results in the order of `instanceIds`. */
+export type ApplyTriggerBatchOutput = OperationTotals;
 
 /**
  * Retries for every Signalbox activity: the activities throw only retryable errors (lease unavailable
@@ -45,7 +41,7 @@ export const applyTriggerBatch: OrchestrationHandler = function* (context: Orche
   );
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.
   const results: InstanceResult[] = tasks.length > 0 ? yield context.df.Task.all(tasks) : [];
-  const output: ApplyTriggerBatchOutput = accumulateResults({ summary: emptySummary(), instances: [], candidates: 0 }, results);
+  const output: ApplyTriggerBatchOutput = accumulateResults(emptyTotals(), results);
   return output;
 };
 

@@ -6,9 +6,9 @@
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { TooLargeError } from '../src/engine/errors';
-import { matchRoute, routes } from '../src/host/http/routes';
+import { routes, unmatchedResponse } from '../src/host/http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type RouteDefinition } from '../src/host/http/types';
-import { problem, problemResponse } from '../src/host/problem';
+import { problemResponse } from '../src/host/problem';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './wiring';
 
@@ -49,11 +49,7 @@ export function handleRoute(route: RouteDefinition, request: HttpRequest, contex
 
 /** Paths no route takes: a problem+json 404, or 405 when the path exists for other methods. */
 export async function handleUnmatched(request: HttpRequest): Promise<HttpResponseInit> {
-  const path = request.params.path ?? '';
-  const { pathExists } = matchRoute(request.method, path);
-  return toHttpResponse(
-    pathExists ? problem(405, 'Method not allowed', `${request.method} is not allowed on /api/${path}`) : problem(404, 'Not found', `No route /api/${path}`),
-  );
+  return toHttpResponse(unmatchedResponse(request.method, `/api/${request.params.path ?? ''}`));
 }
 
 export const NOT_FOUND_FUNCTION = 'notFound';

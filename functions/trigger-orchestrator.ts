@@ -12,8 +12,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import type { TriggerOutcome } from '../src/engine/enums';
-import { MAX_OPERATION_RESULTS, emptySummary } from '../src/engine/operation';
+import { emptyTotals, mergeTotals, type OperationTotals } from '../src/engine/operation';
 import {
   ActivityName,
   type BeginOperationOutput,
@@ -48,7 +47,7 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
   const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, operationId);
   if (!begun.shouldRun) return undefined;
 
-  let totals: ApplyTriggerBatchOutput = { summary: emptySummary(), instances: [], candidates: 0 };
+  let totals: OperationTotals = emptyTotals();
   let error: string | undefined;
   /** Scheduled batches not yet consumed, oldest first; consumed in order so results keep candidate order. */
   const pending: Task[] = [];
@@ -69,7 +68,7 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
           ? context.df.callSubOrchestrator(APPLY_TRIGGER_BATCH, { operationId, instanceIds } satisfies ApplyTriggerBatchInput, `${operationId}:batch:${batchNumber++}`)
           : undefined;
       const next = page.continuationToken !== undefined ? findPage(begun.subjects, page.continuationToken) : undefined;
-      while (batch && pending.length >= MAX_BATCHES_IN_FLIGHT) totals = mergeBatch(totals, yield pending.shift()!);
+      while (batch && pending.length >= MAX_BATCHES_IN_FLIGHT) totals = mergeTotals(totals, yield pending.shift()!);
       if (batch && next) {
         // Schedules both; the batch keeps running while the next page is read.
         yield context.df.Task.any([batch, next]);
@@ -85,13 +84,13 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
         break;
       }
     }
-    while (pending.length > 0) totals = mergeBatch(totals, yield pending.shift()!);
+    while (pending.length > 0) totals = mergeTotals(totals, yield pending.shift()!);
   } catch (failure) {
     error = reasonOf(failure);
     // Let the batches already started finish, so that no trigger is applied after the operation ends.
     while (pending.length > 0) {
       try {
-        totals = mergeBatch(totals, yield pending.shift()!);
+        totals = mergeTotals(totals, yield pending.shift()!);
       } catch {
         // The first failure is the one reported.
       }
@@ -103,14 +102,6 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
   const output: TriggerOrchestratorOutput = { candidates: totals.candidates, summary: totals.summary, ...(error !== undefined ? { error } : {}) };
   return output;
 };
-
-/** Adds one batch's counts to the totals and keeps the first MAX_OPERATION_RESULTS results (pure). */
-export function mergeBatch(into: ApplyTriggerBatchOutput, batch: ApplyTriggerBatchOutput): ApplyTriggerBatchOutput {
-  const summary = { ...into.summary };
-  for (const [outcome, count] of Object.entries(batch.summary)) summary[outcome as TriggerOutcome] = (summary[outcome as TriggerOutcome] ?? 0) + count;
-  const room = Math.max(0, MAX_OPERATION_RESULTS - into.instances.length);
-  return { summary, instances: [...into.instances, ...batch.instances.slice(0, room)], candidates: into.candidates + batch.candidates };
-}
 
 /** A failed task's message is "<reason> \n <details>", the details a stack trace: keep the reason. */
 function reasonOf(failure: unknown): string {

@@ -42,13 +42,29 @@ export interface StoredOperation extends Operation {
   readonly etag: string;
 }
 
-/** Adds results to a summary and to the bounded result list (pure). */
-export function accumulateResults(
-  into: { summary: OutcomeSummary; instances: readonly InstanceResult[]; candidates: number },
-  results: readonly InstanceResult[],
-): { summary: OutcomeSummary; instances: InstanceResult[]; candidates: number } {
+/** What an operation has counted so far: the summary of all results, the first of them, how many. */
+export interface OperationTotals {
+  readonly summary: OutcomeSummary;
+  /** At most MAX_OPERATION_RESULTS, in the order they were added. */
+  readonly instances: readonly InstanceResult[];
+  readonly candidates: number;
+}
+
+export function emptyTotals(): OperationTotals {
+  return { summary: emptySummary(), instances: [], candidates: 0 };
+}
+
+/** Adds `more` to `into`, keeping the first MAX_OPERATION_RESULTS results (pure). */
+export function mergeTotals(into: OperationTotals, more: OperationTotals): OperationTotals {
   const summary = { ...into.summary };
-  for (const result of results) summary[result.outcome] += 1;
+  for (const [outcome, count] of Object.entries(more.summary) as [TriggerOutcome, number][]) summary[outcome] += count;
   const room = Math.max(0, MAX_OPERATION_RESULTS - into.instances.length);
-  return { summary, instances: [...into.instances, ...results.slice(0, room)], candidates: into.candidates + results.length };
+  return { summary, instances: [...into.instances, ...more.instances.slice(0, room)], candidates: into.candidates + more.candidates };
+}
+
+/** Adds results to the totals (pure). */
+export function accumulateResults(into: OperationTotals, results: readonly InstanceResult[]): OperationTotals {
+  const summary = emptySummary();
+  for (const result of results) summary[result.outcome] += 1;
+  return mergeTotals(into, { summary, instances: results, candidates: results.length });
 }

@@ -7,8 +7,9 @@
  */
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
-import { accumulateResults, emptySummary, type InstanceResult, type OutcomeSummary } from '../engine/operation';
+import { accumulateResults, emptyTotals } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
+import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
 import type { LaunchOptions, OperationLauncher } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
@@ -101,7 +102,7 @@ export class LocalOperationRunner implements OperationLauncher {
     let operation: StoredOperation = loaded;
     activities.remember(operation);
     const { subjects } = operation.trigger;
-    let totals: { summary: OutcomeSummary; instances: InstanceResult[]; candidates: number } = { summary: emptySummary(), instances: [], candidates: 0 };
+    let totals = emptyTotals();
     const seen = new Set<string>();
     let continuationToken: string | undefined;
     try {
@@ -138,8 +139,7 @@ export class LocalOperationRunner implements OperationLauncher {
         return await step();
       } catch (error) {
         if (!isRetryable(error) || attempt >= this.maxAttempts) throw error;
-        const delay = this.firstRetryDelayInMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await delay(backoffDelayInMs(attempt - 1, { initialBackoffInMs: this.firstRetryDelayInMs, maxBackoffInMs: 30 * this.firstRetryDelayInMs }));
       }
     }
   }

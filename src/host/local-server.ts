@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { TooLargeError } from '../engine/errors';
-import { matchRoute } from './http/routes';
+import { matchRoute, unmatchedResponse } from './http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
 import { problem, problemResponse } from './problem';
 import type { Logger } from './trigger-activity-service';
@@ -74,11 +74,10 @@ export async function handleNodeRequest(
   const method = (request.method ?? 'GET').toUpperCase();
   const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? error.stack ?? error.message : String(error) });
   try {
-    if (!url.pathname.startsWith('/api/')) return send(response, problem(404, 'Not found', `No route ${url.pathname}`));
-    const { match, pathExists } = matchRoute(method, url.pathname.slice('/api/'.length));
+    const { match } = url.pathname.startsWith('/api/') ? matchRoute(method, url.pathname.slice('/api/'.length)) : { match: undefined };
     if (!match) {
       request.resume();
-      return send(response, pathExists ? problem(405, 'Method not allowed', `${method} is not allowed on ${url.pathname}`) : problem(404, 'Not found', `No route ${url.pathname}`));
+      return send(response, unmatchedResponse(method, url.pathname));
     }
     if (match.route.authLevel === 'function' && options.apiKey) {
       const given = request.headers['x-functions-key'];

@@ -76,9 +76,7 @@ export class TriggerActivityService implements TriggerActivities {
     if (operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) {
       return { subjects: operation.trigger.subjects, shouldRun: false };
     }
-    if (operation.status !== OperationStatus.running) {
-      await this.options.operations.update({ ...operation, status: OperationStatus.running, updatedAt: this.now() });
-    }
+    if (operation.status !== OperationStatus.running) await this.markRunning(operation);
     return { subjects: operation.trigger.subjects, shouldRun: true };
   }
 

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import {
-  InMemoryOperationStore,
-  NotFoundError,
-  PreconditionFailedError,
-  ValidationError,
-  createRegistry,
-  defineAction,
-  emptySummary,
-  pageOf,
-  type Operation,
-} from '../../src/engine';
+import { ValidationError, createRegistry, defineAction, pageOf } from '../../src/engine';
 import { testEngine } from './support';
 
 describe('in-memory ports', () => {
@@ -21,28 +11,6 @@ describe('in-memory ports', () => {
     const third = pageOf(items, { maxPageSize: 2, continuationToken: second.continuationToken! });
     expect([second.items, third.items, third.continuationToken]).toEqual([[2, 3], [4], undefined]);
     expect(() => pageOf(items, { continuationToken: 'garbage!' })).toThrow(ValidationError);
-  });
-
-  it('operation store: a repeated id returns the first operation; updates honour If-Match', async () => {
-    const store = new InMemoryOperationStore();
-    const operation: Operation = {
-      id: 'op1',
-      triggerId: 't1',
-      trigger: { id: 't1', name: 'Go', subjects: ['s'] },
-      status: 'notStarted',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-      candidates: 0,
-      summary: emptySummary(),
-      instances: [],
-    };
-    const created = await store.create(operation);
-    expect(created.created).toBe(true);
-    expect(await store.create({ ...operation, status: 'running' })).toMatchObject({ created: false, operation: { status: 'notStarted' } });
-    const updated = await store.update({ ...operation, status: 'running' }, { ifMatch: created.operation.etag });
-    await expect(store.update({ ...operation, status: 'failed' }, { ifMatch: created.operation.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
-    await expect(store.update({ ...operation, id: 'nope' })).rejects.toBeInstanceOf(NotFoundError);
-    expect((await store.listByStatus(['running'])).items.map((item) => item.etag)).toEqual([updated.etag]);
   });
 
   it('the instance store refuses out-of-sequence history (it would corrupt the history)', async () => {

@@ -5,7 +5,7 @@
 import { instanceRoutes } from './instance-routes';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
-import type { ApiServices, RouteDefinition } from './types';
+import type { ApiResponse, ApiServices, RouteDefinition } from './types';
 import { workflowRoutes } from './workflow-routes';
 import { problem } from '../problem';
 
@@ -71,4 +71,11 @@ export function matchRoute(method: string, apiPath: string): { match?: RouteMatc
     if (route.methods.includes(method.toUpperCase() as never)) return { match: { route, params }, pathExists };
   }
   return { pathExists };
+}
+
+/** The answer for a request no route takes: 405 when the path exists for other methods, else 404. */
+export function unmatchedResponse(method: string, path: string): ApiResponse {
+  const apiPath = path.startsWith('/api/') ? path.slice('/api/'.length) : undefined;
+  if (apiPath !== undefined && matchRoute(method, apiPath).pathExists) return problem(405, 'Method not allowed', `${method} is not allowed on ${path}`);
+  return problem(404, 'Not found', `No route ${path}`);
 }
