@@ -97,7 +97,7 @@ function floorStep(table: TableClient, container: ContainerClient, instanceId: s
 
 async function newWorker(connectionString: string, names: StorageNames, counter?: RequestCounter): Promise<{ storage: AzureStorage; engine: Engine }> {
   const storage = await createAzureStorage({ connection: connectionString, names, createIfMissing: false, ...(counter && { requestCounter: counter }) });
-  const engine = new Engine({ workflows: storage.workflows, instances: storage.instances, history: storage.history, interests: storage.interests, leases: storage.leases }, { logger: silentLogger });
+  const engine = new Engine({ workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases: storage.leases }, { logger: silentLogger });
   return { storage, engine };
 }
 
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     const names = prefixedStorageNames('bench');
     const counter = createRequestCounter();
     const storage = await createAzureStorage({ connection: connectionString, names, requestCounter: counter });
-    const engine = new Engine({ workflows: storage.workflows, instances: storage.instances, history: storage.history, interests: storage.interests, leases: storage.leases }, { logger: silentLogger });
+    const engine = new Engine({ workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases: storage.leases }, { logger: silentLogger });
     await engine.createWorkflow(counterWorkflow);
     await engine.createWorkflow(togglingWorkflow);
     const ids = Array.from({ length: 32 }, (_, i) => `bench-${i}`);

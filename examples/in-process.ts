@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import expenseClaim from './expense-claim.json';
-import { Engine, createInMemoryPorts, createRegistry, defineCondition, stepBaseShape } from '../src/engine';
-import { InMemoryLeaseProvider } from '../src/leasing/in-memory-lease-provider';
+import { Engine, createRegistry, defineCondition, stepBaseShape } from '../src/engine';
+import { createInMemoryPorts } from '../src/testing';
 
 /** A custom condition: true when the trigger's `amount` parameter is at most `limit`. */
 const withinLimit = defineCondition({
@@ -16,8 +16,7 @@ const withinLimit = defineCondition({
 });
 
 export async function runExpenseClaim(): Promise<{ stateId: string; status: string; context: Record<string, unknown> }> {
-  const { workflows, instances, history, interests } = createInMemoryPorts();
-  const engine = new Engine({ workflows, instances, history, interests, leases: new InMemoryLeaseProvider() }, { registry: createRegistry({ conditions: [withinLimit] }) });
+  const engine = new Engine(createInMemoryPorts(), { registry: createRegistry({ conditions: [withinLimit] }) });
 
   // The custom type is validated like the built-ins: an Update above the limit does not match.
   const definition = structuredClone(expenseClaim) as { states: Record<string, { transitions?: { id: string; conditions?: unknown[] }[] }> };

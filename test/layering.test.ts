@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 const repo = join(__dirname, '..');
 const allowed: Record<string, readonly string[]> = {
   'src/engine': ['src/engine'],
+  'src/testing': ['src/testing', 'src/engine'],
   'src/leasing': ['src/leasing', 'src/storage', 'src/engine'],
   'src/storage': ['src/storage', 'src/leasing', 'src/engine'],
   'src/host': ['src/host', 'src/storage', 'src/leasing', 'src/engine'],

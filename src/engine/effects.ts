@@ -1,6 +1,9 @@
-/** @module The processor's only door to the outside world (time, ids, outbound HTTP, logging). */
+/**
+ * @module The effects a decision may use: the clock, outbound HTTP and an abort signal; nothing else.
+ * Logging is not an effect of deciding: `log` actions add lines to the Decision, which the runtime emits
+ * once, after the save (decision.ts).
+ */
 import type { ExternalServiceClient } from './external-service/types';
-import type { Registry } from './registry';
 
 export interface EngineLogger {
   info(message: string, properties?: Record<string, unknown>): void;
@@ -10,10 +13,14 @@ export interface EngineLogger {
 
 export interface Effects {
   now(): Date;
-  newId(): string;
+  /** Outbound HTTP for conditions, which are reads: a re-decision may call again. */
   readonly http: ExternalServiceClient;
-  readonly log: EngineLogger;
-  readonly registry: Registry;
+  /**
+   * Outbound HTTP for the action step at `location` (its description, e.g. `entry action of state "b"
+   * [0] (invokeExternalService)`): the runtime journals the response per delivery, so a decision re-made
+   * after a 412 or a lost lease replays it instead of calling again. @default http
+   */
+  actionHttp?(location: string): ExternalServiceClient;
   /** Aborted when the work must stop (e.g. the lease was lost); passed on to outbound calls. */
   readonly signal?: AbortSignal;
 }

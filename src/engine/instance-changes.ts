@@ -1,7 +1,7 @@
-/** @module Small pure helpers shared by processing, creation, recovery and cancellation. */
-import { APPLIED_TRIGGER_MEMORY, type Instance, type RaisedTrigger, type StoredInstance } from './instance';
-import type { TriggerToRaise } from './step-types';
-import { toTriggerId } from './trigger-ids';
+/** @module Small pure helpers shared by the decisions. */
+import { TriggerOutcome } from './enums';
+import { APPLIED_TRIGGER_MEMORY, MAX_APPLIED_ERROR_LENGTH, type AppliedTrigger, type Instance, type StoredInstance } from './instance';
+import type { InstanceResult } from './operation';
 
 /** The instance without store metadata (the ETag is not part of what is saved). */
 export function plainInstance(instance: Instance | StoredInstance): Instance {
@@ -17,13 +17,28 @@ export function withoutFault(instance: Instance): Instance {
   return rest;
 }
 
-/** Appends a trigger id, keeping the newest APPLIED_TRIGGER_MEMORY. */
-export function rememberTriggerId(ids: readonly string[], id: string): string[] {
-  const next = [...ids, id];
+/** What the instance recorded for `triggerId`, if it remembers applying it. */
+export function appliedRecord(instance: Instance, triggerId: string): AppliedTrigger | undefined {
+  // Older instances (before the record existed) have no list.
+  return (instance.appliedTriggers ?? []).find((item) => item.triggerId === triggerId);
+}
+
+/** Appends what a trigger did, keeping the newest APPLIED_TRIGGER_MEMORY. */
+export function rememberApplied(instance: Instance, triggerId: string, result: InstanceResult): AppliedTrigger[] {
+  const record: AppliedTrigger = {
+    triggerId,
+    outcome: result.outcome === TriggerOutcome.faulted ? TriggerOutcome.faulted : TriggerOutcome.transitioned,
+    ...(result.transitionId ? { transitionId: result.transitionId } : {}),
+    ...(result.fromStateId ? { fromStateId: result.fromStateId } : {}),
+    ...(result.toStateId ? { toStateId: result.toStateId } : {}),
+    ...(result.error !== undefined ? { error: result.error.slice(0, MAX_APPLIED_ERROR_LENGTH) } : {}),
+  };
+  const next = [...(instance.appliedTriggers ?? []), record];
   return next.length > APPLIED_TRIGGER_MEMORY ? next.slice(next.length - APPLIED_TRIGGER_MEMORY) : next;
 }
 
-/** Assigns deterministic ids `<base>.<n>` so a re-dispatched outbox is recognised as the same triggers. */
-export function withTriggerIds(raised: readonly TriggerToRaise[], base: string): RaisedTrigger[] {
-  return raised.map((trigger, index) => ({ ...trigger, subjects: [...trigger.subjects], id: toTriggerId(`${base}.${index}`) }));
+/** The answer to a repeated delivery: `duplicate`, with what the trigger did then. */
+export function duplicateResult(instanceId: string, record: AppliedTrigger): InstanceResult {
+  const { triggerId: _triggerId, ...applied } = record;
+  return { instanceId, outcome: TriggerOutcome.duplicate, applied };
 }

@@ -1,9 +1,8 @@
 /** @module Workflow instances and their history. */
-import type { InstanceStatus } from './enums';
+import type { InstanceStatus, TriggerOutcome } from './enums';
 import type { JsonObject } from './json';
-import type { Trigger } from './trigger';
 
-/** Maximum number of recently applied trigger ids an instance remembers for idempotency. */
+/** Maximum number of recently applied triggers an instance remembers (with what each did) for idempotency. */
 export const APPLIED_TRIGGER_MEMORY = 128;
 
 export interface InstanceFault {
@@ -13,8 +12,18 @@ export interface InstanceFault {
   readonly at: string;
 }
 
-/** A trigger raised by an action, saved with the instance (outbox) and dispatched after the save. */
-export type RaisedTrigger = Trigger;
+/** What an applied trigger did, remembered so that a repeated delivery answers from the record. */
+export interface AppliedTrigger {
+  readonly triggerId: string;
+  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted;
+  readonly transitionId?: string;
+  readonly fromStateId?: string;
+  readonly toStateId?: string;
+  /** Only for `faulted`; shortened to MAX_APPLIED_ERROR_LENGTH characters. */
+  readonly error?: string;
+}
+
+export const MAX_APPLIED_ERROR_LENGTH = 500;
 
 export interface Instance {
   readonly id: string;
@@ -28,10 +37,13 @@ export interface Instance {
   readonly fault?: InstanceFault;
   readonly createdAt: string;
   readonly updatedAt: string;
-  /** Ids of the last triggers that changed this instance, newest last (bounded by APPLIED_TRIGGER_MEMORY). */
-  readonly appliedTriggerIds: readonly string[];
-  /** Outbox: raised triggers saved atomically with the instance, not yet known to be dispatched. */
-  readonly pendingTriggers: readonly RaisedTrigger[];
+  /** The last triggers that changed this instance and what each did, oldest first (bounded by APPLIED_TRIGGER_MEMORY). */
+  readonly appliedTriggers: readonly AppliedTrigger[];
+  /**
+   * Ids of outbox rows (outbox.ts) written by this instance's saves and not known to be delivered: when
+   * a load finds any, the rows still present are handed to the relay again.
+   */
+  readonly outbox: readonly string[];
   /** Number of history entries written so far; the next entry gets this sequence number. */
   readonly historyLength: number;
 }

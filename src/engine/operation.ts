@@ -13,6 +13,21 @@ export interface InstanceResult {
   readonly toStateId?: string;
   /** Only for `faulted`. */
   readonly error?: string;
+  /**
+   * Only for `duplicate`: what the trigger did when it was applied, from the instance's own record
+   * (instance.ts, `appliedTriggers`).
+   */
+  readonly applied?: Omit<InstanceResult, 'instanceId' | 'applied'>;
+}
+
+/**
+ * The result an operation records for an instance. Within one operation (whose id is its trigger's id),
+ * a `duplicate` can only come from the operation's own earlier attempt (a retried activity, a run resumed
+ * after a crash), so the operation reports what that attempt did, as the instance recorded it.
+ */
+export function operationResult(result: InstanceResult): InstanceResult {
+  if (result.outcome !== TriggerOutcome.duplicate || !result.applied) return result;
+  return { instanceId: result.instanceId, ...result.applied };
 }
 
 export type OutcomeSummary = Record<TriggerOutcome, number>;
@@ -65,6 +80,7 @@ export function mergeTotals(into: OperationTotals, more: OperationTotals): Opera
 /** Adds results to the totals (pure). */
 export function accumulateResults(into: OperationTotals, results: readonly InstanceResult[]): OperationTotals {
   const summary = emptySummary();
-  for (const result of results) summary[result.outcome] += 1;
-  return mergeTotals(into, { summary, instances: results, candidates: results.length });
+  const reported = results.map(operationResult);
+  for (const result of reported) summary[result.outcome] += 1;
+  return mergeTotals(into, { summary, instances: reported, candidates: results.length });
 }

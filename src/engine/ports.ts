@@ -8,6 +8,7 @@ import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import type { InstanceResult, Operation, StoredOperation } from './operation';
+import type { OutboxRow, StoredOutboxRow } from './outbox';
 
 export interface OperationOptions {
   abortSignal?: AbortSignal;
@@ -49,6 +50,8 @@ export interface WorkflowStore {
 export interface InstanceWrite {
   /** History entries to append (their sequence numbers are fixed by the caller). */
   readonly history?: readonly HistoryEntry[];
+  /** Outbox rows to write in the instance's partition (outbox.ts); a row with an id already there is replaced. */
+  readonly outbox?: readonly OutboxRow[];
 }
 
 export interface InstanceQuery {
@@ -58,8 +61,9 @@ export interface InstanceQuery {
 }
 
 /**
- * Instances, one entity each, with their history beside them so that a save and its history entries are
- * one atomic write (shared/design/stack-notes.md, "A table layout that makes a save one round trip").
+ * Instances, one entity each, with their history and outbox rows beside them so that a save, its
+ * history entries and its outbox rows are one atomic write (shared/design/stack-notes.md, "A table
+ * layout that makes a save one round trip").
  */
 export interface InstanceStore {
   /** Throws ConflictError if the id exists (never overwrites); TooLargeError over 1 MiB. */
@@ -130,9 +134,17 @@ export interface LeaseProvider {
   withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options?: LeaseOptions): Promise<T>;
 }
 
-/** Where triggers raised by actions go: the same path as `POST /api/triggers`. Must be idempotent by trigger id. */
-export interface TriggerDispatcher {
-  dispatch(trigger: import('./trigger').Trigger, options?: OperationOptions): Promise<{ operationId: string }>;
+/**
+ * The outbox rows of instances, kept in each instance's partition beside it (they are written by
+ * InstanceStore saves, atomically with the change). The relay (outbox-relay.ts) reads and deletes them.
+ */
+export interface OutboxStore {
+  /** The rows of one instance still present, in id order. */
+  listOutbox(instanceId: string, options?: OperationOptions): Promise<OutboxRow[]>;
+  /** Rows of every instance (the start-up sweep): a scan of the table, so only for start-up. */
+  listAllOutbox(options?: PageOptions): Promise<Page<StoredOutboxRow>>;
+  /** Deletes rows once delivered; rows already gone are fine (a relay may run twice). */
+  deleteOutbox(instanceId: string, rowIds: readonly string[], options?: OperationOptions): Promise<void>;
 }
 
 export type { InstanceResult };

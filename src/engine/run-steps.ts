@@ -1,13 +1,16 @@
 /**
  * @module The working copy of an instance while conditions and actions run: context changes are
- * copy-on-write, raised triggers are collected (never sent), and every failure is wrapped with where it
- * happened (`exit action [1] (setContext) of state "a"`), because that message is what users see.
+ * copy-on-write, raised triggers and log lines are collected (never sent), and every failure is wrapped
+ * with where it happened (`exit action [1] (setContext) of state "a"`), because that message is what
+ * users see.
  */
 import type { Step, WorkflowDefinition } from './definition';
+import type { LogLine } from './decision';
 import type { Effects } from './effects';
 import type { InstanceStatus } from './enums';
 import type { ExpressionScope } from './expressions';
 import type { JsonObject, JsonValue } from './json';
+import type { Registry } from './registry';
 import type { ActionContext, ConditionContext, TriggerToRaise } from './step-types';
 import type { Trigger } from './trigger';
 
@@ -27,6 +30,7 @@ export class Draft {
   stateId: string;
   status: InstanceStatus;
   readonly raised: TriggerToRaise[] = [];
+  readonly logs: LogLine[] = [];
 
   constructor(
     readonly definition: WorkflowDefinition,
@@ -34,6 +38,7 @@ export class Draft {
     readonly instanceId: string,
     readonly trigger: Trigger | null,
     readonly effects: Effects,
+    readonly registry: Registry,
     start: { context: JsonObject; stateId: string; status: InstanceStatus },
   ) {
     this.context = start.context;
@@ -60,7 +65,7 @@ export class Draft {
   }
 
   private async evaluateOne(step: Step): Promise<boolean> {
-    const { type, config } = this.effects.registry.parseCondition(step);
+    const { type, config } = this.registry.parseCondition(step);
     return type.evaluate(config, this.conditionContext());
   }
 
@@ -82,24 +87,29 @@ export class Draft {
   async runActions(actions: readonly Step[], where: string): Promise<void> {
     for (let index = 0; index < actions.length; index++) {
       const step = actions[index]!;
+      const location = describe(step, index, where);
       try {
-        const { type, config } = this.effects.registry.parseAction(step);
-        await type.execute(config, this.actionContext());
+        const { type, config } = this.registry.parseAction(step);
+        await type.execute(config, this.actionContext(location));
       } catch (error) {
-        throw new StepFailure(`${describe(step, index, where)}: ${(error as Error).message ?? String(error)}`, { cause: error });
+        throw new StepFailure(`${location}: ${(error as Error).message ?? String(error)}`, { cause: error });
       }
     }
   }
 
-  private actionContext(): ActionContext {
+  private actionContext(location: string): ActionContext {
+    const http = this.effects.actionHttp?.(location);
     return {
       scope: this.scope(),
-      effects: this.effects,
+      effects: http ? { ...this.effects, http } : this.effects,
       definition: this.definition,
       workflowVersion: this.workflowVersion,
       updateContext: (set, remove) => this.updateContext(set, remove),
       raiseTrigger: (trigger) => {
         this.raised.push(trigger);
+      },
+      log: (level, message, properties = {}) => {
+        this.logs.push({ level, message, properties });
       },
     };
   }

@@ -17,6 +17,7 @@ export interface ChildStep {
 export interface StepContext {
   /** The scope expressions see, reflecting the context as it stands now. */
   readonly scope: ExpressionScope;
+  /** For an action, `effects.http` is the journaled client of that step (effects.ts, `actionHttp`). */
   readonly effects: Effects;
   readonly definition: WorkflowDefinition;
   readonly workflowVersion: number;
@@ -38,7 +39,10 @@ export interface TriggerToRaise {
 export interface ActionContext extends StepContext {
   /** Sets (`undefined` removes) keys of the context, then removes `remove`. */
   updateContext(set: Readonly<Record<string, JsonValue | undefined>>, remove?: readonly string[]): void;
+  /** Adds a trigger to the change's outbox (delivered after the save). */
   raiseTrigger(trigger: TriggerToRaise): void;
+  /** Adds a log line to the decision: emitted once, after the change is saved. */
+  log(level: 'info' | 'warn' | 'error', message: string, properties?: Readonly<Record<string, unknown>>): void;
 }
 
 export interface ConditionType<C = unknown> {

@@ -1,14 +1,22 @@
 /**
- * @module Deterministic ids for raised triggers, so dispatching the same outbox twice is idempotent:
- * `<trigger id>.<instance id>.<n>` and the like, squeezed into the id charset of trigger.ts (hashed when
- * too long).
+ * @module Ids of raised triggers: unforgeable and collision-free. Every raised id starts with the
+ * reserved prefix `raised:`, which client trigger ids may not use (trigger.ts refuses it with a 400 at
+ * `id`), so no client trigger can take a raised trigger's place. The rest is unambiguous: the instance
+ * id is length-prefixed and the cause is tagged (`t.<trigger id>`, `c` for creation, `r<sequence>` for a
+ * recovery), so two different (instance, cause, index) triples never give the same text. Past 128
+ * characters the text is replaced by a 128-bit hash of it (`raised:h.<32 hex>`, which no readable id can
+ * look like). The same inputs always give the same id, so a repeated delivery of an outbox row is
+ * recognised downstream as the same trigger.
  */
 const MAX_ID_LENGTH = 128;
 
-/** A 64-bit string hash (cyrb53 variant) as 16 hex digits: short, stable, no dependencies. */
-export function hashString(value: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+/** Client trigger ids may not start with this. */
+export const RAISED_TRIGGER_ID_PREFIX = 'raised:';
+
+/** A 64-bit string hash (cyrb53 variant) as 16 hex digits; `seed` gives independent hashes. */
+export function hashString(value: string, seed = 0): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
   for (let i = 0; i < value.length; i++) {
     const ch = value.charCodeAt(i);
     h1 = Math.imul(h1 ^ ch, 2654435761);
@@ -19,6 +27,11 @@ export function hashString(value: string): string {
   return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0');
 }
 
+/** 128 bits: two independent 64-bit hashes. */
+function hash128(value: string): string {
+  return hashString(value, 0) + hashString(value, 0x9e3779b9);
+}
+
 /** Maps any string to a valid id (`[A-Za-z0-9._:-]`, at most 128 characters), deterministically. */
 export function toTriggerId(raw: string): string {
   const safe = raw.replace(/[^A-Za-z0-9._:-]/g, '_');
@@ -26,4 +39,14 @@ export function toTriggerId(raw: string): string {
   // Replacing characters could make two raw ids collide, so any change adds a hash of the original.
   const hash = hashString(raw);
   return `${safe.slice(0, MAX_ID_LENGTH - hash.length - 1)}.${hash}`;
+}
+
+/**
+ * The id of the `index`-th trigger raised by the change `causeKey` (see decision.ts) of `instanceId`.
+ * Instance and trigger ids use the id charset already, so the readable form needs no escaping.
+ */
+export function raisedTriggerId(instanceId: string, causeKey: string, index: number): string {
+  const readable = `${RAISED_TRIGGER_ID_PREFIX}${instanceId.length}:${instanceId}:${causeKey}:${index}`;
+  if (readable.length <= MAX_ID_LENGTH && /^[A-Za-z0-9._:-]+$/.test(readable)) return readable;
+  return `${RAISED_TRIGGER_ID_PREFIX}h.${hash128(readable)}`;
 }

@@ -1,10 +1,17 @@
 /** @module Triggers: something that happened, naming the subjects it concerns. */
 import { z } from 'zod';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
+import { RAISED_TRIGGER_ID_PREFIX } from './trigger-ids';
 import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
 export const MAX_TRIGGER_SIZE_IN_BYTES = 64 * 1024;
+/**
+ * How many triggers deep a chain of raised triggers may go: a trigger raised while applying a trigger
+ * that was itself raised 32 times over faults the raising instance instead (a transition that raises its
+ * own trigger would otherwise run forever).
+ */
+export const MAX_TRIGGER_HOPS = 32;
 
 /** Ids of triggers, instances and operations: safe in URLs and (encoded) in table keys. */
 export const idSchema = z
@@ -13,21 +20,31 @@ export const idSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 
-export const triggerInputSchema = z
-  .strictObject({
-    id: idSchema.optional(),
-    name: z.string().min(1).max(256),
-    subjects: z.array(z.string().min(1).max(1024)).min(1, 'a trigger must name at least one subject').max(MAX_SUBJECTS_PER_TRIGGER, `at most ${MAX_SUBJECTS_PER_TRIGGER} subjects`),
-    contentType: z.string().min(1).max(256).optional(),
-    parameters: jsonObjectSchema.optional(),
-  })
-  .superRefine((trigger, ctx) => {
-    const size = jsonSizeInBytes(trigger);
-    if (size > MAX_TRIGGER_SIZE_IN_BYTES) {
-      ctx.addIssue({ code: 'custom', path: [], message: `the trigger is ${size} bytes; at most ${MAX_TRIGGER_SIZE_IN_BYTES} are allowed` });
-    }
-  });
+/** A client's trigger id: the `raised:` prefix belongs to triggers raised by actions. */
+export const clientTriggerIdSchema = idSchema.refine((id) => !id.startsWith(RAISED_TRIGGER_ID_PREFIX), {
+  message: `must not start with "${RAISED_TRIGGER_ID_PREFIX}": that prefix is reserved for triggers raised by actions`,
+});
+
+const triggerShape = {
+  name: z.string().min(1).max(256),
+  subjects: z.array(z.string().min(1).max(1024)).min(1, 'a trigger must name at least one subject').max(MAX_SUBJECTS_PER_TRIGGER, `at most ${MAX_SUBJECTS_PER_TRIGGER} subjects`),
+  contentType: z.string().min(1).max(256).optional(),
+  parameters: jsonObjectSchema.optional(),
+};
+
+function checkSize(trigger: object, ctx: z.RefinementCtx): void {
+  const size = jsonSizeInBytes(trigger);
+  if (size > MAX_TRIGGER_SIZE_IN_BYTES) {
+    ctx.addIssue({ code: 'custom', path: [], message: `the trigger is ${size} bytes; at most ${MAX_TRIGGER_SIZE_IN_BYTES} are allowed` });
+  }
+}
+
+/** A trigger from a client (`POST /api/triggers`). */
+export const triggerInputSchema = z.strictObject({ id: clientTriggerIdSchema.optional(), ...triggerShape }).superRefine(checkSize);
 export type TriggerInput = z.infer<typeof triggerInputSchema>;
+
+/** A trigger an action raises, checked before it goes to the outbox (its id is assigned by the engine). */
+export const raisedTriggerSchema = z.strictObject(triggerShape).superRefine(checkSize);
 
 /** A validated trigger with its id assigned. */
 export interface Trigger {
@@ -36,6 +53,8 @@ export interface Trigger {
   readonly subjects: readonly string[];
   readonly contentType?: string;
   readonly parameters?: JsonObject;
+  /** How many raises led to this trigger: absent (0) for a client's, 1 for one raised while applying it, ... */
+  readonly hops?: number;
 }
 
 /** Validates input from outside; throws ValidationError listing every problem. */

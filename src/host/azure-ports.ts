@@ -31,6 +31,7 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     workflows: storage.workflows,
     instances: storage.instances,
     history: storage.history,
+    outbox: storage.outbox,
     interests: storage.interests,
     operations: storage.operations,
     leases: storage.leases,

@@ -58,9 +58,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
     });
     const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
-    const runner = new LocalOperationRunner(logger, options.runner);
+    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), options.runner);
     const services = core.servicesFor(runner);
-    runner.attach(core.activitiesFor(runner));
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
     const server: RunningServer = await startLocalServer(services, {
@@ -70,6 +69,9 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
+    // Rows a crash left between a save and its relay: delivered now (each becomes an operation, idempotently).
+    const relayed = await services.engine.relayLeftovers();
+    if (relayed > 0) logger.info('delivered leftover outbox rows', { count: relayed });
     return {
       url: server.url,
       core,

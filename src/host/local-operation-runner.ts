@@ -25,25 +25,26 @@ export interface LocalOperationRunnerOptions {
 }
 
 export class LocalOperationRunner implements OperationLauncher {
-  private activities: TriggerActivityService | undefined;
+  private readonly activities: TriggerActivityService;
   private readonly running = new Map<string, Promise<void>>();
   private readonly semaphore: Semaphore;
   private readonly maxAttempts: number;
   private readonly firstRetryDelayInMs: number;
   private readonly shutdown = new AbortController();
 
+  /**
+   * `activitiesFor` builds the activities this runner runs, given the runner as their launcher (triggers
+   * raised while applying one are operations this runner starts too).
+   */
   constructor(
     private readonly logger: Logger,
+    activitiesFor: (launcher: OperationLauncher) => TriggerActivityService,
     options: LocalOperationRunnerOptions = {},
   ) {
+    this.activities = activitiesFor(this);
     this.semaphore = new Semaphore(options.concurrency ?? 16);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.firstRetryDelayInMs = options.firstRetryDelayInMs ?? 200;
-  }
-
-  /** Set once wiring is complete (the activities need the engine, whose dispatcher needs this runner). */
-  attach(activities: TriggerActivityService): void {
-    this.activities = activities;
   }
 
   /** Operations currently running in this process. */
@@ -89,13 +90,8 @@ export class LocalOperationRunner implements OperationLauncher {
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
   }
 
-  private requireActivities(): TriggerActivityService {
-    if (!this.activities) throw new Error('LocalOperationRunner.attach() was not called');
-    return this.activities;
-  }
-
   private async run(operationId: string, known?: StoredOperation): Promise<void> {
-    const activities = this.requireActivities();
+    const activities = this.activities;
     // With the record in hand (just created, or listed for resumption) the run needs no read.
     const loaded = known ?? (await activities.loadOperation(operationId));
     if (!loaded || loaded.status === OperationStatus.succeeded || loaded.status === OperationStatus.failed) return;

@@ -100,14 +100,9 @@ export class TriggerActivityService implements TriggerActivities {
   async applyTrigger({ operationId, instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
     const trigger = await this.triggerOf(operationId);
     try {
-      const result = await this.options.engine.applyTrigger(instanceId, trigger);
-      // Within one operation a trigger already applied to the instance was applied by this operation's
-      // own earlier attempt (a retried activity, a run resumed after a crash): report what that did. It
-      // shows as `duplicate`, or as `notActive` when that attempt completed or faulted the instance.
-      if (result.outcome === TriggerOutcome.duplicate || result.outcome === TriggerOutcome.notActive) {
-        return (await this.options.engine.appliedResult(instanceId, trigger.id)) ?? result;
-      }
-      return result;
+      // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
+      // the operation's totals report that (operationResult in src/engine/operation.ts).
+      return await this.options.engine.applyTrigger(instanceId, trigger);
     } catch (error) {
       if (isRetryable(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);

@@ -1,12 +1,12 @@
 /**
  * @module Accepting a trigger: record its operation (the operation id is the trigger id, so a repeated
  * trigger id answers with its first operation), then ask the host to run it. Used by POST /api/triggers,
- * by the instance-scoped trigger route, and as the engine's TriggerDispatcher for raised triggers, so
- * every trigger takes the same path.
+ * by the instance-scoped trigger route, and by the outbox relay for raised triggers, so every trigger
+ * takes the same path.
  */
 import { OperationStatus } from '../engine/enums';
 import { emptySummary, type StoredOperation } from '../engine/operation';
-import type { OperationOptions, OperationStore, TriggerDispatcher } from '../engine/ports';
+import type { OperationOptions, OperationStore } from '../engine/ports';
 import type { Trigger } from '../engine/trigger';
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */
@@ -25,7 +25,7 @@ export interface LaunchOptions {
   readonly isNew?: boolean;
 }
 
-export class TriggerSubmitter implements TriggerDispatcher {
+export class TriggerSubmitter {
   constructor(
     private readonly operations: OperationStore,
     private readonly launcher: OperationLauncher,
@@ -55,10 +55,5 @@ export class TriggerSubmitter implements TriggerDispatcher {
       await this.launcher.start(operation.id, { operation, isNew: created });
     }
     return operation;
-  }
-
-  async dispatch(trigger: Trigger, options?: OperationOptions): Promise<{ operationId: string }> {
-    const operation = await this.submit(trigger, options);
-    return { operationId: operation.id };
   }
 }

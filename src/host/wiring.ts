@@ -5,7 +5,7 @@
  */
 import { Engine } from '../engine/engine';
 import type { EngineOptions } from '../engine/engine-options';
-import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, TriggerDispatcher, WorkflowStore } from '../engine/ports';
+import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import type { ApiServices } from './http/types';
 import { allowedHosts, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
@@ -15,6 +15,7 @@ export interface SignalboxPorts {
   readonly workflows: WorkflowStore;
   readonly instances: InstanceStore;
   readonly history: HistoryStore;
+  readonly outbox: OutboxStore;
   readonly interests: InterestIndex;
   readonly operations: OperationStore;
   readonly leases: LeaseProvider;
@@ -41,18 +42,8 @@ export interface HostCoreOptions {
 }
 
 export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
-  // Raised triggers need a launcher, which is per host (and on Azure per invocation: a durable client
-  // comes with each). The engine's dispatcher is therefore late-bound to the most recent launcher; all
-  // durable clients of one worker reach the same task hub, so any of them will do.
-  let defaultDispatcher: TriggerDispatcher | undefined;
-  const lateDispatcher: TriggerDispatcher = {
-    dispatch: (trigger, options) => {
-      if (!defaultDispatcher) throw new Error('No launcher is attached for raised triggers');
-      return defaultDispatcher.dispatch(trigger, options);
-    },
-  };
   const engine = new Engine(
-    { workflows: ports.workflows, instances: ports.instances, history: ports.history, interests: ports.interests, leases: ports.leases, dispatcher: lateDispatcher },
+    { workflows: ports.workflows, instances: ports.instances, history: ports.history, outbox: ports.outbox, interests: ports.interests, leases: ports.leases },
     {
       allowedHosts: allowedHosts(env),
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
@@ -63,19 +54,22 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     },
   );
   const triggerCache = new TriggerCache();
-  const submitterFor = (launcher: OperationLauncher) => new TriggerSubmitter(ports.operations, launcher);
+  const now = () => engine.options.clock.now();
+  /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
+  const bound = (launcher: OperationLauncher) => {
+    const triggers = new TriggerSubmitter(ports.operations, launcher, now);
+    return { triggers, engine: engine.withDelivery({ trigger: async (row) => void (await triggers.submit(row.payload)) }) };
+  };
   return {
     ports,
     engine,
     logger,
     servicesFor(launcher) {
-      const triggers = submitterFor(launcher);
-      defaultDispatcher = triggers;
-      return { engine, operations: ports.operations, triggers, checkHealth: () => ports.checkHealth() };
+      const { triggers, engine: delivering } = bound(launcher);
+      return { engine: delivering, operations: ports.operations, triggers, newId: engine.options.newId, checkHealth: () => ports.checkHealth() };
     },
     activitiesFor(launcher) {
-      defaultDispatcher = submitterFor(launcher);
-      return new TriggerActivityService({ engine, operations: ports.operations, triggerCache, logger });
+      return new TriggerActivityService({ engine: bound(launcher).engine, operations: ports.operations, triggerCache, logger, now });
     },
   };
 }

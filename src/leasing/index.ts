@@ -2,4 +2,3 @@
 export { BlobLeaseProvider, type BlobLeaseProviderOptions } from './blob-lease-provider';
 export { backoffDelayInMs, type BackoffOptions } from './backoff';
 export { leaseBlobName, MAX_BLOB_NAME_LENGTH } from './lease-name';
-export { InMemoryLeaseProvider, type InMemoryLeaseProviderOptions } from './in-memory-lease-provider';

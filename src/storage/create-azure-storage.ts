@@ -35,6 +35,8 @@ export interface AzureStorage {
   /** Also the HistoryStore: instances and their history share a table (one-transaction saves). */
   readonly instances: TableInstanceStore;
   readonly history: TableInstanceStore;
+  /** Also the instance store: outbox rows live in each instance's partition. */
+  readonly outbox: TableInstanceStore;
   readonly interests: TableInterestIndex;
   readonly operations: TableOperationStore;
   readonly leases: BlobLeaseProvider;
@@ -75,6 +77,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     workflows: new TableWorkflowStore(clients.workflows, options.now ? { now: options.now } : {}),
     instances,
     history: instances,
+    outbox: instances,
     interests: new TableInterestIndex(clients.interests, options.interests),
     operations: new TableOperationStore(clients.operations),
     leases: new BlobLeaseProvider(clients.leases, options.leases),

@@ -10,21 +10,25 @@
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
-import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../engine/ports';
+import type { OutboxRow, StoredOutboxRow } from '../engine/outbox';
+import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions } from '../engine/ports';
 import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
-import { encodeKey, padNumber } from './keys';
+import { decodeKey, encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
 
 export const INSTANCE_ROW_KEY = 'instance';
 export const HISTORY_ROW_PREFIX = 'h-';
+export const OUTBOX_ROW_PREFIX = 'o-';
 /** A transaction holds at most 100 operations; one is the instance. */
-export const MAX_HISTORY_ENTRIES_PER_SAVE = 99;
+export const MAX_ROWS_PER_SAVE = 99;
+/** @deprecated the limit counts history and outbox rows together: MAX_ROWS_PER_SAVE */
+export const MAX_HISTORY_ENTRIES_PER_SAVE = MAX_ROWS_PER_SAVE;
 
 type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
 
-export class TableInstanceStore implements InstanceStore, HistoryStore {
+export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore {
   constructor(private readonly client: TableClient) {}
 
   async create(instance: Instance, write: InstanceWrite = {}, options: OperationOptions = {}): Promise<StoredInstance> {
@@ -70,14 +74,58 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
     return queryPage(this.client, filter, options, (row) => parseBody<HistoryEntry>(row), `history of instance "${instanceId}"`);
   }
 
+  /** The instance's outbox rows: a range query on its `o-` rows (one request). */
+  async listOutbox(instanceId: string, options: OperationOptions = {}): Promise<OutboxRow[]> {
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${OUTBOX_ROW_PREFIX} and RowKey lt ${'o.'}`;
+    const rows: OutboxRow[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const page = await queryPage(this.client, filter, { maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}), ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) }, (row) => parseBody<OutboxRow>(row), `outbox of instance "${instanceId}"`);
+      rows.push(...page.items);
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return rows;
+  }
+
+  /** Outbox rows of every instance: a scan of the table for `o-` rows (start-up only). */
+  async listAllOutbox(options: PageOptions = {}): Promise<Page<StoredOutboxRow>> {
+    const filter = odata`RowKey ge ${OUTBOX_ROW_PREFIX} and RowKey lt ${'o.'}`;
+    return queryPage(this.client, filter, options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), row: parseBody<OutboxRow>(row) }), 'outbox rows');
+  }
+
+  /** One transaction of deletes (rows of one partition); rows already gone are fine. */
+  async deleteOutbox(instanceId: string, rowIds: readonly string[], options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    const unique = [...new Set(rowIds)];
+    for (let start = 0; start < unique.length; start += 100) {
+      const chunk = unique.slice(start, start + 100);
+      try {
+        await this.client.submitTransaction(chunk.map((id) => ['delete', { partitionKey, rowKey: outboxRowKey(id) }] as TransactionAction), { abortSignal: options.abortSignal });
+      } catch (error) {
+        // A transaction fails as a whole when one row is missing (already deleted by an earlier relay):
+        // delete one by one then, absorbing exactly "not found".
+        if (!isEntityNotFound(error)) throw toSignalboxError(error, `outbox of instance "${instanceId}"`);
+        for (const id of chunk) {
+          try {
+            await this.client.deleteEntity(partitionKey, outboxRowKey(id), { abortSignal: options.abortSignal });
+          } catch (single) {
+            if (!isEntityNotFound(single)) throw toSignalboxError(single, `outbox row "${id}" of instance "${instanceId}"`);
+          }
+        }
+      }
+    }
+  }
+
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
     const what = `instance "${instance.id}"`;
     const entity = toEntity(instance);
     assertEntityFits(entity, what);
     const history = write.history ?? [];
-    if (history.length > MAX_HISTORY_ENTRIES_PER_SAVE) {
-      throw new ValidationError(`At most ${MAX_HISTORY_ENTRIES_PER_SAVE} history entries can be saved with an instance`, [
-        { path: 'history', message: `has ${history.length} entries` },
+    const outbox = write.outbox ?? [];
+    if (history.length + outbox.length > MAX_ROWS_PER_SAVE) {
+      throw new ValidationError(`At most ${MAX_ROWS_PER_SAVE} history entries and outbox rows can be saved with an instance`, [
+        { path: 'history', message: `has ${history.length} entries and ${outbox.length} outbox rows` },
       ]);
     }
     // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
@@ -89,6 +137,12 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
       const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
       assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
       actions.push(['create', row]);
+    }
+    for (const outboxRow of outbox) {
+      const row: Entity = { partitionKey: entity.partitionKey, rowKey: outboxRowKey(outboxRow.id), kind: outboxRow.kind, ...toBody(outboxRow) };
+      assertEntityFits(row, `outbox row "${outboxRow.id}" of ${what}`);
+      // Upsert: a row id is deterministic, and writing the same row twice must not fail the save.
+      actions.push(['upsert', row, 'Replace']);
     }
     let response: TableTransactionResponse;
     try {
@@ -103,6 +157,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore {
     if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
     return { ...withoutEtag(instance), etag };
   }
+}
+
+export function outboxRowKey(rowId: string): string {
+  return `${OUTBOX_ROW_PREFIX}${encodeKey(rowId, 'outbox row id')}`;
 }
 
 export function historyRowKey(sequence: number): string {

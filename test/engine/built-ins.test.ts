@@ -1,5 +1,5 @@
-import { processTrigger, validateDefinition, type JsonObject, type Trigger } from '../../src/engine';
-import { instanceIn, testEffects, trigger } from './support';
+import { validateDefinition, type JsonObject, type Trigger } from '../../src/engine';
+import { instanceIn, processTrigger, testEffects, trigger } from './support';
 
 /** Whether `condition` lets a trigger through (a one-transition workflow). */
 async function holds(condition: object, t: Trigger, context: JsonObject = {}) {
@@ -102,7 +102,7 @@ describe('built-in actions', () => {
       { type: 'raiseTrigger', trigger: { name: 'Paid{{trigger.parameters.amount}}', subjects: ['claim:{{instance.id}}', 'none:{{context.nothing}}'], contentType: 'text/plain', parameters: { amount: '{{trigger.parameters.amount}}', who: '{{trigger.parameters.who}}', text: 'by {{trigger.parameters.who.name}}', list: ['{{trigger.parameters.amount}}'] } } },
     ]);
     expect(result.raisedTriggers).toEqual([
-      { id: expect.stringMatching(/\.i1\.0$/), name: 'Paid3', subjects: ['claim:i1'], contentType: 'text/plain', parameters: { amount: 3, who: { name: 'ann' }, text: 'by ann', list: [3] } },
+      { id: expect.stringMatching(/^raised:2:i1:t\..*:0$/), name: 'Paid3', subjects: ['claim:i1'], contentType: 'text/plain', parameters: { amount: 3, who: { name: 'ann' }, text: 'by ann', list: [3] }, hops: 1 },
     ]);
   });
 

@@ -7,7 +7,8 @@ import {
   ValidationError,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
-import { testEngine } from './support';
+import { putWorkflow } from '../../src/host/http/workflow-routes';
+import { json, localHttp, startServer, testEngine } from './support';
 
 const flow: WorkflowDefinitionInput = {
   id: 'flow',
@@ -52,18 +53,19 @@ describe('Engine: workflows', () => {
     await expect(invalid).rejects.toMatchObject({ issues: [{ path: 'initialStateId' }, { path: 'states.a.transitions[0].targetStateId' }] });
   });
 
-  it('updateWorkflow: creates v1 without If-Match when absent, conflicts when present, versions with a matching ETag, refuses stale ones', async () => {
+  // PUT semantics (If-Match, the body's id) moved from the engine to the route by issue 10 (section 4).
+  it('PUT: creates v1 without If-Match when absent, conflicts when present, versions with a matching ETag, refuses stale ones', async () => {
     const { engine } = testEngine();
     const { id: _id, ...body } = flow;
-    const first = await engine.updateWorkflow('flow', body);
+    const first = await putWorkflow(engine, 'flow', body, undefined);
     expect(first).toMatchObject({ created: true, workflow: { version: 1, definition: { id: 'flow' } } });
-    await expect(engine.updateWorkflow('flow', body)).rejects.toBeInstanceOf(ConflictError);
-    const second = await engine.updateWorkflow('flow', { ...body, displayName: 'v2' }, { ifMatch: first.workflow.etag });
+    await expect(putWorkflow(engine, 'flow', body, undefined)).rejects.toBeInstanceOf(ConflictError);
+    const second = await putWorkflow(engine, 'flow', { ...body, displayName: 'v2' }, first.workflow.etag);
     expect(second).toMatchObject({ created: false, workflow: { version: 2, definition: { displayName: 'v2' } } });
-    await expect(engine.updateWorkflow('flow', body, { ifMatch: first.workflow.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
-    await expect(engine.updateWorkflow('flow', body, { ifMatch: '*' })).resolves.toMatchObject({ workflow: { version: 3 } });
-    await expect(engine.updateWorkflow('other', body, { ifMatch: '*' })).rejects.toBeInstanceOf(PreconditionFailedError);
-    await expect(engine.updateWorkflow('flow', { ...body, id: 'different' }, { ifMatch: '*' })).rejects.toMatchObject({ code: 'validation', issues: [{ path: 'id' }] });
+    await expect(putWorkflow(engine, 'flow', body, first.workflow.etag)).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(putWorkflow(engine, 'flow', body, '*')).resolves.toMatchObject({ workflow: { version: 3 } });
+    await expect(putWorkflow(engine, 'other', body, '*')).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(putWorkflow(engine, 'flow', { ...body, id: 'different' }, '*')).rejects.toMatchObject({ code: 'validation', issues: [{ path: 'id' }] });
     expect((await engine.getWorkflow('flow')).version).toBe(3);
     expect((await engine.getWorkflow('flow', 2)).definition.displayName).toBe('v2');
     await expect(engine.getWorkflow('flow', 9)).rejects.toBeInstanceOf(NotFoundError);
@@ -78,7 +80,7 @@ describe('Engine: instances', () => {
     await engine.createInstance({ workflowId: 'flow', instanceId: 'old' });
     const { id: _id, ...body } = flow;
     const renamed = { ...body, states: { ...body.states, a: { transitions: [{ id: 'go2', targetStateId: 'c', conditions: [{ type: 'triggerName', name: 'Go' }] }] } } };
-    await engine.updateWorkflow('flow', renamed, { ifMatch: '*' });
+    await engine.addWorkflowVersion({ id: 'flow', ...renamed }, { ifMatch: '*' });
     await engine.createInstance({ workflowId: 'flow', instanceId: 'new' });
     expect(await engine.applyTrigger('old', go('t1', 'Go', ['old']))).toMatchObject({ transitionId: 'go', toStateId: 'b' });
     expect(await engine.applyTrigger('new', go('t1', 'Go', ['new']))).toMatchObject({ transitionId: 'go2', toStateId: 'c' });
@@ -145,12 +147,12 @@ describe('Engine: applyTrigger', () => {
   });
 
   it('writes nothing when nothing changed (noTransition, notInterested, notActive, duplicate)', async () => {
-    const { engine, instances, interests, dispatcher } = await withFlow();
+    const { engine, instances, interests, delivery } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
-    const before = { instances: instances.writes, index: interests.writes, dispatched: dispatcher.calls };
+    const before = { instances: instances.writes, index: interests.writes, dispatched: delivery.calls };
     expect((await engine.applyTrigger('i1', go('n1', 'Nothing'))).outcome).toBe('noTransition');
     expect((await engine.applyTrigger('i1', go('n2', 'Go', ['elsewhere']))).outcome).toBe('notInterested');
-    expect({ instances: instances.writes, index: interests.writes, dispatched: dispatcher.calls }).toEqual(before);
+    expect({ instances: instances.writes, index: interests.writes, dispatched: delivery.calls }).toEqual(before);
     expect((await engine.applyTrigger('i1', go('t1'))).outcome).toBe('transitioned');
     const after = { instances: instances.writes, index: interests.writes };
     expect((await engine.applyTrigger('i1', go('t1'))).outcome).toBe('duplicate');
@@ -161,17 +163,19 @@ describe('Engine: applyTrigger', () => {
     expect(interests.writes).toBe(after.index);
   });
 
-  it('saves the change with its history entry in one save, updates the index, dispatches and clears the outbox', async () => {
-    const { engine, instances, interests, dispatcher } = await withFlow();
+  it('saves the change with its history entry and outbox rows in one save, updates the index, relays and deletes the rows', async () => {
+    const { engine, instances, interests, delivery } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1', context: { owner: 'ann' } });
     const writes = instances.writes;
     const result = await engine.applyTrigger('i1', go('t1'));
     expect(result).toEqual({ instanceId: 'i1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b' });
-    // One save for the change (with its history entry) and one to clear the outbox after dispatching.
-    expect(instances.writes).toBe(writes + 2);
-    expect(dispatcher.dispatched).toEqual([{ id: 't1.i1.0', name: 'EnteredB', subjects: ['audit', 'i1'] }]);
+    // Changed by issue 10: one save (the change, its history entry and its outbox row), not a second one
+    // to clear the outbox; the relay deletes the delivered row instead.
+    expect(instances.writes).toBe(writes + 1);
+    expect(delivery.delivered).toEqual([{ id: 'raised:2:i1:t.t1:0', name: 'EnteredB', subjects: ['audit', 'i1'], hops: 1 }]);
+    expect(await instances.listOutbox('i1')).toEqual([]);
     const stored = await engine.getInstance('i1');
-    expect(stored).toMatchObject({ stateId: 'b', pendingTriggers: [], historyLength: 2, interests: ['Fail', 'Finish', 'b-watchers', 'i1'] });
+    expect(stored).toMatchObject({ stateId: 'b', outbox: ['raised:2:i1:t.t1:0'], historyLength: 2, interests: ['Fail', 'Finish', 'b-watchers', 'i1'] });
     expect(interests.subjectsOf('i1')).toEqual(['Fail', 'Finish', 'b-watchers', 'i1']);
     expect((await engine.getHistory('i1')).items.map((entry) => [entry.sequence, entry.event, entry.transitionId])).toEqual([
       [0, 'created', null],
@@ -189,15 +193,21 @@ describe('Engine: applyTrigger', () => {
     expect((await engine.getInstance('i1')).status).toBe('complete');
   });
 
-  it('appliedResult reads back what an applied trigger did, for reporting a duplicate delivery', async () => {
-    const { engine } = await withFlow();
+  it('a repeated delivery answers duplicate with what the trigger did then, from the instance record (no history read)', async () => {
+    const { engine, instances } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
     const first = await engine.applyTrigger('i1', go('t1'));
-    expect(await engine.appliedResult('i1', 't1')).toEqual(first);
+    const { instanceId: _i, ...did } = first;
+    expect(await engine.applyTrigger('i1', go('t1'))).toEqual({ instanceId: 'i1', outcome: 'duplicate', applied: did });
     await engine.applyTrigger('i1', go('t2', 'Fail'));
-    expect(await engine.appliedResult('i1', 't2')).toMatchObject({ outcome: 'faulted', transitionId: 'fail', fromStateId: 'b', toStateId: 'b', error: expect.stringContaining('nope') });
-    expect(await engine.appliedResult('i1', 'never-sent')).toBeUndefined();
-    expect(await engine.appliedResult('nobody', 't1')).toBeUndefined();
+    const writes = instances.writes;
+    // The instance is faulted now, yet the repeat of the trigger that faulted it is a duplicate, not notActive.
+    expect(await engine.applyTrigger('i1', go('t2', 'Fail'))).toMatchObject({
+      outcome: 'duplicate',
+      applied: { outcome: 'faulted', transitionId: 'fail', fromStateId: 'b', toStateId: 'b', error: expect.stringContaining('nope') },
+    });
+    expect(instances.writes).toBe(writes);
+    expect((await engine.applyTrigger('i1', go('never-sent', 'Finish'))).outcome).toBe('notActive');
   });
 
   it('a fault is an outcome: saved faulted with the trigger id, history faulted, recoverable', async () => {
@@ -219,12 +229,12 @@ describe('Engine: applyTrigger', () => {
   });
 
   it('a recovery re-runs entry actions; their raised triggers get fresh deterministic ids', async () => {
-    const { engine, dispatcher } = await withFlow();
+    const { engine, delivery } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
     await engine.applyTrigger('i1', go('t1'));
     await engine.applyTrigger('i1', go('t2', 'Fail'));
     await engine.recover('i1', 'b');
-    expect(dispatcher.dispatched.map((item) => item.id)).toEqual(['t1.i1.0', 'i1.recovered.3.0']);
+    expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0', 'raised:2:i1:r3:0']);
   });
 
   it('cancel: cancels waiting or faulted instances; ConflictError for complete or cancelled ones', async () => {
@@ -283,17 +293,32 @@ describe('Engine: applyTrigger', () => {
     expect((await engine.getInstance('i1')).stateId).toBe('a');
   });
 
-  it('re-dispatches an outbox left by a crash between save and dispatch, before processing', async () => {
-    const { engine, instances, dispatcher } = await withFlow();
+  it('relays outbox rows a failed delivery left behind when the instance is next loaded', async () => {
+    const { engine, instances, delivery } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
-    dispatcher.failWith = new Error('dispatcher down');
-    await expect(engine.applyTrigger('i1', go('t1'))).rejects.toThrow('dispatcher down');
-    expect((await instances.get('i1'))).toMatchObject({ stateId: 'b', pendingTriggers: [{ id: 't1.i1.0' }] });
-    dispatcher.failWith = undefined;
-    // The retry of the same trigger is a duplicate, but loading the instance first flushes its outbox.
+    delivery.failWith = new Error('delivery down');
+    await expect(engine.applyTrigger('i1', go('t1'))).rejects.toThrow('delivery down');
+    expect(await instances.get('i1')).toMatchObject({ stateId: 'b', outbox: ['raised:2:i1:t.t1:0'] });
+    expect((await instances.listOutbox('i1')).map((row) => row.id)).toEqual(['raised:2:i1:t.t1:0']);
+    delivery.failWith = undefined;
+    // The retry of the same trigger is a duplicate, and the load hands the leftover row to the relay.
     expect((await engine.applyTrigger('i1', go('t1'))).outcome).toBe('duplicate');
-    expect(dispatcher.dispatched.map((item) => item.id)).toEqual(['t1.i1.0']);
-    expect((await instances.get('i1'))?.pendingTriggers).toEqual([]);
+    expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0']);
+    expect(await instances.listOutbox('i1')).toEqual([]);
+  });
+
+  it('relays leftover rows of every instance at start-up (the sweep)', async () => {
+    const { engine, instances, delivery } = await withFlow();
+    await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
+    await engine.createInstance({ workflowId: 'flow', instanceId: 'i2' });
+    delivery.failWith = new Error('delivery down');
+    await expect(engine.applyTrigger('i1', go('t1'))).rejects.toThrow('delivery down');
+    await expect(engine.applyTrigger('i2', go('t2', 'Go', ['i2']))).rejects.toThrow('delivery down');
+    delivery.failWith = undefined;
+    expect(await engine.relayLeftovers()).toBe(2);
+    expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0', 'raised:2:i2:t.t2:0']);
+    expect((await instances.listAllOutbox()).items).toEqual([]);
+    expect(await engine.relayLeftovers()).toBe(0);
   });
 
   it('adds new subjects to the index before the save and removes stale ones after', async () => {
@@ -301,7 +326,7 @@ describe('Engine: applyTrigger', () => {
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1', context: { owner: 'ann' } });
     const seenAtSave: string[][] = [];
     instances.beforeSave = (instance) => {
-      if (instance.stateId === 'b' && instance.pendingTriggers.length) seenAtSave.push(interests.subjectsOf('i1'));
+      if (instance.stateId === 'b' && instance.outbox.length) seenAtSave.push(interests.subjectsOf('i1'));
     };
     await engine.applyTrigger('i1', go('t1'));
     expect(seenAtSave[0]).toEqual(expect.arrayContaining(['owner:ann', 'Go', 'b-watchers', 'Finish']));
@@ -316,8 +341,8 @@ describe('Engine: applyTrigger', () => {
     expect((await engine.getHistory('i1')).items).toHaveLength(3);
   });
 
-  it('without a dispatcher, delivers raised triggers in-process after the lease is released', async () => {
-    const { engine } = testEngine({ withDispatcher: false });
+  it('without a host delivery, relays raised triggers in-process after the lease is released', async () => {
+    const { engine } = testEngine({ inProcess: true });
     await engine.createWorkflow({
       id: 'ping',
       displayName: 'ping',

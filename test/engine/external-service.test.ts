@@ -1,12 +1,11 @@
 import {
   createExternalServiceClient,
   isHostAllowed,
-  processTrigger,
   validateDefinition,
   type ExternalServiceClient,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
-import { instanceIn, json, localHttp, startServer, testEffects, testEngine, trigger } from './support';
+import { instanceIn, json, localHttp, processTrigger, startServer, testEffects, testEngine, trigger } from './support';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 let server: Server;

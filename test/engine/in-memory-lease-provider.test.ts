@@ -1,5 +1,5 @@
 import { LeaseLostError, LeaseUnavailableError, isRetryable } from '../../src/engine';
-import { InMemoryLeaseProvider } from '../../src/leasing/in-memory-lease-provider';
+import { InMemoryLeaseProvider } from '../../src/testing';
 
 /** Resolves after the microtask queue and pending I/O callbacks have run (not a wall-clock wait). */
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ValidationError, createRegistry, defineAction, pageOf } from '../../src/engine';
+import { ValidationError, createRegistry, defineAction } from '../../src/engine';
+import { pageOf } from '../../src/testing';
 import { testEngine } from './support';
 
 describe('in-memory ports', () => {

@@ -4,12 +4,11 @@ import {
   createRegistry,
   defineAction,
   defineCondition,
-  processTrigger,
   validateDefinition,
   type Instance,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
-import { instanceIn, testEffects, trigger } from './support';
+import { instanceIn, processTrigger, testEffects, trigger } from './support';
 
 /** Probes record the order in which the processor runs steps, and can be told to fail. */
 function probes() {
@@ -148,27 +147,34 @@ describe('processTrigger: order of steps', () => {
     expect(calls).toEqual([]);
   });
 
-  it('notInterested when no subject matches the interests (checked before duplicates)', async () => {
-    const { calls, def, effects, instance } = setup(twoStates(), { appliedTriggerIds: ['dup'] });
-    const result = await processTrigger(def, instance, trigger('Go', { id: 'dup', subjects: ['someone-else'] }), effects);
+  it('notInterested when no subject matches the interests', async () => {
+    const { calls, def, effects, instance } = setup(twoStates());
+    const result = await processTrigger(def, instance, trigger('Go', { id: 'new', subjects: ['someone-else'] }), effects);
     expect(result.outcome).toBe('notInterested');
     expect(calls).toEqual([]);
   });
 
-  it('duplicate when the trigger id was applied already', async () => {
-    const { calls, def, effects, instance } = setup(twoStates(), { appliedTriggerIds: ['x', 'dup'] });
+  // Changed by issue 10 (section 3): the record of applied triggers is consulted first, so a repeated
+  // delivery answers `duplicate` with what it did even after the instance completed, faulted or moved on.
+  it('duplicate, with what it did then, when the trigger id was applied already (checked first)', async () => {
+    const applied = { triggerId: 'dup', outcome: 'transitioned' as const, transitionId: 'second', fromStateId: 'a', toStateId: 'b' };
+    const { calls, def, effects, instance } = setup(twoStates(), { appliedTriggers: [{ triggerId: 'x', outcome: 'faulted', error: 'e' }, applied] });
     const result = await processTrigger(def, instance, trigger('Go', { id: 'dup' }), effects);
     expect(result.outcome).toBe('duplicate');
+    expect(result.result).toEqual({ instanceId: 'i1', outcome: 'duplicate', applied: { outcome: 'transitioned', transitionId: 'second', fromStateId: 'a', toStateId: 'b' } });
+    const elsewhere = await processTrigger(def, { ...instance, status: 'complete', interests: ['i1'] }, trigger('Go', { id: 'dup', subjects: ['someone-else'] }), effects);
+    expect(elsewhere.outcome).toBe('duplicate');
     expect(calls).toEqual([]);
+    expect(result.historyEntry).toBeUndefined();
   });
 
   it('remembers applied trigger ids, bounded to the newest APPLIED_TRIGGER_MEMORY', async () => {
-    const old = Array.from({ length: APPLIED_TRIGGER_MEMORY }, (_, index) => `old-${index}`);
-    const { def, effects, instance } = setup(twoStates(), { appliedTriggerIds: old });
+    const old = Array.from({ length: APPLIED_TRIGGER_MEMORY }, (_, index) => ({ triggerId: `old-${index}`, outcome: 'transitioned' as const }));
+    const { def, effects, instance } = setup(twoStates(), { appliedTriggers: old });
     const result = await processTrigger(def, instance, trigger('Go', { id: 'new' }), effects);
-    expect(result.instance.appliedTriggerIds).toHaveLength(APPLIED_TRIGGER_MEMORY);
-    expect(result.instance.appliedTriggerIds.at(-1)).toBe('new');
-    expect(result.instance.appliedTriggerIds[0]).toBe('old-1');
+    expect(result.instance.appliedTriggers).toHaveLength(APPLIED_TRIGGER_MEMORY);
+    expect(result.instance.appliedTriggers.at(-1)).toMatchObject({ triggerId: 'new', outcome: 'transitioned', transitionId: result.result.transitionId });
+    expect(result.instance.appliedTriggers[0]!.triggerId).toBe('old-1');
   });
 
   it('a self-transition runs exit and entry actions', async () => {
@@ -199,12 +205,12 @@ describe('processTrigger: faults are outcomes', () => {
     const t = trigger('Go');
     const result = await processTrigger(def, instance, t, effects);
     expect(result.outcome).toBe('faulted');
-    expect(result.instance).toMatchObject({ stateId: 'b', status: 'faulted', historyLength: 2, pendingTriggers: [] });
+    expect(result.instance).toMatchObject({ stateId: 'b', status: 'faulted', historyLength: 2, outbox: [] });
     expect(result.instance.fault).toEqual({ message: expect.stringContaining('boom broke'), triggerId: t.id, at: '2026-01-01T00:00:00.000Z' });
     expect(result.instance.fault?.message).toContain('entry action of state "b" [2] (probeAction)');
     expect(result.instance.context).toMatchObject({ entryAction1: true, boom: true });
     expect(result.instance.context.never).toBeUndefined();
-    expect(result.instance.appliedTriggerIds).toContain(t.id);
+    expect(result.instance.appliedTriggers.map((item) => item.triggerId)).toContain(t.id);
     expect(result.raisedTriggers).toEqual([]);
     expect(result.historyEntry).toMatchObject({ event: 'faulted', fromStateId: 'a', toStateId: 'b', transitionId: 'second', status: 'faulted', triggerId: t.id });
     expect(result.result).toMatchObject({ outcome: 'faulted', error: expect.stringContaining('boom broke'), toStateId: 'b' });
@@ -281,7 +287,7 @@ describe('processTrigger: interests and raised triggers', () => {
     expect(result.instance.interests).toEqual(['Approve', 'Nudge', 'Veto', 'i1', 'owner:ann', 'svc:ann', 'team']);
   });
 
-  it('raised triggers get deterministic ids and go to the outbox (pendingTriggers) with the instance', async () => {
+  it('raised triggers get deterministic, reserved ids and hop counts, and go to the outbox rows of the change', async () => {
     const def = validateDefinition({
       id: 'wf',
       displayName: 'wf',
@@ -304,15 +310,19 @@ describe('processTrigger: interests and raised triggers', () => {
       },
     });
     const t = trigger('Go', { id: 'trig-1' });
-    const earlier = { id: 'earlier', name: 'E', subjects: ['s'] };
-    const first = await processTrigger(def, instanceIn(def, 'a', { pendingTriggers: [earlier] }), t, testEffects());
-    const again = await processTrigger(def, instanceIn(def, 'a', { pendingTriggers: [earlier] }), t, testEffects());
+    const first = await processTrigger(def, instanceIn(def, 'a'), t, testEffects());
+    const again = await processTrigger(def, instanceIn(def, 'a'), t, testEffects());
+    // Ids changed by issue 9 (item 5): the reserved `raised:` prefix, the instance id length-prefixed.
     expect(first.raisedTriggers).toEqual([
-      { id: 'trig-1.i1.0', name: 'Done', subjects: ['owner:7', 'all'], parameters: { n: 7, text: 'n=7' } },
-      { id: 'trig-1.i1.1', name: 'Second', subjects: ['all'] },
+      { id: 'raised:2:i1:t.trig-1:0', name: 'Done', subjects: ['owner:7', 'all'], parameters: { n: 7, text: 'n=7' }, hops: 1 },
+      { id: 'raised:2:i1:t.trig-1:1', name: 'Second', subjects: ['all'], hops: 1 },
     ]);
     expect(again.raisedTriggers).toEqual(first.raisedTriggers);
-    expect(first.instance.pendingTriggers).toEqual([earlier, ...first.raisedTriggers]);
+    expect(first.decision.change!.outbox.map((row) => [row.id, row.kind])).toEqual([
+      ['raised:2:i1:t.trig-1:0', 'trigger'],
+      ['raised:2:i1:t.trig-1:1', 'trigger'],
+    ]);
+    expect(first.instance.outbox).toEqual(['raised:2:i1:t.trig-1:0', 'raised:2:i1:t.trig-1:1']);
   });
 
   it('does not mutate its input and calls no HTTP when no step needs it', async () => {

@@ -67,11 +67,11 @@ describe('reference workflow: data catalog item', () => {
   });
 
   it('edits move it between published and waiting-for-documentation depending on the data', async () => {
-    const { engine, apply, dispatcher } = await item({ Identifier: 'ds-1', Type: 'table' });
+    const { engine, apply, delivery } = await item({ Identifier: 'ds-1', Type: 'table' });
     expect(await apply('Edit', { name: 'Sales' })).toMatchObject({ transitionId: 'edit', toStateId: 'waiting-for-documentation' });
     expect(await apply('Edit', { description: '' })).toMatchObject({ transitionId: 'edit', toStateId: 'waiting-for-documentation' });
     expect(await apply('Edit', { description: 'All sales' })).toMatchObject({ transitionId: 'edit-documented', toStateId: 'published' });
-    expect(dispatcher.dispatched).toEqual([expect.objectContaining({ name: 'CatalogItemPublished', subjects: ['catalog-feed', 'catalog:ds-1'], parameters: { identifier: 'ds-1' } })]);
+    expect(delivery.delivered).toEqual([expect.objectContaining({ name: 'CatalogItemPublished', subjects: ['catalog-feed', 'catalog:ds-1'], parameters: { identifier: 'ds-1' } })]);
     expect(await apply('Edit', { description: 'All sales, by day' })).toMatchObject({ transitionId: 'edit', toStateId: 'published' });
     expect((await engine.getInstance('item-1')).context).toMatchObject({ Description: 'All sales, by day', documented: true });
     expect(await apply('Edit', { description: '' })).toMatchObject({ transitionId: 'edit-undocumented', toStateId: 'waiting-for-documentation' });

@@ -3,20 +3,24 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import {
   Engine,
-  InMemoryTriggerDispatcher,
   builtInRegistry,
   createExternalServiceClient,
-  createInMemoryPorts,
+  decideTrigger,
   validateDefinition,
+  type Decision,
   type EngineLogger,
   type EngineOptions,
   type Effects,
+  type HistoryEntry,
   type Instance,
+  type InstanceResult,
+  type Registry,
   type Trigger,
+  type TriggerOutcome,
   type WorkflowDefinition,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
-import { InMemoryLeaseProvider } from '../../src/leasing/in-memory-lease-provider';
+import { createInMemoryPorts } from '../../src/testing';
 
 export class FakeClock {
   private ms: number;
@@ -45,16 +49,42 @@ export function recordingLogger(): EngineLogger & { lines: LogLine[] } {
   };
 }
 
-let ids = 0;
-export function testEffects(overrides: Partial<Effects> = {}): Effects & { log: ReturnType<typeof recordingLogger> } {
-  const log = recordingLogger();
+/** Effects for a decision, plus the registry it is decided with and a recorder of the lines it logs. */
+export type TestEffects = Effects & { readonly registry: Registry; readonly log: ReturnType<typeof recordingLogger> };
+
+export function testEffects(overrides: Partial<Effects> & { registry?: Registry } = {}): TestEffects {
+  const { registry = builtInRegistry(), ...effects } = overrides;
   return {
     now: new FakeClock().now,
-    newId: () => `id-${++ids}`,
     http: { send: () => Promise.reject(new Error('no HTTP expected in this test')) },
-    registry: builtInRegistry(),
-    ...overrides,
-    log: (overrides.log as ReturnType<typeof recordingLogger>) ?? log,
+    ...effects,
+    registry,
+    log: recordingLogger(),
+  };
+}
+
+/** A Decision seen the way these tests read it: outcome, the instance after, the entry, the raised triggers. */
+export interface Processed {
+  readonly outcome: TriggerOutcome;
+  /** The instance to save, or the one given when nothing changed. */
+  readonly instance: Instance;
+  readonly historyEntry?: HistoryEntry;
+  readonly raisedTriggers: readonly Trigger[];
+  readonly result: InstanceResult;
+  readonly decision: Decision;
+}
+
+/** decideTrigger with the effects' registry; the decision's log lines go to `effects.log`, as the runtime would emit them. */
+export async function processTrigger(def: WorkflowDefinition, instance: Instance, t: Trigger, effects: TestEffects = testEffects()): Promise<Processed> {
+  const decision = await decideTrigger(def, instance, t, effects, effects.registry);
+  for (const line of decision.logs) effects.log[line.level](line.message, { ...line.properties });
+  return {
+    outcome: decision.result.outcome,
+    instance: decision.change?.instance ?? instance,
+    ...(decision.change ? { historyEntry: decision.change.historyEntry } : {}),
+    raisedTriggers: (decision.change?.outbox ?? []).map((row) => row.payload),
+    result: decision.result,
+    decision,
   };
 }
 
@@ -74,8 +104,8 @@ export function instanceIn(def: WorkflowDefinition, stateId: string, overrides: 
     interests: ['i1'],
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
-    appliedTriggerIds: [],
-    pendingTriggers: [],
+    appliedTriggers: [],
+    outbox: [],
     historyLength: 1,
     ...overrides,
   };
@@ -86,18 +116,41 @@ export function trigger(name: string, extra: Partial<Trigger> = {}): Trigger {
   return { id: `t${++triggers}`, name, subjects: ['i1'], ...extra };
 }
 
-export function testEngine(options: EngineOptions & { withDispatcher?: boolean } = {}) {
+/** Records the triggers the relay delivers (as a host's submitter would receive them), optionally failing. */
+export class RecordingDelivery {
+  /** Distinct triggers, in the order first delivered. */
+  readonly delivered: Trigger[] = [];
+  /** Every delivery, repeats included. */
+  calls = 0;
+  /** Set to make the next deliveries fail. */
+  failWith?: Error;
+  private readonly seen = new Set<string>();
+
+  readonly handlers = {
+    trigger: async (row: { payload: Trigger }) => {
+      this.calls++;
+      if (this.failWith) throw this.failWith;
+      if (this.seen.has(row.payload.id)) return;
+      this.seen.add(row.payload.id);
+      this.delivered.push(structuredClone(row.payload) as Trigger);
+    },
+  };
+}
+
+/**
+ * An engine on in-memory ports. By default raised triggers are recorded by `delivery` (as a host's
+ * submitter would receive them); with `inProcess: true` they are published in-process, the library default.
+ */
+export function testEngine(options: EngineOptions & { inProcess?: boolean } = {}) {
   const clock = new FakeClock();
-  const ports = createInMemoryPorts({ now: clock.now });
-  const leases = new InMemoryLeaseProvider({ maxWaitInMs: 1000 });
+  const { leases, ...ports } = createInMemoryPorts({ now: clock.now, maxLeaseWaitInMs: 1000 });
   const logger = recordingLogger();
-  const { withDispatcher = true, ...engineOptions } = options;
+  const { inProcess = false, ...engineOptions } = options;
   let n = 0;
-  const engine = new Engine(
-    { workflows: ports.workflows, instances: ports.instances, history: ports.history, interests: ports.interests, leases, ...(withDispatcher ? { dispatcher: ports.dispatcher } : {}) },
-    { clock, logger, newId: () => `gen-${++n}`, ...engineOptions },
-  );
-  return { engine, clock, leases, logger, ...ports, dispatcher: ports.dispatcher as InMemoryTriggerDispatcher };
+  const base = new Engine({ ...ports, leases }, { clock, logger, newId: () => `gen-${++n}`, ...engineOptions });
+  const delivery = new RecordingDelivery();
+  const engine = inProcess ? base : base.withDelivery(delivery.handlers);
+  return { engine, clock, leases, logger, ...ports, delivery };
 }
 
 export interface RecordedRequest {
@@ -149,4 +202,3 @@ export function localHttp(options: { timeoutInMs?: number; sleep?: (ms: number) 
   });
 }
 
-export { InMemoryTriggerDispatcher };

@@ -47,8 +47,7 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
 }
 
 async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<void> {
-  const runner = new LocalOperationRunner(silentLogger, { firstRetryDelayInMs: 1, concurrency: 4 });
-  runner.attach(fake.activities);
+  const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { firstRetryDelayInMs: 1, concurrency: 4 });
   await runner.start(id);
   await runner.whenDone(id);
 }

@@ -2,7 +2,7 @@
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { LeaseLostError } from '../../src/engine/errors';
 import { BlobLeaseProvider } from '../../src/leasing/blob-lease-provider';
-import { InMemoryLeaseProvider } from '../../src/leasing/in-memory-lease-provider';
+import { InMemoryLeaseProvider } from '../../src/testing';
 import { leaseBlobName } from '../../src/leasing/lease-name';
 import { createContainerClient } from '../../src/storage/connection';
 import { createRequestCounter } from '../../src/storage/request-counter';

@@ -29,7 +29,7 @@ async function worker(options: { renewIntervalInMs?: number; maxLeaseWaitInMs?: 
   const instances = options.wrapInstances ? options.wrapInstances(storage.instances) : storage.instances;
   const leases = options.wrapLeases ? options.wrapLeases(storage.leases) : storage.leases;
   return new Engine(
-    { workflows: storage.workflows, instances, history: storage.history, interests: storage.interests, leases },
+    { workflows: storage.workflows, instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases },
     { logger: silentLogger, ...(options.maxLeaseWaitInMs !== undefined && { maxLeaseWaitInMs: options.maxLeaseWaitInMs }) },
   );
 }

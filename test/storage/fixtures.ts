@@ -34,8 +34,8 @@ export function makeInstance(id: string, overrides: Partial<Instance> = {}): Ins
     interests: [id],
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
-    appliedTriggerIds: [],
-    pendingTriggers: [],
+    appliedTriggers: [],
+    outbox: [],
     historyLength: 0,
     ...overrides,
   };

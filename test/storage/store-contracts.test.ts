@@ -1,5 +1,5 @@
 /** Every store contract against Azure Table Storage (Azurite) and the in-memory stores. */
-import { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemoryWorkflowStore } from '../../src/engine/in-memory';
+import { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemoryWorkflowStore } from '../../src/testing';
 import { instanceStoreContract } from './contracts/instance-store.contract';
 import { interestIndexContract } from './contracts/interest-index.contract';
 import { operationStoreContract } from './contracts/operation-store.contract';

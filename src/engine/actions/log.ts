@@ -1,4 +1,4 @@
-/** @module `log`: a line through the host's logger, with the instance id and state. */
+/** @module `log`: a line through the host's logger, with the instance id and state, once the change is saved. */
 import { z } from 'zod';
 import { renderTemplate } from '../expressions';
 import { stepBaseShape, templateSchema } from '../step-schemas';
@@ -12,9 +12,10 @@ export const logAction = defineAction({
     message: templateSchema.pipe(z.string().min(1).max(4096)),
     level: z.enum(['info', 'warn', 'error']).default('info'),
   }),
-  execute: async (config, { scope, effects }) => {
+  execute: async (config, { scope, effects, log }) => {
     const message = (await renderTemplate(config.message, scope, 'empty', effects)) ?? '';
-    effects.log[config.level](message, {
+    // Emitted by the runtime after the save, so a decision re-made after a 412 logs once.
+    log(config.level, message, {
       instanceId: scope.instance.id,
       workflowId: scope.instance.workflowId,
       stateId: scope.instance.stateId,

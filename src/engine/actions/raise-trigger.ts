@@ -1,6 +1,6 @@
 /**
  * @module `raiseTrigger`: a new trigger, rendered from `{{...}}` templates, saved with the instance
- * (outbox) and dispatched after the save. Subjects whose placeholders yield nothing are left out; if none
+ * (outbox) and delivered by the relay after the save. Subjects whose placeholders yield nothing are left out; if none
  * remain the action fails (a trigger must name a subject).
  */
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { jsonObjectSchema, type JsonObject } from '../json';
 import { stepBaseShape, templateSchema } from '../step-schemas';
 import { defineAction } from '../step-types';
 import { parseTemplate } from '../expressions';
-import { triggerInputSchema } from '../trigger';
+import { raisedTriggerSchema } from '../trigger';
 import { formatPath } from '../validation';
 
 const parametersSchema = jsonObjectSchema.superRefine((parameters, ctx) => {
@@ -51,8 +51,8 @@ export const raiseTriggerAction = defineAction({
       ...(config.trigger.contentType ? { contentType: config.trigger.contentType } : {}),
       ...(parameters ? { parameters } : {}),
     };
-    // Checked now, as a fault of this action: a trigger the dispatcher refuses would stay in the outbox forever.
-    const checked = triggerInputSchema.safeParse(raised);
+    // Checked now, as a fault of this action: a trigger the relay cannot deliver would stay in the outbox forever.
+    const checked = raisedTriggerSchema.safeParse(raised);
     if (!checked.success) {
       throw new Error(`the raised trigger "${name}" is invalid: ${checked.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ')}`);
     }

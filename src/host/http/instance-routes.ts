@@ -1,5 +1,4 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { instanceStatusSchema } from '../../engine/enums';
 import { NotFoundError } from '../../engine/errors';
@@ -104,7 +103,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const body = readJsonBody(request);
       // The instance is the subject: a body naming subjects is refused rather than silently overridden.
       const input = parseWith(z.looseObject({ subjects: z.never({ error: 'subjects are not allowed here: the instance id is the subject' }).optional() }), body, 'The trigger is invalid');
-      const trigger = parseTrigger({ ...input, subjects: [instanceId] }, randomUUID);
+      const trigger = parseTrigger({ ...input, subjects: [instanceId] }, services.newId);
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       return acceptedOperation(await services.triggers.submit(trigger));
     },

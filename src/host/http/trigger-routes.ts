@@ -1,5 +1,4 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern. */
-import { randomUUID } from 'node:crypto';
 import { OperationStatus } from '../../engine/enums';
 import { NotFoundError } from '../../engine/errors';
 import type { StoredOperation } from '../../engine/operation';
@@ -31,9 +30,9 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'triggers',
     authLevel: 'function',
-    async handle(request, { triggers }) {
-      const trigger = parseTrigger(readJsonBody(request), randomUUID);
-      return acceptedOperation(await triggers.submit(trigger));
+    async handle(request, services) {
+      const trigger = parseTrigger(readJsonBody(request), services.newId);
+      return acceptedOperation(await services.triggers.submit(trigger));
     },
   },
   {

@@ -30,6 +30,8 @@ export interface ApiServices {
   readonly engine: Engine;
   readonly operations: OperationStore;
   readonly triggers: TriggerSubmitter;
+  /** Ids of triggers and instances created without one (the engine's id port). */
+  readonly newId: () => string;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
 }

@@ -1,5 +1,7 @@
 /** @module /api/workflows: versioned definitions with ETags. */
 import { z } from 'zod';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../engine/errors';
+import type { Engine } from '../../engine/engine';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { pageBody, workflowBody } from './representations';
@@ -14,6 +16,33 @@ function workflowResponse(status: number, workflow: WorkflowVersion, location?: 
   };
 }
 
+/**
+ * PUT semantics: the body's `id`, if any, must be the route's; without If-Match the workflow is created
+ * (version 1) if new, else 409; with If-Match (the latest ETag, or `*`) a version is added, and If-Match
+ * on a workflow that does not exist fails the precondition (412) rather than creating it.
+ */
+export async function putWorkflow(engine: Engine, workflowId: string, body: unknown, ifMatch: string | undefined): Promise<{ workflow: WorkflowVersion; created: boolean }> {
+  let input = body;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const id = (input as { id?: unknown }).id;
+    if (id !== undefined && id !== workflowId) {
+      throw new ValidationError('The workflow definition is invalid', [{ path: 'id', message: `the body's id "${String(id)}" differs from the workflow id "${workflowId}" in the request` }]);
+    }
+    input = { ...input, id: workflowId };
+  }
+  const definition = engine.workflows.validate(input);
+  if (!ifMatch) {
+    if (await engine.workflows.find(workflowId)) throw new ConflictError(`Workflow "${workflowId}" exists: send If-Match with its ETag (or *) to add a version`);
+    return { workflow: await engine.workflows.create(definition), created: true };
+  }
+  try {
+    return { workflow: await engine.workflows.addVersion(definition, { ifMatch }), created: false };
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new PreconditionFailedError(`Workflow "${workflowId}" does not exist, so If-Match cannot match`, { cause: error });
+    throw error;
+  }
+}
+
 export const workflowRoutes: readonly RouteDefinition[] = [
   {
     name: 'putWorkflow',
@@ -23,7 +52,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     async handle(request, { engine }) {
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
-      const { workflow, created } = await engine.updateWorkflow(request.params.workflowId!, body, { ifMatch });
+      const { workflow, created } = await putWorkflow(engine, request.params.workflowId!, body, ifMatch);
       return workflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
   },

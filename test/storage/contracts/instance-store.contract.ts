@@ -20,8 +20,8 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
     it('creates an instance with its first history entry and reads both back', async () => {
       const instance = makeInstance('i-create', {
         context: { nested: { list: [1, 'two', null, true] }, text: 'ünïcødé 😀' },
-        pendingTriggers: [{ id: 'raised-1', name: 'Next', subjects: ['other'], parameters: { a: 1 } }],
-        appliedTriggerIds: ['t0'],
+        outbox: ['raised-1'],
+        appliedTriggers: [{ triggerId: 't0', outcome: 'faulted', transitionId: 'x', error: 'e' }],
         fault: { message: 'boom', triggerId: null, at: '2026-01-01T00:00:00.000Z' },
         historyLength: 1,
       });

@@ -5,10 +5,11 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, PreconditionFailedError, TooLargeError } from '../errors';
-import type { HistoryEntry, Instance, StoredInstance } from '../instance';
-import { plainInstance } from '../instance-changes';
-import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, Page, PageOptions } from '../ports';
+import { ConflictError, PreconditionFailedError, TooLargeError } from '../../engine/errors';
+import type { HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
+import { plainInstance } from '../../engine/instance-changes';
+import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
+import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
@@ -21,9 +22,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
+export class InMemoryInstanceStore implements InstanceStore, HistoryStore, OutboxStore {
   private readonly instances = new Map<string, StoredInstance>();
   private readonly histories = new Map<string, HistoryEntry[]>();
+  private readonly outboxes = new Map<string, Map<string, OutboxRow>>();
+  /** Calls of deleteOutbox that deleted at least one row. */
+  outboxDeletes = 0;
   private counter = 0;
   /** Calls of create and save that wrote. */
   writes = 0;
@@ -31,7 +35,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
   /** Called before each save is applied (after the ETag check passes); tests use it to inject failures. */
   beforeSave?: (instance: Instance) => void | Promise<void>;
 
-  private store(instance: Instance, history: readonly HistoryEntry[]): StoredInstance {
+  private store(instance: Instance, history: readonly HistoryEntry[], outbox: readonly OutboxRow[] = []): StoredInstance {
     const plain = plainInstance(instance);
     const text = JSON.stringify(plain);
     if (Buffer.byteLength(text, 'utf8') > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
@@ -45,13 +49,18 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
     this.instances.set(plain.id, stored);
     // Appended in place: copying the whole history on every save would make long runs quadratic.
     for (const entry of history) existing.push(Object.freeze({ ...entry }));
+    if (outbox.length) {
+      let rows = this.outboxes.get(plain.id);
+      if (!rows) this.outboxes.set(plain.id, (rows = new Map()));
+      for (const row of outbox) rows.set(row.id, deepFreeze(structuredClone(row)));
+    }
     this.writes++;
     return stored;
   }
 
   async create(instance: Instance, write: InstanceWrite = {}, _options?: OperationOptions): Promise<StoredInstance> {
     if (this.instances.has(instance.id)) throw new ConflictError(`Instance "${instance.id}" exists`);
-    return this.store(instance, write.history ?? []);
+    return this.store(instance, write.history ?? [], write.outbox);
   }
 
   async get(instanceId: string, _options?: OperationOptions): Promise<StoredInstance | undefined> {
@@ -69,7 +78,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
     if (options.ifMatch !== '*' && this.instances.get(instance.id)?.etag !== options.ifMatch) {
       throw new PreconditionFailedError(`Instance "${instance.id}" has changed since it was read`);
     }
-    return this.store(instance, write.history ?? []);
+    return this.store(instance, write.history ?? [], write.outbox);
   }
 
   async query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
@@ -82,5 +91,24 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore {
   async list(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>> {
     // Sequence numbers are array positions (store() checks them), so the range is a slice.
     return pageOf((this.histories.get(instanceId) ?? []).slice(options?.fromSequence ?? 0), options);
+  }
+
+  async listOutbox(instanceId: string, _options?: OperationOptions): Promise<OutboxRow[]> {
+    this.reads++;
+    return [...(this.outboxes.get(instanceId)?.values() ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async listAllOutbox(options?: PageOptions): Promise<Page<StoredOutboxRow>> {
+    const all: StoredOutboxRow[] = [];
+    for (const instanceId of [...this.outboxes.keys()].sort()) for (const row of await this.listOutbox(instanceId)) all.push({ instanceId, row });
+    return pageOf(all, options);
+  }
+
+  async deleteOutbox(instanceId: string, rowIds: readonly string[], _options?: OperationOptions): Promise<void> {
+    const rows = this.outboxes.get(instanceId);
+    let deleted = 0;
+    for (const id of rowIds) if (rows?.delete(id)) deleted++;
+    if (rows?.size === 0) this.outboxes.delete(instanceId);
+    if (deleted) this.outboxDeletes++;
   }
 }

@@ -1,5 +1,5 @@
 /** @module InterestIndex in memory: subject → instance ids. */
-import type { InterestIndex, OperationOptions, Page, PageOptions } from '../ports';
+import type { InterestIndex, OperationOptions, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
 
 export class InMemoryInterestIndex implements InterestIndex {

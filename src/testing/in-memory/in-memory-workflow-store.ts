@@ -1,7 +1,7 @@
 /** @module WorkflowStore in memory: every version kept, ETag per version. */
-import type { WorkflowDefinition, WorkflowVersion } from '../definition';
-import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors';
-import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from '../ports';
+import type { WorkflowDefinition, WorkflowVersion } from '../../engine/definition';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../../engine/errors';
+import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from '../../engine/ports';
 import { pageOf } from './paging';
 
 export class InMemoryWorkflowStore implements WorkflowStore {

@@ -1,6 +1,6 @@
 /** @module Offset paging for the in-memory stores, with an opaque token like the real ones. */
-import { ValidationError } from '../errors';
-import type { Page, PageOptions } from '../ports';
+import { ValidationError } from '../../engine/errors';
+import type { Page, PageOptions } from '../../engine/ports';
 
 export function pageOf<T>(items: readonly T[], options: PageOptions = {}): Page<T> {
   const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), 1000);

@@ -1,8 +1,8 @@
 /** @module OperationStore in memory. */
-import type { OperationStatus } from '../enums';
-import { NotFoundError, PreconditionFailedError } from '../errors';
-import type { Operation, StoredOperation } from '../operation';
-import type { OperationOptions, OperationStore, Page, PageOptions } from '../ports';
+import type { OperationStatus } from '../../engine/enums';
+import { NotFoundError, PreconditionFailedError } from '../../engine/errors';
+import type { Operation, StoredOperation } from '../../engine/operation';
+import type { OperationOptions, OperationStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
 
 export class InMemoryOperationStore implements OperationStore {

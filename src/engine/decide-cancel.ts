@@ -1,0 +1,24 @@
+/** @module Cancelling an instance, decided: any instance not complete or cancelled already becomes `cancelled`. */
+import type { Decision } from './decision';
+import { InstanceStatus, TriggerOutcome } from './enums';
+import { ConflictError } from './errors';
+import { HistoryEvent, type Instance } from './instance';
+import { plainInstance } from './instance-changes';
+
+/** Throws ConflictError for a complete or cancelled instance. Interests are kept: triggers then get `notActive`. */
+export function decideCancel(stored: Instance, now: Date): Decision {
+  const instance = plainInstance(stored);
+  if (instance.status === InstanceStatus.complete || instance.status === InstanceStatus.cancelled) {
+    throw new ConflictError(`Instance "${instance.id}" is ${instance.status} and cannot be cancelled`);
+  }
+  const at = now.toISOString();
+  return {
+    result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId: instance.stateId, toStateId: instance.stateId },
+    change: {
+      instance: { ...instance, status: InstanceStatus.cancelled, updatedAt: at, outbox: [], historyLength: instance.historyLength + 1 },
+      historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.cancelled, triggerId: null, transitionId: null, fromStateId: instance.stateId, toStateId: instance.stateId, status: InstanceStatus.cancelled },
+      outbox: [],
+    },
+    logs: [],
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * @module Creating an instance, decided: the initial state's entry conditions with a null trigger (one
+ * false: the instance is created `faulted`), then entering it. The result's outcome is `transitioned`
+ * (into the initial state) or `faulted`.
+ */
+import { z } from 'zod';
+import { workflowIdSchema, type WorkflowVersion } from './definition';
+import type { Cause, Decision } from './decision';
+import { faultDecision } from './decide-fault';
+import type { Effects } from './effects';
+import { InstanceStatus, TriggerOutcome } from './enums';
+import { entryBlockedAt, enterState } from './enter-state';
+import { HistoryEvent, type Instance } from './instance';
+import { jsonObjectSchema, type JsonObject } from './json';
+import type { Registry } from './registry';
+import { Draft, messageOf } from './run-steps';
+import { idSchema } from './trigger';
+
+export const createInstanceInputSchema = z.strictObject({
+  workflowId: workflowIdSchema,
+  instanceId: idSchema.optional(),
+  context: jsonObjectSchema.default({}),
+});
+/** The body of a create-instance request. */
+export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
+/** A parsed create-instance request, its id assigned. */
+export interface NewInstance {
+  readonly instanceId: string;
+  readonly context: JsonObject;
+}
+
+export async function decideCreate(workflow: WorkflowVersion, input: NewInstance, effects: Effects, registry: Registry): Promise<Decision> {
+  const { definition } = workflow;
+  const now = effects.now();
+  const createdAt = now.toISOString();
+  const stateId = definition.initialStateId;
+  const cause: Cause = { kind: 'create' };
+  const initial: Instance = {
+    id: input.instanceId,
+    workflowId: definition.id,
+    workflowVersion: workflow.version,
+    stateId,
+    status: InstanceStatus.initializing,
+    context: input.context,
+    interests: [input.instanceId],
+    createdAt,
+    updatedAt: createdAt,
+    appliedTriggers: [],
+    outbox: [],
+    historyLength: 0,
+  };
+  const draft = new Draft(definition, workflow.version, initial.id, null, effects, registry, initial);
+  try {
+    const blocked = await entryBlockedAt(draft, stateId);
+    if (blocked >= 0) throw new Error(`entry condition [${blocked}] of the initial state "${stateId}" is false`);
+    const entered = await enterState(draft, cause, stateId);
+    return {
+      result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },
+      change: {
+        instance: { ...initial, status: entered.status, context: draft.context, interests: entered.interests, outbox: entered.outbox.map((row) => row.id), historyLength: 1 },
+        historyEntry: { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
+        outbox: entered.outbox,
+      },
+      logs: draft.logs,
+    };
+  } catch (error) {
+    // Creation that faults still creates the instance (visible, recoverable); its history says `created`.
+    return faultDecision(initial, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId: null, now, event: HistoryEvent.created, logs: draft.logs });
+  }
+}

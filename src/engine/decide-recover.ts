@@ -1,0 +1,57 @@
+/**
+ * @module Recovering a faulted instance, decided: an explicit request names the state to return to; its
+ * entry conditions (null trigger) are checked and it is entered again. If that fails, the instance stays
+ * faulted with the new fault. A request the instance cannot take is thrown (ConflictError, ValidationError).
+ */
+import { isFinalState, type WorkflowDefinition } from './definition';
+import type { Cause, Decision } from './decision';
+import { faultDecision } from './decide-fault';
+import type { Effects } from './effects';
+import { InstanceStatus, TriggerOutcome } from './enums';
+import { entryBlockedAt, enterState } from './enter-state';
+import { ConflictError, ValidationError } from './errors';
+import { HistoryEvent, type Instance } from './instance';
+import { plainInstance, withoutFault } from './instance-changes';
+import type { Registry } from './registry';
+import { Draft, messageOf } from './run-steps';
+
+/** Throws ConflictError if the instance is not faulted, ValidationError (path `stateId`) for an unknown state. */
+export async function decideRecover(definition: WorkflowDefinition, stored: Instance, stateId: string, effects: Effects, registry: Registry): Promise<Decision> {
+  const instance = plainInstance(stored);
+  if (instance.status !== InstanceStatus.faulted) throw new ConflictError(`Instance "${instance.id}" is ${instance.status}, not faulted: only faulted instances can be recovered`);
+  const state = Object.hasOwn(definition.states, stateId) ? definition.states[stateId] : undefined;
+  if (!state) {
+    throw new ValidationError('The recovery request is invalid', [{ path: 'stateId', message: `workflow "${definition.id}" version ${instance.workflowVersion} has no state "${stateId}"` }]);
+  }
+  const cause: Cause = { kind: 'recover', sequence: instance.historyLength };
+  const fromStateId = instance.stateId;
+  // Entry conditions see the instance as it will be: in the state, waiting (or complete).
+  const status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
+  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context: instance.context, stateId, status });
+  try {
+    const blocked = await entryBlockedAt(draft, stateId);
+    if (blocked >= 0) throw new Error(`entry condition [${blocked}] of state "${stateId}" is false`);
+    const entered = await enterState(draft, cause, stateId);
+    const at = effects.now().toISOString();
+    return {
+      result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: stateId },
+      change: {
+        instance: {
+          ...withoutFault(instance),
+          stateId,
+          status: entered.status,
+          context: draft.context,
+          interests: entered.interests,
+          updatedAt: at,
+          outbox: entered.outbox.map((row) => row.id),
+          historyLength: instance.historyLength + 1,
+        },
+        historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.recovered, triggerId: null, transitionId: null, fromStateId, toStateId: stateId, status: entered.status },
+        outbox: entered.outbox,
+      },
+      logs: draft.logs,
+    };
+  } catch (error) {
+    return faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
+  }
+}

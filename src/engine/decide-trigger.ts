@@ -1,0 +1,107 @@
+/**
+ * @module Applying a trigger to one instance, decided: steps 2-10 of shared/design/workflow-model.md. It
+ * writes nothing and reaches the world only through `effects` (conditions may call out; actions' calls
+ * are journaled by the runtime). A failing condition or action is an outcome (`faulted`), never a throw.
+ */
+import type { WorkflowDefinition } from './definition';
+import type { Cause, Decision } from './decision';
+import { unchanged } from './decision';
+import { faultDecision } from './decide-fault';
+import type { Effects } from './effects';
+import { TriggerOutcome, inactiveStatuses } from './enums';
+import { entryBlockedAt, enterState } from './enter-state';
+import { HistoryEvent, type Instance } from './instance';
+import { appliedRecord, duplicateResult, plainInstance, rememberApplied, withoutFault } from './instance-changes';
+import type { InstanceResult } from './operation';
+import type { Registry } from './registry';
+import { Draft, messageOf } from './run-steps';
+import type { Trigger } from './trigger';
+
+function sharesSubject(interests: readonly string[], subjects: readonly string[]): boolean {
+  // Interests are few (tens), subjects at most 100: a linear scan beats building a set.
+  for (const subject of subjects) if (interests.includes(subject)) return true;
+  return false;
+}
+
+export async function decideTrigger(definition: WorkflowDefinition, stored: Instance, trigger: Trigger, effects: Effects, registry: Registry): Promise<Decision> {
+  const instance = plainInstance(stored);
+  const id = instance.id;
+  // Each trigger applies once: a repeated delivery answers from the instance's record of what it did,
+  // whatever has happened since (it may have completed or faulted the instance, or moved it on).
+  const applied = appliedRecord(instance, trigger.id);
+  if (applied) return unchanged(duplicateResult(id, applied));
+  // Step 2: only waiting (or initializing) instances take triggers.
+  if (inactiveStatuses.has(instance.status)) return unchanged({ instanceId: id, outcome: TriggerOutcome.notActive });
+  // Step 3: a stale index may offer a trigger the instance no longer wants.
+  if (!sharesSubject(instance.interests, trigger.subjects)) return unchanged({ instanceId: id, outcome: TriggerOutcome.notInterested });
+
+  const cause: Cause = { kind: 'trigger', trigger };
+  const fromStateId = instance.stateId;
+  const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
+  let transitionId: string | undefined;
+  try {
+    const state = definition.states[fromStateId];
+    if (!state) throw new Error(`the instance's state "${fromStateId}" is not in version ${instance.workflowVersion} of workflow "${definition.id}"`);
+
+    // Step 4: exit conditions.
+    if ((await draft.firstFalse(state.exitConditions, `exit condition of state "${fromStateId}"`)) >= 0) {
+      return unchanged({ instanceId: id, outcome: TriggerOutcome.exitBlocked, fromStateId });
+    }
+    // Step 5: the first transition whose conditions all hold.
+    let chosen: (typeof state.transitions)[number] | undefined;
+    for (const transition of state.transitions) {
+      if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${fromStateId}"`)) < 0) {
+        chosen = transition;
+        break;
+      }
+    }
+    if (!chosen) return unchanged({ instanceId: id, outcome: TriggerOutcome.noTransition, fromStateId });
+    transitionId = chosen.id;
+    const toStateId = chosen.targetStateId;
+    if (!definition.states[toStateId]) throw new Error(`transition "${chosen.id}" names a missing state "${toStateId}"`);
+
+    // Step 6: entry conditions of the target.
+    if ((await entryBlockedAt(draft, toStateId)) >= 0) {
+      return unchanged({ instanceId: id, outcome: TriggerOutcome.entryBlocked, fromStateId, transitionId, toStateId });
+    }
+    // Step 7: exit actions, then the transition's actions (a fault here leaves the old state).
+    await draft.runActions(state.exitActions, `exit action of state "${fromStateId}"`);
+    await draft.runActions(chosen.actions, `action of transition "${chosen.id}"`);
+    // Steps 8-10: move, entry actions (a fault there leaves the new state), interests, outbox.
+    const entered = await enterState(draft, cause, toStateId);
+
+    const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId };
+    const at = effects.now().toISOString();
+    const next: Instance = {
+      ...withoutFault(instance),
+      stateId: toStateId,
+      status: entered.status,
+      context: draft.context,
+      interests: entered.interests,
+      updatedAt: at,
+      appliedTriggers: rememberApplied(instance, trigger.id, result),
+      outbox: entered.outbox.map((row) => row.id),
+      historyLength: instance.historyLength + 1,
+    };
+    return {
+      result,
+      change: {
+        instance: next,
+        historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.transitioned, triggerId: trigger.id, transitionId: chosen.id, fromStateId, toStateId, status: entered.status },
+        outbox: entered.outbox,
+      },
+      logs: draft.logs,
+    };
+  } catch (error) {
+    return faultDecision(instance, messageOf(error), {
+      cause,
+      stateId: draft.stateId,
+      context: draft.context,
+      ...(transitionId ? { transitionId } : {}),
+      fromStateId,
+      now: effects.now(),
+      logs: draft.logs,
+    });
+  }
+}
+

@@ -1,0 +1,67 @@
+/**
+ * @module The one result of every pure decision (apply a trigger, create, recover, cancel; and later
+ * suspend, resume, migrate, fire a timer). A decision writes nothing and performs no effect that must
+ * not repeat: it says what the instance's result is and, when something changes, the change to save
+ * atomically (the next instance, its history entry, its outbox rows). Log lines are collected here and
+ * emitted by the runtime once the change is saved, so a decision re-made after a 412 logs once.
+ */
+import type { HistoryEntry, Instance } from './instance';
+import type { InstanceResult } from './operation';
+import type { OutboxRow } from './outbox';
+import type { Trigger } from './trigger';
+
+export interface LogLine {
+  readonly level: 'info' | 'warn' | 'error';
+  readonly message: string;
+  readonly properties: Readonly<Record<string, unknown>>;
+}
+
+/** What one save writes, in one table transaction. */
+export interface Change {
+  /** The instance to save (conditional on the ETag it was decided from). */
+  readonly instance: Instance;
+  readonly historyEntry: HistoryEntry;
+  /** Rows for the relay, written in the instance's partition with the save. */
+  readonly outbox: readonly OutboxRow[];
+}
+
+export interface Decision {
+  readonly result: InstanceResult;
+  /** Present exactly when something must be saved. */
+  readonly change?: Change;
+  /** Emitted after the change is saved (or at once when there is none). */
+  readonly logs: readonly LogLine[];
+}
+
+/**
+ * What caused a decision: it keys raised-trigger ids (trigger-ids.ts), hop counts and the journal of
+ * external action responses (one delivery = one cause applied to one instance).
+ */
+export type Cause =
+  | { readonly kind: 'trigger'; readonly trigger: Trigger }
+  | { readonly kind: 'create' }
+  | { readonly kind: 'recover'; readonly sequence: number }
+  | { readonly kind: 'cancel'; readonly sequence: number };
+
+/** A short, unambiguous tag of the cause: `t.<trigger id>`, `c`, `r<sequence>`, `x<sequence>`. */
+export function causeKey(cause: Cause): string {
+  switch (cause.kind) {
+    case 'trigger':
+      return `t.${cause.trigger.id}`;
+    case 'create':
+      return 'c';
+    case 'recover':
+      return `r${cause.sequence}`;
+    case 'cancel':
+      return `x${cause.sequence}`;
+  }
+}
+
+/** The hop count of the triggers this cause raises (a client's trigger has 0 hops, so its raised ones 1). */
+export function raisedHops(cause: Cause): number {
+  return cause.kind === 'trigger' ? (cause.trigger.hops ?? 0) + 1 : 1;
+}
+
+export function unchanged(result: InstanceResult, logs: readonly LogLine[] = []): Decision {
+  return { result, logs };
+}

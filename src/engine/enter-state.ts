@@ -1,0 +1,63 @@
+/**
+ * @module Entering a state, written once for creation, transitions and recovery: the entry conditions
+ * (checked by the caller at its own step, since a false one blocks a transition but faults a creation),
+ * then the status, the entry actions, the interests recomputed from the context as it then stands, and
+ * the outbox rows of everything the change raised. Timers (issue 13) are armed here too.
+ */
+import { isFinalState } from './definition';
+import { causeKey, raisedHops, type Cause } from './decision';
+import { InstanceStatus } from './enums';
+import { computeInterests } from './interests';
+import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from './outbox';
+import type { Draft } from './run-steps';
+import { MAX_TRIGGER_HOPS } from './trigger';
+import { raisedTriggerId } from './trigger-ids';
+
+/** What entering a state produced: the parts of the next instance it decides, and the rows to write. */
+export interface EnteredState {
+  readonly stateId: string;
+  readonly status: InstanceStatus;
+  readonly interests: readonly string[];
+  readonly outbox: readonly OutboxRow[];
+}
+
+function stateOf(draft: Draft, stateId: string) {
+  const state = Object.hasOwn(draft.definition.states, stateId) ? draft.definition.states[stateId] : undefined;
+  if (!state) throw new Error(`state "${stateId}" is not in version ${draft.workflowVersion} of workflow "${draft.definition.id}"`);
+  return state;
+}
+
+/** Index of the first false entry condition of `stateId`, or -1 when it may be entered. Throws StepFailure. */
+export function entryBlockedAt(draft: Draft, stateId: string): Promise<number> {
+  return draft.firstFalse(stateOf(draft, stateId).entryConditions, `entry condition of state "${stateId}"`);
+}
+
+/**
+ * Moves the draft into `stateId` (its entry conditions already passed), runs the entry actions and
+ * collects the change's outbox. Throws (a StepFailure or a limit) to fault the instance.
+ */
+export async function enterState(draft: Draft, cause: Cause, stateId: string): Promise<EnteredState> {
+  const state = stateOf(draft, stateId);
+  draft.stateId = stateId;
+  draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
+  await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
+  const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
+  return { stateId, status: draft.status, interests, outbox: outboxRows(draft, cause) };
+}
+
+/** The rows for what the draft raised, with deterministic ids; past the hop or row limits, a fault. */
+export function outboxRows(draft: Draft, cause: Cause): OutboxRow[] {
+  if (draft.raised.length === 0) return [];
+  const hops = raisedHops(cause);
+  if (hops > MAX_TRIGGER_HOPS) {
+    throw new Error(`raising "${draft.raised[0]!.name}" would make a chain of more than ${MAX_TRIGGER_HOPS} raised triggers (a trigger loop?)`);
+  }
+  if (draft.raised.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
+    throw new Error(`one change may raise at most ${MAX_OUTBOX_ROWS_PER_CHANGE} triggers, not ${draft.raised.length}`);
+  }
+  const key = causeKey(cause);
+  return draft.raised.map((trigger, index) => {
+    const id = raisedTriggerId(draft.instanceId, key, index);
+    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, hops } };
+  });
+}

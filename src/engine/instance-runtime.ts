@@ -1,0 +1,226 @@
+/**
+ * @module The instance runtime: every change to an instance goes through one loop, `decideUnderLease`:
+ * lease → load (and the outbox rows a crash left behind) → decide (pure, decision.ts) → index rows added
+ * → one conditional save of the instance, its history entry and its outbox rows → stale index rows
+ * removed → log lines emitted → lease released. A 412 (someone else saved first) reloads and decides
+ * again; the rows to relay are returned for delivery after the lease is released (outbox-relay.ts).
+ * Creation has no lease (the id is new): `create` runs the same steps with a create instead of a save.
+ */
+import type { WorkflowDefinition, WorkflowVersion } from './definition';
+import { ActionCallJournal } from './action-call-journal';
+import { causeKey, type Cause, type Change, type Decision, type LogLine } from './decision';
+import { decideCancel } from './decide-cancel';
+import { decideCreate, type NewInstance } from './decide-create';
+import { oversizeFaultDecision } from './decide-fault';
+import { decideRecover } from './decide-recover';
+import { decideTrigger } from './decide-trigger';
+import type { Effects } from './effects';
+import type { ResolvedEngineOptions } from './engine-options';
+import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
+import type { Instance, StoredInstance } from './instance';
+import type { OutboxRow } from './outbox';
+import type { InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
+import type { Trigger } from './trigger';
+import type { WorkflowVersionCache } from './workflow-version-cache';
+
+export interface InstanceRuntimePorts {
+  readonly instances: InstanceStore;
+  readonly outbox: OutboxStore;
+  readonly interests: InterestIndex;
+  readonly leases: LeaseProvider;
+}
+
+/** What a decision needs besides the instance: its definition and the effects it may use. */
+export interface DecideContext {
+  readonly definition: WorkflowDefinition;
+  readonly effects: Effects;
+}
+
+export type Decide = (stored: StoredInstance, context: DecideContext) => Promise<Decision>;
+
+/** The outcome of one run of the loop. */
+export interface Decided {
+  /** Undefined when the instance does not exist. */
+  readonly decision?: Decision;
+  /** The instance as saved, or as loaded when nothing changed; undefined when it does not exist. */
+  readonly instance?: StoredInstance;
+  /** Rows to relay now that the lease is released: those this change wrote and leftovers found on load. */
+  readonly outbox: readonly OutboxRow[];
+}
+
+export class InstanceRuntime {
+  private readonly journal = new ActionCallJournal();
+  /** Instances whose outbox this process relayed completely, with the ETag they then had (saves no query on the next load). */
+  private readonly relayed = new Map<string, string>();
+
+  constructor(
+    private readonly ports: InstanceRuntimePorts,
+    private readonly versions: WorkflowVersionCache,
+    private readonly options: ResolvedEngineOptions,
+  ) {}
+
+  /**
+   * The one run loop of every change: see the module comment. `causeOf` names what is being delivered
+   * (it keys raised-trigger ids and the action-call journal). Lease and storage failures are thrown (a
+   * retry is safe); a request the instance cannot take is thrown by `decide` (ConflictError, ...).
+   */
+  decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: OperationOptions = {}): Promise<Decided> {
+    return this.ports.leases.withLease(
+      instanceId,
+      async (lease) => {
+        for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
+          const stored = await this.ports.instances.get(instanceId, options);
+          if (!stored) return { outbox: [] };
+          const leftovers = await this.leftoversOf(stored, options);
+          const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
+          const cause = causeOf(stored);
+          const deliveryKey = `${instanceId}|${causeKey(cause)}`;
+          let decision = await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) });
+          if (!decision.change) {
+            this.finish(deliveryKey, decision.logs);
+            return { decision, instance: stored, outbox: leftovers };
+          }
+          let saved: StoredInstance | undefined;
+          try {
+            saved = await this.save(stored, withLeftovers(decision.change, leftovers), lease, options);
+          } catch (error) {
+            if (!(error instanceof TooLargeError)) throw error;
+            // Fault it for real, as it was, so the record is small and says what happened.
+            decision = oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now());
+            saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
+          }
+          if (!saved) continue; // someone else wrote: reload and decide again
+          this.finish(deliveryKey, decision.logs);
+          return { decision, instance: saved, outbox: [...leftovers, ...decision.change!.outbox] };
+        }
+        throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
+      },
+      {
+        leaseDurationInSeconds: this.options.leaseDurationInSeconds,
+        maxWaitInMs: this.options.maxLeaseWaitInMs,
+        ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      },
+    );
+  }
+
+  applyTrigger(instanceId: string, trigger: Trigger, options?: OperationOptions): Promise<Decided> {
+    return this.decideUnderLease(
+      instanceId,
+      () => ({ kind: 'trigger', trigger }),
+      (stored, { definition, effects }) => decideTrigger(definition, stored, trigger, effects, this.options.registry),
+      options,
+    );
+  }
+
+  recover(instanceId: string, stateId: string, options?: OperationOptions): Promise<Decided> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
+      (stored, { definition, effects }) => decideRecover(definition, stored, stateId, effects, this.options.registry),
+      options,
+    );
+  }
+
+  cancel(instanceId: string, options?: OperationOptions): Promise<Decided> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'cancel', sequence: stored.historyLength }),
+      async (stored) => decideCancel(stored, this.options.clock.now()),
+      options,
+    );
+  }
+
+  /**
+   * Creates an instance of `workflow`: ConflictError for an id that exists. No lease: nothing else can
+   * save an instance that does not exist yet, and the create itself refuses a second one.
+   */
+  async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
+    if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
+    const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
+    const decision = await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry);
+    const change = decision.change!;
+    // Index rows first: the index may hold more than the truth, never less.
+    await this.ports.interests.add(input.instanceId, change.instance.interests, options);
+    let stored: StoredInstance;
+    try {
+      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox }, options);
+    } catch (error) {
+      // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
+      // conflict or a storage fault they stay: another writer's instance may own them, or the create may
+      // have happened after all (the index is a superset of the truth).
+      if (error instanceof TooLargeError || (error as { code?: string }).code === 'validation') await this.removeInterests(input.instanceId, change.instance.interests, options);
+      throw error;
+    }
+    this.finish(deliveryKey, decision.logs);
+    return { decision, instance: stored, outbox: change.outbox };
+  }
+
+  /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
+  relayedAll(decided: Decided): void {
+    if (!decided.instance) return;
+    if (this.relayed.size >= 10_000) this.relayed.delete(this.relayed.keys().next().value!);
+    this.relayed.set(decided.instance.id, decided.instance.etag);
+  }
+
+  private effects(deliveryKey: string, signal?: AbortSignal): Effects {
+    const { clock, http } = this.options;
+    return {
+      now: () => clock.now(),
+      http,
+      actionHttp: (location) => this.journal.client(deliveryKey, location, http),
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /** The delivery is settled (saved, or nothing to save): emit its log lines once and drop its journal. */
+  private finish(deliveryKey: string, logs: readonly LogLine[]): void {
+    this.journal.forget(deliveryKey);
+    for (const line of logs) this.options.logger[line.level](line.message, { ...line.properties });
+  }
+
+  /** Rows a crash (or a failed relay) left behind: looked for only when the instance lists some. */
+  private async leftoversOf(stored: StoredInstance, options: OperationOptions): Promise<OutboxRow[]> {
+    if (!stored.outbox?.length) return [];
+    if (this.relayed.get(stored.id) === stored.etag) return [];
+    return this.ports.outbox.listOutbox(stored.id, options);
+  }
+
+  /**
+   * New subjects into the index, the conditional save with its history entry and outbox rows, then
+   * stale subjects out. Returns undefined when the ETag no longer matched (the caller reloads).
+   */
+  private async save(stored: StoredInstance, change: Change, lease: LeaseHandle, options: OperationOptions): Promise<StoredInstance | undefined> {
+    const next = change.instance;
+    const before = new Set(stored.interests);
+    const after = new Set(next.interests);
+    const added = next.interests.filter((subject) => !before.has(subject));
+    const removed = stored.interests.filter((subject) => !after.has(subject));
+    if (added.length) await this.ports.interests.add(stored.id, added, options);
+    lease.assertHeld();
+    let saved: StoredInstance;
+    try {
+      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox }, { ...options, ifMatch: stored.etag });
+    } catch (error) {
+      if (error instanceof PreconditionFailedError) return undefined;
+      throw error;
+    }
+    if (removed.length) await this.removeInterests(stored.id, removed, options);
+    return saved;
+  }
+
+  private async removeInterests(instanceId: string, subjects: readonly string[], options: OperationOptions): Promise<void> {
+    try {
+      await this.ports.interests.remove(instanceId, subjects, options);
+    } catch (error) {
+      // Harmless: a stale row only offers a trigger the instance will answer `notInterested`.
+      this.options.logger.warn('Could not remove stale interest rows', { instanceId, error: String(error) });
+    }
+  }
+}
+
+/** The change, its instance still listing the leftover rows it will relay (so a second crash forgets none). */
+function withLeftovers(change: Change, leftovers: readonly OutboxRow[]): Change {
+  if (leftovers.length === 0) return change;
+  const ids = [...new Set([...leftovers.map((row) => row.id), ...change.instance.outbox])];
+  return { ...change, instance: { ...change.instance, outbox: ids } };
+}

@@ -1,0 +1,87 @@
+/**
+ * @module The relay: delivers an instance's outbox rows after its lease is released, in order, and
+ * deletes them once delivered. A delivery that fails stops the relay for that instance (later rows keep
+ * their order) and is thrown; the rows stay, listed on the instance (`outbox`), so the next load under the
+ * lease or the start-up sweep hands them to the relay again. Row ids are deterministic, so a row delivered
+ * twice (a crash between delivery and deletion) is recognised downstream: a raised trigger's id is its
+ * operation's id.
+ */
+import type { EngineLogger } from './effects';
+import type { OutboxRow, StoredOutboxRow } from './outbox';
+import type { OperationOptions, OutboxStore, PageOptions } from './ports';
+
+/** One delivery function per row kind. Must be idempotent by row id. */
+export type OutboxHandlers = {
+  readonly [K in OutboxRow['kind']]: (row: Extract<OutboxRow, { kind: K }>, options?: OperationOptions) => Promise<void>;
+};
+
+export class OutboxRelay {
+  /**
+   * Rows this relay is delivering right now. A delivery may re-enter (in-process delivery applies the
+   * raised trigger, whose load finds the row not yet deleted): such a row is skipped, not sent again.
+   */
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly store: OutboxStore,
+    private readonly handlers: OutboxHandlers,
+  ) {}
+
+  /**
+   * Delivers `rows` of one instance in order; deletes those delivered (one call). Throws the first
+   * failure. Returns true when every row was delivered by this call (none was already in flight).
+   */
+  async relay(instanceId: string, rows: readonly OutboxRow[], options: OperationOptions = {}): Promise<boolean> {
+    const mine = rows.filter((row) => !this.inFlight.has(`${instanceId}\u0000${row.id}`));
+    if (mine.length === 0) return rows.length === 0;
+    const keys = mine.map((row) => `${instanceId}\u0000${row.id}`);
+    keys.forEach((key) => this.inFlight.add(key));
+    const delivered: string[] = [];
+    try {
+      for (const row of mine) {
+        const handler = this.handlers[row.kind] as (row: OutboxRow, options?: OperationOptions) => Promise<void>;
+        await handler(row, options);
+        delivered.push(row.id);
+      }
+    } finally {
+      try {
+        if (delivered.length) await this.store.deleteOutbox(instanceId, delivered, options);
+      } finally {
+        keys.forEach((key) => this.inFlight.delete(key));
+      }
+    }
+    return mine.length === rows.length;
+  }
+
+  /**
+   * Delivers every row left in the store (start-up: a crash between a save and its relay). Failures are
+   * logged and the sweep goes on with the next instance; returns how many rows were delivered.
+   */
+  async sweep(logger: EngineLogger, options: PageOptions = {}): Promise<number> {
+    let delivered = 0;
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.store.listAllOutbox({ ...options, maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) });
+      for (const [instanceId, rows] of groupByInstance(page.items)) {
+        try {
+          await this.relay(instanceId, rows, options);
+          delivered += rows.length;
+        } catch (error) {
+          logger.warn('Could not deliver leftover outbox rows; they stay for the next load or start', { instanceId, error: String(error) });
+        }
+      }
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return delivered;
+  }
+}
+
+function groupByInstance(items: readonly StoredOutboxRow[]): Map<string, OutboxRow[]> {
+  const groups = new Map<string, OutboxRow[]>();
+  for (const { instanceId, row } of items) {
+    let rows = groups.get(instanceId);
+    if (!rows) groups.set(instanceId, (rows = []));
+    rows.push(row);
+  }
+  return groups;
+}

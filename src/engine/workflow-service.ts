@@ -1,0 +1,56 @@
+/**
+ * @module Workflows: create, add a version, get, list, with the version cache the runtime shares.
+ * Definitions are validated here (the registry decides which step types exist); HTTP semantics
+ * (If-Match, the body's id) belong to the routes.
+ */
+import type { WorkflowDefinition, WorkflowVersion } from './definition';
+import { validateDefinition } from './definition-validation';
+import { NotFoundError } from './errors';
+import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from './ports';
+import type { Registry } from './registry';
+import { WorkflowVersionCache } from './workflow-version-cache';
+
+export class WorkflowService {
+  readonly versions: WorkflowVersionCache;
+
+  constructor(
+    private readonly store: WorkflowStore,
+    private readonly registry: Registry,
+    cacheSize: number,
+  ) {
+    this.versions = new WorkflowVersionCache(store, cacheSize);
+  }
+
+  /** Validates a definition: DefinitionInvalidError lists every problem. */
+  validate(input: unknown): WorkflowDefinition {
+    return validateDefinition(input, this.registry);
+  }
+
+  /** Stores version 1; ConflictError if the id exists. */
+  async create(definition: WorkflowDefinition, options?: OperationOptions): Promise<WorkflowVersion> {
+    return this.versions.remember(await this.store.create(definition, options));
+  }
+
+  /** Adds a version: `ifMatch` is the latest ETag or `*` (PreconditionFailedError if stale, NotFoundError if absent). */
+  async addVersion(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
+    return this.versions.remember(await this.store.update(definition, options));
+  }
+
+  /** The latest version, or the given one. NotFoundError if absent. */
+  async get(workflowId: string, version?: number, options?: OperationOptions): Promise<WorkflowVersion> {
+    if (version !== undefined) return this.versions.get(workflowId, version, options);
+    const latest = await this.store.get(workflowId, options);
+    if (!latest) throw new NotFoundError(`Workflow "${workflowId}" does not exist`);
+    return this.versions.remember(latest);
+  }
+
+  /** The latest version, or undefined. */
+  async find(workflowId: string, options?: OperationOptions): Promise<WorkflowVersion | undefined> {
+    const latest = await this.store.get(workflowId, options);
+    return latest ? this.versions.remember(latest) : undefined;
+  }
+
+  list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
+    return this.store.list(options);
+  }
+}

@@ -1,0 +1,24 @@
+/** @module In-memory implementations of every port, for tests and single-process hosting. */
+import { InMemoryInstanceStore } from './in-memory-instance-store';
+import { InMemoryInterestIndex } from './in-memory-interest-index';
+import { InMemoryLeaseProvider } from './in-memory-lease-provider';
+import { InMemoryOperationStore } from './in-memory-operation-store';
+import { InMemoryWorkflowStore } from './in-memory-workflow-store';
+
+export { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemoryWorkflowStore };
+export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
+export { collectAll, pageOf } from './paging';
+
+/** One set of wired in-memory ports; `history` and `outbox` are the instance store (they share its data). */
+export function createInMemoryPorts(options: { now?: () => Date; maxLeaseWaitInMs?: number } = {}) {
+  const instances = new InMemoryInstanceStore();
+  return {
+    workflows: new InMemoryWorkflowStore(options.now),
+    instances,
+    history: instances,
+    outbox: instances,
+    interests: new InMemoryInterestIndex(),
+    operations: new InMemoryOperationStore(),
+    leases: new InMemoryLeaseProvider(options.maxLeaseWaitInMs !== undefined ? { maxWaitInMs: options.maxLeaseWaitInMs } : {}),
+  };
+}
