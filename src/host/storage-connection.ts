@@ -9,11 +9,21 @@
  * `managedidentity`).
  */
 import { DefaultAzureCredential } from '@azure/identity';
-import { ValidationError } from '../engine/errors';
 import { expandDevelopmentStorage, type StorageConnection } from '../storage/connection';
 import { readSetting, type Environment } from './settings';
 
-/** Reads the settings; throws ValidationError naming them when none is set. */
+/**
+ * No storage setting is present. A server fault, not the caller's: it is deliberately not a
+ * SignalboxError, so the hosts answer 500 and log it (with this hint) instead of blaming the request.
+ */
+export class StorageNotConfiguredError extends Error {
+  constructor(readonly hint: string) {
+    super(`No storage is configured: ${hint}`);
+    this.name = 'StorageNotConfiguredError';
+  }
+}
+
+/** Reads the settings; throws StorageNotConfiguredError naming them when none is set. */
 export function resolveStorageConnection(env: Environment = process.env): StorageConnection {
   const connectionString = readSetting('SIGNALBOX_STORAGE', env) ?? readSetting('AzureWebJobsStorage', env);
   if (connectionString) return { kind: 'connectionString', connectionString: expandDevelopmentStorage(connectionString) };
@@ -30,7 +40,7 @@ export function resolveStorageConnection(env: Environment = process.env): Storag
   const hint =
     'set SIGNALBOX_STORAGE or AzureWebJobsStorage to a connection string (UseDevelopmentStorage=true for Azurite), ' +
     'or AzureWebJobsStorage__accountName (or __blobServiceUri and __tableServiceUri) for identity-based access';
-  throw new ValidationError(`No storage is configured: ${hint}`, [{ path: 'AzureWebJobsStorage', message: hint }]);
+  throw new StorageNotConfiguredError(hint);
 }
 
 function trimSlash(uri: string): string {

@@ -15,7 +15,8 @@
  *   is known to be held has run out (a renewal that never came back).
  */
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
-import { LeaseLostError, LeaseUnavailableError, ValidationError } from '../engine/errors';
+import { assertLeaseDuration } from '../engine/lease-duration';
+import { LeaseLostError, LeaseUnavailableError } from '../engine/errors';
 import type { LeaseHandle, LeaseOptions, LeaseProvider } from '../engine/ports';
 import { isRestError, serviceErrorCode, statusOf, toSignalboxError } from '../storage/errors';
 import { backoffDelayInMs, delay, type BackoffOptions } from './backoff';
@@ -47,9 +48,7 @@ export class BlobLeaseProvider implements LeaseProvider {
 
   async withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options: LeaseOptions = {}): Promise<T> {
     const durationInSeconds = options.leaseDurationInSeconds ?? 60;
-    if (!(durationInSeconds === -1 || (Number.isInteger(durationInSeconds) && durationInSeconds >= 15 && durationInSeconds <= 60))) {
-      throw new ValidationError('leaseDurationInSeconds must be 15 to 60, or -1', [{ path: 'leaseDurationInSeconds', message: 'must be 15 to 60, or -1' }]);
-    }
+    assertLeaseDuration(durationInSeconds);
     const maxWaitInMs = options.maxWaitInMs ?? 60000;
     const started = performance.now();
     const blob = this.container.getBlockBlobClient(leaseBlobName(name));

@@ -112,6 +112,26 @@ describe('HTTP functions', () => {
     expect(seen!.bodyText).toBeUndefined();
   });
 
+  it('answers 500 and logs the settings hint when no storage is configured (a server fault, not a bad request)', async () => {
+    const storageSettings = Object.keys(process.env).filter((name) => name === 'SIGNALBOX_STORAGE' || name.startsWith('AzureWebJobsStorage'));
+    const saved = storageSettings.map((name) => [name, process.env[name]] as const);
+    storageSettings.forEach((name) => delete process.env[name]);
+    setHostCore(undefined);
+    const logged: string[] = [];
+    const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-2', logHandler: (_level, ...args) => logged.push(args.map(String).join(' ')) });
+    try {
+      const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', handle: async () => ({ status: 200 }) };
+      const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), context);
+      expect(response).toMatchObject({ status: 500, headers: { 'content-type': 'application/problem+json' } });
+      expect(bodyOf(response)).not.toMatchObject({ detail: expect.stringContaining('AzureWebJobsStorage') });
+      expect(logged.join('\n')).toContain('No storage is configured: set SIGNALBOX_STORAGE or AzureWebJobsStorage');
+    } finally {
+      saved.forEach(([name, value]) => (process.env[name] = value));
+      const services = { checkHealth: async () => health } as unknown as ApiServices;
+      setHostCore({ servicesFor: () => services } as unknown as HostCore);
+    }
+  });
+
   it('maps a thrown error to problem+json', async () => {
     const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', handle: async () => Promise.reject(new NotFoundError('No instance x')) };
     const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());

@@ -1,6 +1,5 @@
 /** Which storage the app settings select. */
-import { ValidationError } from '../../src/engine/errors';
-import { resolveStorageConnection } from '../../src/host/storage-connection';
+import { StorageNotConfiguredError, resolveStorageConnection } from '../../src/host/storage-connection';
 import { AZURITE_ACCOUNT_NAME } from '../../src/storage/development-storage';
 
 describe('resolveStorageConnection', () => {
@@ -35,7 +34,8 @@ describe('resolveStorageConnection', () => {
   });
 
   it('names the settings to set when none is', () => {
-    expect(() => resolveStorageConnection({})).toThrow(ValidationError);
+    // A server fault, not a bad request (issue 10, section 5): not a SignalboxError, so the hosts answer 500.
+    expect(() => resolveStorageConnection({})).toThrow(StorageNotConfiguredError);
     expect(() => resolveStorageConnection({ AzureWebJobsStorage__blobServiceUri: 'https://b.example' })).toThrow(/AzureWebJobsStorage__accountName/);
   });
 });

@@ -128,8 +128,10 @@ export function leaseProviderContract(label: string, create: () => Promise<() =>
     });
 
     it('refuses a lease duration outside 15 to 60 seconds (or -1)', async () => {
-      await expect(worker().withLease('duration', async () => 1, { leaseDurationInSeconds: 5 })).rejects.toThrow();
-      await expect(worker().withLease('duration', async () => 1, { leaseDurationInSeconds: 61 })).rejects.toThrow();
+      // Both providers throw the same type (issue 10, section 5): a RangeError, as the Azure SDK does for bad arguments.
+      await expect(worker().withLease('duration', async () => 1, { leaseDurationInSeconds: 5 })).rejects.toBeInstanceOf(RangeError);
+      await expect(worker().withLease('duration', async () => 1, { leaseDurationInSeconds: 61 })).rejects.toBeInstanceOf(RangeError);
+      await expect(worker().withLease('duration', async () => 1, { leaseDurationInSeconds: 20.5 })).rejects.toBeInstanceOf(RangeError);
       await expect(worker().withLease('duration', async () => 'ok', { leaseDurationInSeconds: 15 })).resolves.toBe('ok');
       await expect(worker().withLease('duration', async () => 'forever', { leaseDurationInSeconds: -1 })).resolves.toBe('forever');
       // An infinite lease is released like any other.

@@ -3,6 +3,7 @@ import { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, I
 import { instanceStoreContract } from './contracts/instance-store.contract';
 import { interestIndexContract } from './contracts/interest-index.contract';
 import { operationStoreContract } from './contracts/operation-store.contract';
+import { outboxContract } from './contracts/outbox.contract';
 import { workflowStoreContract } from './contracts/workflow-store.contract';
 import { createTestStorage } from './fixtures';
 
@@ -23,3 +24,12 @@ interestIndexContract('in memory', async () => new InMemoryInterestIndex());
 
 operationStoreContract('Azure Table Storage', async () => (await createTestStorage()).operations);
 operationStoreContract('in memory', async () => new InMemoryOperationStore());
+
+outboxContract('Azure Table Storage', async () => {
+  const storage = await createTestStorage();
+  return { instances: storage.instances, outbox: storage.outbox };
+});
+outboxContract('in memory', async () => {
+  const store = new InMemoryInstanceStore();
+  return { instances: store, outbox: store };
+});

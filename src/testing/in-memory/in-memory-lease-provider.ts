@@ -4,6 +4,7 @@
  * `break(name)` takes a lease away from its holder as a blob lease break would: the holder's signal is
  * aborted, `assertHeld()` throws LeaseLostError, and the next waiter gets the lease at once.
  */
+import { assertLeaseDuration } from '../../engine/lease-duration';
 import { LeaseLostError, LeaseUnavailableError } from '../../engine/errors';
 import type { LeaseHandle, LeaseOptions, LeaseProvider } from '../../engine/ports';
 
@@ -37,7 +38,7 @@ export class InMemoryLeaseProvider implements LeaseProvider {
 
   async withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options: LeaseOptions = {}): Promise<T> {
     const duration = options.leaseDurationInSeconds ?? 60;
-    if (duration !== -1 && (duration < 15 || duration > 60)) throw new RangeError(`leaseDurationInSeconds must be 15 to 60 or -1, not ${duration}`);
+    assertLeaseDuration(duration);
     const holder = await this.acquire(name, options.maxWaitInMs ?? this.defaultMaxWaitInMs, options.abortSignal);
     const state = this.leases.get(name)!;
     const handle: LeaseHandle = {
