@@ -6,7 +6,7 @@
  * triggers are published in-process (tests, the library, single-process hosting).
  */
 import type { WorkflowVersion } from './definition';
-import { createInstanceInputSchema, type NewInstance } from './decide-create';
+import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
 import { TriggerOutcome } from './enums';
 import { NotFoundError } from './errors';
@@ -103,8 +103,9 @@ export class Engine {
    * unknown workflow, ConflictError for a duplicate id. An initial entry condition that is false or an
    * entry action that fails creates it `faulted`.
    */
-  createInstance(input: unknown, options: OperationOptions = {}): Promise<StoredInstance> {
+  createInstance(input: CreateInstanceInput, options: OperationOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.createInstance', {}, async (span) => {
+      // Checked again: library callers may pass anything (a route has parsed it already).
       const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
       const workflow = await this.workflows.find(parsed.workflowId, options);
       if (!workflow) throw new NotFoundError(`Workflow "${parsed.workflowId}" does not exist`);

@@ -98,7 +98,7 @@ describe('Engine: instances', () => {
 
   it('validates the request, and refuses an unknown workflow and a duplicate id (never overwrites)', async () => {
     const { engine, instances } = await withFlow();
-    await expect(engine.createInstance({ workflowId: 'flow', instanceId: 'bad id!', extra: 1 })).rejects.toMatchObject({
+    await expect(engine.createInstance({ workflowId: 'flow', instanceId: 'bad id!', extra: 1 } as never)).rejects.toMatchObject({
       code: 'validation',
       issues: expect.arrayContaining([expect.objectContaining({ path: 'instanceId' }), expect.objectContaining({ path: '$' })]),
     });

@@ -55,6 +55,8 @@ const cases: MalformedCase[] = [
   { name: 'instance: bad id characters', method: 'POST', path: '/api/instances', json: { workflowId: 'counter', instanceId: 'has space' }, status: 400, errorPath: 'instanceId' },
   { name: 'instance: context is an array', method: 'POST', path: '/api/instances', json: { workflowId: 'counter', instanceId: 'c9', context: [1] }, status: 400, errorPath: 'context' },
   { name: 'instance: unknown field', method: 'POST', path: '/api/instances', json: { workflowId: 'counter', instanceId: 'c9', state: 'open' }, status: 400 },
+  // Issue 9, item 5: the prefix of raised trigger ids is reserved, so no client trigger can forge one.
+  { name: 'trigger: reserved raised: id prefix', method: 'POST', path: '/api/triggers', json: { id: 'raised:2:c1:t.go:0', name: 'Add', subjects: ['c1'] }, status: 400, errorPath: 'id' },
   { name: 'trigger: no subjects', method: 'POST', path: '/api/triggers', json: { id: 'bad-1', name: 'Add' }, status: 400, errorPath: 'subjects' },
   { name: 'trigger: empty subjects', method: 'POST', path: '/api/triggers', json: { id: 'bad-2', name: 'Add', subjects: [] }, status: 400, errorPath: 'subjects' },
   { name: 'trigger: 101 subjects', method: 'POST', path: '/api/triggers', json: { id: 'bad-3', name: 'Add', subjects: Array.from({ length: 101 }, (_, i) => `s${i}`) }, status: 400, errorPath: 'subjects' },

@@ -1,5 +1,6 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
 import { z } from 'zod';
+import { createInstanceInputSchema } from '../../engine/decide-create';
 import { instanceStatusSchema } from '../../engine/enums';
 import { NotFoundError } from '../../engine/errors';
 import type { StoredInstance } from '../../engine/instance';
@@ -29,7 +30,9 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     route: 'instances',
     authLevel: 'function',
     async handle(request, { engine }) {
-      const instance = await engine.createInstance(readJsonBody(request));
+      // Parsed here, at the edge: the engine gets a typed request.
+      const input = parseWith(createInstanceInputSchema, readJsonBody(request), 'The instance request is invalid');
+      const instance = await engine.createInstance(input);
       return instanceResponse(201, instance, true);
     },
   },
