@@ -40,6 +40,20 @@ const togglingWorkflow = {
   },
 };
 
+/** A self-transition that raises a trigger for a subject nobody has (its delivery is not measured). */
+const raisingWorkflow = {
+  id: 'raising',
+  displayName: 'Raising',
+  initialStateId: 'on',
+  states: {
+    on: {
+      transitions: [
+        { id: 'ping', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Pong', subjects: ['nobody'] } }] },
+      ],
+    },
+  },
+};
+
 let sequence = 0;
 function trigger(instanceId: string, name = 'Increment'): Trigger {
   return { id: `t-${++sequence}`, name, subjects: [instanceId] };
@@ -131,6 +145,20 @@ async function main(): Promise<void> {
     await engine.applyTrigger('toggler', trigger('toggler', 'Toggle'));
     const toggled = counter.counts();
     console.log(`   interests changed (1 added, 1 removed): ${toggled.total}  ${JSON.stringify(toggled.byKind)}`);
+    // A trigger whose transition raises a trigger: one save (the change with its outbox row), then the
+    // relay deletes the row after the lease is released. Delivery itself (the host's operation write) is
+    // left out, as it is the same whoever raises: here it is a no-op.
+    const raising = engine.withDelivery({ trigger: async () => {} });
+    await raising.createWorkflow(raisingWorkflow);
+    await raising.createInstance({ workflowId: 'raising', instanceId: 'raiser', context: {} });
+    await raising.applyTrigger('raiser', trigger('raiser', 'Ping'));
+    counter.reset();
+    await raising.applyTrigger('raiser', trigger('raiser', 'Ping'));
+    const raised = counter.counts();
+    console.log(`   raising a trigger (delivery excluded): ${raised.total}  ${JSON.stringify(raised.byKind)}`);
+    counter.reset();
+    await raising.applyTrigger('raiser', trigger('raiser', 'Ping'));
+    console.log(`   the next one, same worker: ${counter.counts().total}  ${JSON.stringify(counter.counts().byKind)}`);
     counter.reset();
     await floorStep(storage.clients.instances, storage.clients.leases, 'floor-0')();
     console.log(`   floor loop step: ${counter.counts().total}  ${JSON.stringify(counter.counts().byKind)}`);

@@ -14,6 +14,7 @@ import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
+import { pagedList } from './paging';
 import type {
   HistoryStore,
   InstanceQuery,
@@ -169,12 +170,9 @@ export class Engine {
    */
   async publish(trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult[]> {
     const results: InstanceResult[] = [];
-    let continuationToken: string | undefined;
-    do {
-      const page = await this.findCandidates(trigger.subjects, { ...options, maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) });
-      for (const instanceId of page.items) results.push(await this.applyTrigger(instanceId, trigger, options));
-      continuationToken = page.continuationToken;
-    } while (continuationToken);
+    for await (const instanceId of pagedList((page) => this.findCandidates(trigger.subjects, page), { ...options, maxPageSize: 1000 })) {
+      results.push(await this.applyTrigger(instanceId, trigger, options));
+    }
     return results;
   }
 

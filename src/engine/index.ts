@@ -8,6 +8,7 @@ export * from './instance';
 export * from './operation';
 export type * from './ports';
 export { formatPath, issuesFromZod, parseWith } from './validation';
+export { pagedList, type PagedAsyncIterable, type PageSettings } from './paging';
 
 export { validateDefinition } from './definition-validation';
 export { workflowDefinitionJsonSchema } from './definition-json-schema';

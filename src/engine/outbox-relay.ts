@@ -8,6 +8,7 @@
  */
 import type { EngineLogger } from './effects';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
+import { pagedList } from './paging';
 import type { OperationOptions, OutboxStore, PageOptions } from './ports';
 
 /** One delivery function per row kind. Must be idempotent by row id. */
@@ -59,9 +60,7 @@ export class OutboxRelay {
    */
   async sweep(logger: EngineLogger, options: PageOptions = {}): Promise<number> {
     let delivered = 0;
-    let continuationToken: string | undefined;
-    do {
-      const page = await this.store.listAllOutbox({ ...options, maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) });
+    for await (const page of pagedList((settings) => this.store.listAllOutbox(settings), options).byPage({ maxPageSize: 1000 })) {
       for (const [instanceId, rows] of groupByInstance(page.items)) {
         try {
           await this.relay(instanceId, rows, options);
@@ -70,8 +69,7 @@ export class OutboxRelay {
           logger.warn('Could not deliver leftover outbox rows; they stay for the next load or start', { instanceId, error: String(error) });
         }
       }
-      continuationToken = page.continuationToken;
-    } while (continuationToken);
+    }
     return delivered;
   }
 }

@@ -8,6 +8,7 @@
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
 import { accumulateResults, emptyTotals } from '../engine/operation';
+import { pagedList } from '../engine/paging';
 import type { OperationStore } from '../engine/ports';
 import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
@@ -68,15 +69,10 @@ export class LocalOperationRunner implements OperationLauncher {
   /** Starts every operation left `notStarted` or `running` by an earlier process. */
   async resumeUnfinished(operations: OperationStore): Promise<number> {
     let count = 0;
-    let continuationToken: string | undefined;
-    do {
-      const page = await operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { continuationToken, maxPageSize: 100 });
-      for (const operation of page.items) {
-        await this.start(operation.id, { operation });
-        count += 1;
-      }
-      continuationToken = page.continuationToken;
-    } while (continuationToken);
+    for await (const operation of pagedList((page) => operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], page), { maxPageSize: 100 })) {
+      await this.start(operation.id, { operation });
+      count += 1;
+    }
     return count;
   }
 

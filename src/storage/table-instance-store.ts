@@ -13,6 +13,7 @@ import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance'
 import type { OutboxRow, StoredOutboxRow } from '../engine/outbox';
 import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions } from '../engine/ports';
 import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
+import { pagedList } from '../engine/paging';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
 import { decodeKey, encodeKey, padNumber } from './keys';
@@ -79,12 +80,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     const partitionKey = encodeKey(instanceId, 'instance id');
     const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${OUTBOX_ROW_PREFIX} and RowKey lt ${'o.'}`;
     const rows: OutboxRow[] = [];
-    let continuationToken: string | undefined;
-    do {
-      const page = await queryPage(this.client, filter, { maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}), ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) }, (row) => parseBody<OutboxRow>(row), `outbox of instance "${instanceId}"`);
-      rows.push(...page.items);
-      continuationToken = page.continuationToken;
-    } while (continuationToken);
+    const list = pagedList((page) => queryPage(this.client, filter, page, (row) => parseBody<OutboxRow>(row), `outbox of instance "${instanceId}"`), { ...options, maxPageSize: 1000 });
+    for await (const row of list) rows.push(row);
     return rows;
   }
 

@@ -1,5 +1,6 @@
 /** @module Offset paging for the in-memory stores, with an opaque token like the real ones. */
 import { ValidationError } from '../../engine/errors';
+import { pagedList } from '../../engine/paging';
 import type { Page, PageOptions } from '../../engine/ports';
 
 export function pageOf<T>(items: readonly T[], options: PageOptions = {}): Page<T> {
@@ -19,11 +20,6 @@ export function pageOf<T>(items: readonly T[], options: PageOptions = {}): Page<
 /** Every page of a paged list, concatenated (tests and small in-process fan-outs). */
 export async function collectAll<T>(list: (options: PageOptions) => Promise<Page<T>>, maxPageSize = 1000): Promise<T[]> {
   const out: T[] = [];
-  let continuationToken: string | undefined;
-  do {
-    const page = await list({ maxPageSize, ...(continuationToken ? { continuationToken } : {}) });
-    out.push(...page.items);
-    continuationToken = page.continuationToken;
-  } while (continuationToken);
+  for await (const item of pagedList(list, { maxPageSize })) out.push(item);
   return out;
 }
