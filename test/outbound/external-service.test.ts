@@ -1,24 +1,37 @@
-import {
-  createExternalServiceClient,
-  isHostAllowed,
-  processTrigger,
-  validateDefinition,
-  type ExternalServiceClient,
-  type WorkflowDefinitionInput,
-} from '../../src/engine';
-import { instanceIn, json, localHttp, startServer, testEffects, testEngine, trigger } from './support';
+import { createDefaultHttpClient, type PipelineRequest } from '@azure/core-rest-pipeline';
+import { createServer } from 'node:net';
+import { processTrigger, refusingExternalServiceClient, validateDefinition, type ExternalServiceClient, type WorkflowDefinitionInput } from '../../src/engine';
+import { createOutboundClient, isHostAllowed, retryAfterInMs, type OutboundRetry } from '../../src/outbound';
+import { instanceIn, json, startServer, testEffects, testEngine, trigger } from '../engine/support';
+import { fakeCredential, localHttp, testCertificate } from './support';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 let server: Server;
+/** The same handler behind https, for managed-identity tokens (sent over https only). */
+let tlsServer: Server;
 let respond: (request: Server['requests'][number], response: import('node:http').ServerResponse) => void;
 
 beforeAll(async () => {
   server = await startServer((request, response) => respond(request, response));
+  tlsServer = await startServer((request, response) => respond(request, response), { tls: await testCertificate() });
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await tlsServer.close();
+});
 beforeEach(() => {
   server.requests.length = 0;
+  tlsServer.requests.length = 0;
 });
+
+/** A port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as import('node:net').AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 function workflowWith(url: string, extra: { condition?: object; action?: object } = {}): WorkflowDefinitionInput {
   return {
@@ -44,8 +57,8 @@ function workflowWith(url: string, extra: { condition?: object; action?: object 
   };
 }
 
-async function run(http: ExternalServiceClient, extra: { condition?: object; action?: object } = {}) {
-  const def = validateDefinition(workflowWith(server.url, extra));
+async function run(http: ExternalServiceClient, extra: { condition?: object; action?: object } = {}, baseUrl = server.url) {
+  const def = validateDefinition(workflowWith(baseUrl, extra));
   const t = trigger('Go', { parameters: { p: 1 }, contentType: 'application/json' });
   const result = await processTrigger(def, instanceIn(def, 'a', { context: { amount: 12, secret: 's' } }), t, testEffects({ http }));
   return { result, trigger: t };
@@ -55,7 +68,7 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
   it('POSTs the documented body (only the listed context items) and applies the response to the context', async () => {
     respond = (request, response) =>
       request.url === '/condition' ? json(response, 200, true) : json(response, 200, { contextValuesToSetOrAdd: { score: 5, amount: 13 }, contextValuesToRemove: ['secret'] });
-    const { result, trigger: t } = await run(localHttp());
+    const { result, trigger: t } = await run(await localHttp());
     expect(result.outcome).toBe('transitioned');
     expect(result.instance.context).toEqual({ amount: 13, score: 5 });
     expect(server.requests.map((request) => [request.method, request.url])).toEqual([
@@ -78,7 +91,7 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
 
   it('a condition answered false does not transition; GET sends no body', async () => {
     respond = (_request, response) => json(response, 200, false);
-    const { result } = await run(localHttp(), { condition: { method: 'GET' } });
+    const { result } = await run(await localHttp(), { condition: { method: 'GET' } });
     expect(result.outcome).toBe('noTransition');
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ method: 'GET', body: undefined });
@@ -86,14 +99,14 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
 
   it('a condition answered with a non-boolean body is a fault', async () => {
     respond = (_request, response) => json(response, 200, { ok: true });
-    const { result } = await run(localHttp());
+    const { result } = await run(await localHttp());
     expect(result.outcome).toBe('faulted');
     expect(result.instance.fault?.message).toContain('not true or false');
   });
 
   it('a non-2xx answer to the action faults the instance in the old state', async () => {
     respond = (request, response) => (request.url === '/condition' ? json(response, 200, true) : json(response, 400, { error: 'bad' }));
-    const { result } = await run(localHttp());
+    const { result } = await run(await localHttp());
     expect(result).toMatchObject({ outcome: 'faulted', instance: { stateId: 'a', status: 'faulted' } });
     expect(result.instance.fault?.message).toContain('HTTP 400');
     expect(server.requests.filter((request) => request.url === '/action')).toHaveLength(1); // 400 is not retried
@@ -105,7 +118,7 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
       if (request.url === '/elsewhere') return json(response, 200, { contextValuesToSetOrAdd: { leaked: true } });
       response.writeHead(302, { location: `${server.url.replace('127.0.0.1', 'localhost')}/elsewhere` }).end();
     };
-    const { result } = await run(localHttp());
+    const { result } = await run(await localHttp());
     expect(result).toMatchObject({ outcome: 'faulted', instance: { stateId: 'a', status: 'faulted' } });
     expect(result.instance.fault?.message).toContain('HTTP 302');
     expect(server.requests.filter((request) => request.url === '/elsewhere')).toHaveLength(0);
@@ -120,46 +133,45 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
       if (calls === 2) return json(response, 429);
       return json(response, 200, true);
     };
-    const sleeps: number[] = [];
-    const { result } = await run(localHttp({ sleep: async (ms) => void sleeps.push(ms) }));
+    const retries: OutboundRetry[] = [];
+    const { result } = await run(await localHttp({ retries }));
     expect(result.outcome).toBe('transitioned');
     expect(server.requests.filter((request) => request.url === '/condition')).toHaveLength(3);
-    expect(sleeps).toHaveLength(2);
+    expect(retries).toHaveLength(2);
   });
 
   it('gives up after the bounded retries and reports the last status', async () => {
     respond = (_request, response) => json(response, 500);
-    const { result } = await run(localHttp({ sleep: async () => undefined }));
+    const { result } = await run(await localHttp());
     expect(server.requests).toHaveLength(3); // first attempt + 2 retries
     expect(result.instance.fault?.message).toContain('HTTP 500');
   });
 
   it('times out a slow service (per attempt) and does not retry the timeout', async () => {
     respond = () => undefined; // never answers
-    const { result } = await run(localHttp({ timeoutInMs: 10_000 }), { condition: { timeoutMs: 30 } });
+    const { result } = await run(await localHttp({ timeoutInMs: 10_000 }), { condition: { timeoutMs: 30 } });
     expect(result.outcome).toBe('faulted');
     expect(result.instance.fault?.message).toContain('timed out after 30 ms');
     expect(server.requests).toHaveLength(1);
   });
 
   it('retries network errors (nothing listening)', async () => {
+    // A real refused connection; the transport is wrapped only to count the attempts.
     const calls: string[] = [];
-    const http = createExternalServiceClient({
+    const transport = createDefaultHttpClient();
+    const http = createOutboundClient({
       allowedHosts: ['127.0.0.1'],
-      sleep: async () => undefined,
-      fetch: async (url) => {
-        calls.push(url);
-        throw new TypeError('fetch failed');
-      },
+      retryDelayInMs: 1,
+      httpClient: { sendRequest: (request: PipelineRequest) => (calls.push(request.url), transport.sendRequest(request)) },
     });
-    const { result } = await run(http);
+    const { result } = await run(http, {}, `http://127.0.0.1:${await closedPort()}`);
     expect(calls).toHaveLength(3);
-    expect(result.instance.fault?.message).toContain('fetch failed');
+    expect(result.instance.fault?.message).toContain('ECONNREFUSED');
   });
 
   it('refuses hosts off the allow-list before any request, and loopback unless listed exactly', async () => {
     respond = (_request, response) => json(response, 200, true);
-    const refused = await run(createExternalServiceClient({ allowedHosts: ['*.example.com', 'localhost'] }));
+    const refused = await run(createOutboundClient({ allowedHosts: ['*.example.com', 'localhost'] }));
     expect(refused.result.outcome).toBe('faulted');
     expect(refused.result.instance.fault?.message).toContain('"127.0.0.1" is not on the allow-list');
     expect(server.requests).toHaveLength(0);
@@ -176,17 +188,71 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
 
   it('adds a managed-identity bearer token when the step asks for one', async () => {
     respond = (_request, response) => json(response, 200, true);
-    await run(localHttp(), { condition: { authentication: { managedIdentity: 'api://signalbox-test' } } });
-    expect(server.requests[0]!.headers.authorization).toBe('Bearer token-for-api://signalbox-test/.default');
-    expect(server.requests[1]!.headers.authorization).toBeUndefined();
+    await run(await localHttp(), { condition: { authentication: { managedIdentity: 'api://signalbox-test' } } }, tlsServer.url);
+    expect(tlsServer.requests[0]!.headers.authorization).toBe('Bearer token-for-api://signalbox-test/.default');
+    expect(tlsServer.requests[1]!.headers.authorization).toBeUndefined();
+  });
+
+  it('never sends a managed-identity token over plain http: the call is refused before it leaves', async () => {
+    respond = (_request, response) => json(response, 200, true);
+    const { result } = await run(await localHttp(), { condition: { authentication: { managedIdentity: 'api://signalbox-test' } } });
+    expect(result).toMatchObject({ outcome: 'faulted', instance: { stateId: 'a', status: 'faulted' } });
+    expect(result.instance.fault?.message).toContain('a managed-identity token is only sent over https');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('waits as long as Retry-After asks (seconds, or retry-after-ms) before retrying a 429 or 503', async () => {
+    let calls = 0;
+    respond = (request, response) => {
+      if (request.url === '/action') return json(response, 204);
+      calls++;
+      if (calls === 1) return void response.writeHead(503, { 'retry-after': '1' }).end();
+      if (calls === 2) return void response.writeHead(429, { 'retry-after-ms': '25' }).end();
+      return json(response, 200, true);
+    };
+    const retries: OutboundRetry[] = [];
+    const { result } = await run(await localHttp({ retries }));
+    expect(result.outcome).toBe('transitioned');
+    expect(retries.map(({ status, delayInMs }) => ({ status, delayInMs }))).toEqual([
+      { status: 503, delayInMs: 1000 },
+      { status: 429, delayInMs: 25 },
+    ]);
+  });
+
+  it('does not wait for a Retry-After longer than its bound: the call fails at once and says why', async () => {
+    respond = (_request, response) => void response.writeHead(429, { 'retry-after': '3600' }).end();
+    const { result } = await run(await localHttp({ maxRetryAfterInMs: 30_000 }));
+    expect(result.outcome).toBe('faulted');
+    expect(result.instance.fault?.message).toContain('asked to retry after 3600000 ms, longer than the 30000 ms');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reads Retry-After as an HTTP date too', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const response = (status: number, headers: Record<string, string>) => ({ status, headers: new Map(Object.entries(headers)) }) as never;
+    expect(retryAfterInMs(response(503, { 'retry-after': 'Thu, 01 Jan 2026 00:00:07 GMT' }), () => now)).toBe(7000);
+    expect(retryAfterInMs(response(429, { 'retry-after': 'Wed, 31 Dec 2025 00:00:00 GMT' }), () => now)).toBe(0);
+    expect(retryAfterInMs(response(500, { 'retry-after': '5' }), () => now)).toBeUndefined();
+    expect(retryAfterInMs(response(429, { 'retry-after': 'soon' }), () => now)).toBeUndefined();
   });
 
   it('works through the Engine facade with allowedHosts and the instance lease signal', async () => {
     respond = (request, response) => (request.url === '/condition' ? json(response, 200, true) : json(response, 204));
-    const { engine } = testEngine({ allowedHosts: ['127.0.0.1'] });
+    const { engine } = testEngine({ http: createOutboundClient({ allowedHosts: ['127.0.0.1'], credential: fakeCredential }) });
     await engine.createWorkflow(workflowWith(server.url));
     await engine.createInstance({ workflowId: 'svc', instanceId: 'i1', context: { amount: 1 } });
     expect((await engine.getInstance('i1')).interests).toEqual(['Go', 'i1', 'svc']);
     await expect(engine.applyTrigger('i1', { id: 'x', name: 'Go', subjects: ['svc'] })).resolves.toMatchObject({ outcome: 'transitioned' });
+  });
+
+  it('an Engine built without an http client refuses every call: the step faults its instance and nothing is sent', async () => {
+    respond = (_request, response) => json(response, 200, true);
+    const { engine } = testEngine();
+    await engine.createWorkflow(workflowWith(server.url));
+    await engine.createInstance({ workflowId: 'svc', instanceId: 'i1', context: { amount: 1 } });
+    await expect(engine.applyTrigger('i1', { id: 'x', name: 'Go', subjects: ['svc'] })).resolves.toMatchObject({ outcome: 'faulted' });
+    expect((await engine.getInstance('i1')).fault?.message).toContain('no outbound HTTP client is configured');
+    expect(server.requests).toHaveLength(0);
+    await expect(refusingExternalServiceClient.send({ url: server.url, method: 'GET', headers: {} })).rejects.toThrow('EngineOptions.http');
   });
 });

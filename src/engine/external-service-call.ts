@@ -1,7 +1,7 @@
 /** @module Builds the documented request of an external-service step and sends it through `effects.http`. */
-import type { JsonObject } from '../json';
-import type { StepContext } from '../step-types';
-import { ExternalServiceError } from './types';
+import type { JsonObject } from './json';
+import type { StepContext } from './step-types';
+import { ExternalServiceError } from './outbound-port';
 
 export interface ExternalServiceStepConfig {
   readonly id?: string;
