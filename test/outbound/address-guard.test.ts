@@ -8,16 +8,23 @@ import type { LookupAddress } from 'node:dns';
 import { processTrigger, validateDefinition } from '../../src/engine';
 import { createOutboundClient, isAddressAllowed, isHostAllowed, isPublicAddress, type ResolveAll } from '../../src/outbound';
 import { instanceIn, json, startServer, testEffects, trigger } from '../engine/support';
+import { testCertificate } from './support';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 let server: Server;
+let tlsServer: Server;
 
 beforeAll(async () => {
   server = await startServer((_request, response) => json(response, 200, true));
+  tlsServer = await startServer((_request, response) => json(response, 200, true), { tls: await testCertificate() });
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await tlsServer.close();
+});
 beforeEach(() => {
   server.requests.length = 0;
+  tlsServer.requests.length = 0;
 });
 
 /** A resolver that answers `answers[name]`, and records what it was asked. */
@@ -32,13 +39,13 @@ function resolver(answers: Record<string, string[]>): ResolveAll & { asked: stri
   return Object.assign(resolveAll, { asked });
 }
 
-async function callVia(hostname: string, allowedHosts: string[], resolveAll: ResolveAll) {
-  const port = new URL(server.url).port;
+async function callVia(hostname: string, allowedHosts: string[], resolveAll: ResolveAll, target: Server = server) {
+  const { port, protocol } = new URL(target.url);
   const def = validateDefinition({
     id: 'g',
     displayName: 'g',
     initialStateId: 'a',
-    states: { a: { transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'invokeExternalService', url: `http://${hostname}:${port}/check`, method: 'GET', contextItemsToInclude: [] }] }] }, b: {} },
+    states: { a: { transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'invokeExternalService', url: `${protocol}//${hostname}:${port}/check`, method: 'GET', contextItemsToInclude: [] }] }] }, b: {} },
   });
   const http = createOutboundClient({ allowedHosts, resolveAll, retryDelayInMs: 1 });
   return processTrigger(def, instanceIn(def, 'a'), trigger('Go'), testEffects({ http }));
@@ -58,6 +65,14 @@ describe('the allow-list checks the resolved address', () => {
     const result = await callVia('svc.example.test', ['*.example.test'], resolver({ 'svc.example.test': ['93.184.216.34', '127.0.0.1'] }));
     expect(result.instance.fault?.message).toContain('resolves to 127.0.0.1');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('guards https connections the same way', async () => {
+    const dns = resolver({ 'svc.example.test': ['127.0.0.1'] });
+    const result = await callVia('svc.example.test', ['*.example.test'], dns, tlsServer);
+    expect(result.instance.fault?.message).toContain('"svc.example.test" resolves to 127.0.0.1, which is not a public address');
+    expect(tlsServer.requests).toHaveLength(0);
+    expect(dns.asked).toEqual(['svc.example.test']);
   });
 
   it('refuses link-local and private answers too (the metadata endpoint, a private network)', async () => {

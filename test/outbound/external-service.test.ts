@@ -1,7 +1,7 @@
-import { createDefaultHttpClient, type PipelineRequest } from '@azure/core-rest-pipeline';
+import { createDefaultHttpClient, createPipelineRequest, type PipelineRequest } from '@azure/core-rest-pipeline';
 import { createServer } from 'node:net';
 import { processTrigger, refusingExternalServiceClient, validateDefinition, type ExternalServiceClient, type WorkflowDefinitionInput } from '../../src/engine';
-import { createOutboundClient, isHostAllowed, retryAfterInMs, type OutboundRetry } from '../../src/outbound';
+import { createOutboundClient, isHostAllowed, managedIdentityPolicy, retryAfterInMs, type OutboundRetry } from '../../src/outbound';
 import { instanceIn, json, startServer, testEffects, testEngine, trigger } from '../engine/support';
 import { fakeCredential, localHttp, testCertificate } from './support';
 
@@ -149,9 +149,21 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
 
   it('times out a slow service (per attempt) and does not retry the timeout', async () => {
     respond = () => undefined; // never answers
-    const { result } = await run(await localHttp({ timeoutInMs: 10_000 }), { condition: { timeoutMs: 30 } });
+    // 300 ms, not 30: on a loaded machine 30 ms can pass before the request reaches the server at all.
+    const { result } = await run(await localHttp({ timeoutInMs: 10_000 }), { condition: { timeoutMs: 300 } });
     expect(result.outcome).toBe('faulted');
-    expect(result.instance.fault?.message).toContain('timed out after 30 ms');
+    expect(result.instance.fault?.message).toContain('timed out after 300 ms');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('the timeout covers the response body: a service that sends its headers and then stalls times out', async () => {
+    respond = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('tr'); // and never the rest
+    };
+    const { result } = await run(await localHttp(), { condition: { timeoutMs: 300 } });
+    expect(result.outcome).toBe('faulted');
+    expect(result.instance.fault?.message).toContain('timed out after 300 ms');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -191,6 +203,13 @@ describe('invokeExternalService (against a real local HTTP server)', () => {
     await run(await localHttp(), { condition: { authentication: { managedIdentity: 'api://signalbox-test' } } }, tlsServer.url);
     expect(tlsServer.requests[0]!.headers.authorization).toBe('Bearer token-for-api://signalbox-test/.default');
     expect(tlsServer.requests[1]!.headers.authorization).toBeUndefined();
+  });
+
+  it('the bearer-token policy itself refuses http too (the second lock)', async () => {
+    const next = jest.fn();
+    const request = createPipelineRequest({ url: `${server.url}/condition`, allowInsecureConnection: true });
+    await expect(managedIdentityPolicy(fakeCredential, 'api://signalbox-test').sendRequest(request, next)).rejects.toThrow('non-https');
+    expect(next).not.toHaveBeenCalled();
   });
 
   it('never sends a managed-identity token over plain http: the call is refused before it leaves', async () => {
