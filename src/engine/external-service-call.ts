@@ -39,7 +39,7 @@ export async function callExternalService(config: ExternalServiceStepConfig, con
     url: config.url,
     method,
     headers: method === 'POST' ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
-    // GET carries no body (fetch forbids one); the service gets what it needs from the URL.
+    // GET carries no body; the service gets what it needs from the URL.
     body: method === 'POST' ? JSON.stringify(externalServiceRequestBody(config, context)) : undefined,
     timeoutInMs: config.timeoutMs,
     managedIdentityResource: config.authentication?.managedIdentity,
