@@ -7,7 +7,7 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/errors';
-import type { ApiRequest, ApiServices, RouteDefinition } from '../../src/host/http/types';
+import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/wiring';
 import { handleRoute } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/wiring';
@@ -38,6 +38,9 @@ beforeAll(() => {
 });
 afterAll(() => setHostCore(undefined));
 
+/** Probe routes are not in the route table, so their contract is never documented. */
+const contract: RouteContract = { summary: 'A probe', tags: [], responses: { 200: { description: 'OK' } } };
+
 function bodyOf(response: HttpResponseInit): unknown {
   return JSON.parse(response.body as string);
 }
@@ -56,7 +59,7 @@ describe('HTTP functions', () => {
 
   it('refuses a body over 1 MiB with a 413 problem before any handler runs', async () => {
     const handle = jest.fn();
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
     const request = new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024 + 1) } });
 
     const response = await handleRoute(route, request, invocationContext());
@@ -69,7 +72,7 @@ describe('HTTP functions', () => {
 
   it('accepts a body of exactly 1 MiB', async () => {
     let seen: ApiRequest | undefined;
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle: async (request) => ((seen = request), { status: 204 }) };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 204 }) };
     const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024) } }), invocationContext());
     expect(response.status).toBe(204);
     expect(seen?.bodyText).toHaveLength(1024 * 1024);
@@ -82,6 +85,7 @@ describe('HTTP functions', () => {
       methods: ['PUT'],
       route: 'things/{thingId}',
       authLevel: 'function',
+      contract,
       handle: async (request) => {
         seen = request;
         return { status: 201, headers: { etag: '"1"', location: '/api/things/a b' }, body: { ok: true } };
@@ -106,14 +110,14 @@ describe('HTTP functions', () => {
 
   it('gives a handler no body when the request has none', async () => {
     let seen: ApiRequest | undefined;
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle: async (request) => ((seen = request), { status: 202 }) };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 202 }) };
     const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toEqual({ status: 202, headers: {} });
     expect(seen!.bodyText).toBeUndefined();
   });
 
   it('maps a thrown error to problem+json', async () => {
-    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', handle: async () => Promise.reject(new NotFoundError('No instance x')) };
+    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => Promise.reject(new NotFoundError('No instance x')) };
     const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
     expect(bodyOf(response)).toMatchObject({ status: 404, detail: 'No instance x' });
