@@ -2,7 +2,9 @@
  * Writes src/client/api-types.ts, the types of the typed client, from the API's OpenAPI document with
  * openapi-typescript: `npx tsx scripts/generate-client.ts` (built from the route table in process) or
  * `npx tsx scripts/generate-client.ts http://127.0.0.1:7071/api/openapi.json` (from a running server).
- * A test checks that the committed file equals a fresh generation from a running server's document.
+ * `--stdout` prints instead of writing. A test checks that the committed file equals a fresh generation
+ * from a running server's document. (openapi-typescript loads ESM-only packages, so this runs as its own
+ * process, under tsx, rather than inside jest.)
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,14 +27,20 @@ export async function renderClientTypes(document: object): Promise<string> {
   return `${header}${astToString(ast)}`;
 }
 
-async function main(source: string | undefined): Promise<void> {
+async function main(args: readonly string[]): Promise<void> {
+  const source = args.find((arg) => !arg.startsWith('--'));
   const document = source ? ((await (await fetch(source)).json()) as object) : buildOpenApiDocument(routes);
-  writeFileSync(clientTypesPath, await renderClientTypes(document));
+  const types = await renderClientTypes(document);
+  if (args.includes('--stdout')) {
+    process.stdout.write(types);
+    return;
+  }
+  writeFileSync(clientTypesPath, types);
   console.log(`wrote ${clientTypesPath}`);
 }
 
 if (require.main === module) {
-  main(process.argv[2]).catch((error: unknown) => {
+  main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

@@ -655,7 +655,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -828,7 +828,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowPage"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -971,7 +971,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstancePage"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1136,7 +1136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1201,7 +1201,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryPage"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1454,7 +1454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Instance"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1619,7 +1619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Operation"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,6 +1677,15 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage does not answer. */
             503: {
                 headers: {
@@ -1710,6 +1719,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     workflowDefinitionSchema: {
@@ -1730,6 +1748,15 @@ export interface operations {
                     "application/schema+json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -39,11 +39,9 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
   const contract: RouteContract = route.contract;
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(contract.responses)) responses[status] = typeof answer === 'string' ? problem(answer) : response(answer);
-  const shared: Record<number, string> = {};
-  if (route.authLevel === 'function') {
-    shared[400] = 'The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem.';
-    shared[401] = 'A valid function key is required (`x-functions-key` header or `code` query parameter).';
-  }
+  // Every route refuses unknown query parameters.
+  const shared: Record<number, string> = { 400: `The request is invalid: an unknown or malformed query parameter${contract.body ? ', or an invalid body' : ''}. \`errors\` names each problem.` };
+  if (route.authLevel === 'function') shared[401] = 'A valid function key is required (`x-functions-key` header or `code` query parameter).';
   if (contract.body) {
     shared[413] = 'The body is over 1 MiB.';
     shared[415] = 'The body is not `application/json`.';

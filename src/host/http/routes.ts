@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
 import { healthSchema } from './api-schemas';
 import { instanceRoutes } from './instance-routes';
+import { parseQuery } from './query';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
@@ -23,7 +24,8 @@ const systemRoutes: readonly RouteDefinition[] = [
       tags: ['system'],
       responses: { 200: { description: 'Storage answers.', body: healthSchema }, 503: 'Storage does not answer.' },
     },
-    async handle(_request, services) {
+    async handle(request, services) {
+      parseQuery(request, {});
       const healthy = await services.checkHealth().catch(() => false);
       return healthy ? { status: 200, body: { status: 'ok' } } : problem(503, 'Unhealthy', 'Storage does not answer');
     },
@@ -40,7 +42,8 @@ const systemRoutes: readonly RouteDefinition[] = [
       withoutStorage: true,
       responses: { 200: { description: 'The OpenAPI 3.1 document of this API.', body: z.record(z.string(), z.unknown()) } },
     },
-    async handle(_request, services) {
+    async handle(request, services) {
+      parseQuery(request, {});
       return { status: 200, body: openApiDocument(services) };
     },
   },
@@ -57,7 +60,8 @@ const systemRoutes: readonly RouteDefinition[] = [
       withoutStorage: true,
       responses: { 200: { description: 'The schema.', body: z.record(z.string(), z.unknown()), contentType: 'application/schema+json' } },
     },
-    async handle(_request, services) {
+    async handle(request, services) {
+      parseQuery(request, {});
       return { status: 200, headers: { 'content-type': 'application/schema+json' }, body: definitionSchema(services) };
     },
   },
