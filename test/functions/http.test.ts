@@ -9,7 +9,7 @@ import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/errors';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/wiring';
-import { handleRoute } from '../../functions/http';
+import { handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/wiring';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<
@@ -130,6 +130,34 @@ describe('HTTP functions', () => {
 
     const wrongMethod = await notFound(new HttpRequest({ method: 'DELETE', url: 'https://signalbox.example/api/workflows/w1', params: { path: 'workflows/w1' } }), invocationContext());
     expect(wrongMethod).toMatchObject({ status: 405, headers: { 'content-type': 'application/problem+json' } });
+  });
+});
+
+describe('HTTP manners on Azure', () => {
+  const etagged: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'things/{thingId}', authLevel: 'function', contract, handle: async () => ({ status: 200, headers: { etag: 'W/"7"' }, body: { id: 'a' } }) };
+  const request = (method: string, headers: Record<string, string> = {}) => new HttpRequest({ method, url: 'https://signalbox.example/api/things/a', headers, params: { thingId: 'a' } });
+  const policy = { allowedOrigins: ['https://console.example.com'] };
+
+  // registration.test.ts checks that every GET route is registered for HEAD too.
+  it('answers HEAD as GET without the body', async () => {
+    const head = await handleRoute(etagged, request('HEAD'), invocationContext());
+    expect(head).toEqual({ status: 200, headers: { etag: 'W/"7"', 'content-type': 'application/json; charset=utf-8' } });
+  });
+
+  it('answers 304 when If-None-Match names the ETag', async () => {
+    expect(await handleRoute(etagged, request('GET', { 'if-none-match': 'W/"7"' }), invocationContext())).toEqual({ status: 304, headers: { etag: 'W/"7"' } });
+    expect((await handleRoute(etagged, request('GET', { 'if-none-match': '"8"' }), invocationContext())).status).toBe(200);
+  });
+
+  it('adds CORS headers for allowed origins only, and answers their preflights', async () => {
+    const allowed = await handleRoute(etagged, request('GET', { origin: 'https://console.example.com' }), invocationContext(), policy);
+    expect(allowed.headers).toMatchObject({ 'access-control-allow-origin': 'https://console.example.com' });
+    const other = await handleRoute(etagged, request('GET', { origin: 'https://evil.example.com' }), invocationContext(), policy);
+    expect(other.headers).not.toHaveProperty('access-control-allow-origin');
+    const preflight = await handleUnmatched(new HttpRequest({ method: 'OPTIONS', url: 'https://signalbox.example/api/workflows/w1', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' }, params: { path: 'workflows/w1' } }), invocationContext(), policy);
+    expect(preflight).toMatchObject({ status: 204, headers: { 'access-control-allow-origin': 'https://console.example.com' } });
+    const off = await handleUnmatched(new HttpRequest({ method: 'OPTIONS', url: 'https://signalbox.example/api/workflows/w1', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' }, params: { path: 'workflows/w1' } }), invocationContext());
+    expect(off.status).toBe(405);
   });
 });
 
