@@ -1,0 +1,114 @@
+/**
+ * Issue 9, item 1: hostile expressions (recursion, catastrophic regexes, huge strings and ranges) fault
+ * the instance with a clear error; they neither exhaust the process's heap nor block its event loop.
+ * Issue 9, item 2: only evaluated (stored) expressions are cached, and the cache is bounded in bytes.
+ */
+import {
+  EXPRESSION_CACHE_BUDGET_IN_BYTES,
+  ExpressionLimitError,
+  closeExpressionWorkers,
+  evaluateExpression,
+  expressionCacheStats,
+  validateDefinition,
+  type ExpressionScope,
+} from '../../src/engine';
+import { testEngine } from './support';
+
+const scope: ExpressionScope = {
+  trigger: null,
+  context: { name: 'ann', list: [1, 2, 3] },
+  instance: { id: 'i1', workflowId: 'w', stateId: 'a', status: 'waiting' },
+};
+
+afterAll(() => closeExpressionWorkers());
+
+describe('bounded expression evaluation', () => {
+  it('stops non-tail recursion at the depth limit instead of exhausting the heap', async () => {
+    await expect(evaluateExpression('($f := function($x){ 1 + $f($x) }; $f(1))', scope)).rejects.toThrow(new ExpressionLimitError('the expression nests deeper than 500 steps (unbounded recursion?)'));
+  });
+
+  it('stops infinite tail recursion at the deadline', async () => {
+    await expect(evaluateExpression('($f := function($x){ $f($x) }; $f(1))', scope)).rejects.toThrow(/ran past its deadline of 1000 ms/);
+  });
+
+  it('terminates a catastrophic regex at the deadline, and the event loop keeps running meanwhile', async () => {
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 20);
+    try {
+      const evaluation = evaluateExpression(`$match('${'a'.repeat(40)}!', /^(a+)+$/)`, scope);
+      await expect(evaluation).rejects.toThrow(/ran past its deadline of 1000 ms/);
+    } finally {
+      clearInterval(ticker);
+    }
+    // In-process, the regex would have held the thread for minutes and no tick would have run.
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('refuses to build a 50M-character string with $pad', async () => {
+    await expect(evaluateExpression(`$pad('x', 50000000)`, scope)).rejects.toThrow(/built a string of 50000000 characters; at most 1000000/);
+  });
+
+  it('refuses huge ranges and sequences', async () => {
+    await expect(evaluateExpression('$count([1..10000000])', scope)).rejects.toThrow(ExpressionLimitError);
+  });
+
+  it('bounds what an isolated evaluation may allocate (memory limit or deadline, never the process)', async () => {
+    // 10,000 strings of 100,000 characters each: about 2 GB if nothing stopped it.
+    const hog = '$count([1..10000].($pad("", 100000, "x") & $string($)))';
+    await expect(evaluateExpression(hog, scope)).rejects.toThrow(ExpressionLimitError);
+  });
+
+  it('bounds what an in-process evaluation may build (no functions needed)', async () => {
+    const big = { ...scope, context: { s: 'x'.repeat(600_000), list: Array.from({ length: 200 }, (_, index) => index) } };
+    // Each of 200 items concatenates 1.2M characters: one is over the per-string limit.
+    await expect(evaluateExpression('context.list.($$.context.s & $$.context.s)', big)).rejects.toThrow(/built a string of 1200000 characters/);
+    // Under the per-string limit, the total built is still bounded (200 × 600,000 > 16M).
+    await expect(evaluateExpression('$count(context.list.($$.context.s & "y"))', big)).rejects.toThrow(/built more than 16000000 characters and items/);
+  });
+
+  it('still answers ordinary expressions, in-process and isolated, with the engine clock', async () => {
+    expect(await evaluateExpression('$count(context.list) + 1', scope)).toBe(4);
+    expect(await evaluateExpression('$join(context.list.$string(), ",")', scope)).toBe('1,2,3');
+    expect(await evaluateExpression(`$replace(context.name, /a/, "A")`, scope)).toBe('Ann');
+    const now = () => new Date('2026-03-04T05:06:07.089Z');
+    expect(await evaluateExpression('$pad($string($millis()), -14, "0") & $now()', scope, { now })).toBe('01772600767089' + '2026-03-04T05:06:07.089Z');
+    expect(await evaluateExpression('($f := function($n){ $n <= 1 ? 1 : $n * $f($n - 1) }; $f(5))', scope)).toBe(120);
+  });
+
+  it('faults the instance whose expression overruns, with the limit in the message', async () => {
+    const { engine } = testEngine();
+    await engine.createWorkflow({
+      id: 'hostile',
+      displayName: 'hostile',
+      initialStateId: 'a',
+      states: {
+        a: { transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'go' }] }] },
+        b: { entryActions: [{ type: 'setContext', expressions: { x: '($f := function($x){ 1 + $f($x) }; $f(1))' } }] },
+      },
+    });
+    await engine.createInstance({ workflowId: 'hostile', instanceId: 'i1' });
+    const result = await engine.applyTrigger('i1', { id: 't1', name: 'go', subjects: ['i1'] });
+    expect(result).toMatchObject({ outcome: 'faulted', error: expect.stringContaining('nests deeper than 500 steps') });
+    expect((await engine.getInstance('i1')).status).toBe('faulted');
+  });
+});
+
+describe('the compiled-expression cache', () => {
+  it('keeps nothing from a definition that was rejected', async () => {
+    const before = expressionCacheStats();
+    const large = `context.a + ${Array.from({ length: 20_000 }, (_, index) => `context.v${index}`).join(' + ')}`;
+    expect(() =>
+      validateDefinition({ id: 'rejected', displayName: 'r', initialStateId: 'missing', states: { a: { entryConditions: [{ type: 'expression', expression: large }], interests: [`{{ ${large} }}`] } } }),
+    ).toThrow();
+    expect(expressionCacheStats()).toEqual(before);
+  });
+
+  it('is bounded by size, not count', async () => {
+    for (let round = 0; round < 40; round += 1) {
+      const expression = `"${String(round).repeat(60_000)}" & context.name`;
+      await evaluateExpression(expression, scope);
+    }
+    expect(expressionCacheStats().bytes).toBeLessThanOrEqual(EXPRESSION_CACHE_BUDGET_IN_BYTES);
+    expect(expressionCacheStats().entries).toBeLessThan(40);
+  });
+});
