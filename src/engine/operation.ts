@@ -26,6 +26,8 @@ export interface Operation {
   readonly triggerId: string;
   /** The trigger itself, kept so an unfinished operation can be resumed after a crash. */
   readonly trigger: Trigger;
+  /** A hash of the trigger's body, so a repeat of its id with another body is refused (host/trigger-fingerprint.ts). */
+  readonly triggerFingerprint?: string;
   readonly status: OperationStatus;
   readonly createdAt: string;
   readonly updatedAt: string;

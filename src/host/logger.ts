@@ -1,15 +1,63 @@
-/** @module A console logger for the local server: one line per event, secrets never included by callers. */
+/**
+ * @module A console logger for the local server: one line per event, secrets never included by callers.
+ * Messages can carry trigger data (a workflow's `log` action renders it), so control characters are
+ * escaped (a newline in a trigger cannot forge a second log line) and each line is capped in length.
+ */
 import type { Logger } from './trigger-activity-service';
 
-export function createConsoleLogger(options: { quiet?: boolean } = {}): Logger {
+/** Characters of one log line; the rest is cut, saying how much. */
+export const MAX_LOG_LINE_LENGTH = 8192;
+
+const controlCharacters = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+
+/** Escapes what would break a line (newlines, other control characters) the way JSON escapes it. */
+export function escapeLogText(text: string): string {
+  return text.replace(controlCharacters, (char) => {
+    switch (char) {
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\t':
+        return '\\t';
+      default:
+        return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    }
+  });
+}
+
+function capped(line: string): string {
+  if (line.length <= MAX_LOG_LINE_LENGTH) return line;
+  return `${line.slice(0, MAX_LOG_LINE_LENGTH)}… (${line.length - MAX_LOG_LINE_LENGTH} more characters)`;
+}
+
+function propertiesText(properties: Record<string, unknown>): string {
+  try {
+    // JSON escapes control characters, and U+2028/2029 too since ES2019.
+    return escapeLogText(JSON.stringify(properties));
+  } catch {
+    return '{"unserialisable":true}';
+  }
+}
+
+export interface ConsoleLoggerOptions {
+  quiet?: boolean;
+  /** Where lines go. @default console.log for info, console.warn and console.error */
+  write?: (level: 'info' | 'warn' | 'error', line: string) => void;
+}
+
+const consoleWrite = (level: 'info' | 'warn' | 'error', line: string) => (level === 'info' ? console.log(line) : level === 'warn' ? console.warn(line) : console.error(line));
+
+export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger {
+  const write = options.write ?? consoleWrite;
   const line = (level: string, message: string, properties?: Record<string, unknown>) =>
-    `${new Date().toISOString()} ${level} ${message}${properties ? ` ${JSON.stringify(properties)}` : ''}`;
+    capped(`${new Date().toISOString()} ${level} ${escapeLogText(message)}${properties ? ` ${propertiesText(properties)}` : ''}`);
   return {
     info: (message, properties) => {
-      if (!options.quiet) console.log(line('info', message, properties));
+      if (!options.quiet) write('info', line('info', message, properties));
     },
-    warn: (message, properties) => console.warn(line('warn', message, properties)),
-    error: (message, properties) => console.error(line('error', message, properties)),
+    warn: (message, properties) => write('warn', line('warn', message, properties)),
+    error: (message, properties) => write('error', line('error', message, properties)),
   };
 }
 

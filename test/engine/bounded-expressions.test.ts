@@ -12,6 +12,7 @@ import {
   validateDefinition,
   type ExpressionScope,
 } from '../../src/engine';
+import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../../src/engine/interests';
 import { testEngine } from './support';
 
 const scope: ExpressionScope = {
@@ -110,5 +111,28 @@ describe('the compiled-expression cache', () => {
     }
     expect(expressionCacheStats().bytes).toBeLessThanOrEqual(EXPRESSION_CACHE_BUDGET_IN_BYTES);
     expect(expressionCacheStats().entries).toBeLessThan(40);
+  });
+});
+
+describe('interest limits', () => {
+  it('refuses a state with more interests than MAX_INTERESTS_PER_STATE (declared or from conditions)', () => {
+    const declared = Array.from({ length: MAX_INTERESTS_PER_STATE + 1 }, (_, index) => `topic:${index}`);
+    expect(() => validateDefinition({ id: 'many', displayName: 'm', initialStateId: 'a', states: { a: { interests: declared } } })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'states.a.interests', message: expect.stringContaining(`at most ${MAX_INTERESTS_PER_STATE}`) })] }),
+    );
+    const transitions = Array.from({ length: MAX_INTERESTS_PER_STATE + 1 }, (_, index) => ({ id: `t${index}`, targetStateId: 'a', conditions: [{ type: 'triggerName', name: `Go${index}` }] }));
+    expect(() => validateDefinition({ id: 'many', displayName: 'm', initialStateId: 'a', states: { a: { transitions } } })).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'states.a.interests' })] }));
+    expect(() => validateDefinition({ id: 'enough', displayName: 'e', initialStateId: 'a', states: { a: { interests: declared.slice(1) } } })).not.toThrow();
+  });
+
+  it('faults an instance of a definition stored before the limit when it would hold too many interests', async () => {
+    const { engine, workflows } = testEngine();
+    // Stored directly, as an older version would have been, without today's validation.
+    const valid = validateDefinition({ id: 'legacy', displayName: 'l', initialStateId: 'a', states: { a: {} } });
+    const interests = Array.from({ length: 5000 }, (_, index) => `topic:${index}`);
+    await workflows.create({ ...valid, states: { a: { ...valid.states.a!, interests } } });
+    const instance = await engine.createInstance({ workflowId: 'legacy', instanceId: 'wide' });
+    expect(instance).toMatchObject({ status: 'faulted', fault: { message: expect.stringContaining(`at most ${MAX_INTERESTS_PER_INSTANCE} are allowed`) } });
+    expect(instance.interests.length).toBeLessThanOrEqual(MAX_INTERESTS_PER_INSTANCE);
   });
 });
