@@ -1,12 +1,13 @@
 /**
  * @module The HTTP API on Azure Functions: one function per entry of the shared route table
  * (src/host/http/routes.ts), each translating HttpRequest → ApiRequest and ApiResponse → HttpResponseInit
- * around the same handler the local server runs. Durable's built-in management routes are not exposed.
+ * around the same handler the local server runs. Durable's built-in management routes are not exposed,
+ * and there is no catch-all route (see the end of this file).
  */
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { TooLargeError } from '../src/engine/errors';
-import { routes, unmatchedResponse } from '../src/host/http/routes';
+import { routes } from '../src/host/http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
 import { withSpan } from './telemetry';
@@ -47,14 +48,6 @@ export function handleRoute(route: RouteDefinition, request: HttpRequest, contex
   });
 }
 
-/** Paths no route takes: a problem+json 404, or 405 when the path exists for other methods. */
-export async function handleUnmatched(request: HttpRequest): Promise<HttpResponseInit> {
-  return toHttpResponse(unmatchedResponse(request.method, `/api/${request.params.path ?? ''}`));
-}
-
-export const NOT_FOUND_FUNCTION = 'notFound';
-const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-
 for (const route of routes) {
   app.http(route.name, {
     methods: [...route.methods],
@@ -65,6 +58,7 @@ for (const route of routes) {
   });
 }
 
-// Literal and parameter routes take precedence over a catch-all, so this sees only what nothing else
-// matched. Anonymous: it reveals nothing and answers before any key check would matter.
-app.http(NOT_FOUND_FUNCTION, { methods: [...allMethods], route: '{*path}', authLevel: 'anonymous', handler: handleUnmatched });
+// No catch-all route (`{*path}`): the Functions host orders HTTP functions by name and the first whose
+// route matches wins (Azure/azure-functions-host#9876), so a catch-all named `notFound` answered
+// putWorkflow, sendTrigger, sendInstanceTrigger, recoverInstance and openApi with 404. Paths no function
+// takes get the host's own 404 on Azure; the local server still answers them with problem+json.

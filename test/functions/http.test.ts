@@ -118,15 +118,6 @@ describe('HTTP functions', () => {
     expect(response).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
     expect(bodyOf(response)).toMatchObject({ status: 404, detail: 'No instance x' });
   });
-
-  it('answers unknown paths 404 and known paths with another method 405, as problem+json', async () => {
-    const notFound = handlerOf('notFound');
-    const unknown = await notFound(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/nothing/here', params: { path: 'nothing/here' } }), invocationContext());
-    expect(unknown).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
-
-    const wrongMethod = await notFound(new HttpRequest({ method: 'DELETE', url: 'https://signalbox.example/api/workflows/w1', params: { path: 'workflows/w1' } }), invocationContext());
-    expect(wrongMethod).toMatchObject({ status: 405, headers: { 'content-type': 'application/problem+json' } });
-  });
 });
 
 describe('durableLauncher', () => {
