@@ -8,8 +8,13 @@
 export const EXPRESSION_DEADLINE_IN_MS = 1000;
 /** Heap of an isolated evaluation's worker (old generation); its young generation is capped too. */
 export const EXPRESSION_MEMORY_LIMIT_IN_MB = 64;
-/** Nesting of JSONata evaluation steps (expression nesting plus function calls). */
-export const MAX_EXPRESSION_DEPTH = 500;
+/**
+ * Evaluation steps in flight at once, for isolated expressions: JSONata counts nesting and recursion, but
+ * also the items of an array or object constructor it evaluates side by side, so this is far above any
+ * real nesting (an isolated expression with a literal array of over 2,000 items is refused). In-process
+ * expressions cannot recurse and are not counted.
+ */
+export const MAX_EXPRESSION_DEPTH = 2_000;
 /** Items in one JSONata sequence. */
 export const MAX_EXPRESSION_SEQUENCE = 100_000;
 /** Characters in any one string an expression builds (an instance is at most 1 MiB, so longer never fits). */

@@ -17,7 +17,6 @@ import {
   EXPRESSION_DEADLINE_IN_MS,
   ExpressionLimitError,
   MAX_EXPRESSION_BUILT_SIZE,
-  MAX_EXPRESSION_DEPTH,
   MAX_EXPRESSION_SEQUENCE,
   MAX_EXPRESSION_STRING_LENGTH,
   toExpressionError,
@@ -119,12 +118,13 @@ export function expressionCacheStats(): { entries: number; bytes: number } {
 }
 
 /**
- * Guardrails JSONata checks at every step: the deadline, the nesting depth and the sequence size. The exit
+ * Guardrails JSONata checks at every step: the deadline and the sequence size (not its depth count: it
+ * counts an array constructor's items as nesting, and in-process expressions cannot recurse). The exit
  * hook adds a budget on what one evaluation builds (string characters plus array items plus steps), so an
  * in-process evaluation is bounded in memory as well as time (expression-isolation.ts says what is not).
  */
 function newProgram(source: string): jsonata.Expression {
-  const program = jsonata(source, { timeout: EXPRESSION_DEADLINE_IN_MS, stack: MAX_EXPRESSION_DEPTH, sequence: MAX_EXPRESSION_SEQUENCE });
+  const program = jsonata(source, { timeout: EXPRESSION_DEADLINE_IN_MS, sequence: MAX_EXPRESSION_SEQUENCE });
   program.assign(EVALUATE_EXIT as unknown as string, countBuilt);
   return program;
 }
