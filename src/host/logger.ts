@@ -3,32 +3,16 @@
  * Messages can carry trigger data (a workflow's `log` action renders it), so control characters are
  * escaped (a newline in a trigger cannot forge a second log line) and each line is capped in length.
  */
+import { capText, escapeLogText } from '../engine/log-text';
 import type { Logger } from './trigger-activity-service';
+
+export { escapeLogText };
 
 /** Characters of one log line; the rest is cut, saying how much. */
 export const MAX_LOG_LINE_LENGTH = 8192;
 
-const controlCharacters = /[\u0000-\u001f\u007f\u2028\u2029]/g;
-
-/** Escapes what would break a line (newlines, other control characters) the way JSON escapes it. */
-export function escapeLogText(text: string): string {
-  return text.replace(controlCharacters, (char) => {
-    switch (char) {
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      case '\t':
-        return '\\t';
-      default:
-        return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    }
-  });
-}
-
 function capped(line: string): string {
-  if (line.length <= MAX_LOG_LINE_LENGTH) return line;
-  return `${line.slice(0, MAX_LOG_LINE_LENGTH)}… (${line.length - MAX_LOG_LINE_LENGTH} more characters)`;
+  return capText(line, MAX_LOG_LINE_LENGTH);
 }
 
 function propertiesText(properties: Record<string, unknown>): string {
