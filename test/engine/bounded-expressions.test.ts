@@ -63,6 +63,10 @@ describe('bounded expression evaluation', () => {
     // 10,000 strings of 100,000 characters each: about 2 GB if nothing stopped it.
     const hog = '$count([1..10000].($pad("", 100000, "x") & $string($)))';
     await expect(evaluateExpression(hog, scope)).rejects.toThrow(ExpressionLimitError);
+    // 10,000 × 10,000 numbers serialised: usually the 64 MB heap limit, on a slow machine the deadline.
+    await expect(evaluateExpression('$string([1..9999].[1..9999])', scope)).rejects.toThrow(/exceeded the memory limit of 64 MB|ran past its deadline/);
+    // The pool replaced the terminated workers.
+    expect(await evaluateExpression('$join(["still", "here"], " ")', scope)).toBe('still here');
   });
 
   it('bounds what an in-process evaluation may build (no functions needed)', async () => {
