@@ -1,6 +1,6 @@
 /** @module The processor's only door to the outside world (time, ids, outbound HTTP, logging). */
-import type { ExternalServiceClient } from './external-service/types';
 import { escapeLogText } from './log-text';
+import type { ExternalServiceClient } from './outbound-port';
 import type { Registry } from './registry';
 
 export interface EngineLogger {
