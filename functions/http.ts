@@ -1,15 +1,16 @@
 /**
  * @module The HTTP API on Azure Functions: one function per entry of the shared route table
  * (src/host/http/routes.ts), each translating HttpRequest → ApiRequest and ApiResponse → HttpResponseInit
- * around the same handler the local server runs. Durable's built-in management routes are not exposed,
- * and there is no catch-all route (see the end of this file).
+ * around the same handler the local server runs. Durable's built-in management routes are not exposed.
  */
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { TooLargeError } from '../src/engine/errors';
-import { routes } from '../src/host/http/routes';
+import { finishResponse, preflightResponse, type CorsPolicy } from '../src/host/http/http-manners';
+import { allowedMethods, routes, unmatchedResponse } from '../src/host/http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
+import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './wiring';
 
@@ -36,21 +37,43 @@ export function toHttpResponse(response: ApiResponse): HttpResponseInit {
   return { status: response.status, headers, body: JSON.stringify(response.body) };
 }
 
-export function handleRoute(route: RouteDefinition, request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> {
+/** CORS as the app setting says; on Azure the platform's CORS (same origins, from infra) answers first. */
+const cors: CorsPolicy = { allowedOrigins: corsAllowedOrigins() };
+
+export function handleRoute(route: RouteDefinition, request: HttpRequest, context: InvocationContext, policy: CorsPolicy = cors): Promise<HttpResponseInit> {
   return inInvocation(context, async () => {
+    const finish = (response: ApiResponse) => toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
     try {
       const apiRequest = await toApiRequest(request);
       const services = await servicesFor(context);
-      return toHttpResponse(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, services)));
+      return finish(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, services)));
     } catch (error) {
-      return toHttpResponse(problemResponse(error, (message, cause) => context.error(message, cause)));
+      return finish(problemResponse(error, (message, cause) => context.error(message, cause)));
     }
   });
 }
 
+/** Paths no route takes: a CORS preflight, else a problem+json 404, or 405 when the path exists for other methods. */
+export async function handleUnmatched(request: HttpRequest, _context?: InvocationContext, policy: CorsPolicy = cors): Promise<HttpResponseInit> {
+  const apiPath = request.params.path ?? '';
+  const response = preflightResponse(request.method, request.headers, allowedMethods(apiPath), policy) ?? unmatchedResponse(request.method, `/api/${apiPath}`);
+  return toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
+}
+
+/**
+ * The catch-all's name sorts after every other function's, whether names are compared ordinally or
+ * ignoring case, and it is registered last. The Functions host tries HTTP functions in name order and the
+ * first whose route matches wins (Azure/azure-functions-host#9876): named `notFound`, the catch-all
+ * answered putWorkflow, sendTrigger, sendInstanceTrigger, recoverInstance and openApi with 404. A test
+ * routes every API request the way the host does (test/functions/registration.test.ts).
+ */
+export const NOT_FOUND_FUNCTION = 'zzzNotFound';
+const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
 for (const route of routes) {
   app.http(route.name, {
-    methods: [...route.methods],
+    // HEAD is a GET without its body (finishResponse drops it).
+    methods: route.methods.includes('GET') ? [...route.methods, 'HEAD'] : [...route.methods],
     route: route.route,
     authLevel: route.authLevel,
     extraInputs: [df.input.durableClient()],
@@ -58,7 +81,6 @@ for (const route of routes) {
   });
 }
 
-// No catch-all route (`{*path}`): the Functions host orders HTTP functions by name and the first whose
-// route matches wins (Azure/azure-functions-host#9876), so a catch-all named `notFound` answered
-// putWorkflow, sendTrigger, sendInstanceTrigger, recoverInstance and openApi with 404. Paths no function
-// takes get the host's own 404 on Azure; the local server still answers them with problem+json.
+// Last by name and by registration (see NOT_FOUND_FUNCTION), so this sees only what nothing else matched.
+// Anonymous: it reveals nothing and answers before any key check would matter.
+app.http(NOT_FOUND_FUNCTION, { methods: [...allMethods], route: '{*path}', authLevel: 'anonymous', handler: (request, context) => handleUnmatched(request, context) });

@@ -1,47 +1,59 @@
 /**
- * @module A console logger for the local server: one line per event, secrets never included by callers.
- * Messages can carry trigger data (a workflow's `log` action renders it), so control characters are
- * escaped (a newline in a trigger cannot forge a second log line) and each line is capped in length.
+ * @module The local server's logger: pino, one JSON object per line on stdout (level, time, msg and the
+ * event's properties), so the access log and the engine's events can be read by tools. Callers never
+ * pass secrets. Messages and properties can carry trigger data (a workflow's `log` action renders it):
+ * JSON escapes newlines, so none can forge a line, and each message and property is capped, so no line
+ * grows without bound.
  */
-import { capText, escapeLogText } from '../engine/log-text';
+import pino from 'pino';
+import { capText } from '../engine/log-text';
 import type { Logger } from './trigger-activity-service';
 
-export { escapeLogText };
-
-/** Characters of one log line; the rest is cut, saying how much. */
+/** Characters of a log message; the rest is cut, saying how much. */
 export const MAX_LOG_LINE_LENGTH = 8192;
+/** Characters of one property's value (objects count as their JSON). */
+export const MAX_LOG_PROPERTY_LENGTH = 2048;
 
-function capped(line: string): string {
-  return capText(line, MAX_LOG_LINE_LENGTH);
-}
-
-function propertiesText(properties: Record<string, unknown>): string {
-  try {
-    // JSON escapes control characters, and U+2028/2029 too since ES2019.
-    return escapeLogText(JSON.stringify(properties));
-  } catch {
-    return '{"unserialisable":true}';
+function boundedProperties(properties: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!properties) return {};
+  const bounded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(properties)) {
+    if (typeof value === 'string') {
+      bounded[key] = capText(value, MAX_LOG_PROPERTY_LENGTH);
+    } else if (value !== null && typeof value === 'object' && !(value instanceof Error)) {
+      let json: string | undefined;
+      try {
+        json = JSON.stringify(value);
+      } catch {
+        json = undefined;
+      }
+      bounded[key] = json === undefined ? '[unserialisable]' : json.length > MAX_LOG_PROPERTY_LENGTH ? capText(json, MAX_LOG_PROPERTY_LENGTH) : value;
+    } else {
+      bounded[key] = value;
+    }
   }
+  return bounded;
 }
 
 export interface ConsoleLoggerOptions {
   quiet?: boolean;
-  /** Where lines go. @default console.log for info, console.warn and console.error */
-  write?: (level: 'info' | 'warn' | 'error', line: string) => void;
+  /** Where lines go (one JSON object each, newline-terminated). @default stdout */
+  write?: (line: string) => void;
 }
 
-const consoleWrite = (level: 'info' | 'warn' | 'error', line: string) => (level === 'info' ? console.log(line) : level === 'warn' ? console.warn(line) : console.error(line));
-
 export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger {
-  const write = options.write ?? consoleWrite;
-  const line = (level: string, message: string, properties?: Record<string, unknown>) =>
-    capped(`${new Date().toISOString()} ${level} ${escapeLogText(message)}${properties ? ` ${propertiesText(properties)}` : ''}`);
+  const settings: pino.LoggerOptions = {
+    level: options.quiet ? 'warn' : 'info',
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  };
+  const log = options.write ? pino(settings, { write: options.write }) : pino(settings);
+  const message = (text: string) => capText(text, MAX_LOG_LINE_LENGTH);
   return {
-    info: (message, properties) => {
-      if (!options.quiet) write('info', line('info', message, properties));
-    },
-    warn: (message, properties) => write('warn', line('warn', message, properties)),
-    error: (message, properties) => write('error', line('error', message, properties)),
+    info: (text, properties) => log.info(boundedProperties(properties), message(text)),
+    warn: (text, properties) => log.warn(boundedProperties(properties), message(text)),
+    error: (text, properties) => log.error(boundedProperties(properties), message(text)),
   };
 }
 
