@@ -29,3 +29,4 @@ export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
 export * from './external-service';
 export * from './in-memory';
+export * from './analysis';
