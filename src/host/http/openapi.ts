@@ -34,6 +34,9 @@ const responsesByRoute: Record<string, Record<string, string>> = {
   cancelInstance: { '200': 'Cancelled', '404': 'Not found', '409': 'Already complete or cancelled' },
   sendTrigger: { '202': 'Accepted: poll the operation', '400': 'Invalid' },
   getOperation: { '200': 'Finished', '202': 'Still running', '404': 'Not found' },
+  validateWorkflow: { '200': 'The verdict { valid, errors, warnings }; nothing is stored', '400': 'The body is not JSON' },
+  getWorkflowDiagram: { '200': 'A Mermaid stateDiagram-v2 (text/plain; charset=utf-8)', '400': 'Invalid query, or the instance is of another workflow', '404': 'Unknown workflow, version or instance' },
+  getAvailableTriggers: { '200': 'The instance status and the transitions of its current state: { status, stateId, items }', '404': 'Not found' },
   health: { '200': 'Storage answers', '503': 'Storage does not answer' },
   openApi: { '200': 'This document' },
 };
@@ -41,6 +44,7 @@ const responsesByRoute: Record<string, Record<string, string>> = {
 const requestBodies: Record<string, unknown> = {
   putWorkflow: { $ref: '#/components/schemas/WorkflowDefinition' },
   createWorkflow: { $ref: '#/components/schemas/WorkflowDefinition' },
+  validateWorkflow: { $ref: '#/components/schemas/WorkflowDefinition' },
   sendTrigger: { $ref: '#/components/schemas/Trigger' },
   createInstance: {
     type: 'object',

@@ -2,6 +2,7 @@
  * @module The route table of the API (shared/design/api.md). The local server matches requests against
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
+import { explainRoutes } from './explain-routes';
 import { instanceRoutes } from './instance-routes';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
@@ -32,7 +33,7 @@ const systemRoutes: readonly RouteDefinition[] = [
   },
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...systemRoutes];
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes];
 
 // Built once per engine (its registry decides the condition and action schemas).
 const documents = new WeakMap<object, Record<string, unknown>>();

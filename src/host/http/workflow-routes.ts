@@ -1,5 +1,6 @@
 /** @module /api/workflows: versioned definitions with ETags. */
 import { z } from 'zod';
+import { analyzeDefinition } from '../../engine/analysis';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { pageBody, workflowBody } from './representations';
@@ -14,6 +15,12 @@ function workflowResponse(status: number, workflow: WorkflowVersion, location?: 
   };
 }
 
+/** PUT and POST answer with the analysis' warnings too: they never block storing a definition. */
+function storedWorkflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
+  const response = workflowResponse(status, workflow, location);
+  return { ...response, body: { ...response.body, warnings: analyzeDefinition(workflow.definition) } };
+}
+
 export const workflowRoutes: readonly RouteDefinition[] = [
   {
     name: 'putWorkflow',
@@ -24,7 +31,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
       const { workflow, created } = await engine.updateWorkflow(request.params.workflowId!, body, { ifMatch });
-      return workflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
+      return storedWorkflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
   },
   {
@@ -34,7 +41,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     async handle(request, { engine }) {
       const workflow = await engine.createWorkflow(readJsonBody(request));
-      return workflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
+      return storedWorkflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
     },
   },
   {
