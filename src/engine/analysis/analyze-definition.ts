@@ -97,7 +97,8 @@ function transitionWarnings(graph: DefinitionGraph): DefinitionWarning[] {
         // A timer trigger carries no ordinary trigger name, so a timer transition that asks for one never fires.
         if (edge.triggerNames.kind === 'only') {
           const names = sortedNames(edge.triggerNames).map((name) => `"${name}"`).join(', ');
-          warnings.push({ path: formatPath([...pathOf(edge), 'timer']), code: WarningCode.unusedTimer, message: `the timer of transition "${edge.id}" can never choose it: its conditions ask for the trigger name${names ? ` ${names}` : ''}, which a timer trigger never has` });
+          const why = names ? `its conditions ask for the trigger name ${names}, which a timer trigger never has` : 'its conditions ask for trigger names no trigger can have at once';
+          warnings.push({ path: formatPath([...pathOf(edge), 'timer']), code: WarningCode.unusedTimer, message: `the timer of transition "${edge.id}" can never choose it: ${why}` });
         }
       } else {
         for (const earlier of edges.slice(0, edge.index)) {

@@ -6,7 +6,6 @@
 import type { WorkflowDefinition } from '../definition';
 import { InstanceStatus } from '../enums';
 import type { Instance } from '../instance';
-import type { JsonValue } from '../json';
 import { buildDefinitionGraph, type ParameterTest, type TimerSpec } from './definition-graph';
 import { sortedNames } from './name-set';
 
@@ -47,7 +46,7 @@ export function availableTriggers(definition: WorkflowDefinition, instance: Pick
     .transitionsFrom(instance.stateId)
     .map((edge): AvailableTrigger => {
       const names = sortedNames(edge.triggerNames);
-      const parameters = edge.parameters.map(({ path: _path, ...parameter }) => parameter as Omit<ParameterTest, 'path'> & { value?: JsonValue });
+      const parameters = edge.parameters.map(({ path: _path, ...parameter }) => parameter);
       const dueAt = armed.get(edge.id);
       return {
         transitionId: edge.id,
