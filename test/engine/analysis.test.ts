@@ -199,6 +199,7 @@ describe('available triggers', () => {
           go('not-d', 'b', { type: 'not', condition: name('D') }),
           go('anything', 'b', { type: 'expression', expression: 'true' }),
           go('never', 'b', name('E'), name('F')),
+          go('neither', 'b', { type: 'not', condition: { type: 'any', conditions: [{ type: 'triggerParameter', parameter: 'x', test: 'exists' }, { type: 'triggerParameter', parameter: 'y', test: 'exists' }] } }),
         ],
       },
       b: {},
@@ -210,6 +211,8 @@ describe('available triggers', () => {
       { transitionId: 'not-d', triggerNames: ['*'], exceptTriggerNames: ['D'], parameters: [] },
       { transitionId: 'anything', triggerNames: ['*'], exceptTriggerNames: undefined, parameters: [] },
       { transitionId: 'never', triggerNames: [], exceptTriggerNames: undefined, parameters: [] },
+      // not(any(x, y)): both must be absent, neither is an alternative
+      { transitionId: 'neither', triggerNames: ['*'], exceptTriggerNames: undefined, parameters: [{ name: 'x', test: 'exists', negated: true }, { name: 'y', test: 'exists', negated: true }] },
     ]);
   });
 

@@ -164,18 +164,17 @@ function collectParameters(steps: readonly Step[], path: (string | number)[], fl
         });
         return;
       }
+      // Under an odd number of `not`s, `all` means "one of these fails" and `any` means "all of these fail".
       case 'all':
-        collectParameters(stepList(step, 'conditions'), [...here, 'conditions'], flags, into);
-        return;
       case 'any': {
         const children = stepList(step, 'conditions');
-        collectParameters(children, [...here, 'conditions'], { ...flags, alternative: flags.alternative || children.length > 1 }, into);
+        const alternatives = children.length > 1 && (step.type === 'any') !== flags.negated;
+        collectParameters(children, [...here, 'conditions'], { ...flags, alternative: flags.alternative || alternatives }, into);
         return;
       }
       case 'not': {
         const inner = childStep(step);
-        // not(all(a, b)) holds when either fails: its parts become alternatives.
-        if (inner) collectParameters([inner], [...here, 'condition'], { negated: !flags.negated, alternative: flags.alternative || inner.type === 'all' }, into);
+        if (inner) collectParameters([inner], [...here, 'condition'], { ...flags, negated: !flags.negated }, into);
         return;
       }
       default:
