@@ -6,9 +6,15 @@
 import { z } from 'zod';
 import { availableTriggers, buildDefinitionGraph, checkDefinition, mermaidStateDiagram } from '../../engine/analysis';
 import { ValidationError } from '../../engine/errors';
+import { availableTriggersSchema, definitionCheckSchema, workflowDefinitionReference } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import type { RouteDefinition } from './types';
+
+const diagramQuery = z.object({
+  version: z.coerce.number().int().min(1).optional().meta({ description: 'The version to draw; the latest (or the instance\'s) by default.' }),
+  instanceId: z.string().min(1).max(128).optional().meta({ description: 'Highlight this instance\'s current state (drawn on its version unless `version` says otherwise).' }),
+});
 
 export const explainRoutes: readonly RouteDefinition[] = [
   {
@@ -16,6 +22,14 @@ export const explainRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'workflows/validate',
     authLevel: 'function',
+    contract: {
+      summary: 'Validate and analyse a definition, storing nothing',
+      description: 'An invalid definition is an answer here (200, `valid: false`, every problem by JSON path), not a failed request. Warnings need a valid definition.',
+      tags: ['workflows'],
+      body: workflowDefinitionReference,
+      withoutStorage: true,
+      responses: { 200: { description: 'The verdict.', body: definitionCheckSchema } },
+    },
     async handle(request, { engine }) {
       parseQuery(request, {});
       // An invalid definition is an answer here, not a failed request: 200 with its errors.
@@ -27,11 +41,20 @@ export const explainRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'workflows/{workflowId}/diagram',
     authLevel: 'function',
+    contract: {
+      summary: 'Draw a workflow as a Mermaid state diagram',
+      description: 'A Mermaid `stateDiagram-v2`: every state by its display name, the initial and final states, every transition labelled with its trigger names or its timer.',
+      tags: ['workflows'],
+      path: z.object({ workflowId: z.string() }),
+      query: diagramQuery,
+      responses: {
+        200: { description: 'The diagram.', body: z.string(), contentType: 'text/plain; charset=utf-8' },
+        400: 'An unknown or malformed query parameter, or the instance belongs to another workflow.',
+        404: 'No such workflow, version or instance.',
+      },
+    },
     async handle(request, { engine }) {
-      const { version, instanceId } = parseQuery(request, {
-        version: z.coerce.number().int().min(1).optional(),
-        instanceId: z.string().min(1).max(128).optional(),
-      });
+      const { version, instanceId } = parseQuery(request, diagramQuery.shape);
       const workflowId = request.params.workflowId!;
       const instance = instanceId === undefined ? undefined : await engine.getInstance(instanceId);
       if (instance && instance.workflowId !== workflowId) {
@@ -48,6 +71,13 @@ export const explainRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/available-triggers',
     authLevel: 'function',
+    contract: {
+      summary: 'The triggers an instance can act on now',
+      description: 'For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer. Conditions on the context are not evaluated.',
+      tags: ['instances'],
+      path: z.object({ instanceId: z.string() }),
+      responses: { 200: { description: 'Its status and the transitions of its state.', body: availableTriggersSchema }, 404: 'No such instance.' },
+    },
     async handle(request, { engine }) {
       parseQuery(request, {});
       const instance = await engine.getInstance(request.params.instanceId!);
