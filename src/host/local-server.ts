@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { TooLargeError } from '../engine/errors';
+import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from './console-assets';
 import { matchRoute, unmatchedResponse } from './http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
 import { problem, problemResponse } from './problem';
@@ -18,6 +19,8 @@ export interface LocalServerOptions {
   host?: string;
   /** When set, every function-level route needs it in `x-functions-key` (or `?code=`). */
   apiKey?: string;
+  /** The built web console, served at `/console/`. @default dist/console of this package */
+  consoleFolder?: string;
   logger: Logger;
 }
 
@@ -64,16 +67,28 @@ function send(response: ServerResponse, apiResponse: ApiResponse): void {
   response.end(payload);
 }
 
+function sendAsset(response: ServerResponse, asset: ConsoleAssetResponse): void {
+  response.writeHead(asset.status, asset.headers);
+  response.end(asset.body);
+}
+
 export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'logger'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'consoleFolder'>,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = (request.method ?? 'GET').toUpperCase();
   const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? error.stack ?? error.message : String(error) });
   try {
+    if (!url.pathname.startsWith('/api/')) {
+      const asset = await serveLocalConsole(options.consoleFolder ?? defaultConsoleFolder(), method, url.pathname);
+      if (asset) {
+        request.resume();
+        return sendAsset(response, asset);
+      }
+    }
     const { match } = url.pathname.startsWith('/api/') ? matchRoute(method, url.pathname.slice('/api/'.length)) : { match: undefined };
     if (!match) {
       request.resume();
