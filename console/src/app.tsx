@@ -1,8 +1,8 @@
 /**
  * @module The console's shell: header with navigation and the API key, and the page the hash names.
- * On every page change the page's heading takes focus, so keyboard and screen-reader users land on it.
+ * After every navigation the page's heading takes focus, so keyboard and screen-reader users land on it.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiContext } from './api-context';
 import type { ConsoleApi } from './api/console-api';
 import { KeyForm } from './components/key-form';
@@ -59,8 +59,11 @@ export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   const route = parseHash(hash);
+  const firstPage = useRef(true);
   useEffect(() => {
-    document.getElementById('page-title')?.focus();
+    // After a navigation, not on load: a fresh page starts at the top, where the skip link is.
+    if (!firstPage.current) document.getElementById('page-title')?.focus();
+    firstPage.current = false;
     document.title = `${route.page === 'notFound' ? 'Not found' : route.page[0]!.toUpperCase() + route.page.slice(1)} · Signalbox console`;
   }, [hash]);
   const current = (page: ConsoleRoute['page'][]) => (page.includes(route.page) ? 'page' : undefined);

@@ -123,10 +123,13 @@ export interface Accepted {
 
 export interface AvailableTrigger {
   transitionId: string;
+  /** The names it answers; `["*"]` for any name (but `exceptTriggerNames`); empty for a timer. */
   triggerNames: string[];
-  parameters?: unknown;
+  exceptTriggerNames?: string[];
+  /** The parameter tests its conditions make, e.g. `{ parameter: "amount", test: "exists" }`. */
+  parameters?: Array<{ parameter?: string; test?: string; value?: unknown }>;
   targetStateId: string;
-  timer?: unknown;
+  timer?: { after?: string; at?: string; dueAt?: string };
 }
 
 export interface AvailableTriggers {

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
-import type { Instance, Problem, Workflow } from '../api/types';
+import type { AvailableTrigger, Instance, Problem, Workflow } from '../api/types';
 import { EmptyState } from '../components/empty-state';
 import { JsonView } from '../components/json-view';
 import { Link } from '../components/link';
@@ -17,6 +17,12 @@ import { TriggerForm } from '../components/trigger-form';
 import { useAsync } from '../lib/use-async';
 
 const ACTIVE = new Set(['initializing', 'waiting', 'suspended']);
+
+function describeTriggerNames(item: AvailableTrigger): string {
+  if (item.timer) return item.timer.after ? `Timer after ${item.timer.after}${item.timer.dueAt ? `, due ${new Date(item.timer.dueAt).toLocaleString()}` : ''}` : `Timer at ${item.timer.at ?? item.timer.dueAt ?? '?'}`;
+  if (item.triggerNames.includes('*')) return item.exceptTriggerNames?.length ? `Any trigger except ${item.exceptTriggerNames.join(', ')}` : 'Any trigger';
+  return item.triggerNames.join(' or ');
+}
 
 function RecoverForm({ instance, workflow, onDone }: { instance: Instance; workflow: Workflow | undefined; onDone: () => void }) {
   const api = useApi();
@@ -201,8 +207,13 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                 <ul class="available" data-testid="available-triggers">
                   {available.data.items.map((item) => (
                     <li key={item.transitionId}>
-                      <strong>{item.triggerNames.join(' or ')}</strong> takes <code>{item.transitionId}</code> to <code>{item.targetStateId}</code>
-                      {item.timer !== undefined && <span class="muted"> (timer {JSON.stringify(item.timer)})</span>}
+                      <strong>{describeTriggerNames(item)}</strong> takes <code>{item.transitionId}</code> to <code>{item.targetStateId}</code>
+                      {item.parameters && item.parameters.length > 0 && (
+                        <span class="muted">
+                          {' '}
+                          (parameters: {item.parameters.map((test) => `${test.parameter ?? '?'} ${test.test ?? ''}${test.value !== undefined ? ` ${JSON.stringify(test.value)}` : ''}`).join(', ')})
+                        </span>
+                      )}
                     </li>
                   ))}
                 </ul>

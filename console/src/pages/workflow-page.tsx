@@ -66,7 +66,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
       )}
       {diagram.data && (
         <StateDiagram
-          text={counts.data ? annotateDiagram(diagram.data, counts.data.byState) : diagram.data}
+          text={counts.data && definition ? annotateDiagram(diagram.data, definition.states, counts.data.byState) : diagram.data}
           label={`State diagram of ${workflowId} version ${shownVersion}${counts.data ? ` with ${counts.data.total} instances` : ''}`}
         />
       )}
