@@ -54,10 +54,10 @@ describe('registered functions', () => {
     expect(triggerOf(matches[0]!).authLevel).toBe(authLevel);
   });
 
-  it('registers no HTTP route beyond the API doc, except the problem+json catch-all', () => {
+  it('registers no HTTP route beyond the API doc, except the problem+json catch-all and the web console', () => {
     const documented = new Set(apiRoutes.map(([method, route]) => `${method} ${route}`));
     const extra = httpFunctions
-      .filter((fn) => fn.name !== 'notFound')
+      .filter((fn) => fn.name !== 'notFound' && fn.name !== 'console')
       .flatMap((fn) => triggerOf(fn).methods!.map((method) => `${method} ${triggerOf(fn).route}`))
       .filter((key) => !documented.has(key));
     expect(extra).toEqual([]);
@@ -65,8 +65,18 @@ describe('registered functions', () => {
     expect(triggerOf(catchAll)).toMatchObject({ route: '{*path}', authLevel: 'anonymous' });
   });
 
+  it('serves the web console from one anonymous GET/HEAD function, tried before the catch-all', () => {
+    const consoleFunction = httpFunctions.find((fn) => fn.name === 'console')!;
+    expect(triggerOf(consoleFunction)).toMatchObject({ route: 'console/{*path}', authLevel: 'anonymous', methods: ['GET', 'HEAD'] });
+    expect(bindingsOf(consoleFunction).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in httpTrigger', 'out http']);
+    // The host tries HTTP functions in the order of their names, and the catch-all matches console/... too.
+    for (const compare of [(a: string, b: string) => (a < b ? -1 : 1), (a: string, b: string) => a.localeCompare(b, 'en', { sensitivity: 'base' })]) {
+      expect(compare(consoleFunction.name, 'notFound')).toBeLessThan(0);
+    }
+  });
+
   it('gives every API function a durable client input and an HTTP output', () => {
-    for (const fn of httpFunctions.filter((candidate) => candidate.name !== 'notFound')) {
+    for (const fn of httpFunctions.filter((candidate) => candidate.name !== 'notFound' && candidate.name !== 'console')) {
       expect(bindingsOf(fn).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in durableClient', 'in httpTrigger', 'out http']);
     }
   });

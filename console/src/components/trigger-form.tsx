@@ -7,7 +7,6 @@ import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
 import type { AvailableTrigger, DryRunResult, Problem, TriggerInput } from '../api/types';
 import { JsonView } from './json-view';
-import { OperationView } from './operation-view';
 import { ProblemAlert } from './problem-alert';
 import { TraceView } from './trace-view';
 
@@ -26,7 +25,8 @@ export interface TriggerFormProps {
   instanceId: string;
   available: AvailableTrigger[] | undefined;
   dryRunAvailable: boolean;
-  onSent: () => void;
+  /** Called with the operation the API started for the trigger. */
+  onSent: (operationId: string) => void;
 }
 
 export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: TriggerFormProps) {
@@ -38,7 +38,6 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
   const [problem, setProblem] = useState<Problem>();
   const [inputError, setInputError] = useState<string>();
   const [preview, setPreview] = useState<{ input: string; result: DryRunResult }>();
-  const [operationId, setOperationId] = useState<string>();
   const [busy, setBusy] = useState(false);
 
   const build = (): TriggerInput | undefined => {
@@ -78,8 +77,8 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
     }
     void run(async () => {
       const accepted = await api.sendInstanceTrigger(instanceId, input);
-      setOperationId(accepted.operationId);
       setPreview(undefined);
+      onSent(accepted.operationId);
     });
   };
   const previewed = preview?.result.instances.find((item) => item.instanceId === instanceId) ?? preview?.result.instances[0];
@@ -152,12 +151,6 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
           <h4>Trace</h4>
           <TraceView trace={previewed.trace} />
           {previewed.contextAfter && <JsonView value={previewed.contextAfter} label="Context after" />}
-        </section>
-      )}
-      {operationId && (
-        <section aria-label="Sent trigger">
-          <h3>Sent</h3>
-          <OperationView operationId={operationId} onFinished={onSent} />
         </section>
       )}
     </form>

@@ -9,6 +9,7 @@ import type { AvailableTrigger, Instance, Problem, Workflow } from '../api/types
 import { EmptyState } from '../components/empty-state';
 import { JsonView } from '../components/json-view';
 import { Link } from '../components/link';
+import { OperationView } from '../components/operation-view';
 import { ProblemAlert } from '../components/problem-alert';
 import { StateDiagram } from '../components/state-diagram';
 import { StatusBadge } from '../components/status-badge';
@@ -109,6 +110,7 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
   const api = useApi();
   const [generation, setGeneration] = useState(0);
   const refresh = () => setGeneration((value) => value + 1);
+  const [sentOperationId, setSentOperationId] = useState<string>();
   const instance = useAsync(() => api.getInstance(instanceId), [api, instanceId, generation]);
   const history = useAsync(() => api.getHistory(instanceId), [api, instanceId, generation]);
   const capabilities = useAsync(() => api.capabilities(), [api]);
@@ -218,18 +220,24 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                   ))}
                 </ul>
               )}
-              {capabilities.data && (
+              {capabilities.data && (!capabilities.data.availableTriggers || available.data || available.problem) && (
                 <TriggerForm
-                  key={`${loaded.stateId}:${available.data ? 'listed' : 'free'}`}
+                  key={loaded.stateId}
                   instanceId={instanceId}
                   available={available.data?.items}
                   dryRunAvailable={capabilities.data.dryRun}
-                  onSent={refresh}
+                  onSent={setSentOperationId}
                 />
               )}
             </>
           ) : (
             <p class="note">A {loaded.status} instance takes no triggers.</p>
+          )}
+          {sentOperationId && (
+            <section aria-label="Sent trigger">
+              <h3>Sent</h3>
+              <OperationView key={sentOperationId} operationId={sentOperationId} onFinished={refresh} />
+            </section>
           )}
 
           <h2>Interests</h2>

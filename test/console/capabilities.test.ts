@@ -1,0 +1,23 @@
+/** What the console offers is read from the server's OpenAPI document, never guessed. */
+import { capabilitiesFrom } from '../../console/src/api/capabilities';
+
+it('finds nothing beyond the first wave in a document without those routes', () => {
+  expect(capabilitiesFrom({ paths: { '/api/instances/{instanceId}/triggers': { post: {} } } })).toEqual({ diagram: false, availableTriggers: false, dryRun: false });
+  expect(capabilitiesFrom(null)).toEqual({ diagram: false, availableTriggers: false, dryRun: false });
+});
+
+it('finds the diagram, available triggers and a dryRun query parameter, whatever the path parameters are named', () => {
+  const document = {
+    paths: {
+      '/api/workflows/{id}/diagram': { get: {} },
+      '/api/instances/{id}/available-triggers': { get: {} },
+      '/api/instances/{instanceId}/triggers': { post: { parameters: [{ name: 'instanceId', in: 'path' }, { name: 'dryRun', in: 'query' }] } },
+    },
+  };
+  expect(capabilitiesFrom(document)).toEqual({ diagram: true, availableTriggers: true, dryRun: true });
+});
+
+it('does not take a dryRun that is not a query parameter of the instance trigger route', () => {
+  const document = { paths: { '/api/triggers': { post: { parameters: [{ name: 'dryRun', in: 'query' }] } }, '/api/instances/{id}/triggers': { post: { parameters: [{ name: 'dryRun', in: 'header' }] } } } };
+  expect(capabilitiesFrom(document).dryRun).toBe(false);
+});
