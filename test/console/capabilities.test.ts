@@ -21,3 +21,14 @@ it('does not take a dryRun that is not a query parameter of the instance trigger
   const document = { paths: { '/api/triggers': { post: { parameters: [{ name: 'dryRun', in: 'query' }] } }, '/api/instances/{id}/triggers': { post: { parameters: [{ name: 'dryRun', in: 'header' }] } } } };
   expect(capabilitiesFrom(document).dryRun).toBe(false);
 });
+
+it('reads a document whose paths leave the /api prefix to its servers', () => {
+  const document = {
+    servers: [{ url: '/api' }],
+    paths: {
+      '/workflows/{workflowId}/diagram': { get: {} },
+      '/instances/{instanceId}/triggers': { post: { parameters: [{ name: 'dryRun', in: 'query' }] } },
+    },
+  };
+  expect(capabilitiesFrom(document)).toEqual({ diagram: true, availableTriggers: false, dryRun: true });
+});

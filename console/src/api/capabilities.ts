@@ -13,19 +13,22 @@ interface OpenApiOperation {
 }
 type OpenApiPaths = Record<string, Record<string, OpenApiOperation | undefined> | undefined>;
 
-/** Path templates compared with their parameter names blanked: `/a/{id}` and `/a/{instanceId}` are one. */
+/**
+ * Path templates compared with their parameter names blanked (`/a/{id}` and `/a/{instanceId}` are one),
+ * and with or without the `/api` prefix (a document may put it in `servers` instead).
+ */
 function findOperation(paths: OpenApiPaths, template: string, method: string): OpenApiOperation | undefined {
-  const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+  const shape = (path: string) => path.replace(/^\/api(?=\/)/, '').replace(/\{[^}]+\}/g, '{}');
   const key = Object.keys(paths).find((path) => shape(path) === shape(template));
   return key ? paths[key]?.[method] : undefined;
 }
 
 export function capabilitiesFrom(document: unknown): Capabilities {
   const paths = ((document as { paths?: OpenApiPaths } | null)?.paths ?? {}) as OpenApiPaths;
-  const instanceTrigger = findOperation(paths, '/api/instances/{}/triggers', 'post');
+  const instanceTrigger = findOperation(paths, '/instances/{}/triggers', 'post');
   return {
-    diagram: findOperation(paths, '/api/workflows/{}/diagram', 'get') !== undefined,
-    availableTriggers: findOperation(paths, '/api/instances/{}/available-triggers', 'get') !== undefined,
+    diagram: findOperation(paths, '/workflows/{}/diagram', 'get') !== undefined,
+    availableTriggers: findOperation(paths, '/instances/{}/available-triggers', 'get') !== undefined,
     dryRun: (instanceTrigger?.parameters ?? []).some((parameter) => parameter.name === 'dryRun' && parameter.in === 'query'),
   };
 }
