@@ -216,6 +216,8 @@ it('follows an operation to its per-instance outcomes', async () => {
 
 it('can be used from the keyboard: a skip link first, and every field labelled', async () => {
   await openWithKey('#/instances');
+  // A fresh load (a navigation inside the console moves focus to the page's heading instead).
+  await page.reload();
   await page.getByTestId('instances').waitFor();
   await page.keyboard.press('Tab');
   await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
@@ -223,4 +225,12 @@ it('can be used from the keyboard: a skip link first, and every field labelled',
     [...document.querySelectorAll('input, select, textarea')].filter((field) => (field as HTMLInputElement).labels?.length === 0 && !field.getAttribute('aria-label')).length,
   );
   expect(unlabelled).toBe(0);
+  // Enter on the skip link moves focus to the page's content.
+  await page.keyboard.press('Enter');
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+  // After a navigation from the keyboard, focus lands on the new page's heading.
+  await page.getByRole('link', { name: 'claim-1' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Instance claim-1' }).waitFor();
+  await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Instance claim-1');
 });
