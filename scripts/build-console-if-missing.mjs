@@ -8,4 +8,4 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (existsSync(`${root}/dist/console/index.html`)) process.exit(0);
 console.log('Building the web console (dist/console), once…');
 const { build } = await import('vite');
-await build({ configFile: `${root}/console/vite.config.ts`, logLevel: 'warn' });
+await build({ configFile: `${root}/console/vite.config.mts`, logLevel: 'warn' });
