@@ -155,7 +155,11 @@ it('opens an instance, shows where it is, and sends a trigger (after its dry run
   await page.getByRole('link', { name: 'claim-1' }).click();
   await page.getByRole('heading', { name: 'Instance claim-1' }).waitFor();
   await expect(page.getByTestId('instance-state').textContent()).resolves.toContain('waiting-for-submission');
-  await page.getByTestId('diagram').locator('svg').waitFor();
+  // Its state is the highlighted one on the diagram (the server marks it with the class `current`).
+  const highlighted = page.getByTestId('diagram').locator('svg g.current');
+  await highlighted.first().waitFor();
+  await expect(highlighted.count()).resolves.toBe(1);
+  await expect(highlighted.textContent()).resolves.toContain('Waiting for submission');
   await expect(page.getByTestId('interests').textContent()).resolves.toContain('claimant:ann');
 
   await page.getByLabel('Trigger name').fill('Update');
