@@ -2,14 +2,21 @@
  * @module What this server's API offers beyond the first wave, read from its OpenAPI document, so the
  * console offers only what the API does (a dry run is never attempted on a server that would send instead).
  */
+import { instanceStatuses, type InstanceStatus } from './types';
+
 export interface Capabilities {
   diagram: boolean;
   availableTriggers: boolean;
   dryRun: boolean;
+  /** The statuses `GET /api/instances?status=` accepts (`suspended` only once the API has it). */
+  statuses: InstanceStatus[];
 }
 
+/** The first wave's statuses, for a document that does not list them. */
+export const firstWaveStatuses: InstanceStatus[] = ['initializing', 'waiting', 'faulted', 'complete', 'cancelled'];
+
 interface OpenApiOperation {
-  parameters?: Array<{ name?: string; in?: string }>;
+  parameters?: Array<{ name?: string; in?: string; schema?: { enum?: unknown[] } }>;
 }
 type OpenApiPaths = Record<string, Record<string, OpenApiOperation | undefined> | undefined>;
 
@@ -26,7 +33,10 @@ function findOperation(paths: OpenApiPaths, template: string, method: string): O
 export function capabilitiesFrom(document: unknown): Capabilities {
   const paths = ((document as { paths?: OpenApiPaths } | null)?.paths ?? {}) as OpenApiPaths;
   const instanceTrigger = findOperation(paths, '/instances/{}/triggers', 'post');
+  const statusParameter = findOperation(paths, '/instances', 'get')?.parameters?.find((parameter) => parameter.name === 'status' && parameter.in === 'query');
+  const listed = (statusParameter?.schema?.enum ?? []).filter((value): value is InstanceStatus => (instanceStatuses as readonly unknown[]).includes(value));
   return {
+    statuses: listed.length ? instanceStatuses.filter((status) => listed.includes(status)) : firstWaveStatuses,
     diagram: findOperation(paths, '/workflows/{}/diagram', 'get') !== undefined,
     availableTriggers: findOperation(paths, '/instances/{}/available-triggers', 'get') !== undefined,
     dryRun: (instanceTrigger?.parameters ?? []).some((parameter) => parameter.name === 'dryRun' && parameter.in === 'query'),

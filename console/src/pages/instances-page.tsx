@@ -4,7 +4,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import { instanceStatuses, type InstanceFilter, type InstanceStatus } from '../api/types';
+import { firstWaveStatuses } from '../api/capabilities';
+import type { InstanceFilter, InstanceStatus } from '../api/types';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
@@ -19,6 +20,7 @@ function FilterForm({ filter }: { filter: InstanceFilter }) {
   const [draft, setDraft] = useState<InstanceFilter>(filter);
   useEffect(() => setDraft(filter), [filter.workflowId, filter.stateId, filter.status, filter.subject]);
   const workflows = useAsync(() => api.listWorkflows(), [api]);
+  const capabilities = useAsync(() => api.capabilities(), [api]);
   const definition = useAsync(async () => (draft.workflowId ? api.getWorkflow(draft.workflowId) : undefined), [api, draft.workflowId]);
   const set = (change: Partial<InstanceFilter>) => setDraft((previous) => ({ ...previous, ...change }));
   return (
@@ -58,7 +60,7 @@ function FilterForm({ filter }: { filter: InstanceFilter }) {
         <label for="filter-status">Status</label>
         <select id="filter-status" value={draft.status ?? ''} onChange={(event) => set({ status: (event.currentTarget.value || undefined) as InstanceStatus | undefined })}>
           <option value="">Any status</option>
-          {instanceStatuses.map((status) => (
+          {(capabilities.data?.statuses ?? firstWaveStatuses).map((status) => (
             <option key={status} value={status}>
               {status}
             </option>

@@ -3,7 +3,7 @@
  * in each state drawn on it, a table of the same counts per status, and a version switch.
  */
 import { useApi } from '../api-context';
-import { instanceStatuses } from '../api/types';
+import { firstWaveStatuses } from '../api/capabilities';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
@@ -18,6 +18,8 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
   const shownVersion = version ?? latest.data?.version;
   const workflow = useAsync(async () => (shownVersion === undefined ? undefined : api.getWorkflow(workflowId, shownVersion)), [api, workflowId, shownVersion]);
   const counts = useAsync(async () => (shownVersion === undefined ? undefined : countInstancesByState(api, workflowId, shownVersion)), [api, workflowId, shownVersion]);
+  const capabilities = useAsync(() => api.capabilities(), [api]);
+  const statuses = capabilities.data?.statuses ?? firstWaveStatuses;
   const diagram = useAsync(async () => {
     if (shownVersion === undefined) return undefined;
     const capabilities = await api.capabilities();
@@ -80,7 +82,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
           <thead>
             <tr>
               <th scope="col">State</th>
-              {instanceStatuses.map((status) => (
+              {statuses.map((status) => (
                 <th scope="col" key={status}>
                   {status}
                 </th>
@@ -97,7 +99,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
                     {state.displayName ?? stateId} {state.displayName && <span class="muted">({stateId})</span>}
                     {stateId === definition.initialStateId && <span class="muted"> · initial</span>}
                   </th>
-                  {instanceStatuses.map((status) => {
+                  {statuses.map((status) => {
                     const count = byStatus?.[status] ?? 0;
                     return (
                       <td key={status} class="number">
