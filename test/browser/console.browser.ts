@@ -70,6 +70,9 @@ beforeAll(async () => {
   for (const id of ['order-1', 'order-2']) expect((await api.request('POST', '/api/instances', { json: { workflowId: 'order', instanceId: id } })).status).toBe(201);
   await send('order-1', { id: 'seed-ship-1', name: 'Ship', parameters: { weight: 'heavy' } });
   expect((await api.request('GET', '/api/instances/order-1')).body.status).toBe('faulted');
+  // A second version of order, with no instances: both order instances stay on version 1.
+  const orderV2 = { ...order, displayName: 'Order (v2)' };
+  expect((await api.request('PUT', '/api/workflows/order', { json: orderV2, headers: { 'if-match': '*' } })).status).toBe(200);
 
   browser = await launchBrowser();
 });
@@ -109,7 +112,8 @@ it('opens at /, asks for the key with the problem+json detail, then lists the wo
   const row = page.getByRole('row', { name: /expense-claim/ });
   await row.waitFor();
   await expect(row.getByRole('link', { name: 'v1 (latest)' }).count()).resolves.toBe(1);
-  await expect(page.getByRole('row', { name: /Order/ }).count()).resolves.toBe(1);
+  const orderRow = page.getByRole('row', { name: /Order/ });
+  await expect(orderRow.getByRole('link', { name: /^v\d/ }).allTextContents()).resolves.toEqual(['v2 (latest)', 'v1']);
 
   // The key lasts for the tab: a reload needs no second entry.
   await page.reload();
@@ -131,6 +135,17 @@ it('draws the workflow diagram with the number of instances in each state', asyn
   const submission = page.getByTestId('state-counts').getByRole('row', { name: /Waiting for submission/ });
   await expect(submission.getByRole('link', { name: '2' }).getAttribute('href')).resolves.toBe('#/instances?workflowId=expense-claim&stateId=waiting-for-submission&status=waiting');
   await screenshot(page, 'workflow-diagram');
+});
+
+it('switches between versions of a workflow, each with its own instances', async () => {
+  await openWithKey('#/workflows/order');
+  await page.getByText('No instances of version 2').waitFor();
+  await page.getByLabel('Version').selectOption('1');
+  await page.waitForFunction(() => window.location.hash === '#/workflows/order?version=1');
+  const totals = page.getByTestId('state-counts').locator('tbody tr td:last-child');
+  await page.waitForFunction(() => document.querySelector('[data-testid="state-counts"] caption')?.textContent?.includes('version 1'));
+  await expect(totals.allTextContents()).resolves.toEqual(['2', '0']);
+  await page.getByTestId('diagram').locator('svg').waitFor();
 });
 
 it('filters the instance list by workflow, state and status', async () => {
