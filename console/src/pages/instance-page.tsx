@@ -4,8 +4,9 @@
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import { asProblem } from '../api/api-error';
-import type { AvailableTrigger, Instance, Problem, Workflow } from '../api/types';
+import type { AvailableTrigger } from '../api/types';
+import { CancelControl } from '../components/cancel-control';
+import { RecoverForm } from '../components/recover-form';
 import { EmptyState } from '../components/empty-state';
 import { JsonView } from '../components/json-view';
 import { Link } from '../components/link';
@@ -23,87 +24,6 @@ function describeTriggerNames(item: AvailableTrigger): string {
   if (item.timer) return item.timer.after ? `Timer after ${item.timer.after}${item.timer.dueAt ? `, due ${new Date(item.timer.dueAt).toLocaleString()}` : ''}` : `Timer at ${item.timer.at ?? item.timer.dueAt ?? '?'}`;
   if (item.triggerNames.includes('*')) return item.exceptTriggerNames?.length ? `Any trigger except ${item.exceptTriggerNames.join(', ')}` : 'Any trigger';
   return item.triggerNames.join(' or ');
-}
-
-function RecoverForm({ instance, workflow, onDone }: { instance: Instance; workflow: Workflow | undefined; onDone: () => void }) {
-  const api = useApi();
-  const [stateId, setStateId] = useState(instance.stateId);
-  const [problem, setProblem] = useState<Problem>();
-  const [busy, setBusy] = useState(false);
-  return (
-    <form
-      class="inline-form"
-      aria-label="Recover the instance"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        setBusy(true);
-        setProblem(undefined);
-        try {
-          await api.recoverInstance(instance.id, stateId);
-          onDone();
-        } catch (error) {
-          setProblem(asProblem(error));
-        } finally {
-          setBusy(false);
-        }
-      }}
-    >
-      <label for="recover-state">Recover into state</label>
-      <select id="recover-state" value={stateId} onChange={(event) => setStateId(event.currentTarget.value)}>
-        {Object.entries(workflow?.states ?? { [instance.stateId]: {} }).map(([id, state]) => (
-          <option key={id} value={id}>
-            {state.displayName ? `${state.displayName} (${id})` : id}
-            {id === instance.stateId ? ' (current)' : ''}
-          </option>
-        ))}
-      </select>
-      <button type="submit" disabled={busy}>
-        Recover
-      </button>
-      <p class="note">The state's entry conditions and actions run again.</p>
-      {problem && <ProblemAlert problem={problem} context="Recover failed" />}
-    </form>
-  );
-}
-
-function CancelControl({ instance, onDone }: { instance: Instance; onDone: () => void }) {
-  const api = useApi();
-  const [confirming, setConfirming] = useState(false);
-  const [problem, setProblem] = useState<Problem>();
-  if (instance.status === 'complete' || instance.status === 'cancelled') return null;
-  return (
-    <div class="cancel-control">
-      {!confirming ? (
-        <button type="button" class="danger" onClick={() => setConfirming(true)}>
-          Cancel instance…
-        </button>
-      ) : (
-        <div role="group" aria-label="Confirm cancel">
-          <span>Cancel {instance.id}? It takes no more triggers.</span>{' '}
-          <button
-            type="button"
-            class="danger"
-            onClick={async () => {
-              setProblem(undefined);
-              try {
-                await api.cancelInstance(instance.id);
-                setConfirming(false);
-                onDone();
-              } catch (error) {
-                setProblem(asProblem(error));
-              }
-            }}
-          >
-            Yes, cancel it
-          </button>{' '}
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-            Keep it
-          </button>
-        </div>
-      )}
-      {problem && <ProblemAlert problem={problem} context="Cancel failed" />}
-    </div>
-  );
 }
 
 export function InstancePage({ instanceId }: { instanceId: string }) {
