@@ -7,5 +7,5 @@ import './telemetry';
 import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
-import './http';
 import './console';
+import './http';
