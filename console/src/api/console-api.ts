@@ -77,8 +77,8 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
   let capabilities: Promise<Capabilities> | undefined;
 
   /**
-   * Routes the typed client does not know yet (added by later issues: diagrams, available triggers, dry
-   * runs). The console calls them only when the server's OpenAPI document lists them (capabilities.ts).
+   * Routes the typed client does not know yet (dry runs, from a later issue). The console calls them only
+   * when the server's OpenAPI document lists them (capabilities.ts).
    */
   async function untyped(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json, text/plain' };
@@ -97,12 +97,6 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     throw apiError(error, response);
   }
   const segment = encodeURIComponent;
-  const query = (values: Record<string, string | number | undefined>) => {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== '') params.set(name, String(value));
-    const text = params.toString();
-    return text ? `?${text}` : '';
-  };
   const orUndefined = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
 
   return {
@@ -116,8 +110,13 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     },
     listWorkflows: (continuationToken) => unwrap(client.GET('/workflows', { params: { query: { continuationToken } } })),
     getWorkflow: (workflowId, version) => unwrap(client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { version } } })),
-    getDiagram: async (workflowId, diagramOptions = {}) =>
-      (await untyped('GET', `/workflows/${segment(workflowId)}/diagram${query({ version: diagramOptions.version, instanceId: diagramOptions.instanceId })}`)).text(),
+    getDiagram: (workflowId, diagramOptions = {}) =>
+      unwrap<string>(
+        client.GET('/workflows/{workflowId}/diagram', {
+          params: { path: { workflowId }, query: { version: diagramOptions.version, instanceId: diagramOptions.instanceId } },
+          parseAs: 'text',
+        }),
+      ),
     listInstances: (filter, continuationToken, maxPageSize) =>
       unwrap(
         client.GET('/instances', {
@@ -136,7 +135,7 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
       ),
     getInstance: (instanceId) => unwrap(client.GET('/instances/{instanceId}', { params: { path: { instanceId } } })),
     getHistory: (instanceId) => unwrap(client.GET('/instances/{instanceId}/history', { params: { path: { instanceId } } })),
-    getAvailableTriggers: async (instanceId) => (await untyped('GET', `/instances/${segment(instanceId)}/available-triggers`)).json() as Promise<AvailableTriggers>,
+    getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
     sendInstanceTrigger: (instanceId, trigger) =>
       unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })),
     dryRunInstanceTrigger: async (instanceId, trigger) =>
