@@ -140,7 +140,7 @@ it('draws the workflow diagram with the number of instances in each state', asyn
 it('switches between versions of a workflow, each with its own instances', async () => {
   await openWithKey('#/workflows/order');
   await page.getByText('No instances of version 2').waitFor();
-  await page.getByLabel('Version').selectOption('1');
+  await page.getByLabel('Version', { exact: true }).selectOption('1');
   await page.waitForFunction(() => window.location.hash === '#/workflows/order?version=1');
   const totals = page.getByTestId('state-counts').locator('tbody tr td:last-child');
   await page.waitForFunction(() => document.querySelector('[data-testid="state-counts"] caption')?.textContent?.includes('version 1'));
