@@ -103,8 +103,8 @@ export class ApiClient {
     return (await this.request<ApiInstance>('GET', `/instances/${enc(instanceId)}`)).body;
   }
 
-  async listInstances(filter: InstanceFilter, continuationToken?: string): Promise<ApiPage<ApiInstance>> {
-    return (await this.request<ApiPage<ApiInstance>>('GET', '/instances', { query: { ...filter, continuationToken } })).body;
+  async listInstances(filter: InstanceFilter, page: { continuationToken?: string; maxPageSize?: number } = {}): Promise<ApiPage<ApiInstance>> {
+    return (await this.request<ApiPage<ApiInstance>>('GET', '/instances', { query: { ...filter, ...page } })).body;
   }
 
   async instanceHistory(instanceId: string, continuationToken?: string): Promise<ApiPage<ApiHistoryEntry>> {

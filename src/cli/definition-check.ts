@@ -5,7 +5,6 @@
  * not refused there for its shape (custom condition or action types registered only in a server's
  * registry are the exception: offline, only the built-in types are known).
  */
-import { validateDefinition } from '../engine/definition-validation';
 import { DefinitionInvalidError, type ValidationIssue } from '../engine/errors';
 import type { DefinitionFile } from './inputs';
 import type { Output } from './output';
@@ -25,7 +24,17 @@ export interface FileCheck {
   readonly workflowId?: string;
 }
 
+/**
+ * The engine's validation (zod schemas, JSONata, every step type) is most of the CLI's start-up time, and
+ * only the commands that read definitions need it: it is loaded on first use, not when the CLI starts.
+ * (A `require`, since `import()` of TypeScript source does not go through the require hook.)
+ */
+function engineValidation(): typeof import('../engine/definition-validation') {
+  return require('../engine/definition-validation') as typeof import('../engine/definition-validation');
+}
+
 export function checkDefinitionFile(input: DefinitionFile): FileCheck {
+  const { validateDefinition } = engineValidation();
   if (input.parseError !== undefined) return { file: input.file, valid: false, errors: [{ path: '$', message: input.parseError }], warnings: [] };
   const workflowId = idOf(input.definition);
   try {

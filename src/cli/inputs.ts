@@ -47,8 +47,8 @@ export function collect(value: string, previous: readonly string[] = []): string
   return [...previous, value];
 }
 
-/** A commander parser for positive integers (`--version 2`, `--results 20`). */
-export function positiveInteger(name: string): (value: string) => number {
+/** A commander parser for whole numbers (`--version 2`, `--results 20`). */
+export function wholeNumber(name: string): (value: string) => number {
   return (value) => {
     const number = Number(value);
     if (!Number.isInteger(number) || number < 0) throw new UsageError(`${name} must be a whole number, not "${value}"`);

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { CommandContext, DEFAULT_URL, type GlobalOptions } from './context';
-import { collect, positiveInteger } from './inputs';
+import { collect, wholeNumber } from './inputs';
 import type { Output } from './output';
 import { diagramCommand } from './commands/diagram';
 import { cancelCommand, instanceCommand, recoverCommand } from './commands/instance';
@@ -60,7 +60,7 @@ export function buildProgram(output: Output): Command {
     .description('print the Mermaid stateDiagram-v2 of a stored workflow')
     .argument('<workflowId>', 'a stored workflow')
     .option('--instance <instanceId>', "highlight this instance's current state")
-    .option('--version <n>', 'a given version (default: the latest)', positiveInteger('--version'))
+    .option('--version <n>', 'a given version (default: the latest)', wholeNumber('--version'))
     .addHelpText('after', examples('signalbox diagram expense-claim > claim.mmd', 'signalbox diagram expense-claim --instance claim-42', 'signalbox diagram expense-claim --version 1'))
     .action((target: string, options, command: Command) => diagramCommand(contextOf(command), target, options));
 
@@ -87,7 +87,7 @@ export function buildProgram(output: Output): Command {
       .option('--content-type <type>', 'the trigger content type')
       .option('--id <triggerId>', 'the trigger id (makes the send idempotent)')
       .option('--wait', 'follow the operation to its end: a progress bar on a terminal, then the summary and outcomes')
-      .option('--results <n>', 'per-instance outcomes to show after --wait', positiveInteger('--results'), 10)
+      .option('--results <n>', 'per-instance outcomes to show after --wait', wholeNumber('--results'), 10)
       .option('--no-progress', 'no progress bar, even on a terminal');
 
   addTriggerOptions(
@@ -114,7 +114,7 @@ export function buildProgram(output: Output): Command {
     .command('watch')
     .description("follow an operation: a progress bar on a terminal, then the summary and the first per-instance outcomes")
     .argument('<operationId>', 'the operation (a trigger id)')
-    .option('--results <n>', 'per-instance outcomes to show', positiveInteger('--results'), 10)
+    .option('--results <n>', 'per-instance outcomes to show', wholeNumber('--results'), 10)
     .option('--no-progress', 'no progress bar, even on a terminal')
     .addHelpText('after', examples('signalbox watch update-1', 'signalbox watch update-1 --json'))
     .action((operationId: string, options, command: Command) => watchCommand(contextOf(command), operationId, options));
@@ -129,6 +129,7 @@ export function buildProgram(output: Output): Command {
     .option('--parent <instanceId>', 'only children of this instance')
     .option('--all', 'follow every page')
     .option('--continuation-token <token>', 'start at this page')
+    .option('--page-size <n>', 'instances per page (server default 100, at most 1000)', wholeNumber('--page-size'))
     .addHelpText('after', examples('signalbox instances --workflow expense-claim --status waiting', 'signalbox instances --subject claimant:ann --all --json'))
     .action((options, command: Command) => instancesCommand(contextOf(command), options));
 

@@ -10,6 +10,7 @@ export interface InstancesOptions {
   readonly parent?: string;
   readonly all?: boolean;
   readonly continuationToken?: string;
+  readonly pageSize?: number;
 }
 
 export async function instancesCommand(context: CommandContext, options: InstancesOptions): Promise<void> {
@@ -23,7 +24,7 @@ export async function instancesCommand(context: CommandContext, options: Instanc
   const items: ApiInstance[] = [];
   let continuationToken = options.continuationToken;
   do {
-    const page = await context.api.listInstances(filter, continuationToken);
+    const page = await context.api.listInstances(filter, { ...(continuationToken ? { continuationToken } : {}), ...(options.pageSize ? { maxPageSize: options.pageSize } : {}) });
     items.push(...page.items);
     continuationToken = page.continuationToken;
   } while (options.all && continuationToken);
