@@ -38,9 +38,12 @@ process.stdout.on('error', (error) => {
 let cli;
 if (compiledIsCurrent()) {
   cli = require(compiled);
-} else {
+} else if (existsSync(source)) {
   require('tsx/cjs/api').register();
   cli = require(source);
+} else {
+  process.stderr.write('signalbox: dist/ is missing; run `npm run build` first\n');
+  process.exit(2);
 }
 cli.runCli(process.argv.slice(2)).then((exitCode) => {
   process.exitCode = exitCode;
