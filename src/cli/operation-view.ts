@@ -42,6 +42,13 @@ export function operationProgress(operation: ApiOperation): OperationProgress {
 export async function waitForOperation(api: ApiClient, operationId: string, output: Output, options: WatchOptions = {}): Promise<ApiOperation> {
   const bar = output.interactive && options.progress !== false ? new ProgressBar(output, operationId) : undefined;
   let waitInMs = options.firstPollInMs ?? 100;
+  // Ctrl-C stops the watching, not the operation: put the cursor back and say how to pick it up again.
+  const onInterrupt = () => {
+    bar?.stop();
+    output.note(`Stopped watching; operation ${operationId} goes on: signalbox watch ${operationId}`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
   try {
     for (;;) {
       const { operation, retryAfterInMs } = await api.getOperation(operationId);
@@ -51,6 +58,7 @@ export async function waitForOperation(api: ApiClient, operationId: string, outp
       waitInMs = Math.min(waitInMs * 2, retryAfterInMs ?? 1000, 1000);
     }
   } finally {
+    process.off('SIGINT', onInterrupt);
     bar?.stop();
   }
 }
@@ -90,7 +98,9 @@ class ProgressBar {
   }
 
   stop(): void {
-    if (this.started) this.bar.stop();
+    if (!this.started) return;
+    this.started = false;
+    this.bar.stop();
   }
 }
 
