@@ -116,7 +116,10 @@ export function printOperation(output: Output, operation: ApiOperation, options:
   const limit = options.results ?? 10;
   const shown = operation.instances.slice(0, limit);
   if (shown.length) {
-    output.print('', output.table(['INSTANCE', 'OUTCOME', 'TRANSITION', 'FROM', 'TO', 'ERROR'], shown.map((result) => [result.instanceId, result.outcome, result.transitionId, result.fromStateId, result.toStateId, result.error])));
+    // The error column only when some instance faulted: most operations have none.
+    const withErrors = shown.some((result) => result.error);
+    const head = ['INSTANCE', 'OUTCOME', 'TRANSITION', 'FROM', 'TO', ...(withErrors ? ['ERROR'] : [])];
+    output.print('', output.table(head, shown.map((result) => [result.instanceId, result.outcome, result.transitionId, result.fromStateId, result.toStateId, ...(withErrors ? [result.error] : [])])));
     const more = processed - shown.length;
     if (more > 0) output.print(`… and ${more} more${operation.instances.length > shown.length ? ' (--results N shows more, --json all the operation keeps)' : ''}`);
   }
