@@ -193,7 +193,8 @@ describe('against a server', () => {
     const run = await signalbox(['send-to', 'review-1', 'Submit', '--param', 'by=ann', '--param', 'amount=120', '--id', 'submit-1', '--wait'], { env });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('Operation submit-1 succeeded: 1 of 1 instance processed');
-    expect(run.stdout).toMatch(/review-1\s+transitioned\s+submit\s+draft\s+submitted/);
+    expect(run.stdout).toMatch(/^INSTANCE\s+OUTCOME\s+TRANSITION\s+FROM\s+TO$/m);
+    expect(run.stdout).toMatch(/^review-1\s+transitioned\s+submit\s+draft\s+submitted$/m);
     expectClean(run);
     // k=v values are JSON when they parse: the amount arrives as a number.
     expect((await api.request('GET', '/api/instances/review-1')).body.context).toEqual({ team: 'red', submittedBy: 'ann', amount: 120 });
@@ -208,11 +209,14 @@ describe('against a server', () => {
   });
 
   it('reports a faulted instance and recovers it; cancels another', async () => {
-    const faulted = await signalbox(['send-to', 'review-2', 'Break', '--wait', '--json'], { env });
+    const faulted = await signalbox(['send-to', 'review-2', 'Break', '--id', 'break-1', '--wait', '--json'], { env });
     expect(faulted.exitCode).toBe(0);
     const operation = JSON.parse(faulted.stdout);
     expect(operation.summary.faulted).toBe(1);
     expect(operation.instances[0].error).toContain('the action failed');
+    const watched = await signalbox(['watch', 'break-1'], { env });
+    expect(watched.stdout).toMatch(/^INSTANCE\s+OUTCOME\s+TRANSITION\s+FROM\s+TO\s+ERROR$/m);
+    expect(watched.stdout).toMatch(/^review-2\s+faulted\s+break\s+draft\s+.*the action failed/m);
 
     const recovered = await signalbox(['recover', 'review-2', '--state', 'draft'], { env });
     expect(recovered).toMatchObject({ exitCode: 0, stdout: 'review-2: recovered to state draft (waiting)\n' });
