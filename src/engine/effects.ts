@@ -1,5 +1,5 @@
 /** @module The processor's only door to the outside world (time, ids, outbound HTTP, logging). */
-import type { ExternalServiceClient } from './external-service/types';
+import type { ExternalServiceClient } from './outbound-port';
 import type { Registry } from './registry';
 
 export interface EngineLogger {

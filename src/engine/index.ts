@@ -27,5 +27,6 @@ export { toTriggerId } from './trigger-ids';
 export { Engine, type EnginePorts, type UpdateWorkflowOptions } from './engine';
 export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
-export * from './external-service';
+export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
+export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
 export * from './in-memory';
