@@ -13,14 +13,16 @@ export const idSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 
-export const triggerInputSchema = z
-  .strictObject({
-    id: idSchema.optional(),
-    name: z.string().min(1).max(256),
-    subjects: z.array(z.string().min(1).max(1024)).min(1, 'a trigger must name at least one subject').max(MAX_SUBJECTS_PER_TRIGGER, `at most ${MAX_SUBJECTS_PER_TRIGGER} subjects`),
-    contentType: z.string().min(1).max(256).optional(),
-    parameters: jsonObjectSchema.optional(),
-  })
+/** A trigger's fields, before the size check (the API describes bodies with it). */
+export const triggerFieldsSchema = z.strictObject({
+  id: idSchema.optional(),
+  name: z.string().min(1).max(256),
+  subjects: z.array(z.string().min(1).max(1024)).min(1, 'a trigger must name at least one subject').max(MAX_SUBJECTS_PER_TRIGGER, `at most ${MAX_SUBJECTS_PER_TRIGGER} subjects`),
+  contentType: z.string().min(1).max(256).optional(),
+  parameters: jsonObjectSchema.optional(),
+});
+
+export const triggerInputSchema = triggerFieldsSchema
   .superRefine((trigger, ctx) => {
     const size = jsonSizeInBytes(trigger);
     if (size > MAX_TRIGGER_SIZE_IN_BYTES) {
