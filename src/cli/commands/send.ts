@@ -29,7 +29,7 @@ function triggerFrom(name: string, options: SendOptions): TriggerToSend {
   return {
     name,
     ...(options.id !== undefined ? { id: options.id } : {}),
-    ...(options.subject?.length ? { subjects: options.subject } : {}),
+    ...(options.subject?.length ? { subjects: [...options.subject] } : {}),
     ...(options.contentType !== undefined ? { contentType: options.contentType } : {}),
     ...(Object.keys(parameters).length ? { parameters } : {}),
   };
