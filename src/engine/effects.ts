@@ -1,4 +1,5 @@
 /** @module The processor's only door to the outside world (time, ids, outbound HTTP, logging). */
+import { escapeLogText } from './log-text';
 import type { ExternalServiceClient } from './outbound-port';
 import type { Registry } from './registry';
 
@@ -20,9 +21,9 @@ export interface Effects {
 
 export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
 
-/** A console logger, used when no logger is given. */
+/** A console logger, used when no logger is given; messages escaped so each is one line. */
 export const consoleLogger: EngineLogger = {
-  info: (message, properties) => console.info(message, properties ?? ''),
-  warn: (message, properties) => console.warn(message, properties ?? ''),
-  error: (message, properties) => console.error(message, properties ?? ''),
+  info: (message, properties) => console.info(escapeLogText(message), properties ?? ''),
+  warn: (message, properties) => console.warn(escapeLogText(message), properties ?? ''),
+  error: (message, properties) => console.error(escapeLogText(message), properties ?? ''),
 };

@@ -11,6 +11,7 @@ import { accumulateResults, emptyTotals } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
 import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
+import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
 import type { StoredOperation } from '../engine/operation';
@@ -64,13 +65,16 @@ export class LocalOperationRunner implements OperationLauncher {
     await this.running.get(operationId);
   }
 
-  /** Starts every operation left `notStarted` or `running` by an earlier process. */
+  /** Starts every operation left `notStarted` or `running` by an earlier process (poison handling: operation-resumption.ts). */
   async resumeUnfinished(operations: OperationStore): Promise<number> {
     let count = 0;
     let continuationToken: string | undefined;
     do {
       const page = await operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { continuationToken, maxPageSize: 100 });
-      for (const operation of page.items) {
+      for (const listed of page.items) {
+        // Counted on the record, so one that keeps crashing the process ends failed (poison).
+        const operation = await claimResumption(operations, listed, this.logger);
+        if (!operation) continue;
         await this.start(operation.id, { operation });
         count += 1;
       }
