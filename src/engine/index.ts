@@ -31,3 +31,4 @@ export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngi
 export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
 export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
 export * from './in-memory';
+export * from './analysis';

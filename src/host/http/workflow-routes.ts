@@ -1,6 +1,7 @@
 /** @module /api/workflows: versioned definitions with ETags. */
 import { z } from 'zod';
-import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
+import { analyzeDefinition } from '../../engine/analysis';
+import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { pageBody, workflowBody } from './representations';
@@ -13,6 +14,12 @@ function workflowResponse(status: number, workflow: WorkflowVersion, location?: 
     headers: { etag: workflow.etag, ...(location ? { location } : {}) },
     body: workflowBody(workflow),
   };
+}
+
+/** PUT and POST answer with the analysis' warnings too: they never block storing a definition. */
+function storedWorkflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
+  const response = workflowResponse(status, workflow, location);
+  return { ...response, body: { ...response.body, warnings: analyzeDefinition(workflow.definition) } };
 }
 
 const workflowPath = z.object({ workflowId: z.string().meta({ description: 'The workflow id (the definition\'s `id`).' }) });
@@ -32,8 +39,8 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The current ETag (or `*`) to add a version; without it an existing workflow is a 409.' }) }),
       body: workflowDefinitionReference,
       responses: {
-        200: { description: 'A new version (If-Match matched).', body: workflowReference, headers: etagHeaders },
-        201: { description: 'Created: version 1.', body: workflowReference, headers: createdHeaders },
+        200: { description: 'A new version (If-Match matched), with the analysis\' warnings.', body: storedWorkflowReference, headers: etagHeaders },
+        201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
         400: 'The definition is invalid (every problem listed), or its `id` differs from the route\'s.',
         409: 'The workflow exists and no If-Match was sent.',
         412: 'If-Match is not the current ETag.',
@@ -43,7 +50,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
       const { workflow, created } = await engine.updateWorkflow(request.params.workflowId!, body, { ifMatch });
-      return workflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
+      return storedWorkflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
   },
   {
@@ -56,14 +63,14 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       tags: ['workflows'],
       body: workflowDefinitionReference,
       responses: {
-        201: { description: 'Created: version 1.', body: workflowReference, headers: createdHeaders },
+        201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
         400: 'The definition is invalid; every problem is listed.',
         409: 'A workflow with this id exists.',
       },
     },
     async handle(request, { engine }) {
       const workflow = await engine.createWorkflow(readJsonBody(request));
-      return workflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
+      return storedWorkflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
     },
   },
   {
