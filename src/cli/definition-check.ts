@@ -5,7 +5,7 @@
  * not refused there for its shape (custom condition or action types registered only in a server's
  * registry are the exception: offline, only the built-in types are known).
  */
-import { DefinitionInvalidError, type ValidationIssue } from '../engine/errors';
+import type { ValidationIssue } from '../engine/errors';
 import type { DefinitionFile } from './inputs';
 import type { Output } from './output';
 
@@ -25,25 +25,21 @@ export interface FileCheck {
 }
 
 /**
- * The engine's validation (zod schemas, JSONata, every step type) is most of the CLI's start-up time, and
- * only the commands that read definitions need it: it is loaded on first use, not when the CLI starts.
- * (A `require`, since `import()` of TypeScript source does not go through the require hook.)
+ * The engine's validation and analysis (zod schemas, JSONata, every step type, the definition graph) are
+ * most of the CLI's start-up time, and only the commands that read definitions need them: they are
+ * loaded on first use, not when the CLI starts. (A `require`, since `import()` of TypeScript source does
+ * not go through the require hook.)
  */
-function engineValidation(): typeof import('../engine/definition-validation') {
-  return require('../engine/definition-validation') as typeof import('../engine/definition-validation');
+export function engineAnalysis(): typeof import('../engine/analysis') & typeof import('../engine/definition-validation') {
+  return { ...(require('../engine/analysis') as typeof import('../engine/analysis')), ...(require('../engine/definition-validation') as typeof import('../engine/definition-validation')) };
 }
 
+/** Schema errors, or, for a valid definition, the analysis' warnings (the same as the server's). */
 export function checkDefinitionFile(input: DefinitionFile): FileCheck {
-  const { validateDefinition } = engineValidation();
   if (input.parseError !== undefined) return { file: input.file, valid: false, errors: [{ path: '$', message: input.parseError }], warnings: [] };
   const workflowId = idOf(input.definition);
-  try {
-    validateDefinition(input.definition);
-    return { file: input.file, valid: true, errors: [], warnings: [], ...(workflowId ? { workflowId } : {}) };
-  } catch (error) {
-    if (!(error instanceof DefinitionInvalidError)) throw error;
-    return { file: input.file, valid: false, errors: error.issues, warnings: [], ...(workflowId ? { workflowId } : {}) };
-  }
+  const { valid, errors, warnings } = engineAnalysis().checkDefinition(input.definition);
+  return { file: input.file, valid, errors, warnings, ...(workflowId ? { workflowId } : {}) };
 }
 
 function idOf(definition: unknown): string | undefined {

@@ -116,6 +116,40 @@ describe('validate (offline)', () => {
     expect(report.files[1]).toMatchObject({ file: 'examples/counter.json', valid: true, errors: [] });
   });
 
+  it('reports analysis warnings with their code; exit 0, or 1 with --strict', async () => {
+    const shadowed = file('shadowed.json', {
+      id: 'shadowed',
+      displayName: 'Shadowed',
+      initialStateId: 'a',
+      states: {
+        a: {
+          transitions: [
+            { id: 't1', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] },
+            { id: 't2', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] },
+          ],
+        },
+        b: {},
+        orphan: {},
+      },
+    });
+    const run = await signalbox(['validate', shadowed]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain(`${shadowed}: states.a.transitions[1]: shadowedTransition: transition "t2" can never be chosen`);
+    expect(run.stdout).toContain(`${shadowed}: states.orphan: unreachableState: `);
+    expect(run.stdout.trim().split('\n').at(-1)).toBe('1 file: 0 errors, 2 warnings');
+    const strict = await signalbox(['validate', '--strict', shadowed, '--json']);
+    expect(strict.exitCode).toBe(1);
+    const report = JSON.parse(strict.stdout);
+    expect(report).toMatchObject({ valid: true, passes: false });
+    expect(report.files[0].warnings.map((warning: { code: string }) => warning.code).sort()).toEqual(['shadowedTransition', 'unreachableState']);
+  });
+
+  it('draws a definition file as a Mermaid state diagram, offline', async () => {
+    const run = await signalbox(['diagram', 'examples/counter.json']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe('stateDiagram-v2\n    state "counting" as s0\n    [*] --> s0\n    s0 --> s0: Increment\n');
+  });
+
   it('gives usage errors exit 2: a missing file, an unknown command, a missing argument', async () => {
     const missing = await signalbox(['validate', join(dir, 'absent.json')]);
     expect(missing.exitCode).toBe(2);
@@ -225,6 +259,17 @@ describe('against a server', () => {
     const again = await signalbox(['cancel', 'review-2'], { env });
     expect(again.exitCode).toBe(3);
     expect(again.stderr).toContain('Conflict (HTTP 409)');
+  });
+
+  it('draws a stored workflow with an instance highlighted, from the server', async () => {
+    const run = await signalbox(['diagram', 'review', '--instance', 'review-1'], { env });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.startsWith('stateDiagram-v2\n')).toBe(true);
+    expect(run.stdout).toMatch(/s\d --> s\d: Submit/);
+    expect(run.stdout).toMatch(/^ {4}class s\d current$/m);
+    const missing = await signalbox(['diagram', 'no-such-workflow'], { env });
+    expect(missing.exitCode).toBe(3);
+    expect(missing.stderr).toContain('(HTTP 404)');
   });
 
   it('sends the API key given by --key (or SIGNALBOX_API_KEY) as x-functions-key', async () => {
