@@ -10,6 +10,10 @@ import { promisify } from 'node:util';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { startTelemetry, withSpan, type Telemetry } from '../../functions/telemetry';
 
+// Child processes (a server killed and restarted; tsx loading the app twice) are slow on a loaded
+// machine: a longer budget than jest's 60 s, with the assertions unchanged.
+jest.setTimeout(180_000);
+
 let telemetry: Telemetry | undefined;
 
 afterAll(async () => {

@@ -14,6 +14,10 @@ import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
 
+// Child processes (a server killed and restarted; tsx loading the app twice) are slow on a loaded
+// machine: a longer budget than jest's 60 s, with the assertions unchanged.
+jest.setTimeout(180_000);
+
 const INSTANCES = 60;
 const ANSWERED_BEFORE_KILL = 20;
 
