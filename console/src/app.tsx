@@ -2,7 +2,7 @@
  * @module The console's shell: header with navigation and the API key, and the page the hash names.
  * After every navigation the page's heading takes focus, so keyboard and screen-reader users land on it.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiContext } from './api-context';
 import type { ConsoleApi } from './api/console-api';
 import { KeyForm } from './components/key-form';
@@ -60,7 +60,9 @@ export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
   }, []);
   const route = parseHash(hash);
   const firstPage = useRef(true);
-  useEffect(() => {
+  // A layout effect, so focus moves in the same frame the new page is committed: a passive effect would leave
+  // focus on <body> (the clicked link is gone) until the next frame, and a screen reader would announce that.
+  useLayoutEffect(() => {
     // After a navigation, not on load: a fresh page starts at the top, where the skip link is.
     if (!firstPage.current) document.getElementById('page-title')?.focus();
     firstPage.current = false;

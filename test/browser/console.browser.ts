@@ -251,5 +251,6 @@ it('can be used from the keyboard: a skip link first, and every field labelled',
   await page.getByRole('link', { name: 'claim-1' }).focus();
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Instance claim-1' }).waitFor();
+  await page.waitForFunction(() => document.activeElement?.id === 'page-title', undefined, { timeout: 10_000 });
   await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Instance claim-1');
 });
