@@ -5,6 +5,7 @@
  * registered in code are first-class.
  */
 import { z } from 'zod';
+import { subscriptionsSchema } from './events/subscriptions';
 
 export const workflowIdSchema = z
   .string()
@@ -50,6 +51,8 @@ export const workflowDefinitionSchema = z.strictObject({
   description: z.string().max(4096).optional(),
   initialStateId: stateIdSchema,
   states: z.record(stateIdSchema, stateSchema).refine((states) => Object.keys(states).length > 0, 'a workflow needs at least one state'),
+  /** Who hears the instances' lifecycle events (at most 10). */
+  subscriptions: subscriptionsSchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

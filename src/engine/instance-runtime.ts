@@ -15,6 +15,7 @@ import { oversizeFaultDecision } from './decide-fault';
 import { decideRecover } from './decide-recover';
 import { decideTrigger } from './decide-trigger';
 import type { Effects } from './effects';
+import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
 import type { Instance, StoredInstance } from './instance';
@@ -75,7 +76,7 @@ export class InstanceRuntime {
           const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
           const cause = causeOf(stored);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
-          let decision = await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) });
+          let decision = withEvents(definition, stored, cause, await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }));
           if (!decision.change) {
             this.finish(deliveryKey, decision.logs);
             return { decision, instance: stored, outbox: leftovers };
@@ -86,7 +87,7 @@ export class InstanceRuntime {
           } catch (error) {
             if (!(error instanceof TooLargeError)) throw error;
             // Fault it for real, as it was, so the record is small and says what happened.
-            decision = oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now());
+            decision = withEvents(definition, stored, cause, oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now()));
             saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
           }
           if (!saved) continue; // someone else wrote: reload and decide again
@@ -137,13 +138,13 @@ export class InstanceRuntime {
   async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
     if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
-    const decision = await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry);
+    const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
     // Index rows first: the index may hold more than the truth, never less.
     await this.ports.interests.add(input.instanceId, change.instance.interests, options);
     let stored: StoredInstance;
     try {
-      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox }, options);
+      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox, ...(change.events ? { events: change.events } : {}) }, options);
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
@@ -199,7 +200,7 @@ export class InstanceRuntime {
     lease.assertHeld();
     let saved: StoredInstance;
     try {
-      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox }, { ...options, ifMatch: stored.etag });
+      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox, ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
       throw error;
@@ -216,6 +217,11 @@ export class InstanceRuntime {
       this.options.logger.warn('Could not remove stale interest rows', { instanceId, error: String(error) });
     }
   }
+}
+
+/** The decision with its change's lifecycle events (records and outbox rows), written with it. */
+function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
+  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, decision.change, cause) } : decision;
 }
 
 /** The change, its instance still listing the leftover rows it will relay (so a second crash forgets none). */

@@ -25,7 +25,7 @@ export class OutboxRelay {
 
   constructor(
     private readonly store: OutboxStore,
-    private readonly handlers: OutboxHandlers,
+    private readonly handlers: Partial<OutboxHandlers>,
   ) {}
 
   /**
@@ -40,7 +40,8 @@ export class OutboxRelay {
     const delivered: string[] = [];
     try {
       for (const row of mine) {
-        const handler = this.handlers[row.kind] as (row: OutboxRow, options?: OperationOptions) => Promise<void>;
+        const handler = this.handlers[row.kind] as ((row: OutboxRow, options?: OperationOptions) => Promise<void>) | undefined;
+        if (!handler) throw new Error(`No handler delivers outbox rows of kind "${row.kind}"`);
         await handler(row, options);
         delivered.push(row.id);
       }

@@ -32,6 +32,7 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     instances: storage.instances,
     history: storage.history,
     outbox: storage.outbox,
+    events: storage.events,
     interests: storage.interests,
     operations: storage.operations,
     leases: storage.leases,

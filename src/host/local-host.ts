@@ -72,6 +72,9 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     // Rows a crash left between a save and its relay: delivered now (each becomes an operation, idempotently).
     const relayed = await services.engine.relayLeftovers();
     if (relayed > 0) logger.info('delivered leftover outbox rows', { count: relayed });
+    // Lifecycle events recorded but not yet delivered (a crash, a restart, retries that were waiting).
+    const pendingEvents = await services.engine.resumeEventDeliveries();
+    if (pendingEvents > 0) logger.info('resumed lifecycle event deliveries', { count: pendingEvents });
     return {
       url: server.url,
       core,
@@ -80,6 +83,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       async stop() {
         await server.close();
         await runner.stop();
+        core.engine.stopEventDeliveries();
         await azurite?.stop();
       },
     };

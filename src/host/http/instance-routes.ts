@@ -52,7 +52,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     route: 'instances',
     authLevel: 'function',
     async handle(request, { engine }) {
-      const { workflowId, stateId, status, subject, ...page } = parseQuery(request, {
+      const { workflowId, stateId, status, subject, parentId, ...page } = parseQuery(request, {
+        parentId: z.string().min(1).max(128).optional(),
         workflowId: z.string().min(1).max(128).optional(),
         stateId: z.string().min(1).max(128).optional(),
         status: instanceStatusSchema.optional(),
@@ -75,11 +76,12 @@ export const instanceRoutes: readonly RouteDefinition[] = [
             instance.interests.includes(subject) &&
             (workflowId === undefined || instance.workflowId === workflowId) &&
             (stateId === undefined || instance.stateId === stateId) &&
-            (status === undefined || instance.status === status),
+            (status === undefined || instance.status === status) &&
+            (parentId === undefined || instance.parent?.instanceId === parentId),
         );
         return { status: 200, body: pageBody(items.map(instanceBody), candidates) };
       }
-      const result = await engine.listInstances({ workflowId, stateId, status }, page);
+      const result = await engine.listInstances({ workflowId, stateId, status, ...(parentId !== undefined ? { parentId } : {}) }, page);
       return { status: 200, body: pageBody(result.items.map(instanceBody), result) };
     },
   },
