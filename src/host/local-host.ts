@@ -69,12 +69,20 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
-    // Rows a crash left between a save and its relay: delivered now (each becomes an operation, idempotently).
-    const relayed = await services.engine.relayLeftovers();
-    if (relayed > 0) logger.info('delivered leftover outbox rows', { count: relayed });
-    // Lifecycle events recorded but not yet delivered (a crash, a restart, retries that were waiting).
-    const pendingEvents = await services.engine.resumeEventDeliveries();
-    if (pendingEvents > 0) logger.info('resumed lifecycle event deliveries', { count: pendingEvents });
+    // Rows a crash left between a save and its relay: delivered in the background (each becomes an
+    // operation, idempotently); start-up does not wait for them, stop() does. Then lifecycle events
+    // recorded but not yet delivered (a crash, a restart, retries that were waiting) are queued again.
+    const sweep = services.engine
+      .relayLeftovers()
+      .then(
+        (count) => void (count > 0 && logger.info('delivered leftover outbox rows', { count })),
+        (error: unknown) => logger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+      )
+      .then(() => services.engine.resumeEventDeliveries())
+      .then(
+        (count) => void (count > 0 && logger.info('resumed lifecycle event deliveries', { count })),
+        (error: unknown) => logger.warn('could not resume lifecycle event deliveries; they wait for the next start', { error: String(error) }),
+      );
     return {
       url: server.url,
       core,
@@ -82,6 +90,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(azurite ? { azurite } : {}),
       async stop() {
         await server.close();
+        await sweep;
         await runner.stop();
         core.engine.stopEventDeliveries();
         await azurite?.stop();
