@@ -7,4 +7,6 @@ import './telemetry';
 import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
+import './event-delivery-orchestrator';
+import './event-delivery';
 import './http';

@@ -14,6 +14,7 @@ import type { TriggerActivities } from '../src/host/trigger-activities';
 import type { Logger } from '../src/host/trigger-activity-service';
 import type { OperationLauncher } from '../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../src/host/wiring';
+import { durableEventLauncher } from './event-launcher';
 import { TRIGGER_ORCHESTRATOR, type TriggerOrchestratorInput } from './trigger-orchestrator';
 
 const currentInvocation = new AsyncLocalStorage<InvocationContext>();
@@ -101,12 +102,14 @@ function sweepOnce(services: ApiServices): void {
 }
 
 export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
-  const services = (await hostCore()).servicesFor(durableLauncher(df.getClient(context)));
+  const client = df.getClient(context);
+  const services = (await hostCore()).servicesFor(durableLauncher(client), durableEventLauncher(client));
   if (services.engine) sweepOnce(services);
   return services;
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
 export async function activitiesFor(context: InvocationContext): Promise<TriggerActivities> {
-  return (await hostCore()).activitiesFor(durableLauncher(df.getClient(context)));
+  const client = df.getClient(context);
+  return (await hostCore()).activitiesFor(durableLauncher(client), durableEventLauncher(client));
 }
