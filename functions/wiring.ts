@@ -102,14 +102,16 @@ function sweepOnce(services: ApiServices): void {
 }
 
 export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
+  const core = await hostCore();
   const client = df.getClient(context);
-  const services = (await hostCore()).servicesFor(durableLauncher(client), durableEventLauncher(client));
+  const services = core.servicesFor(durableLauncher(client), durableEventLauncher(client));
   if (services.engine) sweepOnce(services);
   return services;
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
 export async function activitiesFor(context: InvocationContext): Promise<TriggerActivities> {
+  const core = await hostCore();
   const client = df.getClient(context);
-  return (await hostCore()).activitiesFor(durableLauncher(client), durableEventLauncher(client));
+  return core.activitiesFor(durableLauncher(client), durableEventLauncher(client));
 }
