@@ -8,7 +8,7 @@ import { startAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
-import { readSetting, type Environment } from './settings';
+import { corsAllowedOrigins, readSetting, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
@@ -65,6 +65,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const server: RunningServer = await startLocalServer(services, {
       port: options.port ?? (portSetting ? Number(portSetting) : 7071),
       logger,
+      cors: { allowedOrigins: corsAllowedOrigins(env) },
       ...(apiKey ? { apiKey } : {}),
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
