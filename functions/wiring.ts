@@ -95,10 +95,18 @@ let sweptLeftovers = false;
 function sweepOnce(services: ApiServices): void {
   if (sweptLeftovers) return;
   sweptLeftovers = true;
-  services.engine.relayLeftovers().then(
-    (count) => count > 0 && invocationLogger.info('delivered leftover outbox rows', { count }),
-    (error: unknown) => invocationLogger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
-  );
+  services.engine
+    .relayLeftovers()
+    .then(
+      (count) => void (count > 0 && invocationLogger.info('delivered leftover outbox rows', { count })),
+      (error: unknown) => invocationLogger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+    )
+    // Lifecycle events saved but not handed to delivery (a crash after the save): their orchestrations start now.
+    .then(() => services.engine.resumeEventDeliveries())
+    .then(
+      (count) => void (count > 0 && invocationLogger.info('resumed lifecycle event deliveries', { count })),
+      (error: unknown) => invocationLogger.warn('could not resume lifecycle event deliveries; they wait for the next worker start', { error: String(error) }),
+    );
 }
 
 export async function servicesFor(context: InvocationContext): Promise<ApiServices> {

@@ -241,10 +241,19 @@ export class Engine {
     return this.delivery().attempt(target, options);
   }
 
-  /** Queues every pending event delivery for in-process delivery (start-up); returns how many. */
-  resumeEventDeliveries(options?: PageOptions): Promise<number> {
-    if (!this.dispatcher || !this.ports.events) return Promise.resolve(0);
-    return this.dispatcher.resume(this.ports.events, options);
+  /**
+   * Hands every pending event delivery to this engine's delivery (start-up: in process, or the host's
+   * durable launcher); returns how many. Event records are the durable hand-off of the `event` rows.
+   */
+  async resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
+    if (!this.ports.events) return 0;
+    let count = 0;
+    for await (const { instanceId, event } of pagedList((page) => this.ports.events!.listPendingEvents(page), { ...options, maxPageSize: 1000 })) {
+      const subscriptionIds = event.deliveries.filter((delivery) => delivery.status === 'pending').map((delivery) => delivery.subscriptionId);
+      count += subscriptionIds.length;
+      await this.handlers.event({ id: `resume.${event.id}`, kind: 'event', payload: { instanceId, eventId: event.id, subscriptionIds } }, options);
+    }
+    return count;
   }
 
   /** Resolves when the in-process event dispatcher has nothing queued (tests). */

@@ -19,7 +19,7 @@ import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
 import type { Instance, StoredInstance } from './instance';
-import type { OutboxRow } from './outbox';
+import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
@@ -144,7 +144,7 @@ export class InstanceRuntime {
     await this.ports.interests.add(input.instanceId, change.instance.interests, options);
     let stored: StoredInstance;
     try {
-      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox, ...(change.events ? { events: change.events } : {}) }, options);
+      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, options);
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
@@ -200,7 +200,7 @@ export class InstanceRuntime {
     lease.assertHeld();
     let saved: StoredInstance;
     try {
-      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox, ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
+      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
       throw error;

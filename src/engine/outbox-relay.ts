@@ -7,7 +7,7 @@
  * operation's id.
  */
 import type { EngineLogger } from './effects';
-import type { OutboxRow, StoredOutboxRow } from './outbox';
+import { isStoredOutboxRow, type OutboxRow, type StoredOutboxRow } from './outbox';
 import { pagedList } from './paging';
 import type { OperationOptions, OutboxStore, PageOptions } from './ports';
 
@@ -43,7 +43,7 @@ export class OutboxRelay {
         const handler = this.handlers[row.kind] as ((row: OutboxRow, options?: OperationOptions) => Promise<void>) | undefined;
         if (!handler) throw new Error(`No handler delivers outbox rows of kind "${row.kind}"`);
         await handler(row, options);
-        delivered.push(row.id);
+        if (isStoredOutboxRow(row)) delivered.push(row.id);
       }
     } finally {
       try {

@@ -54,6 +54,18 @@ export interface StoredOutboxRow {
   readonly row: OutboxRow;
 }
 
+/**
+ * Kinds whose rows are relayed but not written as outbox rows: a lifecycle event's record (written in the
+ * same save, its deliveries `pending`) is already the durable hand-off, resumed at start-up
+ * (Engine.resumeEventDeliveries), so a separate row would only cost a delete after every relay.
+ */
+export const RECORD_BACKED_KINDS: ReadonlySet<OutboxKind> = new Set([OutboxKind.event]);
+
+/** Whether `row` is written to (and deleted from) the outbox store. */
+export function isStoredOutboxRow(row: OutboxRow): boolean {
+  return !RECORD_BACKED_KINDS.has(row.kind);
+}
+
 /** Rows of the same instance written by one change: at most this many (a save is one table transaction of at most 100 operations). */
 export const MAX_OUTBOX_ROWS_PER_CHANGE = 90;
 

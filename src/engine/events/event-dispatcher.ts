@@ -2,13 +2,11 @@
  * @module In-process delivery of lifecycle events (the local host, the library): one queue per instance
  * and subscription, worked oldest first, so each subscription hears an instance's events in order while
  * a failing subscriber holds up only its own queue. Retries sleep the policy's delays (timers that do
- * not keep the process alive); `resume()` re-queues every pending delivery at start-up, so a crash or
+ * not keep the process alive); Engine.resumeEventDeliveries re-queues every pending delivery at start-up, so a crash or
  * restart loses none (they are recorded with the save). Delivery never runs under an instance's lease
  * and never touches the instance: a subscriber cannot fault, block or slow it.
  */
 import type { EngineLogger } from '../effects';
-import { pagedList } from '../paging';
-import type { EventStore, PageOptions } from '../ports';
 import { DeliveryStatus } from './lifecycle-events';
 import type { EventDeliveryService, EventDeliveryTarget } from './event-delivery';
 
@@ -41,17 +39,6 @@ export class EventDispatcher {
       if (!queue.eventIds.includes(target.eventId)) queue.eventIds.push(target.eventId);
       if (!queue.running) void this.work(key, queue, target.instanceId, target.subscriptionId);
     }
-  }
-
-  /** Queues every pending delivery found in the store (start-up); returns how many. */
-  async resume(store: EventStore, options: PageOptions = {}): Promise<number> {
-    let count = 0;
-    for await (const { instanceId, event } of pagedList((page) => store.listPendingEvents(page), { ...options, maxPageSize: 1000 })) {
-      const targets = event.deliveries.filter((delivery) => delivery.status === DeliveryStatus.pending).map((delivery) => ({ instanceId, eventId: event.id, subscriptionId: delivery.subscriptionId }));
-      count += targets.length;
-      this.enqueue(targets);
-    }
-    return count;
   }
 
   /** Resolves when no delivery is queued or waiting (tests). */

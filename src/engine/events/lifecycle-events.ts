@@ -15,7 +15,7 @@ import { raisedHops } from '../decision';
 import { InstanceStatus } from '../enums';
 import type { Instance, InstanceFault } from '../instance';
 import type { JsonObject } from '../json';
-import { OutboxKind, type EventOutboxRow, type OutboxRow, type TriggerOutboxRow } from '../outbox';
+import { OutboxKind, isStoredOutboxRow, type EventOutboxRow, type OutboxRow, type TriggerOutboxRow } from '../outbox';
 import { raisedTriggerId } from '../trigger-ids';
 import { EVENT_RANK, LifecycleEventType, isLifecycleEventType } from './lifecycle-event-type';
 import { wants } from './subscriptions';
@@ -176,7 +176,8 @@ export function withLifecycleEvents(definition: WorkflowDefinition, before: Inst
   if (events.records.length === 0 && events.outbox.length === 0) return change;
   return {
     ...change,
-    instance: { ...change.instance, outbox: [...change.instance.outbox, ...events.outbox.map((row) => row.id)] },
+    // Event rows are record-backed (outbox.ts): only the parent's trigger row is stored and listed.
+    instance: { ...change.instance, outbox: [...change.instance.outbox, ...events.outbox.filter(isStoredOutboxRow).map((row) => row.id)] },
     outbox: [...change.outbox, ...events.outbox],
     events: [...(change.events ?? []), ...events.records],
   };
