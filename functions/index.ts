@@ -9,4 +9,5 @@ import './apply-trigger-batch';
 import './activities';
 import './event-delivery-orchestrator';
 import './event-delivery';
+import './console';
 import './http';
