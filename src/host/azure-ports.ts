@@ -25,7 +25,13 @@ export function storageNamesFrom(env: Environment): StorageNames {
 
 export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
   const env = options.env ?? process.env;
-  const storage = await createAzureStorage({ connection: resolveStorageConnection(env), names: options.names ?? storageNamesFrom(env), ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}) });
+  const storage = await createAzureStorage({
+    connection: resolveStorageConnection(env),
+    names: options.names ?? storageNamesFrom(env),
+    // An operation's result write overlaps the release of the instance's lease (see the option).
+    leases: { releaseInBackground: true },
+    ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+  });
   return {
     storage,
     workflows: storage.workflows,

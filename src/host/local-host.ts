@@ -59,7 +59,9 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     });
     const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
     const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), options.runner);
-    const services = core.servicesFor(runner);
+    // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
+    const stopping = new AbortController();
+    const services = core.servicesFor(runner, stopping.signal);
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
     const server: RunningServer = await startLocalServer(services, {
@@ -82,9 +84,12 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       runner,
       ...(azurite ? { azurite } : {}),
       async stop() {
+        stopping.abort();
         await server.close();
         await sweep;
         await runner.stop();
+        // Lease releases still running in the background (releaseInBackground) end before storage does.
+        await ports.storage.leases.settle();
         await azurite?.stop();
       },
     };

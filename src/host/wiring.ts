@@ -8,6 +8,8 @@ import type { EngineOptions } from '../engine/engine-options';
 import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
 import type { ApiServices } from './http/types';
+import { FinishedOperationCache } from './finished-operation-cache';
+import { operationAwaiter } from './operation-wait';
 import { allowedHosts, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
@@ -28,8 +30,10 @@ export interface HostCore {
   readonly ports: SignalboxPorts;
   readonly engine: Engine;
   readonly logger: Logger;
-  /** API services whose triggers are run by `launcher`. */
-  servicesFor(launcher: OperationLauncher): ApiServices;
+  /** `ports.operations` behind the finished-operation cache: what services and activities use. */
+  readonly operations: FinishedOperationCache;
+  /** API services whose triggers are run by `launcher`; `stopping` ends requests' waits early. */
+  servicesFor(launcher: OperationLauncher, stopping?: AbortSignal): ApiServices;
   /** Activities whose raised triggers are dispatched through `launcher`. */
   activitiesFor(launcher: OperationLauncher): TriggerActivityService;
 }
@@ -59,22 +63,33 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     },
   );
   const triggerCache = new TriggerCache();
+  // Every reader and writer of operation records goes through it: a finished record written or read
+  // here is answered from memory from then on (polls, repeated trigger ids).
+  const operations = new FinishedOperationCache(ports.operations);
   const now = () => engine.options.clock.now();
   /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
   const bound = (launcher: OperationLauncher) => {
-    const triggers = new TriggerSubmitter(ports.operations, launcher, now);
+    const triggers = new TriggerSubmitter(operations, launcher, now);
     return { triggers, engine: engine.withDelivery({ trigger: async (row) => void (await triggers.submit(row.payload)) }) };
   };
   return {
     ports,
     engine,
     logger,
-    servicesFor(launcher) {
+    operations,
+    servicesFor(launcher, stopping) {
       const { triggers, engine: delivering } = bound(launcher);
-      return { engine: delivering, operations: ports.operations, triggers, newId: engine.options.newId, checkHealth: () => ports.checkHealth() };
+      return {
+        engine: delivering,
+        operations,
+        triggers,
+        awaitOperation: operationAwaiter(operations, launcher, stopping),
+        newId: engine.options.newId,
+        checkHealth: () => ports.checkHealth(),
+      };
     },
     activitiesFor(launcher) {
-      return new TriggerActivityService({ engine: bound(launcher).engine, operations: ports.operations, triggerCache, logger, now });
+      return new TriggerActivityService({ engine: bound(launcher).engine, operations, triggerCache, logger, now });
     },
   };
 }

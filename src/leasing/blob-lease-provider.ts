@@ -1,6 +1,9 @@
 /**
  * @module Per-name mutual exclusion across workers with Azure Blob leases: one lease blob per name in
- * the leases container (container and blobs created lazily; creation races are harmless).
+ * the leases container. `prepare(name)` creates the blob ahead of first use (the engine calls it when
+ * it creates an instance, so a first trigger costs no failed acquire); `withLease` still creates a
+ * missing blob (and container) itself, as a fallback: for instances created before `prepare` existed,
+ * or whose preparation failed. Creation races are harmless.
  *
  * - Acquire for 15 to 60 s (default 60) or -1 (infinite); renew in the background every third of the
  *   duration; release in `finally`. The floor is two blob requests per `withLease`: acquire and release.
@@ -13,6 +16,8 @@
  *   transient renewal failure is retried while the lease is still certainly held. Losing it aborts
  *   `LeaseHandle.signal`; `assertHeld()` then throws LeaseLostError, as it does once the time the lease
  *   is known to be held has run out (a renewal that never came back).
+ * - With `releaseInBackground`, `withLease` answers as soon as the work is done and the release runs on
+ *   its own (see the option); `settle()` waits for the releases still running.
  */
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { assertLeaseDuration } from '../engine/lease-duration';
@@ -30,6 +35,19 @@ export interface BlobLeaseProviderOptions extends BackoffOptions {
   renewIntervalInMs?: number;
   /** How long before the known expiry the lease is treated as lost (clock skew, request latency). @default 2000 */
   expiryMarginInMs?: number;
+  /**
+   * Answer `withLease` with the work's result while the release request is still under way, instead
+   * of after it. The caller's next step (an operation's result write) then overlaps the release. Safe
+   * for the work: whatever it saved was saved while the lease was held (`assertHeld` before each save),
+   * and nothing it does after returning needs the lease. In this process the name's next holder still
+   * waits for the release (the local queue is left only once it is done), so it never sees its own
+   * lease as busy; another process may see the lease busy for that one round trip longer than the
+   * caller thinks, exactly as it would have before the caller heard back. Off by default so that a
+   * returned `withLease` means "released" (the lease-provider contract tests rely on it); the hosts
+   * turn it on.
+   * @default false
+   */
+  releaseInBackground?: boolean;
 }
 
 /** Creating the blob or container is retried this often before giving up (someone keeps deleting them). */
@@ -38,6 +56,8 @@ const MAX_CREATE_ROUNDS = 3;
 export class BlobLeaseProvider implements LeaseProvider {
   private readonly localQueues = new Map<string, Promise<void>>();
   private readonly expiryMarginInMs: number;
+  /** Releases under way in the background (releaseInBackground). */
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(
     private readonly container: ContainerClient,
@@ -59,15 +79,43 @@ export class BlobLeaseProvider implements LeaseProvider {
     const mine = new Promise<void>((resolve) => (leaveQueue = resolve));
     const tail = previous ? previous.then(() => mine) : mine;
     this.localQueues.set(name, tail);
+    const leave = (): void => {
+      leaveQueue();
+      if (this.localQueues.get(name) === tail) this.localQueues.delete(name);
+    };
+    let release: Promise<void> | undefined;
     try {
       if (previous) await waitLocally(previous, name, maxWaitInMs, started, options.abortSignal);
       const lease = blob.getBlobLeaseClient();
       const acquiredAt = await this.acquire(blob, lease, name, durationInSeconds, maxWaitInMs, started, options.abortSignal);
-      return await this.hold(lease, name, durationInSeconds, acquiredAt, work);
+      return await this.hold(lease, name, durationInSeconds, acquiredAt, work, (releasing) => (release = releasing));
     } finally {
-      leaveQueue();
-      if (this.localQueues.get(name) === tail) this.localQueues.delete(name);
+      if (release && this.options.releaseInBackground) {
+        // The local queue is left once the release is done, so this process's next holder never races it.
+        const pending: Promise<void> = release.finally(() => {
+          this.releasing.delete(pending);
+          leave();
+        });
+        this.releasing.add(pending);
+      } else {
+        await release;
+        leave();
+      }
     }
+  }
+
+  /**
+   * Creates the lease blob of `name` ahead of its first `withLease` (one request; the container too if
+   * it is missing). A blob that exists already is fine. Failures are thrown: callers treat this as an
+   * optimisation (withLease creates a missing blob itself).
+   */
+  async prepare(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<void> {
+    await this.createBlob(this.container.getBlockBlobClient(leaseBlobName(name)), name, options.abortSignal);
+  }
+
+  /** Waits for the releases still running in the background (a host stopping; the benchmarks). */
+  async settle(): Promise<void> {
+    while (this.releasing.size > 0) await Promise.allSettled([...this.releasing]);
   }
 
   private async acquire(
@@ -138,6 +186,7 @@ export class BlobLeaseProvider implements LeaseProvider {
     durationInSeconds: number,
     acquiredAt: number,
     work: (lease: LeaseHandle) => Promise<T>,
+    onRelease: (releasing: Promise<void>) => void,
   ): Promise<T> {
     const controller = new AbortController();
     const durationInMs = durationInSeconds * 1000;
@@ -190,9 +239,14 @@ export class BlobLeaseProvider implements LeaseProvider {
     } finally {
       stopped = true;
       clearTimeout(timer);
-      await renewing?.catch(() => undefined);
       // Best effort: if this fails the lease simply expires. Never mask the work's own result or error.
-      await lease.releaseLease().catch(() => undefined);
+      // withLease decides whether its caller waits for this (releaseInBackground).
+      onRelease(
+        (async () => {
+          await renewing?.catch(() => undefined);
+          await lease.releaseLease().catch(() => undefined);
+        })(),
+      );
     }
   }
 }
