@@ -195,11 +195,27 @@ async function main(): Promise<void> {
     second = await startLocalHost({ env, port: 0, storageNames: names, logger: silentLogger });
     await triggerWaiting(second.url, 'i-1'); // warm
     const twoServers = await contended([base, second.url]);
-    const ideal = (CONTENDED * p50) / 1000;
-    row(`${CONTENDED} concurrent triggers on one instance, one server`, `${(oneServer.seconds * 1000).toFixed(0)} ms = ${(oneServer.seconds / ideal).toFixed(2)}x (30 x single p50) (goal <= 1.5); ${oneServer.transitioned} transitioned`);
-    row(`${CONTENDED} concurrent triggers on one instance, two servers`, `${(twoServers.seconds * 1000).toFixed(0)} ms = ${(twoServers.seconds / ideal).toFixed(2)}x (30 x single p50); ${twoServers.transitioned} transitioned`);
     await second.stop();
     second = undefined;
+    // The same without lease hand-overs between local holders (each trigger releases and acquires).
+    const withoutHandOffs = { env, port: 0, storageNames: names, logger: silentLogger, leases: { maxLocalHandOffs: 0 } };
+    const plain = [await startLocalHost(withoutHandOffs), await startLocalHost(withoutHandOffs)];
+    let oneServerPlain: Awaited<ReturnType<typeof contended>>;
+    let twoServersPlain: Awaited<ReturnType<typeof contended>>;
+    try {
+      await contended([plain[0]!.url, plain[1]!.url]); // warm
+      oneServerPlain = await contended([plain[0]!.url]);
+      twoServersPlain = await contended([plain[0]!.url, plain[1]!.url]);
+    } finally {
+      await Promise.all(plain.map((server) => server.stop()));
+    }
+    const ideal = (CONTENDED * p50) / 1000;
+    const contention = (label: string, result: { seconds: number; transitioned: number }, goal = '') =>
+      row(`${CONTENDED} concurrent triggers on one instance, ${label}`, `${(result.seconds * 1000).toFixed(0)} ms = ${(result.seconds / ideal).toFixed(2)}x (30 x single p50)${goal}; ${result.transitioned} transitioned`);
+    contention('one server', oneServer, ' (goal <= 1.5)');
+    contention('one server, no lease hand-over', oneServerPlain);
+    contention('two servers on one storage', twoServers);
+    contention('two servers on one storage, no lease hand-over', twoServersPlain);
 
     // 4. Fan-out: one trigger offered to every instance.
     global.gc?.();

@@ -5,6 +5,7 @@
  * store as `notStarted` or `running`, and `resumeUnfinished` picks them up on the next start: instances
  * that had already applied the trigger answer `duplicate`, so none applies it twice.
  */
+import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
 import { accumulateResults, emptyTotals } from '../engine/operation';
@@ -45,6 +46,8 @@ export class LocalOperationRunner implements OperationLauncher {
     options: LocalOperationRunnerOptions = {},
   ) {
     this.activities = activitiesFor(this);
+    // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
+    setMaxListeners(0, this.shutdown.signal);
     this.semaphore = new Semaphore(options.concurrency ?? 16);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.firstRetryDelayInMs = options.firstRetryDelayInMs ?? 200;

@@ -50,6 +50,12 @@ export interface BlobLeaseProviderOptions extends BackoffOptions {
    * @default false
    */
   releaseInBackground?: boolean;
+  /**
+   * Holders in a row that get the lease handed over in this process before it is released anyway (so
+   * other processes get their turn); 0 turns hand-overs off (the benchmark compares).
+   * @default MAX_LOCAL_HAND_OFFS
+   */
+  maxLocalHandOffs?: number;
 }
 
 /** Creating the blob or container is retried this often before giving up (someone keeps deleting them). */
@@ -175,7 +181,7 @@ export class BlobLeaseProvider implements LeaseProvider {
   }
 
   private canHandOff(ending: HoldEnding, streak: number): boolean {
-    if (ending.lost || streak + 1 >= MAX_LOCAL_HAND_OFFS) return false;
+    if (ending.lost || streak + 1 >= (this.options.maxLocalHandOffs ?? MAX_LOCAL_HAND_OFFS)) return false;
     return ending.heldUntil - performance.now() >= MIN_HAND_OFF_REMAINING_IN_MS;
   }
 
