@@ -140,10 +140,13 @@ export class InstanceRuntime {
     const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
     const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
+    // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
+    // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
+    const preparing = this.prepareLease(input.instanceId, options);
     // Index rows first: the index may hold more than the truth, never less.
-    await this.ports.interests.add(input.instanceId, change.instance.interests, options);
     let stored: StoredInstance;
     try {
+      await this.ports.interests.add(input.instanceId, change.instance.interests, options);
       stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, options);
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
@@ -151,9 +154,19 @@ export class InstanceRuntime {
       // have happened after all (the index is a superset of the truth).
       if (error instanceof TooLargeError || (error as { code?: string }).code === 'validation') await this.removeInterests(input.instanceId, change.instance.interests, options);
       throw error;
+    } finally {
+      await preparing;
     }
     this.finish(deliveryKey, decision.logs);
     return { decision, instance: stored, outbox: change.outbox };
+  }
+
+  private async prepareLease(instanceId: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.ports.leases.prepare?.(instanceId, options);
+    } catch (error) {
+      this.options.logger.warn('Could not create the lease of a new instance; its first trigger will', { instanceId, error: String(error) });
+    }
   }
 
   /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */

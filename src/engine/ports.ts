@@ -137,6 +137,12 @@ export interface LeaseProvider {
    * in the background while `work` runs, and releases it afterwards, whatever happens.
    */
   withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options?: LeaseOptions): Promise<T>;
+  /**
+   * Creates what a lease on `name` needs ahead of its first use (a lease blob), so that the first
+   * `withLease` costs no more than later ones. Optional, and only an optimisation: `withLease` must
+   * work without it. Called when an instance is created.
+   */
+  prepare?(name: string, options?: OperationOptions): Promise<void>;
 }
 
 /**

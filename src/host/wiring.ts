@@ -10,6 +10,8 @@ import type { EngineOptions } from '../engine/engine-options';
 import type { EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
 import type { ApiServices } from './http/types';
+import { FinishedOperationCache } from './finished-operation-cache';
+import { operationAwaiter } from './operation-wait';
 import { allowedHosts, readSetting, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
@@ -31,8 +33,13 @@ export interface HostCore {
   readonly ports: SignalboxPorts;
   readonly engine: Engine;
   readonly logger: Logger;
-  /** API services whose triggers are run by `launcher` (and lifecycle events delivered by `events`, else in process). */
-  servicesFor(launcher: OperationLauncher, events?: EventLauncher): ApiServices;
+  /** `ports.operations` behind the finished-operation cache: what services and activities use. */
+  readonly operations: FinishedOperationCache;
+  /**
+   * API services whose triggers are run by `launcher` (and lifecycle events delivered by `events`, else in
+   * process); `stopping` ends requests' waits early.
+   */
+  servicesFor(launcher: OperationLauncher, events?: EventLauncher, stopping?: AbortSignal): ApiServices;
   /** Activities whose raised triggers are dispatched through `launcher` (and events through `events`). */
   activitiesFor(launcher: OperationLauncher, events?: EventLauncher): TriggerActivityService;
 }
@@ -74,10 +81,13 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     },
   );
   const triggerCache = new TriggerCache();
+  // Every reader and writer of operation records goes through it: a finished record written or read
+  // here is answered from memory from then on (polls, repeated trigger ids).
+  const operations = new FinishedOperationCache(ports.operations);
   const now = () => engine.options.clock.now();
   /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
   const bound = (launcher: OperationLauncher, events?: EventLauncher) => {
-    const triggers = new TriggerSubmitter(ports.operations, launcher, now);
+    const triggers = new TriggerSubmitter(operations, launcher, now);
     const handlers: Partial<OutboxHandlers> = {
       trigger: async (row) => void (await triggers.submit(row.payload)),
       ...(events
@@ -90,12 +100,20 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     ports,
     engine,
     logger,
-    servicesFor(launcher, events) {
+    operations,
+    servicesFor(launcher, events, stopping) {
       const { triggers, engine: delivering } = bound(launcher, events);
-      return { engine: delivering, operations: ports.operations, triggers, newId: engine.options.newId, checkHealth: () => ports.checkHealth() };
+      return {
+        engine: delivering,
+        operations,
+        triggers,
+        awaitOperation: operationAwaiter(operations, launcher, stopping),
+        newId: engine.options.newId,
+        checkHealth: () => ports.checkHealth(),
+      };
     },
     activitiesFor(launcher, events) {
-      return new TriggerActivityService({ engine: bound(launcher, events).engine, operations: ports.operations, triggerCache, logger, now });
+      return new TriggerActivityService({ engine: bound(launcher, events).engine, operations, triggerCache, logger, now });
     },
   };
 }

@@ -123,11 +123,18 @@ const headerText = (description: string) => z.string().meta({ description });
 export const etagHeaders = z.object({ ETag: headerText('The version, for If-Match and If-None-Match.') });
 export const createdHeaders = z.object({ ETag: etagHeaders.shape.ETag, Location: headerText('The URL of what was created.') });
 export const retryAfterHeaders = z.object({ 'Retry-After': headerText('Seconds to wait before asking again.') });
+const preferenceApplied = z
+  .string()
+  .optional()
+  .meta({ description: 'RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`).' });
 export const acceptedHeaders = z.object({
   Location: headerText('The operation to poll.'),
   'Operation-Location': headerText('The operation to poll (the same URL).'),
   'Retry-After': retryAfterHeaders.shape['Retry-After'],
+  'Preference-Applied': preferenceApplied,
 });
+export const pendingOperationHeaders = z.object({ 'Retry-After': retryAfterHeaders.shape['Retry-After'], 'Preference-Applied': preferenceApplied });
+export const finishedOperationHeaders = z.object({ 'Preference-Applied': preferenceApplied });
 export const ifNoneMatchHeaders = z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag seen before: 304 with no body while it is current.' }) });
 
 // ---- explain: analysis, available triggers ------------------------------------------------------
