@@ -1,133 +1,244 @@
 /**
  * `npm run bench:api`: end-to-end trigger throughput and latency through the local server on Azurite,
- * against the storage floor of one application (lease acquire, read, conditional write, release),
- * measured in the same run. Prints a table; asserts nothing (see the issue notes for the figures).
+ * side by side with the storage floor measured in the same run on the same Azurite (issue 11). Prints
+ * tables; asserts nothing.
  *
- *   BENCH_INSTANCES (default 1000), BENCH_LATENCY_SAMPLES (default 200)
+ * The floor of one trigger operation is the 8 storage calls it needs at least, one after another:
+ * operation record, index lookup, lease acquire, instance read, one transaction (instance + history),
+ * lease release, result write, one status read. "One bare floor application" is its core: acquire, read,
+ * conditional write, release. Both run on their own tables, with instance bodies as large as the real ones.
+ *
+ *   BENCH_INSTANCES (default 1000): instances of the throughput and latency runs
+ *   BENCH_FANOUT_INSTANCES (default 10000): instances of the fan-out run
+ *   BENCH_LATENCY_SAMPLES (default 200), BENCH_CLIENTS (default 8)
  */
 import { performance } from 'node:perf_hooks';
 import counterWorkflow from '../examples/counter.json';
 import { startAzurite } from '../src/host/azurite';
-import { startLocalHost } from '../src/host/local-host';
+import { startLocalHost, type LocalHost } from '../src/host/local-host';
 import { silentLogger } from '../src/host/logger';
-import { createAzureStorage } from '../src/storage/create-azure-storage';
+import { createAzureStorage, type AzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
+const FANOUT_INSTANCES = Math.max(INSTANCES, Number(process.env.BENCH_FANOUT_INSTANCES ?? 10000));
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
+const CONTENDED = 30;
+const WAIT = { prefer: 'wait=30' };
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function json(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const response = await fetch(url, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+async function json(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+  const response = await fetch(url, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function waitForOperation(baseUrl: string, operationId: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+/** A client that polls, as before `Prefer: wait` (one poll per event-loop turn). */
+async function triggerPolling(base: string, subject: string): Promise<Json> {
+  const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [subject] });
   for (;;) {
-    const result = await json(`${baseUrl}/api/operations/${operationId}`);
+    const result = await json(`${base}/api/operations/${accepted.body.operationId}`);
     if (result.status === 200) return result.body;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
-/** The four storage calls every application needs at least, one after another. */
-async function measureFloor(connectionString: string, rounds: number): Promise<number[]> {
-  const storage = await createAzureStorage({ connection: connectionString, names: prefixedStorageNames('floor') });
-  const table = storage.clients.instances;
-  const blob = storage.clients.leases.getBlockBlobClient('floor-blob');
-  await blob.upload('', 0);
-  await table.upsertEntity({ partitionKey: 'p', rowKey: 'instance', body: 'x'.repeat(600) });
-  const samples: number[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    const started = performance.now();
-    const lease = blob.getBlobLeaseClient();
-    await lease.acquireLease(15);
-    const entity = await table.getEntity<{ body: string }>('p', 'instance');
-    await table.updateEntity({ partitionKey: 'p', rowKey: 'instance', body: entity.body }, 'Replace', { etag: entity.etag });
-    await lease.releaseLease();
-    samples.push(performance.now() - started);
+/** A client that waits (`Prefer: wait`): one request, answered 200 with the finished operation. */
+async function triggerWaiting(base: string, subject: string): Promise<Json> {
+  const answer = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [subject] }, WAIT);
+  if (answer.status === 200) return answer.body;
+  // Only if the wait ran out: wait again on the operation.
+  for (;;) {
+    const result = await json(`${base}/api/operations/${answer.body.operationId}`, 'GET', undefined, WAIT);
+    if (result.status === 200) return result.body;
   }
-  return samples.sort((a, b) => a - b);
+}
+
+async function inParallel(clients: number, count: number, work: (index: number) => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+interface Floor {
+  /** One bare application: acquire, read, conditional write, release. */
+  application(index: number): Promise<void>;
+  /** The 8 calls of one trigger operation. */
+  operation(index: number): Promise<void>;
+}
+
+async function floorOn(connectionString: string, instances: number, instanceBody: string): Promise<Floor> {
+  const storage: AzureStorage = await createAzureStorage({ connection: connectionString, names: prefixedStorageNames('floor') });
+  const { instances: table, operations, interests, leases } = storage.clients;
+  await Promise.all(
+    Array.from({ length: instances }, async (_, index) => {
+      await table.upsertEntity({ partitionKey: `i-${index}`, rowKey: 'instance', body: instanceBody });
+      await interests.upsertEntity({ partitionKey: `i-${index}`, rowKey: `i-${index}` });
+      await leases.getBlockBlobClient(`i-${index}`).upload('', 0);
+    }),
+  );
+  let sequence = 0;
+  return {
+    async application(index) {
+      const lease = leases.getBlockBlobClient(`i-${index}`).getBlobLeaseClient();
+      await lease.acquireLease(15);
+      const entity = await table.getEntity<{ body: string }>(`i-${index}`, 'instance');
+      await table.updateEntity({ partitionKey: `i-${index}`, rowKey: 'instance', body: entity.body }, 'Replace', { etag: entity.etag });
+      await lease.releaseLease();
+    },
+    async operation(index) {
+      const id = `op-${process.pid}-${sequence++}`;
+      const record = { partitionKey: id, rowKey: 'operation', status: 'notStarted', body: JSON.stringify({ id, trigger: { name: 'Increment', subjects: [`i-${index}`] }, summary: {}, instances: [] }) };
+      await operations.createEntity(record);
+      for await (const page of interests.listEntities({ queryOptions: { filter: `PartitionKey eq 'i-${index}'` } }).byPage({ maxPageSize: 500 })) void page;
+      const lease = leases.getBlockBlobClient(`i-${index}`).getBlobLeaseClient();
+      await lease.acquireLease(15);
+      const entity = await table.getEntity<{ body: string }>(`i-${index}`, 'instance');
+      await table.submitTransaction([
+        ['update', { partitionKey: `i-${index}`, rowKey: 'instance', body: entity.body }, 'Replace', { etag: entity.etag }],
+        ['create', { partitionKey: `i-${index}`, rowKey: `h-${id}`, body: '{"at":"2026-01-01T00:00:00.000Z","event":"transitioned"}' }],
+      ]);
+      await lease.releaseLease();
+      await operations.updateEntity({ ...record, status: 'succeeded' }, 'Replace');
+      await operations.getEntity(id, 'operation');
+    },
+  };
 }
 
 async function main(): Promise<void> {
   const azurite = await startAzurite();
   const requestCounter = createRequestCounter();
-  const host = await startLocalHost({ env: { SIGNALBOX_STORAGE: azurite.connectionString }, port: 0, storageNames: prefixedStorageNames('bench'), logger: silentLogger, requestCounter });
+  const names = prefixedStorageNames('bench');
+  const env = { SIGNALBOX_STORAGE: azurite.connectionString };
+  const host = await startLocalHost({ env, port: 0, storageNames: names, logger: silentLogger, requestCounter });
+  let second: LocalHost | undefined;
   const base = host.url;
+  const rows: { measure: string; value: string }[] = [];
+  const row = (measure: string, value: string) => rows.push({ measure, value });
   try {
     await json(`${base}/api/workflows/counter`, 'PUT', counterWorkflow);
-    for (let start = 0; start < INSTANCES; start += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, INSTANCES - start) }, (_, offset) => json(`${base}/api/instances`, 'POST', { workflowId: 'counter', instanceId: `i-${start + offset}`, context: { count: 0 } })));
-    }
+    await inParallel(32, FANOUT_INSTANCES, (index) => json(`${base}/api/instances`, 'POST', { workflowId: 'counter', instanceId: `i-${index}`, context: { count: 0 } }));
 
-    // Warm-up: JIT, connections, caches.
-    for (let index = 0; index < 20; index += 1) {
-      const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [`i-${index}`] });
-      await waitForOperation(base, accepted.body.operationId);
-    }
+    // Warm-up: JIT, connections, caches (each instance's first trigger after creation included).
+    for (let index = 0; index < 20; index += 1) await triggerWaiting(base, `i-${index}`);
+    for (let index = 0; index < 20; index += 1) await triggerPolling(base, `i-${index}`);
 
-    // Storage requests of one single-instance trigger, POST to succeeded (polls included).
+    // Storage requests of one single-instance trigger (lease blob made at creation), POST to 200.
     requestCounter.reset();
-    const counted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['i-0'] });
-    await waitForOperation(base, counted.body.operationId);
-    const countedRequests = requestCounter.counts();
+    const fresh = await triggerWaiting(base, `i-${INSTANCES - 1}`);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the lease release runs in the background: let it land
+    const requests = requestCounter.requests();
+    const countedWaiting = requestCounter.counts();
+    requestCounter.reset();
+    await triggerPolling(base, `i-${INSTANCES - 2}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const countedPolling = requestCounter.counts();
 
-    // 1. One trigger offered to every instance (fan-out inside one operation), twice: the first run
-    //    also creates each instance's lease blob (created lazily, on first use).
-    const fanOutSeconds: number[] = [];
-    let fanOutResult: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    for (let round = 0; round < 2; round += 1) {
+    // The real instance entity, for a floor of the same size.
+    const storage = await createAzureStorage({ connection: azurite.connectionString, names });
+    const instanceEntity = await storage.clients.instances.getEntity<{ body: string }>('i-0', 'instance');
+    const floor = await floorOn(azurite.connectionString, Math.max(CLIENTS, CONTENDED), instanceEntity.body);
+    for (let index = 0; index < 20; index += 1) await floor.operation(index % CLIENTS);
+
+    // 1. Throughput at CLIENTS clients, one instance each at a time: the floor, then Signalbox.
+    const floorOperationSeconds = await inParallel(CLIENTS, INSTANCES, (index) => floor.operation(index % CLIENTS));
+    const waitingSeconds = await inParallel(CLIENTS, INSTANCES, (index) => triggerWaiting(base, `i-${index}`));
+    const pollingSeconds = await inParallel(CLIENTS, INSTANCES, (index) => triggerPolling(base, `i-${index}`));
+    const floorRate = INSTANCES / floorOperationSeconds;
+    const waitingRate = INSTANCES / waitingSeconds;
+    row(`floor: 8-call trigger operations, ${CLIENTS} clients`, `${floorRate.toFixed(0)} operations/s`);
+    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`, `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8)`);
+    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, polling`, `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor`);
+
+    // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.
+    const floorLatencies: number[] = [];
+    for (let sample = 0; sample < LATENCY_SAMPLES; sample += 1) {
       const begin = performance.now();
-      const fanOut = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] });
-      fanOutResult = await waitForOperation(base, fanOut.body.operationId);
-      fanOutSeconds.push((performance.now() - begin) / 1000);
+      await floor.application(sample % CLIENTS);
+      floorLatencies.push(performance.now() - begin);
     }
-
-    // 2. One trigger per instance, 32 clients at a time, each waiting for its operation.
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        while (next < INSTANCES) {
-          const index = next++;
-          const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [`i-${index}`] });
-          await waitForOperation(base, accepted.body.operationId);
-        }
-      }),
-    );
-    const perInstanceSeconds = (performance.now() - started) / 1000;
-
-    // 3. Latency of a single-instance trigger, POST to operation succeeded, one at a time.
     const latencies: number[] = [];
     for (let sample = 0; sample < LATENCY_SAMPLES; sample += 1) {
       const begin = performance.now();
-      const accepted = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: [`i-${sample % INSTANCES}`] });
-      await waitForOperation(base, accepted.body.operationId);
+      await triggerWaiting(base, `i-${sample % INSTANCES}`);
       latencies.push(performance.now() - begin);
     }
+    floorLatencies.sort((a, b) => a - b);
     latencies.sort((a, b) => a - b);
-    const floor = await measureFloor(azurite.connectionString, LATENCY_SAMPLES);
-
     const p50 = percentile(latencies, 50);
-    const floorP50 = percentile(floor, 50);
-    console.log(`\nSignalbox API benchmark: local server on Azurite (in-memory), ${INSTANCES} instances`);
-    console.table([
-      { measure: `one trigger → ${INSTANCES} instances, lease blobs new`, value: `${(INSTANCES / fanOutSeconds[0]!).toFixed(0)} applications/s` },
-      { measure: `one trigger → ${INSTANCES} instances, again`, value: `${(INSTANCES / fanOutSeconds[1]!).toFixed(0)} applications/s (${fanOutResult.summary.transitioned} transitioned)` },
-      { measure: `${INSTANCES} single-instance triggers, 32 clients`, value: `${(INSTANCES / perInstanceSeconds).toFixed(0)} triggers/s (POST to succeeded)` },
-      { measure: 'single-instance latency p50', value: `${p50.toFixed(2)} ms` },
-      { measure: 'single-instance latency p99', value: `${percentile(latencies, 99).toFixed(2)} ms` },
-      { measure: 'storage floor of one application p50', value: `${floorP50.toFixed(2)} ms` },
-      { measure: 'p50 latency / floor p50 (target < 3)', value: (p50 / floorP50).toFixed(2) },
-      { measure: 'storage requests of one single-instance trigger', value: `${countedRequests.total} ${JSON.stringify(countedRequests.byKind)}` },
-    ]);
+    const floorP50 = percentile(floorLatencies, 50);
+    row('floor: one bare application (acquire, read, write, release) p50', `${floorP50.toFixed(2)} ms`);
+    row('Signalbox: single trigger, POST to finished (Prefer: wait) p50 / p99', `${p50.toFixed(2)} ms / ${percentile(latencies, 99).toFixed(2)} ms = ${(p50 / floorP50).toFixed(2)}x the floor (goal <= 3)`);
+
+    // 3. Contention: 30 triggers on one instance at once, in one server, then across two on one storage.
+    const contended = async (bases: string[]) => {
+      const begin = performance.now();
+      const results = await Promise.all(Array.from({ length: CONTENDED }, (_, index) => triggerWaiting(bases[index % bases.length]!, 'i-0')));
+      const seconds = (performance.now() - begin) / 1000;
+      const transitioned = results.filter((result) => result.summary.transitioned === 1).length;
+      return { seconds, transitioned };
+    };
+    await contended([base]); // warm
+    const oneServer = await contended([base]);
+    second = await startLocalHost({ env, port: 0, storageNames: names, logger: silentLogger });
+    await triggerWaiting(second.url, 'i-1'); // warm
+    const twoServers = await contended([base, second.url]);
+    await second.stop();
+    second = undefined;
+    // The same without lease hand-overs between local holders (each trigger releases and acquires).
+    const withoutHandOffs = { env, port: 0, storageNames: names, logger: silentLogger, leases: { maxLocalHandOffs: 0 } };
+    const plain = [await startLocalHost(withoutHandOffs), await startLocalHost(withoutHandOffs)];
+    let oneServerPlain: Awaited<ReturnType<typeof contended>>;
+    let twoServersPlain: Awaited<ReturnType<typeof contended>>;
+    try {
+      await contended([plain[0]!.url, plain[1]!.url]); // warm
+      oneServerPlain = await contended([plain[0]!.url]);
+      twoServersPlain = await contended([plain[0]!.url, plain[1]!.url]);
+    } finally {
+      await Promise.all(plain.map((server) => server.stop()));
+    }
+    const ideal = (CONTENDED * p50) / 1000;
+    const contention = (label: string, result: { seconds: number; transitioned: number }, goal = '') =>
+      row(`${CONTENDED} concurrent triggers on one instance, ${label}`, `${(result.seconds * 1000).toFixed(0)} ms = ${(result.seconds / ideal).toFixed(2)}x (30 x single p50)${goal}; ${result.transitioned} transitioned`);
+    contention('one server', oneServer, ' (goal <= 1.5)');
+    contention('one server, no lease hand-over', oneServerPlain);
+    contention('two servers on one storage', twoServers);
+    contention('two servers on one storage, no lease hand-over', twoServersPlain);
+
+    // 4. Fan-out: one trigger offered to every instance.
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore;
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+    const fanOutBegin = performance.now();
+    const fanOut = await triggerWaiting(base, 'counters');
+    const fanOutSeconds = (performance.now() - fanOutBegin) / 1000;
+    clearInterval(sampler);
+    row(`one trigger → ${FANOUT_INSTANCES} instances`, `${(fanOut.candidates / fanOutSeconds).toFixed(0)} applications/s (${fanOut.summary.transitioned} transitioned)`);
+    row('process RSS (client and server in one process) before / peak during the fan-out', `${(rssBefore / 2 ** 20).toFixed(0)} MiB / ${(rssPeak / 2 ** 20).toFixed(0)} MiB`);
+
+    row('instance entity body (counter example)', `${instanceEntity.body.length} characters`);
+    row('storage requests of one single-instance trigger, Prefer: wait', `${countedWaiting.total} ${JSON.stringify(countedWaiting.byKind)} (${fresh.summary.transitioned} transitioned)`);
+    row('storage requests of one single-instance trigger, polling', `${countedPolling.total} ${JSON.stringify(countedPolling.byKind)}`);
+
+    console.log(`\nSignalbox API benchmark: local server on Azurite (in-memory); load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+    console.table(rows);
+    console.log('Storage requests of one single-instance trigger (Prefer: wait), in order:');
+    for (const request of requests) console.log(`  ${request}`);
   } finally {
+    await second?.stop();
     await host.stop();
     await azurite.stop();
   }

@@ -54,15 +54,21 @@ export async function runClientWalkthrough(baseUrl: string, options: { apiKey?: 
   const started = await client.POST('/instances', { body: { workflowId: expenseClaim.id, instanceId: claimId, context: { claimantId: 'ann' } } });
   if (!started.data) throw new Error(`starting the instance failed: ${started.error?.detail}`);
 
-  // 3. Send a trigger to a subject, then wait for its operation.
+  // 3. Send a trigger to a subject, then poll its operation until it has finished.
   const update = await client.POST('/triggers', { body: { name: 'Update', subjects: ['claimant:ann'], parameters: { amount: 120, description: 'Train' } } });
   if (!update.data) throw new Error(`the trigger was refused: ${update.error?.detail}`);
+  // Without `Prefer: wait` the answer is always the 202 (AcceptedOperation).
+  if (!('operationId' in update.data)) throw new Error('a trigger sent without Prefer: wait answered 200');
   const updated = await waitForOperation(client, update.data.operationId, { intervalInMs: 50 });
 
-  // 4. Submit, addressed to the instance itself.
-  const submit = await client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId: claimId } }, body: { name: 'Submit', parameters: { at: '2026-11-22' } } });
+  // 4. Submit, addressed to the instance itself, waiting for the outcome in the same request
+  //    (`Prefer: wait`): 200 with the finished operation, or 202 if it took longer than the wait.
+  const submit = await client.POST('/instances/{instanceId}/triggers', {
+    params: { path: { instanceId: claimId }, header: { Prefer: 'wait=10' } },
+    body: { name: 'Submit', parameters: { at: '2026-11-22' } },
+  });
   if (!submit.data) throw new Error(`the trigger was refused: ${submit.error?.detail}`);
-  const submitted = await waitForOperation(client, submit.data.operationId, { intervalInMs: 50 });
+  const submitted = 'operationId' in submit.data ? await waitForOperation(client, submit.data.operationId, { waitInSeconds: 10 }) : submit.data;
 
   // 5. Read the instance, then ask again with its ETag: 304 while nothing changed.
   const read = await client.GET('/instances/{instanceId}', { params: { path: { instanceId: claimId } } });

@@ -7,5 +7,7 @@ import './telemetry';
 import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
+import './event-delivery-orchestrator';
+import './event-delivery';
 import './console';
 import './http';

@@ -14,6 +14,7 @@ import type { TriggerActivities } from '../src/host/trigger-activities';
 import type { Logger } from '../src/host/trigger-activity-service';
 import type { OperationLauncher } from '../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../src/host/wiring';
+import { durableEventLauncher } from './event-launcher';
 import { TRIGGER_ORCHESTRATOR, type TriggerOrchestratorInput } from './trigger-orchestrator';
 
 const currentInvocation = new AsyncLocalStorage<InvocationContext>();
@@ -56,6 +57,12 @@ export function setHostCore(value: HostCore | undefined): void {
   core = value ? Promise.resolve(value) : undefined;
 }
 
+/**
+ * How often a `Prefer: wait` asks the durable extension for an orchestration's status (durable's own
+ * default is 1 s, too coarse for an operation that takes tens of milliseconds).
+ */
+export const DURABLE_STATUS_INTERVAL_IN_MS = 100;
+
 /** Runtime statuses after which starting the same instance id again is allowed and useful. */
 const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.OrchestrationRuntimeStatus.Terminated]);
 
@@ -65,15 +72,36 @@ const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.Or
  * unless it failed or was terminated, which leaves its operation unfinished: that one is started anew,
  * and `beginOperation` makes a run over an already finished operation a no-op.
  */
-export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew'>): OperationLauncher {
+export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>): OperationLauncher {
   return {
+    /**
+     * `Prefer: wait` on Azure: durable-functions' own waitForCompletionOrCreateCheckStatusResponse, which
+     * asks the durable extension for the orchestration's status every `retryIntervalInMilliseconds`
+     * until it completes, fails or is terminated, or the time runs out (then a 202 check-status
+     * response). Any of those ends means the operation record is as final as it will get: the route
+     * reads it once. The status asks go to the extension (its instance table), never to the operation
+     * store. No HttpRequest is passed: its only use is the check-status links, which are not answered.
+     */
+    async waitUntilFinished(operationId, timeoutInMs) {
+      if (timeoutInMs <= 0) return 'pending';
+      try {
+        const response = await client.waitForCompletionOrCreateCheckStatusResponse(undefined as never, operationId, {
+          timeoutInMilliseconds: timeoutInMs,
+          retryIntervalInMilliseconds: Math.min(timeoutInMs, DURABLE_STATUS_INTERVAL_IN_MS),
+        });
+        return response.status === 202 ? 'pending' : 'finished';
+      } catch (error) {
+        // No orchestration (yet, or any more: purged): the record alone can tell, so the route polls it.
+        if (isMissingInstance(error)) return 'unknown';
+        throw error;
+      }
+    },
     async start(operationId, options = {}) {
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew
         ? undefined
         : await client.getStatus(operationId).catch((error: unknown) => {
-            // durable-functions reports a missing instance only as an Error whose message says 404.
-            if (error instanceof Error && /\b404\b/.test(error.message)) return undefined;
+            if (isMissingInstance(error)) return undefined;
             throw error;
           });
       if (status && !restartable.has(status.runtimeStatus)) return;
@@ -81,6 +109,11 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
       await client.startNew(TRIGGER_ORCHESTRATOR, { instanceId: operationId, input });
     },
   };
+}
+
+/** durable-functions reports a missing instance only as an Error whose message says 404. */
+function isMissingInstance(error: unknown): boolean {
+  return error instanceof Error && /\b404\b/.test(error.message);
 }
 
 let sweptLeftovers = false;
@@ -94,19 +127,31 @@ let sweptLeftovers = false;
 function sweepOnce(services: ApiServices): void {
   if (sweptLeftovers) return;
   sweptLeftovers = true;
-  services.engine.relayLeftovers().then(
-    (count) => count > 0 && invocationLogger.info('delivered leftover outbox rows', { count }),
-    (error: unknown) => invocationLogger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
-  );
+  services.engine
+    .relayLeftovers()
+    .then(
+      (count) => void (count > 0 && invocationLogger.info('delivered leftover outbox rows', { count })),
+      (error: unknown) => invocationLogger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+    )
+    // Lifecycle events saved but not handed to delivery (a crash after the save): their orchestrations start now.
+    .then(() => services.engine.resumeEventDeliveries())
+    .then(
+      (count) => void (count > 0 && invocationLogger.info('resumed lifecycle event deliveries', { count })),
+      (error: unknown) => invocationLogger.warn('could not resume lifecycle event deliveries; they wait for the next worker start', { error: String(error) }),
+    );
 }
 
 export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
-  const services = (await hostCore()).servicesFor(durableLauncher(df.getClient(context)));
+  const core = await hostCore();
+  const client = df.getClient(context);
+  const services = core.servicesFor(durableLauncher(client), durableEventLauncher(client));
   if (services.engine) sweepOnce(services);
   return services;
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
 export async function activitiesFor(context: InvocationContext): Promise<TriggerActivities> {
-  return (await hostCore()).activitiesFor(durableLauncher(df.getClient(context)));
+  const core = await hostCore();
+  const client = df.getClient(context);
+  return core.activitiesFor(durableLauncher(client), durableEventLauncher(client));
 }

@@ -149,6 +149,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an instance's lifecycle events
+         * @description Oldest first, each with its delivery to every subscription that wanted it: `delivered`, `pending` (being tried) or `deadLettered`, with attempts and the last error. Only events some subscription wants are recorded.
+         */
+        get: operations["listInstanceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/{instanceId}/events/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a dead-lettered event
+         * @description Sets the event's dead-lettered deliveries back to pending (attempts from zero) and delivers them again, with the same event id. Takes no body.
+         */
+        post: operations["redeliverInstanceEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/triggers": {
         parameters: {
             query?: never;
@@ -350,6 +390,10 @@ export interface components {
                  */
                 at: string;
             };
+            /** @description Set on a child instance (started by a `startInstance` action): its parent hears when it ends. */
+            parent?: {
+                instanceId: string;
+            };
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -393,6 +437,29 @@ export interface components {
             status: "notStarted" | "running" | "succeeded" | "failed";
             /** @description Where to poll: GET it until it answers 200. */
             statusUrl: string;
+        };
+        LifecycleEventPage: {
+            items: components["schemas"]["LifecycleEvent"][];
+            /** @description Present when there may be more: pass it back as `continuationToken`. */
+            continuationToken?: string;
+        };
+        LifecycleEvent: {
+            /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
+            id: string;
+            /** @enum {string} */
+            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            time: string;
+            deliveries: {
+                subscriptionId: string;
+                /** @enum {string} */
+                status: "pending" | "delivered" | "deadLettered";
+                attempts: number;
+                lastError?: string;
+            }[];
         };
         Operation: {
             id: string;
@@ -651,8 +718,29 @@ export interface components {
              */
             level?: "info" | "warn" | "error";
         };
+        "action.startInstance": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "startInstance";
+            id?: string;
+            workflowId: string;
+            instanceId?: string;
+            context?: {
+                /** @default {} */
+                values?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                /** @default {} */
+                expressions?: {
+                    [key: string]: string;
+                };
+            };
+            returnContextItems?: string[];
+        };
         /** @description A action: `type` names a registered action type, whose own fields follow. */
-        action: components["schemas"]["action.setContext"] | components["schemas"]["action.invokeExternalService"] | components["schemas"]["action.raiseTrigger"] | components["schemas"]["action.log"];
+        action: components["schemas"]["action.setContext"] | components["schemas"]["action.invokeExternalService"] | components["schemas"]["action.raiseTrigger"] | components["schemas"]["action.log"] | components["schemas"]["action.startInstance"];
         /** Signalbox workflow definition */
         WorkflowDefinition: {
             $schema?: string;
@@ -686,6 +774,16 @@ export interface components {
                     }[];
                 };
             };
+            subscriptions?: {
+                id: string;
+                /** Format: uri */
+                url: string;
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                contextItemsToInclude?: string[];
+                authentication?: {
+                    managedIdentity: string;
+                };
+            }[];
         };
         /** Signalbox workflow (a stored version) */
         Workflow: {
@@ -720,6 +818,16 @@ export interface components {
                     }[];
                 };
             };
+            subscriptions?: {
+                id: string;
+                /** Format: uri */
+                url: string;
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                contextItemsToInclude?: string[];
+                authentication?: {
+                    managedIdentity: string;
+                };
+            }[];
             version: number;
             etag: string;
         };
@@ -756,6 +864,16 @@ export interface components {
                     }[];
                 };
             };
+            subscriptions?: {
+                id: string;
+                /** Format: uri */
+                url: string;
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                contextItemsToInclude?: string[];
+                authentication?: {
+                    managedIdentity: string;
+                };
+            }[];
             version: number;
             etag: string;
             warnings: components["schemas"]["DefinitionWarning"][];
@@ -1099,6 +1217,8 @@ export interface operations {
         parameters: {
             query?: {
                 workflowId?: string;
+                /** @description Only children of this instance (started by its `startInstance` actions). */
+                parentId?: string;
                 stateId?: string;
                 status?: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
                 /** @description Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers). */
@@ -1634,6 +1754,143 @@ export interface operations {
                 };
             };
             /** @description The instance is already complete or cancelled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInstanceEvents: {
+        parameters: {
+            query?: {
+                /** @description The `continuationToken` of the previous page, as it was returned. */
+                continuationToken?: string;
+                /** @description At most this many items on the page (a page may hold fewer and still have a next one). */
+                maxPageSize?: number;
+            };
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleEventPage"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverInstanceEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: poll `GET /api/instances/{instanceId}/events`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        eventId: string;
+                    };
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance or event. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No delivery of the event is dead-lettered. */
             409: {
                 headers: {
                     [name: string]: unknown;

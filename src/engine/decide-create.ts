@@ -10,7 +10,7 @@ import { faultDecision } from './decide-fault';
 import type { Effects } from './effects';
 import { InstanceStatus, TriggerOutcome } from './enums';
 import { entryBlockedAt, enterState } from './enter-state';
-import { HistoryEvent, type Instance } from './instance';
+import { HistoryEvent, type Instance, type InstanceParent } from './instance';
 import { jsonObjectSchema, type JsonObject } from './json';
 import type { Registry } from './registry';
 import { Draft, messageOf } from './run-steps';
@@ -27,6 +27,8 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
+  /** A child's parent (the `startInstance` action). */
+  readonly parent?: InstanceParent;
 }
 
 export async function decideCreate(workflow: WorkflowVersion, input: NewInstance, effects: Effects, registry: Registry): Promise<Decision> {
@@ -48,6 +50,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     appliedTriggers: [],
     outbox: [],
     historyLength: 0,
+    ...(input.parent ? { parent: input.parent } : {}),
   };
   const draft = new Draft(definition, workflow.version, initial.id, null, effects, registry, initial);
   try {

@@ -7,6 +7,7 @@
  */
 import type { HistoryEntry, Instance } from './instance';
 import type { InstanceResult } from './operation';
+import type { LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow } from './outbox';
 import type { Trigger } from './trigger';
 
@@ -23,6 +24,8 @@ export interface Change {
   readonly historyEntry: HistoryEntry;
   /** Rows for the relay, written in the instance's partition with the save. */
   readonly outbox: readonly OutboxRow[];
+  /** Lifecycle event records, added by the runtime from the change (events/lifecycle-events.ts). */
+  readonly events?: readonly LifecycleEventRecord[];
 }
 
 export interface Decision {

@@ -5,6 +5,7 @@
  * registered in code are first-class.
  */
 import { z } from 'zod';
+import { subscriptionsSchema } from './events/subscriptions';
 
 export const workflowIdSchema = z
   .string()
@@ -53,6 +54,8 @@ export const workflowDefinitionSchema = z.strictObject({
     .record(stateIdSchema, stateSchema)
     .refine((states) => Object.keys(states).length > 0, 'a workflow needs at least one state')
     .meta({ minProperties: 1 }), // the refinement, for JSON Schema readers
+  /** Who hears the instances' lifecycle events (at most 10). */
+  subscriptions: subscriptionsSchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

@@ -2,6 +2,20 @@
 import { builtInRegistry, type Registry } from './registry';
 import { consoleLogger, type EngineLogger } from './effects';
 import { refusingExternalServiceClient, type ExternalServiceClient } from './outbound-port';
+import { resolveEventDeliveryPolicy, type EventDeliveryPolicy } from './events/delivery-policy';
+
+/** Delivery of lifecycle events to the workflows' subscriptions (events/). */
+export interface EventOptions {
+  /**
+   * Outbound HTTP for subscribers: the same pipeline as invokeExternalService (allow-list, timeout,
+   * managed identity), best without retries of its own (the delivery policy retries). @default EngineOptions.http
+   */
+  http?: ExternalServiceClient;
+  /** Attempts, backoff and timeout. @default defaultEventDeliveryPolicy (12 attempts over hours) */
+  policy?: Partial<EventDeliveryPolicy>;
+  /** Put before `/signalbox/workflows/<id>` in each event's `source` (the deployment's name). @default '' */
+  sourcePrefix?: string;
+}
 
 export interface Clock {
   now(): Date;
@@ -30,6 +44,7 @@ export interface EngineOptions {
   definitionCacheSize?: number;
   /** Reload-and-reprocess rounds after a concurrent write (412) before giving up. @default 5 */
   maxSaveAttempts?: number;
+  events?: EventOptions;
 }
 
 export interface ResolvedEngineOptions {
@@ -42,6 +57,7 @@ export interface ResolvedEngineOptions {
   readonly maxLeaseWaitInMs: number;
   readonly definitionCacheSize: number;
   readonly maxSaveAttempts: number;
+  readonly events: { readonly http: ExternalServiceClient; readonly policy: EventDeliveryPolicy; readonly sourcePrefix: string };
 }
 
 export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngineOptions {
@@ -55,5 +71,10 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
     maxLeaseWaitInMs: options.maxLeaseWaitInMs ?? 60_000,
     definitionCacheSize: Math.max(1, options.definitionCacheSize ?? 100),
     maxSaveAttempts: Math.max(1, options.maxSaveAttempts ?? 5),
+    events: {
+      http: options.events?.http ?? options.http ?? refusingExternalServiceClient,
+      policy: resolveEventDeliveryPolicy(options.events?.policy),
+      sourcePrefix: options.events?.sourcePrefix ?? '',
+    },
   };
 }

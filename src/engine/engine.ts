@@ -9,7 +9,11 @@ import type { WorkflowVersion } from './definition';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
 import { TriggerOutcome } from './enums';
-import { NotFoundError, isRetryable } from './errors';
+import { ConflictError, NotFoundError, isRetryable } from './errors';
+import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './events/event-delivery';
+import { EventDispatcher } from './events/event-dispatcher';
+import type { LifecycleEventRecord } from './events/lifecycle-events';
+import type { EventOutboxRow, StartInstancePayload } from './outbox';
 import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
@@ -27,6 +31,7 @@ import type {
   PageOptions,
   WorkflowStore,
   WorkflowSummary,
+  EventStore,
 } from './ports';
 import type { Trigger } from './trigger';
 import { withSpan } from './tracing';
@@ -41,6 +46,8 @@ export interface EnginePorts {
   readonly outbox: OutboxStore;
   readonly interests: InterestIndex;
   readonly leases: LeaseProvider;
+  /** Lifecycle event records (the instance store: they share a partition). Without it, events cannot be listed or delivered. */
+  readonly events?: EventStore;
 }
 
 interface EngineParts {
@@ -48,6 +55,8 @@ interface EngineParts {
   readonly options: ResolvedEngineOptions;
   readonly workflows: WorkflowService;
   readonly runtime: InstanceRuntime;
+  readonly eventDelivery?: EventDeliveryService;
+  readonly dispatcher?: EventDispatcher;
 }
 
 export class Engine {
@@ -56,24 +65,51 @@ export class Engine {
   readonly runtime: InstanceRuntime;
   readonly relay: OutboxRelay;
   private readonly ports: EnginePorts;
+  private readonly handlers: OutboxHandlers;
+  /** Undefined without an event store. */
+  private readonly eventDelivery?: EventDeliveryService;
+  /** In-process delivery of lifecycle events (shared by every view of this engine). */
+  private readonly dispatcher?: EventDispatcher;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
-  constructor(parts: EngineParts, options: undefined, handlers: OutboxHandlers);
-  constructor(portsOrParts: EnginePorts | EngineParts, options: EngineOptions = {}, handlers?: OutboxHandlers) {
+  constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
+  constructor(portsOrParts: EnginePorts | EngineParts, options: EngineOptions = {}, handlers: Partial<OutboxHandlers> = {}) {
     if ('runtime' in portsOrParts) {
       ({ ports: this.ports, options: this.options, workflows: this.workflows, runtime: this.runtime } = portsOrParts);
+      this.eventDelivery = portsOrParts.eventDelivery;
+      this.dispatcher = portsOrParts.dispatcher;
     } else {
       this.ports = portsOrParts;
       this.options = resolveEngineOptions(options);
       this.workflows = new WorkflowService(this.ports.workflows, this.options.registry, this.options.definitionCacheSize);
       this.runtime = new InstanceRuntime(this.ports, this.workflows.versions, this.options);
+      if (this.ports.events) {
+        const { http, policy, sourcePrefix } = this.options.events;
+        this.eventDelivery = new EventDeliveryService({ store: this.ports.events, versions: this.workflows.versions, http, policy, clock: this.options.clock, sourcePrefix });
+        this.dispatcher = new EventDispatcher(this.eventDelivery, this.options.logger);
+      }
     }
-    this.relay = new OutboxRelay(this.ports.outbox, handlers ?? { trigger: async (row) => void (await this.publish(row.payload)) });
+    // In-process delivery by default: raised triggers published here, events to the dispatcher, children created here.
+    this.handlers = {
+      trigger: async (row) => void (await this.publish(row.payload)),
+      event: async (row) => this.dispatchInProcess(row),
+      startInstance: async (row, rowOptions) => this.startChild(row.payload, rowOptions),
+      ...handlers,
+    };
+    this.relay = new OutboxRelay(this.ports.outbox, this.handlers);
   }
 
-  /** The same engine (stores, caches, run loop) delivering outbox rows through `handlers`. */
-  withDelivery(handlers: OutboxHandlers): Engine {
-    return new Engine({ ports: this.ports, options: this.options, workflows: this.workflows, runtime: this.runtime }, undefined, handlers);
+  /** The same engine (stores, caches, run loop, event dispatcher) delivering the given kinds of outbox rows through `handlers`. */
+  withDelivery(handlers: Partial<OutboxHandlers>): Engine {
+    const parts: EngineParts = {
+      ports: this.ports,
+      options: this.options,
+      workflows: this.workflows,
+      runtime: this.runtime,
+      ...(this.eventDelivery ? { eventDelivery: this.eventDelivery } : {}),
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+    };
+    return new Engine(parts, undefined, handlers);
   }
 
   // ---- workflows ----------------------------------------------------------------------------------
@@ -179,6 +215,88 @@ export class Engine {
   /** Delivers the rows of start-up: every outbox row a crash left (returns how many were delivered). */
   relayLeftovers(options: PageOptions = {}): Promise<number> {
     return this.relay.sweep(this.options.logger, options);
+  }
+
+  // ---- lifecycle events and children -------------------------------------------------------------
+
+  /** The instance's lifecycle events with their deliveries, oldest first. NotFoundError if the instance does not exist. */
+  async listEvents(instanceId: string, pageOptions?: PageOptions): Promise<Page<LifecycleEventRecord>> {
+    await this.getInstance(instanceId, pageOptions);
+    return this.eventStore().listEvents(instanceId, pageOptions);
+  }
+
+  /**
+   * Retries an event's dead-lettered deliveries (attempts from zero), through this engine's delivery.
+   * NotFoundError for an unknown instance or event; ConflictError when none is dead-lettered.
+   */
+  async redeliverEvent(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<void> {
+    await this.getInstance(instanceId, options);
+    const targets = await this.delivery().redeliver(instanceId, eventId, options);
+    const row: EventOutboxRow = { id: `redeliver.${eventId}`, kind: 'event', payload: { instanceId, eventId, subscriptionIds: targets.map((target) => target.subscriptionId) } };
+    await this.handlers.event(row, options);
+  }
+
+  /** One delivery attempt (the Azure delivery orchestration's activity; the local dispatcher calls it itself). */
+  attemptEventDelivery(target: EventDeliveryTarget, options?: OperationOptions): Promise<AttemptResult> {
+    return this.delivery().attempt(target, options);
+  }
+
+  /**
+   * Hands every pending event delivery to this engine's delivery (start-up: in process, or the host's
+   * durable launcher); returns how many. Event records are the durable hand-off of the `event` rows.
+   */
+  async resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
+    if (!this.ports.events) return 0;
+    let count = 0;
+    for await (const { instanceId, event } of pagedList((page) => this.ports.events!.listPendingEvents(page), { ...options, maxPageSize: 1000 })) {
+      const subscriptionIds = event.deliveries.filter((delivery) => delivery.status === 'pending').map((delivery) => delivery.subscriptionId);
+      count += subscriptionIds.length;
+      await this.handlers.event({ id: `resume.${event.id}`, kind: 'event', payload: { instanceId, eventId: event.id, subscriptionIds } }, options);
+    }
+    return count;
+  }
+
+  /** Resolves when the in-process event dispatcher has nothing queued (tests). */
+  eventDeliveriesIdle(): Promise<void> {
+    return this.dispatcher?.idle() ?? Promise.resolve();
+  }
+
+  /** Stops in-process event delivery (pending deliveries stay recorded for the next start). */
+  stopEventDeliveries(): void {
+    this.dispatcher?.stop();
+  }
+
+  /**
+   * Creates a child from a `startInstance` row: once, whatever the number of deliveries (the id is
+   * deterministic; an existing instance is the earlier delivery's). A child that cannot be created (its
+   * workflow does not exist, its context is invalid) is logged and dropped: retrying cannot help.
+   */
+  private async startChild(payload: StartInstancePayload, options: OperationOptions = {}): Promise<void> {
+    try {
+      const workflow = await this.workflows.find(payload.workflowId, options);
+      if (!workflow) throw new NotFoundError(`Workflow "${payload.workflowId}" does not exist`);
+      const created = await this.runtime.create(workflow, { instanceId: payload.instanceId, context: payload.context, parent: payload.parent }, options);
+      await this.relayAfter(created, options);
+    } catch (error) {
+      if (error instanceof ConflictError) return;
+      if (isRetryable(error)) throw error;
+      this.options.logger.error('Could not start a child instance', { parentId: payload.parent.instanceId, instanceId: payload.instanceId, workflowId: payload.workflowId, error: String(error) });
+    }
+  }
+
+  private dispatchInProcess(row: EventOutboxRow): void {
+    if (!this.dispatcher) throw new Error('Lifecycle events need an event store (EnginePorts.events)');
+    this.dispatcher.enqueue(row.payload.subscriptionIds.map((subscriptionId) => ({ instanceId: row.payload.instanceId, eventId: row.payload.eventId, subscriptionId })));
+  }
+
+  private eventStore(): EventStore {
+    if (!this.ports.events) throw new Error('Lifecycle events need an event store (EnginePorts.events)');
+    return this.ports.events;
+  }
+
+  private delivery(): EventDeliveryService {
+    if (!this.eventDelivery) throw new Error('Lifecycle events need an event store (EnginePorts.events)');
+    return this.eventDelivery;
   }
 
   // ---- internals ----------------------------------------------------------------------------------

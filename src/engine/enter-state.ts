@@ -11,6 +11,7 @@ import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from './outbox';
 import type { Draft } from './run-steps';
 import { MAX_TRIGGER_HOPS } from './trigger';
+import { derivedChildId } from './actions/start-instance';
 import { raisedTriggerId } from './trigger-ids';
 
 /** What entering a state produced: the parts of the next instance it decides, and the rows to write. */
@@ -45,8 +46,26 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string): P
   return { stateId, status: draft.status, interests, outbox: outboxRows(draft, cause) };
 }
 
-/** The rows for what the draft raised, with deterministic ids; past the hop or row limits, a fault. */
+/** The rows for what the draft raised and the children it starts, with deterministic ids; past the hop or row limits, a fault. */
 export function outboxRows(draft: Draft, cause: Cause): OutboxRow[] {
+  return [...triggerRows(draft, cause), ...childRows(draft, cause)];
+}
+
+/** `startInstance` rows: the child's id as rendered, or derived from the parent, the cause and the action. */
+function childRows(draft: Draft, cause: Cause): OutboxRow[] {
+  if (draft.started.length === 0) return [];
+  if (draft.raised.length + draft.started.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
+    throw new Error(`one change may raise triggers and start instances ${MAX_OUTBOX_ROWS_PER_CHANGE} times at most, not ${draft.raised.length + draft.started.length}`);
+  }
+  const key = causeKey(cause);
+  return draft.started.map(({ child, location }, index) => {
+    const instanceId = child.instanceId ?? derivedChildId(draft.instanceId, key, location, index);
+    const parent = { instanceId: draft.instanceId, ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}) };
+    return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent } };
+  });
+}
+
+function triggerRows(draft: Draft, cause: Cause): OutboxRow[] {
   if (draft.raised.length === 0) return [];
   const hops = raisedHops(cause);
   if (hops > MAX_TRIGGER_HOPS) {

@@ -15,10 +15,11 @@ import { oversizeFaultDecision } from './decide-fault';
 import { decideRecover } from './decide-recover';
 import { decideTrigger } from './decide-trigger';
 import type { Effects } from './effects';
+import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
 import type { Instance, StoredInstance } from './instance';
-import type { OutboxRow } from './outbox';
+import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
@@ -75,7 +76,7 @@ export class InstanceRuntime {
           const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
           const cause = causeOf(stored);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
-          let decision = await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) });
+          let decision = withEvents(definition, stored, cause, await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }));
           if (!decision.change) {
             this.finish(deliveryKey, decision.logs);
             return { decision, instance: stored, outbox: leftovers };
@@ -86,7 +87,7 @@ export class InstanceRuntime {
           } catch (error) {
             if (!(error instanceof TooLargeError)) throw error;
             // Fault it for real, as it was, so the record is small and says what happened.
-            decision = oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now());
+            decision = withEvents(definition, stored, cause, oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now()));
             saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
           }
           if (!saved) continue; // someone else wrote: reload and decide again
@@ -137,22 +138,35 @@ export class InstanceRuntime {
   async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
     if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
-    const decision = await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry);
+    const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
+    // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
+    // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
+    const preparing = this.prepareLease(input.instanceId, options);
     // Index rows first: the index may hold more than the truth, never less.
-    await this.ports.interests.add(input.instanceId, change.instance.interests, options);
     let stored: StoredInstance;
     try {
-      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox }, options);
+      await this.ports.interests.add(input.instanceId, change.instance.interests, options);
+      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, options);
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
       // have happened after all (the index is a superset of the truth).
       if (error instanceof TooLargeError || (error as { code?: string }).code === 'validation') await this.removeInterests(input.instanceId, change.instance.interests, options);
       throw error;
+    } finally {
+      await preparing;
     }
     this.finish(deliveryKey, decision.logs);
     return { decision, instance: stored, outbox: change.outbox };
+  }
+
+  private async prepareLease(instanceId: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.ports.leases.prepare?.(instanceId, options);
+    } catch (error) {
+      this.options.logger.warn('Could not create the lease of a new instance; its first trigger will', { instanceId, error: String(error) });
+    }
   }
 
   /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
@@ -199,7 +213,7 @@ export class InstanceRuntime {
     lease.assertHeld();
     let saved: StoredInstance;
     try {
-      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox }, { ...options, ifMatch: stored.etag });
+      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
       throw error;
@@ -216,6 +230,11 @@ export class InstanceRuntime {
       this.options.logger.warn('Could not remove stale interest rows', { instanceId, error: String(error) });
     }
   }
+}
+
+/** The decision with its change's lifecycle events (records and outbox rows), written with it. */
+function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
+  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, decision.change, cause) } : decision;
 }
 
 /** The change, its instance still listing the leftover rows it will relay (so a second crash forgets none). */

@@ -46,6 +46,14 @@ export interface Instance {
   readonly outbox: readonly string[];
   /** Number of history entries written so far; the next entry gets this sequence number. */
   readonly historyLength: number;
+  /** Set on a child instance (the `startInstance` action): its parent hears when it ends. */
+  readonly parent?: InstanceParent;
+}
+
+export interface InstanceParent {
+  readonly instanceId: string;
+  /** Context keys of the child sent to the parent with `ChildCompleted`/`ChildFaulted`/`ChildCancelled`. */
+  readonly returnContextItems?: readonly string[];
 }
 
 /** An instance as read from a store, with the ETag its next save must match. */

@@ -7,7 +7,7 @@
  * operation's id.
  */
 import type { EngineLogger } from './effects';
-import type { OutboxRow, StoredOutboxRow } from './outbox';
+import { isStoredOutboxRow, type OutboxRow, type StoredOutboxRow } from './outbox';
 import { pagedList } from './paging';
 import type { OperationOptions, OutboxStore, PageOptions } from './ports';
 
@@ -25,7 +25,7 @@ export class OutboxRelay {
 
   constructor(
     private readonly store: OutboxStore,
-    private readonly handlers: OutboxHandlers,
+    private readonly handlers: Partial<OutboxHandlers>,
   ) {}
 
   /**
@@ -40,9 +40,10 @@ export class OutboxRelay {
     const delivered: string[] = [];
     try {
       for (const row of mine) {
-        const handler = this.handlers[row.kind] as (row: OutboxRow, options?: OperationOptions) => Promise<void>;
+        const handler = this.handlers[row.kind] as ((row: OutboxRow, options?: OperationOptions) => Promise<void>) | undefined;
+        if (!handler) throw new Error(`No handler delivers outbox rows of kind "${row.kind}"`);
         await handler(row, options);
-        delivered.push(row.id);
+        if (isStoredOutboxRow(row)) delivered.push(row.id);
       }
     } finally {
       try {

@@ -30,11 +30,23 @@ export interface OutboxRowOf<K extends OutboxKind, P> {
 /** A trigger raised by an action: delivered as a trigger of its own (`POST /api/triggers`), id and all. */
 export type TriggerOutboxRow = OutboxRowOf<typeof OutboxKind.trigger, Trigger>;
 
+/** Lifecycle events handed to delivery (events/lifecycle-events.ts): the event's id and its subscribers. */
+export type EventOutboxRow = OutboxRowOf<typeof OutboxKind.event, { readonly instanceId: string; readonly eventId: string; readonly subscriptionIds: readonly string[] }>;
+
+/** A child instance to create (the `startInstance` action): created once, with `parent` set. */
+export interface StartInstancePayload {
+  readonly workflowId: string;
+  readonly instanceId: string;
+  readonly context: JsonObject;
+  readonly parent: { readonly instanceId: string; readonly returnContextItems?: readonly string[] };
+}
+export type StartInstanceOutboxRow = OutboxRowOf<typeof OutboxKind.startInstance, StartInstancePayload>;
+
 /**
- * Every row kind the engine writes. Today only raised triggers; the other kinds are reserved and get
- * their row types here when their features land (their payloads must be JSON objects).
+ * Every row kind the engine writes. The `timer` kind is reserved and gets its row type here when its
+ * feature lands (payloads must be JSON objects).
  */
-export type OutboxRow = TriggerOutboxRow;
+export type OutboxRow = TriggerOutboxRow | EventOutboxRow | StartInstanceOutboxRow;
 
 /** A row as stored, with the instance it belongs to (the start-up sweep lists rows of every instance). */
 export interface StoredOutboxRow {
@@ -42,7 +54,19 @@ export interface StoredOutboxRow {
   readonly row: OutboxRow;
 }
 
+/**
+ * Kinds whose rows are relayed but not written as outbox rows: a lifecycle event's record (written in the
+ * same save, its deliveries `pending`) is already the durable hand-off, resumed at start-up
+ * (Engine.resumeEventDeliveries), so a separate row would only cost a delete after every relay.
+ */
+export const RECORD_BACKED_KINDS: ReadonlySet<OutboxKind> = new Set([OutboxKind.event]);
+
+/** Whether `row` is written to (and deleted from) the outbox store. */
+export function isStoredOutboxRow(row: OutboxRow): boolean {
+  return !RECORD_BACKED_KINDS.has(row.kind);
+}
+
 /** Rows of the same instance written by one change: at most this many (a save is one table transaction of at most 100 operations). */
 export const MAX_OUTBOX_ROWS_PER_CHANGE = 90;
 
-export type OutboxPayload = JsonObject | Trigger;
+export type OutboxPayload = OutboxRow['payload'];

@@ -8,6 +8,7 @@ import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import type { InstanceResult, Operation, StoredOperation } from './operation';
+import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
 
 export interface OperationOptions {
@@ -52,12 +53,16 @@ export interface InstanceWrite {
   readonly history?: readonly HistoryEntry[];
   /** Outbox rows to write in the instance's partition (outbox.ts); a row with an id already there is replaced. */
   readonly outbox?: readonly OutboxRow[];
+  /** Lifecycle event records to write in the instance's partition (events/lifecycle-events.ts). */
+  readonly events?: readonly LifecycleEventRecord[];
 }
 
 export interface InstanceQuery {
   readonly workflowId?: string;
   readonly stateId?: string;
   readonly status?: InstanceStatus;
+  /** Children of this instance (`parent.instanceId`). */
+  readonly parentId?: string;
 }
 
 /**
@@ -132,6 +137,12 @@ export interface LeaseProvider {
    * in the background while `work` runs, and releases it afterwards, whatever happens.
    */
   withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options?: LeaseOptions): Promise<T>;
+  /**
+   * Creates what a lease on `name` needs ahead of its first use (a lease blob), so that the first
+   * `withLease` costs no more than later ones. Optional, and only an optimisation: `withLease` must
+   * work without it. Called when an instance is created.
+   */
+  prepare?(name: string, options?: OperationOptions): Promise<void>;
 }
 
 /**
@@ -148,3 +159,23 @@ export interface OutboxStore {
 }
 
 export type { InstanceResult };
+
+/** An event record of some instance (the start-up resume of deliveries lists them across instances). */
+export interface StoredEventRecord {
+  readonly instanceId: string;
+  readonly event: LifecycleEventRecord;
+}
+
+/**
+ * Lifecycle event records, kept in each instance's partition (written by InstanceStore saves, atomically
+ * with the change). Each delivery is updated on its own, so subscriptions never overwrite each other.
+ */
+export interface EventStore {
+  /** The instance's events, oldest first (by sequence, then emission order). */
+  listEvents(instanceId: string, options?: PageOptions): Promise<Page<LifecycleEventRecord>>;
+  getEvent(instanceId: string, eventId: string, options?: OperationOptions): Promise<LifecycleEventRecord | undefined>;
+  /** Replaces the delivery of one subscription (by its index in `deliveries`). */
+  updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options?: OperationOptions): Promise<void>;
+  /** Events of every instance with a pending delivery: a scan of the table, so only for start-up. */
+  listPendingEvents(options?: PageOptions): Promise<Page<StoredEventRecord>>;
+}

@@ -11,7 +11,7 @@ import type { InstanceStatus } from './enums';
 import type { ExpressionScope } from './expressions';
 import type { JsonObject, JsonValue } from './json';
 import type { Registry } from './registry';
-import type { ActionContext, ConditionContext, TriggerToRaise } from './step-types';
+import type { ActionContext, ConditionContext, InstanceToStart, TriggerToRaise } from './step-types';
 import type { Trigger } from './trigger';
 
 export class StepFailure extends Error {
@@ -30,6 +30,8 @@ export class Draft {
   stateId: string;
   status: InstanceStatus;
   readonly raised: TriggerToRaise[] = [];
+  /** Children to start, with the step that started each (it keys a derived child id). */
+  readonly started: Array<{ readonly child: InstanceToStart; readonly location: string }> = [];
   readonly logs: LogLine[] = [];
 
   constructor(
@@ -107,6 +109,9 @@ export class Draft {
       updateContext: (set, remove) => this.updateContext(set, remove),
       raiseTrigger: (trigger) => {
         this.raised.push(trigger);
+      },
+      startInstance: (child) => {
+        this.started.push({ child, location });
       },
       log: (level, message, properties = {}) => {
         this.logs.push({ level, message, properties });

@@ -36,11 +36,22 @@ export interface TriggerToRaise {
   readonly parameters?: JsonObject;
 }
 
+/** A child instance an action starts (`startInstance`); created after the save, from the outbox. */
+export interface InstanceToStart {
+  readonly workflowId: string;
+  /** Absent: derived from the parent, the cause and the action (enter-state.ts). */
+  readonly instanceId?: string;
+  readonly context: JsonObject;
+  readonly returnContextItems?: readonly string[];
+}
+
 export interface ActionContext extends StepContext {
   /** Sets (`undefined` removes) keys of the context, then removes `remove`. */
   updateContext(set: Readonly<Record<string, JsonValue | undefined>>, remove?: readonly string[]): void;
   /** Adds a trigger to the change's outbox (delivered after the save). */
   raiseTrigger(trigger: TriggerToRaise): void;
+  /** Adds a child instance to start to the change's outbox. */
+  startInstance(child: InstanceToStart): void;
   /** Adds a log line to the decision: emitted once, after the change is saved. */
   log(level: 'info' | 'warn' | 'error', message: string, properties?: Readonly<Record<string, unknown>>): void;
 }

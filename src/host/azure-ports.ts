@@ -2,6 +2,7 @@
  * @module The ports on Azure Storage for both hosts: names from SIGNALBOX_STORAGE_PREFIX (or the
  * defaults), the connection from the app settings, and a health check that asks the table service.
  */
+import type { BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
 import { createAzureStorage, type AzureStorage } from '../storage/create-azure-storage';
 import type { RequestCounter } from '../storage/request-counter';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
@@ -16,6 +17,8 @@ export interface AzurePortsOptions {
   names?: StorageNames;
   /** Counts every storage request (the benchmarks). */
   requestCounter?: RequestCounter;
+  /** Lease provider options beyond the hosts' defaults (the benchmarks compare hand-overs off). */
+  leases?: BlobLeaseProviderOptions;
 }
 
 export function storageNamesFrom(env: Environment): StorageNames {
@@ -25,13 +28,20 @@ export function storageNamesFrom(env: Environment): StorageNames {
 
 export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
   const env = options.env ?? process.env;
-  const storage = await createAzureStorage({ connection: resolveStorageConnection(env), names: options.names ?? storageNamesFrom(env), ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}) });
+  const storage = await createAzureStorage({
+    connection: resolveStorageConnection(env),
+    names: options.names ?? storageNamesFrom(env),
+    // An operation's result write overlaps the release of the instance's lease (see the option).
+    leases: { releaseInBackground: true, ...options.leases },
+    ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+  });
   return {
     storage,
     workflows: storage.workflows,
     instances: storage.instances,
     history: storage.history,
     outbox: storage.outbox,
+    events: storage.events,
     interests: storage.interests,
     operations: storage.operations,
     leases: storage.leases,

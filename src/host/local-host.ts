@@ -3,6 +3,7 @@
  * in-process operation runner and the HTTP server, started and stopped as one. `npm start`, the HTTP
  * tests and the API benchmark all use it.
  */
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
@@ -10,7 +11,7 @@ import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { corsAllowedOrigins, readSetting, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
-import { createAzurePorts } from './azure-ports';
+import { createAzurePorts, type AzurePortsOptions } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
 import type { StorageNames } from '../storage/names';
 import type { RequestCounter } from '../storage/request-counter';
@@ -27,6 +28,8 @@ export interface LocalHostOptions {
   logger?: Logger;
   /** Counts every storage request (the benchmarks). */
   requestCounter?: RequestCounter;
+  /** Lease provider options beyond the defaults (the benchmarks). */
+  leases?: AzurePortsOptions['leases'];
   runner?: LocalOperationRunnerOptions;
   engineOptions?: HostCoreOptions['engineOptions'];
   /** The built web console. @default dist/console of this package */
@@ -58,10 +61,14 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       env: storageEnv,
       ...(options.storageNames ? { names: options.storageNames } : {}),
       ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+      ...(options.leases ? { leases: options.leases } : {}),
     });
     const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
     const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), options.runner);
-    const services = core.servicesFor(runner);
+    // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
+    const stopping = new AbortController();
+    setMaxListeners(0, stopping.signal); // one listener per waiting request
+    const services = core.servicesFor(runner, undefined, stopping.signal);
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
     const server: RunningServer = await startLocalServer(services, {
@@ -74,20 +81,32 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
     // Rows a crash left between a save and its relay: delivered in the background (each becomes an
-    // operation, idempotently); start-up does not wait for them, stop() does.
-    const sweep = services.engine.relayLeftovers().then(
-      (count) => void (count > 0 && logger.info('delivered leftover outbox rows', { count })),
-      (error: unknown) => logger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
-    );
+    // operation, idempotently); start-up does not wait for them, stop() does. Then lifecycle events
+    // recorded but not yet delivered (a crash, a restart, retries that were waiting) are queued again.
+    const sweep = services.engine
+      .relayLeftovers()
+      .then(
+        (count) => void (count > 0 && logger.info('delivered leftover outbox rows', { count })),
+        (error: unknown) => logger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+      )
+      .then(() => services.engine.resumeEventDeliveries())
+      .then(
+        (count) => void (count > 0 && logger.info('resumed lifecycle event deliveries', { count })),
+        (error: unknown) => logger.warn('could not resume lifecycle event deliveries; they wait for the next start', { error: String(error) }),
+      );
     return {
       url: server.url,
       core,
       runner,
       ...(azurite ? { azurite } : {}),
       async stop() {
+        stopping.abort();
         await server.close();
         await sweep;
         await runner.stop();
+        core.engine.stopEventDeliveries();
+        // Lease releases still running in the background (releaseInBackground) end before storage does.
+        await ports.storage.leases.settle();
         await azurite?.stop();
       },
     };

@@ -5,6 +5,7 @@
  * store as `notStarted` or `running`, and `resumeUnfinished` picks them up on the next start: instances
  * that had already applied the trigger answer `duplicate`, so none applies it twice.
  */
+import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
 import { accumulateResults, emptyTotals } from '../engine/operation';
@@ -12,8 +13,9 @@ import { pagedList } from '../engine/paging';
 import type { OperationStore } from '../engine/ports';
 import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
+import type { FindCandidatesOutput } from './trigger-activities';
 import { claimResumption } from './operation-resumption';
-import type { LaunchOptions, OperationLauncher } from './trigger-submitter';
+import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
 import type { StoredOperation } from '../engine/operation';
 
@@ -44,6 +46,8 @@ export class LocalOperationRunner implements OperationLauncher {
     options: LocalOperationRunnerOptions = {},
   ) {
     this.activities = activitiesFor(this);
+    // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
+    setMaxListeners(0, this.shutdown.signal);
     this.semaphore = new Semaphore(options.concurrency ?? 16);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.firstRetryDelayInMs = options.firstRetryDelayInMs ?? 200;
@@ -56,10 +60,43 @@ export class LocalOperationRunner implements OperationLauncher {
 
   async start(operationId: string, options: LaunchOptions = {}): Promise<void> {
     if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
-    const run = this.run(operationId, options.operation)
+    const run = this.run(operationId, options.operation, options.firstPage)
       .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
       .finally(() => this.running.delete(operationId));
     this.running.set(operationId, run);
+  }
+
+  /**
+   * Looks up the first page of candidates, for `start` (`LaunchOptions.firstPage`): the submitter runs
+   * it while it records the operation, rather than after.
+   */
+  findFirstPage(subjects: readonly string[]): Promise<FindCandidatesOutput> {
+    return this.withRetry(() => this.activities.findCandidates({ subjects }));
+  }
+
+  /** From memory: resolves when the run started here ends, or when `timeoutInMs` or `signal` end the wait. */
+  async waitUntilFinished(operationId: string, timeoutInMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    const run = this.running.get(operationId);
+    if (!run) return 'unknown';
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        run.then((): WaitOutcome => 'finished'),
+        new Promise<WaitOutcome>((resolve) => {
+          timer = setTimeout(() => resolve('pending'), timeoutInMs);
+          onAbort = () => resolve('pending');
+          signal?.addEventListener('abort', onAbort, { once: true });
+          this.shutdown.signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) {
+        signal?.removeEventListener('abort', onAbort);
+        this.shutdown.signal.removeEventListener('abort', onAbort);
+      }
+    }
   }
 
   /** Waits for one operation started here (tests and the bench use it). */
@@ -90,7 +127,7 @@ export class LocalOperationRunner implements OperationLauncher {
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
   }
 
-  private async run(operationId: string, known?: StoredOperation): Promise<void> {
+  private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>): Promise<void> {
     const activities = this.activities;
     // With the record in hand (just created, or listed for resumption) the run needs no read.
     const loaded = known ?? (await activities.loadOperation(operationId));
@@ -104,7 +141,10 @@ export class LocalOperationRunner implements OperationLauncher {
     try {
       do {
         const pageToken = continuationToken;
-        const page = await this.withRetry(() => activities.findCandidates({ subjects, ...(pageToken ? { continuationToken: pageToken } : {}) }));
+        const lookUp = () => this.withRetry(() => activities.findCandidates({ subjects, ...(pageToken ? { continuationToken: pageToken } : {}) }));
+        // The first page may have been looked up while the operation was recorded; if that failed, look again.
+        const prefetched = pageToken === undefined ? firstPage : undefined;
+        const page = prefetched ? await prefetched.catch(lookUp) : await lookUp();
         // An operation that will take a while says so (`running`); one of a single instance finishes
         // about as fast as that write, so it goes from notStarted to done without it.
         if (operation.status === OperationStatus.notStarted && (page.continuationToken !== undefined || page.instanceIds.length > 1)) {

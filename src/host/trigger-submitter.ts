@@ -8,6 +8,7 @@ import { OperationStatus } from '../engine/enums';
 import { emptySummary, type StoredOperation } from '../engine/operation';
 import type { OperationOptions, OperationStore } from '../engine/ports';
 import type { Trigger } from '../engine/trigger';
+import type { FindCandidatesOutput } from './trigger-activities';
 import { assertSameTrigger, triggerFingerprint } from './trigger-fingerprint';
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */
@@ -18,10 +19,25 @@ export interface OperationLauncher {
    * `isNew` says this call recorded it, so nothing can be running it yet.
    */
   start(operationId: string, options?: LaunchOptions): Promise<void>;
+  /**
+   * Waits up to `timeoutInMs` for an operation this launcher runs to finish, without reading the
+   * operation store: `finished` (its record is then written), `pending` (the time ran out) or
+   * `unknown` (not run here, e.g. by another local server on the same storage). Absent: `unknown`.
+   */
+  waitUntilFinished?(operationId: string, timeoutInMs: number, signal?: AbortSignal): Promise<WaitOutcome>;
+  /**
+   * Looks up the first page of candidates of a trigger about to be recorded, so the lookup overlaps the
+   * record's write; handed back in `start` as `firstPage`. Absent: the run looks them up itself.
+   */
+  findFirstPage?(subjects: readonly string[]): Promise<FindCandidatesOutput>;
 }
+
+export type WaitOutcome = 'finished' | 'pending' | 'unknown';
 
 export interface LaunchOptions {
   readonly operation?: StoredOperation;
+  /** The first page of candidates, looked up while the operation was recorded (`findFirstPage`). */
+  readonly firstPage?: Promise<FindCandidatesOutput>;
   /** @default false */
   readonly isNew?: boolean;
 }
@@ -36,6 +52,13 @@ export class TriggerSubmitter {
   /** Records the operation (or finds the existing one) and makes sure it runs. */
   async submit(trigger: Trigger, options?: OperationOptions): Promise<StoredOperation> {
     const at = this.now().toISOString();
+    // The candidate lookup runs while the record is written. Safe: the index does not depend on the
+    // record, and the lookup is as much "at acceptance" as one made after it (the index is a superset of
+    // the truth, re-checked under each instance's lease either way). It is used only when this call
+    // records the operation; for a repeated trigger id it is one wasted read. A failed lookup is looked
+    // up again by the run, so its rejection is handled here.
+    const firstPage = this.launcher.findFirstPage?.(trigger.subjects);
+    firstPage?.catch(() => undefined);
     const fingerprint = triggerFingerprint(trigger);
     const { operation, created } = await this.operations.create(
       {
@@ -57,7 +80,7 @@ export class TriggerSubmitter {
     // A crash between recording and starting leaves an operation notStarted, and a dispatch that died
     // leaves it running: a repeat asks the launcher again, which starts it only if nothing runs it now.
     if (created || operation.status === OperationStatus.notStarted || operation.status === OperationStatus.running) {
-      await this.launcher.start(operation.id, { operation, isNew: created });
+      await this.launcher.start(operation.id, { operation, isNew: created, ...(created && firstPage ? { firstPage } : {}) });
     }
     return operation;
   }

@@ -4,11 +4,15 @@
  * in-process runner locally) and in where the ports come from.
  */
 import { Engine } from '../engine/engine';
+import type { EventDeliveryTarget } from '../engine/events/event-delivery';
+import type { OutboxHandlers } from '../engine/outbox-relay';
 import type { EngineOptions } from '../engine/engine-options';
-import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
+import type { EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
 import type { ApiServices } from './http/types';
-import { allowedHosts, type Environment } from './settings';
+import { FinishedOperationCache } from './finished-operation-cache';
+import { operationAwaiter } from './operation-wait';
+import { allowedHosts, readSetting, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 
@@ -17,6 +21,7 @@ export interface SignalboxPorts {
   readonly instances: InstanceStore;
   readonly history: HistoryStore;
   readonly outbox: OutboxStore;
+  readonly events: EventStore;
   readonly interests: InterestIndex;
   readonly operations: OperationStore;
   readonly leases: LeaseProvider;
@@ -28,10 +33,20 @@ export interface HostCore {
   readonly ports: SignalboxPorts;
   readonly engine: Engine;
   readonly logger: Logger;
-  /** API services whose triggers are run by `launcher`. */
-  servicesFor(launcher: OperationLauncher): ApiServices;
-  /** Activities whose raised triggers are dispatched through `launcher`. */
-  activitiesFor(launcher: OperationLauncher): TriggerActivityService;
+  /** `ports.operations` behind the finished-operation cache: what services and activities use. */
+  readonly operations: FinishedOperationCache;
+  /**
+   * API services whose triggers are run by `launcher` (and lifecycle events delivered by `events`, else in
+   * process); `stopping` ends requests' waits early.
+   */
+  servicesFor(launcher: OperationLauncher, events?: EventLauncher, stopping?: AbortSignal): ApiServices;
+  /** Activities whose raised triggers are dispatched through `launcher` (and events through `events`). */
+  activitiesFor(launcher: OperationLauncher, events?: EventLauncher): TriggerActivityService;
+}
+
+/** Starts the delivery of lifecycle events somewhere durable (the Functions app: one orchestration per delivery). */
+export interface EventLauncher {
+  deliver(targets: readonly EventDeliveryTarget[]): Promise<void>;
 }
 
 export interface HostCoreOptions {
@@ -44,7 +59,7 @@ export interface HostCoreOptions {
 
 export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
   const engine = new Engine(
-    { workflows: ports.workflows, instances: ports.instances, history: ports.history, outbox: ports.outbox, interests: ports.interests, leases: ports.leases },
+    { workflows: ports.workflows, instances: ports.instances, history: ports.history, outbox: ports.outbox, events: ports.events, interests: ports.interests, leases: ports.leases },
     {
       http: createOutboundClient({
         allowedHosts: allowedHosts(env),
@@ -56,25 +71,49 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       leaseDurationInSeconds: 15,
       logger: { info: (message, properties) => logger.info(message, properties), warn: (message, properties) => logger.warn(message, properties), error: (message, properties) => logger.error(message, properties) },
       ...engineOptions,
+      // Subscribers: the same pipeline (allow-list, timeout, identity) without its own retries, since the
+      // event delivery policy retries with backoff over hours. Tests may shorten the policy.
+      events: {
+        http: createOutboundClient({ allowedHosts: allowedHosts(env), maxRetries: 0 }),
+        sourcePrefix: readSetting('SIGNALBOX_EVENT_SOURCE_PREFIX', env) ?? '',
+        ...engineOptions.events,
+      },
     },
   );
   const triggerCache = new TriggerCache();
+  // Every reader and writer of operation records goes through it: a finished record written or read
+  // here is answered from memory from then on (polls, repeated trigger ids).
+  const operations = new FinishedOperationCache(ports.operations);
   const now = () => engine.options.clock.now();
   /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
-  const bound = (launcher: OperationLauncher) => {
-    const triggers = new TriggerSubmitter(ports.operations, launcher, now);
-    return { triggers, engine: engine.withDelivery({ trigger: async (row) => void (await triggers.submit(row.payload)) }) };
+  const bound = (launcher: OperationLauncher, events?: EventLauncher) => {
+    const triggers = new TriggerSubmitter(operations, launcher, now);
+    const handlers: Partial<OutboxHandlers> = {
+      trigger: async (row) => void (await triggers.submit(row.payload)),
+      ...(events
+        ? { event: (row) => events.deliver(row.payload.subscriptionIds.map((subscriptionId) => ({ instanceId: row.payload.instanceId, eventId: row.payload.eventId, subscriptionId }))) }
+        : {}),
+    };
+    return { triggers, engine: engine.withDelivery(handlers) };
   };
   return {
     ports,
     engine,
     logger,
-    servicesFor(launcher) {
-      const { triggers, engine: delivering } = bound(launcher);
-      return { engine: delivering, operations: ports.operations, triggers, newId: engine.options.newId, checkHealth: () => ports.checkHealth() };
+    operations,
+    servicesFor(launcher, events, stopping) {
+      const { triggers, engine: delivering } = bound(launcher, events);
+      return {
+        engine: delivering,
+        operations,
+        triggers,
+        awaitOperation: operationAwaiter(operations, launcher, stopping),
+        newId: engine.options.newId,
+        checkHealth: () => ports.checkHealth(),
+      };
     },
-    activitiesFor(launcher) {
-      return new TriggerActivityService({ engine: bound(launcher).engine, operations: ports.operations, triggerCache, logger, now });
+    activitiesFor(launcher, events) {
+      return new TriggerActivityService({ engine: bound(launcher, events).engine, operations, triggerCache, logger, now });
     },
   };
 }

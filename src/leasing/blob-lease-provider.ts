@@ -1,6 +1,9 @@
 /**
  * @module Per-name mutual exclusion across workers with Azure Blob leases: one lease blob per name in
- * the leases container (container and blobs created lazily; creation races are harmless).
+ * the leases container. `prepare(name)` creates the blob ahead of first use (the engine calls it when
+ * it creates an instance, so a first trigger costs no failed acquire); `withLease` still creates a
+ * missing blob (and container) itself, as a fallback: for instances created before `prepare` existed,
+ * or whose preparation failed. Creation races are harmless.
  *
  * - Acquire for 15 to 60 s (default 60) or -1 (infinite); renew in the background every third of the
  *   duration; release in `finally`. The floor is two blob requests per `withLease`: acquire and release.
@@ -8,11 +11,15 @@
  *   per wait, for at most `maxWaitInMs` in total, then LeaseUnavailableError.
  * - Callers in the same process queue locally per name (FIFO) instead of polling storage against each
  *   other: contention inside one worker costs no failed acquires, and polling is left to contention
- *   between workers.
+ *   between workers. A holder with a local successor hands the lease over still held (no release, no
+ *   acquire: two round trips fewer per contended application), at most MAX_LOCAL_HAND_OFFS times in a
+ *   row, so that other workers polling for it get their turn.
  * - A renewal refused by the service (the lease was broken or taken) loses the lease at once; a
  *   transient renewal failure is retried while the lease is still certainly held. Losing it aborts
  *   `LeaseHandle.signal`; `assertHeld()` then throws LeaseLostError, as it does once the time the lease
  *   is known to be held has run out (a renewal that never came back).
+ * - With `releaseInBackground`, `withLease` answers as soon as the work is done and the release runs on
+ *   its own (see the option); `settle()` waits for the releases still running.
  */
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { assertLeaseDuration } from '../engine/lease-duration';
@@ -30,14 +37,70 @@ export interface BlobLeaseProviderOptions extends BackoffOptions {
   renewIntervalInMs?: number;
   /** How long before the known expiry the lease is treated as lost (clock skew, request latency). @default 2000 */
   expiryMarginInMs?: number;
+  /**
+   * Answer `withLease` with the work's result while the release request is still under way, instead
+   * of after it. The caller's next step (an operation's result write) then overlaps the release. Safe
+   * for the work: whatever it saved was saved while the lease was held (`assertHeld` before each save),
+   * and nothing it does after returning needs the lease. In this process the name's next holder still
+   * waits for the release (the local queue is left only once it is done), so it never sees its own
+   * lease as busy; another process may see the lease busy for that one round trip longer than the
+   * caller thinks, exactly as it would have before the caller heard back. Off by default so that a
+   * returned `withLease` means "released" (the lease-provider contract tests rely on it); the hosts
+   * turn it on.
+   * @default false
+   */
+  releaseInBackground?: boolean;
+  /**
+   * Holders in a row that get the lease handed over in this process before it is released anyway (so
+   * other processes get their turn); 0 turns hand-overs off (the benchmark compares).
+   * @default MAX_LOCAL_HAND_OFFS
+   */
+  maxLocalHandOffs?: number;
 }
 
 /** Creating the blob or container is retried this often before giving up (someone keeps deleting them). */
 const MAX_CREATE_ROUNDS = 3;
 
+/**
+ * Consecutive holders in one process that get the lease handed over before it is released anyway, so
+ * that waiters in other processes (polling with backoff) get their turn: they wait at most this many
+ * applications, tens of milliseconds.
+ */
+export const MAX_LOCAL_HAND_OFFS = 16;
+/** A lease is handed over only while it is certainly held for at least this long. */
+const MIN_HAND_OFF_REMAINING_IN_MS = 5000;
+/** A handed-over lease nobody took within this time is released. */
+const UNCLAIMED_HAND_OFF_IN_MS = 1000;
+
+/** A lease held by this process between two local holders of its name. */
+interface HeldLease {
+  readonly lease: BlobLeaseClient;
+  /** When its last successful acquire or renewal was sent. */
+  readonly since: number;
+  readonly durationInSeconds: number;
+  /** How many times in a row it has been handed over. */
+  readonly streak: number;
+  readonly timer?: NodeJS.Timeout;
+}
+
+/** How a hold ended: the lease, whether it may still be held, and how to release it. */
+interface HoldEnding {
+  readonly lease: BlobLeaseClient;
+  readonly since: number;
+  readonly heldUntil: number;
+  readonly lost: boolean;
+  release(): Promise<void>;
+}
+
 export class BlobLeaseProvider implements LeaseProvider {
   private readonly localQueues = new Map<string, Promise<void>>();
+  /** Callers of `withLease` per name in this process, holder and waiters (a waiter that gave up has left). */
+  private readonly queued = new Map<string, number>();
   private readonly expiryMarginInMs: number;
+  /** Releases under way in the background (releaseInBackground). */
+  private readonly releasing = new Set<Promise<void>>();
+  /** Leases handed over by a holder to the next local holder of the name, not yet taken. */
+  private readonly handOffs = new Map<string, HeldLease>();
 
   constructor(
     private readonly container: ContainerClient,
@@ -59,15 +122,101 @@ export class BlobLeaseProvider implements LeaseProvider {
     const mine = new Promise<void>((resolve) => (leaveQueue = resolve));
     const tail = previous ? previous.then(() => mine) : mine;
     this.localQueues.set(name, tail);
-    try {
-      if (previous) await waitLocally(previous, name, maxWaitInMs, started, options.abortSignal);
-      const lease = blob.getBlobLeaseClient();
-      const acquiredAt = await this.acquire(blob, lease, name, durationInSeconds, maxWaitInMs, started, options.abortSignal);
-      return await this.hold(lease, name, durationInSeconds, acquiredAt, work);
-    } finally {
+    this.queued.set(name, (this.queued.get(name) ?? 0) + 1);
+    const leave = (): void => {
       leaveQueue();
       if (this.localQueues.get(name) === tail) this.localQueues.delete(name);
+      const left = (this.queued.get(name) ?? 1) - 1;
+      if (left > 0) this.queued.set(name, left);
+      else this.queued.delete(name);
+    };
+    let ending: HoldEnding | undefined;
+    let streak = 0;
+    let release: Promise<void> | undefined;
+    try {
+      if (previous) await waitLocally(previous, name, maxWaitInMs, started, options.abortSignal);
+      const handed = await this.takeHandOff(name, durationInSeconds);
+      if (handed) {
+        streak = handed.streak + 1;
+        return await this.hold(handed.lease, name, durationInSeconds, handed.since, work, (end) => (ending = end));
+      }
+      const lease = blob.getBlobLeaseClient();
+      const acquiredAt = await this.acquire(blob, lease, name, durationInSeconds, maxWaitInMs, started, options.abortSignal);
+      return await this.hold(lease, name, durationInSeconds, acquiredAt, work, (end) => (ending = end));
+    } finally {
+      if (ending) {
+        // Someone in this process queued behind: hand the lease over, still held, instead of releasing it
+        // and making them acquire it again (two round trips saved per contended application).
+        const successorWaiting = (this.queued.get(name) ?? 0) > 1;
+        if (successorWaiting && this.canHandOff(ending, streak)) this.handOff(name, { lease: ending.lease, since: ending.since, durationInSeconds, streak });
+        else release = ending.release();
+      }
+      if (release && this.options.releaseInBackground) {
+        // The local queue is left once the release is done, so this process's next holder never races it.
+        const pending: Promise<void> = release.finally(() => {
+          this.releasing.delete(pending);
+          leave();
+        });
+        this.releasing.add(pending);
+      } else {
+        await release;
+        leave();
+      }
     }
+  }
+
+  /**
+   * Creates the lease blob of `name` ahead of its first `withLease` (one request; the container too if
+   * it is missing). A blob that exists already is fine. Failures are thrown: callers treat this as an
+   * optimisation (withLease creates a missing blob itself).
+   */
+  async prepare(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<void> {
+    await this.createBlob(this.container.getBlockBlobClient(leaseBlobName(name)), name, options.abortSignal);
+  }
+
+  /** Waits for the releases still running in the background (a host stopping; the benchmarks), and releases handed-over leases nobody took. */
+  async settle(): Promise<void> {
+    for (const name of [...this.handOffs.keys()]) this.releaseHandOff(name);
+    while (this.releasing.size > 0) await Promise.allSettled([...this.releasing]);
+  }
+
+  private canHandOff(ending: HoldEnding, streak: number): boolean {
+    if (ending.lost || streak + 1 >= (this.options.maxLocalHandOffs ?? MAX_LOCAL_HAND_OFFS)) return false;
+    return ending.heldUntil - performance.now() >= MIN_HAND_OFF_REMAINING_IN_MS;
+  }
+
+  private handOff(name: string, held: HeldLease): void {
+    // If the successor gives up before taking it (its wait timed out, it was aborted), release it soon
+    // rather than letting it block other processes until it expires.
+    const timer = setTimeout(() => this.releaseHandOff(name), UNCLAIMED_HAND_OFF_IN_MS);
+    timer.unref();
+    this.handOffs.set(name, { ...held, timer });
+  }
+
+  private releaseHandOff(name: string): void {
+    const held = this.handOffs.get(name);
+    if (!held) return;
+    this.handOffs.delete(name);
+    clearTimeout(held.timer);
+    const pending: Promise<void> = held.lease
+      .releaseLease()
+      .then(() => undefined, () => undefined)
+      .finally(() => this.releasing.delete(pending));
+    this.releasing.add(pending);
+  }
+
+  /** The lease handed over by this process's previous holder, if it is still good for this caller. */
+  private async takeHandOff(name: string, durationInSeconds: number): Promise<HeldLease | undefined> {
+    const held = this.handOffs.get(name);
+    if (!held) return undefined;
+    this.handOffs.delete(name);
+    clearTimeout(held.timer);
+    const durationInMs = held.durationInSeconds * 1000;
+    const heldUntil = held.durationInSeconds === -1 ? Number.POSITIVE_INFINITY : held.since + durationInMs - this.expiryMarginInMs;
+    if (held.durationInSeconds === durationInSeconds && heldUntil - performance.now() >= MIN_HAND_OFF_REMAINING_IN_MS) return held;
+    // Another duration was asked for, or too little time is left: release it, then acquire as usual.
+    await held.lease.releaseLease().catch(() => undefined);
+    return undefined;
   }
 
   private async acquire(
@@ -138,10 +287,13 @@ export class BlobLeaseProvider implements LeaseProvider {
     durationInSeconds: number,
     acquiredAt: number,
     work: (lease: LeaseHandle) => Promise<T>,
+    onEnd: (ending: HoldEnding) => void,
   ): Promise<T> {
     const controller = new AbortController();
     const durationInMs = durationInSeconds * 1000;
     const infinite = durationInSeconds === -1;
+    /** When the last acquire or renewal that succeeded was sent. */
+    let since = acquiredAt;
     // The lease is certainly ours until this moment.
     let heldUntil = infinite ? Number.POSITIVE_INFINITY : acquiredAt + durationInMs - this.expiryMarginInMs;
     let stopped = false;
@@ -162,6 +314,7 @@ export class BlobLeaseProvider implements LeaseProvider {
       const sentAt = performance.now();
       try {
         await lease.renewLease();
+        since = sentAt;
         heldUntil = sentAt + durationInMs - this.expiryMarginInMs;
         schedule(renewEvery);
       } catch (error) {
@@ -184,15 +337,27 @@ export class BlobLeaseProvider implements LeaseProvider {
       },
     };
 
-    schedule(renewEvery);
+    // A lease handed over keeps the renewal rhythm of its acquisition.
+    schedule(Math.max(0, since + renewEvery - performance.now()));
     try {
       return await work(handle);
     } finally {
       stopped = true;
       clearTimeout(timer);
-      await renewing?.catch(() => undefined);
-      // Best effort: if this fails the lease simply expires. Never mask the work's own result or error.
-      await lease.releaseLease().catch(() => undefined);
+      const inFlight = renewing;
+      onEnd({
+        lease,
+        since,
+        heldUntil,
+        // A renewal still in flight may yet fail: treat the lease as lost then (no hand-over).
+        lost: controller.signal.aborted || inFlight !== undefined,
+        // Best effort: if this fails the lease simply expires. Never mask the work's own result or error.
+        // withLease decides whether its caller waits for this (releaseInBackground).
+        release: async () => {
+          await inFlight?.catch(() => undefined);
+          await lease.releaseLease().catch(() => undefined);
+        },
+      });
     }
   }
 }

@@ -37,6 +37,8 @@ export interface AzureStorage {
   readonly history: TableInstanceStore;
   /** Also the instance store: outbox rows live in each instance's partition. */
   readonly outbox: TableInstanceStore;
+  /** Also the instance store: lifecycle event records live in each instance's partition. */
+  readonly events: TableInstanceStore;
   readonly interests: TableInterestIndex;
   readonly operations: TableOperationStore;
   readonly leases: BlobLeaseProvider;
@@ -78,6 +80,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     instances,
     history: instances,
     outbox: instances,
+    events: instances,
     interests: new TableInterestIndex(clients.interests, options.interests),
     operations: new TableOperationStore(clients.operations),
     leases: new BlobLeaseProvider(clients.leases, options.leases),

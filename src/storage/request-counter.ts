@@ -23,23 +23,36 @@ export interface RequestCounter {
   /** For the blob SDK's Pipeline factories. */
   readonly blobPolicyFactory: RequestPolicyFactory;
   counts(): RequestCounts;
+  /** The requests since the last reset, in the order they were sent: kind and table or container (Azurite's path-style URLs), at most 1,000. */
+  requests(): readonly string[];
   reset(): void;
+}
+
+const MAX_LISTED_REQUESTS = 1000;
+
+/** The table or container a request URL names (`.../account/<name>(keys)?query`), or '' when it names none. */
+function targetOf(url: string): string {
+  const path = new URL(url).pathname.split('/').filter(Boolean);
+  const name = (path[1] ?? path[0] ?? '').replace(/\(.*$/, '');
+  return decodeURIComponent(name);
 }
 
 export function createRequestCounter(): RequestCounter {
   let table = 0;
   let blob = 0;
   let byKind: Record<string, number> = {};
-  const record = (service: StorageService, kind: string): void => {
+  let listed: string[] = [];
+  const record = (service: StorageService, kind: string, url: string): void => {
     if (service === 'table') table += 1;
     else blob += 1;
     byKind[kind] = (byKind[kind] ?? 0) + 1;
+    if (listed.length < MAX_LISTED_REQUESTS) listed.push(`${kind} ${targetOf(url)}`.trim());
   };
   return {
     tablePolicy: {
       name: 'signalboxRequestCounterPolicy',
       sendRequest: (request, next) => {
-        record('table', `table ${request.method}${request.url.includes('$batch') ? ' $batch' : ''}`);
+        record('table', `table ${request.method}${request.url.includes('$batch') ? ' $batch' : ''}`, request.url);
         return next(request);
       },
     },
@@ -47,16 +60,18 @@ export function createRequestCounter(): RequestCounter {
       create: (nextPolicy) => ({
         sendRequest: (request) => {
           const leaseAction = request.headers.get('x-ms-lease-action');
-          record('blob', leaseAction ? `blob lease ${leaseAction}` : `blob ${request.method}`);
+          record('blob', leaseAction ? `blob lease ${leaseAction}` : `blob ${request.method}`, request.url);
           return nextPolicy.sendRequest(request);
         },
       }),
     },
     counts: () => ({ total: table + blob, table, blob, byKind: { ...byKind } }),
+    requests: () => [...listed],
     reset: () => {
       table = 0;
       blob = 0;
       byKind = {};
+      listed = [];
     },
   };
 }

@@ -11,7 +11,9 @@
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
 import type { OutboxRow, StoredOutboxRow } from '../engine/outbox';
-import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions } from '../engine/ports';
+import type { EventDelivery, LifecycleEventRecord } from '../engine/events/lifecycle-events';
+import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
+import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
 import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
 import { pagedList } from '../engine/paging';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
@@ -29,7 +31,7 @@ export const MAX_HISTORY_ENTRIES_PER_SAVE = MAX_ROWS_PER_SAVE;
 
 type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
 
-export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore {
+export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
   constructor(private readonly client: TableClient) {}
 
   async create(instance: Instance, write: InstanceWrite = {}, options: OperationOptions = {}): Promise<StoredInstance> {
@@ -62,6 +64,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
     if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
     if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
+    if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
     return queryPage(this.client, filter, options, toStoredInstance, 'instances');
   }
 
@@ -91,12 +94,24 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     return queryPage(this.client, filter, options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), row: parseBody<OutboxRow>(row) }), 'outbox rows');
   }
 
-  /** One transaction of deletes (rows of one partition); rows already gone are fine. */
+  /**
+   * One transaction of deletes (rows of one partition); rows already gone are fine. A single row (the
+   * common case: one raised trigger) is a plain DELETE: it has no body, so Azurite's body bug cannot
+   * touch it, and it is lighter than a one-entity `$batch`.
+   */
   async deleteOutbox(instanceId: string, rowIds: readonly string[], options: OperationOptions = {}): Promise<void> {
     const partitionKey = encodeKey(instanceId, 'instance id');
     const unique = [...new Set(rowIds)];
     for (let start = 0; start < unique.length; start += 100) {
       const chunk = unique.slice(start, start + 100);
+      if (chunk.length === 1) {
+        try {
+          await this.client.deleteEntity(partitionKey, outboxRowKey(chunk[0]!), { abortSignal: options.abortSignal });
+        } catch (single) {
+          if (!isEntityNotFound(single)) throw toSignalboxError(single, `outbox row "${chunk[0]}" of instance "${instanceId}"`);
+        }
+        continue;
+      }
       try {
         await this.client.submitTransaction(chunk.map((id) => ['delete', { partitionKey, rowKey: outboxRowKey(id) }] as TransactionAction), { abortSignal: options.abortSignal });
       } catch (error) {
@@ -114,15 +129,48 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     }
   }
 
+  /** Oldest first: a range query on the instance's `e-` rows. */
+  async listEvents(instanceId: string, options: PageOptions = {}): Promise<Page<LifecycleEventRecord>> {
+    return queryPage(this.client, eventRangeFilter(encodeKey(instanceId, 'instance id')), options, fromEventRow, `events of instance "${instanceId}"`);
+  }
+
+  async getEvent(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<LifecycleEventRecord | undefined> {
+    const rowKey = eventRowKeyOf(instanceId, eventId);
+    if (!rowKey) return undefined;
+    try {
+      return fromEventRow(await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), rowKey, { abortSignal: options.abortSignal }));
+    } catch (error) {
+      if (isEntityNotFound(error)) return undefined;
+      throw toSignalboxError(error, `event "${eventId}"`);
+    }
+  }
+
+  /** A Merge of the delivery's two columns: other subscriptions' deliveries are never overwritten. */
+  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions = {}): Promise<void> {
+    const rowKey = eventRowKeyOf(instanceId, eventId);
+    if (!rowKey) throw new ValidationError(`"${eventId}" is not an event id of instance "${instanceId}"`, [{ path: 'eventId', message: 'is not an event of this instance' }]);
+    try {
+      await this.client.updateEntity({ partitionKey: encodeKey(instanceId, 'instance id'), rowKey, ...deliveryColumns(index, delivery) }, 'Merge', { abortSignal: options.abortSignal });
+    } catch (error) {
+      throw toSignalboxError(error, `event "${eventId}"`);
+    }
+  }
+
+  /** Event rows with a pending delivery, of every instance: a scan of the table (start-up only). */
+  async listPendingEvents(options: PageOptions = {}): Promise<Page<StoredEventRecord>> {
+    return queryPage(this.client, pendingEventsFilter(), options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), event: fromEventRow(row) }), 'pending events');
+  }
+
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
     const what = `instance "${instance.id}"`;
     const entity = toEntity(instance);
     assertEntityFits(entity, what);
     const history = write.history ?? [];
     const outbox = write.outbox ?? [];
-    if (history.length + outbox.length > MAX_ROWS_PER_SAVE) {
-      throw new ValidationError(`At most ${MAX_ROWS_PER_SAVE} history entries and outbox rows can be saved with an instance`, [
-        { path: 'history', message: `has ${history.length} entries and ${outbox.length} outbox rows` },
+    const events = write.events ?? [];
+    if (history.length + outbox.length + events.length > MAX_ROWS_PER_SAVE) {
+      throw new ValidationError(`At most ${MAX_ROWS_PER_SAVE} history entries, outbox rows and event records can be saved with an instance`, [
+        { path: 'history', message: `has ${history.length} entries, ${outbox.length} outbox rows and ${events.length} event records` },
       ]);
     }
     // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
@@ -140,6 +188,11 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       assertEntityFits(row, `outbox row "${outboxRow.id}" of ${what}`);
       // Upsert: a row id is deterministic, and writing the same row twice must not fail the save.
       actions.push(['upsert', row, 'Replace']);
+    }
+    for (const event of events) {
+      const row: Entity = { partitionKey: entity.partitionKey, rowKey: eventRowKey(event.sequence, event.type), ...toEventProperties(event) };
+      assertEntityFits(row, `event "${event.id}" of ${what}`);
+      actions.push(['create', row]);
     }
     let response: TableTransactionResponse;
     try {
@@ -179,6 +232,7 @@ function toEntity(instance: Instance): Entity {
     workflowVersion: instance.workflowVersion,
     stateId: instance.stateId,
     status: instance.status,
+    ...(instance.parent ? { parentId: instance.parent.instanceId } : {}),
     ...toBody(body),
   };
 }

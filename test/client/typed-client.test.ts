@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { runClientWalkthrough } from '../../examples/client-walkthrough';
-import { createSignalboxClient } from '../../src/client';
+import { createSignalboxClient, waitForOperation } from '../../src/client';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -53,6 +53,20 @@ it('runs the typed walkthrough against the local server, key included', async ()
   const again = await runClientWalkthrough(`${host.url}/api`, { apiKey: 'walkthrough-key', claimId: 'claim-43' });
   expect(again.version).toBe(2);
   expect(again.waitingForApproval.sort()).toEqual(['claim-42', 'claim-43']);
+});
+
+it('sends Prefer: wait through the typed client: 200 from the POST, and waitForOperation with waitInSeconds', async () => {
+  const client = createSignalboxClient({ baseUrl: `${host.url}/api`, apiKey: 'walkthrough-key' });
+  // Nobody is interested in this subject: the operation finishes at once, with no candidates.
+  const waited = await client.POST('/triggers', { body: { id: 'typed-wait-1', name: 'Nothing', subjects: ['nobody-at-all'] }, params: { header: { Prefer: 'wait=10' } } });
+  expect(waited.response.status).toBe(200);
+  expect(waited.response.headers.get('preference-applied')).toBe('wait=10');
+  expect(waited.data).toMatchObject({ id: 'typed-wait-1', status: 'succeeded', candidates: 0 });
+
+  const accepted = await client.POST('/triggers', { body: { id: 'typed-wait-2', name: 'Nothing', subjects: ['nobody-at-all'] } });
+  expect(accepted.response.status).toBe(202);
+  // One poll suffices: it waits for the operation instead of answering 202 at once.
+  await expect(waitForOperation(client, 'typed-wait-2', { waitInSeconds: 10, maxPolls: 1 })).resolves.toMatchObject({ id: 'typed-wait-2', status: 'succeeded' });
 });
 
 it('reports problems as typed errors, and a missing key as 401', async () => {

@@ -98,7 +98,7 @@ describe('the JSON Schema of a definition', () => {
     const schema = workflowDefinitionJsonSchema() as { $id: string; $defs: Record<string, StepDefs> };
     expect(schema.$id).toBe('https://signalbox.dev/schemas/workflow-definition.json');
     expect(schema.$defs.condition!.properties.type.enum).toEqual(['triggerName', 'triggerContentType', 'triggerParameter', 'expression', 'invokeExternalService', 'all', 'any', 'not']);
-    expect(schema.$defs.action!.properties.type.enum).toEqual(['setContext', 'invokeExternalService', 'raiseTrigger', 'log']);
+    expect(schema.$defs.action!.properties.type.enum).toEqual(['setContext', 'invokeExternalService', 'raiseTrigger', 'log', 'startInstance']);
     for (const kind of ['condition', 'action']) {
       for (const branch of schema.$defs[kind]!.allOf) expect(schema.$defs[branch.then.$ref.replace('#/$defs/', '')]).toBeDefined();
     }

@@ -42,6 +42,8 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['POST', 'instances/{instanceId}/triggers', 'function'],
   ['POST', 'instances/{instanceId}/recover', 'function'],
   ['POST', 'instances/{instanceId}/cancel', 'function'],
+  ['GET', 'instances/{instanceId}/events', 'function'],
+  ['POST', 'instances/{instanceId}/events/{eventId}/redeliver', 'function'],
   ['POST', 'triggers', 'function'],
   ['GET', 'operations/{operationId}', 'function'],
   ['POST', 'workflows/validate', 'function'],
@@ -106,8 +108,8 @@ describe('registered functions', () => {
 
   it('registers the orchestrators and the activities under the names the orchestrators call', () => {
     const byTrigger = (type: string) => registered.filter((fn) => triggerOf(fn).type === type).map((fn) => fn.name).sort();
-    expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'triggerOrchestrator']);
-    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'beginOperation', 'completeOperation', 'findCandidates']);
+    expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'eventDeliveryOrchestrator', 'triggerOrchestrator']);
+    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'attemptEventDelivery', 'beginOperation', 'completeOperation', 'findCandidates']);
     for (const fn of registered.filter((candidate) => triggerOf(candidate).type === 'activityTrigger')) {
       expect(bindingsOf(fn).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     }

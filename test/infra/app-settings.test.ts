@@ -30,6 +30,8 @@ const AZURE_SETTINGS = [
   'AzureWebJobsStorage__queueServiceUri',
   'AzureWebJobsStorage__tableServiceUri',
   'SIGNALBOX_ALLOWED_HOSTS',
+  // Issue 14: lifecycle events' `source` names the deployment.
+  'SIGNALBOX_EVENT_SOURCE_PREFIX',
   'SIGNALBOX_TASK_HUB',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',

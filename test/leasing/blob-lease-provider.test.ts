@@ -41,6 +41,59 @@ describe('BlobLeaseProvider', () => {
     expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
   });
 
+  it('prepare() creates the lease blob ahead of use, so the first withLease costs exactly acquire + release', async () => {
+    const counter = createRequestCounter();
+    const provider = new BlobLeaseProvider(newContainer(counter));
+    await provider.prepare('early');
+    await provider.prepare('early'); // a blob that exists already is fine
+    counter.reset();
+    await provider.withLease('early', async () => undefined);
+    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
+  });
+
+  it('hands the lease over to the next holder in this process, and releases it after the last', async () => {
+    const counter = createRequestCounter();
+    const container = newContainer(counter);
+    const provider = new BlobLeaseProvider(container);
+    await provider.prepare('queue');
+    counter.reset();
+    const order: number[] = [];
+    await Promise.all(
+      [1, 2, 3].map((index) =>
+        provider.withLease('queue', async (lease) => {
+          lease.assertHeld();
+          // Still exclusive while handed along: another party cannot take it.
+          await expect(rawBlob(container, 'queue').getBlobLeaseClient().acquireLease(15)).rejects.toMatchObject({ statusCode: 409 });
+          order.push(index);
+        }),
+      ),
+    );
+    expect(order).toEqual([1, 2, 3]);
+    // One acquire and one release for the three holders (the 409s above are the raw client's, not counted).
+    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
+    // Released: another party can take it now.
+    await expect(rawBlob(container, 'queue').getBlobLeaseClient().acquireLease(15)).resolves.toBeDefined();
+  });
+
+  it('releases in the background with releaseInBackground, and settle() waits for it', async () => {
+    const counter = createRequestCounter();
+    const container = newContainer(counter);
+    const provider = new BlobLeaseProvider(container, { releaseInBackground: true });
+    await provider.prepare('background');
+    await provider.withLease('background', async () => undefined);
+    await provider.settle();
+    const other = rawBlob(container, 'background').getBlobLeaseClient();
+    await expect(other.acquireLease(15)).resolves.toBeDefined();
+    await other.releaseLease();
+    counter.reset();
+    // The next local holder waits for the release still under way, so it never finds its own process's
+    // lease busy: one acquire each, no refused ones.
+    await provider.withLease('background', async () => undefined);
+    await expect(provider.withLease('background', async () => 'again')).resolves.toBe('again');
+    await provider.settle();
+    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 2, 'blob lease release': 2 });
+  });
+
   it('holds a real blob lease: another party can neither lease nor write the blob meanwhile', async () => {
     const container = newContainer();
     const provider = new BlobLeaseProvider(container);

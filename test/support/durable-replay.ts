@@ -15,9 +15,10 @@
  *    SubOrchestrationInstanceCreated, then OrchestratorCompleted; runs the activities in-process (and
  *    sub-orchestrators recursively, by the same loop); and appends the next episode's OrchestratorStarted
  *    with TaskCompleted/TaskFailed, TimerFired, SubOrchestrationInstanceCompleted/Failed.
- * 4. `callActivityWithRetry` is retried the extension's way: a failure, a retry timer (fired at once,
+ * 4. `createTimer` timers fire in the next episode, the virtual clock moved to their due time.
+ * 5. `callActivityWithRetry` is retried the extension's way: a failure, a retry timer (fired at once,
  *    time is virtual), then a new attempt under the next sequence number, up to the maximum attempts.
- * 5. It stops when the orchestrator returns (completed) or throws (failed).
+ * 6. It stops when the orchestrator returns (completed) or throws (failed).
  */
 import { DummyOrchestrationContext, type OrchestrationHandler } from 'durable-functions';
 
@@ -110,6 +111,8 @@ interface InternalTask {
 }
 interface InternalAction {
   actionType: number;
+  /** CreateTimer only. */
+  fireAt?: Date | string;
   functionName: string;
   input?: unknown;
   instanceId?: string;
@@ -131,7 +134,7 @@ const { createOrchestrator } = require('durable-functions/lib/src/util/testingUt
   createOrchestrator(fn: OrchestrationHandler): OrchestratorFunction;
 };
 const OUT_OF_PROC_DATA = '$OutOfProcData$:';
-const ActionType = { CallActivity: 0, CallActivityWithRetry: 1, CallSubOrchestrator: 2, CallSubOrchestratorWithRetry: 3 } as const;
+const ActionType = { CallActivity: 0, CallActivityWithRetry: 1, CallSubOrchestrator: 2, CallSubOrchestratorWithRetry: 3, CreateTimer: 5 } as const;
 const LATEST_REPLAY_SCHEMA = 3;
 // ---------------------------------------------------------------------------------------------------
 
@@ -190,6 +193,9 @@ async function drive(invocation: Invocation, scope: RunScope): Promise<Orchestra
       parentInstanceId: invocation.parentInstanceId,
       isReplaying: episode > 1,
       upperSchemaVersion: LATEST_REPLAY_SCHEMA,
+      // What the extension sends with schema V3 (the Azure Storage provider's defaults): durable timers need them.
+      maximumShortTimerDuration: '6.00:00:00',
+      longRunningTimerIntervalDuration: '3.00:00:00',
     };
     let state: InternalState;
     try {
@@ -287,6 +293,19 @@ function actionStep(id: number, action: InternalAction, attempt: number, invocat
         },
       };
     }
+    case ActionType.CreateTimer: {
+      // A durable timer: time is virtual, so it fires in the next episode, the clock moved to its due time.
+      const fireAt = new Date(action.fireAt!).toISOString();
+      return {
+        id,
+        isSubOrchestration: false,
+        scheduled: [event(EventType.TimerCreated, clock, { FireAt: fireAt }, id)],
+        complete: async () => {
+          clock.advanceTo(fireAt);
+          return { events: [event(EventType.TimerFired, clock, { TimerId: id, FireAt: fireAt })] };
+        },
+      };
+    }
     default:
       throw new Error(`The replay helper does not support action type ${action.actionType}`);
   }
@@ -358,6 +377,9 @@ class VirtualClock {
   }
   tick(): void {
     this.at += 1000;
+  }
+  advanceTo(iso: string): void {
+    this.at = Math.max(this.at, Date.parse(iso));
   }
 }
 

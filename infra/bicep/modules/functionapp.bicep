@@ -153,6 +153,11 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           name: 'SIGNALBOX_ALLOWED_HOSTS'
           value: allowedOutboundHosts
         }
+        // Lifecycle events' `source` names the deployment: /<app name>/signalbox/workflows/<id>.
+        {
+          name: 'SIGNALBOX_EVENT_SOURCE_PREFIX'
+          value: '/${functionAppName}'
+        }
         // The connection string only locates the component; with DisableLocalAuth the ingestion
         // endpoint accepts Entra ID tokens only (the authentication string names the identity).
         {

@@ -3,8 +3,9 @@ import { invokeExternalServiceAction } from './invoke-external-service';
 import { logAction } from './log';
 import { raiseTriggerAction } from './raise-trigger';
 import { setContextAction } from './set-context';
+import { startInstanceAction } from './start-instance';
 import type { ActionType } from '../step-types';
 
-export { invokeExternalServiceAction, logAction, raiseTriggerAction, setContextAction };
+export { invokeExternalServiceAction, logAction, raiseTriggerAction, setContextAction, startInstanceAction };
 
-export const builtInActions: readonly ActionType<any>[] = [setContextAction, invokeExternalServiceAction, raiseTriggerAction, logAction];
+export const builtInActions: readonly ActionType<any>[] = [setContextAction, invokeExternalServiceAction, raiseTriggerAction, logAction, startInstanceAction];

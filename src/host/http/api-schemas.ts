@@ -4,6 +4,8 @@
  * a test checks real answers against the document, so the bodies cannot drift from these.
  */
 import { z } from 'zod';
+import { DeliveryStatus } from '../../engine/events/lifecycle-events';
+import { lifecycleEventTypeSchema } from '../../engine/events/lifecycle-event-type';
 import { instanceStatusSchema, OperationStatus, triggerOutcomeValues } from '../../engine/enums';
 import { HistoryEvent } from '../../engine/instance';
 import { WarningCode } from '../../engine/analysis';
@@ -38,11 +40,28 @@ export const instanceSchema = z
     context: jsonObjectSchema,
     interests: z.array(z.string()).meta({ description: 'Subjects the instance is offered triggers for: its own id, its state\'s interests, and the trigger names its transitions answer.' }),
     fault: z.object({ message: z.string(), triggerId: nullableId, at: timestamp }).optional(),
+    parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),
   })
   .meta({ id: 'Instance' });
+
+export const lifecycleEventSchema = z
+  .object({
+    id: z.string().meta({ description: 'The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery.' }),
+    type: lifecycleEventTypeSchema,
+    time: timestamp,
+    deliveries: z.array(
+      z.object({
+        subscriptionId: z.string(),
+        status: z.enum(Object.values(DeliveryStatus) as [DeliveryStatus, ...DeliveryStatus[]]),
+        attempts: z.number().int().min(0),
+        lastError: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'LifecycleEvent' });
 
 export const historyEntrySchema = z
   .object({
@@ -104,11 +123,18 @@ const headerText = (description: string) => z.string().meta({ description });
 export const etagHeaders = z.object({ ETag: headerText('The version, for If-Match and If-None-Match.') });
 export const createdHeaders = z.object({ ETag: etagHeaders.shape.ETag, Location: headerText('The URL of what was created.') });
 export const retryAfterHeaders = z.object({ 'Retry-After': headerText('Seconds to wait before asking again.') });
+const preferenceApplied = z
+  .string()
+  .optional()
+  .meta({ description: 'RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`).' });
 export const acceptedHeaders = z.object({
   Location: headerText('The operation to poll.'),
   'Operation-Location': headerText('The operation to poll (the same URL).'),
   'Retry-After': retryAfterHeaders.shape['Retry-After'],
+  'Preference-Applied': preferenceApplied,
 });
+export const pendingOperationHeaders = z.object({ 'Retry-After': retryAfterHeaders.shape['Retry-After'], 'Preference-Applied': preferenceApplied });
+export const finishedOperationHeaders = z.object({ 'Preference-Applied': preferenceApplied });
 export const ifNoneMatchHeaders = z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag seen before: 304 with no body while it is current.' }) });
 
 // ---- explain: analysis, available triggers ------------------------------------------------------

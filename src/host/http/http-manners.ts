@@ -7,8 +7,8 @@
 import type { ApiRequest, ApiResponse } from './types';
 
 /** Headers a browser may send and read across origins. */
-const ALLOWED_REQUEST_HEADERS = 'content-type, if-match, if-none-match, x-functions-key';
-const EXPOSED_RESPONSE_HEADERS = 'etag, location, operation-location, retry-after';
+const ALLOWED_REQUEST_HEADERS = 'content-type, if-match, if-none-match, prefer, x-functions-key';
+const EXPOSED_RESPONSE_HEADERS = 'etag, location, operation-location, preference-applied, retry-after';
 const PREFLIGHT_MAX_AGE_IN_SECONDS = 600;
 
 export interface CorsPolicy {

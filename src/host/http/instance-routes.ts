@@ -6,11 +6,12 @@ import { NotFoundError } from '../../engine/errors';
 import type { StoredInstance } from '../../engine/instance';
 import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
 import { parseWith } from '../../engine/validation';
-import { acceptedHeaders, acceptedOperationSchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, pageSchemaOf } from './api-schemas';
+import { createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, pageSchemaOf } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
-import { acceptedOperation } from './trigger-routes';
+import { preferWaitHeaders } from './prefer-wait';
+import { submittedOperation, submittedResponses } from './trigger-routes';
 import type { RouteDefinition } from './types';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
@@ -26,6 +27,7 @@ const recoverBodySchema = z.strictObject({ stateId: z.string().min(1).max(128).m
 const instancePath = z.object({ instanceId: z.string() });
 const listInstancesQuery = z.object({
   workflowId: z.string().min(1).max(128).optional(),
+  parentId: z.string().min(1).max(128).optional().meta({ description: 'Only children of this instance (started by its `startInstance` actions).' }),
   stateId: z.string().min(1).max(128).optional(),
   status: instanceStatusSchema.optional(),
   subject: z.string().min(1).max(1024).optional().meta({ description: 'Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers).' }),
@@ -33,7 +35,6 @@ const listInstancesQuery = z.object({
 });
 const historyQuery = z.object(pageQuerySchema);
 const instancePage = pageSchemaOf(instanceSchema, 'InstancePage');
-const accepted = { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders };
 
 export const instanceRoutes: readonly RouteDefinition[] = [
   {
@@ -91,7 +92,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       responses: { 200: { description: 'A page of instances.', body: instancePage } },
     },
     async handle(request, { engine }) {
-      const { workflowId, stateId, status, subject, ...page } = parseQuery(request, listInstancesQuery);
+      const { workflowId, stateId, status, subject, parentId, ...page } = parseQuery(request, listInstancesQuery);
       if (subject !== undefined) {
         // The interest index answers "who is interested in this subject"; the instances are then read
         // and filtered, since the index may hold stale rows (it is a superset of the truth).
@@ -108,11 +109,12 @@ export const instanceRoutes: readonly RouteDefinition[] = [
             instance.interests.includes(subject) &&
             (workflowId === undefined || instance.workflowId === workflowId) &&
             (stateId === undefined || instance.stateId === stateId) &&
-            (status === undefined || instance.status === status),
+            (status === undefined || instance.status === status) &&
+            (parentId === undefined || instance.parent?.instanceId === parentId),
         );
         return { status: 200, body: pageBody(items.map(instanceBody), candidates) };
       }
-      const result = await engine.listInstances({ workflowId, stateId, status }, page);
+      const result = await engine.listInstances({ workflowId, stateId, status, ...(parentId !== undefined ? { parentId } : {}) }, page);
       return { status: 200, body: pageBody(result.items.map(instanceBody), result) };
     },
   },
@@ -143,11 +145,12 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Send a trigger to one instance',
-      description: 'The instance id is the only subject; a body naming `subjects` is refused.',
+      description: 'The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.',
       tags: ['triggers'],
       path: instancePath,
+      headers: preferWaitHeaders,
       body: triggerFieldsSchema.omit({ subjects: true }),
-      responses: { 202: accepted, 404: 'No such instance.' },
+      responses: { ...submittedResponses, 404: 'No such instance.' },
     },
     async handle(request, services) {
       const instanceId = request.params.instanceId!;
@@ -156,7 +159,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const input = parseWith(z.looseObject({ subjects: z.never({ error: 'subjects are not allowed here: the instance id is the subject' }).optional() }), body, 'The trigger is invalid');
       const trigger = parseTrigger({ ...input, subjects: [instanceId] }, services.newId);
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
-      return acceptedOperation(await services.triggers.submit(trigger));
+      return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
   },
   {

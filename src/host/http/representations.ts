@@ -18,6 +18,7 @@ export function instanceBody(instance: StoredInstance) {
     context: instance.context,
     interests: instance.interests,
     ...(instance.fault ? { fault: instance.fault } : {}),
+    ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     createdAt: instance.createdAt,
     updatedAt: instance.updatedAt,
     etag: instance.etag,

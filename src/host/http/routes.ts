@@ -2,6 +2,7 @@
  * @module The route table of the API (shared/design/api.md). The local server matches requests against
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
+import { eventRoutes } from './event-routes';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
 import { healthSchema } from './api-schemas';
@@ -68,7 +69,7 @@ const systemRoutes: readonly RouteDefinition[] = [
   },
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes];
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.

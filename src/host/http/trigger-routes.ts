@@ -1,30 +1,51 @@
-/** @module /api/triggers and /api/operations: the long-running operation pattern. */
-import { OperationStatus } from '../../engine/enums';
+/** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
 import { NotFoundError } from '../../engine/errors';
 import type { StoredOperation } from '../../engine/operation';
 import { triggerFieldsSchema, parseTrigger } from '../../engine/trigger';
 import { z } from 'zod';
-import { acceptedHeaders, acceptedOperationSchema, operationSchema, retryAfterHeaders } from './api-schemas';
+import { isFinished } from '../finished-operation-cache';
+import { acceptedHeaders, acceptedOperationSchema, finishedOperationHeaders, operationSchema, pendingOperationHeaders } from './api-schemas';
+import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './prefer-wait';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import { operationBody, operationUrl } from './representations';
-import type { ApiResponse, RouteDefinition } from './types';
+import type { ApiRequest, ApiResponse, ApiServices, ResponseContract, RouteDefinition } from './types';
 
 /** Seconds a client should wait before polling an unfinished operation. */
 export const RETRY_AFTER_IN_SECONDS = 1;
 
-export function acceptedOperation(operation: StoredOperation): ApiResponse {
+export function acceptedOperation(operation: StoredOperation, waitInSeconds?: number): ApiResponse {
   const statusUrl = operationUrl(operation.id);
   return {
     status: 202,
-    headers: { location: statusUrl, 'operation-location': statusUrl, 'retry-after': String(RETRY_AFTER_IN_SECONDS) },
+    headers: { location: statusUrl, 'operation-location': statusUrl, 'retry-after': String(RETRY_AFTER_IN_SECONDS), ...preferenceApplied(waitInSeconds) },
     body: { operationId: operation.id, status: operation.status, statusUrl },
   };
 }
 
-function isFinished(operation: StoredOperation): boolean {
-  return operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed;
+/** The 200 of a finished operation (GET, or a POST that waited for it). */
+function finishedOperation(operation: StoredOperation, waitInSeconds?: number): ApiResponse {
+  return { status: 200, headers: preferenceApplied(waitInSeconds), body: operationBody(operation) };
 }
+
+/**
+ * The answer to a trigger just submitted: 202 as ever, unless the request prefers to wait (`Prefer:
+ * wait`) and the operation finishes within that time: then 200 with the finished operation.
+ */
+export async function submittedOperation(request: ApiRequest, services: ApiServices, operation: StoredOperation): Promise<ApiResponse> {
+  const waitInSeconds = requestedWaitInSeconds(request);
+  if (waitInSeconds === undefined) return acceptedOperation(operation);
+  const current = (await services.awaitOperation(operation.id, waitInSeconds * 1000, operation)) ?? operation;
+  return isFinished(current) ? finishedOperation(current, waitInSeconds) : acceptedOperation(current, waitInSeconds);
+}
+
+/** What the trigger routes answer (both: the instance-scoped one too). */
+export const submittedResponses: Readonly<Record<number, ResponseContract>> = {
+  200: { description: 'Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer.', body: operationSchema, headers: finishedOperationHeaders },
+  202: { description: 'Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll).', body: acceptedOperationSchema, headers: acceptedHeaders },
+};
+
+const operationPath = z.object({ operationId: z.string() });
 
 export const triggerRoutes: readonly RouteDefinition[] = [
   {
@@ -34,14 +55,17 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Send a trigger',
-      description: 'Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB.',
+      description:
+        'Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. ' +
+        'With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.',
       tags: ['triggers'],
+      headers: preferWaitHeaders,
       body: triggerFieldsSchema,
-      responses: { 202: { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders } },
+      responses: submittedResponses,
     },
     async handle(request, services) {
       const trigger = parseTrigger(readJsonBody(request), services.newId);
-      return acceptedOperation(await services.triggers.submit(trigger));
+      return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
   },
   {
@@ -51,21 +75,24 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Poll an operation',
+      description: 'With `Prefer: wait=<seconds>` an unfinished operation is answered when it finishes, or after that long (at most 60), whichever comes first.',
       tags: ['triggers'],
-      path: z.object({ operationId: z.string() }),
+      path: operationPath,
+      headers: preferWaitHeaders,
       responses: {
-        200: { description: 'Finished: `succeeded` (offered to every candidate) or `failed`.', body: operationSchema },
-        202: { description: 'Still `notStarted` or `running`: ask again after Retry-After.', body: operationSchema, headers: retryAfterHeaders },
+        200: { description: 'Finished: `succeeded` (offered to every candidate) or `failed`.', body: operationSchema, headers: finishedOperationHeaders },
+        202: { description: 'Still `notStarted` or `running`: ask again after Retry-After.', body: operationSchema, headers: pendingOperationHeaders },
         404: 'No such operation.',
       },
     },
-    async handle(request, { operations }) {
+    async handle(request, services) {
       parseQuery(request, {});
       const operationId = request.params.operationId!;
-      const operation = await operations.get(operationId);
+      const waitInSeconds = requestedWaitInSeconds(request);
+      const operation = waitInSeconds === undefined ? await services.operations.get(operationId) : await services.awaitOperation(operationId, waitInSeconds * 1000);
       if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
-      if (isFinished(operation)) return { status: 200, body: operationBody(operation) };
-      return { status: 202, headers: { 'retry-after': String(RETRY_AFTER_IN_SECONDS) }, body: operationBody(operation) };
+      if (isFinished(operation)) return finishedOperation(operation, waitInSeconds);
+      return { status: 202, headers: { 'retry-after': String(RETRY_AFTER_IN_SECONDS), ...preferenceApplied(waitInSeconds) }, body: operationBody(operation) };
     },
   },
 ];

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Engine } from '../../engine/engine';
 import type { OperationStore } from '../../engine/ports';
+import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -33,6 +34,8 @@ export interface ApiServices {
   readonly engine: Engine;
   readonly operations: OperationStore;
   readonly triggers: TriggerSubmitter;
+  /** Waits for an operation to finish without polling storage (`Prefer: wait`): see operation-wait.ts. */
+  readonly awaitOperation: AwaitOperation;
   /** Ids of triggers and instances created without one (the engine's id port). */
   readonly newId: () => string;
   /** True when storage answers. */

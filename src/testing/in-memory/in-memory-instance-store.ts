@@ -9,7 +9,9 @@ import { ConflictError, PreconditionFailedError, TooLargeError } from '../../eng
 import type { HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
 import { plainInstance } from '../../engine/instance-changes';
 import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
-import type { HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions } from '../../engine/ports';
+import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../../engine/ports';
+import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/events/lifecycle-events';
+import { EVENT_RANK } from '../../engine/events/lifecycle-event-type';
 import { pageOf } from './paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
@@ -22,10 +24,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export class InMemoryInstanceStore implements InstanceStore, HistoryStore, OutboxStore {
+export class InMemoryInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
   private readonly instances = new Map<string, StoredInstance>();
   private readonly histories = new Map<string, HistoryEntry[]>();
   private readonly outboxes = new Map<string, Map<string, OutboxRow>>();
+  private readonly events = new Map<string, LifecycleEventRecord[]>();
   /** Calls of deleteOutbox that deleted at least one row. */
   outboxDeletes = 0;
   private counter = 0;
@@ -35,7 +38,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   /** Called before each save is applied (after the ETag check passes); tests use it to inject failures. */
   beforeSave?: (instance: Instance) => void | Promise<void>;
 
-  private store(instance: Instance, history: readonly HistoryEntry[], outbox: readonly OutboxRow[] = []): StoredInstance {
+  private store(instance: Instance, history: readonly HistoryEntry[], outbox: readonly OutboxRow[] = [], events: readonly LifecycleEventRecord[] = []): StoredInstance {
     const plain = plainInstance(instance);
     const text = JSON.stringify(plain);
     if (Buffer.byteLength(text, 'utf8') > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
@@ -54,13 +57,19 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
       if (!rows) this.outboxes.set(plain.id, (rows = new Map()));
       for (const row of outbox) rows.set(row.id, deepFreeze(structuredClone(row)));
     }
+    if (events.length) {
+      let records = this.events.get(plain.id);
+      if (!records) this.events.set(plain.id, (records = []));
+      records.push(...events.map((event) => deepFreeze(structuredClone(event))));
+      records.sort((a, b) => a.sequence - b.sequence || EVENT_RANK[a.type] - EVENT_RANK[b.type]);
+    }
     this.writes++;
     return stored;
   }
 
   async create(instance: Instance, write: InstanceWrite = {}, _options?: OperationOptions): Promise<StoredInstance> {
     if (this.instances.has(instance.id)) throw new ConflictError(`Instance "${instance.id}" exists`);
-    return this.store(instance, write.history ?? [], write.outbox);
+    return this.store(instance, write.history ?? [], write.outbox, write.events);
   }
 
   async get(instanceId: string, _options?: OperationOptions): Promise<StoredInstance | undefined> {
@@ -78,12 +87,12 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     if (options.ifMatch !== '*' && this.instances.get(instance.id)?.etag !== options.ifMatch) {
       throw new PreconditionFailedError(`Instance "${instance.id}" has changed since it was read`);
     }
-    return this.store(instance, write.history ?? [], write.outbox);
+    return this.store(instance, write.history ?? [], write.outbox, write.events);
   }
 
   async query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
     const matches = [...this.instances.values()]
-      .filter((item) => (!query.workflowId || item.workflowId === query.workflowId) && (!query.stateId || item.stateId === query.stateId) && (!query.status || item.status === query.status))
+      .filter((item) => (!query.workflowId || item.workflowId === query.workflowId) && (!query.stateId || item.stateId === query.stateId) && (!query.status || item.status === query.status) && (!query.parentId || item.parent?.instanceId === query.parentId))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return pageOf(matches, options);
   }
@@ -110,5 +119,30 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     for (const id of rowIds) if (rows?.delete(id)) deleted++;
     if (rows?.size === 0) this.outboxes.delete(instanceId);
     if (deleted) this.outboxDeletes++;
+  }
+
+  async listEvents(instanceId: string, options?: PageOptions): Promise<Page<LifecycleEventRecord>> {
+    return pageOf(this.events.get(instanceId) ?? [], options);
+  }
+
+  async getEvent(instanceId: string, eventId: string, _options?: OperationOptions): Promise<LifecycleEventRecord | undefined> {
+    return this.events.get(instanceId)?.find((event) => event.id === eventId);
+  }
+
+  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, _options?: OperationOptions): Promise<void> {
+    const records = this.events.get(instanceId);
+    const position = records?.findIndex((event) => event.id === eventId) ?? -1;
+    if (!records || position < 0) throw new Error(`Event "${eventId}" of instance "${instanceId}" does not exist`);
+    const record = records[position]!;
+    const deliveries = record.deliveries.map((item, at) => (at === index ? delivery : item));
+    records[position] = deepFreeze(structuredClone({ ...record, deliveries }));
+  }
+
+  async listPendingEvents(options?: PageOptions): Promise<Page<StoredEventRecord>> {
+    const pending: StoredEventRecord[] = [];
+    for (const instanceId of [...this.events.keys()].sort()) {
+      for (const event of this.events.get(instanceId)!) if (event.deliveries.some((delivery) => delivery.status === DeliveryStatus.pending)) pending.push({ instanceId, event });
+    }
+    return pageOf(pending, options);
   }
 }

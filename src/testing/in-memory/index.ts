@@ -9,7 +9,7 @@ export { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, In
 export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
 export { collectAll, pageOf } from './paging';
 
-/** One set of wired in-memory ports; `history` and `outbox` are the instance store (they share its data). */
+/** One set of wired in-memory ports; `history`, `outbox` and `events` are the instance store (they share its data). */
 export function createInMemoryPorts(options: { now?: () => Date; maxLeaseWaitInMs?: number } = {}) {
   const instances = new InMemoryInstanceStore();
   return {
@@ -17,6 +17,7 @@ export function createInMemoryPorts(options: { now?: () => Date; maxLeaseWaitInM
     instances,
     history: instances,
     outbox: instances,
+    events: instances,
     interests: new InMemoryInterestIndex(),
     operations: new InMemoryOperationStore(),
     leases: new InMemoryLeaseProvider(options.maxLeaseWaitInMs !== undefined ? { maxWaitInMs: options.maxLeaseWaitInMs } : {}),

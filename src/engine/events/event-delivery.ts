@@ -1,0 +1,141 @@
+/**
+ * @module One delivery attempt of one lifecycle event to one subscription, shared by both hosts (the
+ * local dispatcher and the Azure delivery orchestration's activity). It reads the event record, keeps
+ * the order per instance and subscription (an earlier event still pending for the subscription makes
+ * this one wait), POSTs the CloudEvent through the outbound client (allow-list, timeout, managed
+ * identity), records the attempt on the delivery and says what to do next: done, retry after a delay
+ * (network errors, 5xx, 429, within the policy's attempts) or nothing more (delivered, dead-lettered).
+ */
+import type { Clock } from '../engine-options';
+import { ConflictError, NotFoundError } from '../errors';
+import type { ExternalServiceClient } from '../outbound-port';
+import { ExternalServiceError } from '../outbound-port';
+import type { EventStore, OperationOptions } from '../ports';
+import type { WorkflowVersionCache } from '../workflow-version-cache';
+import { structuredMessage, toCloudEvent } from './cloud-event';
+import { isRetryableDeliveryFailure, retryDelayInMs, type EventDeliveryPolicy } from './delivery-policy';
+import { EVENT_RANK } from './lifecycle-event-type';
+import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from './lifecycle-events';
+
+/** One delivery to hand to a host's delivery mechanism. */
+export interface EventDeliveryTarget {
+  readonly instanceId: string;
+  readonly eventId: string;
+  readonly subscriptionId: string;
+}
+
+export type AttemptResult =
+  | { readonly next: 'done'; readonly status: DeliveryStatus | 'gone' }
+  /** Try again after `delayInMs`: a retryable failure (`retry`) or an earlier event still pending (`wait`). */
+  | { readonly next: 'retry' | 'wait'; readonly delayInMs: number };
+
+/** How long an event waits before looking again whether the earlier ones for its subscription are settled. */
+const TURN_POLL_IN_MS = 1_000;
+const MAX_ERROR_LENGTH = 500;
+
+export interface EventDeliveryServiceOptions {
+  readonly store: EventStore;
+  readonly versions: WorkflowVersionCache;
+  readonly http: ExternalServiceClient;
+  readonly policy: EventDeliveryPolicy;
+  readonly clock: Clock;
+  readonly sourcePrefix?: string;
+  /** @default Math.random (the jitter) */
+  readonly random?: () => number;
+}
+
+function before(a: LifecycleEventRecord, b: LifecycleEventRecord): boolean {
+  return a.sequence < b.sequence || (a.sequence === b.sequence && EVENT_RANK[a.type] < EVENT_RANK[b.type]);
+}
+
+export class EventDeliveryService {
+  constructor(private readonly options: EventDeliveryServiceOptions) {}
+
+  get policy(): EventDeliveryPolicy {
+    return this.options.policy;
+  }
+
+  /**
+   * One attempt. `ordered: true` skips the order check (the caller delivers the subscription's events
+   * one at a time, oldest first, as the local dispatcher does). Storage failures are thrown.
+   */
+  async attempt(target: EventDeliveryTarget, options: OperationOptions & { ordered?: boolean } = {}): Promise<AttemptResult> {
+    const { store, versions, clock } = this.options;
+    const record = await store.getEvent(target.instanceId, target.eventId, options);
+    const index = record?.deliveries.findIndex((delivery) => delivery.subscriptionId === target.subscriptionId) ?? -1;
+    if (!record || index < 0) return { next: 'done', status: 'gone' };
+    const delivery = record.deliveries[index]!;
+    if (delivery.status !== DeliveryStatus.pending) return { next: 'done', status: delivery.status };
+    if (!options.ordered && (await this.hasEarlierPending(target, record, options))) return { next: 'wait', delayInMs: TURN_POLL_IN_MS };
+
+    const { definition } = await versions.get(record.data.workflowId, record.data.workflowVersion, options);
+    const subscription = definition.subscriptions?.find((item) => item.id === target.subscriptionId);
+    const attempts = delivery.attempts + 1;
+    const at = clock.now().toISOString();
+    if (!subscription) {
+      await this.record(target, index, { ...delivery, status: DeliveryStatus.deadLettered, attempts, lastError: 'the subscription is not in the workflow version', lastAttemptAt: at }, options);
+      return { next: 'done', status: DeliveryStatus.deadLettered };
+    }
+    const message = structuredMessage(toCloudEvent(record, subscription, this.options.sourcePrefix));
+    let failure: { status: number | undefined; message: string } | undefined;
+    try {
+      const response = await this.options.http.send({
+        url: subscription.url,
+        method: 'POST',
+        headers: message.headers,
+        body: message.body,
+        timeoutInMs: this.options.policy.timeoutInMs,
+        ...(subscription.authentication ? { managedIdentityResource: subscription.authentication.managedIdentity } : {}),
+        ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      });
+      if (response.status < 200 || response.status > 299) failure = { status: response.status, message: `the subscriber answered ${response.status}` };
+    } catch (error) {
+      const status = error instanceof ExternalServiceError ? error.status : undefined;
+      failure = { status, message: error instanceof Error ? error.message : String(error) };
+    }
+    if (!failure) {
+      await this.record(target, index, { subscriptionId: delivery.subscriptionId, status: DeliveryStatus.delivered, attempts, lastAttemptAt: at }, options);
+      return { next: 'done', status: DeliveryStatus.delivered };
+    }
+    const lastError = failure.message.slice(0, MAX_ERROR_LENGTH);
+    const retry = isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
+    const status = retry ? DeliveryStatus.pending : DeliveryStatus.deadLettered;
+    await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at }, options);
+    if (!retry) return { next: 'done', status };
+    return { next: 'retry', delayInMs: retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()) };
+  }
+
+  /**
+   * Sets the event's dead-lettered deliveries back to pending (attempts from zero) and returns them, to be
+   * handed to delivery again. NotFoundError for an unknown event; ConflictError when none is dead-lettered.
+   */
+  async redeliver(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<EventDeliveryTarget[]> {
+    const record = await this.options.store.getEvent(instanceId, eventId, options);
+    if (!record) throw new NotFoundError(`Event "${eventId}" of instance "${instanceId}" does not exist`);
+    const targets: EventDeliveryTarget[] = [];
+    for (const [index, delivery] of record.deliveries.entries()) {
+      if (delivery.status !== DeliveryStatus.deadLettered) continue;
+      await this.record({ instanceId, eventId, subscriptionId: delivery.subscriptionId }, index, { ...delivery, status: DeliveryStatus.pending, attempts: 0 }, options);
+      targets.push({ instanceId, eventId, subscriptionId: delivery.subscriptionId });
+    }
+    if (targets.length === 0) throw new ConflictError(`Event "${eventId}" has no dead-lettered delivery to retry`);
+    return targets;
+  }
+
+  private record(target: EventDeliveryTarget, index: number, delivery: EventDelivery, options: OperationOptions): Promise<void> {
+    return this.options.store.updateDelivery(target.instanceId, target.eventId, index, delivery, options);
+  }
+
+  private async hasEarlierPending(target: EventDeliveryTarget, record: LifecycleEventRecord, options: OperationOptions): Promise<boolean> {
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.options.store.listEvents(target.instanceId, { ...options, maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) });
+      for (const other of page.items) {
+        if (!before(other, record)) return false;
+        if (other.deliveries.some((delivery) => delivery.subscriptionId === target.subscriptionId && delivery.status === DeliveryStatus.pending)) return true;
+      }
+      continuationToken = page.continuationToken;
+    } while (continuationToken);
+    return false;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * @module In-process delivery of lifecycle events (the local host, the library): one queue per instance
+ * and subscription, worked oldest first, so each subscription hears an instance's events in order while
+ * a failing subscriber holds up only its own queue. Retries sleep the policy's delays (timers that do
+ * not keep the process alive); Engine.resumeEventDeliveries re-queues every pending delivery at start-up, so a crash or
+ * restart loses none (they are recorded with the save). Delivery never runs under an instance's lease
+ * and never touches the instance: a subscriber cannot fault, block or slow it.
+ */
+import type { EngineLogger } from '../effects';
+import { DeliveryStatus } from './lifecycle-events';
+import type { EventDeliveryService, EventDeliveryTarget } from './event-delivery';
+
+/** After a storage failure, the queue tries again after this long. */
+const STORAGE_RETRY_IN_MS = 5_000;
+
+interface Queue {
+  readonly eventIds: string[];
+  running: boolean;
+}
+
+export class EventDispatcher {
+  private readonly queues = new Map<string, Queue>();
+  private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(
+    private readonly delivery: EventDeliveryService,
+    private readonly logger: EngineLogger,
+  ) {}
+
+  /** Queues deliveries (a repeated one is ignored while queued) and starts their queues. */
+  enqueue(targets: readonly EventDeliveryTarget[]): void {
+    if (this.stopped) return;
+    for (const target of targets) {
+      const key = `${target.instanceId}\u0000${target.subscriptionId}`;
+      let queue = this.queues.get(key);
+      if (!queue) this.queues.set(key, (queue = { eventIds: [], running: false }));
+      if (!queue.eventIds.includes(target.eventId)) queue.eventIds.push(target.eventId);
+      if (!queue.running) void this.work(key, queue, target.instanceId, target.subscriptionId);
+    }
+  }
+
+  /** Resolves when no delivery is queued or waiting (tests). */
+  idle(): Promise<void> {
+    if (this.queues.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops taking deliveries and ends the waits; pending ones stay recorded for the next start. */
+  stop(): void {
+    this.stopped = true;
+    for (const entry of this.timers) {
+      clearTimeout(entry.timer);
+      entry.wake();
+    }
+    this.timers.clear();
+  }
+
+  private async work(key: string, queue: Queue, instanceId: string, subscriptionId: string): Promise<void> {
+    queue.running = true;
+    try {
+      while (!this.stopped && queue.eventIds.length > 0) {
+        const target = { instanceId, eventId: queue.eventIds[0]!, subscriptionId };
+        let delayInMs: number;
+        try {
+          const result = await this.delivery.attempt(target, { ordered: true });
+          if (result.next === 'done') {
+            queue.eventIds.shift();
+            if (result.status === DeliveryStatus.deadLettered) this.logger.warn('A lifecycle event was dead-lettered', { ...target });
+            continue;
+          }
+          delayInMs = result.delayInMs;
+        } catch (error) {
+          this.logger.warn('Could not deliver a lifecycle event now; trying again', { ...target, error: String(error) });
+          delayInMs = STORAGE_RETRY_IN_MS;
+        }
+        await this.sleep(delayInMs);
+      }
+    } finally {
+      queue.running = false;
+      if (queue.eventIds.length === 0 || this.stopped) this.queues.delete(key);
+      if (this.queues.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    }
+  }
+
+  private sleep(delayInMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.timers.delete(entry);
+          resolve();
+        }, delayInMs),
+        wake: resolve,
+      };
+      entry.timer.unref();
+      this.timers.add(entry);
+    });
+  }
+}

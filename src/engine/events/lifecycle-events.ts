@@ -1,0 +1,184 @@
+/**
+ * @module Lifecycle events of a change (shared/design/workflow-model.md, "Lifecycle events" and "Child
+ * workflows"). Every save emits the events its change means (`transitioned` and `completed` for a move into
+ * a final state, ...); this module turns them into what the save writes in the same transaction:
+ * - an event record per event with at least one subscriber (`GET /api/instances/{id}/events`), holding one
+ *   delivery per subscription (`pending` at first), and an `event` outbox row that hands it to delivery;
+ * - for a child instance that ends (`completed`, `faulted`, `cancelled`), a `trigger` outbox row raising
+ *   `ChildCompleted`/`ChildFaulted`/`ChildCancelled` on its parent, with a deterministic id.
+ * A failed save therefore emits nothing, and a saved one loses nothing. Events nobody subscribes to are
+ * not written (a workflow without subscriptions pays nothing for them).
+ */
+import type { WorkflowDefinition } from '../definition';
+import type { Cause, Change } from '../decision';
+import { raisedHops } from '../decision';
+import { InstanceStatus } from '../enums';
+import type { Instance, InstanceFault } from '../instance';
+import type { JsonObject } from '../json';
+import { OutboxKind, isStoredOutboxRow, type EventOutboxRow, type OutboxRow, type TriggerOutboxRow } from '../outbox';
+import { raisedTriggerId } from '../trigger-ids';
+import { EVENT_RANK, LifecycleEventType, isLifecycleEventType } from './lifecycle-event-type';
+import { wants } from './subscriptions';
+
+export const DeliveryStatus = { pending: 'pending', delivered: 'delivered', deadLettered: 'deadLettered' } as const;
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+
+export interface EventDelivery {
+  readonly subscriptionId: string;
+  readonly status: DeliveryStatus;
+  /** Attempts made so far (since the last redelivery request). */
+  readonly attempts: number;
+  readonly lastError?: string;
+  readonly lastAttemptAt?: string;
+}
+
+/** `data` of the CloudEvent; `context` holds the keys some subscription includes (each gets only its own). */
+export interface LifecycleEventData {
+  readonly workflowId: string;
+  readonly workflowVersion: number;
+  readonly instanceId: string;
+  readonly previousStateId: string | null;
+  readonly stateId: string;
+  readonly previousStatus: InstanceStatus | null;
+  readonly status: InstanceStatus;
+  readonly transitionId: string | null;
+  readonly triggerId: string | null;
+  readonly fault?: InstanceFault;
+  readonly context: JsonObject;
+}
+
+/** An emitted event as stored beside its instance, with its delivery to each subscription. */
+export interface LifecycleEventRecord {
+  /** `<instanceId>:<history sequence>:<type>`: stable across redeliveries (the CloudEvent `id`). */
+  readonly id: string;
+  readonly type: LifecycleEventType;
+  /** The history entry of the change that emitted it. */
+  readonly sequence: number;
+  readonly time: string;
+  readonly data: LifecycleEventData;
+  /** In the order of the workflow's subscriptions. */
+  readonly deliveries: readonly EventDelivery[];
+}
+
+export const CHILD_TRIGGER_NAMES: Partial<Record<LifecycleEventType, string>> = {
+  completed: 'ChildCompleted',
+  faulted: 'ChildFaulted',
+  cancelled: 'ChildCancelled',
+};
+
+export function eventId(instanceId: string, sequence: number, type: LifecycleEventType): string {
+  return `${instanceId}:${sequence}:${type}`;
+}
+
+/** The sequence and type of an event id (undefined when it is not one of `instanceId`'s). */
+export function parseEventId(instanceId: string, id: string): { sequence: number; type: LifecycleEventType } | undefined {
+  if (!id.startsWith(`${instanceId}:`)) return undefined;
+  const match = /^(\d{1,10}):([A-Za-z]+)$/.exec(id.slice(instanceId.length + 1));
+  if (!match || !isLifecycleEventType(match[2]!)) return undefined;
+  return { sequence: Number(match[1]), type: match[2] };
+}
+
+/** Which events a change means, in emission order: its history event, then the status it ended in. */
+export function lifecycleEventsOf(before: Instance | undefined, change: Pick<Change, 'instance' | 'historyEntry'>): LifecycleEventType[] {
+  const events = new Set<LifecycleEventType>();
+  if (isLifecycleEventType(change.historyEntry.event)) events.add(change.historyEntry.event);
+  const status = change.instance.status;
+  const statusChanged = before?.status !== status;
+  if (status === InstanceStatus.complete && statusChanged) events.add(LifecycleEventType.completed);
+  if (status === InstanceStatus.faulted && (statusChanged || change.historyEntry.event === 'faulted')) events.add(LifecycleEventType.faulted);
+  if (status === InstanceStatus.cancelled && statusChanged) events.add(LifecycleEventType.cancelled);
+  return [...events].sort((a, b) => EVENT_RANK[a] - EVENT_RANK[b]);
+}
+
+function pick(context: JsonObject, keys: Iterable<string>): JsonObject {
+  const picked: JsonObject = {};
+  for (const key of keys) if (Object.hasOwn(context, key)) picked[key] = context[key]!;
+  return picked;
+}
+
+/** What a change's events add to its save. */
+export interface LifecycleEventWrite {
+  readonly records: readonly LifecycleEventRecord[];
+  readonly outbox: readonly OutboxRow[];
+}
+
+/**
+ * The event records and outbox rows of `change` (made from `before`; undefined for a creation). Pure:
+ * the same change always gives the same rows and ids. `cause` sets the hop count of a parent's trigger.
+ */
+export function lifecycleEventWrite(definition: WorkflowDefinition, before: Instance | undefined, change: Pick<Change, 'instance' | 'historyEntry'>, cause: Cause): LifecycleEventWrite {
+  const after = change.instance;
+  const { sequence, at } = change.historyEntry;
+  const subscriptions = definition.subscriptions ?? [];
+  const records: LifecycleEventRecord[] = [];
+  const outbox: OutboxRow[] = [];
+  for (const type of lifecycleEventsOf(before, change)) {
+    const subscribed = subscriptions.filter((subscription) => wants(subscription, type));
+    if (subscribed.length > 0) {
+      const id = eventId(after.id, sequence, type);
+      const keys = new Set(subscribed.flatMap((subscription) => subscription.contextItemsToInclude ?? []));
+      records.push({
+        id,
+        type,
+        sequence,
+        time: at,
+        data: {
+          workflowId: after.workflowId,
+          workflowVersion: after.workflowVersion,
+          instanceId: after.id,
+          previousStateId: before ? before.stateId : null,
+          stateId: after.stateId,
+          previousStatus: before ? before.status : null,
+          status: after.status,
+          transitionId: change.historyEntry.transitionId,
+          triggerId: change.historyEntry.triggerId,
+          ...(after.status === InstanceStatus.faulted && after.fault ? { fault: after.fault } : {}),
+          context: pick(after.context, keys),
+        },
+        deliveries: subscribed.map((subscription) => ({ subscriptionId: subscription.id, status: DeliveryStatus.pending, attempts: 0 })),
+      });
+      const row: EventOutboxRow = { id: `e.${sequence}.${type}`, kind: OutboxKind.event, payload: { instanceId: after.id, eventId: id, subscriptionIds: subscribed.map((subscription) => subscription.id) } };
+      outbox.push(row);
+    }
+    const childTrigger = CHILD_TRIGGER_NAMES[type];
+    if (childTrigger && after.parent) outbox.push(parentTriggerRow(after, childTrigger, sequence, cause));
+  }
+  return { records, outbox };
+}
+
+/** `ChildCompleted` (or Faulted, Cancelled) for the parent: subject the parent's id, a deterministic id. */
+function parentTriggerRow(child: Instance, name: string, sequence: number, cause: Cause): TriggerOutboxRow {
+  const parent = child.parent!;
+  // `p<sequence>` is a cause tag of its own (trigger-ids.ts): no trigger the child raises can share the id.
+  const id = raisedTriggerId(child.id, `p${sequence}`, 0);
+  return {
+    id,
+    kind: OutboxKind.trigger,
+    payload: {
+      id,
+      name,
+      subjects: [parent.instanceId],
+      parameters: {
+        childInstanceId: child.id,
+        workflowId: child.workflowId,
+        stateId: child.stateId,
+        status: child.status,
+        context: pick(child.context, parent.returnContextItems ?? []),
+      },
+      hops: raisedHops(cause),
+    },
+  };
+}
+
+/** `change` with its events: the records to write, the rows appended to its outbox and listed on the instance. */
+export function withLifecycleEvents(definition: WorkflowDefinition, before: Instance | undefined, change: Change, cause: Cause): Change {
+  const events = lifecycleEventWrite(definition, before, change, cause);
+  if (events.records.length === 0 && events.outbox.length === 0) return change;
+  return {
+    ...change,
+    // Event rows are record-backed (outbox.ts): only the parent's trigger row is stored and listed.
+    instance: { ...change.instance, outbox: [...change.instance.outbox, ...events.outbox.filter(isStoredOutboxRow).map((row) => row.id)] },
+    outbox: [...change.outbox, ...events.outbox],
+    events: [...(change.events ?? []), ...events.records],
+  };
+}

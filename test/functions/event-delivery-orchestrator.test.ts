@@ -1,0 +1,109 @@
+/**
+ * Lifecycle event delivery on Azure, through the real durable-functions replay engine: the orchestration
+ * calls the attempt activity (a real engine on in-memory ports, a scripted subscriber), waits the
+ * policy's delays on durable timers, and ends delivered or dead-lettered; the launcher starts one
+ * orchestration per delivery unless it is running.
+ */
+jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
+
+import { eventDeliveryOrchestrator } from '../../functions/event-delivery-orchestrator';
+import { deliveryInstanceId, durableEventLauncher } from '../../functions/event-launcher';
+import type { ExternalRequest, ExternalResponse } from '../../src/engine';
+import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../../src/host/event-activities';
+import { collectAll } from '../../src/testing';
+import { EventType, runOrchestration } from '../support/durable-replay';
+import { testEngine } from '../engine/support';
+
+function setup(answers: number[]) {
+  const requests: ExternalRequest[] = [];
+  const http = {
+    async send(request: ExternalRequest): Promise<ExternalResponse> {
+      requests.push(request);
+      return { status: answers.shift() ?? 200, body: undefined };
+    },
+  };
+  const policy = { maxAttempts: 4, firstRetryDelayInMs: 60_000, maxRetryDelayInMs: 600_000 };
+  // Events are recorded by the save but handed to nobody: the orchestration delivers them.
+  const { engine: base } = testEngine({ inProcess: true, events: { http, policy } });
+  const engine = base.withDelivery({ event: async () => {} });
+  const ready = (async () => {
+    await engine.createWorkflow({ id: 'w', displayName: 'W', initialStateId: 'a', subscriptions: [{ id: 'hook', url: 'https://hook.example/' }], states: { a: {} } });
+    await engine.createInstance({ workflowId: 'w', instanceId: 'i1' });
+  })();
+  const run = (target: EventDeliveryTarget) =>
+    runOrchestration(EVENT_DELIVERY_ORCHESTRATOR, target, deliveryInstanceId(target), {
+      orchestrators: { [EVENT_DELIVERY_ORCHESTRATOR]: eventDeliveryOrchestrator },
+      activities: { [ATTEMPT_EVENT_DELIVERY]: (input: EventDeliveryTarget) => engine.attemptEventDelivery(input) },
+    });
+  return { engine, requests, ready, run };
+}
+
+const created: EventDeliveryTarget = { instanceId: 'i1', eventId: 'i1:0:created', subscriptionId: 'hook' };
+
+describe('event delivery orchestration (durable replay)', () => {
+  it('retries on durable timers with the policy\'s backoff until the subscriber takes the event, the same id each time', async () => {
+    const { engine, requests, ready, run } = setup([503, 500, 429]);
+    await ready;
+    const result = await run(created);
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe('completed');
+    expect(result.output).toBe('delivered');
+    expect(requests.map((request) => JSON.parse(request.body!).id)).toEqual(Array(4).fill('i1:0:created'));
+    const timers = result.history.filter((entry) => entry.EventType === EventType.TimerCreated).map((entry) => Date.parse(String(entry.FireAt)) - Date.parse(String(entry.Timestamp)));
+    expect(timers).toHaveLength(3);
+    // Equal jitter: each wait is between half and all of 1, 2 and 4 minutes.
+    [60_000, 120_000, 240_000].forEach((nominal, index) => {
+      expect(timers[index]).toBeGreaterThanOrEqual(nominal / 2);
+      expect(timers[index]).toBeLessThanOrEqual(nominal);
+    });
+    const [event] = await collectAll((page) => engine.listEvents('i1', page));
+    expect(event!.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 4 });
+  });
+
+  it('dead-letters after the last attempt, and at once on a status that retrying cannot fix', async () => {
+    const exhausted = setup([500, 500, 500, 500]);
+    await exhausted.ready;
+    const run = await exhausted.run(created);
+    expect(run.output).toBe('deadLettered');
+    expect(exhausted.requests).toHaveLength(4);
+
+    const refused = setup([400]);
+    await refused.ready;
+    const once = await refused.run(created);
+    expect(once.output).toBe('deadLettered');
+    expect(once.history.some((entry) => entry.EventType === EventType.TimerCreated)).toBe(false);
+    const [event] = await collectAll((page) => refused.engine.listEvents('i1', page));
+    expect(event!.deliveries[0]).toMatchObject({ status: 'deadLettered', attempts: 1, lastError: 'the subscriber answered 400' });
+  });
+
+  it('ends at once for a delivery already settled (a repeated start)', async () => {
+    const { requests, ready, run } = setup([]);
+    await ready;
+    expect((await run(created)).output).toBe('delivered');
+    const again = await run(created);
+    expect(again.output).toBe('delivered');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('starts one orchestration per delivery, skipping running ones and restarting finished ones (redelivery)', async () => {
+    const statuses = new Map<string, string>([[deliveryInstanceId({ ...created, subscriptionId: 'running' }), 'Running'], [deliveryInstanceId({ ...created, subscriptionId: 'done' }), 'Completed']]);
+    const started: Array<{ name: string; instanceId: string; input: unknown }> = [];
+    const client = {
+      getStatus: async (instanceId: string) => {
+        const runtimeStatus = statuses.get(instanceId);
+        if (!runtimeStatus) throw new Error('DurableClient error: Durable Functions extension replied with HTTP 404 response.');
+        return { runtimeStatus } as never;
+      },
+      startNew: async (name: string, options?: { instanceId?: string; input?: unknown }) => {
+        started.push({ name, instanceId: options!.instanceId!, input: options!.input });
+        return options!.instanceId!;
+      },
+    };
+    await durableEventLauncher(client).deliver(['new', 'running', 'done'].map((subscriptionId) => ({ ...created, subscriptionId })));
+    expect(started).toEqual([
+      { name: EVENT_DELIVERY_ORCHESTRATOR, instanceId: 'event:i1:0:created:new', input: { ...created, subscriptionId: 'new' } },
+      { name: EVENT_DELIVERY_ORCHESTRATOR, instanceId: 'event:i1:0:created:done', input: { ...created, subscriptionId: 'done' } },
+    ]);
+    expect(deliveryInstanceId({ instanceId: 'x', eventId: `${'x'.repeat(200)}:1:created`, subscriptionId: 's' })).toMatch(/^event:h\.[0-9a-f]{32}$/);
+  });
+});
