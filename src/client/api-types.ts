@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger to one instance
-         * @description The instance id is the only subject; a body naming `subjects` is refused.
+         * @description The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
          */
         post: operations["sendInstanceTrigger"];
         delete?: never;
@@ -160,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger
-         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB.
+         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
          */
         post: operations["sendTrigger"];
         delete?: never;
@@ -176,7 +176,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Poll an operation */
+        /**
+         * Poll an operation
+         * @description With `Prefer: wait=<seconds>` an unfinished operation is answered when it finishes, or after that long (at most 60), whichever comes first.
+         */
         get: operations["getOperation"];
         put?: never;
         post?: never;
@@ -387,13 +390,6 @@ export interface components {
             /** @enum {string} */
             status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
         };
-        AcceptedOperation: {
-            operationId: string;
-            /** @enum {string} */
-            status: "notStarted" | "running" | "succeeded" | "failed";
-            /** @description Where to poll: GET it until it answers 200. */
-            statusUrl: string;
-        };
         Operation: {
             id: string;
             triggerId: string;
@@ -436,6 +432,13 @@ export interface components {
             }[];
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
+        };
+        AcceptedOperation: {
+            operationId: string;
+            /** @enum {string} */
+            status: "notStarted" | "running" | "succeeded" | "failed";
+            /** @description Where to poll: GET it until it answers 200. */
+            statusUrl: string;
         };
         DefinitionCheck: {
             valid: boolean;
@@ -1396,7 +1399,10 @@ export interface operations {
     sendInstanceTrigger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path: {
                 instanceId: string;
             };
@@ -1415,7 +1421,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            /** @description Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
+            200: {
+                headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll). */
             202: {
                 headers: {
                     /** @description The operation to poll. */
@@ -1424,6 +1441,8 @@ export interface operations {
                     "Operation-Location": string;
                     /** @description Seconds to wait before asking again. */
                     "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1658,7 +1677,10 @@ export interface operations {
     sendTrigger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1676,7 +1698,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            /** @description Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
+            200: {
+                headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll). */
             202: {
                 headers: {
                     /** @description The operation to poll. */
@@ -1685,6 +1718,8 @@ export interface operations {
                     "Operation-Location": string;
                     /** @description Seconds to wait before asking again. */
                     "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1743,7 +1778,10 @@ export interface operations {
     getOperation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path: {
                 operationId: string;
             };
@@ -1754,6 +1792,8 @@ export interface operations {
             /** @description Finished: `succeeded` (offered to every candidate) or `failed`. */
             200: {
                 headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1765,6 +1805,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again. */
                     "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
