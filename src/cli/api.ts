@@ -128,9 +128,9 @@ export class ApiClient {
     const { subjects, ...withoutSubjects } = trigger;
     if (options.instanceId !== undefined) {
       const instanceId = options.instanceId;
-      return this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: withoutSubjects, ...this.init() }));
+      return acceptedOf(await this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: withoutSubjects, ...this.init() })));
     }
-    return this.call(() => this.client.POST('/triggers', { body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() }));
+    return acceptedOf(await this.call(() => this.client.POST('/triggers', { body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() })));
   }
 
   /** The operation, and how long the server asks a poller to wait (Retry-After) while it runs. */
@@ -210,4 +210,13 @@ function networkError(baseUrl: string, error: unknown, timeoutInMs: number): Net
   const code = (cause as { code?: string } | undefined)?.code;
   const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : cause?.message ?? (error instanceof Error ? error.message : String(error));
   return new NetworkError(`cannot reach the Signalbox API at ${baseUrl} (${reason}); is the server running? Set --url or SIGNALBOX_URL`, { cause: error });
+}
+
+/**
+ * The 202 body of a sent trigger. The routes answer 200 with the finished operation only to a request
+ * with `Prefer: wait`, which this client does not send; should one come, it is described the same way.
+ */
+function acceptedOf(answer: AcceptedOperation | ApiOperation): AcceptedOperation {
+  if ('operationId' in answer) return answer;
+  return { operationId: answer.id, status: answer.status, statusUrl: `/api/operations/${encodeURIComponent(answer.id)}` };
 }

@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger to one instance
-         * @description The instance id is the only subject; a body naming `subjects` is refused.
+         * @description The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
          */
         post: operations["sendInstanceTrigger"];
         delete?: never;
@@ -200,7 +200,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger
-         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB.
+         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
          */
         post: operations["sendTrigger"];
         delete?: never;
@@ -216,7 +216,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Poll an operation */
+        /**
+         * Poll an operation
+         * @description With `Prefer: wait=<seconds>` an unfinished operation is answered when it finishes, or after that long (at most 60), whichever comes first.
+         */
         get: operations["getOperation"];
         put?: never;
         post?: never;
@@ -431,36 +434,6 @@ export interface components {
             /** @enum {string} */
             status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
         };
-        AcceptedOperation: {
-            operationId: string;
-            /** @enum {string} */
-            status: "notStarted" | "running" | "succeeded" | "failed";
-            /** @description Where to poll: GET it until it answers 200. */
-            statusUrl: string;
-        };
-        LifecycleEventPage: {
-            items: components["schemas"]["LifecycleEvent"][];
-            /** @description Present when there may be more: pass it back as `continuationToken`. */
-            continuationToken?: string;
-        };
-        LifecycleEvent: {
-            /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
-            id: string;
-            /** @enum {string} */
-            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
-            /**
-             * Format: date-time
-             * @description ISO 8601, UTC.
-             */
-            time: string;
-            deliveries: {
-                subscriptionId: string;
-                /** @enum {string} */
-                status: "pending" | "delivered" | "deadLettered";
-                attempts: number;
-                lastError?: string;
-            }[];
-        };
         Operation: {
             id: string;
             triggerId: string;
@@ -503,6 +476,36 @@ export interface components {
             }[];
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
+        };
+        AcceptedOperation: {
+            operationId: string;
+            /** @enum {string} */
+            status: "notStarted" | "running" | "succeeded" | "failed";
+            /** @description Where to poll: GET it until it answers 200. */
+            statusUrl: string;
+        };
+        LifecycleEventPage: {
+            items: components["schemas"]["LifecycleEvent"][];
+            /** @description Present when there may be more: pass it back as `continuationToken`. */
+            continuationToken?: string;
+        };
+        LifecycleEvent: {
+            /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
+            id: string;
+            /** @enum {string} */
+            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            time: string;
+            deliveries: {
+                subscriptionId: string;
+                /** @enum {string} */
+                status: "pending" | "delivered" | "deadLettered";
+                attempts: number;
+                lastError?: string;
+            }[];
         };
         DefinitionCheck: {
             valid: boolean;
@@ -1516,7 +1519,10 @@ export interface operations {
     sendInstanceTrigger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path: {
                 instanceId: string;
             };
@@ -1535,7 +1541,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            /** @description Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
+            200: {
+                headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll). */
             202: {
                 headers: {
                     /** @description The operation to poll. */
@@ -1544,6 +1561,8 @@ export interface operations {
                     "Operation-Location": string;
                     /** @description Seconds to wait before asking again. */
                     "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1915,7 +1934,10 @@ export interface operations {
     sendTrigger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1933,7 +1955,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            /** @description Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
+            200: {
+                headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll). */
             202: {
                 headers: {
                     /** @description The operation to poll. */
@@ -1942,6 +1975,8 @@ export interface operations {
                     "Operation-Location": string;
                     /** @description Seconds to wait before asking again. */
                     "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2000,7 +2035,10 @@ export interface operations {
     getOperation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path: {
                 operationId: string;
             };
@@ -2011,6 +2049,8 @@ export interface operations {
             /** @description Finished: `succeeded` (offered to every candidate) or `failed`. */
             200: {
                 headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,6 +2062,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again. */
                     "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
