@@ -14,7 +14,9 @@ import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
 import type { LaunchOptions, OperationLauncher } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
-import type { StoredOperation } from '../engine/operation';
+import { OperationKind, type StoredOperation } from '../engine/operation';
+import { outcomesOf } from '../engine/operation-work';
+import { candidateSourceOf } from './trigger-activity-service';
 
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
@@ -93,14 +95,14 @@ export class LocalOperationRunner implements OperationLauncher {
     if (!loaded || loaded.status === OperationStatus.succeeded || loaded.status === OperationStatus.failed) return;
     let operation: StoredOperation = loaded;
     activities.remember(operation);
-    const { subjects } = operation.trigger;
-    let totals = emptyTotals();
+    const source = candidateSourceOf(operation);
+    let totals = emptyTotals(operation.kind === undefined || operation.kind === OperationKind.trigger ? undefined : outcomesOf(operation));
     const seen = new Set<string>();
     let continuationToken: string | undefined;
     try {
       do {
         const pageToken = continuationToken;
-        const page = await this.withRetry(() => activities.findCandidates({ subjects, ...(pageToken ? { continuationToken: pageToken } : {}) }));
+        const page = await this.withRetry(() => activities.findCandidates({ ...source, ...(pageToken ? { continuationToken: pageToken } : {}) }));
         // An operation that will take a while says so (`running`); one of a single instance finishes
         // about as fast as that write, so it goes from notStarted to done without it.
         if (operation.status === OperationStatus.notStarted && (page.continuationToken !== undefined || page.instanceIds.length > 1)) {
@@ -109,6 +111,12 @@ export class LocalOperationRunner implements OperationLauncher {
         }
         const fresh = page.instanceIds.filter((id) => !seen.has(id));
         fresh.forEach((id) => seen.add(id));
+        if (operation.status === OperationStatus.running) {
+          // Progress for clients' progress bars: the total is known once the last page is found.
+          const progress = { processed: totals.candidates, ...(page.continuationToken === undefined ? { total: totals.candidates + fresh.length } : {}) };
+          const running: StoredOperation = operation;
+          operation = await this.withRetry(() => activities.saveProgress(running, progress));
+        }
         const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId })))));
         totals = accumulateResults(totals, results);
         continuationToken = page.continuationToken;

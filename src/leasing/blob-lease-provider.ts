@@ -63,7 +63,7 @@ export class BlobLeaseProvider implements LeaseProvider {
       if (previous) await waitLocally(previous, name, maxWaitInMs, started, options.abortSignal);
       const lease = blob.getBlobLeaseClient();
       const acquiredAt = await this.acquire(blob, lease, name, durationInSeconds, maxWaitInMs, started, options.abortSignal);
-      return await this.hold(lease, name, durationInSeconds, acquiredAt, work);
+      return await this.hold(blob, lease, name, durationInSeconds, acquiredAt, work);
     } finally {
       leaveQueue();
       if (this.localQueues.get(name) === tail) this.localQueues.delete(name);
@@ -133,6 +133,7 @@ export class BlobLeaseProvider implements LeaseProvider {
   }
 
   private async hold<T>(
+    blob: BlockBlobClient,
     lease: BlobLeaseClient,
     name: string,
     durationInSeconds: number,
@@ -147,6 +148,7 @@ export class BlobLeaseProvider implements LeaseProvider {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     let renewing: Promise<void> | undefined;
+    let discarded = false;
 
     const lose = (cause: unknown): void => {
       if (!controller.signal.aborted) controller.abort(new LeaseLostError(name, { cause }));
@@ -182,6 +184,17 @@ export class BlobLeaseProvider implements LeaseProvider {
         if (!controller.signal.aborted && performance.now() >= heldUntil) lose(new Error('the lease may have expired: no renewal succeeded in time'));
         if (controller.signal.aborted) throw controller.signal.reason instanceof LeaseLostError ? controller.signal.reason : new LeaseLostError(name);
       },
+      discard: async () => {
+        // Deleting a leased blob needs the lease id; a blob already gone is what we wanted.
+        stopped = true;
+        clearTimeout(timer);
+        try {
+          await blob.delete({ conditions: { leaseId: lease.leaseId } });
+        } catch (error) {
+          if (statusOf(error) !== 404) throw toSignalboxError(error, `lease "${name}"`);
+        }
+        discarded = true;
+      },
     };
 
     schedule(renewEvery);
@@ -192,7 +205,7 @@ export class BlobLeaseProvider implements LeaseProvider {
       clearTimeout(timer);
       await renewing?.catch(() => undefined);
       // Best effort: if this fails the lease simply expires. Never mask the work's own result or error.
-      await lease.releaseLease().catch(() => undefined);
+      if (!discarded) await lease.releaseLease().catch(() => undefined);
     }
   }
 }

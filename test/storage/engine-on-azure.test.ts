@@ -117,6 +117,7 @@ async function brokenMidProcessing(instanceId: string, noticeLoss: boolean) {
       create: (...args) => store.create(...args),
       save: (...args) => store.save(...args),
       query: (...args) => store.query(...args),
+      purge: (...args) => store.purge(...args),
       get: async (...args) => {
         const read = await store.get(...args);
         if (pauseNextGet) {
