@@ -174,7 +174,9 @@ export class InstanceRuntime {
    * skips the decision) finishes. Rows a crash left undelivered are returned for the relay, as after
    * any change. Undefined decision: no such instance.
    */
-  delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: Guard): Promise<Decided> {
+  async delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: Guard): Promise<Decided> {
+    // Looked up first: taking the lease of an id that does not exist would create its lease blob.
+    if (!(await this.ports.instances.get(instanceId, options))) return { outbox: [] };
     return this.ports.leases.withLease(
       instanceId,
       async (lease) => {

@@ -57,7 +57,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   const now = () => engine.options.clock.now();
   /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
   const bound = (launcher: OperationLauncher) => {
-    const triggers = new TriggerSubmitter(ports.operations, launcher, now);
+    const triggers = new TriggerSubmitter(ports.operations, launcher, now, engine.options.newId);
     return { triggers, engine: engine.withDelivery({ trigger: async (row) => void (await triggers.submit(row.payload)) }) };
   };
   return {

@@ -3,6 +3,7 @@
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
 import { instanceRoutes } from './instance-routes';
+import { operateRoutes } from './operate-routes';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
@@ -32,7 +33,7 @@ const systemRoutes: readonly RouteDefinition[] = [
   },
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...systemRoutes];
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...operateRoutes, ...triggerRoutes, ...systemRoutes];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.
