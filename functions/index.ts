@@ -8,3 +8,4 @@ import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
 import './http';
+import './retention';

@@ -10,6 +10,7 @@ import '../../functions/index';
 
 interface Binding {
   type: string;
+  schedule?: string;
   direction: string;
   authLevel?: string;
   methods?: string[];
@@ -42,6 +43,13 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['POST', 'instances/{instanceId}/cancel', 'function'],
   ['POST', 'triggers', 'function'],
   ['GET', 'operations/{operationId}', 'function'],
+  // Operating a live system (issue 15).
+  ['POST', 'workflows/{workflowId}/migrations', 'function'],
+  ['DELETE', 'workflows/{workflowId}', 'function'],
+  ['DELETE', 'instances/{instanceId}', 'function'],
+  ['POST', 'instances/{instanceId}/suspend', 'function'],
+  ['POST', 'instances/{instanceId}/resume', 'function'],
+  ['POST', 'instances/bulk', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],
@@ -74,7 +82,11 @@ describe('registered functions', () => {
   it('registers the orchestrators and the activities under the names the orchestrators call', () => {
     const byTrigger = (type: string) => registered.filter((fn) => triggerOf(fn).type === type).map((fn) => fn.name).sort();
     expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'triggerOrchestrator']);
-    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'beginOperation', 'completeOperation', 'findCandidates']);
+    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'beginOperation', 'completeOperation', 'findCandidates', 'recordProgress']);
+    // The retention recipe: hourly, with a durable client to start its bulk delete operations.
+    const retention = registered.find((fn) => fn.name === 'retentionPurge')!;
+    expect(triggerOf(retention)).toMatchObject({ type: 'timerTrigger', schedule: '0 0 * * * *' });
+    expect(bindingsOf(retention).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     for (const fn of registered.filter((candidate) => triggerOf(candidate).type === 'activityTrigger')) {
       expect(bindingsOf(fn).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     }

@@ -6,6 +6,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { leaseBlobName } from '../../src/leasing/lease-name';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
+import { purgeFinishedInstances, retentionDays } from '../../src/host/retention';
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
@@ -197,5 +198,36 @@ describe('deletion', () => {
     expect((await api.request('GET', '/api/workflows/temp')).status).toBe(404);
     expect((await api.request('GET', '/api/workflows/temp/versions/1')).status).toBe(404);
     expect((await api.request('DELETE', '/api/workflows/temp')).status).toBe(404);
+  });
+});
+
+describe('retention', () => {
+  it('is off unless SIGNALBOX_RETENTION_DAYS is a positive number', () => {
+    expect(retentionDays({})).toBeUndefined();
+    expect(retentionDays({ SIGNALBOX_RETENTION_DAYS: '' })).toBeUndefined();
+    expect(retentionDays({ SIGNALBOX_RETENTION_DAYS: 'soon' })).toBeUndefined();
+    expect(retentionDays({ SIGNALBOX_RETENTION_DAYS: '0' })).toBeUndefined();
+    expect(retentionDays({ SIGNALBOX_RETENTION_DAYS: '30' })).toBe(30);
+  });
+
+  it('purges complete and cancelled instances older than the period, and leaves the rest', async () => {
+    await api.request('PUT', '/api/workflows/kept', { json: { ...v1, id: 'kept' } });
+    for (const id of ['r-done', 'r-cancelled', 'r-waiting']) await api.request('POST', '/api/instances', { json: { workflowId: 'kept', instanceId: id } });
+    await send('r-done', 'Triage');
+    await send('r-done', 'Close');
+    await api.request('POST', '/api/instances/r-cancelled/cancel');
+    const services = host.core.servicesFor(host.runner);
+
+    // Nothing is old enough yet: a 1-day period, now.
+    for (const operation of await purgeFinishedInstances(services, 1, new Date())) await api.waitForOperation(operation.id);
+    expect((await api.request('GET', '/api/instances/r-done')).status).toBe(200);
+
+    // Two days on, they are.
+    const operations = await purgeFinishedInstances(services, 1, new Date(Date.now() + 2 * 86_400_000));
+    const finished = await Promise.all(operations.map(async (operation) => (await api.waitForOperation(operation.id)).body));
+    expect(finished.every((operation) => operation.status === 'succeeded')).toBe(true);
+    expect((await api.request('GET', '/api/instances/r-done')).status).toBe(404);
+    expect((await api.request('GET', '/api/instances/r-cancelled')).status).toBe(404);
+    expect((await api.request('GET', '/api/instances/r-waiting')).status).toBe(200);
   });
 });

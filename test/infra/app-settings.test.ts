@@ -30,6 +30,8 @@ const AZURE_SETTINGS = [
   'AzureWebJobsStorage__tableServiceUri',
   'SIGNALBOX_ALLOWED_HOSTS',
   'SIGNALBOX_TASK_HUB',
+  // Issue 15: the retention recipe's setting (empty: off).
+  'SIGNALBOX_RETENTION_DAYS',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',
@@ -114,6 +116,8 @@ describe('app settings of the deployed function app', () => {
     expect(mainArgument('taskHubName')).toBe('taskHubName');
     expect(provided.get('SIGNALBOX_ALLOWED_HOSTS')!.text).toBe('allowedOutboundHosts');
     expect(mainArgument('allowedOutboundHosts')).toBe('allowedOutboundHosts');
+    expect(provided.get('SIGNALBOX_RETENTION_DAYS')!.text).toBe('retentionDays');
+    expect(mainArgument('retentionDays')).toBe('retentionDays');
   });
 
   it('wires Application Insights with Entra ID authentication for the app identity', () => {
