@@ -8,7 +8,7 @@ import { startAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
-import { readSetting, type Environment } from './settings';
+import { corsAllowedOrigins, readSetting, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
@@ -65,13 +65,17 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const server: RunningServer = await startLocalServer(services, {
       port: options.port ?? (portSetting ? Number(portSetting) : 7071),
       logger,
+      cors: { allowedOrigins: corsAllowedOrigins(env) },
       ...(apiKey ? { apiKey } : {}),
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
-    // Rows a crash left between a save and its relay: delivered now (each becomes an operation, idempotently).
-    const relayed = await services.engine.relayLeftovers();
-    if (relayed > 0) logger.info('delivered leftover outbox rows', { count: relayed });
+    // Rows a crash left between a save and its relay: delivered in the background (each becomes an
+    // operation, idempotently); start-up does not wait for them, stop() does.
+    const sweep = services.engine.relayLeftovers().then(
+      (count) => void (count > 0 && logger.info('delivered leftover outbox rows', { count })),
+      (error: unknown) => logger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+    );
     return {
       url: server.url,
       core,
@@ -79,6 +83,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(azurite ? { azurite } : {}),
       async stop() {
         await server.close();
+        await sweep;
         await runner.stop();
         await azurite?.stop();
       },

@@ -14,13 +14,14 @@ export const appSettings = {
   AzureWebJobsStorage__clientId: 'Identity-based storage: client id of the user-assigned identity.',
   SIGNALBOX_STORAGE: 'Optional connection string for Signalbox data, overriding AzureWebJobsStorage.',
   SIGNALBOX_STORAGE_PREFIX: 'Optional prefix of Signalbox\'s table and container names, so several deployments (or test runs) can share one account.',
-  SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback only if listed).',
+  SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback and private addresses only if listed exactly).',
   SIGNALBOX_TASK_HUB: 'Durable Functions task hub name (host.json reads it).',
   SIGNALBOX_API_KEY: 'Local server only: when set, requests must carry it in x-functions-key.',
   APPLICATIONINSIGHTS_CONNECTION_STRING: 'Application Insights; telemetry is off when absent.',
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID auth for Application Insights (local auth off): `Authorization=AAD;ClientId=...`.',
   AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',
   PORT: 'Local server only: the API port (default 7071).',
+  SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
   SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
 } as const;
 export type AppSettingName = keyof typeof appSettings;
@@ -38,5 +39,13 @@ export function allowedHosts(env: Environment = process.env): string[] {
   return (readSetting('SIGNALBOX_ALLOWED_HOSTS', env) ?? '')
     .split(',')
     .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** Origins allowed by CORS; empty means CORS is off. */
+export function corsAllowedOrigins(env: Environment = process.env): string[] {
+  return (readSetting('SIGNALBOX_CORS_ALLOWED_ORIGINS', env) ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
     .filter(Boolean);
 }

@@ -9,7 +9,7 @@ import {
   type WorkflowDefinitionInput,
 } from '../../src/engine';
 import { putWorkflow } from '../../src/host/http/workflow-routes';
-import { json, localHttp, startServer, testEngine } from './support';
+import { json, startServer, testEngine } from './support';
 
 const flow: WorkflowDefinitionInput = {
   id: 'flow',

@@ -35,6 +35,7 @@ const AZURE_SETTINGS = [
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',
+  'SIGNALBOX_CORS_ALLOWED_ORIGINS',
 ] as const;
 
 /** Settings Flex Consumption rejects or ignores (runtime, version and deployment live in functionAppConfig). */
@@ -118,6 +119,15 @@ describe('app settings of the deployed function app', () => {
     expect(mainArgument('allowedOutboundHosts')).toBe('allowedOutboundHosts');
     expect(provided.get('SIGNALBOX_RETENTION_DAYS')!.text).toBe('retentionDays');
     expect(mainArgument('retentionDays')).toBe('retentionDays');
+  });
+
+  it('wires one CORS parameter to the platform CORS config and to the app setting, off by default', () => {
+    expect(providedSettings().get('SIGNALBOX_CORS_ALLOWED_ORIGINS')?.text).toBe('corsAllowedOrigins');
+    const allowedOrigins = path(site.body, 'properties', 'siteConfig', 'cors', 'allowedOrigins');
+    expect(allowedOrigins?.text).toBe('corsOrigins');
+    expect(declaration(functionAppModule, 'variable_declaration', 'corsOrigins').body?.text).toContain('split(corsAllowedOrigins');
+    expect(path(declaration(main, 'module_declaration', 'functionApp').body, 'params', 'corsAllowedOrigins')?.text).toBe('corsAllowedOrigins');
+    expect(stringValue(declaration(main, 'parameter_declaration', 'corsAllowedOrigins').body!)).toBe('');
   });
 
   it('wires Application Insights with Entra ID authentication for the app identity', () => {
