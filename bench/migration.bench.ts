@@ -7,7 +7,7 @@
  * - the real run: instances per second from submission to the operation's completion, storage requests
  *   per instance (every table and blob call, counted by a pipeline policy), and peak memory (RSS and
  *   heap, sampled every 50 ms during the run).
- * - a bulk suspend of the same instances, for comparison.
+ * - a bulk suspend of the same instances, for comparison (BENCH_BULK=0 skips it).
  */
 import { performance } from 'node:perf_hooks';
 import { startAzurite } from '../src/host/azurite';
@@ -96,6 +96,24 @@ async function main(): Promise<void> {
     const peak = memory.stop();
     const counts = requestCounter.counts();
     const finished = await ports.operations.get(operation.id);
+    const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+    const migration = {
+      status: finished?.status,
+      summary: finished?.summary,
+      seconds: round(runSeconds),
+      instancesPerSecond: round(INSTANCES / runSeconds),
+      storageRequestsPerInstance: round(counts.total / INSTANCES, 2),
+      tableRequestsPerInstance: round(counts.table / INSTANCES, 2),
+      blobRequestsPerInstance: round(counts.blob / INSTANCES, 2),
+      byKind: Object.fromEntries(Object.entries(counts.byKind).map(([kind, count]) => [kind, round(count / INSTANCES, 2)])),
+      peakMemory: peak,
+    };
+    // Printed at once: the bulk comparison below takes as long again.
+    console.log(JSON.stringify({ instances: INSTANCES, created: { seconds: round(createSeconds), perSecond: round(INSTANCES / createSeconds) }, dryRun: { seconds: round(drySeconds) }, migration }, null, 2));
+    if (process.env.BENCH_BULK === '0') {
+      await runner.stop();
+      return;
+    }
 
     requestCounter.reset();
     const bulkStart = performance.now();
@@ -105,24 +123,13 @@ async function main(): Promise<void> {
     const bulkCounts = requestCounter.counts();
     const bulkFinished = await ports.operations.get(bulk.id);
 
-    const round = (value: number, digits = 1) => Number(value.toFixed(digits));
     console.log(
       JSON.stringify(
         {
           instances: INSTANCES,
           created: { seconds: round(createSeconds), perSecond: round(INSTANCES / createSeconds) },
           dryRun: { seconds: round(drySeconds), rows: report.rows.map((row) => ({ from: row.fromStateId, to: row.toStateId, count: row.count })) },
-          migration: {
-            status: finished?.status,
-            summary: finished?.summary,
-            seconds: round(runSeconds),
-            instancesPerSecond: round(INSTANCES / runSeconds),
-            storageRequestsPerInstance: round(counts.total / INSTANCES, 2),
-            tableRequestsPerInstance: round(counts.table / INSTANCES, 2),
-            blobRequestsPerInstance: round(counts.blob / INSTANCES, 2),
-            byKind: Object.fromEntries(Object.entries(counts.byKind).map(([kind, count]) => [kind, round(count / INSTANCES, 2)])),
-            peakMemory: peak,
-          },
+          migration,
           bulkSuspend: { status: bulkFinished?.status, summary: bulkFinished?.summary, seconds: round(bulkSeconds), instancesPerSecond: round(INSTANCES / bulkSeconds), storageRequestsPerInstance: round(bulkCounts.total / INSTANCES, 2) },
           machine: 'shared 2-core machine, loaded by other work: figures are indicative, not a capacity statement',
         },
