@@ -32,8 +32,13 @@ export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {
 
 export function toHttpResponse(response: ApiResponse): HttpResponseInit {
   const headers: Record<string, string> = { ...response.headers };
+  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  if (response.text !== undefined) {
+    if (!hasContentType) headers['content-type'] = 'text/plain; charset=utf-8';
+    return { status: response.status, headers, body: response.text };
+  }
   if (response.body === undefined) return { status: response.status, headers };
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json; charset=utf-8';
+  if (!hasContentType) headers['content-type'] = 'application/json; charset=utf-8';
   return { status: response.status, headers, body: JSON.stringify(response.body) };
 }
 
@@ -60,7 +65,14 @@ export async function handleUnmatched(request: HttpRequest, _context?: Invocatio
   return toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
 }
 
-export const NOT_FOUND_FUNCTION = 'notFound';
+/**
+ * The catch-all's name sorts after every other function's, whether names are compared ordinally or
+ * ignoring case, and it is registered last. The Functions host tries HTTP functions in name order and the
+ * first whose route matches wins (Azure/azure-functions-host#9876): named `notFound`, the catch-all
+ * answered putWorkflow, sendTrigger, sendInstanceTrigger, recoverInstance and openApi with 404. A test
+ * routes every API request the way the host does (test/functions/registration.test.ts).
+ */
+export const NOT_FOUND_FUNCTION = 'zzzNotFound';
 const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
 for (const route of routes) {
@@ -74,6 +86,6 @@ for (const route of routes) {
   });
 }
 
-// Literal and parameter routes take precedence over a catch-all, so this sees only what nothing else
-// matched. Anonymous: it reveals nothing and answers before any key check would matter.
+// Last by name and by registration (see NOT_FOUND_FUNCTION), so this sees only what nothing else matched.
+// Anonymous: it reveals nothing and answers before any key check would matter.
 app.http(NOT_FOUND_FUNCTION, { methods: [...allMethods], route: '{*path}', authLevel: 'anonymous', handler: (request, context) => handleUnmatched(request, context) });

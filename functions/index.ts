@@ -7,5 +7,6 @@ import './telemetry';
 import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
+import './console';
 import './http';
 import './retention';

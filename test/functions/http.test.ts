@@ -9,7 +9,7 @@ import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/errors';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/wiring';
-import { handleRoute, handleUnmatched } from '../../functions/http';
+import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/wiring';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<
@@ -108,6 +108,12 @@ describe('HTTP functions', () => {
     expect(response).toEqual({ status: 201, headers: { etag: '"1"', location: '/api/things/a b', 'content-type': 'application/json; charset=utf-8' }, body: '{"ok":true}' });
   });
 
+  it('sends a text body as is, text/plain unless the handler names its type (a Mermaid diagram)', async () => {
+    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => ({ status: 200, text: 'stateDiagram-v2\n    [*] --> s0\n' }) };
+    const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
+    expect(response).toEqual({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'stateDiagram-v2\n    [*] --> s0\n' });
+  });
+
   it('gives a handler no body when the request has none', async () => {
     let seen: ApiRequest | undefined;
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 202 }) };
@@ -144,7 +150,7 @@ describe('HTTP functions', () => {
   });
 
   it('answers unknown paths 404 and known paths with another method 405, as problem+json', async () => {
-    const notFound = handlerOf('notFound');
+    const notFound = handlerOf(NOT_FOUND_FUNCTION);
     const unknown = await notFound(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/nothing/here', params: { path: 'nothing/here' } }), invocationContext());
     expect(unknown).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
 

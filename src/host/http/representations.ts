@@ -37,6 +37,7 @@ export function operationBody(operation: StoredOperation) {
     summary: operation.summary,
     instances: operation.instances,
     ...(operation.progress && operation.status === 'running' ? { progress: operation.progress } : {}),
+    ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
     ...(operation.error ? { error: operation.error } : {}),
   };
 }
