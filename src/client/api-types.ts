@@ -570,6 +570,8 @@ export interface components {
                 /** @description For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why. */
                 error?: string;
             }[];
+            /** @description True when `instances` does not hold every result; `summary` counts them all. */
+            instancesTruncated?: boolean;
             /** @description Only while `running`: for a progress bar. */
             progress?: {
                 /** @description Once every candidate is known. */

@@ -97,6 +97,7 @@ export const operationSchema = z
         }),
       )
       .meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
+    instancesTruncated: z.boolean().optional().meta({ description: 'True when `instances` does not hold every result; `summary` counts them all.' }),
     progress: z
       .object({ total: z.number().int().optional().meta({ description: 'Once every candidate is known.' }), processed: z.number().int() })
       .optional()
