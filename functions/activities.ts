@@ -11,6 +11,7 @@ import {
   type ApplyTriggerInput,
   type CompleteOperationInput,
   type FindCandidatesInput,
+  type RecordProgressInput,
   type TriggerActivities,
 } from '../src/host/trigger-activities';
 import { withSpan, type SpanIds } from './telemetry';
@@ -25,6 +26,7 @@ export function activityHandlers(activities: TriggerActivities): Record<Activity
     findCandidates: (input) => activities.findCandidates(input as FindCandidatesInput),
     applyTrigger: (input) => activities.applyTrigger(input as ApplyTriggerInput),
     completeOperation: (input) => activities.completeOperation(input as CompleteOperationInput),
+    recordProgress: (input) => activities.recordProgress(input as RecordProgressInput),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
- * @module The sub-orchestrator that applies one operation's trigger to one page of candidate instances:
- * one `applyTrigger` activity per instance, retried for lease and transient storage faults. Pages are
+ * @module The sub-orchestrator that applies one operation (a trigger, a migration, a bulk action) to one
+ * page of candidate instances: one `applyTrigger` activity per instance, retried for lease and transient storage faults. Pages are
  * sub-orchestrations so that each durable history holds at most one page of tasks.
  *
  * Deterministic code: it imports only durable-functions and pure engine helpers, and reads no clock,
@@ -41,7 +41,8 @@ export const applyTriggerBatch: OrchestrationHandler = function* (context: Orche
   );
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.
   const results: InstanceResult[] = tasks.length > 0 ? yield context.df.Task.all(tasks) : [];
-  const output: ApplyTriggerBatchOutput = accumulateResults(emptyTotals(), results);
+  // Only the outcomes seen: the orchestrator's totals list the operation kind's outcomes at 0.
+  const output: ApplyTriggerBatchOutput = accumulateResults(emptyTotals([]), results);
   return output;
 };
 

@@ -11,3 +11,4 @@ import './event-delivery-orchestrator';
 import './event-delivery';
 import './console';
 import './http';
+import './retention';

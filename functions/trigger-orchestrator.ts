@@ -1,8 +1,10 @@
 /**
- * @module The trigger orchestrator (durable instance id = operation id): marks the operation running,
- * pages the candidates, applies the trigger to each page in an `applyTriggerBatch` sub-orchestration
- * (at most MAX_BATCHES_IN_FLIGHT at a time, the next page fetched while earlier ones run), then records
- * the totals, or the reason the dispatch could not finish.
+ * @module The operation orchestrator (durable instance id = operation id), for every kind of operation
+ * (a trigger, a migration, a bulk action): marks the operation running, pages the candidates (the
+ * trigger's interest index lookup, or the selection), applies the operation to each page in an
+ * `applyTriggerBatch` sub-orchestration (at most MAX_BATCHES_IN_FLIGHT at a time, the next page fetched
+ * while earlier ones run), records `progress` as each batch finishes, then records the totals, or the
+ * reason the dispatch could not finish.
  *
  * Deterministic code: it imports only durable-functions, pure engine helpers and the activity contract,
  * and reads no clock, environment or randomness (test/functions/determinism.test.ts checks the imports).
@@ -17,8 +19,10 @@ import {
   ActivityName,
   type BeginOperationOutput,
   type CompleteOperationInput,
+  type CandidateSource,
   type FindCandidatesInput,
   type FindCandidatesOutput,
+  type RecordProgressInput,
 } from '../src/host/trigger-activities';
 import { APPLY_TRIGGER_BATCH, activityRetryOptions, type ApplyTriggerBatchInput, type ApplyTriggerBatchOutput } from './apply-trigger-batch';
 
@@ -41,20 +45,31 @@ export interface TriggerOrchestratorOutput {
 export const triggerOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {
   const { operationId } = context.df.getInput<TriggerOrchestratorInput>();
   const callActivity = (name: string, input: unknown): Task => context.df.callActivityWithRetry(name, activityRetryOptions, input);
-  const findPage = (subjects: readonly string[], continuationToken?: string): Task =>
-    callActivity(ActivityName.findCandidates, { subjects, ...(continuationToken !== undefined ? { continuationToken } : {}) } satisfies FindCandidatesInput);
-
   const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, operationId);
   if (!begun.shouldRun) return undefined;
+  const source: CandidateSource = {
+    subjects: begun.subjects,
+    ...(begun.selection ? { selection: begun.selection } : {}),
+    ...(begun.includeDeleting ? { includeDeleting: true } : {}),
+  };
+  const findPage = (continuationToken?: string): Task =>
+    callActivity(ActivityName.findCandidates, { ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) } satisfies FindCandidatesInput);
 
-  let totals: OperationTotals = emptyTotals();
+  let totals: OperationTotals = emptyTotals(begun.outcomes);
   let error: string | undefined;
   /** Scheduled batches not yet consumed, oldest first; consumed in order so results keep candidate order. */
   const pending: Task[] = [];
+  const seen = new Set<string>();
+  let allFound = false;
+  /** Takes the oldest batch's totals, then records the progress (the total once every page is read). */
+  function* consumeBatch(): Generator<Task, void, OperationTotals> {
+    totals = mergeTotals(totals, yield pending.shift()!);
+    const progress = { processed: totals.candidates, ...(allFound ? { total: seen.size } : {}) };
+    yield callActivity(ActivityName.recordProgress, { operationId, progress } satisfies RecordProgressInput);
+  }
   try {
-    const seen = new Set<string>();
     let batchNumber = 0;
-    let page: FindCandidatesOutput = yield findPage(begun.subjects);
+    let page: FindCandidatesOutput = yield findPage();
     for (;;) {
       // An instance can match several subjects and so appear on several pages: offer it the trigger once.
       const instanceIds: string[] = [];
@@ -67,8 +82,9 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
         instanceIds.length > 0
           ? context.df.callSubOrchestrator(APPLY_TRIGGER_BATCH, { operationId, instanceIds } satisfies ApplyTriggerBatchInput, `${operationId}:batch:${batchNumber++}`)
           : undefined;
-      const next = page.continuationToken !== undefined ? findPage(begun.subjects, page.continuationToken) : undefined;
-      while (batch && pending.length >= MAX_BATCHES_IN_FLIGHT) totals = mergeTotals(totals, yield pending.shift()!);
+      const next = page.continuationToken !== undefined ? findPage(page.continuationToken) : undefined;
+      if (!next) allFound = true;
+      while (batch && pending.length >= MAX_BATCHES_IN_FLIGHT) yield* consumeBatch();
       if (batch && next) {
         // Schedules both; the batch keeps running while the next page is read.
         yield context.df.Task.any([batch, next]);
@@ -77,14 +93,13 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
       } else if (next) {
         page = yield next;
       } else {
-        if (batch) {
-          yield batch;
-          pending.push(batch);
-        }
+        if (batch) pending.push(batch);
         break;
       }
     }
-    while (pending.length > 0) totals = mergeTotals(totals, yield pending.shift()!);
+    // The last batch alone finishes the operation: its progress would be overwritten at once.
+    while (pending.length > 1) yield* consumeBatch();
+    if (pending.length > 0) totals = mergeTotals(totals, yield pending.shift()!);
   } catch (failure) {
     error = reasonOf(failure);
     // Let the batches already started finish, so that no trigger is applied after the operation ends.

@@ -30,6 +30,9 @@ param taskHubName string = 'SignalboxHub'
 @description('Comma-separated hosts the invokeExternalService action may call (`*.example.com` allowed); empty allows none.')
 param allowedOutboundHosts string = ''
 
+@description('Days after which finished (complete, cancelled) instances are purged by the hourly retention function; empty (the default) turns retention off.')
+param retentionDays string = ''
+
 @minValue(40)
 @maxValue(1000)
 @description('Most instances Flex Consumption may scale the app out to.')
@@ -171,6 +174,7 @@ module functionApp 'modules/functionapp.bicep' = {
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     taskHubName: taskHubName
     allowedOutboundHosts: allowedOutboundHosts
+    retentionDays: retentionDays
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB

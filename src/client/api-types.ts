@@ -16,7 +16,8 @@ export interface paths {
         /** Create or version a workflow */
         put: operations["putWorkflow"];
         post?: never;
-        delete?: never;
+        /** Delete a workflow and every version of it */
+        delete: operations["deleteWorkflow"];
         options?: never;
         head?: never;
         patch?: never;
@@ -69,7 +70,11 @@ export interface paths {
         get: operations["getInstance"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an instance with its history
+         * @description Removes the instance, its history, outbox rows, interest index rows and lease.
+         */
+        delete: operations["deleteInstance"];
         options?: never;
         head?: never;
         patch?: never;
@@ -183,6 +188,86 @@ export interface paths {
          * @description Sets the event's dead-lettered deliveries back to pending (attempts from zero) and delivers them again, with the same event id. Takes no body.
          */
         post: operations["redeliverInstanceEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Migrate instances to another version of their workflow
+         * @description A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.
+         */
+        post: operations["migrateInstances"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/{instanceId}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a waiting instance
+         * @description A suspended instance takes no triggers (`notActive`) until resumed. Takes no body.
+         */
+        post: operations["suspendInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/{instanceId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended instance
+         * @description Takes no body.
+         */
+        post: operations["resumeInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on every instance a filter matches
+         * @description cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each.
+         */
+        post: operations["bulkInstances"];
         delete?: never;
         options?: never;
         head?: never;
@@ -378,7 +463,7 @@ export interface components {
             workflowVersion: number;
             stateId: string;
             /** @enum {string} */
-            status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
             context: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
@@ -426,17 +511,56 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted";
+            /** @description Only for `migrated`. */
+            fromVersion?: number;
+            /** @description Only for `migrated`. */
+            toVersion?: number;
             triggerId: string | null;
             transitionId: string | null;
             fromStateId: string | null;
             toStateId: string;
             /** @enum {string} */
-            status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
         };
         Operation: {
             id: string;
-            triggerId: string;
+            /**
+             * @description What the operation does: dispatch a trigger, migrate instances, or a bulk action.
+             * @enum {string}
+             */
+            kind: "trigger" | "migration" | "bulk";
+            /** @description Only for `trigger`. */
+            triggerId?: string;
+            /** @description Only for `migration`: what it migrates. */
+            migration?: {
+                workflowId: string;
+                fromVersion: number;
+                toVersion: number;
+                stateMap: {
+                    [key: string]: string;
+                };
+                filter?: {
+                    stateId?: string;
+                    /** @enum {string} */
+                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                };
+            };
+            /** @description Only for `bulk`: the action and its filter. */
+            bulk?: {
+                /** @enum {string} */
+                action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                filter: {
+                    workflowId: string;
+                    stateId?: string;
+                    /** @enum {string} */
+                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                    subject?: string;
+                    updatedBefore?: string;
+                };
+                stateId?: string;
+                force?: boolean;
+            };
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -449,31 +573,31 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             updatedAt: string;
-            /** @description Instances the trigger was offered to. */
+            /** @description Instances the operation was applied to. */
             candidates: number;
-            /** @description How many instances had each outcome; counts all of them. */
+            /** @description How many instances had each outcome (every outcome of the kind, 0 included); counts all of them. */
             summary: {
-                transitioned: number;
-                noTransition: number;
-                exitBlocked: number;
-                entryBlocked: number;
-                faulted: number;
-                notActive: number;
-                notInterested: number;
-                duplicate: number;
-                notFound: number;
+                [key: string]: number;
             };
             /** @description The first 1,000 per-instance results; `summary` counts all. */
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
-                /** @description Only for `faulted`. */
+                /** @description For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why. */
                 error?: string;
             }[];
+            /** @description True when `instances` does not hold every result; `summary` counts them all. */
+            instancesTruncated?: boolean;
+            /** @description Only while `running`: for a progress bar. */
+            progress?: {
+                /** @description Once every candidate is known. */
+                total?: number;
+                processed: number;
+            };
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
         };
@@ -507,6 +631,26 @@ export interface components {
                 lastError?: string;
             }[];
         };
+        MigrationReport: {
+            fromVersion: number;
+            toVersion: number;
+            /** @description Instances that would move, per source and target state. */
+            rows: {
+                fromStateId: string;
+                toStateId: string;
+                count: number;
+                /** @description A few of the instance ids. */
+                sample: string[];
+            }[];
+            /** @description Instances that cannot move, per source state and reason. */
+            blocked: {
+                fromStateId: string;
+                reason: string;
+                count: number;
+                /** @description A few of the instance ids. */
+                sample: string[];
+            }[];
+        };
         DefinitionCheck: {
             valid: boolean;
             /** @description Why the definition would be refused; empty when valid. */
@@ -528,7 +672,7 @@ export interface components {
         /** @description Empty `items` unless the instance is `waiting`. */
         AvailableTriggers: {
             /** @enum {string} */
-            status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
             stateId: string;
             items: {
                 transitionId: string;
@@ -1078,6 +1222,73 @@ export interface operations {
             };
         };
     };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Instances of it exist: delete them first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWorkflows: {
         parameters: {
             query?: {
@@ -1223,7 +1434,7 @@ export interface operations {
                 /** @description Only children of this instance (started by its `startInstance` actions). */
                 parentId?: string;
                 stateId?: string;
-                status?: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
+                status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
                 /** @description Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers). */
                 subject?: string;
                 /** @description The `continuationToken` of the previous page, as it was returned. */
@@ -1431,6 +1642,76 @@ export interface operations {
             };
             /** @description No such instance. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInstance: {
+        parameters: {
+            query?: {
+                /** @description Delete a waiting or initializing instance too. */
+                force?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The instance is waiting or initializing (use force=true). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1911,6 +2192,368 @@ export interface operations {
             };
             /** @description No delivery of the event is dead-lettered. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    migrateInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fromVersion: number;
+                    toVersion: number;
+                    /**
+                     * @description Source state → target state. A state not listed keeps its id when the target version has it.
+                     * @default {}
+                     */
+                    stateMap?: {
+                        [key: string]: string;
+                    };
+                    filter?: {
+                        stateId?: string;
+                        /** @enum {string} */
+                        status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                    };
+                    /**
+                     * @description Report what would move, change nothing (200).
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The dry run's report: what would move where, and what cannot move and why. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationReport"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            202: {
+                headers: {
+                    /** @description The operation to poll. */
+                    Location: string;
+                    /** @description The operation to poll (the same URL). */
+                    "Operation-Location": string;
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedOperation"];
+                };
+            };
+            /** @description The request is invalid (a version or a mapped state that does not exist). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    suspendInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance, now `suspended`. */
+            200: {
+                headers: {
+                    /** @description The version, for If-Match and If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Instance"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The instance is not waiting. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance, `waiting` again. */
+            200: {
+                headers: {
+                    /** @description The version, for If-Match and If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Instance"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The instance is not suspended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bulkInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                    filter: {
+                        workflowId: string;
+                        stateId?: string;
+                        /** @enum {string} */
+                        status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                        subject?: string;
+                        /**
+                         * Format: date-time
+                         * @description Only instances last changed before this moment (ISO 8601).
+                         */
+                        updatedBefore?: string;
+                    };
+                    /** @description For `recover`: the state whose entry runs again. */
+                    stateId?: string;
+                    /**
+                     * @description For `delete`: delete waiting and initializing instances too.
+                     * @default false
+                     */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            202: {
+                headers: {
+                    /** @description The operation to poll. */
+                    Location: string;
+                    /** @description The operation to poll (the same URL). */
+                    "Operation-Location": string;
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedOperation"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

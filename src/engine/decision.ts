@@ -44,9 +44,16 @@ export type Cause =
   | { readonly kind: 'trigger'; readonly trigger: Trigger }
   | { readonly kind: 'create' }
   | { readonly kind: 'recover'; readonly sequence: number }
-  | { readonly kind: 'cancel'; readonly sequence: number };
+  | { readonly kind: 'cancel'; readonly sequence: number }
+  | { readonly kind: 'migrate'; readonly sequence: number }
+  | { readonly kind: 'suspend'; readonly sequence: number }
+  | { readonly kind: 'resume'; readonly sequence: number }
+  | { readonly kind: 'delete'; readonly sequence: number };
 
-/** A short, unambiguous tag of the cause: `t.<trigger id>`, `c`, `r<sequence>`, `x<sequence>`. */
+/**
+ * A short, unambiguous tag of the cause: `t.<trigger id>`, `c`, `r<sequence>`, `x<sequence>`, and
+ * `m`, `s`, `u`, `d` + sequence for migrate, suspend, resume (unsuspend), delete.
+ */
 export function causeKey(cause: Cause): string {
   switch (cause.kind) {
     case 'trigger':
@@ -57,6 +64,14 @@ export function causeKey(cause: Cause): string {
       return `r${cause.sequence}`;
     case 'cancel':
       return `x${cause.sequence}`;
+    case 'migrate':
+      return `m${cause.sequence}`;
+    case 'suspend':
+      return `s${cause.sequence}`;
+    case 'resume':
+      return `u${cause.sequence}`;
+    case 'delete':
+      return `d${cause.sequence}`;
   }
 }
 

@@ -14,6 +14,7 @@ import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } fr
 import { EventDispatcher } from './events/event-dispatcher';
 import type { LifecycleEventRecord } from './events/lifecycle-events';
 import type { EventOutboxRow, StartInstancePayload } from './outbox';
+import { OperationRuns } from './operation-runs';
 import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
@@ -70,6 +71,7 @@ export class Engine {
   private readonly eventDelivery?: EventDeliveryService;
   /** In-process delivery of lifecycle events (shared by every view of this engine). */
   private readonly dispatcher?: EventDispatcher;
+  private operationRuns?: OperationRuns;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
   constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
@@ -156,12 +158,15 @@ export class Engine {
 
   async getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {
     const instance = await this.ports.instances.get(instanceId, options);
-    if (!instance) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
+    // One being deleted is gone already (delete-instance: the mark is the deletion's first step).
+    if (!instance || instance.deleting) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
     return instance;
   }
 
-  listInstances(query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
-    return this.ports.instances.query(query, pageOptions);
+  /** Instances being deleted are left out, so a page may hold fewer than `maxPageSize`. */
+  async listInstances(query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
+    const page = await this.ports.instances.query(query, pageOptions);
+    return page.items.some((instance) => instance.deleting) ? { ...page, items: page.items.filter((instance) => !instance.deleting) } : page;
   }
 
   /** Oldest first. NotFoundError if the instance does not exist. */
@@ -198,6 +203,41 @@ export class Engine {
   /** Cancels an instance; ConflictError if it is complete or cancelled already. */
   cancel(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.cancel', { instanceId }, async () => this.changed(instanceId, await this.runtime.cancel(instanceId, options), options));
+  }
+
+  /** Suspends a waiting instance (ConflictError otherwise): it takes no triggers until resumed. */
+  suspend(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+    return withSpan('Engine.suspend', { instanceId }, async () => this.changed(instanceId, await this.runtime.suspend(instanceId, options), options));
+  }
+
+  /** Makes a suspended instance waiting again (ConflictError otherwise). */
+  resume(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+    return withSpan('Engine.resume', { instanceId }, async () => this.changed(instanceId, await this.runtime.resume(instanceId, options), options));
+  }
+
+  /**
+   * Deletes the instance with its history, outbox rows, interest index rows and lease: NotFoundError if
+   * absent, ConflictError while it is waiting or initializing unless `force`. Safe to repeat after a crash.
+   */
+  deleteInstance(instanceId: string, options: OperationOptions & { force?: boolean } = {}): Promise<void> {
+    return withSpan('Engine.deleteInstance', { instanceId }, async () => {
+      const decided = await this.runtime.delete(instanceId, options.force ?? false, options);
+      if (!decided.decision) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
+      await this.relayAfter(decided, options);
+    });
+  }
+
+  /** Removes every version of a workflow: ConflictError while any instance of it exists, NotFoundError if absent. */
+  async deleteWorkflow(workflowId: string, options: OperationOptions = {}): Promise<void> {
+    await this.workflows.get(workflowId, undefined, options);
+    const instances = await this.ports.instances.query({ workflowId }, { ...options, maxPageSize: 1 });
+    if (instances.items.length > 0) throw new ConflictError(`Workflow "${workflowId}" has instances: delete them first`);
+    await this.workflows.delete(workflowId, options);
+  }
+
+  /** Migration, dry run, and the per-instance steps of migrations and bulk actions: operation-runs.ts. */
+  get operations(): OperationRuns {
+    return (this.operationRuns ??= new OperationRuns(this, this.ports, this.runtime, (decided, options) => this.relayAfter(decided, options)));
   }
 
   /**

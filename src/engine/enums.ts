@@ -4,6 +4,8 @@ import { z } from 'zod';
 export const InstanceStatus = {
   initializing: 'initializing',
   waiting: 'waiting',
+  /** Paused by a client (from `waiting`): takes no triggers, its timers do not fire; `resume` makes it `waiting` again. */
+  suspended: 'suspended',
   faulted: 'faulted',
   complete: 'complete',
   cancelled: 'cancelled',
@@ -25,6 +27,32 @@ export const TriggerOutcome = {
 export type TriggerOutcome = (typeof TriggerOutcome)[keyof typeof TriggerOutcome];
 export const triggerOutcomeValues = Object.values(TriggerOutcome) as [TriggerOutcome, ...TriggerOutcome[]];
 
+/**
+ * Per-instance outcomes of operations that are not triggers (migrations and bulk actions): each kind's
+ * `summary` counts its own (operation-work.ts lists which).
+ */
+export const ActionOutcome = {
+  migrated: 'migrated',
+  cancelled: 'cancelled',
+  recovered: 'recovered',
+  suspended: 'suspended',
+  resumed: 'resumed',
+  deleted: 'deleted',
+  /** Nothing to do: already on the target version, or no longer matching the filter when its turn came. */
+  skipped: 'skipped',
+  /** A migration that cannot move it: its status or its state (the reason is in `error`). */
+  notMigratable: 'notMigratable',
+  /** Its status does not allow the action (the reason is in `error`). */
+  conflict: 'conflict',
+  /** An error that retrying cannot fix (the message is in `error`). */
+  failed: 'failed',
+} as const;
+export type ActionOutcome = (typeof ActionOutcome)[keyof typeof ActionOutcome];
+
+/** Every per-instance outcome an operation may report. */
+export type OperationOutcome = TriggerOutcome | ActionOutcome;
+export const operationOutcomeValues = [...new Set<OperationOutcome>([...Object.values(TriggerOutcome), ...Object.values(ActionOutcome)])] as [OperationOutcome, ...OperationOutcome[]];
+
 export const OperationStatus = {
   notStarted: 'notStarted',
   running: 'running',
@@ -36,6 +64,7 @@ export type OperationStatus = (typeof OperationStatus)[keyof typeof OperationSta
 /** Statuses that take no triggers (step 2 of processing). */
 export const inactiveStatuses: ReadonlySet<InstanceStatus> = new Set([
   InstanceStatus.complete,
+  InstanceStatus.suspended,
   InstanceStatus.faulted,
   InstanceStatus.cancelled,
 ]);

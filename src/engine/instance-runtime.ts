@@ -13,7 +13,13 @@ import { decideCancel } from './decide-cancel';
 import { decideCreate, type NewInstance } from './decide-create';
 import { oversizeFaultDecision } from './decide-fault';
 import { decideRecover } from './decide-recover';
+import { decideDelete } from './decide-delete';
+import { decideMigrate } from './decide-migrate';
+import { decideResume, decideSuspend } from './decide-suspend';
 import { decideTrigger } from './decide-trigger';
+import type { WorkflowDefinition as TargetDefinition } from './definition';
+import type { InstanceResult } from './operation';
+import type { MigrationRequest } from './operation-work';
 import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
@@ -71,7 +77,8 @@ export class InstanceRuntime {
       async (lease) => {
         for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
           const stored = await this.ports.instances.get(instanceId, options);
-          if (!stored) return { outbox: [] };
+          // An instance being deleted is gone for every change but its deletion.
+          if (!stored || stored.deleting) return { outbox: [] };
           const leftovers = await this.leftoversOf(stored, options);
           const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
           const cause = causeOf(stored);
@@ -113,21 +120,98 @@ export class InstanceRuntime {
     );
   }
 
-  recover(instanceId: string, stateId: string, options?: OperationOptions): Promise<Decided> {
+  recover(instanceId: string, stateId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
-      (stored, { definition, effects }) => decideRecover(definition, stored, stateId, effects, this.options.registry),
+      async (stored, { definition, effects }) => guarded(stored, guard) ?? decideRecover(definition, stored, stateId, effects, this.options.registry),
       options,
     );
   }
 
-  cancel(instanceId: string, options?: OperationOptions): Promise<Decided> {
+  cancel(instanceId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'cancel', sequence: stored.historyLength }),
-      async (stored) => decideCancel(stored, this.options.clock.now()),
+      async (stored) => guarded(stored, guard) ?? decideCancel(stored, this.options.clock.now()),
       options,
+    );
+  }
+
+  /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
+  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: OperationOptions): Promise<Decided> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'migrate', sequence: stored.historyLength }),
+      (stored, { effects }) => decideMigrate(request, target, stored, effects, this.options.registry),
+      options,
+    );
+  }
+
+  /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
+  suspend(instanceId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'suspend', sequence: stored.historyLength }),
+      async (stored) => guarded(stored, guard) ?? decideSuspend(stored, this.options.clock.now()),
+      options,
+    );
+  }
+
+  resume(instanceId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'resume', sequence: stored.historyLength }),
+      async (stored) => guarded(stored, guard) ?? decideResume(stored, this.options.clock.now()),
+      options,
+    );
+  }
+
+  /**
+   * Deletes the instance, under its lease: (1) the decision marks it `deleting` in one conditional save
+   * (from then on it is gone for every reader), (2) its interest index rows are removed, (3) its lease
+   * blob, (4) its rows, the instance row last. A crash anywhere leaves either the instance as it was or
+   * one marked `deleting`, which nobody can reach, and a deletion run again (which finds the mark and
+   * skips the decision) finishes. Rows a crash left undelivered are returned for the relay, as after
+   * any change. Undefined decision: no such instance.
+   */
+  async delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: Guard): Promise<Decided> {
+    // Looked up first: taking the lease of an id that does not exist would create its lease blob.
+    if (!(await this.ports.instances.get(instanceId, options))) return { outbox: [] };
+    return this.ports.leases.withLease(
+      instanceId,
+      async (lease) => {
+        for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
+          const stored = await this.ports.instances.get(instanceId, options);
+          if (!stored) return { outbox: [] };
+          const leftovers = await this.leftoversOf(stored, options);
+          let decision: Decision = { result: { instanceId, outcome: 'deleted', fromStateId: stored.stateId }, logs: [] };
+          if (!stored.deleting) {
+            const refused = guarded(stored, guard);
+            if (refused) return { decision: refused, instance: stored, outbox: leftovers };
+            decision = decideDelete(stored, force, this.options.clock.now());
+            lease.assertHeld();
+            try {
+              await this.ports.instances.save(decision.change!.instance, { history: [decision.change!.historyEntry] }, { ...options, ifMatch: stored.etag });
+            } catch (error) {
+              if (error instanceof PreconditionFailedError) continue;
+              throw error;
+            }
+          }
+          // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
+          await this.ports.interests.remove(instanceId, stored.interests, options);
+          await lease.discard();
+          await this.ports.instances.purge(instanceId, options);
+          this.relayed.delete(instanceId);
+          return { decision, outbox: leftovers };
+        }
+        throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
+      },
+      {
+        leaseDurationInSeconds: this.options.leaseDurationInSeconds,
+        maxWaitInMs: this.options.maxLeaseWaitInMs,
+        ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      },
     );
   }
 
@@ -235,6 +319,14 @@ export class InstanceRuntime {
 /** The decision with its change's lifecycle events (records and outbox rows), written with it. */
 function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
   return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, decision.change, cause) } : decision;
+}
+
+/** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */
+export type Guard = (stored: StoredInstance) => InstanceResult | undefined;
+
+function guarded(stored: StoredInstance, guard: Guard | undefined): Decision | undefined {
+  const result = guard?.(stored);
+  return result ? { result, logs: [] } : undefined;
 }
 
 /** The change, its instance still listing the leftover rows it will relay (so a second crash forgets none). */

@@ -46,6 +46,11 @@ export interface Instance {
   readonly outbox: readonly string[];
   /** Number of history entries written so far; the next entry gets this sequence number. */
   readonly historyLength: number;
+  /**
+   * Set by the first step of a deletion (delete-instance.ts): the instance is gone for every reader
+   * (the API, triggers, lists), and running the deletion again finishes removing its rows.
+   */
+  readonly deleting?: { readonly at: string };
   /** Set on a child instance (the `startInstance` action): its parent hears when it ends. */
   readonly parent?: InstanceParent;
 }
@@ -67,6 +72,11 @@ export const HistoryEvent = {
   faulted: 'faulted',
   recovered: 'recovered',
   cancelled: 'cancelled',
+  migrated: 'migrated',
+  suspended: 'suspended',
+  resumed: 'resumed',
+  /** Written by the first step of a deletion; removed with the rest of the history. */
+  deleted: 'deleted',
 } as const;
 export type HistoryEvent = (typeof HistoryEvent)[keyof typeof HistoryEvent];
 
@@ -81,4 +91,7 @@ export interface HistoryEntry {
   readonly toStateId: string;
   /** The instance's status after this entry. */
   readonly status: InstanceStatus;
+  /** Only for `migrated`: the versions it moved between. */
+  readonly fromVersion?: number;
+  readonly toVersion?: number;
 }

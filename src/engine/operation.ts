@@ -1,5 +1,9 @@
-/** @module Operations: the long-running-operation record of one trigger's dispatch. */
-import { TriggerOutcome, type OperationStatus } from './enums';
+/**
+ * @module Operations: the long-running-operation record of one fan-out over instances: a trigger's
+ * dispatch, a migration between versions, or a bulk action (operation-work.ts).
+ */
+import { TriggerOutcome, type OperationOutcome, type OperationStatus } from './enums';
+import type { BulkRequest, MigrationRequest } from './operation-work';
 import type { Trigger } from './trigger';
 
 /** At most this many per-instance results are kept on an operation; the summary counts all. */
@@ -7,11 +11,11 @@ export const MAX_OPERATION_RESULTS = 1000;
 
 export interface InstanceResult {
   readonly instanceId: string;
-  readonly outcome: TriggerOutcome;
+  readonly outcome: OperationOutcome;
   readonly transitionId?: string;
   readonly fromStateId?: string;
   readonly toStateId?: string;
-  /** Only for `faulted`. */
+  /** For `faulted`, and for `notMigratable`, `conflict` and `failed` (why). */
   readonly error?: string;
   /**
    * Only for `duplicate`: what the trigger did when it was applied, from the instance's own record
@@ -30,19 +34,28 @@ export function operationResult(result: InstanceResult): InstanceResult {
   return { instanceId: result.instanceId, ...result.applied };
 }
 
-export type OutcomeSummary = Record<TriggerOutcome, number>;
+/** Count per outcome: a trigger's operation lists every trigger outcome, other kinds their own (operation-work.ts). */
+export type OutcomeSummary = Partial<Record<OperationOutcome, number>>;
 
-export function emptySummary(): OutcomeSummary {
-  return Object.fromEntries(Object.values(TriggerOutcome).map((outcome) => [outcome, 0])) as OutcomeSummary;
+export function emptySummary(outcomes: readonly OperationOutcome[] = Object.values(TriggerOutcome)): OutcomeSummary {
+  return Object.fromEntries(outcomes.map((outcome) => [outcome, 0])) as OutcomeSummary;
 }
 
-export interface Operation {
+/** How far a running operation got: `total` once every candidate is known, `processed` as results come in. */
+export interface OperationProgress {
+  readonly total?: number;
+  readonly processed: number;
+}
+
+export const OperationKind = {
+  trigger: 'trigger',
+  migration: 'migration',
+  bulk: 'bulk',
+} as const;
+export type OperationKind = (typeof OperationKind)[keyof typeof OperationKind];
+
+interface OperationRecord {
   readonly id: string;
-  readonly triggerId: string;
-  /** The trigger itself, kept so an unfinished operation can be resumed after a crash. */
-  readonly trigger: Trigger;
-  /** A hash of the trigger's body, so a repeat of its id with another body is refused (host/trigger-fingerprint.ts). */
-  readonly triggerFingerprint?: string;
   readonly status: OperationStatus;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -53,6 +66,8 @@ export interface Operation {
   readonly instances: readonly InstanceResult[];
   /** Only when status is `failed`. */
   readonly error?: string;
+  /** While running (recorded page by page). */
+  readonly progress?: OperationProgress;
   /**
    * True when `instances` does not hold every result (past MAX_OPERATION_RESULTS, or trimmed so the record
    * fits its store: see fitOperation); `summary` still counts them all.
@@ -62,8 +77,31 @@ export interface Operation {
   readonly resumes?: number;
 }
 
-export interface StoredOperation extends Operation {
-  readonly etag: string;
+/** A trigger's dispatch; records from before operation kinds have no `kind`. */
+export interface TriggerOperation extends OperationRecord {
+  readonly kind?: typeof OperationKind.trigger;
+  readonly triggerId: string;
+  /** The trigger itself, kept so an unfinished operation can be resumed after a crash. */
+  readonly trigger: Trigger;
+  /** A hash of the trigger's body, so a repeat of its id with another body is refused (host/trigger-fingerprint.ts). */
+  readonly triggerFingerprint?: string;
+}
+
+export interface MigrationOperation extends OperationRecord {
+  readonly kind: typeof OperationKind.migration;
+  readonly migration: MigrationRequest;
+}
+
+export interface BulkOperation extends OperationRecord {
+  readonly kind: typeof OperationKind.bulk;
+  readonly bulk: BulkRequest;
+}
+
+export type Operation = TriggerOperation | MigrationOperation | BulkOperation;
+export type StoredOperation = Operation & { readonly etag: string };
+
+export function operationKind(operation: Operation): OperationKind {
+  return operation.kind ?? OperationKind.trigger;
 }
 
 /** What an operation has counted so far: the summary of all results, the first of them, how many. */
@@ -74,23 +112,24 @@ export interface OperationTotals {
   readonly candidates: number;
 }
 
-export function emptyTotals(): OperationTotals {
-  return { summary: emptySummary(), instances: [], candidates: 0 };
+/** No results yet; the summary lists `outcomes` at 0 (a trigger's by default). */
+export function emptyTotals(outcomes?: readonly OperationOutcome[]): OperationTotals {
+  return { summary: emptySummary(outcomes), instances: [], candidates: 0 };
 }
 
 /** Adds `more` to `into`, keeping the first MAX_OPERATION_RESULTS results (pure). */
 export function mergeTotals(into: OperationTotals, more: OperationTotals): OperationTotals {
   const summary = { ...into.summary };
-  for (const [outcome, count] of Object.entries(more.summary) as [TriggerOutcome, number][]) summary[outcome] += count;
+  for (const [outcome, count] of Object.entries(more.summary) as [OperationOutcome, number][]) summary[outcome] = (summary[outcome] ?? 0) + count;
   const room = Math.max(0, MAX_OPERATION_RESULTS - into.instances.length);
   return { summary, instances: [...into.instances, ...more.instances.slice(0, room)], candidates: into.candidates + more.candidates };
 }
 
 /** Adds results to the totals (pure). */
 export function accumulateResults(into: OperationTotals, results: readonly InstanceResult[]): OperationTotals {
-  const summary = emptySummary();
+  const summary: OutcomeSummary = {};
   const reported = results.map(operationResult);
-  for (const result of reported) summary[result.outcome] += 1;
+  for (const result of reported) summary[result.outcome] = (summary[result.outcome] ?? 0) + 1;
   return mergeTotals(into, { summary, instances: reported, candidates: results.length });
 }
 

@@ -45,6 +45,8 @@ export interface WorkflowStore {
   /** The latest version, or the given one; undefined if absent. */
   get(workflowId: string, options?: OperationOptions & { version?: number }): Promise<WorkflowVersion | undefined>;
   list(options?: PageOptions): Promise<Page<WorkflowSummary>>;
+  /** Removes every version (the latest pointer first, so a partly deleted workflow is already gone). Absent is fine. */
+  delete(workflowId: string, options?: OperationOptions): Promise<void>;
 }
 
 /** What a save writes besides the instance, atomically with it. */
@@ -77,6 +79,11 @@ export interface InstanceStore {
   /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over 1 MiB. */
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
   query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>>;
+  /**
+   * Removes every row of the instance (history, outbox rows, then the instance itself, last, so that an
+   * interrupted purge leaves the instance findable and a repeated purge finishes it). Absent is fine.
+   */
+  purge(instanceId: string, options?: OperationOptions): Promise<void>;
 }
 
 export interface HistoryListOptions extends PageOptions {
@@ -128,6 +135,11 @@ export interface LeaseHandle {
   readonly signal: AbortSignal;
   /** Throws LeaseLostError if the lease has been lost; call it right before a save. */
   assertHeld(): void;
+  /**
+   * Removes what keeps the lease (its blob), ending it: for a name never used again (a deleted
+   * instance). A later `withLease` of the name creates it anew.
+   */
+  discard(): Promise<void>;
 }
 
 /** Per-name mutual exclusion across workers. */

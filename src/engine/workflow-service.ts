@@ -50,6 +50,12 @@ export class WorkflowService {
     return latest ? this.versions.remember(latest) : undefined;
   }
 
+  /** Removes every version and forgets the cached ones. */
+  async delete(workflowId: string, options?: OperationOptions): Promise<void> {
+    await this.store.delete(workflowId, options);
+    this.versions.forget(workflowId);
+  }
+
   list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
     return this.store.list(options);
   }

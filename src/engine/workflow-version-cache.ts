@@ -21,6 +21,15 @@ export class WorkflowVersionCache {
     return cached;
   }
 
+  /**
+   * Drops every cached version of a deleted workflow, so one created again with the same id is read
+   * afresh here. (Other processes may keep theirs until evicted: re-creating a deleted id is rare, and
+   * a deleted workflow has no instances to apply them to.)
+   */
+  forget(workflowId: string): void {
+    for (const key of [...this.versions.keys()]) if (key.startsWith(`${workflowId}@`)) this.versions.delete(key);
+  }
+
   /** A pinned version, from memory when possible. NotFoundError if the store has no such version. */
   async get(workflowId: string, version: number, options?: OperationOptions): Promise<WorkflowVersion> {
     const cached = this.versions.get(`${workflowId}@${version}`);

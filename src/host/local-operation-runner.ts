@@ -17,7 +17,9 @@ import type { FindCandidatesOutput } from './trigger-activities';
 import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
-import type { StoredOperation } from '../engine/operation';
+import { OperationKind, type StoredOperation } from '../engine/operation';
+import { outcomesOf } from '../engine/operation-work';
+import { candidateSourceOf } from './trigger-activity-service';
 
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
@@ -134,15 +136,15 @@ export class LocalOperationRunner implements OperationLauncher {
     if (!loaded || loaded.status === OperationStatus.succeeded || loaded.status === OperationStatus.failed) return;
     let operation: StoredOperation = loaded;
     activities.remember(operation);
-    const { subjects } = operation.trigger;
-    let totals = emptyTotals();
+    const source = candidateSourceOf(operation);
+    let totals = emptyTotals(operation.kind === undefined || operation.kind === OperationKind.trigger ? undefined : outcomesOf(operation));
     const seen = new Set<string>();
     let continuationToken: string | undefined;
     try {
       do {
         const pageToken = continuationToken;
-        const lookUp = () => this.withRetry(() => activities.findCandidates({ subjects, ...(pageToken ? { continuationToken: pageToken } : {}) }));
-        // The first page may have been looked up while the operation was recorded; if that failed, look again.
+        const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(pageToken ? { continuationToken: pageToken } : {}) }));
+        // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
         const prefetched = pageToken === undefined ? firstPage : undefined;
         const page = prefetched ? await prefetched.catch(lookUp) : await lookUp();
         // An operation that will take a while says so (`running`); one of a single instance finishes
@@ -153,6 +155,12 @@ export class LocalOperationRunner implements OperationLauncher {
         }
         const fresh = page.instanceIds.filter((id) => !seen.has(id));
         fresh.forEach((id) => seen.add(id));
+        if (operation.status === OperationStatus.running) {
+          // Progress for clients' progress bars: the total is known once the last page is found.
+          const progress = { processed: totals.candidates, ...(page.continuationToken === undefined ? { total: totals.candidates + fresh.length } : {}) };
+          const running: StoredOperation = operation;
+          operation = await this.withRetry(() => activities.saveProgress(running, progress));
+        }
         const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId })))));
         totals = accumulateResults(totals, results);
         continuationToken = page.continuationToken;

@@ -22,7 +22,8 @@ export async function claimResumption(operations: OperationStore, operation: Sto
   const resumes = operation.resumes ?? 0;
   try {
     if (resumes >= MAX_OPERATION_RESUMES) {
-      const error = `resumed at ${resumes} start-ups without finishing: delivering trigger "${operation.triggerId}" may be what stopped the process (poison), so it is no longer retried`;
+      const work = operation.kind === 'migration' || operation.kind === 'bulk' ? `its ${operation.kind} work` : `delivering trigger "${operation.triggerId}"`;
+      const error = `resumed at ${resumes} start-ups without finishing: ${work} may be what stopped the process (poison), so it is no longer retried`;
       await operations.update({ ...operation, status: OperationStatus.failed, updatedAt: now.toISOString(), error }, { ifMatch: operation.etag });
       logger.error('operation failed as poison', { operationId: operation.id, resumes });
       return undefined;

@@ -24,6 +24,7 @@ export const appSettings = {
   PORT: 'Local server only: the API port (default 7071).',
   SIGNALBOX_AZURITE_LOCATION: 'Local server only: the data folder of the embedded Azurite (default ./.azurite); one server per folder.',
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
+  SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
 } as const;
 export type AppSettingName = keyof typeof appSettings;
 

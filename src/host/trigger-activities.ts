@@ -1,24 +1,42 @@
 /**
- * @module The units of work of one trigger's dispatch, shared by both hosts: the durable orchestrator
- * on Azure calls them as activities, the local server's operation runner calls them directly. Inputs
- * and outputs are small, JSON-serialisable values (ids, not payloads), as durable history requires.
+ * @module The units of work of one operation's fan-out, shared by both hosts: the durable orchestrator
+ * on Azure calls them as activities, the local server's operation runner calls them directly. One
+ * fan-out serves every kind of operation: a trigger's candidates come from the interest index, a
+ * migration's or bulk action's from its selection, and `applyTrigger` applies the operation's work (the
+ * trigger, the migration, the bulk action) to one instance. Inputs and outputs are small,
+ * JSON-serialisable values (ids, not payloads), as durable history requires.
  */
-import type { InstanceResult, OutcomeSummary } from '../engine/operation';
+import type { OperationOutcome } from '../engine/enums';
+import type { InstanceResult, OperationProgress, OutcomeSummary } from '../engine/operation';
+import type { InstanceSelection } from '../engine/operation-work';
 import type { Trigger } from '../engine/trigger';
 
 /** Page size of candidate lookups; also the size of one durable sub-orchestration's fan-out. */
 export const CANDIDATE_PAGE_SIZE = 500;
 
-export interface BeginOperationOutput {
-  /** The subjects to look candidates up by (the trigger itself stays in the operation store). */
+/** Where an operation's candidates come from: a trigger's subjects, or the selection of a migration or bulk action. */
+export interface CandidateSource {
+  /** The subjects to look candidates up by (the trigger itself stays in the operation store); empty for a selection. */
   readonly subjects: readonly string[];
-  /** False when the operation had already finished: nothing more to do. */
-  readonly shouldRun: boolean;
+  readonly selection?: InstanceSelection;
+  /** A bulk delete lists instances a crashed deletion left marked, so that running it again finishes them. */
+  readonly includeDeleting?: boolean;
 }
 
-export interface FindCandidatesInput {
-  readonly subjects: readonly string[];
+export interface BeginOperationOutput extends CandidateSource {
+  /** False when the operation had already finished: nothing more to do. */
+  readonly shouldRun: boolean;
+  /** The outcomes its summary lists; a trigger's when absent. */
+  readonly outcomes?: readonly OperationOutcome[];
+}
+
+export interface FindCandidatesInput extends CandidateSource {
   readonly continuationToken?: string;
+}
+
+export interface RecordProgressInput {
+  readonly operationId: string;
+  readonly progress: OperationProgress;
 }
 
 export interface FindCandidatesOutput {
@@ -46,6 +64,7 @@ export const ActivityName = {
   findCandidates: 'findCandidates',
   applyTrigger: 'applyTrigger',
   completeOperation: 'completeOperation',
+  recordProgress: 'recordProgress',
 } as const;
 
 export interface TriggerActivities {
@@ -53,12 +72,14 @@ export interface TriggerActivities {
   beginOperation(operationId: string): Promise<BeginOperationOutput>;
   findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput>;
   /**
-   * Applies the operation's trigger to one instance under its lease. Throws only retryable errors
-   * (lease unavailable or lost, transient storage faults): the caller retries them.
+   * Applies the operation to one instance under its lease: its trigger, migration or bulk action. Throws
+   * only retryable errors (lease unavailable or lost, transient storage faults): the caller retries them.
    */
   applyTrigger(input: ApplyTriggerInput): Promise<InstanceResult>;
   /** Records the summary and results and marks the operation succeeded (or failed with `error`). */
   completeOperation(input: CompleteOperationInput): Promise<void>;
+  /** Records how far a running operation got (`progress` on the operation), between pages. */
+  recordProgress(input: RecordProgressInput): Promise<void>;
 }
 
 export type { Trigger };

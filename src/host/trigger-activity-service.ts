@@ -1,21 +1,25 @@
 /**
  * @module The TriggerActivities both hosts run: the durable activities on Azure and the local runner's
- * steps. Per-instance failures that retrying cannot fix become a `faulted` result for that instance,
- * so one bad instance never fails a whole operation; retryable ones are thrown for the caller to retry.
+ * steps, for every kind of operation (a trigger, a migration, a bulk action). Per-instance failures
+ * that retrying cannot fix become a `faulted` result (a trigger's) or `failed` (the other kinds') for
+ * that instance, so one bad instance never fails a whole operation; retryable ones are thrown for the
+ * caller to retry.
  */
 import type { Engine } from '../engine/engine';
-import { OperationStatus, TriggerOutcome } from '../engine/enums';
+import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/enums';
 import { NotFoundError, isRetryable } from '../engine/errors';
-import type { InstanceResult, Operation, StoredOperation } from '../engine/operation';
+import { OperationKind, emptySummary, type InstanceResult, type Operation, type StoredOperation } from '../engine/operation';
+import { BulkAction, outcomesOf, selectionOf } from '../engine/operation-work';
 import type { OperationStore } from '../engine/ports';
-import type { Trigger } from '../engine/trigger';
 import {
   CANDIDATE_PAGE_SIZE,
   type ApplyTriggerInput,
   type BeginOperationOutput,
+  type CandidateSource,
   type CompleteOperationInput,
   type FindCandidatesInput,
   type FindCandidatesOutput,
+  type RecordProgressInput,
   type TriggerActivities,
 } from './trigger-activities';
 
@@ -25,19 +29,29 @@ export interface Logger {
   error(message: string, properties?: Record<string, unknown>): void;
 }
 
-/** Triggers of recent operations, so each worker reads an operation's trigger once, not once per instance. */
+/**
+ * Recent operations (what each applies: its trigger, migration or bulk action), so each worker reads an
+ * operation once, not once per instance. The work of an operation never changes once recorded.
+ */
 export class TriggerCache {
-  private readonly triggers = new Map<string, Trigger>();
+  private readonly operations = new Map<string, Operation>();
   constructor(private readonly capacity = 1000) {}
 
-  get(operationId: string): Trigger | undefined {
-    return this.triggers.get(operationId);
+  get(operationId: string): Operation | undefined {
+    return this.operations.get(operationId);
   }
 
-  set(operationId: string, trigger: Trigger): void {
-    this.triggers.set(operationId, trigger);
-    if (this.triggers.size > this.capacity) this.triggers.delete(this.triggers.keys().next().value!);
+  set(operationId: string, operation: Operation): void {
+    this.operations.set(operationId, operation);
+    if (this.operations.size > this.capacity) this.operations.delete(this.operations.keys().next().value!);
   }
+}
+
+/** Where the operation's candidates come from. */
+export function candidateSourceOf(operation: Operation): CandidateSource {
+  const selection = selectionOf(operation);
+  if (!selection) return { subjects: operation.kind === undefined || operation.kind === OperationKind.trigger ? operation.trigger.subjects : [] };
+  return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };
 }
 
 export interface TriggerActivityServiceOptions {
@@ -59,9 +73,9 @@ export class TriggerActivityService implements TriggerActivities {
     return this.options.operations.get(operationId);
   }
 
-  /** Keeps an operation's trigger in the cache, so applications need not read it. */
+  /** Keeps an operation in the cache, so applications need not read it. */
   remember(operation: Operation): void {
-    this.options.triggerCache.set(operation.id, operation.trigger);
+    this.options.triggerCache.set(operation.id, operation);
   }
 
   /** Marks an operation record already in hand `running` (one write). */
@@ -72,43 +86,64 @@ export class TriggerActivityService implements TriggerActivities {
   async beginOperation(operationId: string): Promise<BeginOperationOutput> {
     const operation = await this.options.operations.get(operationId);
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
-    this.options.triggerCache.set(operationId, operation.trigger);
+    this.options.triggerCache.set(operationId, operation);
+    const source = candidateSourceOf(operation);
+    const outcomes = operation.kind === undefined || operation.kind === OperationKind.trigger ? {} : { outcomes: outcomesOf(operation) };
     if (operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) {
-      return { subjects: operation.trigger.subjects, shouldRun: false };
+      return { ...source, ...outcomes, shouldRun: false };
     }
     if (operation.status !== OperationStatus.running) await this.markRunning(operation);
-    return { subjects: operation.trigger.subjects, shouldRun: true };
+    return { ...source, ...outcomes, shouldRun: true };
   }
 
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
-    const page = await this.options.engine.findCandidates(input.subjects, {
-      maxPageSize: CANDIDATE_PAGE_SIZE,
-      ...(input.continuationToken ? { continuationToken: input.continuationToken } : {}),
-    });
+    const pageOptions = { maxPageSize: CANDIDATE_PAGE_SIZE, ...(input.continuationToken ? { continuationToken: input.continuationToken } : {}) };
+    const page = input.selection
+      ? await this.options.engine.operations.selectPage(input.selection, pageOptions, input.includeDeleting ?? false)
+      : await this.options.engine.findCandidates(input.subjects, pageOptions);
     return { instanceIds: page.items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) };
   }
 
-  private async triggerOf(operationId: string): Promise<Trigger> {
+  private async operationOf(operationId: string): Promise<Operation> {
     const cached = this.options.triggerCache.get(operationId);
     if (cached) return cached;
     const operation = await this.options.operations.get(operationId);
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
-    this.options.triggerCache.set(operationId, operation.trigger);
-    return operation.trigger;
+    this.options.triggerCache.set(operationId, operation);
+    return operation;
   }
 
   async applyTrigger({ operationId, instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
-    const trigger = await this.triggerOf(operationId);
+    const operation = await this.operationOf(operationId);
+    const { engine } = this.options;
     try {
-      // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
-      // the operation's totals report that (operationResult in src/engine/operation.ts).
-      return await this.options.engine.applyTrigger(instanceId, trigger);
+      switch (operation.kind) {
+        case OperationKind.migration:
+          return await engine.operations.migrate(instanceId, operation.migration);
+        case OperationKind.bulk:
+          return await engine.operations.applyBulk(instanceId, operation.bulk);
+        default:
+          // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
+          // the operation's totals report that (operationResult in src/engine/operation.ts).
+          return await engine.applyTrigger(instanceId, operation.trigger);
+      }
     } catch (error) {
       if (isRetryable(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      this.options.logger.error('applying a trigger failed', { operationId, instanceId, error: message });
-      return { instanceId, outcome: TriggerOutcome.faulted, error: message };
+      this.options.logger.error('applying an operation to an instance failed', { operationId, instanceId, error: message });
+      return { instanceId, outcome: operation.kind === OperationKind.migration || operation.kind === OperationKind.bulk ? ActionOutcome.failed : TriggerOutcome.faulted, error: message };
     }
+  }
+
+  async recordProgress({ operationId, progress }: RecordProgressInput): Promise<void> {
+    const operation = await this.options.operations.get(operationId);
+    if (!operation || operation.status !== OperationStatus.running) return;
+    await this.saveProgress(operation, progress);
+  }
+
+  /** Writes `progress` on a running operation record in hand (one write); returns the record as saved. */
+  async saveProgress(operation: Operation, progress: RecordProgressInput['progress']): Promise<StoredOperation> {
+    return this.options.operations.update({ ...operation, progress, updatedAt: this.now() });
   }
 
   async completeOperation(input: CompleteOperationInput): Promise<void> {
@@ -119,12 +154,14 @@ export class TriggerActivityService implements TriggerActivities {
 
   /** Records the outcome on an operation record already in hand (one write, no read). */
   async finishOperation(operation: Operation, input: CompleteOperationInput): Promise<void> {
+    const { progress: _progress, ...finished } = operation;
     await this.options.operations.update({
-      ...operation,
+      ...finished,
       status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,
       updatedAt: this.now(),
       candidates: input.candidates,
-      summary: input.summary,
+      // Every outcome of the kind is listed, at 0 when none had it.
+      summary: { ...emptySummary(outcomesOf(operation)), ...input.summary },
       instances: input.instances,
       ...(input.error === undefined ? {} : { error: input.error }),
     });

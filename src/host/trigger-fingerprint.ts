@@ -49,6 +49,9 @@ function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, pat
 
 /** Throws ConflictError when `existing` was recorded for the same trigger id with a different body. */
 export function assertSameTrigger(existing: Operation, trigger: Trigger, fingerprint: string): void {
+  if (existing.kind === 'migration' || existing.kind === 'bulk') {
+    throw new ConflictError(`Id "${trigger.id}" belongs to a ${existing.kind} operation; a new trigger needs a new id`);
+  }
   // Operations recorded before fingerprints existed are compared by their stored trigger alone.
   if (existing.triggerFingerprint === fingerprint) return;
   const difference = firstDifference(bodyOf(existing.trigger), bodyOf(trigger), []);

@@ -5,7 +5,9 @@
  * for raised triggers, so every trigger takes the same path.
  */
 import { OperationStatus } from '../engine/enums';
-import { emptySummary, type StoredOperation } from '../engine/operation';
+import { randomUUID } from 'node:crypto';
+import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operation';
+import { outcomesOf, type BulkRequest, type MigrationRequest } from '../engine/operation-work';
 import type { OperationOptions, OperationStore } from '../engine/ports';
 import type { Trigger } from '../engine/trigger';
 import type { FindCandidatesOutput } from './trigger-activities';
@@ -47,7 +49,22 @@ export class TriggerSubmitter {
     private readonly operations: OperationStore,
     private readonly launcher: OperationLauncher,
     private readonly now: () => Date = () => new Date(),
+    private readonly newId: () => string = randomUUID,
   ) {}
+
+  /**
+   * Records a migration or bulk action as a new operation and starts it: the same fan-out as a
+   * trigger's (the launcher cannot tell them apart), with its own outcomes in `summary`.
+   */
+  async submitWork(work: { migration: MigrationRequest } | { bulk: BulkRequest }, options?: OperationOptions): Promise<StoredOperation> {
+    const at = this.now().toISOString();
+    const base = { id: this.newId(), status: OperationStatus.notStarted, createdAt: at, updatedAt: at, candidates: 0, instances: [] };
+    const operation: MigrationOperation | BulkOperation =
+      'migration' in work ? { ...base, kind: OperationKind.migration, migration: work.migration, summary: {} } : { ...base, kind: OperationKind.bulk, bulk: work.bulk, summary: {} };
+    const recorded = await this.operations.create({ ...operation, summary: emptySummary(outcomesOf(operation)) }, options);
+    await this.launcher.start(recorded.operation.id, { operation: recorded.operation, isNew: recorded.created });
+    return recorded.operation;
+  }
 
   /** Records the operation (or finds the existing one) and makes sure it runs. */
   async submit(trigger: Trigger, options?: OperationOptions): Promise<StoredOperation> {

@@ -87,7 +87,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   const now = () => engine.options.clock.now();
   /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
   const bound = (launcher: OperationLauncher, events?: EventLauncher) => {
-    const triggers = new TriggerSubmitter(operations, launcher, now);
+    const triggers = new TriggerSubmitter(operations, launcher, now, engine.options.newId);
     const handlers: Partial<OutboxHandlers> = {
       trigger: async (row) => void (await triggers.submit(row.payload)),
       ...(events

@@ -138,11 +138,11 @@ export class BlobLeaseProvider implements LeaseProvider {
       const handed = await this.takeHandOff(name, durationInSeconds);
       if (handed) {
         streak = handed.streak + 1;
-        return await this.hold(handed.lease, name, durationInSeconds, handed.since, work, (end) => (ending = end));
+        return await this.hold(blob, handed.lease, name, durationInSeconds, handed.since, work, (end) => (ending = end));
       }
       const lease = blob.getBlobLeaseClient();
       const acquiredAt = await this.acquire(blob, lease, name, durationInSeconds, maxWaitInMs, started, options.abortSignal);
-      return await this.hold(lease, name, durationInSeconds, acquiredAt, work, (end) => (ending = end));
+      return await this.hold(blob, lease, name, durationInSeconds, acquiredAt, work, (end) => (ending = end));
     } finally {
       if (ending) {
         // Someone in this process queued behind: hand the lease over, still held, instead of releasing it
@@ -282,6 +282,7 @@ export class BlobLeaseProvider implements LeaseProvider {
   }
 
   private async hold<T>(
+    blob: BlockBlobClient,
     lease: BlobLeaseClient,
     name: string,
     durationInSeconds: number,
@@ -299,6 +300,7 @@ export class BlobLeaseProvider implements LeaseProvider {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     let renewing: Promise<void> | undefined;
+    let discarded = false;
 
     const lose = (cause: unknown): void => {
       if (!controller.signal.aborted) controller.abort(new LeaseLostError(name, { cause }));
@@ -335,6 +337,17 @@ export class BlobLeaseProvider implements LeaseProvider {
         if (!controller.signal.aborted && performance.now() >= heldUntil) lose(new Error('the lease may have expired: no renewal succeeded in time'));
         if (controller.signal.aborted) throw controller.signal.reason instanceof LeaseLostError ? controller.signal.reason : new LeaseLostError(name);
       },
+      discard: async () => {
+        // Deleting a leased blob needs the lease id; a blob already gone is what we wanted.
+        stopped = true;
+        clearTimeout(timer);
+        try {
+          await blob.delete({ conditions: { leaseId: lease.leaseId } });
+        } catch (error) {
+          if (statusOf(error) !== 404) throw toSignalboxError(error, `lease "${name}"`);
+        }
+        discarded = true;
+      },
     };
 
     // A lease handed over keeps the renewal rhythm of its acquisition.
@@ -350,11 +363,13 @@ export class BlobLeaseProvider implements LeaseProvider {
         since,
         heldUntil,
         // A renewal still in flight may yet fail: treat the lease as lost then (no hand-over).
-        lost: controller.signal.aborted || inFlight !== undefined,
+        // A discarded lease (its blob deleted) is gone: nothing to hand over or release.
+        lost: discarded || controller.signal.aborted || inFlight !== undefined,
         // Best effort: if this fails the lease simply expires. Never mask the work's own result or error.
         // withLease decides whether its caller waits for this (releaseInBackground).
         release: async () => {
           await inFlight?.catch(() => undefined);
+          if (discarded) return;
           await lease.releaseLease().catch(() => undefined);
         },
       });

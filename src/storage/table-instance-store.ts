@@ -68,6 +68,41 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     return queryPage(this.client, filter, options, toStoredInstance, 'instances');
   }
 
+  /**
+   * Every row of the partition but the instance row, deleted in transactions of up to 100, then the
+   * instance row alone: an interrupted purge leaves the instance row (marked `deleting`), so it can be
+   * found and the purge repeated.
+   */
+  async purge(instanceId: string, options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    const what = `rows of instance "${instanceId}"`;
+    const rowKeys: string[] = [];
+    const rows = pagedList(
+      (page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey} and RowKey ne ${INSTANCE_ROW_KEY}`, page, (row) => String(row.rowKey), what, ['RowKey']),
+      { ...options, maxPageSize: 1000 },
+    );
+    for await (const rowKey of rows) rowKeys.push(rowKey);
+    for (let start = 0; start < rowKeys.length; start += 100) {
+      const chunk = rowKeys.slice(start, start + 100);
+      try {
+        await this.client.submitTransaction(chunk.map((rowKey) => ['delete', { partitionKey, rowKey }] as TransactionAction), { abortSignal: options.abortSignal });
+      } catch (error) {
+        // One row gone already (a relay deleted an outbox row meanwhile) fails the whole transaction.
+        if (!isEntityNotFound(error)) throw toSignalboxError(error, what);
+        for (const rowKey of chunk) await this.deleteRow(partitionKey, rowKey, what, options);
+      }
+    }
+    await this.deleteRow(partitionKey, INSTANCE_ROW_KEY, `instance "${instanceId}"`, options);
+  }
+
+  private async deleteRow(partitionKey: string, rowKey: string, what: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.client.deleteEntity(partitionKey, rowKey, { abortSignal: options.abortSignal });
+    } catch (error) {
+      if (!isEntityNotFound(error)) throw toSignalboxError(error, what);
+    }
+  }
+
   /** Oldest first: a range query on the `h-` rows of the instance's partition. */
   async list(instanceId: string, options: HistoryListOptions = {}): Promise<Page<HistoryEntry>> {
     const partitionKey = encodeKey(instanceId, 'instance id');

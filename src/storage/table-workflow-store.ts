@@ -14,6 +14,7 @@ import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
+import { pagedList } from '../engine/paging';
 
 export const LATEST_ROW_KEY = 'latest';
 /** How often an unconditional (`ifMatch: '*'`) update retries when a concurrent update wins. */
@@ -77,6 +78,24 @@ export class TableWorkflowStore implements WorkflowStore {
       'workflows',
       ['workflowId', 'displayName', 'version'],
     );
+  }
+
+  /** The `latest` row first (the workflow is then gone for readers), then every version row. */
+  async delete(workflowId: string, options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    const what = `workflow "${workflowId}"`;
+    const remove = async (rowKey: string) => {
+      try {
+        await this.client.deleteEntity(partitionKey, rowKey, { abortSignal: options.abortSignal });
+      } catch (error) {
+        if (!isEntityNotFound(error)) throw toSignalboxError(error, what);
+      }
+    };
+    await remove(LATEST_ROW_KEY);
+    const versions: string[] = [];
+    const rows = pagedList((page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey}`, page, (row) => String(row.rowKey), what, ['RowKey']), { ...options, maxPageSize: 1000 });
+    for await (const rowKey of rows) versions.push(rowKey);
+    for (const rowKey of versions) await remove(rowKey);
   }
 
   private async write(definition: WorkflowDefinition, version: number, ifMatch: string | undefined, options: OperationOptions): Promise<WorkflowVersion> {

@@ -4,7 +4,7 @@ import { operationProgress } from '../../src/cli/operation-view';
 import { emptySummary } from '../../src/engine/operation';
 
 function operation(fields: Partial<ApiOperation>): ApiOperation {
-  return { id: 'op', triggerId: 'op', status: 'running', createdAt: '', updatedAt: '', candidates: 0, summary: emptySummary(), instances: [], ...fields };
+  return { id: 'op', kind: 'trigger', triggerId: 'op', status: 'running', createdAt: '', updatedAt: '', candidates: 0, summary: emptySummary(), instances: [], ...fields };
 }
 
 it('uses progress while the server reports it', () => {

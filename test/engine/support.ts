@@ -79,7 +79,7 @@ export async function processTrigger(def: WorkflowDefinition, instance: Instance
   const decision = await decideTrigger(def, instance, t, effects, effects.registry);
   for (const line of decision.logs) effects.log[line.level](line.message, { ...line.properties });
   return {
-    outcome: decision.result.outcome,
+    outcome: decision.result.outcome as TriggerOutcome,
     instance: decision.change?.instance ?? instance,
     ...(decision.change ? { historyEntry: decision.change.historyEntry } : {}),
     raisedTriggers: (decision.change?.outbox ?? []).flatMap((row) => (row.kind === 'trigger' ? [row.payload] : [])),

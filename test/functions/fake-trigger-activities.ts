@@ -11,6 +11,7 @@ import type {
   CompleteOperationInput,
   FindCandidatesInput,
   FindCandidatesOutput,
+  RecordProgressInput,
   TriggerActivities,
 } from '../../src/host/trigger-activities';
 import type { ActivityFunction } from '../support/durable-replay';
@@ -30,6 +31,7 @@ export class FakeTriggerActivities implements TriggerActivities {
   readonly pagesRead: FindCandidatesInput[] = [];
   readonly applied = new Map<string, number>();
   readonly completions: CompleteOperationInput[] = [];
+  readonly progress: RecordProgressInput[] = [];
 
   constructor(private readonly options: FakeTriggerActivitiesOptions) {}
 
@@ -54,6 +56,10 @@ export class FakeTriggerActivities implements TriggerActivities {
   async completeOperation(input: CompleteOperationInput): Promise<void> {
     this.completions.push(input);
   }
+
+  async recordProgress(input: RecordProgressInput): Promise<void> {
+    this.progress.push(input);
+  }
 }
 
 /** The activity functions as the durable app registers them, over any TriggerActivities. */
@@ -63,6 +69,7 @@ export function activityFunctions(activities: TriggerActivities): Record<string,
     findCandidates: (input: FindCandidatesInput) => activities.findCandidates(input),
     applyTrigger: (input: ApplyTriggerInput) => activities.applyTrigger(input),
     completeOperation: (input: CompleteOperationInput) => activities.completeOperation(input),
+    recordProgress: (input: RecordProgressInput) => activities.recordProgress(input),
   };
 }
 

@@ -154,7 +154,8 @@ describe('HTTP functions', () => {
     const unknown = await notFound(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/nothing/here', params: { path: 'nothing/here' } }), invocationContext());
     expect(unknown).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
 
-    const wrongMethod = await notFound(new HttpRequest({ method: 'DELETE', url: 'https://signalbox.example/api/workflows/w1', params: { path: 'workflows/w1' } }), invocationContext());
+    // (DELETE is a route of workflows/{workflowId} since issue 15; PATCH is not.)
+    const wrongMethod = await notFound(new HttpRequest({ method: 'PATCH', url: 'https://signalbox.example/api/workflows/w1', params: { path: 'workflows/w1' } }), invocationContext());
     expect(wrongMethod).toMatchObject({ status: 405, headers: { 'content-type': 'application/problem+json' } });
   });
 });

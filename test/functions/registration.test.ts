@@ -12,6 +12,7 @@ import { CONSOLE_FUNCTION } from '../../functions/console';
 
 interface Binding {
   type: string;
+  schedule?: string;
   direction: string;
   authLevel?: string;
   methods?: string[];
@@ -46,6 +47,13 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['POST', 'instances/{instanceId}/events/{eventId}/redeliver', 'function'],
   ['POST', 'triggers', 'function'],
   ['GET', 'operations/{operationId}', 'function'],
+  // Operating a live system (issue 15).
+  ['POST', 'workflows/{workflowId}/migrations', 'function'],
+  ['DELETE', 'workflows/{workflowId}', 'function'],
+  ['DELETE', 'instances/{instanceId}', 'function'],
+  ['POST', 'instances/{instanceId}/suspend', 'function'],
+  ['POST', 'instances/{instanceId}/resume', 'function'],
+  ['POST', 'instances/bulk', 'function'],
   ['POST', 'workflows/validate', 'function'],
   ['GET', 'workflows/{workflowId}/diagram', 'function'],
   ['GET', 'instances/{instanceId}/available-triggers', 'function'],
@@ -109,7 +117,11 @@ describe('registered functions', () => {
   it('registers the orchestrators and the activities under the names the orchestrators call', () => {
     const byTrigger = (type: string) => registered.filter((fn) => triggerOf(fn).type === type).map((fn) => fn.name).sort();
     expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'eventDeliveryOrchestrator', 'triggerOrchestrator']);
-    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'attemptEventDelivery', 'beginOperation', 'completeOperation', 'findCandidates']);
+    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'attemptEventDelivery', 'beginOperation', 'completeOperation', 'findCandidates', 'recordProgress']);
+    // The retention recipe: hourly, with a durable client to start its bulk delete operations.
+    const retention = registered.find((fn) => fn.name === 'retentionPurge')!;
+    expect(triggerOf(retention)).toMatchObject({ type: 'timerTrigger', schedule: '0 0 * * * *' });
+    expect(bindingsOf(retention).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     for (const fn of registered.filter((candidate) => triggerOf(candidate).type === 'activityTrigger')) {
       expect(bindingsOf(fn).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     }
@@ -124,7 +136,8 @@ describe('registered functions', () => {
     }
     // What no route takes reaches the catch-all.
     expect(route('GET', 'nothing/here')?.name).toBe(NOT_FOUND_FUNCTION);
-    expect(route('DELETE', 'workflows/w1')?.name).toBe(NOT_FOUND_FUNCTION);
+    // (DELETE of a workflow is a route since issue 15; PATCH is not.)
+    expect(route('PATCH', 'workflows/w1')?.name).toBe(NOT_FOUND_FUNCTION);
     expect(route('OPTIONS', 'triggers')?.name).toBe(NOT_FOUND_FUNCTION);
   });
 

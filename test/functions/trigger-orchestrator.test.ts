@@ -221,8 +221,25 @@ describe('triggerOrchestrator', () => {
       'findCandidates',
       APPLY_TRIGGER_BATCH,
       'findCandidates',
+      // Progress after each batch but the last (whose totals complete the operation at once).
+      'recordProgress',
+      'recordProgress',
+      'recordProgress',
       APPLY_TRIGGER_BATCH,
       'completeOperation',
+    ]);
+  });
+
+  it('records progress as batches finish: processed grows, the total once every page is read', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
+
+    await run(fake, 'op-progress');
+
+    expect(fake.progress.map((entry) => entry.operationId)).toEqual(['op-progress', 'op-progress', 'op-progress']);
+    expect(fake.progress.map((entry) => entry.progress)).toEqual([
+      { processed: 3, total: 10 },
+      { processed: 6, total: 10 },
+      { processed: 9, total: 10 },
     ]);
   });
 });

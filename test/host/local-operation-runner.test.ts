@@ -21,6 +21,7 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
   const finished: CompleteOperationInput[] = [];
   const statuses: string[] = [];
   const applied: string[] = [];
+  const progress: { processed: number; total?: number }[] = [];
   const activities = {
     remember: () => {},
     loadOperation: async (id: string) => operation(id),
@@ -40,12 +41,16 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
       applied.push(instanceId);
       return { instanceId, outcome: TriggerOutcome.transitioned };
     },
+    saveProgress: async (record: Operation, at: { processed: number; total?: number }) => {
+      progress.push(at);
+      return { ...record, progress: at, etag: 'e3' } as StoredOperation;
+    },
     finishOperation: async (record: Operation, input: CompleteOperationInput) => {
       statuses.push(record.status);
       finished.push(input);
     },
   };
-  return { activities: activities as unknown as TriggerActivityService, finished, statuses, applied };
+  return { activities: activities as unknown as TriggerActivityService, finished, statuses, applied, progress };
 }
 
 async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<void> {
@@ -63,6 +68,8 @@ describe('LocalOperationRunner', () => {
     expect(fake.finished[0]).toMatchObject({ operationId: 'op', candidates: 3, summary: { transitioned: 3 } });
     expect(fake.finished[0]!.error).toBeUndefined();
     expect(fake.statuses).toEqual(['running', 'running']); // marked running, then finished from that record
+    // Progress before each page: what was processed, and the total once the last page is found.
+    expect(fake.progress).toEqual([{ processed: 0 }, { processed: 2 }, { processed: 3, total: 3 }]);
   });
 
   it('does not write `running` for a single-instance operation', async () => {

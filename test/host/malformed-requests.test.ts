@@ -82,7 +82,8 @@ const cases: MalformedCase[] = [
   { name: 'workflow: 5,000 interests on one state', method: 'PUT', path: '/api/workflows/counter2', json: { ...workflow, id: 'counter2', states: { open: { interests: Array.from({ length: 5000 }, (_, i) => `topic:${i}`) } } }, status: 400, errorPath: 'states.open.interests' },
   { name: 'unknown route', method: 'GET', path: '/api/nothing-here', status: 404 },
   { name: 'outside /api', method: 'GET', path: '/index.html', status: 404 },
-  { name: 'method not allowed on workflows', method: 'DELETE', path: '/api/workflows/counter', status: 405 },
+  // DELETE of a workflow is a route since issue 15 (409 while it has instances); PATCH is not.
+  { name: 'method not allowed on workflows', method: 'PATCH', path: '/api/workflows/counter', json: {}, status: 405 },
   { name: 'method not allowed on triggers', method: 'PATCH', path: '/api/triggers', json: {}, status: 405 },
 ];
 

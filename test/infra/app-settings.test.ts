@@ -33,6 +33,8 @@ const AZURE_SETTINGS = [
   // Issue 14: lifecycle events' `source` names the deployment.
   'SIGNALBOX_EVENT_SOURCE_PREFIX',
   'SIGNALBOX_TASK_HUB',
+  // Issue 15: the retention recipe's setting (empty: off).
+  'SIGNALBOX_RETENTION_DAYS',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',
@@ -118,6 +120,8 @@ describe('app settings of the deployed function app', () => {
     expect(mainArgument('taskHubName')).toBe('taskHubName');
     expect(provided.get('SIGNALBOX_ALLOWED_HOSTS')!.text).toBe('allowedOutboundHosts');
     expect(mainArgument('allowedOutboundHosts')).toBe('allowedOutboundHosts');
+    expect(provided.get('SIGNALBOX_RETENTION_DAYS')!.text).toBe('retentionDays');
+    expect(mainArgument('retentionDays')).toBe('retentionDays');
   });
 
   it('wires one CORS parameter to the platform CORS config and to the app setting, off by default', () => {

@@ -117,6 +117,7 @@ async function brokenMidProcessing(instanceId: string, noticeLoss: boolean) {
       create: (...args) => store.create(...args),
       save: (...args) => store.save(...args),
       query: (...args) => store.query(...args),
+      purge: (...args) => store.purge(...args),
       get: async (...args) => {
         const read = await store.get(...args);
         if (pauseNextGet) {
@@ -186,4 +187,59 @@ it('surfaces a deleted table as a typed StorageError, never as a missing instanc
     expect(error).toBeInstanceOf(StorageError);
     expect(error).toMatchObject({ code: 'storage', statusCode: 404, retryable: false });
   }
+});
+
+describe('operating on Azure storage', () => {
+  it('migrates an instance: pinned to the new version, interests recomputed in the index, one history entry', async () => {
+    const engine = await worker();
+    await engine.createWorkflow({ ...counterWorkflow, id: 'counter-m' });
+    await engine.createInstance({ workflowId: 'counter-m', instanceId: 'migrant', context: { count: 0 } });
+    const latest = await engine.getWorkflow('counter-m');
+    const states = counterWorkflow.states as Record<string, { interests?: string[] }>;
+    const [first] = Object.keys(states);
+    const v2 = { ...counterWorkflow, id: 'counter-m', states: { ...states, [first!]: { ...states[first!], interests: [...(states[first!]!.interests ?? []), 'migrated-watchers'] } } };
+    await engine.addWorkflowVersion(v2, { ifMatch: latest.etag });
+    const { request } = await engine.operations.parseMigration('counter-m', { fromVersion: 1, toVersion: 2 });
+
+    expect(await engine.operations.migrate('migrant', request)).toMatchObject({ outcome: 'migrated' });
+    expect(await engine.operations.migrate('migrant', request)).toMatchObject({ outcome: 'skipped' });
+
+    expect(await admin.instances.get('migrant')).toMatchObject({ workflowVersion: 2 });
+    expect((await admin.interests.findCandidates(['migrated-watchers'])).items).toEqual(['migrant']);
+    const { items } = await collect((options) => admin.history.list('migrant', options), 1000);
+    expect(items.map((entry) => entry.event)).toEqual(['created', 'migrated']);
+  });
+
+  it('deletes every row, index row and the lease blob; a crash mid-deletion leaves nothing reachable and a second run finishes', async () => {
+    let crash = true;
+    const engine = await worker({
+      wrapInstances: (store) => ({
+        create: (...args) => store.create(...args),
+        save: (...args) => store.save(...args),
+        query: (...args) => store.query(...args),
+        get: (...args) => store.get(...args),
+        purge: async (...args) => {
+          if (crash) throw new StorageError('the worker died mid-deletion', 503, true);
+          return store.purge(...args);
+        },
+      }),
+    });
+    await newCounter(engine, 'doomed');
+    await engine.applyTrigger('doomed', increment('doomed', 'one'));
+    const subjects = (await admin.instances.get('doomed'))!.interests;
+    const blob = BlobServiceClient.fromConnectionString(testConnectionString()).getContainerClient(names.leaseContainer).getBlockBlobClient(leaseBlobName('doomed'));
+    expect(await blob.exists()).toBe(true);
+
+    await expect(engine.deleteInstance('doomed', { force: true })).rejects.toThrow('the worker died mid-deletion');
+    await expect(engine.getInstance('doomed')).rejects.toMatchObject({ code: 'notFound' });
+    expect((await engine.listInstances({ workflowId: 'counter' })).items.map((instance) => instance.id)).not.toContain('doomed');
+    expect((await admin.interests.findCandidates(subjects)).items).not.toContain('doomed');
+
+    crash = false;
+    await engine.deleteInstance('doomed');
+    expect(await admin.instances.get('doomed')).toBeUndefined();
+    expect((await admin.history.list('doomed')).items).toEqual([]);
+    expect(await blob.exists()).toBe(false);
+    await expect(engine.deleteInstance('doomed')).rejects.toMatchObject({ code: 'notFound' });
+  });
 });

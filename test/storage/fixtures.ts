@@ -1,6 +1,6 @@
 /** Test data and a per-file Azure storage on the Azurite that global-setup started. */
 import { workflowDefinitionSchema, type WorkflowDefinition } from '../../src/engine/definition';
-import { emptySummary, type Operation } from '../../src/engine/operation';
+import { emptySummary, type TriggerOperation } from '../../src/engine/operation';
 import type { HistoryEntry, Instance } from '../../src/engine/instance';
 import { createAzureStorage, type AzureStorage, type AzureStorageOptions } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -55,7 +55,7 @@ export function makeHistoryEntry(sequence: number, overrides: Partial<HistoryEnt
   };
 }
 
-export function makeOperation(id: string, overrides: Partial<Operation> = {}): Operation {
+export function makeOperation(id: string, overrides: Partial<TriggerOperation> = {}): TriggerOperation {
   return {
     id,
     triggerId: id,

@@ -27,6 +27,9 @@ param taskHubName string
 @description('Comma-separated hosts the invokeExternalService action may call; empty allows none.')
 param allowedOutboundHosts string = ''
 
+@description('Days after which finished instances are purged by the hourly retention function; empty turns retention off.')
+param retentionDays string = ''
+
 @allowed([
   '20'
   '22'
@@ -157,6 +160,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_EVENT_SOURCE_PREFIX'
           value: '/${functionAppName}'
+        }
+        {
+          name: 'SIGNALBOX_RETENTION_DAYS'
+          value: retentionDays
         }
         // The connection string only locates the component; with DisableLocalAuth the ingestion
         // endpoint accepts Entra ID tokens only (the authentication string names the identity).

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DeliveryStatus } from '../../engine/events/lifecycle-events';
 import { lifecycleEventTypeSchema } from '../../engine/events/lifecycle-event-type';
-import { instanceStatusSchema, OperationStatus, triggerOutcomeValues } from '../../engine/enums';
+import { instanceStatusSchema, operationOutcomeValues, OperationStatus, triggerOutcomeValues } from '../../engine/enums';
 import { HistoryEvent } from '../../engine/instance';
 import { WarningCode } from '../../engine/analysis';
 import { jsonObjectSchema } from '../../engine/json';
@@ -67,6 +67,8 @@ export const historyEntrySchema = z
   .object({
     at: timestamp,
     event: z.enum(Object.values(HistoryEvent) as [HistoryEvent, ...HistoryEvent[]]),
+    fromVersion: z.number().int().optional().meta({ description: 'Only for `migrated`.' }),
+    toVersion: z.number().int().optional().meta({ description: 'Only for `migrated`.' }),
     triggerId: nullableId,
     transitionId: nullableId,
     fromStateId: nullableId,
@@ -77,16 +79,31 @@ export const historyEntrySchema = z
 
 export const workflowSummarySchema = z.object({ id: z.string(), displayName: z.string(), version: z.number().int().min(1) }).meta({ id: 'WorkflowSummary' });
 
-const outcomeSchema = z.enum(triggerOutcomeValues);
+const outcomeSchema = z.enum(operationOutcomeValues);
+const migrationFilterSchema = z.object({ stateId: z.string().optional(), status: instanceStatusSchema.optional() });
 export const operationSchema = z
   .object({
     id: z.string(),
-    triggerId: z.string(),
+    kind: z.enum(['trigger', 'migration', 'bulk']).meta({ description: 'What the operation does: dispatch a trigger, migrate instances, or a bulk action.' }),
+    triggerId: z.string().optional().meta({ description: 'Only for `trigger`.' }),
+    migration: z
+      .object({ workflowId: z.string(), fromVersion: z.number().int(), toVersion: z.number().int(), stateMap: z.record(z.string(), z.string()), filter: migrationFilterSchema.optional() })
+      .optional()
+      .meta({ description: 'Only for `migration`: what it migrates.' }),
+    bulk: z
+      .object({
+        action: z.enum(['cancel', 'recover', 'suspend', 'resume', 'delete']),
+        filter: z.object({ workflowId: z.string(), stateId: z.string().optional(), status: instanceStatusSchema.optional(), subject: z.string().optional(), updatedBefore: z.string().optional() }),
+        stateId: z.string().optional(),
+        force: z.boolean().optional(),
+      })
+      .optional()
+      .meta({ description: 'Only for `bulk`: the action and its filter.' }),
     status: z.enum(Object.values(OperationStatus) as [OperationStatus, ...OperationStatus[]]),
     createdAt: timestamp,
     updatedAt: timestamp,
-    candidates: z.number().int().meta({ description: 'Instances the trigger was offered to.' }),
-    summary: z.object(Object.fromEntries(triggerOutcomeValues.map((outcome) => [outcome, z.number().int()])) as Record<(typeof triggerOutcomeValues)[number], z.ZodNumber>).meta({ description: 'How many instances had each outcome; counts all of them.' }),
+    candidates: z.number().int().meta({ description: 'Instances the operation was applied to.' }),
+    summary: z.partialRecord(outcomeSchema, z.number().int()).meta({ description: 'How many instances had each outcome (every outcome of the kind, 0 included); counts all of them.' }),
     instances: z
       .array(
         z.object({
@@ -95,13 +112,28 @@ export const operationSchema = z
           transitionId: z.string().optional(),
           fromStateId: z.string().optional(),
           toStateId: z.string().optional(),
-          error: z.string().optional().meta({ description: 'Only for `faulted`.' }),
+          error: z.string().optional().meta({ description: 'For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why.' }),
         }),
       )
       .meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
+    instancesTruncated: z.boolean().optional().meta({ description: 'True when `instances` does not hold every result; `summary` counts them all.' }),
+    progress: z
+      .object({ total: z.number().int().optional().meta({ description: 'Once every candidate is known.' }), processed: z.number().int() })
+      .optional()
+      .meta({ description: 'Only while `running`: for a progress bar.' }),
     error: z.string().optional().meta({ description: 'Only when `status` is `failed`: why the dispatch could not finish.' }),
   })
   .meta({ id: 'Operation' });
+
+const reportSample = z.array(z.string()).meta({ description: 'A few of the instance ids.' });
+export const migrationReportSchema = z
+  .object({
+    fromVersion: z.number().int(),
+    toVersion: z.number().int(),
+    rows: z.array(z.object({ fromStateId: z.string(), toStateId: z.string(), count: z.number().int(), sample: reportSample })).meta({ description: 'Instances that would move, per source and target state.' }),
+    blocked: z.array(z.object({ fromStateId: z.string(), reason: z.string(), count: z.number().int(), sample: reportSample })).meta({ description: 'Instances that cannot move, per source state and reason.' }),
+  })
+  .meta({ id: 'MigrationReport' });
 
 export const acceptedOperationSchema = z
   .object({ operationId: z.string(), status: operationSchema.shape.status, statusUrl: z.string().meta({ description: 'Where to poll: GET it until it answers 200.' }) })

@@ -134,7 +134,17 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const page = parseQuery(request, historyQuery);
       const instanceId = request.params.instanceId!;
       const history = await services.engine.getHistory(instanceId, page);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event }) => ({ at, event, triggerId, transitionId, fromStateId, toStateId, status }));
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion }) => ({
+        at,
+        event,
+        triggerId,
+        transitionId,
+        fromStateId,
+        toStateId,
+        status,
+        ...(fromVersion !== undefined ? { fromVersion } : {}),
+        ...(toVersion !== undefined ? { toVersion } : {}),
+      }));
       return { status: 200, body: pageBody(items, history) };
     },
   },

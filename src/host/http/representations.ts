@@ -26,15 +26,18 @@ export function instanceBody(instance: StoredInstance) {
 }
 
 export function operationBody(operation: StoredOperation) {
+  const kind = operation.kind ?? 'trigger';
   return {
     id: operation.id,
-    triggerId: operation.triggerId,
+    kind,
+    ...(operation.kind === 'migration' ? { migration: operation.migration } : operation.kind === 'bulk' ? { bulk: operation.bulk } : { triggerId: operation.triggerId }),
     status: operation.status,
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
     candidates: operation.candidates,
     summary: operation.summary,
     instances: operation.instances,
+    ...(operation.progress && operation.status === 'running' ? { progress: operation.progress } : {}),
     ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
     ...(operation.error ? { error: operation.error } : {}),
   };

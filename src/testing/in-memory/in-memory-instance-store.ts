@@ -97,6 +97,17 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return pageOf(matches, options);
   }
 
+  async purge(instanceId: string, _options?: OperationOptions): Promise<void> {
+    this.histories.delete(instanceId);
+    this.outboxes.delete(instanceId);
+    this.instances.delete(instanceId);
+  }
+
+  /** Whether anything of the instance is left: its row, history or outbox rows (tests). */
+  holdsAnythingOf(instanceId: string): boolean {
+    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId);
+  }
+
   async list(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>> {
     // Sequence numbers are array positions (store() checks them), so the range is a slice.
     return pageOf((this.histories.get(instanceId) ?? []).slice(options?.fromSequence ?? 0), options);

@@ -28,6 +28,8 @@ interface LeaseState {
 
 export class InMemoryLeaseProvider implements LeaseProvider {
   private readonly leases = new Map<string, LeaseState>();
+  /** Names with a lease "blob": created by the first lease of a name, removed by `discard`. */
+  private readonly names = new Set<string>();
   private readonly defaultMaxWaitInMs: number;
   /** Number of leases granted so far (tests). */
   acquisitions = 0;
@@ -41,11 +43,15 @@ export class InMemoryLeaseProvider implements LeaseProvider {
     assertLeaseDuration(duration);
     const holder = await this.acquire(name, options.maxWaitInMs ?? this.defaultMaxWaitInMs, options.abortSignal);
     const state = this.leases.get(name)!;
+    this.names.add(name);
     const handle: LeaseHandle = {
       name,
       signal: holder.controller.signal,
       assertHeld: () => {
         if (holder.controller.signal.aborted || state.holder !== holder) throw new LeaseLostError(name);
+      },
+      discard: async () => {
+        this.names.delete(name);
       },
     };
     try {
@@ -64,6 +70,11 @@ export class InMemoryLeaseProvider implements LeaseProvider {
     holder.controller.abort(new LeaseLostError(name));
     this.handOver(name, state);
     return true;
+  }
+
+  /** Whether the name has a lease "blob" (a lease was taken and not discarded since). */
+  exists(name: string): boolean {
+    return this.names.has(name);
   }
 
   isHeld(name: string): boolean {

@@ -43,6 +43,10 @@ export class InMemoryWorkflowStore implements WorkflowStore {
     return options.version === undefined ? versions[versions.length - 1] : versions.find((item) => item.version === options.version);
   }
 
+  async delete(workflowId: string, _options?: OperationOptions): Promise<void> {
+    this.workflows.delete(workflowId);
+  }
+
   async list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
     const summaries = [...this.workflows.keys()].sort().map((id) => {
       const latest = this.workflows.get(id)!.at(-1)!;

@@ -1,6 +1,6 @@
 /** The InstanceStore + HistoryStore contract, run against every implementation. */
 import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/errors';
-import type { HistoryStore, InstanceStore } from '../../../src/engine/ports';
+import type { HistoryStore, InstanceStore, OutboxStore } from '../../../src/engine/ports';
 import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
 
 export interface InstanceStores {
@@ -30,6 +30,26 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect(withoutEtag(stored)).toEqual(instance);
       expect(await instances.get('i-create')).toEqual(stored);
       expect((await history.list('i-create')).items).toEqual([makeHistoryEntry(0)]);
+    });
+
+    it('purges an instance: every history entry (over several transactions) and outbox row, then the instance; absent is fine', async () => {
+      const entries = Array.from({ length: 150 }, (_, sequence) => makeHistoryEntry(sequence));
+      let stored = await instances.create(makeInstance('i-purge', { historyLength: 1 }), { history: entries.slice(0, 1) });
+      stored = await instances.save(makeInstance('i-purge', { historyLength: 90 }), { history: entries.slice(1, 90) }, { ifMatch: stored.etag });
+      const outboxRow = { id: 'row-1', kind: 'trigger' as const, payload: { id: 'row-1', name: 'Raised', subjects: ['x'] } };
+      await instances.save(makeInstance('i-purge', { historyLength: 150, outbox: ['row-1'] }), { history: entries.slice(90), outbox: [outboxRow] }, { ifMatch: stored.etag });
+      const outbox = instances as unknown as OutboxStore;
+      expect(await outbox.listOutbox('i-purge')).toHaveLength(1);
+      await instances.create(makeInstance('i-neighbour', { historyLength: 1 }), { history: [makeHistoryEntry(0)] });
+
+      await instances.purge('i-purge');
+
+      expect(await instances.get('i-purge')).toBeUndefined();
+      expect((await history.list('i-purge')).items).toEqual([]);
+      expect(await outbox.listOutbox('i-purge')).toEqual([]);
+      expect(await instances.get('i-neighbour')).toBeDefined();
+      await instances.purge('i-purge');
+      await instances.purge('i-never');
     });
 
     it('never overwrites on create: a duplicate id is a ConflictError and the original stays', async () => {

@@ -20,6 +20,22 @@ export function workflowStoreContract(label: string, create: () => Promise<Workf
       expect((await store.get('create-read', { version: 1 }))?.definition).toEqual(definition);
     });
 
+    it('deletes every version; the id can then be created anew as version 1; absent is fine', async () => {
+      const v1 = await store.create(makeDefinition('doomed', 'One'));
+      await store.update(makeDefinition('doomed', 'Two'), { ifMatch: v1.etag });
+      await store.create(makeDefinition('survivor'));
+
+      await store.delete('doomed');
+
+      expect(await store.get('doomed')).toBeUndefined();
+      expect(await store.get('doomed', { version: 1 })).toBeUndefined();
+      expect(await store.get('doomed', { version: 2 })).toBeUndefined();
+      expect((await collect((page) => store.list(page), 100)).items.map((summary) => summary.id)).not.toContain('doomed');
+      expect(await store.get('survivor')).toBeDefined();
+      expect((await store.create(makeDefinition('doomed', 'Again'))).version).toBe(1);
+      await store.delete('never-was');
+    });
+
     it('refuses to create an id that exists, leaving it unchanged', async () => {
       const first = await store.create(makeDefinition('dup', 'First'));
       await expect(store.create(makeDefinition('dup', 'Second'))).rejects.toBeInstanceOf(ConflictError);

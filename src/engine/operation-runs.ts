@@ -1,0 +1,187 @@
+/**
+ * @module The engine's side of migrations and bulk actions: selecting the instances a request covers,
+ * a page at a time (the hosts' operation fan-out pages it exactly as it pages a trigger's candidates),
+ * the migration's dry-run report, and the step applied to one instance under its lease, through the
+ * run loop (instance-runtime.ts) like every other change.
+ */
+import type { WorkflowDefinition } from './definition';
+import { migrationVerdict } from './decide-migrate';
+import type { Decided, Guard, InstanceRuntime } from './instance-runtime';
+import type { Engine, EnginePorts } from './engine';
+import { ActionOutcome, TriggerOutcome } from './enums';
+import { ConflictError, NotFoundError, ValidationError } from './errors';
+import type { StoredInstance } from './instance';
+import type { InstanceResult } from './operation';
+import {
+  BulkAction,
+  bulkDoneOutcome,
+  matchesSelection,
+  migrationRequestSchema,
+  migrationSelection,
+  type BulkRequest,
+  type InstanceSelection,
+  type MigrationRequest,
+} from './operation-work';
+import { pagedList } from './paging';
+import type { OperationOptions, Page, PageOptions } from './ports';
+import { parseWith } from './validation';
+
+/** Instance ids listed per state in a dry-run report. */
+export const MIGRATION_SAMPLE_SIZE = 5;
+
+export interface MigrationReportRow {
+  readonly fromStateId: string;
+  readonly toStateId: string;
+  readonly count: number;
+  readonly sample: readonly string[];
+}
+
+export interface MigrationBlockedRow {
+  readonly fromStateId: string;
+  readonly reason: string;
+  readonly count: number;
+  readonly sample: readonly string[];
+}
+
+export interface MigrationReport {
+  readonly fromVersion: number;
+  readonly toVersion: number;
+  /** Instances that would move, per source and target state. */
+  readonly rows: readonly MigrationReportRow[];
+  /** Instances that cannot move, per source state and reason. */
+  readonly blocked: readonly MigrationBlockedRow[];
+}
+
+export class OperationRuns {
+  constructor(
+    private readonly engine: Engine,
+    private readonly ports: EnginePorts,
+    private readonly runtime: InstanceRuntime,
+    private readonly relayAfter: (decided: Decided, options: OperationOptions) => Promise<void>,
+  ) {}
+
+  /**
+   * Validates a migration request for `workflowId` (ValidationError naming the field; NotFoundError for
+   * an unknown workflow): both versions exist, they differ, and every mapped state exists on its side.
+   */
+  async parseMigration(workflowId: string, input: unknown, options: OperationOptions = {}): Promise<{ request: MigrationRequest; dryRun: boolean }> {
+    const parsed = parseWith(migrationRequestSchema, input, 'The migration request is invalid');
+    await this.engine.getWorkflow(workflowId, undefined, options);
+    const problems: { path: string; message: string }[] = [];
+    const version = async (path: string, number: number): Promise<WorkflowDefinition | undefined> => {
+      try {
+        return (await this.engine.getWorkflow(workflowId, number, options)).definition;
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        problems.push({ path, message: `workflow "${workflowId}" has no version ${number}` });
+        return undefined;
+      }
+    };
+    const from = await version('fromVersion', parsed.fromVersion);
+    const to = await version('toVersion', parsed.toVersion);
+    if (parsed.fromVersion === parsed.toVersion) problems.push({ path: 'toVersion', message: 'must differ from fromVersion' });
+    for (const [source, target] of Object.entries(parsed.stateMap)) {
+      if (from && !Object.hasOwn(from.states, source)) problems.push({ path: `stateMap.${source}`, message: `version ${parsed.fromVersion} has no state "${source}"` });
+      if (to && !Object.hasOwn(to.states, target)) problems.push({ path: `stateMap.${source}`, message: `version ${parsed.toVersion} has no state "${target}"` });
+    }
+    if (problems.length > 0) throw new ValidationError('The migration request is invalid', problems);
+    const request: MigrationRequest = {
+      workflowId,
+      fromVersion: parsed.fromVersion,
+      toVersion: parsed.toVersion,
+      stateMap: parsed.stateMap,
+      ...(parsed.filter && (parsed.filter.stateId !== undefined || parsed.filter.status !== undefined) ? { filter: parsed.filter } : {}),
+    };
+    return { request, dryRun: parsed.dryRun };
+  }
+
+  /**
+   * One page of the ids a selection covers: a query of the workflow's instances (or, with `subject`, a
+   * page of the interest index), filtered by the rest of the selection. Pages may be short (filtered);
+   * each instance is checked again under its lease. Instances being deleted are only listed for
+   * `includeDeleting` (a repeated purge finishes them).
+   */
+  async selectPage(selection: InstanceSelection, pageOptions: PageOptions = {}, includeDeleting = false): Promise<Page<string>> {
+    if (selection.subject !== undefined) return this.ports.interests.findCandidates([selection.subject], pageOptions);
+    const page = await this.queryInstances(selection, pageOptions, includeDeleting);
+    const items = page.items.map((instance) => instance.id);
+    return page.continuationToken ? { items, continuationToken: page.continuationToken } : { items };
+  }
+
+  /** What a migration would do, changing nothing: counts per source and target state, and what cannot move and why. */
+  async migrationReport(request: MigrationRequest, options: OperationOptions = {}): Promise<MigrationReport> {
+    const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
+    const rows = new Map<string, { fromStateId: string; toStateId: string; count: number; sample: string[] }>();
+    const blocked = new Map<string, { fromStateId: string; reason: string; count: number; sample: string[] }>();
+    const selection = migrationSelection(request);
+    const instances = pagedList((page) => this.queryInstances(selection, page), { ...options, maxPageSize: 1000 });
+    for await (const instance of instances) {
+      const verdict = migrationVerdict(request, target, instance);
+      const row = verdict.move
+        ? getOrAdd(rows, `${instance.stateId}\u0000${verdict.toStateId}`, () => ({ fromStateId: instance.stateId, toStateId: verdict.toStateId, count: 0, sample: [] }))
+        : getOrAdd(blocked, `${instance.stateId}\u0000${verdict.reason}`, () => ({ fromStateId: instance.stateId, reason: verdict.reason, count: 0, sample: [] }));
+      row.count += 1;
+      if (row.sample.length < MIGRATION_SAMPLE_SIZE) row.sample.push(instance.id);
+    }
+    const byState = <T extends { fromStateId: string }>(a: T, b: T) => (a.fromStateId < b.fromStateId ? -1 : a.fromStateId > b.fromStateId ? 1 : 0);
+    return { fromVersion: request.fromVersion, toVersion: request.toVersion, rows: [...rows.values()].sort(byState), blocked: [...blocked.values()].sort(byState) };
+  }
+
+  /** Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or `notFound`. */
+  async migrate(instanceId: string, request: MigrationRequest, options: OperationOptions = {}): Promise<InstanceResult> {
+    const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
+    const decided = await this.runtime.migrate(instanceId, request, target, options);
+    await this.relayAfter(decided, options);
+    return decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
+  }
+
+  /**
+   * Applies a bulk action to one instance under its lease, its filter checked again there (`skipped`
+   * when it no longer matches). A status that does not allow the action is `conflict`, with why.
+   */
+  async applyBulk(instanceId: string, request: BulkRequest, options: OperationOptions = {}): Promise<InstanceResult> {
+    const guard: Guard = (stored: StoredInstance) =>
+      matchesSelection(stored, request.filter) ? undefined : { instanceId, outcome: ActionOutcome.skipped, fromStateId: stored.stateId, error: 'no longer matches the filter' };
+    let decided: Decided;
+    try {
+      decided = await this.decideBulk(instanceId, request, options, guard);
+    } catch (error) {
+      if (error instanceof ConflictError) return { instanceId, outcome: ActionOutcome.conflict, error: error.message };
+      throw error;
+    }
+    await this.relayAfter(decided, options);
+    const result = decided.decision?.result;
+    if (!result) return { instanceId, outcome: TriggerOutcome.notFound };
+    // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays).
+    return result.outcome === TriggerOutcome.transitioned ? { ...result, outcome: bulkDoneOutcome(request.action) } : result;
+  }
+
+  private decideBulk(instanceId: string, request: BulkRequest, options: OperationOptions, guard: Guard): Promise<Decided> {
+    switch (request.action) {
+      case BulkAction.cancel:
+        return this.runtime.cancel(instanceId, options, guard);
+      case BulkAction.recover:
+        return this.runtime.recover(instanceId, request.stateId!, options, guard);
+      case BulkAction.suspend:
+        return this.runtime.suspend(instanceId, options, guard);
+      case BulkAction.resume:
+        return this.runtime.resume(instanceId, options, guard);
+      case BulkAction.delete:
+        return this.runtime.delete(instanceId, request.force ?? false, options, guard);
+    }
+  }
+
+  /** The workflow's instances, narrowed by the store's columns (state, status), then by the rest of the selection. */
+  private async queryInstances(selection: InstanceSelection, pageOptions: PageOptions, includeDeleting = false): Promise<Page<StoredInstance>> {
+    const { workflowId, stateId, status } = selection;
+    const page = await this.ports.instances.query({ workflowId, ...(stateId !== undefined ? { stateId } : {}), ...(status !== undefined ? { status } : {}) }, pageOptions);
+    const items = page.items.filter((instance) => (includeDeleting || !instance.deleting) && matchesSelection(instance, selection));
+    return page.continuationToken ? { items, continuationToken: page.continuationToken } : { items };
+  }
+}
+
+function getOrAdd<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = create()));
+  return value;
+}

@@ -1,0 +1,152 @@
+/**
+ * @module Operating a live system: migrations between versions (dry run, or an operation), suspend and
+ * resume, bulk actions (an operation), deleting instances and workflows.
+ */
+import { z } from 'zod';
+import { bulkRequestSchema, migrationRequestSchema, type BulkRequest } from '../../engine/operation-work';
+import { acceptedHeaders, acceptedOperationSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
+import { parseWith } from '../../engine/validation';
+import { readJsonBody } from './request-body';
+import { parseQuery } from './query';
+import { instanceBody } from './representations';
+import { acceptedOperation } from './trigger-routes';
+import type { RouteDefinition } from './types';
+
+const forceShape = { force: z.enum(['true', 'false']).optional().meta({ description: 'Delete a waiting or initializing instance too.' }) };
+const forceQuery = z.object(forceShape);
+const instancePath = z.object({ instanceId: z.string() });
+const workflowPath = z.object({ workflowId: z.string() });
+const noQuery = z.object({});
+const accepted = { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders };
+const instanceAnswer = (description: string) => ({ description, body: instanceSchema, headers: etagHeaders });
+
+export const operateRoutes: readonly RouteDefinition[] = [
+  {
+    name: 'migrateInstances',
+    methods: ['POST'],
+    route: 'workflows/{workflowId}/migrations',
+    authLevel: 'function',
+    contract: {
+      summary: 'Migrate instances to another version of their workflow',
+      description: 'A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.',
+      tags: ['operations'],
+      path: workflowPath,
+      query: noQuery,
+      body: migrationRequestSchema,
+      responses: {
+        200: { description: 'The dry run\'s report: what would move where, and what cannot move and why.', body: migrationReportSchema },
+        202: accepted,
+        400: 'The request is invalid (a version or a mapped state that does not exist).',
+        404: 'No such workflow.',
+      },
+    },
+    async handle(request, { engine, triggers }) {
+      parseQuery(request, {});
+      const { request: migration, dryRun } = await engine.operations.parseMigration(request.params.workflowId!, readJsonBody(request));
+      if (dryRun) return { status: 200, body: await engine.operations.migrationReport(migration) };
+      return acceptedOperation(await triggers.submitWork({ migration }));
+    },
+  },
+  {
+    name: 'deleteWorkflow',
+    methods: ['DELETE'],
+    route: 'workflows/{workflowId}',
+    authLevel: 'function',
+    contract: {
+      summary: 'Delete a workflow and every version of it',
+      tags: ['workflows'],
+      path: workflowPath,
+      query: noQuery,
+      responses: { 204: { description: 'Deleted.' }, 404: 'No such workflow.', 409: 'Instances of it exist: delete them first.' },
+    },
+    async handle(request, { engine }) {
+      parseQuery(request, {});
+      await engine.deleteWorkflow(request.params.workflowId!);
+      return { status: 204 };
+    },
+  },
+  {
+    name: 'deleteInstance',
+    methods: ['DELETE'],
+    route: 'instances/{instanceId}',
+    authLevel: 'function',
+    contract: {
+      summary: 'Delete an instance with its history',
+      description: 'Removes the instance, its history, outbox rows, interest index rows and lease.',
+      tags: ['instances'],
+      path: instancePath,
+      query: forceQuery,
+      responses: { 204: { description: 'Deleted.' }, 404: 'No such instance.', 409: 'The instance is waiting or initializing (use force=true).' },
+    },
+    async handle(request, { engine }) {
+      const { force } = parseQuery(request, forceShape);
+      await engine.deleteInstance(request.params.instanceId!, { force: force === 'true' });
+      return { status: 204 };
+    },
+  },
+  {
+    name: 'suspendInstance',
+    methods: ['POST'],
+    route: 'instances/{instanceId}/suspend',
+    authLevel: 'function',
+    contract: {
+      summary: 'Suspend a waiting instance',
+      description: 'A suspended instance takes no triggers (`notActive`) until resumed. Takes no body.',
+      tags: ['instances'],
+      path: instancePath,
+      query: noQuery,
+      responses: { 200: instanceAnswer('The instance, now `suspended`.'), 404: 'No such instance.', 409: 'The instance is not waiting.' },
+    },
+    async handle(request, { engine }) {
+      parseQuery(request, {});
+      readJsonBody(request, { optional: true });
+      const instance = await engine.suspend(request.params.instanceId!);
+      return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
+    },
+  },
+  {
+    name: 'resumeInstance',
+    methods: ['POST'],
+    route: 'instances/{instanceId}/resume',
+    authLevel: 'function',
+    contract: {
+      summary: 'Resume a suspended instance',
+      description: 'Takes no body.',
+      tags: ['instances'],
+      path: instancePath,
+      query: noQuery,
+      responses: { 200: instanceAnswer('The instance, `waiting` again.'), 404: 'No such instance.', 409: 'The instance is not suspended.' },
+    },
+    async handle(request, { engine }) {
+      parseQuery(request, {});
+      readJsonBody(request, { optional: true });
+      const instance = await engine.resume(request.params.instanceId!);
+      return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
+    },
+  },
+  {
+    name: 'bulkInstances',
+    methods: ['POST'],
+    route: 'instances/bulk',
+    authLevel: 'function',
+    contract: {
+      summary: 'Act on every instance a filter matches',
+      description: 'cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each.',
+      tags: ['operations'],
+      query: noQuery,
+      body: bulkRequestSchema,
+      responses: { 202: accepted },
+    },
+    async handle(request, { triggers }) {
+      parseQuery(request, {});
+      const parsed = parseWith(bulkRequestSchema, readJsonBody(request), 'The bulk request is invalid');
+      const bulk: BulkRequest = {
+        action: parsed.action,
+        filter: parsed.filter,
+        ...(parsed.stateId !== undefined ? { stateId: parsed.stateId } : {}),
+        ...(parsed.force ? { force: true } : {}),
+      };
+      return acceptedOperation(await triggers.submitWork({ bulk }));
+    },
+  },
+];
