@@ -14,6 +14,7 @@ import { decideCreate, type NewInstance } from './decide-create';
 import { oversizeFaultDecision } from './decide-fault';
 import { decideRecover } from './decide-recover';
 import { decideTrigger } from './decide-trigger';
+import { dryRunTrigger, type DryRunResult } from './dry-run';
 import type { Effects } from './effects';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
@@ -110,6 +111,17 @@ export class InstanceRuntime {
       (stored, { definition, effects }) => decideTrigger(definition, stored, trigger, effects, this.options.registry),
       options,
     );
+  }
+
+  /**
+   * What `trigger` would do to the instance: the same decision as applyTrigger, on the instance as it is
+   * now, with no lease and nothing saved or relayed (dry-run.ts). Undefined when the instance does not exist.
+   */
+  async dryRun(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<DryRunResult | undefined> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored) return undefined;
+    const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
+    return dryRunTrigger(definition, stored, trigger, this.effects(`${instanceId}|dry-run`, options.abortSignal), this.options.registry);
   }
 
   recover(instanceId: string, stateId: string, options?: OperationOptions): Promise<Decided> {

@@ -1,4 +1,5 @@
 /** @module Operations: the long-running-operation record of one trigger's dispatch. */
+import type { TraceEntry } from './decision-trace';
 import { TriggerOutcome, type OperationStatus } from './enums';
 import type { Trigger } from './trigger';
 
@@ -17,7 +18,9 @@ export interface InstanceResult {
    * Only for `duplicate`: what the trigger did when it was applied, from the instance's own record
    * (instance.ts, `appliedTriggers`).
    */
-  readonly applied?: Omit<InstanceResult, 'instanceId' | 'applied'>;
+  readonly applied?: Omit<InstanceResult, 'instanceId' | 'applied' | 'trace'>;
+  /** The conditions evaluated, in order (decision-trace.ts); absent when none were (duplicate, notActive, ...). */
+  readonly trace?: readonly TraceEntry[];
 }
 
 /**
