@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger to one instance
-         * @description The instance id is the only subject; a body naming `subjects` is refused.
+         * @description The instance id is the only subject; a body naming `subjects` is refused. With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.
          */
         post: operations["sendInstanceTrigger"];
         delete?: never;
@@ -160,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger
-         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB.
+         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. With `?dryRun=true`: 200 with what it would do to each of the first 100 candidates; nothing is saved, leased or dispatched.
          */
         post: operations["sendTrigger"];
         delete?: never;
@@ -327,6 +327,77 @@ export interface components {
             /** @enum {string} */
             status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
         };
+        /** @description What the trigger would do to each instance; nothing was saved, leased or dispatched. */
+        DryRun: {
+            instances: {
+                instanceId: string;
+                /** @enum {string} */
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound";
+                transitionId?: string;
+                fromStateId?: string;
+                toStateId?: string;
+                /** @description Only for `faulted`. */
+                error?: string;
+                /** @description The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested). */
+                trace?: components["schemas"]["TraceEntry"][];
+                /** @description The context the instance would have afterwards (as it is, when nothing would change). */
+                contextAfter: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                /** @description Lifecycle events it would publish. */
+                events: unknown[];
+                /** @description Triggers its actions would raise (not raised). */
+                raisedTriggers: {
+                    name: string;
+                    subjects: string[];
+                    contentType?: string;
+                    parameters?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                }[];
+                /** @description The actions it would run, in order, with their rendered inputs; none is performed. */
+                actions: {
+                    /** @description Where the action is, as a fault would name it. */
+                    step: string;
+                    type: string;
+                    /** @description `invokeExternalService`: the request it would send (not sent). */
+                    request?: {
+                        method: string;
+                        url: string;
+                        body?: unknown;
+                    };
+                    /** @description `log`: the line it would write. */
+                    log?: {
+                        level: string;
+                        message: string;
+                        properties: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @description `raiseTrigger`: the trigger it would raise. */
+                    trigger?: {
+                        name: string;
+                        subjects: string[];
+                        contentType?: string;
+                        parameters?: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                    };
+                }[];
+            }[];
+            /** @description True when there were more than 100 candidates: only the first 100 were decided. */
+            truncated: boolean;
+        };
+        TraceEntry: {
+            /** @description The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
+            path: string;
+            /** @description The condition type. */
+            type: string;
+            /** @description `skipped`: not evaluated, an earlier condition decided (short-circuit). */
+            result: boolean | ("error" | "skipped");
+            /** @description A short explanation: the expression's value, the external service's answer, the error. */
+            detail?: string;
+        };
         AcceptedOperation: {
             operationId: string;
             /** @enum {string} */
@@ -373,6 +444,8 @@ export interface components {
                 toStateId?: string;
                 /** @description Only for `faulted`. */
                 error?: string;
+                /** @description The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested). */
+                trace?: components["schemas"]["TraceEntry"][];
             }[];
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
@@ -1243,7 +1316,10 @@ export interface operations {
     };
     sendInstanceTrigger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: answer 200 with what the trigger would do, changing nothing. */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path: {
                 instanceId: string;
@@ -1263,6 +1339,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run: what the trigger would do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryRun"];
+                };
+            };
             /** @description Accepted: poll `statusUrl` until it answers 200. */
             202: {
                 headers: {
@@ -1505,7 +1590,10 @@ export interface operations {
     };
     sendTrigger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: answer 200 with what the trigger would do, changing nothing. */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1524,6 +1612,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Dry run: what the trigger would do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryRun"];
+                };
+            };
             /** @description Accepted: poll `statusUrl` until it answers 200. */
             202: {
                 headers: {

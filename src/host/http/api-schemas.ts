@@ -58,6 +58,27 @@ export const historyEntrySchema = z
 export const workflowSummarySchema = z.object({ id: z.string(), displayName: z.string(), version: z.number().int().min(1) }).meta({ id: 'WorkflowSummary' });
 
 const outcomeSchema = z.enum(triggerOutcomeValues);
+
+export const traceEntrySchema = z
+  .object({
+    path: z.string().meta({ description: 'The condition\'s JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`.' }),
+    type: z.string().meta({ description: 'The condition type.' }),
+    result: z.union([z.boolean(), z.enum(['error', 'skipped'])]).meta({ description: '`skipped`: not evaluated, an earlier condition decided (short-circuit).' }),
+    detail: z.string().optional().meta({ description: 'A short explanation: the expression\'s value, the external service\'s answer, the error.' }),
+  })
+  .meta({ id: 'TraceEntry' });
+const traceSchema = z.array(traceEntrySchema).meta({ description: 'The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested).' });
+
+const instanceResultShape = {
+  instanceId: z.string(),
+  outcome: outcomeSchema,
+  transitionId: z.string().optional(),
+  fromStateId: z.string().optional(),
+  toStateId: z.string().optional(),
+  error: z.string().optional().meta({ description: 'Only for `faulted`.' }),
+  trace: traceSchema.optional(),
+};
+
 export const operationSchema = z
   .object({
     id: z.string(),
@@ -69,19 +90,48 @@ export const operationSchema = z
     summary: z.object(Object.fromEntries(triggerOutcomeValues.map((outcome) => [outcome, z.number().int()])) as Record<(typeof triggerOutcomeValues)[number], z.ZodNumber>).meta({ description: 'How many instances had each outcome; counts all of them.' }),
     instances: z
       .array(
-        z.object({
-          instanceId: z.string(),
-          outcome: outcomeSchema,
-          transitionId: z.string().optional(),
-          fromStateId: z.string().optional(),
-          toStateId: z.string().optional(),
-          error: z.string().optional().meta({ description: 'Only for `faulted`.' }),
-        }),
+        z.object(instanceResultShape),
       )
       .meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
     error: z.string().optional().meta({ description: 'Only when `status` is `failed`: why the dispatch could not finish.' }),
   })
   .meta({ id: 'Operation' });
+
+const triggerToRaiseSchema = z.object({
+  name: z.string(),
+  subjects: z.array(z.string()),
+  contentType: z.string().optional(),
+  parameters: jsonObjectSchema.optional(),
+});
+
+export const dryRunSchema = z
+  .object({
+    instances: z.array(
+      z.object({
+        ...instanceResultShape,
+        contextAfter: jsonObjectSchema.meta({ description: 'The context the instance would have afterwards (as it is, when nothing would change).' }),
+        events: z.array(z.unknown()).meta({ description: 'Lifecycle events it would publish.' }),
+        raisedTriggers: z.array(triggerToRaiseSchema).meta({ description: 'Triggers its actions would raise (not raised).' }),
+        actions: z
+          .array(
+            z.object({
+              step: z.string().meta({ description: 'Where the action is, as a fault would name it.' }),
+              type: z.string(),
+              request: z.object({ method: z.string(), url: z.string(), body: z.unknown().optional() }).optional().meta({ description: '`invokeExternalService`: the request it would send (not sent).' }),
+              log: z.object({ level: z.string(), message: z.string(), properties: z.record(z.string(), z.unknown()) }).optional().meta({ description: '`log`: the line it would write.' }),
+              trigger: triggerToRaiseSchema.optional().meta({ description: '`raiseTrigger`: the trigger it would raise.' }),
+            }),
+          )
+          .meta({ description: 'The actions it would run, in order, with their rendered inputs; none is performed.' }),
+      }),
+    ),
+    truncated: z.boolean().meta({ description: 'True when there were more than 100 candidates: only the first 100 were decided.' }),
+  })
+  .meta({ id: 'DryRun', description: 'What the trigger would do to each instance; nothing was saved, leased or dispatched.' });
+
+export const dryRunQuerySchema = z.object({
+  dryRun: z.enum(['true', 'false']).optional().meta({ description: '`true`: answer 200 with what the trigger would do, changing nothing.' }),
+});
 
 export const acceptedOperationSchema = z
   .object({ operationId: z.string(), status: operationSchema.shape.status, statusUrl: z.string().meta({ description: 'Where to poll: GET it until it answers 200.' }) })

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../engine/errors';
 import type { StoredOperation } from '../../engine/operation';
 import { triggerFieldsSchema, parseTrigger } from '../../engine/trigger';
 import { z } from 'zod';
-import { acceptedHeaders, acceptedOperationSchema, operationSchema, retryAfterHeaders } from './api-schemas';
+import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, operationSchema, retryAfterHeaders } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import { operationBody, operationUrl } from './representations';
@@ -34,13 +34,21 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Send a trigger',
-      description: 'Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB.',
+      description:
+        'Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. ' +
+        'With `?dryRun=true`: 200 with what it would do to each of the first 100 candidates; nothing is saved, leased or dispatched.',
       tags: ['triggers'],
+      query: dryRunQuerySchema,
       body: triggerFieldsSchema,
-      responses: { 202: { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders } },
+      responses: {
+        200: { description: 'Dry run: what the trigger would do.', body: dryRunSchema },
+        202: { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders },
+      },
     },
     async handle(request, services) {
+      const { dryRun } = parseQuery(request, dryRunQuerySchema);
       const trigger = parseTrigger(readJsonBody(request), services.newId);
+      if (dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       return acceptedOperation(await services.triggers.submit(trigger));
     },
   },
