@@ -56,12 +56,13 @@ export async function runClientWalkthrough(baseUrl: string, options: { apiKey?: 
 
   // 3. Send a trigger to a subject, then wait for its operation.
   const update = await client.POST('/triggers', { body: { name: 'Update', subjects: ['claimant:ann'], parameters: { amount: 120, description: 'Train' } } });
-  if (!update.data) throw new Error(`the trigger was refused: ${update.error?.detail}`);
+  // Without ?dryRun=true the answer is always 202 with an operation (the 200 body is a dry run's).
+  if (!update.data || !('operationId' in update.data)) throw new Error(`the trigger was refused: ${update.error?.detail}`);
   const updated = await waitForOperation(client, update.data.operationId, { intervalInMs: 50 });
 
   // 4. Submit, addressed to the instance itself.
   const submit = await client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId: claimId } }, body: { name: 'Submit', parameters: { at: '2026-11-22' } } });
-  if (!submit.data) throw new Error(`the trigger was refused: ${submit.error?.detail}`);
+  if (!submit.data || !('operationId' in submit.data)) throw new Error(`the trigger was refused: ${submit.error?.detail}`);
   const submitted = await waitForOperation(client, submit.data.operationId, { intervalInMs: 50 });
 
   // 5. Read the instance, then ask again with its ETag: 304 while nothing changed.

@@ -447,6 +447,8 @@ export interface components {
                 /** @description The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested). */
                 trace?: components["schemas"]["TraceEntry"][];
             }[];
+            /** @description True when some results carry no `trace`: only the first 100 results keep theirs (and at most 160,000 characters of traces). */
+            tracesTruncated?: boolean;
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
         };

@@ -126,6 +126,7 @@ export class TriggerActivityService implements TriggerActivities {
       candidates: input.candidates,
       summary: input.summary,
       instances: input.instances,
+      ...(input.tracesTruncated ? { tracesTruncated: true } : {}),
       ...(input.error === undefined ? {} : { error: input.error }),
     });
   }

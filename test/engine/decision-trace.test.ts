@@ -1,6 +1,7 @@
 /** Decision traces (issue 16): every per-instance result says which conditions were evaluated and how. */
 import { z } from 'zod';
 import { createRegistry, defineCondition, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
+import { MAX_TRACED_RESULTS, accumulateResults, emptyTotals, mergeTotals } from '../../src/engine/operation';
 import { localHttp } from '../outbound/support';
 import { instanceIn, processTrigger, startServer, json, testEffects, trigger } from './support';
 
@@ -135,5 +136,22 @@ describe('decision traces', () => {
     const long = `"${'x'.repeat(500)}" = "y"`;
     const { result } = await decide(workflow({ transitions: [{ id: 'submit', targetStateId: 'review', conditions: [{ type: 'expression', expression: long }] }] }));
     expect(result.trace![0]!.detail!.length).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('traces in operation totals', () => {
+  const trace = [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: false as const }];
+  const results = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ instanceId: `i${from + i}`, outcome: 'noTransition' as const, trace }));
+
+  it('keeps traces on the first 100 results across batches, and says when it left some out', () => {
+    const first = accumulateResults(emptyTotals(), results(0, 60));
+    expect(first.tracesTruncated).toBeUndefined();
+    const merged = mergeTotals(first, accumulateResults(emptyTotals(), results(60, 60)));
+    expect(merged.instances).toHaveLength(120);
+    expect(merged.instances.filter((result) => result.trace)).toHaveLength(MAX_TRACED_RESULTS);
+    expect(merged.instances[99]!.trace).toEqual(trace);
+    expect(merged.instances[100]!.trace).toBeUndefined();
+    expect(merged.tracesTruncated).toBe(true);
+    expect(merged.summary.noTransition).toBe(120);
   });
 });

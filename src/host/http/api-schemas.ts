@@ -93,6 +93,7 @@ export const operationSchema = z
         z.object(instanceResultShape),
       )
       .meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
+    tracesTruncated: z.boolean().optional().meta({ description: 'True when some results carry no `trace`: only the first 100 results keep theirs (and at most 160,000 characters of traces).' }),
     error: z.string().optional().meta({ description: 'Only when `status` is `failed`: why the dispatch could not finish.' }),
   })
   .meta({ id: 'Operation' });

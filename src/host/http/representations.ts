@@ -35,6 +35,7 @@ export function operationBody(operation: StoredOperation) {
     summary: operation.summary,
     instances: operation.instances,
     ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
+    ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
     ...(operation.error ? { error: operation.error } : {}),
   };
 }
