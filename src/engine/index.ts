@@ -41,3 +41,4 @@ export { callExternalService, externalServiceRequestBody, type ExternalServiceSt
 export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decision-trace';
+export * from './analysis';

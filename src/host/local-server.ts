@@ -60,7 +60,10 @@ function keyMatches(expected: string, given: string | null): boolean {
 function send(response: ServerResponse, apiResponse: ApiResponse): void {
   const headers: Record<string, string> = { ...apiResponse.headers };
   let payload: string | undefined;
-  if (apiResponse.body !== undefined) {
+  if (apiResponse.text !== undefined) {
+    payload = apiResponse.text;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else if (apiResponse.body !== undefined) {
     payload = JSON.stringify(apiResponse.body);
     headers['content-type'] ??= 'application/json; charset=utf-8';
   }

@@ -43,6 +43,9 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['POST', 'instances/{instanceId}/cancel', 'function'],
   ['POST', 'triggers', 'function'],
   ['GET', 'operations/{operationId}', 'function'],
+  ['POST', 'workflows/validate', 'function'],
+  ['GET', 'workflows/{workflowId}/diagram', 'function'],
+  ['GET', 'instances/{instanceId}/available-triggers', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],
