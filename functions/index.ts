@@ -7,4 +7,5 @@ import './telemetry';
 import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
+import './console';
 import './http';

@@ -29,6 +29,8 @@ export interface LocalHostOptions {
   requestCounter?: RequestCounter;
   runner?: LocalOperationRunnerOptions;
   engineOptions?: HostCoreOptions['engineOptions'];
+  /** The built web console. @default dist/console of this package */
+  consoleFolder?: string;
 }
 
 export interface LocalHost {
@@ -67,6 +69,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       logger,
       cors: { allowedOrigins: corsAllowedOrigins(env) },
       ...(apiKey ? { apiKey } : {}),
+      ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
