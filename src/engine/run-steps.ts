@@ -15,6 +15,8 @@ import type { Registry } from './registry';
 import type { ActionContext, ChildStep, ConditionContext, ConditionType, TriggerToRaise } from './step-types';
 import type { Trigger } from './trigger';
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 export class StepFailure extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -35,7 +37,7 @@ export class Draft {
   /** Every action run so far, in order, with where it is (a dry run lists them: dry-run.ts). */
   readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
   /** Every condition evaluated so far, in order (decision-trace.ts). */
-  readonly trace: TraceEntry[] = [];
+  readonly trace: Mutable<TraceEntry>[] = [];
 
   constructor(
     readonly definition: WorkflowDefinition,
@@ -72,8 +74,7 @@ export class Draft {
         return this.evaluateOne(condition, childPath);
       },
       note: (detail) => {
-        const entry = this.trace[index]!;
-        this.trace[index] = { ...entry, detail: shortDetail(detail) };
+        this.trace[index]!.detail = shortDetail(detail);
       },
     };
   }
@@ -81,15 +82,18 @@ export class Draft {
   /** Evaluates one condition, tracing it (and its nested ones, and marking the nested ones it skipped). */
   private async evaluateOne(step: Step, path: string): Promise<boolean> {
     const index = this.trace.length;
-    this.trace.push({ path, type: step.type, result: 'skipped' });
+    // Filled in place (entries are the draft's own until the decision is returned): tracing must stay cheap.
+    const entry: Mutable<TraceEntry> = { path, type: step.type, result: 'skipped' };
+    this.trace.push(entry);
     try {
       const { type, config } = this.registry.parseCondition(step);
       const holds = await type.evaluate(config, this.conditionContext(type, config, path, index));
-      this.trace[index] = { ...this.trace[index]!, result: holds };
+      entry.result = holds;
       this.skipUnevaluatedChildren(type.children?.(config) ?? [], path, index);
       return holds;
     } catch (error) {
-      this.trace[index] = { ...this.trace[index]!, result: 'error', detail: shortDetail(messageOf(error)) };
+      entry.result = 'error';
+      entry.detail = shortDetail(messageOf(error));
       throw error;
     }
   }
