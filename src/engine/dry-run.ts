@@ -8,6 +8,7 @@
 import type { WorkflowDefinition } from './definition';
 import { decideTrigger } from './decide-trigger';
 import type { Effects } from './effects';
+import { TriggerOutcome } from './enums';
 import type { Instance } from './instance';
 import type { JsonObject } from './json';
 import type { ExternalRequest, ExternalServiceClient } from './outbound-port';
@@ -84,7 +85,8 @@ export async function dryRunTrigger(definition: WorkflowDefinition, stored: Inst
     // A decision that changes nothing (blocked, no transition) leaves the context as it was.
     contextAfter: decision.change ? decision.change.instance.context : stored.context,
     events: [],
-    raisedTriggers: decision.change ? [...(draft?.raised ?? [])] : [],
+    // Only a transition raises: a fault drops what its actions had raised (and so would the real one).
+    raisedTriggers: decision.result.outcome === TriggerOutcome.transitioned ? [...(draft?.raised ?? [])] : [],
     actions,
   };
 }

@@ -114,3 +114,34 @@ describe('dry run', () => {
     }
   });
 });
+
+describe('dry run of a trigger that would fault', () => {
+  it('reports the fault and its trace, and lists no raised trigger (a fault drops them)', async () => {
+    const { engine, instances } = testEngine();
+    await engine.createWorkflow({
+      id: 'breaks',
+      displayName: 'Breaks',
+      initialStateId: 'a',
+      states: {
+        a: {
+          transitions: [
+            {
+              id: 'go',
+              targetStateId: 'b',
+              conditions: [{ type: 'triggerName', name: 'Go' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Raised', subjects: ['x'] } }, { type: 'setContext', expressions: { broken: '$error("no")' } }],
+            },
+          ],
+        },
+        b: {},
+      },
+    });
+    await engine.createInstance({ workflowId: 'breaks', instanceId: 'k1' });
+    const writes = instances.writes;
+    const result = await engine.dryRunTrigger('k1', { id: 'dry-k', name: 'Go', subjects: ['k1'] });
+    expect(result).toMatchObject({ outcome: 'faulted', transitionId: 'go', error: expect.stringContaining('no'), raisedTriggers: [] });
+    expect(result.actions.map((action) => action.type)).toEqual(['raiseTrigger', 'setContext']);
+    expect(instances.writes).toBe(writes);
+    expect((await engine.getInstance('k1')).status).toBe('waiting');
+  });
+});
