@@ -7,7 +7,7 @@
  * and what they ask the API to do. Mermaid is replaced by a stand-in that echoes the diagram text, so
  * the tests see exactly what would be drawn; the browser tests draw it for real.
  */
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import type { ComponentChildren } from 'preact';
 import { ApiContext } from '../../console/src/api-context';
 import { ApiError } from '../../console/src/api/api-error';
@@ -23,6 +23,10 @@ import { fakeApi, instance, type FakeApi } from './support/fake-api';
 jest.mock('../../console/src/lib/render-mermaid', () => ({
   renderMermaid: async (text: string) => `<svg><desc>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</desc></svg>`,
 }));
+
+// findBy/waitFor default to 1 s, which a loaded CI machine can miss while jsdom renders; the assertions
+// are unchanged, only the patience.
+configure({ asyncUtilTimeout: 10_000 });
 
 function renderWith(api: FakeApi, children: ComponentChildren) {
   return render(<ApiContext.Provider value={api as unknown as ConsoleApi}>{children}</ApiContext.Provider>);

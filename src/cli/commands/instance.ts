@@ -1,0 +1,73 @@
+/**
+ * @module `signalbox instance <id> [--history] [--available]`, and the lifecycle commands on one
+ * instance: `cancel <id>` and `recover <id> --state <stateId>`.
+ */
+import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
+import type { CommandContext } from '../context';
+
+export interface InstanceOptions {
+  readonly history?: boolean;
+  readonly available?: boolean;
+}
+
+export async function instanceCommand(context: CommandContext, instanceId: string, options: InstanceOptions): Promise<void> {
+  const { api, output } = context;
+  const instance = await api.getInstance(instanceId);
+  const history = options.history ? await allHistory(context, instanceId) : undefined;
+  const available = options.available ? await api.availableTriggers(instanceId) : undefined;
+  if (context.json) return output.printJson({ ...instance, ...(history ? { history } : {}), ...(available ? { availableTriggers: available } : {}) });
+
+  printInstance(context, instance);
+  if (history) {
+    output.print('', output.colors.bold('History'), output.table(['AT', 'EVENT', 'TRIGGER', 'TRANSITION', 'FROM', 'TO', 'STATUS'], history.map((entry) => [entry.at, entry.event, entry.triggerId, entry.transitionId, entry.fromStateId, entry.toStateId, entry.status])));
+  }
+  if (available) printAvailable(context, available);
+}
+
+async function allHistory(context: CommandContext, instanceId: string): Promise<ApiHistoryEntry[]> {
+  const entries: ApiHistoryEntry[] = [];
+  let continuationToken: string | undefined;
+  do {
+    const page = await context.api.instanceHistory(instanceId, continuationToken);
+    entries.push(...page.items);
+    continuationToken = page.continuationToken;
+  } while (continuationToken);
+  return entries;
+}
+
+function printInstance(context: CommandContext, instance: ApiInstance): void {
+  const { output } = context;
+  output.print(
+    output.details([
+      ['id', instance.id],
+      ['workflow', `${instance.workflowId} version ${instance.workflowVersion}`],
+      ['state', instance.stateId],
+      ['status', instance.status],
+      ['fault', instance.fault ? `${instance.fault.message} (trigger ${instance.fault.triggerId ?? 'none'}, ${instance.fault.at})` : undefined],
+      ['parent', instance.parent?.instanceId],
+      ['created', instance.createdAt],
+      ['updated', instance.updatedAt],
+      ['interests', instance.interests.join(', ')],
+      ['context', JSON.stringify(instance.context)],
+    ]),
+  );
+}
+
+function printAvailable(context: CommandContext, available: AvailableTriggers): void {
+  const { output } = context;
+  output.print('', output.colors.bold(`Available triggers (${available.status})`));
+  if (!available.items.length) return output.print('none');
+  output.print(output.table(['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'], available.items.map((item) => [item.transitionId, item.triggerNames.join(', '), item.targetStateId, JSON.stringify(item.parameters)])));
+}
+
+export async function cancelCommand(context: CommandContext, instanceId: string): Promise<void> {
+  const instance = await context.api.cancelInstance(instanceId);
+  if (context.json) return context.output.printJson(instance);
+  context.output.print(`${instance.id}: ${instance.status} in state ${instance.stateId}`);
+}
+
+export async function recoverCommand(context: CommandContext, instanceId: string, options: { state: string }): Promise<void> {
+  const instance = await context.api.recoverInstance(instanceId, options.state);
+  if (context.json) return context.output.printJson(instance);
+  context.output.print(`${instance.id}: recovered to state ${instance.stateId} (${instance.status})`);
+}

@@ -1,0 +1,38 @@
+/** @module `signalbox instances [filters] [--all]`: instances as a table, one page or all of them. */
+import type { ApiInstance, InstanceFilter } from '../api';
+import type { CommandContext } from '../context';
+
+export interface InstancesOptions {
+  readonly workflow?: string;
+  readonly state?: string;
+  readonly status?: string;
+  readonly subject?: string;
+  readonly parent?: string;
+  readonly all?: boolean;
+  readonly continuationToken?: string;
+  readonly pageSize?: number;
+}
+
+export async function instancesCommand(context: CommandContext, options: InstancesOptions): Promise<void> {
+  const filter: InstanceFilter = {
+    ...(options.workflow !== undefined ? { workflowId: options.workflow } : {}),
+    ...(options.state !== undefined ? { stateId: options.state } : {}),
+    ...(options.status !== undefined ? { status: options.status } : {}),
+    ...(options.subject !== undefined ? { subject: options.subject } : {}),
+    ...(options.parent !== undefined ? { parentId: options.parent } : {}),
+  };
+  const items: ApiInstance[] = [];
+  let continuationToken = options.continuationToken;
+  do {
+    const page = await context.api.listInstances(filter, { ...(continuationToken ? { continuationToken } : {}), ...(options.pageSize ? { maxPageSize: options.pageSize } : {}) });
+    items.push(...page.items);
+    continuationToken = page.continuationToken;
+  } while (options.all && continuationToken);
+
+  const { output } = context;
+  if (context.json) return output.printJson({ items, ...(continuationToken ? { continuationToken } : {}) });
+  if (items.length) {
+    output.print(output.table(['ID', 'WORKFLOW', 'VERSION', 'STATE', 'STATUS', 'UPDATED'], items.map((instance) => [instance.id, instance.workflowId, instance.workflowVersion, instance.stateId, instance.status, instance.updatedAt])));
+  } else output.note('No instances.');
+  if (continuationToken) output.note(`More instances: add --all, or --continuation-token '${continuationToken}'`);
+}

@@ -1,0 +1,37 @@
+/**
+ * @module `signalbox push <file...>`: every file is checked first and nothing is sent if any is invalid;
+ * then each workflow is created, or gets a new version with `If-Match` set to its current ETag.
+ */
+import type { CommandContext } from '../context';
+import { checkDefinitionFile, printFileChecks } from '../definition-check';
+import { ValidationFailedError } from '../errors';
+import { readDefinitionFile } from '../inputs';
+
+export interface PushResult {
+  readonly file: string;
+  readonly workflowId: string;
+  readonly version: number;
+  readonly created: boolean;
+}
+
+export async function pushCommand(context: CommandContext, files: readonly string[]): Promise<void> {
+  const { output } = context;
+  const inputs = files.map(readDefinitionFile);
+  const checks = inputs.map(checkDefinitionFile);
+  if (checks.some((check) => !check.valid)) {
+    if (context.json) output.printJson({ valid: false, files: checks });
+    else printFileChecks(output, checks);
+    throw new ValidationFailedError('invalid definition: nothing was pushed');
+  }
+  const results: PushResult[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const workflowId = checks[index]!.workflowId!;
+    for (const warning of checks[index]!.warnings) output.note(`${input.file}: ${warning.path}: ${warning.code}: ${warning.message}`);
+    const current = await context.api.findWorkflow(workflowId);
+    const stored = await context.api.putWorkflow(workflowId, input.definition, current ? { ifMatch: current.etag } : {});
+    const result = { file: input.file, workflowId, version: stored.version, created: current === undefined };
+    results.push(result);
+    if (!context.json) output.print(`${workflowId}: ${result.created ? 'created, ' : ''}version ${stored.version} (${input.file})`);
+  }
+  if (context.json) output.printJson(results);
+}

@@ -1,0 +1,19 @@
+/** @module `signalbox watch <operationId>`: the progress view of an operation until it finishes. */
+import type { CommandContext } from '../context';
+import { failIfFailed, printOperation, waitForOperation } from '../operation-view';
+
+export interface WatchCommandOptions {
+  readonly results?: number;
+  readonly progress?: boolean;
+}
+
+export async function followOperation(context: CommandContext, operationId: string, options: WatchCommandOptions): Promise<void> {
+  const operation = await waitForOperation(context.api, operationId, context.output, { progress: options.progress !== false && !context.json, ...(options.results !== undefined ? { results: options.results } : {}) });
+  if (context.json) context.output.printJson(operation);
+  else printOperation(context.output, operation, options.results !== undefined ? { results: options.results } : {});
+  failIfFailed(operation);
+}
+
+export async function watchCommand(context: CommandContext, operationId: string, options: WatchCommandOptions): Promise<void> {
+  await followOperation(context, operationId, options);
+}

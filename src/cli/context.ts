@@ -1,0 +1,27 @@
+/** @module What every command gets: the global options resolved, the output, and the API client. */
+import { ApiClient } from './api';
+import type { Output } from './output';
+
+export const DEFAULT_URL = 'http://127.0.0.1:7071/api';
+
+/** Options every command takes (`--url`, `--key`, `--json`). */
+export interface GlobalOptions {
+  readonly url: string;
+  readonly key?: string;
+  readonly json?: boolean;
+}
+
+export class CommandContext {
+  readonly json: boolean;
+  private client: ApiClient | undefined;
+
+  constructor(readonly globals: GlobalOptions, readonly output: Output) {
+    this.json = globals.json === true;
+  }
+
+  /** The API client, made on first use: offline commands never need one. */
+  get api(): ApiClient {
+    this.client ??= new ApiClient({ baseUrl: this.globals.url, ...(this.globals.key ? { apiKey: this.globals.key } : {}) });
+    return this.client;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * @module Waiting for an operation: polls it until it finishes, drawing a progress bar (cli-progress)
+ * when stdout is a terminal, then prints the summary and the first per-instance outcomes as a table.
+ * The bar counts instances processed of the total: the operation's `progress` when the server reports
+ * it, otherwise the outcomes counted in `summary` of `candidates`.
+ */
+import { SingleBar } from 'cli-progress';
+import type { ApiClient, ApiOperation } from './api';
+import { plural } from './definition-check';
+import { OperationFailedError } from './errors';
+import type { Output } from './output';
+
+export interface WatchOptions {
+  /** Per-instance outcomes to print after the summary. @default 10 */
+  readonly results?: number;
+  /** Draw the bar (still only on a terminal). @default true */
+  readonly progress?: boolean;
+  /** The first poll waits this long; later ones back off up to the server's Retry-After. @default 100 */
+  readonly firstPollInMs?: number;
+}
+
+export interface OperationProgress {
+  readonly processed: number;
+  /** Undefined while the server does not know yet how many instances there are. */
+  readonly total: number | undefined;
+}
+
+export function isFinished(operation: ApiOperation): boolean {
+  return operation.status === 'succeeded' || operation.status === 'failed';
+}
+
+export function operationProgress(operation: ApiOperation): OperationProgress {
+  const counted = Object.values(operation.summary ?? {}).reduce((sum, count) => sum + count, 0);
+  if (operation.progress) {
+    return { processed: operation.progress.processed, total: operation.progress.total ?? (isFinished(operation) ? operation.progress.processed : undefined) };
+  }
+  const total = operation.candidates > 0 || isFinished(operation) ? Math.max(operation.candidates, counted) : undefined;
+  return { processed: counted, total };
+}
+
+/** Polls until the operation finishes; returns it. Draws the bar on a terminal. */
+export async function waitForOperation(api: ApiClient, operationId: string, output: Output, options: WatchOptions = {}): Promise<ApiOperation> {
+  const bar = output.interactive && options.progress !== false ? new ProgressBar(output, operationId) : undefined;
+  let waitInMs = options.firstPollInMs ?? 100;
+  // Ctrl-C stops the watching, not the operation: put the cursor back and say how to pick it up again.
+  const onInterrupt = () => {
+    bar?.stop();
+    output.note(`Stopped watching; operation ${operationId} goes on: signalbox watch ${operationId}`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    for (;;) {
+      const { operation, retryAfterInMs } = await api.getOperation(operationId);
+      bar?.update(operation);
+      if (isFinished(operation)) return operation;
+      await delay(waitInMs);
+      waitInMs = Math.min(waitInMs * 2, retryAfterInMs ?? 1000, 1000);
+    }
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    bar?.stop();
+  }
+}
+
+class ProgressBar {
+  private readonly bar: SingleBar;
+  private started = false;
+
+  constructor(private readonly output: Output, private readonly operationId: string) {
+    const { colors } = output;
+    this.bar = new SingleBar({
+      stream: output.stdout,
+      format: `${colors.cyan('{bar}')} {processed}/{totalText} instances | {status} | {duration_formatted}`,
+      barCompleteChar: '\u2588',
+      barIncompleteChar: '\u2591',
+      hideCursor: true,
+      clearOnComplete: false,
+      stopOnComplete: false,
+      fps: 10,
+      barsize: 30,
+    });
+  }
+
+  update(operation: ApiOperation): void {
+    const { processed, total } = operationProgress(operation);
+    // cli-progress needs a total: an unknown one draws an empty bar and shows "?".
+    const payload = { processed, totalText: total === undefined ? '?' : String(total), status: operation.status, id: this.operationId };
+    const barTotal = Math.max(total ?? 0, 1);
+    const barValue = total === undefined ? 0 : processed;
+    if (!this.started) {
+      this.bar.start(barTotal, barValue, payload);
+      this.started = true;
+      return;
+    }
+    this.bar.setTotal(barTotal);
+    this.bar.update(barValue, payload);
+  }
+
+  stop(): void {
+    if (!this.started) return;
+    this.started = false;
+    this.bar.stop();
+  }
+}
+
+/** The summary line, the non-zero outcome counts and a table of the first per-instance results. */
+export function printOperation(output: Output, operation: ApiOperation, options: Pick<WatchOptions, 'results'> = {}): void {
+  const { colors } = output;
+  const { processed, total } = operationProgress(operation);
+  const status = operation.status === 'succeeded' ? colors.green(operation.status) : operation.status === 'failed' ? colors.red(operation.status) : colors.yellow(operation.status);
+  output.print(`Operation ${operation.id} ${status}: ${processed} of ${plural(total ?? processed, 'instance')} processed`);
+  const counts = Object.entries(operation.summary).filter(([, count]) => count > 0);
+  if (counts.length) output.print(`  ${counts.map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`);
+  if (operation.error) output.print(`  ${colors.red('error')}: ${operation.error}`);
+  const limit = options.results ?? 10;
+  const shown = operation.instances.slice(0, limit);
+  if (shown.length) {
+    // The error column only when some instance faulted: most operations have none.
+    const withErrors = shown.some((result) => result.error);
+    const head = ['INSTANCE', 'OUTCOME', 'TRANSITION', 'FROM', 'TO', ...(withErrors ? ['ERROR'] : [])];
+    output.print('', output.table(head, shown.map((result) => [result.instanceId, result.outcome, result.transitionId, result.fromStateId, result.toStateId, ...(withErrors ? [result.error] : [])])));
+    const more = processed - shown.length;
+    if (more > 0) output.print(`… and ${more} more${operation.instances.length > shown.length ? ' (--results N shows more, --json all the operation keeps)' : ''}`);
+  }
+}
+
+/** A failed operation is an error of the API kind (exit code 3) once its summary has been shown. */
+export function failIfFailed(operation: ApiOperation): void {
+  if (operation.status === 'failed') throw new OperationFailedError(`operation ${operation.id} failed${operation.error ? `: ${operation.error}` : ''}`);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

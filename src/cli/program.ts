@@ -1,0 +1,161 @@
+/**
+ * @module The command tree (commander): every command, its arguments, options and `--help` examples.
+ * Actions only gather the options and call the command functions in `commands/`.
+ */
+import { Command, Option } from 'commander';
+import { CommandContext, DEFAULT_URL, type GlobalOptions } from './context';
+import { collect, wholeNumber } from './inputs';
+import type { Output } from './output';
+import { diagramCommand } from './commands/diagram';
+import { cancelCommand, instanceCommand, recoverCommand } from './commands/instance';
+import { instancesCommand } from './commands/instances';
+import { pushCommand } from './commands/push';
+import { sendCommand, sendToCommand } from './commands/send';
+import { startCommand } from './commands/start';
+import { validateCommand } from './commands/validate';
+import { watchCommand } from './commands/watch';
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
+
+const INSTANCE_STATUSES = ['initializing', 'waiting', 'suspended', 'faulted', 'complete', 'cancelled'];
+
+export function buildProgram(output: Output): Command {
+  const program = new Command('signalbox');
+  // The context is made per action: global options may follow the command (`signalbox instances --json`).
+  const contextOf = (command: Command) => new CommandContext(command.optsWithGlobals<GlobalOptions>(), output);
+
+  program
+    .description('The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers and watch them fan out.')
+    .configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) })
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .showSuggestionAfterError(true)
+    .addOption(new Option('--url <url>', 'the API base URL, /api included').env('SIGNALBOX_URL').default(DEFAULT_URL))
+    .addOption(new Option('--key <key>', 'API key, sent as x-functions-key').env('SIGNALBOX_API_KEY'))
+    .option('--json', 'print machine-readable JSON on stdout')
+    .addHelpText(
+      'after',
+      `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached.\n` +
+        examples(
+          'signalbox validate examples/*.json',
+          'signalbox push examples/expense-claim.json',
+          "signalbox start expense-claim --id claim-42 --context '{\"claimantId\":\"ann\"}'",
+          'signalbox send Update --subject claimant:ann --param amount=120 --wait',
+          'signalbox instances --workflow expense-claim --all',
+        ),
+    );
+
+  program
+    .command('validate')
+    .description('check definition files offline: schema errors and analysis warnings, by file and JSON path')
+    .argument('<file...>', 'workflow definition files (JSON)')
+    .option('--strict', 'warnings fail the check too (exit 1)')
+    .addHelpText('after', examples('signalbox validate examples/*.json', 'signalbox validate --strict claim.json', 'signalbox validate claim.json --json'))
+    .action((files: string[], options, command: Command) => validateCommand(contextOf(command), files, options));
+
+  program
+    .command('diagram')
+    .description('print the Mermaid stateDiagram-v2 of a definition file (offline) or of a stored workflow')
+    .argument('<file|workflowId>', 'a definition file, or the id of a stored workflow')
+    .option('--instance <instanceId>', "highlight this instance's current state")
+    .option('--version <n>', 'a given version (default: the latest)', wholeNumber('--version'))
+    .addHelpText('after', examples('signalbox diagram examples/expense-claim.json > claim.mmd', 'signalbox diagram expense-claim', 'signalbox diagram expense-claim --instance claim-42', 'signalbox diagram expense-claim --version 1'))
+    .action((target: string, options, command: Command) => diagramCommand(contextOf(command), target, options));
+
+  program
+    .command('push')
+    .description('create each workflow, or add a version to it (If-Match with its current ETag); invalid files are refused before any request')
+    .argument('<file...>', 'workflow definition files (JSON)')
+    .addHelpText('after', examples('signalbox push examples/expense-claim.json', 'signalbox push examples/*.json --json'))
+    .action((files: string[], _options, command: Command) => pushCommand(contextOf(command), files));
+
+  program
+    .command('start')
+    .description("start an instance of a workflow's latest version")
+    .argument('<workflowId>', 'the workflow')
+    .option('--id <instanceId>', 'the instance id (default: generated)')
+    .option('--context <json|@file>', 'the initial context, a JSON object inline or @file.json')
+    .addHelpText('after', examples("signalbox start expense-claim --id claim-42 --context '{\"claimantId\":\"ann\"}'", 'signalbox start expense-claim --context @claim-context.json'))
+    .action((workflowId: string, options, command: Command) => startCommand(contextOf(command), workflowId, options));
+
+  const addTriggerOptions = (command: Command) =>
+    command
+      .option('--param <name=value>', 'a trigger parameter (repeatable); the value is JSON when it parses, else a string', collect)
+      .option('--parameters <json|@file>', 'all parameters as a JSON object (inline or @file); --param adds to them')
+      .option('--content-type <type>', 'the trigger content type')
+      .option('--id <triggerId>', 'the trigger id (makes the send idempotent)')
+      .option('--wait', 'follow the operation to its end: a progress bar on a terminal, then the summary and outcomes')
+      .option('--results <n>', 'per-instance outcomes to show after --wait', wholeNumber('--results'), 10)
+      .option('--no-progress', 'no progress bar, even on a terminal');
+
+  addTriggerOptions(
+    program
+      .command('send')
+      .description('send a trigger to every instance interested in one of its subjects')
+      .argument('<name>', 'the trigger name')
+      .option('--subject <subject>', 'a subject (repeatable, at least one)', collect),
+  )
+    .addHelpText('after', examples('signalbox send Update --subject claimant:ann --param amount=120 --param description=Train --wait', 'signalbox send Approve --subject approvers --id approve-2026-11 --json'))
+    .action((name: string, options, command: Command) => sendCommand(contextOf(command), name, options));
+
+  addTriggerOptions(
+    program
+      .command('send-to')
+      .description('send a trigger to one instance (the instance id is the subject)')
+      .argument('<instanceId>', 'the instance')
+      .argument('<name>', 'the trigger name'),
+  )
+    .addHelpText('after', examples('signalbox send-to claim-42 Submit --param at=2026-11-22 --wait'))
+    .action((instanceId: string, name: string, options, command: Command) => sendToCommand(contextOf(command), instanceId, name, options));
+
+  program
+    .command('watch')
+    .description("follow an operation: a progress bar on a terminal, then the summary and the first per-instance outcomes")
+    .argument('<operationId>', 'the operation (a trigger id)')
+    .option('--results <n>', 'per-instance outcomes to show', wholeNumber('--results'), 10)
+    .option('--no-progress', 'no progress bar, even on a terminal')
+    .addHelpText('after', examples('signalbox watch update-1', 'signalbox watch update-1 --json'))
+    .action((operationId: string, options, command: Command) => watchCommand(contextOf(command), operationId, options));
+
+  program
+    .command('instances')
+    .description('list instances as a table (one page; --all for every page)')
+    .option('--workflow <workflowId>', 'only instances of this workflow')
+    .option('--state <stateId>', 'only instances in this state')
+    .addOption(new Option('--status <status>', 'only instances with this status').choices(INSTANCE_STATUSES))
+    .option('--subject <subject>', 'only instances interested in this subject')
+    .option('--parent <instanceId>', 'only children of this instance')
+    .option('--all', 'follow every page')
+    .option('--continuation-token <token>', 'start at this page')
+    .option('--page-size <n>', 'instances per page (server default 100, at most 1000)', wholeNumber('--page-size'))
+    .addHelpText('after', examples('signalbox instances --workflow expense-claim --status waiting', 'signalbox instances --subject claimant:ann --all --json'))
+    .action((options, command: Command) => instancesCommand(contextOf(command), options));
+
+  program
+    .command('instance')
+    .description('show one instance')
+    .argument('<instanceId>', 'the instance')
+    .option('--history', 'with its history')
+    .option('--available', 'with the triggers its current state answers')
+    .addHelpText('after', examples('signalbox instance claim-42 --history', 'signalbox instance claim-42 --json'))
+    .action((instanceId: string, options, command: Command) => instanceCommand(contextOf(command), instanceId, options));
+
+  program
+    .command('cancel')
+    .description('cancel an instance')
+    .argument('<instanceId>', 'the instance')
+    .addHelpText('after', examples('signalbox cancel claim-42'))
+    .action((instanceId: string, _options, command: Command) => cancelCommand(contextOf(command), instanceId));
+
+  program
+    .command('recover')
+    .description('recover a faulted instance into a state (its entry conditions and actions run again)')
+    .argument('<instanceId>', 'the instance')
+    .requiredOption('--state <stateId>', 'the state to recover to')
+    .addHelpText('after', examples('signalbox recover claim-42 --state draft'))
+    .action((instanceId: string, options, command: Command) => recoverCommand(contextOf(command), instanceId, options));
+
+  return program;
+}
