@@ -126,11 +126,13 @@ export class ApiClient {
   /** `POST /api/triggers`, or the instance-scoped route when `instanceId` is given (the instance is the subject). */
   async sendTrigger(trigger: TriggerToSend, options: { instanceId?: string } = {}): Promise<AcceptedOperation> {
     const { subjects, ...withoutSubjects } = trigger;
-    if (options.instanceId !== undefined) {
-      const instanceId = options.instanceId;
-      return this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: withoutSubjects, ...this.init() }));
-    }
-    return this.call(() => this.client.POST('/triggers', { body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() }));
+    const answer =
+      options.instanceId !== undefined
+        ? await this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId: options.instanceId! } }, body: withoutSubjects, ...this.init() }))
+        : await this.call(() => this.client.POST('/triggers', { body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() }));
+    // These routes answer 200 only to `?dryRun=true`, which this call never sends.
+    if (!('operationId' in answer)) throw new Error('the server answered a dry run to a trigger that was not one');
+    return answer;
   }
 
   /** The operation, and how long the server asks a poller to wait (Retry-After) while it runs. */
