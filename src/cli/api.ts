@@ -216,7 +216,9 @@ function networkError(baseUrl: string, error: unknown, timeoutInMs: number): Net
  * The 202 body of a sent trigger. The routes answer 200 with the finished operation only to a request
  * with `Prefer: wait`, which this client does not send; should one come, it is described the same way.
  */
-function acceptedOf(answer: AcceptedOperation | ApiOperation): AcceptedOperation {
+function acceptedOf(answer: AcceptedOperation | ApiOperation | Schemas['DryRun']): AcceptedOperation {
   if ('operationId' in answer) return answer;
+  // 200 is also a dry run's answer, to `?dryRun=true` only, which this call never sends.
+  if (!('id' in answer)) throw new Error('the server answered a dry run to a trigger that was not one');
   return { operationId: answer.id, status: answer.status, statusUrl: `/api/operations/${encodeURIComponent(answer.id)}` };
 }

@@ -108,7 +108,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger to one instance
-         * @description The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
+         * @description The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.
          */
         post: operations["sendInstanceTrigger"];
         delete?: never;
@@ -285,7 +285,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger
-         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
+         * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do to each of the first 100 candidates; nothing is saved, leased or dispatched.
          */
         post: operations["sendTrigger"];
         delete?: never;
@@ -589,9 +589,13 @@ export interface components {
                 toStateId?: string;
                 /** @description For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why. */
                 error?: string;
+                /** @description The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested). */
+                trace?: components["schemas"]["TraceEntry"][];
             }[];
             /** @description True when `instances` does not hold every result; `summary` counts them all. */
             instancesTruncated?: boolean;
+            /** @description True when some results carry no `trace`: only the first 100 results keep theirs (and at most 160,000 characters of traces). */
+            tracesTruncated?: boolean;
             /** @description Only while `running`: for a progress bar. */
             progress?: {
                 /** @description Once every candidate is known. */
@@ -600,6 +604,77 @@ export interface components {
             };
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
+        };
+        TraceEntry: {
+            /** @description The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
+            path: string;
+            /** @description The condition type. */
+            type: string;
+            /** @description `skipped`: not evaluated, an earlier condition decided (short-circuit). */
+            result: boolean | ("error" | "skipped");
+            /** @description A short explanation: the expression's value, the external service's answer, the error. */
+            detail?: string;
+        };
+        /** @description What the trigger would do to each instance; nothing was saved, leased or dispatched. */
+        DryRun: {
+            instances: {
+                instanceId: string;
+                /** @enum {string} */
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                transitionId?: string;
+                fromStateId?: string;
+                toStateId?: string;
+                /** @description For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why. */
+                error?: string;
+                /** @description The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested). */
+                trace?: components["schemas"]["TraceEntry"][];
+                /** @description The context the instance would have afterwards (as it is, when nothing would change). */
+                contextAfter: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                /** @description Lifecycle events it would publish. */
+                events: unknown[];
+                /** @description Triggers its actions would raise (not raised). */
+                raisedTriggers: {
+                    name: string;
+                    subjects: string[];
+                    contentType?: string;
+                    parameters?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                }[];
+                /** @description The actions it would run, in order, with their rendered inputs; none is performed. */
+                actions: {
+                    /** @description Where the action is, as a fault would name it. */
+                    step: string;
+                    type: string;
+                    /** @description `invokeExternalService`: the request it would send (not sent). */
+                    request?: {
+                        method: string;
+                        url: string;
+                        body?: unknown;
+                    };
+                    /** @description `log`: the line it would write. */
+                    log?: {
+                        level: string;
+                        message: string;
+                        properties: {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @description `raiseTrigger`: the trigger it would raise. */
+                    trigger?: {
+                        name: string;
+                        subjects: string[];
+                        contentType?: string;
+                        parameters?: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                    };
+                }[];
+            }[];
+            /** @description True when there were more than 100 candidates: only the first 100 were decided. */
+            truncated: boolean;
         };
         AcceptedOperation: {
             operationId: string;
@@ -1799,7 +1874,10 @@ export interface operations {
     };
     sendInstanceTrigger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: answer 200 with what the trigger would do, changing nothing. */
+                dryRun?: "true" | "false";
+            };
             header?: {
                 /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
                 Prefer?: string;
@@ -1822,7 +1900,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
+            /** @description With `?dryRun=true`: the dry run (DryRun), what the trigger would do; nothing was saved. Otherwise only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
             200: {
                 headers: {
                     /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
@@ -1830,7 +1908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Operation"];
+                    "application/json": components["schemas"]["Operation"] | components["schemas"]["DryRun"];
                 };
             };
             /** @description Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll). */
@@ -2576,7 +2654,10 @@ export interface operations {
     };
     sendTrigger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: answer 200 with what the trigger would do, changing nothing. */
+                dryRun?: "true" | "false";
+            };
             header?: {
                 /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
                 Prefer?: string;
@@ -2598,7 +2679,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
+            /** @description With `?dryRun=true`: the dry run (DryRun), what the trigger would do; nothing was saved. Otherwise only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer. */
             200: {
                 headers: {
                     /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
@@ -2606,7 +2687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Operation"];
+                    "application/json": components["schemas"]["Operation"] | components["schemas"]["DryRun"];
                 };
             };
             /** @description Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll). */

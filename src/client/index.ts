@@ -15,6 +15,8 @@ export type Operation = Schemas['Operation'];
 export type Workflow = Schemas['Workflow'];
 export type WorkflowDefinition = Schemas['WorkflowDefinition'];
 export type Problem = Schemas['Problem'];
+export type DryRun = Schemas['DryRun'];
+export type TraceEntry = Schemas['TraceEntry'];
 export type SignalboxClient = Client<paths>;
 
 export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {

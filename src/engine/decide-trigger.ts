@@ -6,6 +6,7 @@
 import type { WorkflowDefinition } from './definition';
 import type { Cause, Decision } from './decision';
 import { unchanged } from './decision';
+import { statePath } from './decision-trace';
 import { faultDecision } from './decide-fault';
 import type { Effects } from './effects';
 import { TriggerOutcome, inactiveStatuses } from './enums';
@@ -23,7 +24,36 @@ function sharesSubject(interests: readonly string[], subjects: readonly string[]
   return false;
 }
 
-export async function decideTrigger(definition: WorkflowDefinition, stored: Instance, trigger: Trigger, effects: Effects, registry: Registry): Promise<Decision> {
+/**
+ * Decides what `trigger` does to `stored`. Each result carries the trace of the conditions evaluated
+ * (none when the trigger stopped before any: duplicate, not active, not interested). `onDraft` sees the
+ * working copy once deciding is done: a dry run reads the context after, the raised triggers and the
+ * actions from it (dry-run.ts).
+ */
+export async function decideTrigger(
+  definition: WorkflowDefinition,
+  stored: Instance,
+  trigger: Trigger,
+  effects: Effects,
+  registry: Registry,
+  onDraft?: (draft: Draft) => void,
+): Promise<Decision> {
+  let draft: Draft | undefined;
+  const decision = await decideWithDraft(definition, stored, trigger, effects, registry, (made) => (draft = made));
+  if (!draft) return decision;
+  onDraft?.(draft);
+  // After rememberApplied: the instance's record of applied triggers stays small, the trace is the result's.
+  return { ...decision, result: { ...decision.result, trace: draft.trace } };
+}
+
+async function decideWithDraft(
+  definition: WorkflowDefinition,
+  stored: Instance,
+  trigger: Trigger,
+  effects: Effects,
+  registry: Registry,
+  madeDraft: (draft: Draft) => void,
+): Promise<Decision> {
   const instance = plainInstance(stored);
   const id = instance.id;
   // Each trigger applies once: a repeated delivery answers from the instance's record of what it did,
@@ -38,19 +68,21 @@ export async function decideTrigger(definition: WorkflowDefinition, stored: Inst
   const cause: Cause = { kind: 'trigger', trigger };
   const fromStateId = instance.stateId;
   const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
+  madeDraft(draft);
   let transitionId: string | undefined;
   try {
     const state = definition.states[fromStateId];
     if (!state) throw new Error(`the instance's state "${fromStateId}" is not in version ${instance.workflowVersion} of workflow "${definition.id}"`);
 
     // Step 4: exit conditions.
-    if ((await draft.firstFalse(state.exitConditions, `exit condition of state "${fromStateId}"`)) >= 0) {
+    if ((await draft.firstFalse(state.exitConditions, `exit condition of state "${fromStateId}"`, statePath(fromStateId, 'exitConditions'))) >= 0) {
       return unchanged({ instanceId: id, outcome: TriggerOutcome.exitBlocked, fromStateId });
     }
     // Step 5: the first transition whose conditions all hold.
     let chosen: (typeof state.transitions)[number] | undefined;
-    for (const transition of state.transitions) {
-      if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${fromStateId}"`)) < 0) {
+    for (const [index, transition] of state.transitions.entries()) {
+      const path = statePath(fromStateId, `transitions[${index}].conditions`);
+      if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${fromStateId}"`, path)) < 0) {
         chosen = transition;
         break;
       }

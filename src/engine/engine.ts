@@ -6,6 +6,7 @@
  * triggers are published in-process (tests, the library, single-process hosting).
  */
 import type { WorkflowVersion } from './definition';
+import type { DryRunResult } from './dry-run';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
 import { TriggerOutcome } from './enums';
@@ -38,6 +39,9 @@ import type { Trigger } from './trigger';
 import { withSpan } from './tracing';
 import { parseWith } from './validation';
 import { WorkflowService } from './workflow-service';
+
+/** A dry run of a broadcast trigger decides for at most this many candidates. */
+export const MAX_DRY_RUN_CANDIDATES = 100;
 
 export interface EnginePorts {
   readonly workflows: WorkflowStore;
@@ -193,6 +197,34 @@ export class Engine {
       await this.relayAfter(decided, options);
       return result;
     });
+  }
+
+  /**
+   * What the trigger would do to one instance (dry-run.ts): nothing is saved, no lease is taken, nothing
+   * is dispatched. NotFoundError if the instance does not exist.
+   */
+  async dryRunTrigger(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<DryRunResult> {
+    const result = await this.runtime.dryRun(instanceId, trigger, options);
+    if (!result) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
+    return result;
+  }
+
+  /**
+   * What the trigger would do to each of its first MAX_DRY_RUN_CANDIDATES candidates (`truncated` when
+   * there are more). A candidate deleted meanwhile is left out.
+   */
+  async dryRunPublish(trigger: Trigger, options: OperationOptions = {}): Promise<{ instances: DryRunResult[]; truncated: boolean }> {
+    const instances: DryRunResult[] = [];
+    let truncated = false;
+    for await (const instanceId of pagedList((page) => this.findCandidates(trigger.subjects, page), { ...options, maxPageSize: MAX_DRY_RUN_CANDIDATES + 1 })) {
+      if (instances.length === MAX_DRY_RUN_CANDIDATES) {
+        truncated = true;
+        break;
+      }
+      const result = await this.runtime.dryRun(instanceId, trigger, options);
+      if (result) instances.push(result);
+    }
+    return { instances, truncated };
   }
 
   /** Returns a faulted instance to `stateId`, re-running its entry conditions and actions. */

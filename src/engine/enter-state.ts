@@ -5,6 +5,7 @@
  * the outbox rows of everything the change raised. Timers (issue 13) are armed here too.
  */
 import { isFinalState } from './definition';
+import { statePath } from './decision-trace';
 import { causeKey, raisedHops, type Cause } from './decision';
 import { InstanceStatus } from './enums';
 import { computeInterests } from './interests';
@@ -30,7 +31,7 @@ function stateOf(draft: Draft, stateId: string) {
 
 /** Index of the first false entry condition of `stateId`, or -1 when it may be entered. Throws StepFailure. */
 export function entryBlockedAt(draft: Draft, stateId: string): Promise<number> {
-  return draft.firstFalse(stateOf(draft, stateId).entryConditions, `entry condition of state "${stateId}"`);
+  return draft.firstFalse(stateOf(draft, stateId).entryConditions, `entry condition of state "${stateId}"`, statePath(stateId, 'entryConditions'));
 }
 
 /**

@@ -44,11 +44,13 @@ export { toCloudEvent, structuredMessage, eventSource } from './events/cloud-eve
 export type { AttemptResult, EventDeliveryTarget } from './events/event-delivery';
 export { ActionCallJournal } from './action-call-journal';
 export { RAISED_TRIGGER_ID_PREFIX, raisedTriggerId, toTriggerId } from './trigger-ids';
-export { Engine, type EnginePorts } from './engine';
+export { Engine, MAX_DRY_RUN_CANDIDATES, type EnginePorts } from './engine';
 export { InstanceRuntime, type Decide, type DecideContext, type Decided, type Guard, type InstanceRuntimePorts } from './instance-runtime';
 export { WorkflowService } from './workflow-service';
 export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
 export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
 export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
+export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './dry-run';
+export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decision-trace';
 export * from './analysis';

@@ -20,6 +20,7 @@ import { decideTrigger } from './decide-trigger';
 import type { WorkflowDefinition as TargetDefinition } from './definition';
 import type { InstanceResult } from './operation';
 import type { MigrationRequest } from './operation-work';
+import { dryRunTrigger, type DryRunResult } from './dry-run';
 import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
@@ -118,6 +119,17 @@ export class InstanceRuntime {
       (stored, { definition, effects }) => decideTrigger(definition, stored, trigger, effects, this.options.registry),
       options,
     );
+  }
+
+  /**
+   * What `trigger` would do to the instance: the same decision as applyTrigger, on the instance as it is
+   * now, with no lease and nothing saved or relayed (dry-run.ts). Undefined when the instance does not exist.
+   */
+  async dryRun(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<DryRunResult | undefined> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored || stored.deleting) return undefined;
+    const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
+    return dryRunTrigger(definition, stored, trigger, this.effects(`${instanceId}|dry-run`, options.abortSignal), this.options.registry);
   }
 
   recover(instanceId: string, stateId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {

@@ -2,6 +2,7 @@
  * @module Operations: the long-running-operation record of one fan-out over instances: a trigger's
  * dispatch, a migration between versions, or a bulk action (operation-work.ts).
  */
+import type { TraceEntry } from './decision-trace';
 import { TriggerOutcome, type OperationOutcome, type OperationStatus } from './enums';
 import type { BulkRequest, MigrationRequest } from './operation-work';
 import type { Trigger } from './trigger';
@@ -21,7 +22,9 @@ export interface InstanceResult {
    * Only for `duplicate`: what the trigger did when it was applied, from the instance's own record
    * (instance.ts, `appliedTriggers`).
    */
-  readonly applied?: Omit<InstanceResult, 'instanceId' | 'applied'>;
+  readonly applied?: Omit<InstanceResult, 'instanceId' | 'applied' | 'trace'>;
+  /** The conditions evaluated, in order (decision-trace.ts); absent when none were (duplicate, notActive, ...). */
+  readonly trace?: readonly TraceEntry[];
 }
 
 /**
@@ -73,6 +76,11 @@ interface OperationRecord {
    * fits its store: see fitOperation); `summary` still counts them all.
    */
   readonly instancesTruncated?: boolean;
+  /**
+   * True when some results' traces were left out: past the first MAX_TRACED_RESULTS results, or beyond
+   * MAX_TRACES_LENGTH characters of traces (see fitOperation); the outcomes are all still there.
+   */
+  readonly tracesTruncated?: boolean;
   /** Start-ups that resumed this unfinished operation (local host); past a small limit it fails as poison. */
   readonly resumes?: number;
 }
@@ -110,6 +118,23 @@ export interface OperationTotals {
   /** At most MAX_OPERATION_RESULTS, in the order they were added. */
   readonly instances: readonly InstanceResult[];
   readonly candidates: number;
+  /** True once a result's trace was left out (past MAX_TRACED_RESULTS). */
+  readonly tracesTruncated?: boolean;
+}
+
+/** Only the first this many results of an operation keep their traces (decision-trace.ts). */
+export const MAX_TRACED_RESULTS = 100;
+
+/** The results with traces past the first `traced` removed, and whether any was. */
+function withTracesFrom(results: readonly InstanceResult[], traced: number): { results: InstanceResult[]; dropped: boolean } {
+  let dropped = false;
+  const kept = results.map((result, index) => {
+    if (index < traced || !result.trace) return result;
+    dropped = true;
+    const { trace: _left, ...rest } = result;
+    return rest;
+  });
+  return { results: kept, dropped };
 }
 
 /** No results yet; the summary lists `outcomes` at 0 (a trigger's by default). */
@@ -122,7 +147,15 @@ export function mergeTotals(into: OperationTotals, more: OperationTotals): Opera
   const summary = { ...into.summary };
   for (const [outcome, count] of Object.entries(more.summary) as [OperationOutcome, number][]) summary[outcome] = (summary[outcome] ?? 0) + count;
   const room = Math.max(0, MAX_OPERATION_RESULTS - into.instances.length);
-  return { summary, instances: [...into.instances, ...more.instances.slice(0, room)], candidates: into.candidates + more.candidates };
+  // Traces stay on the first results only, so totals carried between activities (and the record) stay small.
+  const added = withTracesFrom(more.instances.slice(0, room), MAX_TRACED_RESULTS - into.instances.length);
+  const tracesTruncated = Boolean(into.tracesTruncated || more.tracesTruncated) || added.dropped || more.instances.slice(room).some((result) => result.trace);
+  return {
+    summary,
+    instances: [...into.instances, ...added.results],
+    candidates: into.candidates + more.candidates,
+    ...(tracesTruncated ? { tracesTruncated } : {}),
+  };
 }
 
 /** Adds results to the totals (pure). */
@@ -140,6 +173,8 @@ export const MAX_RESULT_ERROR_LENGTH = 500;
  * as UTF-16 and an entity is at most 1 MiB: this leaves room for the trigger (at most 64 KiB) and the rest.
  */
 export const MAX_OPERATION_RESULTS_LENGTH = 320_000;
+/** Of MAX_OPERATION_RESULTS_LENGTH, at most this many characters are traces: outcomes are kept before traces. */
+export const MAX_TRACES_LENGTH = 160_000;
 
 function shortened(message: string, limit: number): string {
   return message.length <= limit ? message : `${message.slice(0, limit - 15)}… (truncated)`;
@@ -152,18 +187,38 @@ function shortened(message: string, limit: number): string {
  */
 export function fitOperation<T extends Operation>(operation: T): T {
   let length = 0;
+  let tracesLength = 0;
+  let tracesDropped = false;
   const kept: InstanceResult[] = [];
-  for (const result of operation.instances) {
-    const fitted = result.error !== undefined && result.error.length > MAX_RESULT_ERROR_LENGTH ? { ...result, error: shortened(result.error, MAX_RESULT_ERROR_LENGTH) } : result;
+  for (const [index, result] of operation.instances.entries()) {
+    let fitted = result.error !== undefined && result.error.length > MAX_RESULT_ERROR_LENGTH ? { ...result, error: shortened(result.error, MAX_RESULT_ERROR_LENGTH) } : result;
+    if (fitted.trace) {
+      const traceLength = JSON.stringify(fitted.trace).length;
+      if (index >= MAX_TRACED_RESULTS || tracesLength + traceLength > MAX_TRACES_LENGTH) {
+        const { trace: _left, ...rest } = fitted;
+        fitted = rest;
+        tracesDropped = true;
+      } else {
+        tracesLength += traceLength;
+      }
+    }
     length += JSON.stringify(fitted).length + 1;
     if (length > MAX_OPERATION_RESULTS_LENGTH) break;
     kept.push(fitted);
   }
   const counted = Object.values(operation.summary).reduce((sum, count) => sum + count, 0);
   const truncated = kept.length < operation.instances.length || kept.length < counted;
-  const changed = truncated !== Boolean(operation.instancesTruncated) || kept.some((result, index) => result !== operation.instances[index]);
+  const tracesTruncated = tracesDropped || Boolean(operation.tracesTruncated);
+  const changed =
+    truncated !== Boolean(operation.instancesTruncated) || tracesTruncated !== Boolean(operation.tracesTruncated) || kept.some((result, index) => result !== operation.instances[index]);
   const error = operation.error !== undefined && operation.error.length > 4 * MAX_RESULT_ERROR_LENGTH ? shortened(operation.error, 4 * MAX_RESULT_ERROR_LENGTH) : operation.error;
   if (!changed && error === operation.error) return operation;
-  const { instancesTruncated: _previous, ...rest } = operation;
-  return { ...rest, instances: kept, ...(error !== undefined ? { error } : {}), ...(truncated ? { instancesTruncated: true } : {}) } as unknown as T;
+  const { instancesTruncated: _previous, tracesTruncated: _previousTraces, ...rest } = operation;
+  return {
+    ...rest,
+    instances: kept,
+    ...(error !== undefined ? { error } : {}),
+    ...(truncated ? { instancesTruncated: true } : {}),
+    ...(tracesTruncated ? { tracesTruncated: true } : {}),
+  } as unknown as T;
 }

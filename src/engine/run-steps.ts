@@ -6,13 +6,16 @@
  */
 import type { Step, WorkflowDefinition } from './definition';
 import type { LogLine } from './decision';
+import { shortDetail, type TraceEntry } from './decision-trace';
 import type { Effects } from './effects';
 import type { InstanceStatus } from './enums';
 import type { ExpressionScope } from './expressions';
 import type { JsonObject, JsonValue } from './json';
 import type { Registry } from './registry';
-import type { ActionContext, ConditionContext, InstanceToStart, TriggerToRaise } from './step-types';
+import type { ActionContext, ChildStep, ConditionContext, ConditionType, InstanceToStart, TriggerToRaise } from './step-types';
 import type { Trigger } from './trigger';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class StepFailure extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -33,6 +36,10 @@ export class Draft {
   /** Children to start, with the step that started each (it keys a derived child id). */
   readonly started: Array<{ readonly child: InstanceToStart; readonly location: string }> = [];
   readonly logs: LogLine[] = [];
+  /** Every action run so far, in order, with where it is (a dry run lists them: dry-run.ts). */
+  readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
+  /** Every condition evaluated so far, in order (decision-trace.ts). */
+  readonly trace: Mutable<TraceEntry>[] = [];
 
   constructor(
     readonly definition: WorkflowDefinition,
@@ -56,40 +63,83 @@ export class Draft {
     };
   }
 
-  private conditionContext(): ConditionContext {
+  private conditionContext(type: ConditionType<unknown>, config: unknown, path: string, index: number): ConditionContext {
     return {
       scope: this.scope(),
       effects: this.effects,
       definition: this.definition,
       workflowVersion: this.workflowVersion,
-      evaluate: (condition) => this.evaluateOne(condition),
+      // A nested condition is traced under its parent's path (its place among the parent's children).
+      evaluate: (condition) => {
+        const child = type.children?.(config).find((candidate) => candidate.step === condition);
+        const childPath = child ? path + child.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('') : `${path}.?`;
+        return this.evaluateOne(condition, childPath);
+      },
+      note: (detail) => {
+        this.trace[index]!.detail = shortDetail(detail);
+      },
     };
   }
 
-  private async evaluateOne(step: Step): Promise<boolean> {
-    const { type, config } = this.registry.parseCondition(step);
-    return type.evaluate(config, this.conditionContext());
+  /** Evaluates one condition, tracing it (and its nested ones, and marking the nested ones it skipped). */
+  private async evaluateOne(step: Step, path: string): Promise<boolean> {
+    const index = this.trace.length;
+    // Filled in place (entries are the draft's own until the decision is returned): tracing must stay cheap.
+    const entry: Mutable<TraceEntry> = { path, type: step.type, result: 'skipped' };
+    this.trace.push(entry);
+    try {
+      const { type, config } = this.registry.parseCondition(step);
+      const holds = await type.evaluate(config, this.conditionContext(type, config, path, index));
+      entry.result = holds;
+      this.skipUnevaluatedChildren(type.children?.(config) ?? [], path, index);
+      return holds;
+    } catch (error) {
+      entry.result = 'error';
+      entry.detail = shortDetail(messageOf(error));
+      throw error;
+    }
   }
 
-  /** Index of the first condition that is false, or -1 when all hold (short-circuit). Throws StepFailure. */
-  async firstFalse(conditions: readonly Step[], where: string): Promise<number> {
+  private skipUnevaluatedChildren(children: readonly ChildStep[], path: string, index: number): void {
+    if (children.length === 0) return;
+    const evaluated = new Set(this.trace.slice(index + 1).map((entry) => entry.path));
+    for (const child of children) {
+      const childPath = path + child.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('');
+      if (!evaluated.has(childPath)) this.trace.push({ path: childPath, type: child.step.type, result: 'skipped' });
+    }
+  }
+
+  /**
+   * Index of the first condition that is false, or -1 when all hold (short-circuit: the ones after it
+   * are traced `skipped`). `path` is the list's JSON path in the definition. Throws StepFailure.
+   */
+  async firstFalse(conditions: readonly Step[], where: string, path: string): Promise<number> {
     for (let index = 0; index < conditions.length; index++) {
       const step = conditions[index]!;
       let holds: boolean;
       try {
-        holds = await this.evaluateOne(step);
+        holds = await this.evaluateOne(step, `${path}[${index}]`);
       } catch (error) {
+        this.skipFrom(conditions, index + 1, path);
         throw new StepFailure(`${describe(step, index, where)}: ${(error as Error).message ?? String(error)}`, { cause: error });
       }
-      if (!holds) return index;
+      if (!holds) {
+        this.skipFrom(conditions, index + 1, path);
+        return index;
+      }
     }
     return -1;
+  }
+
+  private skipFrom(conditions: readonly Step[], from: number, path: string): void {
+    for (let index = from; index < conditions.length; index++) this.trace.push({ path: `${path}[${index}]`, type: conditions[index]!.type, result: 'skipped' });
   }
 
   async runActions(actions: readonly Step[], where: string): Promise<void> {
     for (let index = 0; index < actions.length; index++) {
       const step = actions[index]!;
       const location = describe(step, index, where);
+      this.actionsRun.push({ location, type: step.type, logsBefore: this.logs.length, raisedBefore: this.raised.length });
       try {
         const { type, config } = this.registry.parseAction(step);
         await type.execute(config, this.actionContext(location));

@@ -26,6 +26,8 @@ export interface StepContext {
 export interface ConditionContext extends StepContext {
   /** Evaluates a nested condition (composites). */
   evaluate(condition: Step): Promise<boolean>;
+  /** Adds a short detail to this condition's trace entry (the expression's value, the service's answer). */
+  note?(detail: string): void;
 }
 
 /** A trigger an action raises; its id is assigned by the processor (deterministically). */

@@ -54,6 +54,8 @@ export interface CompleteOperationInput {
   readonly candidates: number;
   readonly summary: OutcomeSummary;
   readonly instances: readonly InstanceResult[];
+  /** Some results' traces were left out (operation.ts, MAX_TRACED_RESULTS). */
+  readonly tracesTruncated?: boolean;
   /** Present when the dispatch could not finish: the operation is marked failed. */
   readonly error?: string;
 }

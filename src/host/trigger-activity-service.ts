@@ -163,6 +163,7 @@ export class TriggerActivityService implements TriggerActivities {
       // Every outcome of the kind is listed, at 0 when none had it.
       summary: { ...emptySummary(outcomesOf(operation)), ...input.summary },
       instances: input.instances,
+      ...(input.tracesTruncated ? { tracesTruncated: true } : {}),
       ...(input.error === undefined ? {} : { error: input.error }),
     });
   }

@@ -169,7 +169,8 @@ describe('Engine: applyTrigger', () => {
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1', context: { owner: 'ann' } });
     const writes = instances.writes;
     const result = await engine.applyTrigger('i1', go('t1'));
-    expect(result).toEqual({ instanceId: 'i1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b' });
+    // Changed by issue 16: every result carries the trace of the conditions evaluated.
+    expect(result).toEqual({ instanceId: 'i1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b', trace: [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }] });
     // Changed by issue 10: one save (the change, its history entry and its outbox row), not a second one
     // to clear the outbox; the relay deletes the delivered row instead.
     expect(instances.writes).toBe(writes + 1);
@@ -198,7 +199,8 @@ describe('Engine: applyTrigger', () => {
     const { engine, instances } = await withFlow();
     await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
     const first = await engine.applyTrigger('i1', go('t1'));
-    const { instanceId: _i, ...did } = first;
+    // The instance's record of what a trigger did keeps no trace (issue 16: traces travel in results only).
+    const { instanceId: _i, trace: _trace, ...did } = first;
     expect(await engine.applyTrigger('i1', go('t1'))).toEqual({ instanceId: 'i1', outcome: 'duplicate', applied: did });
     await engine.applyTrigger('i1', go('t2', 'Fail'));
     const writes = instances.writes;

@@ -112,7 +112,8 @@ describe('processTrigger: order of steps', () => {
       toStateId: 'b',
       status: 'waiting',
     });
-    expect(result.result).toEqual({ instanceId: 'i1', outcome: 'transitioned', transitionId: 'second', fromStateId: 'a', toStateId: 'b' });
+    // Changed by issue 16: the result carries its trace (asserted in decision-trace.test.ts).
+    expect(result.result).toEqual({ instanceId: 'i1', outcome: 'transitioned', transitionId: 'second', fromStateId: 'a', toStateId: 'b', trace: expect.any(Array) });
   });
 
   it('stops at the first false exit condition: exitBlocked, nothing to save', async () => {

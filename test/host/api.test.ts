@@ -196,14 +196,15 @@ describe('instances, triggers and operations', () => {
   it('reports noTransition for an instance whose state has no transition for the trigger', async () => {
     const { finished } = await sendTrigger({ name: 'Submit', subjects: ['claim-1'] });
     expect(finished.body.summary).toMatchObject({ noTransition: 1, transitioned: 0 });
-    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'noTransition', fromStateId: 'submitted' }]);
+    // Changed by issue 16: the result says why (the trace names the false condition).
+    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'noTransition', fromStateId: 'submitted', trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: false }] }]);
   });
 
   it('sends an instance-scoped trigger whose subject is the instance', async () => {
     const accepted = await api.request('POST', '/api/instances/claim-1/triggers', { json: { name: 'Approve' } });
     expect(accepted.status).toBe(202);
     const finished = await api.waitForOperation(accepted.body.operationId);
-    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'transitioned', transitionId: 'approve', fromStateId: 'submitted', toStateId: 'approved' }]);
+    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'transitioned', transitionId: 'approve', fromStateId: 'submitted', toStateId: 'approved', trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: true }] }]);
     expect((await api.request('GET', '/api/instances/claim-1')).body).toMatchObject({ stateId: 'approved', status: 'complete' });
     expect((await api.request('POST', '/api/instances/nobody/triggers', { json: { name: 'Approve' } })).status).toBe(404);
   });
@@ -300,7 +301,7 @@ describe('raised triggers', () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'relay', instanceId: 'relay-1', context: { partner: 'pong-1' } } });
 
     const { finished } = await sendTrigger({ id: 'go-1', name: 'Go', subjects: ['relay-1'] });
-    expect(finished.body.instances).toEqual([{ instanceId: 'relay-1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'ready', toStateId: 'sent' }]);
+    expect(finished.body.instances).toEqual([{ instanceId: 'relay-1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'ready', toStateId: 'sent', trace: [{ path: 'states.ready.transitions[0].conditions[0]', type: 'triggerName', result: true }] }]);
 
     let partner = await api.request('GET', '/api/instances/pong-1');
     for (let poll = 0; poll < 400 && partner.body.status !== 'complete'; poll += 1) {

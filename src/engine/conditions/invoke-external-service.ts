@@ -21,6 +21,7 @@ export const invokeExternalServiceCondition = defineCondition({
   }),
   evaluate: async (config, context) => {
     const body = await callExternalService(config, context);
+    context.note?.(`${config.method} ${config.url} answered ${body === undefined ? 'nothing' : JSON.stringify(body)}`);
     if (typeof body !== 'boolean') {
       throw new Error(`the external service ${config.url} answered ${body === undefined ? 'nothing' : JSON.stringify(body).slice(0, 200)}, not true or false`);
     }

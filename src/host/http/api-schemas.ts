@@ -81,6 +81,27 @@ export const workflowSummarySchema = z.object({ id: z.string(), displayName: z.s
 
 const outcomeSchema = z.enum(operationOutcomeValues);
 const migrationFilterSchema = z.object({ stateId: z.string().optional(), status: instanceStatusSchema.optional() });
+
+export const traceEntrySchema = z
+  .object({
+    path: z.string().meta({ description: 'The condition\'s JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`.' }),
+    type: z.string().meta({ description: 'The condition type.' }),
+    result: z.union([z.boolean(), z.enum(['error', 'skipped'])]).meta({ description: '`skipped`: not evaluated, an earlier condition decided (short-circuit).' }),
+    detail: z.string().optional().meta({ description: 'A short explanation: the expression\'s value, the external service\'s answer, the error.' }),
+  })
+  .meta({ id: 'TraceEntry' });
+const traceSchema = z.array(traceEntrySchema).meta({ description: 'The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested).' });
+
+const instanceResultShape = {
+  instanceId: z.string(),
+  outcome: outcomeSchema,
+  transitionId: z.string().optional(),
+  fromStateId: z.string().optional(),
+  toStateId: z.string().optional(),
+  error: z.string().optional().meta({ description: 'For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why.' }),
+  trace: traceSchema.optional(),
+};
+
 export const operationSchema = z
   .object({
     id: z.string(),
@@ -106,17 +127,11 @@ export const operationSchema = z
     summary: z.partialRecord(outcomeSchema, z.number().int()).meta({ description: 'How many instances had each outcome (every outcome of the kind, 0 included); counts all of them.' }),
     instances: z
       .array(
-        z.object({
-          instanceId: z.string(),
-          outcome: outcomeSchema,
-          transitionId: z.string().optional(),
-          fromStateId: z.string().optional(),
-          toStateId: z.string().optional(),
-          error: z.string().optional().meta({ description: 'For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why.' }),
-        }),
+        z.object(instanceResultShape),
       )
       .meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
     instancesTruncated: z.boolean().optional().meta({ description: 'True when `instances` does not hold every result; `summary` counts them all.' }),
+    tracesTruncated: z.boolean().optional().meta({ description: 'True when some results carry no `trace`: only the first 100 results keep theirs (and at most 160,000 characters of traces).' }),
     progress: z
       .object({ total: z.number().int().optional().meta({ description: 'Once every candidate is known.' }), processed: z.number().int() })
       .optional()
@@ -134,6 +149,50 @@ export const migrationReportSchema = z
     blocked: z.array(z.object({ fromStateId: z.string(), reason: z.string(), count: z.number().int(), sample: reportSample })).meta({ description: 'Instances that cannot move, per source state and reason.' }),
   })
   .meta({ id: 'MigrationReport' });
+
+const triggerToRaiseSchema = z.object({
+  name: z.string(),
+  subjects: z.array(z.string()),
+  contentType: z.string().optional(),
+  parameters: jsonObjectSchema.optional(),
+});
+
+export const dryRunSchema = z
+  .object({
+    instances: z.array(
+      z.object({
+        ...instanceResultShape,
+        contextAfter: jsonObjectSchema.meta({ description: 'The context the instance would have afterwards (as it is, when nothing would change).' }),
+        events: z
+          .array(
+            z.object({
+              type: lifecycleEventTypeSchema,
+              subscriptionIds: z.array(z.string()).meta({ description: 'The subscriptions it would be delivered to.' }),
+              data: z.record(z.string(), z.unknown()).meta({ description: 'The CloudEvent `data` it would carry.' }),
+            }),
+          )
+          .meta({ description: 'Lifecycle events it would publish (those a subscription of the workflow wants); none is recorded or sent.' }),
+        raisedTriggers: z.array(triggerToRaiseSchema).meta({ description: 'Triggers its actions would raise (not raised).' }),
+        actions: z
+          .array(
+            z.object({
+              step: z.string().meta({ description: 'Where the action is, as a fault would name it.' }),
+              type: z.string(),
+              request: z.object({ method: z.string(), url: z.string(), body: z.unknown().optional() }).optional().meta({ description: '`invokeExternalService`: the request it would send (not sent).' }),
+              log: z.object({ level: z.string(), message: z.string(), properties: z.record(z.string(), z.unknown()) }).optional().meta({ description: '`log`: the line it would write.' }),
+              trigger: triggerToRaiseSchema.optional().meta({ description: '`raiseTrigger`: the trigger it would raise.' }),
+            }),
+          )
+          .meta({ description: 'The actions it would run, in order, with their rendered inputs; none is performed.' }),
+      }),
+    ),
+    truncated: z.boolean().meta({ description: 'True when there were more than 100 candidates: only the first 100 were decided.' }),
+  })
+  .meta({ id: 'DryRun', description: 'What the trigger would do to each instance; nothing was saved, leased or dispatched.' });
+
+export const dryRunQuerySchema = z.object({
+  dryRun: z.enum(['true', 'false']).optional().meta({ description: '`true`: answer 200 with what the trigger would do, changing nothing.' }),
+});
 
 export const acceptedOperationSchema = z
   .object({ operationId: z.string(), status: operationSchema.shape.status, statusUrl: z.string().meta({ description: 'Where to poll: GET it until it answers 200.' }) })

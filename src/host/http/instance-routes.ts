@@ -6,7 +6,7 @@ import { NotFoundError } from '../../engine/errors';
 import type { StoredInstance } from '../../engine/instance';
 import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
 import { parseWith } from '../../engine/validation';
-import { createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, pageSchemaOf } from './api-schemas';
+import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, pageSchemaOf } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
@@ -155,19 +155,24 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Send a trigger to one instance',
-      description: 'The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.',
+      description:
+        'The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. ' +
+        'With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.',
       tags: ['triggers'],
       path: instancePath,
+      query: dryRunQuerySchema,
       headers: preferWaitHeaders,
       body: triggerFieldsSchema.omit({ subjects: true }),
       responses: { ...submittedResponses, 404: 'No such instance.' },
     },
     async handle(request, services) {
       const instanceId = request.params.instanceId!;
+      const { dryRun } = parseQuery(request, dryRunQuerySchema);
       const body = readJsonBody(request);
       // The instance is the subject: a body naming subjects is refused rather than silently overridden.
       const input = parseWith(z.looseObject({ subjects: z.never({ error: 'subjects are not allowed here: the instance id is the subject' }).optional() }), body, 'The trigger is invalid');
       const trigger = parseTrigger({ ...input, subjects: [instanceId] }, services.newId);
+      if (dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },

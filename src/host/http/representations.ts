@@ -39,6 +39,7 @@ export function operationBody(operation: StoredOperation) {
     instances: operation.instances,
     ...(operation.progress && operation.status === 'running' ? { progress: operation.progress } : {}),
     ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
+    ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
     ...(operation.error ? { error: operation.error } : {}),
   };
 }

@@ -4,7 +4,7 @@ import type { StoredOperation } from '../../engine/operation';
 import { triggerFieldsSchema, parseTrigger } from '../../engine/trigger';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
-import { acceptedHeaders, acceptedOperationSchema, finishedOperationHeaders, operationSchema, pendingOperationHeaders } from './api-schemas';
+import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, finishedOperationHeaders, operationSchema, pendingOperationHeaders } from './api-schemas';
 import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './prefer-wait';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
@@ -41,7 +41,12 @@ export async function submittedOperation(request: ApiRequest, services: ApiServi
 
 /** What the trigger routes answer (both: the instance-scoped one too). */
 export const submittedResponses: Readonly<Record<number, ResponseContract>> = {
-  200: { description: 'Only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer.', body: operationSchema, headers: finishedOperationHeaders },
+  200: {
+    description:
+      'With `?dryRun=true`: the dry run (DryRun), what the trigger would do; nothing was saved. Otherwise only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer.',
+    body: z.union([operationSchema, dryRunSchema]),
+    headers: finishedOperationHeaders,
+  },
   202: { description: 'Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll).', body: acceptedOperationSchema, headers: acceptedHeaders },
 };
 
@@ -57,14 +62,18 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       summary: 'Send a trigger',
       description:
         'Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. ' +
-        'With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.',
+        'With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. ' +
+        'With `?dryRun=true`: 200 with what it would do to each of the first 100 candidates; nothing is saved, leased or dispatched.',
       tags: ['triggers'],
+      query: dryRunQuerySchema,
       headers: preferWaitHeaders,
       body: triggerFieldsSchema,
       responses: submittedResponses,
     },
     async handle(request, services) {
+      const { dryRun } = parseQuery(request, dryRunQuerySchema);
       const trigger = parseTrigger(readJsonBody(request), services.newId);
+      if (dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
   },

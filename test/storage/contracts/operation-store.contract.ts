@@ -67,6 +67,34 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       expect(stored.instances[0]!.error!.length).toBeLessThanOrEqual(500);
     });
 
+    it('keeps the traces of the first 100 results only, and of those no more than fit, and says so', async () => {
+      // 40 conditions of ~120 characters each: ~5 KB of trace per result, so 100 of them would pass 160,000.
+      const trace = Array.from({ length: 40 }, (_, i) => ({ path: `states.draft.transitions[${i}].conditions[0]`, type: 'expression', result: false as const, detail: `context.amount > ${i} → false` }));
+      const instances: InstanceResult[] = Array.from({ length: 300 }, (_, i) => ({ instanceId: `traced-${i}`, outcome: 'noTransition', fromStateId: 'draft', trace }));
+      const summary = { ...makeOperation('x').summary, noTransition: 300 };
+      const { operation } = await store.create(makeOperation('op-traced'));
+      await store.update({ ...operation, status: 'succeeded', candidates: 300, summary, instances });
+      const stored = (await store.get('op-traced'))!;
+      expect(stored.instances).toHaveLength(300);
+      expect(stored.instancesTruncated).toBeUndefined();
+      expect(stored.tracesTruncated).toBe(true);
+      const traced = stored.instances.filter((result) => result.trace);
+      expect(traced.length).toBeGreaterThan(10);
+      expect(traced.length).toBeLessThan(100);
+      expect(stored.instances[0]!.trace).toEqual(trace);
+      expect(stored.instances.slice(traced.length).every((result) => result.trace === undefined && result.outcome === 'noTransition')).toBe(true);
+    });
+
+    it('keeps every trace of a small operation and says nothing', async () => {
+      const trace = [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: false as const }];
+      const instances: InstanceResult[] = [{ instanceId: 'one', outcome: 'noTransition', fromStateId: 'draft', trace }];
+      const { operation } = await store.create(makeOperation('op-small-trace'));
+      await store.update({ ...operation, status: 'succeeded', candidates: 1, summary: { ...operation.summary, noTransition: 1 }, instances });
+      const stored = (await store.get('op-small-trace'))!;
+      expect(stored.instances).toEqual(instances);
+      expect(stored.tracesTruncated).toBeUndefined();
+    });
+
     it('lists operations by status, paged', async () => {
       const fresh = await create();
       const statuses = ['notStarted', 'running', 'succeeded', 'running', 'failed', 'notStarted', 'running'] as const;
