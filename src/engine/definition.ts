@@ -5,6 +5,7 @@
  * registered in code are first-class.
  */
 import { z } from 'zod';
+import { calendarsSchema, timerSchema } from './timer-definition';
 
 export const workflowIdSchema = z
   .string()
@@ -26,6 +27,8 @@ export const transitionSchema = z.strictObject({
   targetStateId: stateIdSchema,
   conditions: z.array(stepSchema).default([]),
   actions: z.array(stepSchema).default([]),
+  /** Makes this a timer transition: chosen only when its timer fires, never by an ordinary trigger. */
+  timer: timerSchema.optional(),
 });
 export type TransitionDefinition = z.infer<typeof transitionSchema>;
 
@@ -50,6 +53,8 @@ export const workflowDefinitionSchema = z.strictObject({
   description: z.string().max(4096).optional(),
   initialStateId: stateIdSchema,
   states: z.record(stateIdSchema, stateSchema).refine((states) => Object.keys(states).length > 0, 'a workflow needs at least one state'),
+  /** Business calendars timers may count working time in (`timer.calendar`). */
+  calendars: calendarsSchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */
@@ -67,4 +72,9 @@ export interface WorkflowVersion {
 
 export function isFinalState(state: StateDefinition): boolean {
   return state.transitions.length === 0;
+}
+
+/** A transition its timer chooses (never an ordinary trigger). */
+export function isTimerTransition(transition: TransitionDefinition): transition is TransitionDefinition & { timer: NonNullable<TransitionDefinition['timer']> } {
+  return transition.timer !== undefined;
 }

@@ -14,8 +14,11 @@ import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
+import { InProcessTimers } from './in-process-timers';
 import { pagedList } from './paging';
+import { timerTrigger, type DueTimer } from './timers';
 import type {
+  DueTimerIndex,
   HistoryStore,
   InstanceQuery,
   InstanceStore,
@@ -41,6 +44,8 @@ export interface EnginePorts {
   readonly outbox: OutboxStore;
   readonly interests: InterestIndex;
   readonly leases: LeaseProvider;
+  /** Armed timers by due time, for hosts that schedule timers from storage (the local server). */
+  readonly dueTimers?: DueTimerIndex;
 }
 
 interface EngineParts {
@@ -68,7 +73,16 @@ export class Engine {
       this.workflows = new WorkflowService(this.ports.workflows, this.options.registry, this.options.definitionCacheSize);
       this.runtime = new InstanceRuntime(this.ports, this.workflows.versions, this.options);
     }
-    this.relay = new OutboxRelay(this.ports.outbox, handlers ?? { trigger: async (row) => void (await this.publish(row.payload)) });
+    this.relay = new OutboxRelay(this.ports.outbox, handlers ?? this.inProcessDelivery());
+  }
+
+  /** Without a host: raised triggers are published, and timers fired, in this process. */
+  private inProcessDelivery(): OutboxHandlers {
+    const timers = new InProcessTimers(this.options.clock, (timer) => this.fireTimer(timer).then(() => undefined), this.options.logger);
+    return {
+      trigger: async (row) => void (await this.publish(row.payload)),
+      timer: (row) => timers.arm(row.payload),
+    };
   }
 
   /** The same engine (stores, caches, run loop) delivering outbox rows through `handlers`. */
@@ -174,6 +188,14 @@ export class Engine {
       results.push(await this.applyTrigger(instanceId, trigger, options));
     }
     return results;
+  }
+
+  /**
+   * Applies a due timer's trigger to its instance (the hosts submit it as an operation instead, so it is
+   * visible like any trigger). A stale timer answers `notInterested` and saves nothing.
+   */
+  fireTimer(timer: DueTimer, options: OperationOptions = {}): Promise<InstanceResult> {
+    return this.applyTrigger(timer.instanceId, timerTrigger(timer), options);
   }
 
   /** Delivers the rows of start-up: every outbox row a crash left (returns how many were delivered). */

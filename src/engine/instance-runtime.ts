@@ -17,9 +17,10 @@ import { decideTrigger } from './decide-trigger';
 import type { Effects } from './effects';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
-import type { Instance, StoredInstance } from './instance';
+import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import type { OutboxRow } from './outbox';
-import type { InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
+import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
+import { newlyArmed } from './timers';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -28,6 +29,8 @@ export interface InstanceRuntimePorts {
   readonly outbox: OutboxStore;
   readonly interests: InterestIndex;
   readonly leases: LeaseProvider;
+  /** Where a host that schedules timers from storage finds them (the local server); absent elsewhere. */
+  readonly dueTimers?: DueTimerIndex;
 }
 
 /** What a decision needs besides the instance: its definition and the effects it may use. */
@@ -139,11 +142,12 @@ export class InstanceRuntime {
     const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
     const decision = await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry);
     const change = decision.change!;
-    // Index rows first: the index may hold more than the truth, never less.
+    // Index rows first: the indexes may hold more than the truth, never less.
     await this.ports.interests.add(input.instanceId, change.instance.interests, options);
+    await this.indexTimers(undefined, change.instance, options);
     let stored: StoredInstance;
     try {
-      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox }, options);
+      stored = await this.ports.instances.create(change.instance, { history: historyOf(change), outbox: change.outbox }, options);
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
@@ -196,16 +200,24 @@ export class InstanceRuntime {
     const added = next.interests.filter((subject) => !before.has(subject));
     const removed = stored.interests.filter((subject) => !after.has(subject));
     if (added.length) await this.ports.interests.add(stored.id, added, options);
+    await this.indexTimers(stored, next, options);
     lease.assertHeld();
     let saved: StoredInstance;
     try {
-      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox }, { ...options, ifMatch: stored.etag });
+      saved = await this.ports.instances.save(next, { history: historyOf(change), outbox: change.outbox }, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
       throw error;
     }
     if (removed.length) await this.removeInterests(stored.id, removed, options);
     return saved;
+  }
+
+  /** Due-time rows for the timers `next` arms (before the save, like interest rows; never removed here). */
+  private async indexTimers(previous: Instance | undefined, next: Instance, options: OperationOptions): Promise<void> {
+    if (!this.ports.dueTimers) return;
+    const armed = newlyArmed(previous, next);
+    if (armed.length) await this.ports.dueTimers.add(armed, options);
   }
 
   private async removeInterests(instanceId: string, subjects: readonly string[], options: OperationOptions): Promise<void> {
@@ -223,4 +235,8 @@ function withLeftovers(change: Change, leftovers: readonly OutboxRow[]): Change 
   if (leftovers.length === 0) return change;
   const ids = [...new Set([...leftovers.map((row) => row.id), ...change.instance.outbox])];
   return { ...change, instance: { ...change.instance, outbox: ids } };
+}
+
+function historyOf(change: Change): HistoryEntry[] {
+  return change.historyEntry ? [change.historyEntry] : [];
 }

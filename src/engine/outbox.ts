@@ -5,11 +5,12 @@
  * released and deletes each row once delivered. Row ids are deterministic, so a delivery repeated after a
  * crash is recognised downstream (a raised trigger's id is its operation id).
  *
- * Kinds: `trigger` (a raised trigger) today; `timer`, `event` and `startInstance` are reserved for the
- * features built on this (timers, lifecycle events, child workflows): add a row type to `OutboxRow` and a
- * handler to the relay's `OutboxHandlers`.
+ * Kinds: `trigger` (a raised trigger) and `timer` (a timer armed on entering a state, timers.ts); `event`
+ * and `startInstance` are reserved for the features built on this (lifecycle events, child workflows):
+ * add a row type to `OutboxRow` and a handler to the relay's `OutboxHandlers`.
  */
 import type { JsonObject } from './json';
+import type { DueTimer } from './timers';
 import type { Trigger } from './trigger';
 
 export const OutboxKind = {
@@ -30,11 +31,14 @@ export interface OutboxRowOf<K extends OutboxKind, P> {
 /** A trigger raised by an action: delivered as a trigger of its own (`POST /api/triggers`), id and all. */
 export type TriggerOutboxRow = OutboxRowOf<typeof OutboxKind.trigger, Trigger>;
 
+/** A timer armed on entering a state: delivered to the host's scheduler (row id = the timer's trigger id). */
+export type TimerOutboxRow = OutboxRowOf<typeof OutboxKind.timer, DueTimer>;
+
 /**
- * Every row kind the engine writes. Today only raised triggers; the other kinds are reserved and get
- * their row types here when their features land (their payloads must be JSON objects).
+ * Every row kind the engine writes: raised triggers and armed timers; `event` and `startInstance` are
+ * reserved and get their row types here when their features land (their payloads must be JSON objects).
  */
-export type OutboxRow = TriggerOutboxRow;
+export type OutboxRow = TriggerOutboxRow | TimerOutboxRow;
 
 /** A row as stored, with the instance it belongs to (the start-up sweep lists rows of every instance). */
 export interface StoredOutboxRow {
@@ -45,4 +49,4 @@ export interface StoredOutboxRow {
 /** Rows of the same instance written by one change: at most this many (a save is one table transaction of at most 100 operations). */
 export const MAX_OUTBOX_ROWS_PER_CHANGE = 90;
 
-export type OutboxPayload = JsonObject | Trigger;
+export type OutboxPayload = JsonObject | Trigger | DueTimer;

@@ -82,7 +82,7 @@ export async function processTrigger(def: WorkflowDefinition, instance: Instance
     outcome: decision.result.outcome,
     instance: decision.change?.instance ?? instance,
     ...(decision.change ? { historyEntry: decision.change.historyEntry } : {}),
-    raisedTriggers: (decision.change?.outbox ?? []).map((row) => row.payload),
+    raisedTriggers: (decision.change?.outbox ?? []).flatMap((row) => (row.kind === 'trigger' ? [row.payload] : [])),
     result: decision.result,
     decision,
   };
