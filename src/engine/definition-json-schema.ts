@@ -36,6 +36,14 @@ export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistr
   const transition = ((state.transitions as Json).items as Json).properties as Json;
   refer(transition.conditions, 'condition');
   refer(transition.actions, 'action');
+  // What zod's refinements check, said for editors: exactly one of `after` and `at`, what each holds.
+  const timer = transition.timer as Json;
+  timer.description = 'Makes this a timer transition: chosen only when its timer fires (never by an ordinary trigger).';
+  timer.oneOf = [{ required: ['after'] }, { required: ['at'], not: { required: ['calendar'] } }];
+  const timerFields = timer.properties as Json;
+  (timerFields.after as Json).description = 'ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds';
+  (timerFields.at as Json).description = 'JSONata expression giving an ISO 8601 instant, evaluated after the entry actions';
+  (timerFields.calendar as Json).description = 'A calendar of the workflow\'s "calendars": count only its working time';
   return {
     ...schema,
     title: 'Signalbox workflow definition',
