@@ -4,7 +4,7 @@
  * self-transitions re-arming, cancelled and completed instances never firing.
  */
 import { DefinitionInvalidError, Engine, TriggerOutcome, ValidationError, parseTrigger, timerTriggerId, validateDefinition, type DueTimer, type WorkflowDefinitionInput } from '../../src/engine';
-import { ManualClock, collectAll, createInMemoryPorts } from '../../src/testing';
+import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger } from './support';
 
 const HOUR = 3600_000;
@@ -43,8 +43,7 @@ async function setup(definition: WorkflowDefinitionInput = escalation()) {
   const engine = new Engine(ports, { clock, logger, newId: () => 'generated' });
   await engine.createWorkflow(definition);
   const send = (instanceId: string, name: string, id = `${name}-${clock.now().getTime()}`) => engine.applyTrigger(instanceId, { id, name, subjects: [instanceId] });
-  const history = async (instanceId: string) => (await collectAll((page) => engine.getHistory(instanceId, page))).items ?? [];
-  return { clock, logger, engine, ports, send, history };
+  return { clock, logger, engine, ports, send };
 }
 
 async function historyOf(engine: Engine, instanceId: string) {

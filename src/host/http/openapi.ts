@@ -20,6 +20,37 @@ const problemSchema = {
   },
 } as const;
 
+/** What every answer that returns an instance holds (representations.ts, instanceBody). */
+const instanceSchema = {
+  type: 'object',
+  required: ['id', 'workflowId', 'workflowVersion', 'stateId', 'status', 'context', 'interests', 'timers', 'createdAt', 'updatedAt', 'etag'],
+  properties: {
+    id: { type: 'string' },
+    workflowId: { type: 'string' },
+    workflowVersion: { type: 'integer' },
+    stateId: { type: 'string' },
+    status: { type: 'string', enum: ['initializing', 'waiting', 'faulted', 'complete', 'cancelled'] },
+    context: { type: 'object' },
+    interests: { type: 'array', items: { type: 'string' } },
+    timers: {
+      description: 'Timers armed on entering the current state, not yet fired or spent; leaving the state disarms them.',
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['transitionId', 'dueAt'],
+        properties: { transitionId: { type: 'string' }, dueAt: { type: 'string', format: 'date-time' } },
+      },
+    },
+    fault: { type: 'object', properties: { message: { type: 'string' }, triggerId: { type: ['string', 'null'] }, at: { type: 'string', format: 'date-time' } } },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+    etag: { type: 'string' },
+  },
+} as const;
+
+/** Success answers whose body is one instance. */
+const instanceAnswers: Record<string, string> = { createInstance: '201', getInstance: '200', recoverInstance: '200', cancelInstance: '200' };
+
 const responsesByRoute: Record<string, Record<string, string>> = {
   putWorkflow: { '200': 'A new version', '201': 'Created (version 1)', '400': 'Invalid', '409': 'Exists and no If-Match', '412': 'Stale If-Match' },
   createWorkflow: { '201': 'Created', '400': 'Invalid', '409': 'The id exists' },
@@ -68,7 +99,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], registr
       const responses = Object.fromEntries(
         Object.entries(responsesByRoute[route.name] ?? { '200': 'OK' }).map(([status, description]) => [
           status,
-          Number(status) >= 400 ? { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } } : { description },
+          Number(status) >= 400
+            ? { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }
+            : instanceAnswers[route.name] === status
+              ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Instance' } } } }
+              : { description },
         ]),
       );
       const body = requestBodies[route.name];
@@ -90,6 +125,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], registr
       securitySchemes: { functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key' } },
       schemas: {
         Problem: problemSchema,
+        Instance: instanceSchema,
         WorkflowDefinition: asComponent('WorkflowDefinition', workflowDefinitionJsonSchema(registry)),
         Trigger: asComponent('Trigger', z.toJSONSchema(triggerInputSchema, { io: 'input', unrepresentable: 'any' })),
       },
