@@ -83,6 +83,7 @@ var signalboxTableNames = [
   'SignalboxInstances'
   'SignalboxInterests'
   'SignalboxOperations'
+  'SignalboxTimers'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
 
