@@ -7,4 +7,6 @@ import './telemetry';
 import './trigger-orchestrator';
 import './apply-trigger-batch';
 import './activities';
+import './timer-orchestrator';
+import './timer-activities';
 import './http';

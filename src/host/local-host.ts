@@ -1,6 +1,7 @@
 /**
  * @module The local host: storage (Azurite unless a connection is configured), the engine, the
- * in-process operation runner and the HTTP server, started and stopped as one. `npm start`, the HTTP
+ * in-process operation runner, the storage-driven timer scheduler and the HTTP server, started and
+ * stopped as one. `npm start`, the HTTP
  * tests and the API benchmark all use it.
  */
 import path from 'node:path';
@@ -8,6 +9,8 @@ import { startAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
+import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
+import type { Trigger } from '../engine/trigger';
 import { readSetting, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts } from './azure-ports';
@@ -28,6 +31,8 @@ export interface LocalHostOptions {
   /** Counts every storage request (the benchmarks). */
   requestCounter?: RequestCounter;
   runner?: LocalOperationRunnerOptions;
+  /** Tuning of the timer scheduler (tests, the benchmark). */
+  timers?: Pick<LocalTimerSchedulerOptions, 'maxSleepInMs' | 'retryDelayInMs' | 'concurrency'>;
   engineOptions?: HostCoreOptions['engineOptions'];
 }
 
@@ -35,6 +40,8 @@ export interface LocalHost {
   readonly url: string;
   readonly core: HostCore;
   readonly runner: LocalOperationRunner;
+  /** The storage-driven timer scheduler. */
+  readonly timers: LocalTimerScheduler;
   /** Azurite, when this host started it. */
   readonly azurite?: RunningAzurite;
   /** Graceful: stop taking requests, finish or hand back in-flight work (leases released), stop Azurite. */
@@ -57,9 +64,13 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(options.storageNames ? { names: options.storageNames } : {}),
       ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
     });
-    const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
-    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), options.runner);
+    // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
+    const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+    let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
+    const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
+    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), { ...options.runner, armTimer: async (timer) => timers.notify(timer) });
     const services = core.servicesFor(runner);
+    submit = (trigger) => services.triggers.submit(trigger);
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
     const server: RunningServer = await startLocalServer(services, {
@@ -72,13 +83,17 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     // Rows a crash left between a save and its relay: delivered now (each becomes an operation, idempotently).
     const relayed = await services.engine.relayLeftovers();
     if (relayed > 0) logger.info('delivered leftover outbox rows', { count: relayed });
+    // Timers that fell due while the server was down fire now, once each.
+    timers.start();
     return {
       url: server.url,
       core,
       runner,
+      timers,
       ...(azurite ? { azurite } : {}),
       async stop() {
         await server.close();
+        await timers.stop();
         await runner.stop();
         await azurite?.stop();
       },

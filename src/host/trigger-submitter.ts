@@ -7,6 +7,7 @@
 import { OperationStatus } from '../engine/enums';
 import { emptySummary, type StoredOperation } from '../engine/operation';
 import type { OperationOptions, OperationStore } from '../engine/ports';
+import type { DueTimer } from '../engine/timers';
 import type { Trigger } from '../engine/trigger';
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */
@@ -17,6 +18,12 @@ export interface OperationLauncher {
    * `isNew` says this call recorded it, so nothing can be running it yet.
    */
   start(operationId: string, options?: LaunchOptions): Promise<void>;
+  /**
+   * Hands an armed timer (a `timer` outbox row, after the save that armed it) to the host's scheduler:
+   * a durable timer orchestration on Azure, the storage-driven scheduler locally. Must be idempotent by
+   * timer id. A host without one cannot relay timer rows (they stay in the outbox).
+   */
+  armTimer?(timer: DueTimer): Promise<void>;
 }
 
 export interface LaunchOptions {

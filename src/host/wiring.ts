@@ -5,7 +5,7 @@
  */
 import { Engine } from '../engine/engine';
 import type { EngineOptions } from '../engine/engine-options';
-import type { HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
+import type { DueTimerIndex, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import type { ApiServices } from './http/types';
 import { allowedHosts, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
@@ -19,6 +19,11 @@ export interface SignalboxPorts {
   readonly interests: InterestIndex;
   readonly operations: OperationStore;
   readonly leases: LeaseProvider;
+  /**
+   * Armed timers by due time, for a host that schedules timers from storage (the local server): the run
+   * loop then writes a row before each save that arms timers. The Functions app leaves it out (durable timers).
+   */
+  readonly dueTimers?: DueTimerIndex;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
 }
@@ -43,7 +48,15 @@ export interface HostCoreOptions {
 
 export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
   const engine = new Engine(
-    { workflows: ports.workflows, instances: ports.instances, history: ports.history, outbox: ports.outbox, interests: ports.interests, leases: ports.leases },
+    {
+      workflows: ports.workflows,
+      instances: ports.instances,
+      history: ports.history,
+      outbox: ports.outbox,
+      interests: ports.interests,
+      leases: ports.leases,
+      ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
+    },
     {
       allowedHosts: allowedHosts(env),
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
@@ -55,10 +68,20 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   );
   const triggerCache = new TriggerCache();
   const now = () => engine.options.clock.now();
-  /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
+  /**
+   * The engine whose raised triggers become operations that `launcher` runs, like any trigger, and whose
+   * armed timers go to the launcher's scheduler.
+   */
   const bound = (launcher: OperationLauncher) => {
     const triggers = new TriggerSubmitter(ports.operations, launcher, now);
-    return { triggers, engine: engine.withDelivery({ trigger: async (row) => void (await triggers.submit(row.payload)) }) };
+    const armTimer = launcher.armTimer?.bind(launcher);
+    return {
+      triggers,
+      engine: engine.withDelivery({
+        trigger: async (row) => void (await triggers.submit(row.payload)),
+        ...(armTimer ? { timer: (row) => armTimer(row.payload) } : {}),
+      }),
+    };
   };
   return {
     ports,
