@@ -15,21 +15,16 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { FIRE_TIMER_ACTIVITY, type FireTimerInput, type FireTimerOutput } from '../src/host/timer-activities';
+import { FIRE_TIMER_ACTIVITY, nextTimerFireAt, type FireTimerInput, type FireTimerOutput } from '../src/host/timer-activities';
 import { activityRetryOptions } from './apply-trigger-batch';
 
 export const TIMER_ORCHESTRATOR = 'timerOrchestrator';
 
-/** The longest single durable timer this orchestration creates: well within the six-day limit. */
-export const MAX_TIMER_INTERVAL_IN_MS = 3 * 24 * 3600_000;
-
 export const timerOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {
   const timer = context.df.getInput<FireTimerInput>();
-  const dueMs = Date.parse(timer.dueAt);
-  // A due time in the past (or now) fires at once.
-  while (context.df.currentUtcDateTime.getTime() < dueMs) {
-    const nextMs = Math.min(dueMs, context.df.currentUtcDateTime.getTime() + MAX_TIMER_INTERVAL_IN_MS);
-    yield context.df.createTimer(new Date(nextMs));
+  // Durable timers until the due time, each at most three days long; a due time in the past fires at once.
+  for (let fireAt = nextTimerFireAt(context.df.currentUtcDateTime, timer.dueAt); fireAt; fireAt = nextTimerFireAt(context.df.currentUtcDateTime, timer.dueAt)) {
+    yield context.df.createTimer(fireAt);
   }
   const fired: FireTimerOutput = yield context.df.callActivityWithRetry(FIRE_TIMER_ACTIVITY, activityRetryOptions, timer);
   return fired;

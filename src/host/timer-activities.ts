@@ -22,3 +22,18 @@ export interface FireTimerOutput {
 export function timerOrchestrationId(timerId: string): string {
   return `wake:${timerId}`;
 }
+
+/** The longest single durable timer a timer orchestration creates: well within the six-day limit of JavaScript apps. */
+export const MAX_TIMER_INTERVAL_IN_MS = 3 * 24 * 3600_000;
+
+/**
+ * When the timer orchestration's next durable timer should fire, given the orchestration's current time
+ * (`context.df.currentUtcDateTime`), or undefined when the timer is due. Pure, so the orchestrator stays
+ * deterministic: the due time itself, or at most MAX_TIMER_INTERVAL_IN_MS ahead for a longer wait.
+ */
+export function nextTimerFireAt(current: Date, dueAt: string): Date | undefined {
+  const dueMs = Date.parse(dueAt);
+  const nowMs = current.getTime();
+  if (nowMs >= dueMs) return undefined;
+  return new Date(Math.min(dueMs, nowMs + MAX_TIMER_INTERVAL_IN_MS));
+}

@@ -73,8 +73,8 @@ describe('registered functions', () => {
 
   it('registers the orchestrators and the activities under the names the orchestrators call', () => {
     const byTrigger = (type: string) => registered.filter((fn) => triggerOf(fn).type === type).map((fn) => fn.name).sort();
-    expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'triggerOrchestrator']);
-    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'beginOperation', 'completeOperation', 'findCandidates']);
+    expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'timerOrchestrator', 'triggerOrchestrator']);
+    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'beginOperation', 'completeOperation', 'findCandidates', 'fireTimer']);
     for (const fn of registered.filter((candidate) => triggerOf(candidate).type === 'activityTrigger')) {
       expect(bindingsOf(fn).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     }
