@@ -97,8 +97,27 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
   };
 }
 
+let sweptLeftovers = false;
+
+/**
+ * The start-up sweep of outbox rows a crash left between a save and its relay, run once per worker at
+ * its first HTTP invocation (the first moment a durable client is at hand to start their operations).
+ * In the background: a request never waits for it; a failure is logged and the rows wait for the next
+ * load of their instance.
+ */
+function sweepOnce(services: ApiServices): void {
+  if (sweptLeftovers) return;
+  sweptLeftovers = true;
+  services.engine.relayLeftovers().then(
+    (count) => count > 0 && invocationLogger.info('delivered leftover outbox rows', { count }),
+    (error: unknown) => invocationLogger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+  );
+}
+
 export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
-  return (await hostCore()).servicesFor(durableLauncher(df.getClient(context)));
+  const services = (await hostCore()).servicesFor(durableLauncher(df.getClient(context)));
+  if (services.engine) sweepOnce(services);
+  return services;
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */

@@ -1,6 +1,7 @@
 /**
- * Dependencies point inward (DEVELOPERS layout): functions/ and src/host use the engine, leasing and
- * storage; the engine uses only itself. Storage and leasing are the two Azure adapters and share their
+ * Dependencies point inward (DEVELOPERS layout): functions/ and src/host use the engine, leasing,
+ * storage and outbound; the engine uses only itself. src/outbound implements the engine's outbound
+ * port (src/engine/outbound-port.ts), so it may use engine types; the engine never imports it. Storage and leasing are the two Azure adapters and share their
  * helpers: leasing translates SDK errors and encodes names with storage's, and storage's factory builds
  * the lease provider from the same connection. Checked on every relative import of every source file.
  */
@@ -13,8 +14,9 @@ const allowed: Record<string, readonly string[]> = {
   'src/testing': ['src/testing', 'src/engine'],
   'src/leasing': ['src/leasing', 'src/storage', 'src/engine'],
   'src/storage': ['src/storage', 'src/leasing', 'src/engine'],
-  'src/host': ['src/host', 'src/storage', 'src/leasing', 'src/engine'],
-  functions: ['functions', 'src/host', 'src/storage', 'src/leasing', 'src/engine'],
+  'src/outbound': ['src/outbound', 'src/engine'],
+  'src/host': ['src/host', 'src/storage', 'src/leasing', 'src/outbound', 'src/engine'],
+  functions: ['functions', 'src/host', 'src/storage', 'src/leasing', 'src/outbound', 'src/engine'],
 };
 
 function sources(dir: string): string[] {

@@ -11,7 +11,7 @@ const repo = join(__dirname, '..');
 const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { main: string; exports: Record<string, string> };
 
 it('maps every subpath to a compiled module whose source exists', () => {
-  expect(Object.keys(manifest.exports).sort()).toEqual(['.', './functions', './leasing', './package.json', './storage', './testing']);
+  expect(Object.keys(manifest.exports).sort()).toEqual(['.', './functions', './leasing', './outbound', './package.json', './storage', './testing']);
   for (const [subpath, target] of Object.entries(manifest.exports)) {
     if (subpath === './package.json') continue;
     expect(target).toMatch(/^\.\/dist\/.+\.js$/);

@@ -7,7 +7,7 @@
  * loses the journal, so across processes an action may be called again (at least once, as documented in
  * src/engine/README.md).
  */
-import type { ExternalRequest, ExternalResponse, ExternalServiceClient } from './external-service/types';
+import type { ExternalRequest, ExternalResponse, ExternalServiceClient } from './outbound-port';
 
 export class ActionCallJournal {
   private readonly deliveries = new Map<string, Map<string, ExternalResponse[]>>();

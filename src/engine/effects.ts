@@ -3,7 +3,7 @@
  * Logging is not an effect of deciding: `log` actions add lines to the Decision, which the runtime emits
  * once, after the save (decision.ts).
  */
-import type { ExternalServiceClient } from './external-service/types';
+import type { ExternalServiceClient } from './outbound-port';
 
 export interface EngineLogger {
   info(message: string, properties?: Record<string, unknown>): void;

@@ -1,10 +1,7 @@
 /** @module The engine's options bag: every field optional with a default, resolved once at construction. */
 import { builtInRegistry, type Registry } from './registry';
 import { consoleLogger, type EngineLogger } from './effects';
-import { createExternalServiceClient } from './external-service/pipeline';
-import type { FetchLike } from './external-service/fetch-transport';
-import type { TokenProvider } from './external-service/managed-identity-policy';
-import type { ExternalServiceClient } from './external-service/types';
+import { refusingExternalServiceClient, type ExternalServiceClient } from './outbound-port';
 
 export interface Clock {
   now(): Date;
@@ -23,19 +20,11 @@ export interface EngineOptions {
   newId?: () => string;
   /** Condition and action types. @default the built-ins */
   registry?: Registry;
-  /** Hosts invokeExternalService may call (exact or `*.suffix`; loopback only if listed). @default [] */
-  allowedHosts?: readonly string[];
-  /** @default globalThis.fetch */
-  fetch?: FetchLike;
-  /** Managed-identity tokens. @default DefaultAzureCredential, imported on first use */
-  tokenProvider?: TokenProvider;
-  /** Per outbound attempt, unless a step sets `timeoutMs`. @default 10000 */
-  externalServiceTimeoutInMs?: number;
-  /** Retries of an outbound call after network errors, 5xx and 429. @default 2 */
-  externalServiceMaxRetries?: number;
-  /** Base of the exponential backoff between those retries. @default 200 */
-  externalServiceRetryDelayInMs?: number;
-  /** Replaces the whole outbound pipeline (the options above are then unused). */
+  /**
+   * Outbound HTTP for invokeExternalService: `createOutboundClient({ allowedHosts })` from src/outbound
+   * (allow-list, retries, managed identity, size limit). @default a client that refuses every call, so
+   * those steps fault their instance
+   */
   http?: ExternalServiceClient;
   /** @default console */
   logger?: EngineLogger;
@@ -66,16 +55,7 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
     clock: options.clock ?? { now: () => new Date() },
     newId: options.newId ?? (() => globalThis.crypto.randomUUID()),
     registry: options.registry ?? builtInRegistry(),
-    http:
-      options.http ??
-      createExternalServiceClient({
-        allowedHosts: options.allowedHosts ?? [],
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.tokenProvider ? { tokenProvider: options.tokenProvider } : {}),
-        defaultTimeoutInMs: options.externalServiceTimeoutInMs ?? 10_000,
-        maxRetries: options.externalServiceMaxRetries ?? 2,
-        retryDelayInMs: options.externalServiceRetryDelayInMs ?? 200,
-      }),
+    http: options.http ?? refusingExternalServiceClient,
     logger: options.logger ?? consoleLogger,
     leaseDurationInSeconds: options.leaseDurationInSeconds ?? 60,
     maxLeaseWaitInMs: options.maxLeaseWaitInMs ?? 60_000,

@@ -9,7 +9,7 @@ import type { WorkflowVersion } from './definition';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
 import { TriggerOutcome } from './enums';
-import { NotFoundError } from './errors';
+import { NotFoundError, isRetryable } from './errors';
 import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
@@ -211,9 +211,19 @@ export class Engine {
     return decided.instance;
   }
 
-  /** The lease is released: deliver the rows, and remember the instance is clear when all went. */
+  /**
+   * The lease is released: deliver the rows, and remember the instance is clear when all went. A
+   * retryable failure is thrown, so the caller's retry (answered `duplicate`) relays the rows again from
+   * the load; any other is logged, not thrown, since the change itself is saved: the rows wait for the
+   * next load of the instance or the start-up sweep.
+   */
   private async relayAfter(decided: Decided, options: OperationOptions): Promise<void> {
     if (decided.outbox.length === 0 || !decided.instance) return;
-    if (await this.relay.relay(decided.instance.id, decided.outbox, options)) this.runtime.relayedAll(decided);
+    try {
+      if (await this.relay.relay(decided.instance.id, decided.outbox, options)) this.runtime.relayedAll(decided);
+    } catch (error) {
+      if (isRetryable(error)) throw error;
+      this.options.logger.error('Could not deliver outbox rows; they stay for the next load or start', { instanceId: decided.instance.id, error: String(error) });
+    }
   }
 }

@@ -40,4 +40,5 @@ export { InstanceRuntime, type Decide, type DecideContext, type Decided, type In
 export { WorkflowService } from './workflow-service';
 export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
-export * from './external-service';
+export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
+export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';

@@ -14,7 +14,7 @@ export const appSettings = {
   AzureWebJobsStorage__clientId: 'Identity-based storage: client id of the user-assigned identity.',
   SIGNALBOX_STORAGE: 'Optional connection string for Signalbox data, overriding AzureWebJobsStorage.',
   SIGNALBOX_STORAGE_PREFIX: 'Optional prefix of Signalbox\'s table and container names, so several deployments (or test runs) can share one account.',
-  SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback only if listed).',
+  SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback and private addresses only if listed exactly).',
   SIGNALBOX_TASK_HUB: 'Durable Functions task hub name (host.json reads it).',
   SIGNALBOX_API_KEY: 'Local server only: when set, requests must carry it in x-functions-key.',
   APPLICATIONINSIGHTS_CONNECTION_STRING: 'Application Insights; telemetry is off when absent.',

@@ -6,6 +6,7 @@
 import { Engine } from '../engine/engine';
 import type { EngineOptions } from '../engine/engine-options';
 import type { DueTimerIndex, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
+import { createOutboundClient } from '../outbound/outbound-client';
 import type { ApiServices } from './http/types';
 import { allowedHosts, type Environment } from './settings';
 import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
@@ -58,7 +59,11 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
     },
     {
-      allowedHosts: allowedHosts(env),
+      http: createOutboundClient({
+        allowedHosts: allowedHosts(env),
+        // Without the query string: a definition may carry a key there, and logs must not.
+        onRetry: ({ url, ...retry }) => logger.warn('Retrying an outbound call', { url: url.replace(/[?#].*$/, ''), ...retry }),
+      }),
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
       // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.
       leaseDurationInSeconds: 15,

@@ -1,12 +1,13 @@
 /**
  * The engine's determinism boundary, in the spirit of Temporal's `disallowedModules`: src/engine imports
- * no Azure SDK (except the one lazy @azure/identity import for managed-identity tokens) and no Node I/O
- * modules, so it runs anywhere and its tests need no Azure.
+ * no Azure SDK and no Node I/O modules, so it runs anywhere and its tests need no Azure. Outbound HTTP is
+ * a port (src/engine/outbound-port.ts) implemented in src/outbound on the Azure SDK's pipeline.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..', 'src', 'engine');
+const outboundRoot = join(__dirname, '..', '..', 'src', 'outbound');
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -21,7 +22,7 @@ const specifier = /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['
 const allowedPackages = new Set(['zod', 'jsonata', '@opentelemetry/api', 'luxon']);
 
 describe('src/engine boundaries', () => {
-  it('imports only zod, jsonata, @opentelemetry/api, luxon and itself; @azure/identity only lazily, in the managed-identity policy', () => {
+  it('imports only zod, jsonata, @opentelemetry/api, luxon and itself (no Azure SDK, not even for outbound calls)', () => {
     const offences: string[] = [];
     for (const file of sources(root)) {
       const text = readFileSync(file, 'utf8');
@@ -30,10 +31,22 @@ describe('src/engine boundaries', () => {
         const where = relative(root, file);
         if (target.startsWith('.')) continue;
         if (allowedPackages.has(target)) continue;
-        if (target === '@azure/identity' && where === join('external-service', 'managed-identity-policy.ts') && match[2]) continue;
         offences.push(`${where} imports ${target}`);
       }
     }
     expect(offences).toEqual([]);
+  });
+
+  it('src/outbound loads @azure/identity only lazily, in managed-identity.ts (hosts without token steps never pay for it)', () => {
+    const offences: string[] = [];
+    for (const file of sources(outboundRoot)) {
+      for (const match of readFileSync(file, 'utf8').matchAll(specifier)) {
+        const target = match[1] ?? match[2] ?? match[3] ?? '';
+        const where = relative(outboundRoot, file);
+        if (target === '@azure/identity' && !(where === 'managed-identity.ts' && match[2])) offences.push(`${where} imports ${target}`);
+      }
+    }
+    expect(offences).toEqual([]);
+    expect(readFileSync(join(outboundRoot, 'managed-identity.ts'), 'utf8')).toContain("import('@azure/identity')");
   });
 });

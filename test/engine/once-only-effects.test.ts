@@ -4,7 +4,8 @@
  * line came out twice and the action was called twice.
  */
 import { LeaseLostError, type WorkflowDefinitionInput } from '../../src/engine';
-import { json, localHttp, startServer, testEngine } from './support';
+import { localHttp } from '../outbound/support';
+import { json, startServer, testEngine } from './support';
 
 function flow(actions: object[]): WorkflowDefinitionInput {
   return {
@@ -53,7 +54,7 @@ describe('effects that must not repeat', () => {
   it('an invokeExternalService action POSTs once when the decision is re-made after a concurrent write', async () => {
     const server = await startServer((_request, response) => json(response, 200, { contextValuesToSetOrAdd: { approved: true } }));
     try {
-      const { engine, instances } = testEngine({ http: localHttp() });
+      const { engine, instances } = testEngine({ http: await localHttp() });
       await engine.createWorkflow(flow([{ type: 'invokeExternalService', url: `${server.url}/approve` }]));
       await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
       const interfered = interfereOnce(instances);
@@ -69,7 +70,7 @@ describe('effects that must not repeat', () => {
   it('a delivery retried after a lost lease replays the recorded response instead of POSTing again', async () => {
     const server = await startServer((_request, response) => json(response, 200, { contextValuesToSetOrAdd: { approved: true } }));
     try {
-      const { engine, instances, interests, leases } = testEngine({ http: localHttp() });
+      const { engine, instances, interests, leases } = testEngine({ http: await localHttp() });
       const definition = flow([{ type: 'invokeExternalService', url: `${server.url}/approve` }]);
       // `b` adds an interest, so the index is written between deciding and saving: the lease breaks there.
       await engine.createWorkflow({ ...definition, states: { ...definition.states, b: { interests: ['b-watchers'] } } });

@@ -1,10 +1,10 @@
 /** Helpers for the engine tests: a fake clock, effects, an engine on in-memory ports, a local HTTP server. */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
   Engine,
   builtInRegistry,
-  createExternalServiceClient,
   decideTrigger,
   validateDefinition,
   type Decision,
@@ -160,10 +160,10 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-/** A real HTTP server on 127.0.0.1; `handle` answers each request (after the body is read). */
-export async function startServer(handle: (request: RecordedRequest, response: ServerResponse) => void) {
+/** A real HTTP server on 127.0.0.1 (https with `tls`); `handle` answers each request (after the body is read). */
+export async function startServer(handle: (request: RecordedRequest, response: ServerResponse) => void, options: { tls?: { key: string; cert: string } } = {}) {
   const requests: RecordedRequest[] = [];
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -172,11 +172,12 @@ export async function startServer(handle: (request: RecordedRequest, response: S
       requests.push(recorded);
       handle(recorded, res);
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
@@ -189,16 +190,5 @@ export async function startServer(handle: (request: RecordedRequest, response: S
 export function json(response: ServerResponse, status: number, body?: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(body === undefined ? undefined : JSON.stringify(body));
-}
-
-/** Outbound client for tests against the local server: loopback listed, fast retries. */
-export function localHttp(options: { timeoutInMs?: number; sleep?: (ms: number) => Promise<void> } = {}) {
-  return createExternalServiceClient({
-    allowedHosts: ['127.0.0.1'],
-    defaultTimeoutInMs: options.timeoutInMs ?? 5000,
-    retryDelayInMs: 1,
-    ...(options.sleep ? { sleep: options.sleep } : {}),
-    tokenProvider: async (scope) => `token-for-${scope}`,
-  });
 }
 

@@ -3,7 +3,7 @@
  * fault; a body `{ contextValuesToSetOrAdd, contextValuesToRemove }` changes the context.
  */
 import { z } from 'zod';
-import { callExternalService } from '../external-service/invoke';
+import { callExternalService } from '../external-service-call';
 import { jsonObjectSchema } from '../json';
 import { authenticationSchema, httpUrlSchema, stepBaseShape } from '../step-schemas';
 import { defineAction } from '../step-types';

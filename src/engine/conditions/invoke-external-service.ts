@@ -3,7 +3,7 @@
  * `true`, false for `false`; any other status or body is a fault. Adds its `interests` to the state's.
  */
 import { z } from 'zod';
-import { callExternalService } from '../external-service/invoke';
+import { callExternalService } from '../external-service-call';
 import { authenticationSchema, httpUrlSchema, stepBaseShape, templateSchema } from '../step-schemas';
 import { defineCondition } from '../step-types';
 

@@ -34,11 +34,13 @@ const systemRoutes: readonly RouteDefinition[] = [
 
 export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...systemRoutes];
 
-// Built once per engine (its registry decides the condition and action schemas).
+// Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
+// own view of one engine (Engine.withDelivery), all sharing the registry.
 const documents = new WeakMap<object, Record<string, unknown>>();
 function openApiDocument(services: ApiServices): Record<string, unknown> {
-  let document = documents.get(services.engine);
-  if (!document) documents.set(services.engine, (document = buildOpenApiDocument(routes, services.engine.options.registry)));
+  const { registry } = services.engine.options;
+  let document = documents.get(registry);
+  if (!document) documents.set(registry, (document = buildOpenApiDocument(routes, registry)));
   return document;
 }
 

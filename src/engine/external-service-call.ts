@@ -1,7 +1,7 @@
 /** @module Builds the documented request of an external-service step and sends it through `effects.http`. */
-import type { JsonObject } from '../json';
-import type { StepContext } from '../step-types';
-import { ExternalServiceError } from './types';
+import type { JsonObject } from './json';
+import type { StepContext } from './step-types';
+import { ExternalServiceError } from './outbound-port';
 
 export interface ExternalServiceStepConfig {
   readonly id?: string;
@@ -39,7 +39,7 @@ export async function callExternalService(config: ExternalServiceStepConfig, con
     url: config.url,
     method,
     headers: method === 'POST' ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
-    // GET carries no body (fetch forbids one); the service gets what it needs from the URL.
+    // GET carries no body; the service gets what it needs from the URL.
     body: method === 'POST' ? JSON.stringify(externalServiceRequestBody(config, context)) : undefined,
     timeoutInMs: config.timeoutMs,
     managedIdentityResource: config.authentication?.managedIdentity,

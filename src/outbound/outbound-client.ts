@@ -1,0 +1,117 @@
+/**
+ * @module The outbound client the hosts give the engine as `EngineOptions.http`: one Azure SDK pipeline
+ * (`@azure/core-rest-pipeline`) per managed-identity scope, with these policies, outermost first:
+ *
+ * 1. the allow-list (by name, before anything leaves the process);
+ * 2. bounded retries (`Retry-After` honoured, backoff for transient failures);
+ * 3. a managed-identity bearer token, for requests that ask for one (https only);
+ * 4. a deadline per attempt, body included;
+ * 5. the response size limit (after decompression).
+ *
+ * Connections resolve names through the guarded lookup (no private addresses unless listed), and
+ * redirects are not followed: no redirect policy is in the pipeline, so a 3xx is a non-2xx answer, a
+ * fault (the allow-list vouched for this URL only, and a redirect could carry the token anywhere).
+ */
+import type { TokenCredential } from '@azure/core-auth';
+import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
+import { ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+import { allowListPolicy } from './allow-list-policy';
+import { createConnectionAgents } from './connection-agents';
+import type { ResolveAll } from './guarded-lookup';
+import { lazyDefaultAzureCredential, managedIdentityPolicy } from './managed-identity';
+import { DEFAULT_MAX_RESPONSE_BYTES, responseSizePolicy } from './response-size-policy';
+import { outboundRetryPolicy, type OutboundRetryOptions } from './retry-policy';
+import { timeoutPolicy } from './timeout-policy';
+
+export interface OutboundClientOptions extends OutboundRetryOptions {
+  /** Hosts calls may reach (exact names or addresses, or `*.suffix`); private addresses only when listed exactly. @default [] (none) */
+  allowedHosts?: readonly string[];
+  /** Per attempt, body included, unless the step sets `timeoutMs`. @default 10000 */
+  defaultTimeoutInMs?: number;
+  /** The largest response body, after decompression; a larger one is a fault. @default 1 MiB */
+  maxResponseBytes?: number;
+  /** Managed-identity tokens. @default DefaultAzureCredential from @azure/identity, imported on first use */
+  credential?: TokenCredential;
+  /** PEM certificates trusted besides the system's roots (a private CA; tests use a self-signed one). */
+  trustedCertificates?: readonly string[];
+  /** Name resolution under the address guard. @default dns.lookup */
+  resolveAll?: ResolveAll;
+  /** The transport. @default the Azure SDK's Node.js HTTP client */
+  httpClient?: HttpClient;
+}
+
+/** Scopes whose pipeline (and cached token) is kept; more distinct resources than this rebuild theirs. */
+const MAX_CACHED_SCOPES = 64;
+
+export function createOutboundClient(options: OutboundClientOptions = {}): ExternalServiceClient {
+  const allowedHosts = [...(options.allowedHosts ?? [])];
+  const agents = createConnectionAgents({ allowedHosts, ...(options.trustedCertificates ? { trustedCertificates: options.trustedCertificates } : {}), ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}) });
+  const httpClient = options.httpClient ?? createDefaultHttpClient();
+  const credential = options.credential ?? lazyDefaultAzureCredential();
+  const timeouts = new WeakMap<PipelineRequest, number>();
+
+  function pipelineWith(resource: string | undefined): Pipeline {
+    const pipeline = createEmptyPipeline();
+    pipeline.addPolicy(allowListPolicy(allowedHosts));
+    pipeline.addPolicy(outboundRetryPolicy(options));
+    if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
+    pipeline.addPolicy(timeoutPolicy(options.defaultTimeoutInMs ?? 10_000, (request) => timeouts.get(request)));
+    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES));
+    return pipeline;
+  }
+  const anonymous = pipelineWith(undefined);
+  const withToken = new Map<string, Pipeline>();
+  function pipelineFor(resource: string | undefined): Pipeline {
+    if (resource === undefined) return anonymous;
+    let pipeline = withToken.get(resource);
+    if (!pipeline) {
+      if (withToken.size >= MAX_CACHED_SCOPES) withToken.delete(withToken.keys().next().value!);
+      pipeline = pipelineWith(resource);
+      withToken.set(resource, pipeline);
+    }
+    return pipeline;
+  }
+
+  return {
+    async send(request: ExternalRequest): Promise<ExternalResponse> {
+      if (request.managedIdentityResource !== undefined && !/^https:/i.test(request.url)) {
+        throw new ExternalServiceError(`a managed-identity token is only sent over https, and ${request.url} is not https`);
+      }
+      const pipelineRequest = createPipelineRequest({
+        url: request.url,
+        method: request.method,
+        headers: createHttpHeaders({ ...request.headers, 'accept-encoding': 'gzip, deflate' }),
+        ...(request.body !== undefined ? { body: request.body } : {}),
+        ...(request.abortSignal ? { abortSignal: request.abortSignal } : {}),
+        // http is allowed for listed hosts; the token policy still refuses it.
+        allowInsecureConnection: true,
+      });
+      pipelineRequest.agent = agents.forUrl(request.url);
+      if (request.timeoutInMs !== undefined) timeouts.set(pipelineRequest, request.timeoutInMs);
+      try {
+        const response = await pipelineFor(request.managedIdentityResource).sendRequest(httpClient, pipelineRequest);
+        return { status: response.status, body: parseBody(response.bodyAsText) };
+      } catch (error) {
+        throw asExternalServiceError(error, request);
+      }
+    },
+  };
+}
+
+/** Parsed JSON when the body is JSON, else the text (undefined when empty). */
+function parseBody(text: string | null | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function asExternalServiceError(error: unknown, request: ExternalRequest): ExternalServiceError {
+  if (error instanceof ExternalServiceError) return error;
+  // The bearer policy refuses http itself; send() checked first, this is the second lock.
+  const message = error instanceof Error ? error.message : String(error);
+  const status = isRestError(error) ? error.statusCode : undefined;
+  return new ExternalServiceError(`${request.method} ${request.url} failed: ${message}`, status, { cause: error });
+}
