@@ -1,27 +1,56 @@
 /**
- * @module Telemetry of the Functions app. The host already sends requests and logs to Application
- * Insights; this adds Signalbox's own spans (`<Component>.<method>`, with the operation and instance
- * ids) through @opentelemetry/api, which is a no-op until a provider is registered. Azure Monitor is
- * registered only when APPLICATIONINSIGHTS_CONNECTION_STRING is set: `useAzureMonitor()` throws
- * without one, and a laptop or a test has none.
+ * @module Telemetry of the Functions app, the way the Azure Functions OpenTelemetry samples do it:
+ * host.json sets `"telemetryMode": "OpenTelemetry"`, so the host and this worker send one kind of
+ * telemetry; here a tracer provider and a logger provider export to Application Insights through
+ * `@azure/monitor-opentelemetry-exporter`, and `@azure/functions-opentelemetry-instrumentation` (with
+ * the HTTP instrumentation it expects) ties spans and `context.log` lines to each invocation.
+ * Signalbox's own spans (`<Component>.<method>`) go through @opentelemetry/api.
+ *
+ * Nothing is loaded without APPLICATIONINSIGHTS_CONNECTION_STRING (a laptop, a test). The
+ * `applicationinsights` distro, which the project keeps as a dependency, is loaded nowhere: it registers
+ * the same exporter behind a full OpenTelemetry SDK (metrics, live metrics, a dozen instrumentations)
+ * and cost seconds of cold start (see bench/cold-load.bench.ts and the engine README).
  */
 import type { Attributes } from '@opentelemetry/api';
 import { withSpan as withEngineSpan } from '../src/engine/tracing';
 import { readSetting, type Environment } from '../src/host/settings';
 
-let started = false;
+export interface Telemetry {
+  /** Sends what is buffered (tests; the host flushes on its own as the worker stops). */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
 
-/** Starts Azure Monitor once per worker when a connection string is set; true when it runs. */
-export function startTelemetry(env: Environment = process.env): boolean {
-  if (started) return true;
+let started: Telemetry | undefined;
+
+/** Starts exporting once per worker when a connection string is set; undefined when telemetry is off. */
+export function startTelemetry(env: Environment = process.env): Telemetry | undefined {
+  if (started) return started;
   const connectionString = readSetting('APPLICATIONINSIGHTS_CONNECTION_STRING', env);
-  if (!connectionString) return false;
-  // Loaded only here: the OpenTelemetry SDK it brings is large, and unused without a connection string.
-  const { useAzureMonitor } = require('applicationinsights') as typeof import('applicationinsights');
+  if (!connectionString) return undefined;
+  // Loaded only here, so a worker without telemetry never pays for them.
+  const { AzureMonitorLogExporter, AzureMonitorTraceExporter } = require('@azure/monitor-opentelemetry-exporter') as typeof import('@azure/monitor-opentelemetry-exporter');
+  const { AzureFunctionsInstrumentation } = require('@azure/functions-opentelemetry-instrumentation') as typeof import('@azure/functions-opentelemetry-instrumentation');
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { registerInstrumentations } = require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
+  const { BatchLogRecordProcessor, LoggerProvider } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
+  const { BatchSpanProcessor, NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+
   const credential = entraCredential(readSetting('APPLICATIONINSIGHTS_AUTHENTICATION_STRING', env));
-  useAzureMonitor({ azureMonitorExporterOptions: { connectionString, ...(credential ? { credential } : {}) } });
-  started = true;
-  return true;
+  const exporterOptions = { connectionString, ...(credential ? { credential } : {}) };
+  const tracerProvider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(new AzureMonitorTraceExporter(exporterOptions))] });
+  tracerProvider.register();
+  const loggerProvider = new LoggerProvider({ processors: [new BatchLogRecordProcessor({ exporter: new AzureMonitorLogExporter(exporterOptions) })] });
+  registerInstrumentations({ tracerProvider, loggerProvider, instrumentations: [new HttpInstrumentation(), new AzureFunctionsInstrumentation()] });
+  started = {
+    flush: async () => {
+      await Promise.all([tracerProvider.forceFlush(), loggerProvider.forceFlush()]);
+    },
+    shutdown: async () => {
+      await Promise.all([tracerProvider.shutdown(), loggerProvider.shutdown()]);
+    },
+  };
+  return started;
 }
 
 /**
@@ -54,5 +83,5 @@ export function withSpan<T>(name: string, ids: SpanIds, work: () => Promise<T>):
   return withEngineSpan(name, attributes, () => work());
 }
 
-// Started on import: index.ts imports this module first, before the SDKs Azure Monitor instruments.
+// Started on import: index.ts imports this module first, before the modules the instrumentations patch.
 startTelemetry();

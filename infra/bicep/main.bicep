@@ -55,6 +55,23 @@ param httpPerInstanceConcurrency int = 0
 @description('Node.js version of the Functions runtime.')
 param nodeVersion string = '22'
 
+@description('Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty turns CORS off.')
+param corsAllowedOrigins string = ''
+
+@description('Object id of the user or group to grant data access to the storage account (azd passes the signed-in user as AZURE_PRINCIPAL_ID); used only when grantDeployerDataAccess is true.')
+param deployerPrincipalId string = ''
+
+@allowed([
+  'User'
+  'Group'
+  'ServicePrincipal'
+])
+@description('Kind of principal deployerPrincipalId names.')
+param deployerPrincipalType string = 'User'
+
+@description('Grant deployerPrincipalId Storage Blob Data Contributor, Queue Data Contributor and Table Data Contributor on the storage account, so the tables, leases and queues can be browsed (shared-key access is off). Off by default.')
+param grantDeployerDataAccess bool = false
+
 // Abbreviations from the Azure Cloud Adoption Framework, as in the azd templates.
 var abbrs = {
   resourceGroup: 'rg-'
@@ -134,6 +151,8 @@ module rbac 'modules/rbac.bicep' = {
     storageAccountName: storage.outputs.name
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     principalId: identity.outputs.principalId
+    deployerPrincipalId: grantDeployerDataAccess ? deployerPrincipalId : ''
+    deployerPrincipalType: deployerPrincipalType
   }
 }
 
@@ -157,6 +176,7 @@ module functionApp 'modules/functionapp.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     httpPerInstanceConcurrency: httpPerInstanceConcurrency
+    corsAllowedOrigins: corsAllowedOrigins
   }
   // The app reads its deployment package and starts the host with the identity: grant the roles first.
   dependsOn: [

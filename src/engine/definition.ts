@@ -52,7 +52,10 @@ export const workflowDefinitionSchema = z.strictObject({
   displayName: z.string().min(1).max(256),
   description: z.string().max(4096).optional(),
   initialStateId: stateIdSchema,
-  states: z.record(stateIdSchema, stateSchema).refine((states) => Object.keys(states).length > 0, 'a workflow needs at least one state'),
+  states: z
+    .record(stateIdSchema, stateSchema)
+    .refine((states) => Object.keys(states).length > 0, 'a workflow needs at least one state')
+    .meta({ minProperties: 1 }), // the refinement, for JSON Schema readers
   /** Business calendars timers may count working time in (`timer.calendar`). */
   calendars: calendarsSchema.optional(),
 });

@@ -43,8 +43,11 @@ function checkSize(trigger: object, ctx: z.RefinementCtx): void {
   }
 }
 
+/** A client's trigger's fields, before the size check (the API describes bodies with it). */
+export const triggerFieldsSchema = z.strictObject({ id: clientTriggerIdSchema.optional(), ...triggerShape });
+
 /** A trigger from a client (`POST /api/triggers`). */
-export const triggerInputSchema = z.strictObject({ id: clientTriggerIdSchema.optional(), ...triggerShape }).superRefine(checkSize);
+export const triggerInputSchema = triggerFieldsSchema.superRefine(checkSize);
 export type TriggerInput = z.infer<typeof triggerInputSchema>;
 
 /** A trigger an action raises, checked before it goes to the outbox (its id is assigned by the engine). */

@@ -11,7 +11,7 @@ import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../engine/trigger';
-import { readSetting, type Environment } from './settings';
+import { corsAllowedOrigins, readSetting, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
@@ -76,6 +76,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const server: RunningServer = await startLocalServer(services, {
       port: options.port ?? (portSetting ? Number(portSetting) : 7071),
       logger,
+      cors: { allowedOrigins: corsAllowedOrigins(env) },
       ...(apiKey ? { apiKey } : {}),
     });
     const resumed = await runner.resumeUnfinished(ports.operations);

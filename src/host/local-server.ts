@@ -1,12 +1,14 @@
 /**
  * @module The in-process local server: node:http in front of the shared route table, with the same
- * problem+json errors as the Functions app. Function keys are emulated by SIGNALBOX_API_KEY.
+ * problem+json errors and HTTP manners (HEAD, 304, CORS) as the Functions app, and one structured
+ * access-log line per request. Function keys are emulated by SIGNALBOX_API_KEY.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { TooLargeError } from '../engine/errors';
-import { matchRoute, unmatchedResponse } from './http/routes';
+import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from './http/http-manners';
+import { allowedMethods, matchRoute, unmatchedResponse } from './http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
 import { problem, problemResponse } from './problem';
 import type { Logger } from './trigger-activity-service';
@@ -18,6 +20,8 @@ export interface LocalServerOptions {
   host?: string;
   /** When set, every function-level route needs it in `x-functions-key` (or `?code=`). */
   apiKey?: string;
+  /** Origins browsers may call from. @default none (CORS off) */
+  cors?: CorsPolicy;
   logger: Logger;
 }
 
@@ -68,35 +72,41 @@ export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'logger'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors'>,
 ): Promise<void> {
+  const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = (request.method ?? 'GET').toUpperCase();
+  const cors = options.cors ?? corsOff;
+  const headers: ApiRequest['headers'] = { get: (name) => { const value = request.headers[name.toLowerCase()]; return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value; } };
+  // The access log names the path only: a query string may carry a key (`code`).
+  response.once('finish', () => options.logger.info('request', { method, path: url.pathname, status: response.statusCode, durationInMs: Math.round(performance.now() - startedAt) }));
   const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+  const reply = (apiResponse: ApiResponse) => send(response, finishResponse({ method, headers }, apiResponse, cors));
   try {
-    const { match } = url.pathname.startsWith('/api/') ? matchRoute(method, url.pathname.slice('/api/'.length)) : { match: undefined };
+    const apiPath = url.pathname.startsWith('/api/') ? url.pathname.slice('/api/'.length) : undefined;
+    const preflight = apiPath !== undefined ? preflightResponse(method, headers, allowedMethods(apiPath), cors) : undefined;
+    if (preflight) {
+      request.resume();
+      return reply(preflight);
+    }
+    const { match } = apiPath !== undefined ? matchRoute(routingMethod(method), apiPath) : { match: undefined };
     if (!match) {
       request.resume();
-      return send(response, unmatchedResponse(method, url.pathname));
+      return reply(unmatchedResponse(method, url.pathname));
     }
     if (match.route.authLevel === 'function' && options.apiKey) {
       const given = request.headers['x-functions-key'];
       if (!keyMatches(options.apiKey, typeof given === 'string' ? given : url.searchParams.get('code'))) {
         request.resume();
-        return send(response, problem(401, 'Unauthorized', 'A valid key is required in the x-functions-key header'));
+        return reply(problem(401, 'Unauthorized', 'A valid key is required in the x-functions-key header'));
       }
     }
     const bodyText = await readBody(request);
-    const apiRequest: ApiRequest = {
-      method,
-      url,
-      params: match.params,
-      headers: { get: (name) => { const value = request.headers[name.toLowerCase()]; return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value; } },
-      bodyText,
-    };
-    send(response, await match.route.handle(apiRequest, services));
+    const apiRequest: ApiRequest = { method, url, params: match.params, headers, bodyText };
+    reply(await match.route.handle(apiRequest, services));
   } catch (error) {
-    send(response, problemResponse(error, logError));
+    reply(problemResponse(error, logError));
   }
 }
 

@@ -1,15 +1,22 @@
-/** @module A console logger for the local server: one line per event, secrets never included by callers. */
+/**
+ * @module The local server's logger: pino, one JSON object per line on stdout (level, time, msg and the
+ * event's properties), so the access log and the engine's events can be read by tools. Callers never
+ * pass secrets.
+ */
+import pino from 'pino';
 import type { Logger } from './trigger-activity-service';
 
 export function createConsoleLogger(options: { quiet?: boolean } = {}): Logger {
-  const line = (level: string, message: string, properties?: Record<string, unknown>) =>
-    `${new Date().toISOString()} ${level} ${message}${properties ? ` ${JSON.stringify(properties)}` : ''}`;
+  const log = pino({
+    level: options.quiet ? 'warn' : 'info',
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  });
   return {
-    info: (message, properties) => {
-      if (!options.quiet) console.log(line('info', message, properties));
-    },
-    warn: (message, properties) => console.warn(line('warn', message, properties)),
-    error: (message, properties) => console.error(line('error', message, properties)),
+    info: (message, properties) => log.info(properties ?? {}, message),
+    warn: (message, properties) => log.warn(properties ?? {}, message),
+    error: (message, properties) => log.error(properties ?? {}, message),
   };
 }
 

@@ -21,6 +21,7 @@ export const appSettings = {
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID auth for Application Insights (local auth off): `Authorization=AAD;ClientId=...`.',
   AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',
   PORT: 'Local server only: the API port (default 7071).',
+  SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
 } as const;
 export type AppSettingName = keyof typeof appSettings;
 
@@ -37,5 +38,13 @@ export function allowedHosts(env: Environment = process.env): string[] {
   return (readSetting('SIGNALBOX_ALLOWED_HOSTS', env) ?? '')
     .split(',')
     .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** Origins allowed by CORS; empty means CORS is off. */
+export function corsAllowedOrigins(env: Environment = process.env): string[] {
+  return (readSetting('SIGNALBOX_CORS_ALLOWED_ORIGINS', env) ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/+$/, ''))
     .filter(Boolean);
 }

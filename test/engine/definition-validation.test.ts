@@ -92,12 +92,16 @@ describe('the JSON Schema of a definition', () => {
     expect(readFileSync(schemaPath, 'utf8')).toBe(renderSchemaFile());
   });
 
-  it('describes each registered condition and action type', () => {
-    const schema = workflowDefinitionJsonSchema() as { $defs: { condition: { anyOf: { properties: { type: { const: string } } }[] }; action: { anyOf: unknown[] } } };
-    expect(schema.$defs.condition.anyOf.map((item) => item.properties.type.const)).toEqual(
-      expect.arrayContaining(['triggerName', 'triggerContentType', 'triggerParameter', 'expression', 'invokeExternalService', 'all', 'any', 'not']),
-    );
-    expect(schema.$defs.action.anyOf).toHaveLength(4);
+  // Issue 12 changed the shape: steps are discriminated by `type` (if/then per type) instead of `anyOf`.
+  it('describes each registered condition and action type, discriminated by type, under its $id', () => {
+    type StepDefs = { properties: { type: { enum: string[] } }; allOf: { then: { $ref: string } }[] };
+    const schema = workflowDefinitionJsonSchema() as { $id: string; $defs: Record<string, StepDefs> };
+    expect(schema.$id).toBe('https://signalbox.dev/schemas/workflow-definition.json');
+    expect(schema.$defs.condition!.properties.type.enum).toEqual(['triggerName', 'triggerContentType', 'triggerParameter', 'expression', 'invokeExternalService', 'all', 'any', 'not']);
+    expect(schema.$defs.action!.properties.type.enum).toEqual(['setContext', 'invokeExternalService', 'raiseTrigger', 'log']);
+    for (const kind of ['condition', 'action']) {
+      for (const branch of schema.$defs[kind]!.allOf) expect(schema.$defs[branch.then.$ref.replace('#/$defs/', '')]).toBeDefined();
+    }
   });
 
   it('compiles in a JSON Schema 2020-12 validator, accepts the examples and refuses broken definitions', () => {

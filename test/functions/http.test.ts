@@ -7,9 +7,9 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/errors';
-import type { ApiRequest, ApiServices, RouteDefinition } from '../../src/host/http/types';
+import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/wiring';
-import { handleRoute } from '../../functions/http';
+import { handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/wiring';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<
@@ -38,6 +38,9 @@ beforeAll(() => {
 });
 afterAll(() => setHostCore(undefined));
 
+/** Probe routes are not in the route table, so their contract is never documented. */
+const contract: RouteContract = { summary: 'A probe', tags: [], responses: { 200: { description: 'OK' } } };
+
 function bodyOf(response: HttpResponseInit): unknown {
   return JSON.parse(response.body as string);
 }
@@ -56,7 +59,7 @@ describe('HTTP functions', () => {
 
   it('refuses a body over 1 MiB with a 413 problem before any handler runs', async () => {
     const handle = jest.fn();
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
     const request = new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024 + 1) } });
 
     const response = await handleRoute(route, request, invocationContext());
@@ -69,7 +72,7 @@ describe('HTTP functions', () => {
 
   it('accepts a body of exactly 1 MiB', async () => {
     let seen: ApiRequest | undefined;
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle: async (request) => ((seen = request), { status: 204 }) };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 204 }) };
     const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024) } }), invocationContext());
     expect(response.status).toBe(204);
     expect(seen?.bodyText).toHaveLength(1024 * 1024);
@@ -82,6 +85,7 @@ describe('HTTP functions', () => {
       methods: ['PUT'],
       route: 'things/{thingId}',
       authLevel: 'function',
+      contract,
       handle: async (request) => {
         seen = request;
         return { status: 201, headers: { etag: '"1"', location: '/api/things/a b' }, body: { ok: true } };
@@ -106,7 +110,7 @@ describe('HTTP functions', () => {
 
   it('gives a handler no body when the request has none', async () => {
     let seen: ApiRequest | undefined;
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', handle: async (request) => ((seen = request), { status: 202 }) };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 202 }) };
     const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toEqual({ status: 202, headers: {} });
     expect(seen!.bodyText).toBeUndefined();
@@ -120,7 +124,7 @@ describe('HTTP functions', () => {
     const logged: string[] = [];
     const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-2', logHandler: (_level, ...args) => logged.push(args.map(String).join(' ')) });
     try {
-      const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', handle: async () => ({ status: 200 }) };
+      const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => ({ status: 200 }) };
       const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), context);
       expect(response).toMatchObject({ status: 500, headers: { 'content-type': 'application/problem+json' } });
       expect(bodyOf(response)).not.toMatchObject({ detail: expect.stringContaining('AzureWebJobsStorage') });
@@ -133,7 +137,7 @@ describe('HTTP functions', () => {
   });
 
   it('maps a thrown error to problem+json', async () => {
-    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', handle: async () => Promise.reject(new NotFoundError('No instance x')) };
+    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => Promise.reject(new NotFoundError('No instance x')) };
     const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
     expect(bodyOf(response)).toMatchObject({ status: 404, detail: 'No instance x' });
@@ -146,6 +150,34 @@ describe('HTTP functions', () => {
 
     const wrongMethod = await notFound(new HttpRequest({ method: 'DELETE', url: 'https://signalbox.example/api/workflows/w1', params: { path: 'workflows/w1' } }), invocationContext());
     expect(wrongMethod).toMatchObject({ status: 405, headers: { 'content-type': 'application/problem+json' } });
+  });
+});
+
+describe('HTTP manners on Azure', () => {
+  const etagged: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'things/{thingId}', authLevel: 'function', contract, handle: async () => ({ status: 200, headers: { etag: 'W/"7"' }, body: { id: 'a' } }) };
+  const request = (method: string, headers: Record<string, string> = {}) => new HttpRequest({ method, url: 'https://signalbox.example/api/things/a', headers, params: { thingId: 'a' } });
+  const policy = { allowedOrigins: ['https://console.example.com'] };
+
+  // registration.test.ts checks that every GET route is registered for HEAD too.
+  it('answers HEAD as GET without the body', async () => {
+    const head = await handleRoute(etagged, request('HEAD'), invocationContext());
+    expect(head).toEqual({ status: 200, headers: { etag: 'W/"7"', 'content-type': 'application/json; charset=utf-8' } });
+  });
+
+  it('answers 304 when If-None-Match names the ETag', async () => {
+    expect(await handleRoute(etagged, request('GET', { 'if-none-match': 'W/"7"' }), invocationContext())).toEqual({ status: 304, headers: { etag: 'W/"7"' } });
+    expect((await handleRoute(etagged, request('GET', { 'if-none-match': '"8"' }), invocationContext())).status).toBe(200);
+  });
+
+  it('adds CORS headers for allowed origins only, and answers their preflights', async () => {
+    const allowed = await handleRoute(etagged, request('GET', { origin: 'https://console.example.com' }), invocationContext(), policy);
+    expect(allowed.headers).toMatchObject({ 'access-control-allow-origin': 'https://console.example.com' });
+    const other = await handleRoute(etagged, request('GET', { origin: 'https://evil.example.com' }), invocationContext(), policy);
+    expect(other.headers).not.toHaveProperty('access-control-allow-origin');
+    const preflight = await handleUnmatched(new HttpRequest({ method: 'OPTIONS', url: 'https://signalbox.example/api/workflows/w1', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' }, params: { path: 'workflows/w1' } }), invocationContext(), policy);
+    expect(preflight).toMatchObject({ status: 204, headers: { 'access-control-allow-origin': 'https://console.example.com' } });
+    const off = await handleUnmatched(new HttpRequest({ method: 'OPTIONS', url: 'https://signalbox.example/api/workflows/w1', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' }, params: { path: 'workflows/w1' } }), invocationContext());
+    expect(off.status).toBe(405);
   });
 });
 

@@ -45,7 +45,10 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],
+  ['GET', 'schemas/workflow-definition.json', 'anonymous'],
 ];
+// HEAD is a GET without its body (issue 12): every GET route takes it too.
+apiRoutes.push(...apiRoutes.filter(([method]) => method === 'GET').map(([, route, authLevel]): (typeof apiRoutes)[number] => ['HEAD', route, authLevel]));
 
 describe('registered functions', () => {
   it.each(apiRoutes)('%s /api/%s is one HTTP function with auth level %s', (method, route, authLevel) => {

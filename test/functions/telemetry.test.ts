@@ -33,8 +33,8 @@ afterAll(() => trace.disable());
 
 describe('telemetry', () => {
   it('does not start Azure Monitor without a connection string', () => {
-    expect(startTelemetry({})).toBe(false);
-    expect(startTelemetry({ APPLICATIONINSIGHTS_CONNECTION_STRING: '  ' })).toBe(false);
+    expect(startTelemetry({})).toBeUndefined();
+    expect(startTelemetry({ APPLICATIONINSIGHTS_CONNECTION_STRING: '  ' })).toBeUndefined();
   });
 
   // Before any provider is registered (the order of these tests matters).

@@ -321,12 +321,14 @@ describe('health and OpenAPI', () => {
     const document = await api.request('GET', '/api/openapi.json');
     expect(document.status).toBe(200);
     expect(document.body.openapi).toBe('3.1.0');
+    // Issue 12: paths are relative to the server URL `/api`, so azd's SIGNALBOX_API_BASE_URL is a base URL.
+    expect(document.body.servers[0]).toEqual({ url: '/api', description: expect.any(String) });
     expect(Object.keys(document.body.paths)).toEqual(
-      expect.arrayContaining(['/api/workflows/{workflowId}', '/api/instances/{instanceId}/history', '/api/triggers', '/api/operations/{operationId}', '/api/health']),
+      expect.arrayContaining(['/workflows/{workflowId}', '/instances/{instanceId}/history', '/triggers', '/operations/{operationId}', '/health']),
     );
-    expect(document.body.paths['/api/triggers'].post.responses['202']).toBeDefined();
-    // Condition and action fields are described per type, and the references resolve inside the document.
-    const conditionTypes = document.body.components.schemas.WorkflowDefinition.$defs.condition.anyOf.map((branch: { properties: { type: { const: string } } }) => branch.properties.type.const);
+    expect(document.body.paths['/triggers'].post.responses['202']).toBeDefined();
+    // Condition and action fields are described per type (a discriminated union), and the references resolve inside the document.
+    const conditionTypes = Object.keys(document.body.components.schemas.condition.discriminator.mapping);
     expect(conditionTypes).toEqual(expect.arrayContaining(['triggerName', 'expression', 'invokeExternalService', 'all']));
     const refs = [...JSON.stringify(document.body).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((match) => match[1]!);
     expect(refs.length).toBeGreaterThan(0);

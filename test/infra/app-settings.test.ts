@@ -33,6 +33,7 @@ const AZURE_SETTINGS = [
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',
+  'SIGNALBOX_CORS_ALLOWED_ORIGINS',
 ] as const;
 
 /** Settings Flex Consumption rejects or ignores (runtime, version and deployment live in functionAppConfig). */
@@ -114,6 +115,15 @@ describe('app settings of the deployed function app', () => {
     expect(mainArgument('taskHubName')).toBe('taskHubName');
     expect(provided.get('SIGNALBOX_ALLOWED_HOSTS')!.text).toBe('allowedOutboundHosts');
     expect(mainArgument('allowedOutboundHosts')).toBe('allowedOutboundHosts');
+  });
+
+  it('wires one CORS parameter to the platform CORS config and to the app setting, off by default', () => {
+    expect(providedSettings().get('SIGNALBOX_CORS_ALLOWED_ORIGINS')?.text).toBe('corsAllowedOrigins');
+    const allowedOrigins = path(site.body, 'properties', 'siteConfig', 'cors', 'allowedOrigins');
+    expect(allowedOrigins?.text).toBe('corsOrigins');
+    expect(declaration(functionAppModule, 'variable_declaration', 'corsOrigins').body?.text).toContain('split(corsAllowedOrigins');
+    expect(path(declaration(main, 'module_declaration', 'functionApp').body, 'params', 'corsAllowedOrigins')?.text).toBe('corsAllowedOrigins');
+    expect(stringValue(declaration(main, 'parameter_declaration', 'corsAllowedOrigins').body!)).toBe('');
   });
 
   it('wires Application Insights with Entra ID authentication for the app identity', () => {

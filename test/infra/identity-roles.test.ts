@@ -2,6 +2,8 @@
  * The function app runs as ONE user-assigned identity, and that identity (the one whose client id goes into
  * AzureWebJobsStorage__clientId) holds every data-plane role the host, Durable Functions and Signalbox need.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   arrayItems,
   calledFunctions,
@@ -75,7 +77,10 @@ function assignments(): Assignment[] {
   });
 }
 
-const found = assignments();
+const all = assignments();
+/** The app identity's assignments; the optional deployer's are checked on their own below. */
+const found = all.filter((assignment) => assignment.principal !== 'deployerPrincipalId');
+const deployer = all.filter((assignment) => assignment.principal === 'deployerPrincipalId');
 
 function moduleArgument(moduleName: string, param: string): string | undefined {
   return path(declaration(main, 'module_declaration', moduleName).body, 'params', param)?.text;
@@ -142,5 +147,41 @@ describe('identity and role assignments', () => {
   it('grants the roles before the app is created', () => {
     const dependsOn = path(declaration(main, 'module_declaration', 'functionApp').body, 'dependsOn');
     expect(arrayItems(dependsOn).map((item) => item.text)).toContain('rbac');
+  });
+});
+
+/** Data roles for browsing the storage account without shared keys (issue 12): optional, off by default. */
+describe('the optional deployer data roles', () => {
+  const DEPLOYER_ROLES = {
+    'Storage Blob Data Contributor': 'ba92f5b4-2d11-453d-a403-e96b0029c9fe',
+    'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
+    'Storage Table Data Contributor': '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
+  };
+  const mainParam = (name: string) => declaration(main, 'parameter_declaration', name);
+
+  it('grants the deployer data (not owner) roles on the storage account only, by built-in role id', () => {
+    expect(deployer.flatMap((assignment) => assignment.roleIds).sort()).toEqual(Object.values(DEPLOYER_ROLES).sort());
+    for (const assignment of deployer) {
+      expect(assignment).toMatchObject({ scopeType: 'Microsoft.Storage/storageAccounts', scopeName: 'storageAccountName' });
+      expect(assignment.roleDefinitionCall[0]).toBe('subscriptionResourceId');
+      expect(path(declaration(rbac, 'resource_declaration', assignment.resource).body, 'properties', 'principalType')?.text).toBe('deployerPrincipalType');
+    }
+  });
+
+  it('assigns nothing unless a deployer principal is given', () => {
+    for (const assignment of deployer) {
+      const node = declaration(rbac, 'resource_declaration', assignment.resource).node;
+      expect(node.text).toMatch(/\bif \(!empty\(deployerPrincipalId\)\)/);
+    }
+    expect(stringValue(declaration(rbac, 'parameter_declaration', 'deployerPrincipalId').body!)).toBe('');
+  });
+
+  it('is off by default in main.bicep, and azd passes the signed-in user when it is turned on', () => {
+    expect(mainParam('grantDeployerDataAccess').body?.text).toBe('false');
+    expect(moduleArgument('rbac', 'deployerPrincipalId')).toBe("grantDeployerDataAccess ? deployerPrincipalId : ''");
+    expect(moduleArgument('rbac', 'deployerPrincipalType')).toBe('deployerPrincipalType');
+    const parameters = JSON.parse(readFileSync(join(__dirname, '..', '..', 'infra', 'bicep', 'main.parameters.json'), 'utf8')) as { parameters: Record<string, { value: string }> };
+    expect(parameters.parameters.deployerPrincipalId?.value).toBe('${AZURE_PRINCIPAL_ID}');
+    expect(parameters.parameters.grantDeployerDataAccess?.value).toBe('${SIGNALBOX_GRANT_DEPLOYER_DATA_ACCESS=false}');
   });
 });

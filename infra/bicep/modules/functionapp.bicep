@@ -44,6 +44,9 @@ param maximumInstanceCount int = 100
 ])
 param instanceMemoryMB int = 2048
 
+@description('Comma-separated origins browsers may call the API from, or `*`; empty turns CORS off.')
+param corsAllowedOrigins string = ''
+
 @description('Concurrent HTTP requests per instance; 0 keeps the platform default for the instance size.')
 @minValue(0)
 @maxValue(1000)
@@ -56,6 +59,8 @@ resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
 }
+
+var corsOrigins = filter(map(split(corsAllowedOrigins, ','), origin => trim(origin)), origin => !empty(origin))
 
 // Only sent when set, so the platform default for the instance size applies otherwise.
 var httpTriggerConcurrency = httpPerInstanceConcurrency > 0 ? { triggers: { http: { perInstanceConcurrency: httpPerInstanceConcurrency } } } : {}
@@ -113,6 +118,11 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
     }
     siteConfig: {
       minTlsVersion: '1.2'
+      // The platform answers CORS (preflights included) before the worker; the app setting below gives
+      // the worker the same list, for Core Tools and the local server.
+      cors: {
+        allowedOrigins: corsOrigins
+      }
       appSettings: [
         // Identity-based AzureWebJobsStorage: the host, Durable Functions and Signalbox all use it.
         {
@@ -156,6 +166,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'AZURE_CLIENT_ID'
           value: identityClientId
+        }
+        {
+          name: 'SIGNALBOX_CORS_ALLOWED_ORIGINS'
+          value: corsAllowedOrigins
         }
       ]
     }

@@ -8,6 +8,16 @@ param applicationInsightsName string
 @description('Principal (object) id of the user-assigned identity the function app runs as.')
 param principalId string
 
+@description('Object id of a user or group to grant data access to the storage account, so its tables, blobs and queues can be browsed without shared keys; empty grants nothing.')
+param deployerPrincipalId string = ''
+
+@allowed([
+  'User'
+  'Group'
+  'ServicePrincipal'
+])
+param deployerPrincipalType string = 'User'
+
 // Built-in role definition ids (the same in every tenant).
 var storageRoles = [
   {
@@ -20,6 +30,21 @@ var storageRoles = [
   }
   {
     name: 'Storage Table Data Contributor' // Durable history and instances tables, Signalbox tables
+    id: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  }
+]
+// Reading and changing data, not owning it: enough for Storage Explorer or the portal's storage browser.
+var deployerStorageRoles = [
+  {
+    name: 'Storage Blob Data Contributor'
+    id: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
+  }
+  {
+    name: 'Storage Queue Data Contributor'
+    id: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
+  }
+  {
+    name: 'Storage Table Data Contributor'
     id: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
   }
 ]
@@ -54,3 +79,14 @@ resource monitoringRoleAssignment 'Microsoft.Authorization/roleAssignments@2022-
     description: 'Monitoring Metrics Publisher for the Signalbox function app identity'
   }
 }
+
+resource deployerStorageRoleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for role in deployerStorageRoles: if (!empty(deployerPrincipalId)) {
+  name: guid(storageAccount.id, deployerPrincipalId, role.id)
+  scope: storageAccount
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', role.id)
+    principalId: deployerPrincipalId
+    principalType: deployerPrincipalType
+    description: '${role.name} for the deploying user (grantDeployerDataAccess)'
+  }
+}]

@@ -22,7 +22,9 @@ export const triggerParameterCondition = defineCondition({
       if ((config.test === 'equals' || config.test === 'notEquals') && config.value === undefined) {
         ctx.addIssue({ code: 'custom', path: ['value'], message: `"${config.test}" needs a value` });
       }
-    }),
+    })
+    // The same rule for JSON Schema readers (editors, the published schema), which cannot run the refinement.
+    .meta({ if: { properties: { test: { enum: ['equals', 'notEquals'] } }, required: ['test'] }, then: { required: ['value'] } }),
   evaluate: (config, { scope }) => {
     const parameters = scope.trigger?.parameters;
     const exists = parameters !== undefined && Object.hasOwn(parameters, config.parameter) && parameters[config.parameter] !== undefined;

@@ -4,8 +4,9 @@ import { createInstanceInputSchema } from '../../engine/decide-create';
 import { instanceStatusSchema } from '../../engine/enums';
 import { NotFoundError } from '../../engine/errors';
 import type { StoredInstance } from '../../engine/instance';
-import { parseTrigger } from '../../engine/trigger';
+import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
 import { parseWith } from '../../engine/validation';
+import { acceptedHeaders, acceptedOperationSchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, pageSchemaOf } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
@@ -21,7 +22,18 @@ function instanceResponse(status: number, instance: StoredInstance, withLocation
 }
 
 
-const recoverBodySchema = z.strictObject({ stateId: z.string().min(1).max(128) });
+const recoverBodySchema = z.strictObject({ stateId: z.string().min(1).max(128).meta({ description: 'The state whose entry conditions and actions run again.' }) });
+const instancePath = z.object({ instanceId: z.string() });
+const listInstancesQuery = z.object({
+  workflowId: z.string().min(1).max(128).optional(),
+  stateId: z.string().min(1).max(128).optional(),
+  status: instanceStatusSchema.optional(),
+  subject: z.string().min(1).max(1024).optional().meta({ description: 'Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers).' }),
+  ...pageQuerySchema,
+});
+const historyQuery = z.object(pageQuerySchema);
+const instancePage = pageSchemaOf(instanceSchema, 'InstancePage');
+const accepted = { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders };
 
 export const instanceRoutes: readonly RouteDefinition[] = [
   {
@@ -29,6 +41,16 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances',
     authLevel: 'function',
+    contract: {
+      summary: 'Start an instance of a workflow',
+      tags: ['instances'],
+      body: createInstanceInputSchema,
+      responses: {
+        201: { description: 'Created, in the initial state (or `faulted` if its entry failed).', body: instanceSchema, headers: createdHeaders },
+        404: 'No such workflow.',
+        409: 'An instance with this id exists.',
+      },
+    },
     async handle(request, { engine }) {
       // Parsed here, at the edge: the engine gets a typed request.
       const input = parseWith(createInstanceInputSchema, readJsonBody(request), 'The instance request is invalid');
@@ -41,6 +63,17 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}',
     authLevel: 'function',
+    contract: {
+      summary: 'Read an instance',
+      tags: ['instances'],
+      path: instancePath,
+      headers: ifNoneMatchHeaders,
+      responses: {
+        200: { description: 'The instance.', body: instanceSchema, headers: etagHeaders },
+        304: { description: 'Not modified: If-None-Match names the current ETag.', headers: etagHeaders },
+        404: 'No such instance.',
+      },
+    },
     async handle(request, services) {
       parseQuery(request, {});
       return instanceResponse(200, await services.engine.getInstance(request.params.instanceId!));
@@ -51,14 +84,14 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances',
     authLevel: 'function',
+    contract: {
+      summary: 'Find instances',
+      tags: ['instances'],
+      query: listInstancesQuery,
+      responses: { 200: { description: 'A page of instances.', body: instancePage } },
+    },
     async handle(request, { engine }) {
-      const { workflowId, stateId, status, subject, ...page } = parseQuery(request, {
-        workflowId: z.string().min(1).max(128).optional(),
-        stateId: z.string().min(1).max(128).optional(),
-        status: instanceStatusSchema.optional(),
-        subject: z.string().min(1).max(1024).optional(),
-        ...pageQuerySchema,
-      });
+      const { workflowId, stateId, status, subject, ...page } = parseQuery(request, listInstancesQuery);
       if (subject !== undefined) {
         // The interest index answers "who is interested in this subject"; the instances are then read
         // and filtered, since the index may hold stale rows (it is a superset of the truth).
@@ -88,8 +121,15 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/history',
     authLevel: 'function',
+    contract: {
+      summary: 'Read an instance\'s history, oldest first',
+      tags: ['instances'],
+      path: instancePath,
+      query: historyQuery,
+      responses: { 200: { description: 'A page of history entries, oldest first.', body: pageSchemaOf(historyEntrySchema, 'HistoryPage') }, 404: 'No such instance.' },
+    },
     async handle(request, services) {
-      const page = parseQuery(request, pageQuerySchema);
+      const page = parseQuery(request, historyQuery);
       const instanceId = request.params.instanceId!;
       const history = await services.engine.getHistory(instanceId, page);
       const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event }) => ({ at, event, triggerId, transitionId, fromStateId, toStateId, status }));
@@ -101,6 +141,14 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/triggers',
     authLevel: 'function',
+    contract: {
+      summary: 'Send a trigger to one instance',
+      description: 'The instance id is the only subject; a body naming `subjects` is refused.',
+      tags: ['triggers'],
+      path: instancePath,
+      body: triggerFieldsSchema.omit({ subjects: true }),
+      responses: { 202: accepted, 404: 'No such instance.' },
+    },
     async handle(request, services) {
       const instanceId = request.params.instanceId!;
       const body = readJsonBody(request);
@@ -116,6 +164,17 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/recover',
     authLevel: 'function',
+    contract: {
+      summary: 'Recover a faulted instance into a state',
+      tags: ['instances'],
+      path: instancePath,
+      body: recoverBodySchema,
+      responses: {
+        200: { description: 'The instance after the state\'s entry ran again.', body: instanceSchema, headers: etagHeaders },
+        404: 'No such instance.',
+        409: 'The instance is not faulted.',
+      },
+    },
     async handle(request, { engine }) {
       const { stateId } = parseWith(recoverBodySchema, readJsonBody(request), 'The recovery request is invalid');
       return instanceResponse(200, await engine.recover(request.params.instanceId!, stateId));
@@ -126,6 +185,17 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/cancel',
     authLevel: 'function',
+    contract: {
+      summary: 'Cancel an instance',
+      description: 'Takes no body (an empty JSON body is accepted).',
+      tags: ['instances'],
+      path: instancePath,
+      responses: {
+        200: { description: 'The instance, now `cancelled`.', body: instanceSchema, headers: etagHeaders },
+        404: 'No such instance.',
+        409: 'The instance is already complete or cancelled.',
+      },
+    },
     async handle(request, { engine }) {
       readJsonBody(request, { optional: true });
       return instanceResponse(200, await engine.cancel(request.params.instanceId!));

@@ -1,134 +1,148 @@
 /**
- * @module The OpenAPI 3.1 document of the API, built from the route table and the zod schemas so it
- * cannot drift from what the handlers accept.
+ * @module The OpenAPI 3.1 document of the API, built by zod-openapi from each route's contract (the zod
+ * schemas the handlers parse with and the bodies they answer), so it cannot drift from the code. The
+ * workflow definition is the one JSON Schema not written in zod (its steps come from the registry): its
+ * `$defs` become components of their own, since nested `$defs` confuse client generators.
+ *
+ * Paths are relative to the server URL `/api`, so the azd output SIGNALBOX_API_BASE_URL
+ * (`https://<app>/api`) is a base URL for a client generated from this document.
  */
-import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
 import type { Registry } from '../../engine/registry';
-import { triggerInputSchema } from '../../engine/trigger';
-import type { RouteDefinition } from './types';
+import { problemSchema } from './api-schemas';
+import type { ResponseContract, RouteContract, RouteDefinition } from './types';
 
-const problemSchema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'detail'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-  },
-} as const;
+type Json = Record<string, unknown>;
 
-/** What every answer that returns an instance holds (representations.ts, instanceBody). */
-const instanceSchema = {
-  type: 'object',
-  required: ['id', 'workflowId', 'workflowVersion', 'stateId', 'status', 'context', 'interests', 'timers', 'createdAt', 'updatedAt', 'etag'],
-  properties: {
-    id: { type: 'string' },
-    workflowId: { type: 'string' },
-    workflowVersion: { type: 'integer' },
-    stateId: { type: 'string' },
-    status: { type: 'string', enum: ['initializing', 'waiting', 'faulted', 'complete', 'cancelled'] },
-    context: { type: 'object' },
-    interests: { type: 'array', items: { type: 'string' } },
-    timers: {
-      description: 'Timers armed on entering the current state, not yet fired or spent; leaving the state disarms them.',
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['transitionId', 'dueAt'],
-        properties: { transitionId: { type: 'string' }, dueAt: { type: 'string', format: 'date-time' } },
-      },
-    },
-    fault: { type: 'object', properties: { message: { type: 'string' }, triggerId: { type: ['string', 'null'] }, at: { type: 'string', format: 'date-time' } } },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    etag: { type: 'string' },
-  },
-} as const;
+const tags = [
+  { name: 'workflows', description: 'Versioned workflow definitions, with ETags.' },
+  { name: 'instances', description: 'Workflow instances: create, read, find, history, recover, cancel.' },
+  { name: 'triggers', description: 'Triggers and the long-running operations that dispatch them.' },
+  { name: 'system', description: 'Health, this document and the definition\'s JSON Schema.' },
+];
 
-/** Success answers whose body is one instance. */
-const instanceAnswers: Record<string, string> = { createInstance: '201', getInstance: '200', recoverInstance: '200', cancelInstance: '200' };
+function problem(description: string) {
+  return { description, content: { 'application/problem+json': { schema: problemSchema } } };
+}
 
-const responsesByRoute: Record<string, Record<string, string>> = {
-  putWorkflow: { '200': 'A new version', '201': 'Created (version 1)', '400': 'Invalid', '409': 'Exists and no If-Match', '412': 'Stale If-Match' },
-  createWorkflow: { '201': 'Created', '400': 'Invalid', '409': 'The id exists' },
-  getWorkflow: { '200': 'The latest (or requested) version', '404': 'Not found' },
-  listWorkflows: { '200': 'A page of workflows' },
-  createInstance: { '201': 'Created', '400': 'Invalid', '404': 'Unknown workflow', '409': 'The id exists' },
-  getInstance: { '200': 'The instance', '404': 'Not found' },
-  listInstances: { '200': 'A page of instances' },
-  getInstanceHistory: { '200': 'Oldest first', '404': 'Not found' },
-  sendInstanceTrigger: { '202': 'Accepted: poll the operation', '400': 'Invalid', '404': 'Not found' },
-  recoverInstance: { '200': 'Recovered', '404': 'Not found', '409': 'Not faulted' },
-  cancelInstance: { '200': 'Cancelled', '404': 'Not found', '409': 'Already complete or cancelled' },
-  sendTrigger: { '202': 'Accepted: poll the operation', '400': 'Invalid' },
-  getOperation: { '200': 'Finished', '202': 'Still running', '404': 'Not found' },
-  health: { '200': 'Storage answers', '503': 'Storage does not answer' },
-  openApi: { '200': 'This document' },
-};
+function response(contract: ResponseContract) {
+  return {
+    description: contract.description,
+    ...(contract.headers ? { headers: contract.headers } : {}),
+    ...(contract.body ? { content: { [contract.contentType ?? 'application/json']: { schema: contract.body } } } : {}),
+  };
+}
 
-const requestBodies: Record<string, unknown> = {
-  putWorkflow: { $ref: '#/components/schemas/WorkflowDefinition' },
-  createWorkflow: { $ref: '#/components/schemas/WorkflowDefinition' },
-  sendTrigger: { $ref: '#/components/schemas/Trigger' },
-  createInstance: {
-    type: 'object',
-    required: ['workflowId'],
-    properties: { workflowId: { type: 'string' }, instanceId: { type: 'string' }, context: { type: 'object' } },
-    additionalProperties: false,
-  },
-  recoverInstance: { type: 'object', required: ['stateId'], properties: { stateId: { type: 'string' } }, additionalProperties: false },
-};
+/** The route's own answers, plus the ones every route of its kind can give. */
+function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
+  const contract: RouteContract = route.contract;
+  const responses: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(contract.responses)) responses[status] = typeof answer === 'string' ? problem(answer) : response(answer);
+  // Every route refuses unknown query parameters.
+  const shared: Record<number, string> = { 400: `The request is invalid: an unknown or malformed query parameter${contract.body ? ', or an invalid body' : ''}. \`errors\` names each problem.` };
+  if (route.authLevel === 'function') shared[401] = 'A valid function key is required (`x-functions-key` header or `code` query parameter).';
+  if (contract.body) {
+    shared[413] = 'The body is over 1 MiB.';
+    shared[415] = 'The body is not `application/json`.';
+  }
+  if (!contract.withoutStorage) shared[503] = 'Storage is unavailable or the instance is busy: retry after Retry-After.';
+  for (const [status, description] of Object.entries(shared)) responses[status] ??= problem(description);
+  if (responses[503]) (responses[503] as Json).headers = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } } };
+  return responses as ZodOpenApiResponsesObject;
+}
 
-/** A standalone JSON Schema as a component: its `#/$defs/...` references re-rooted under the component. */
-function asComponent(name: string, standalone: unknown): unknown {
-  const text = JSON.stringify(standalone).replaceAll('"#/$defs/', `"#/components/schemas/${name}/$defs/`);
-  const { $schema: _dialect, ...schema } = JSON.parse(text) as Record<string, unknown>;
-  return schema;
+function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
+  const { contract } = route;
+  const requestParams = {
+    ...(contract.path ? { path: contract.path } : {}),
+    ...(contract.query ? { query: contract.query } : {}),
+    ...(contract.headers ? { header: contract.headers } : {}),
+  };
+  return {
+    operationId: route.name,
+    summary: contract.summary,
+    ...(contract.description ? { description: contract.description } : {}),
+    tags: [...contract.tags],
+    ...(Object.keys(requestParams).length ? { requestParams } : {}),
+    ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: contract.body } } } } : {}),
+    responses: responsesOf(route),
+    security: route.authLevel === 'function' ? [{ functionKey: [] }, { functionKeyQuery: [] }] : [],
+  };
+}
+
+/**
+ * The definition's schema as components: `WorkflowDefinition` (what a client sends), `Workflow` (a
+ * stored version: plus `version` and `etag`) and one component per `$defs` entry.
+ */
+function definitionComponents(registry: Registry | undefined): Json {
+  const standalone = workflowDefinitionJsonSchema(registry);
+  const rerooted = JSON.parse(JSON.stringify(standalone).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+  const { $schema: _dialect, $id: _id, $defs, ...definition } = rerooted;
+  const properties = definition.properties as Json;
+  const workflow = {
+    ...definition,
+    title: 'Signalbox workflow (a stored version)',
+    properties: { ...properties, version: { type: 'integer', minimum: 1 }, etag: { type: 'string' } },
+    required: [...((definition.required as string[] | undefined) ?? []), 'version', 'etag'],
+  };
+  // Editors get `if`/`then` per type (one error for a bad `type`); an OpenAPI document says the same
+  // with its own discriminator, which client generators turn into a union of the step types.
+  const steps: Json = {};
+  for (const kind of ['condition', 'action']) {
+    const types = ((($defs as Json)[kind] as Json).properties as { type: { enum: string[] } }).type.enum;
+    steps[kind] = {
+      description: (($defs as Json)[kind] as Json).description,
+      oneOf: types.map((type) => ({ $ref: `#/components/schemas/${kind}.${type}` })),
+      discriminator: { propertyName: 'type', mapping: Object.fromEntries(types.map((type) => [type, `#/components/schemas/${kind}.${type}`])) },
+    };
+  }
+  return { ...($defs as Json), ...steps, WorkflowDefinition: definition, Workflow: workflow };
 }
 
 /** The document for these routes; `registry` adds custom condition and action types to the schemas. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition[], registry?: Registry): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], registry?: Registry): Json {
+  const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
-    const path = `/api/${route.route}`;
-    const parameters = [...route.route.matchAll(/\{(\w+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
-    for (const method of route.methods) {
-      const responses = Object.fromEntries(
-        Object.entries(responsesByRoute[route.name] ?? { '200': 'OK' }).map(([status, description]) => [
-          status,
-          Number(status) >= 400
-            ? { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }
-            : instanceAnswers[route.name] === status
-              ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Instance' } } } }
-              : { description },
-        ]),
-      );
-      const body = requestBodies[route.name];
-      (paths[path] ??= {})[method.toLowerCase()] = {
-        operationId: route.name,
-        ...(parameters.length ? { parameters } : {}),
-        ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
-        responses,
-        ...(route.authLevel === 'function' ? { security: [{ functionKey: [] }] } : { security: [] }),
-      };
-    }
+    const path = `/${route.route}`;
+    for (const method of route.methods) (paths[path] ??= {})[method.toLowerCase() as 'get'] = operationOf(route);
   }
-  return {
-    openapi: '3.1.0',
-    info: { title: 'Signalbox', version: '1.0.0', description: 'A state-machine workflow engine: workflows, instances, triggers and operations.' },
-    servers: [{ url: '/' }],
-    paths,
-    components: {
-      securitySchemes: { functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key' } },
-      schemas: {
-        Problem: problemSchema,
-        Instance: instanceSchema,
-        WorkflowDefinition: asComponent('WorkflowDefinition', workflowDefinitionJsonSchema(registry)),
-        Trigger: asComponent('Trigger', z.toJSONSchema(triggerInputSchema, { io: 'input', unrepresentable: 'any' })),
+  const document = createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'Signalbox',
+        version: '1.0.0',
+        description:
+          'A state-machine workflow engine: workflows, instances, triggers and operations. Every error is `application/problem+json`; ' +
+          'a method a path does not take answers 405, and a request that fails changes nothing.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [
+        { url: '/api', description: 'The server this document came from.' },
+        {
+          url: 'https://{functionAppHost}/api',
+          description: 'A deployed Function app: the azd output SIGNALBOX_API_BASE_URL.',
+          variables: { functionAppHost: { default: 'localhost:7071', description: 'AZURE_FUNCTION_APP_HOST_NAME' } },
+        },
+      ],
+      tags,
+      paths,
+      components: {
+        securitySchemes: {
+          functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key', description: 'A function key (on Azure), or SIGNALBOX_API_KEY (locally, when set).' },
+          functionKeyQuery: { type: 'apiKey', in: 'query', name: 'code', description: 'The same key as a query parameter (it may end up in logs: prefer the header).' },
+        },
       },
     },
-  };
+  ) as unknown as Json;
+  const components = (document.components ??= {}) as Json;
+  const schemas = ((components.schemas as Json | undefined) ?? {}) as Json;
+  // The definition's components come last; names zod-openapi already wrote (JsonValue) are the same schema.
+  for (const [name, schema] of Object.entries(definitionComponents(registry))) schemas[name] ??= schema;
+  // Any JSON value, said without recursion: TypeScript generators cannot type a union that contains
+  // an array of itself (`JsonValue[]` in its own definition), and an open schema means the same here.
+  schemas.JsonValue = { description: 'Any JSON value.' };
+  components.schemas = schemas;
+  return document;
 }

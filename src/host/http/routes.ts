@@ -2,7 +2,11 @@
  * @module The route table of the API (shared/design/api.md). The local server matches requests against
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
+import { z } from 'zod';
+import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
+import { healthSchema } from './api-schemas';
 import { instanceRoutes } from './instance-routes';
+import { parseQuery } from './query';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
@@ -15,7 +19,13 @@ const systemRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'health',
     authLevel: 'anonymous',
-    async handle(_request, services) {
+    contract: {
+      summary: 'Check that storage answers',
+      tags: ['system'],
+      responses: { 200: { description: 'Storage answers.', body: healthSchema }, 503: 'Storage does not answer.' },
+    },
+    async handle(request, services) {
+      parseQuery(request, {});
       const healthy = await services.checkHealth().catch(() => false);
       return healthy ? { status: 200, body: { status: 'ok' } } : problem(503, 'Unhealthy', 'Storage does not answer');
     },
@@ -26,8 +36,33 @@ const systemRoutes: readonly RouteDefinition[] = [
     route: 'openapi.json',
     // The API's description is public, as Azure's own OpenAPI endpoints are; it holds no data.
     authLevel: 'anonymous',
-    async handle(_request, services) {
+    contract: {
+      summary: 'This document',
+      tags: ['system'],
+      withoutStorage: true,
+      responses: { 200: { description: 'The OpenAPI 3.1 document of this API.', body: z.record(z.string(), z.unknown()) } },
+    },
+    async handle(request, services) {
+      parseQuery(request, {});
       return { status: 200, body: openApiDocument(services) };
+    },
+  },
+  {
+    name: 'workflowDefinitionSchema',
+    methods: ['GET'],
+    route: 'schemas/workflow-definition.json',
+    // For editors and validators, like the OpenAPI document: public, and it holds no data.
+    authLevel: 'anonymous',
+    contract: {
+      summary: 'The JSON Schema of a workflow definition',
+      description: 'JSON Schema 2020-12, with this server\'s condition and action types; for editors (`$schema`) and validators.',
+      tags: ['system'],
+      withoutStorage: true,
+      responses: { 200: { description: 'The schema.', body: z.record(z.string(), z.unknown()), contentType: 'application/schema+json' } },
+    },
+    async handle(request, services) {
+      parseQuery(request, {});
+      return { status: 200, headers: { 'content-type': 'application/schema+json' }, body: definitionSchema(services) };
     },
   },
 ];
@@ -42,6 +77,12 @@ function openApiDocument(services: ApiServices): Record<string, unknown> {
   let document = documents.get(registry);
   if (!document) documents.set(registry, (document = buildOpenApiDocument(routes, registry)));
   return document;
+}
+const definitionSchemas = new WeakMap<object, Record<string, unknown>>();
+function definitionSchema(services: ApiServices): Record<string, unknown> {
+  let schema = definitionSchemas.get(services.engine);
+  if (!schema) definitionSchemas.set(services.engine, (schema = workflowDefinitionJsonSchema(services.engine.options.registry)));
+  return schema;
 }
 
 export interface RouteMatch {
@@ -75,9 +116,20 @@ export function matchRoute(method: string, apiPath: string): { match?: RouteMatc
   return { pathExists };
 }
 
+/** The methods routes take on this path below /api (HEAD wherever GET is); empty when no route has it. */
+export function allowedMethods(apiPath: string): string[] {
+  const methods = new Set<string>();
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) if (matchRoute(method, apiPath).match) methods.add(method);
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods];
+}
+
 /** The answer for a request no route takes: 405 when the path exists for other methods, else 404. */
 export function unmatchedResponse(method: string, path: string): ApiResponse {
   const apiPath = path.startsWith('/api/') ? path.slice('/api/'.length) : undefined;
-  if (apiPath !== undefined && matchRoute(method, apiPath).pathExists) return problem(405, 'Method not allowed', `${method} is not allowed on ${path}`);
+  if (apiPath !== undefined && matchRoute(method, apiPath).pathExists) {
+    const response = problem(405, 'Method not allowed', `${method} is not allowed on ${path}`);
+    return { ...response, headers: { ...response.headers, allow: allowedMethods(apiPath).join(', ') } };
+  }
   return problem(404, 'Not found', `No route ${path}`);
 }

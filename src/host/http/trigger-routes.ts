@@ -2,7 +2,9 @@
 import { OperationStatus } from '../../engine/enums';
 import { NotFoundError } from '../../engine/errors';
 import type { StoredOperation } from '../../engine/operation';
-import { parseTrigger } from '../../engine/trigger';
+import { triggerFieldsSchema, parseTrigger } from '../../engine/trigger';
+import { z } from 'zod';
+import { acceptedHeaders, acceptedOperationSchema, operationSchema, retryAfterHeaders } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import { operationBody, operationUrl } from './representations';
@@ -30,6 +32,13 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'triggers',
     authLevel: 'function',
+    contract: {
+      summary: 'Send a trigger',
+      description: 'Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB.',
+      tags: ['triggers'],
+      body: triggerFieldsSchema,
+      responses: { 202: { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders } },
+    },
     async handle(request, services) {
       const trigger = parseTrigger(readJsonBody(request), services.newId);
       return acceptedOperation(await services.triggers.submit(trigger));
@@ -40,6 +49,16 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'operations/{operationId}',
     authLevel: 'function',
+    contract: {
+      summary: 'Poll an operation',
+      tags: ['triggers'],
+      path: z.object({ operationId: z.string() }),
+      responses: {
+        200: { description: 'Finished: `succeeded` (offered to every candidate) or `failed`.', body: operationSchema },
+        202: { description: 'Still `notStarted` or `running`: ask again after Retry-After.', body: operationSchema, headers: retryAfterHeaders },
+        404: 'No such operation.',
+      },
+    },
     async handle(request, { operations }) {
       parseQuery(request, {});
       const operationId = request.params.operationId!;

@@ -2,6 +2,7 @@
  * @module The host-neutral shape of an API request and response. The local server (node:http) and the
  * Azure Functions app (HttpRequest) both translate into these, so one set of handlers serves both.
  */
+import type { z } from 'zod';
 import type { Engine } from '../../engine/engine';
 import type { OperationStore } from '../../engine/ports';
 import type { TriggerSubmitter } from '../trigger-submitter';
@@ -36,6 +37,41 @@ export interface ApiServices {
   checkHealth(): Promise<boolean>;
 }
 
+/** A JSON Schema the OpenAPI document holds as a component (the workflow definition's, per registry). */
+export interface SchemaReference {
+  readonly $ref: string;
+}
+
+/** One answer of a route, as the OpenAPI document describes it. */
+export interface ResponseContract {
+  readonly description: string;
+  /** The body's schema; absent for an empty body. */
+  readonly body?: z.ZodType | SchemaReference;
+  /** @default 'application/json' */
+  readonly contentType?: string;
+  readonly headers?: z.ZodObject;
+}
+
+/**
+ * What a route accepts and answers: the OpenAPI document (openapi.ts) is built from these, and the
+ * handler parses its query with the same `query` schema. Answers every route shares (401 without a
+ * key, 400/413/415 for bodies, 400 for query strings, 503 when storage fails) are added by the builder.
+ */
+export interface RouteContract {
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  /** Path parameters; each defaults to a plain string. */
+  readonly path?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly headers?: z.ZodObject;
+  readonly body?: z.ZodType | SchemaReference;
+  /** Every answer by status; a string is a problem+json answer with that description. */
+  readonly responses: Readonly<Record<number, ResponseContract | string>>;
+  /** True for routes that answer without storage (no 503). */
+  readonly withoutStorage?: boolean;
+}
+
 export interface RouteDefinition {
   /** Function name on Azure. */
   readonly name: string;
@@ -43,6 +79,7 @@ export interface RouteDefinition {
   /** Relative to /api, with `{param}` placeholders, as Azure Functions routes are written. */
   readonly route: string;
   readonly authLevel: 'anonymous' | 'function';
+  readonly contract: RouteContract;
   handle(request: ApiRequest, services: ApiServices): Promise<ApiResponse>;
 }
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../engine/errors';
 import type { Engine } from '../../engine/engine';
+import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { pageBody, workflowBody } from './representations';
@@ -43,12 +44,30 @@ export async function putWorkflow(engine: Engine, workflowId: string, body: unkn
   }
 }
 
+const workflowPath = z.object({ workflowId: z.string().meta({ description: 'The workflow id (the definition\'s `id`).' }) });
+const getWorkflowQuery = z.object({ version: z.coerce.number().int().min(1).optional().meta({ description: 'An older version; the latest by default.' }) });
+const listWorkflowsQuery = z.object(pageQuerySchema);
+
 export const workflowRoutes: readonly RouteDefinition[] = [
   {
     name: 'putWorkflow',
     methods: ['PUT'],
     route: 'workflows/{workflowId}',
     authLevel: 'function',
+    contract: {
+      summary: 'Create or version a workflow',
+      tags: ['workflows'],
+      path: workflowPath,
+      headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The current ETag (or `*`) to add a version; without it an existing workflow is a 409.' }) }),
+      body: workflowDefinitionReference,
+      responses: {
+        200: { description: 'A new version (If-Match matched).', body: workflowReference, headers: etagHeaders },
+        201: { description: 'Created: version 1.', body: workflowReference, headers: createdHeaders },
+        400: 'The definition is invalid (every problem listed), or its `id` differs from the route\'s.',
+        409: 'The workflow exists and no If-Match was sent.',
+        412: 'If-Match is not the current ETag.',
+      },
+    },
     async handle(request, { engine }) {
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
@@ -61,6 +80,16 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'workflows',
     authLevel: 'function',
+    contract: {
+      summary: 'Create a workflow',
+      tags: ['workflows'],
+      body: workflowDefinitionReference,
+      responses: {
+        201: { description: 'Created: version 1.', body: workflowReference, headers: createdHeaders },
+        400: 'The definition is invalid; every problem is listed.',
+        409: 'A workflow with this id exists.',
+      },
+    },
     async handle(request, { engine }) {
       const workflow = await engine.createWorkflow(readJsonBody(request));
       return workflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
@@ -71,8 +100,20 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'workflows/{workflowId}',
     authLevel: 'function',
+    contract: {
+      summary: 'Read a workflow',
+      tags: ['workflows'],
+      path: workflowPath,
+      query: getWorkflowQuery,
+      headers: ifNoneMatchHeaders,
+      responses: {
+        200: { description: 'The latest version, or the one asked for.', body: workflowReference, headers: etagHeaders },
+        304: { description: 'Not modified: If-None-Match names the current ETag.', headers: etagHeaders },
+        404: 'No such workflow or version.',
+      },
+    },
     async handle(request, { engine }) {
-      const { version } = parseQuery(request, { version: z.coerce.number().int().min(1).optional() });
+      const { version } = parseQuery(request, getWorkflowQuery);
       const workflowId = request.params.workflowId!;
       return workflowResponse(200, await engine.getWorkflow(workflowId, version));
     },
@@ -82,8 +123,14 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'workflows',
     authLevel: 'function',
+    contract: {
+      summary: 'List workflows (latest versions)',
+      tags: ['workflows'],
+      query: listWorkflowsQuery,
+      responses: { 200: { description: 'A page of workflows.', body: pageSchemaOf(workflowSummarySchema, 'WorkflowPage') } },
+    },
     async handle(request, { engine }) {
-      const page = await engine.listWorkflows(parseQuery(request, pageQuerySchema));
+      const page = await engine.listWorkflows(parseQuery(request, listWorkflowsQuery));
       return { status: 200, body: pageBody(page.items, page) };
     },
   },

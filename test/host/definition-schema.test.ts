@@ -1,0 +1,142 @@
+/**
+ * The JSON Schema served at GET /api/schemas/workflow-definition.json and the server agree: on a corpus
+ * of broken definitions (structure, fields of each step type, nested conditions) both refuse, on valid
+ * ones both accept. Checks a JSON Schema cannot express (states that must exist, JSONata syntax, unique
+ * transition ids) are listed apart: the server refuses them and the schema lets them pass.
+ */
+import Ajv2020 from 'ajv/dist/2020';
+import { startLocalHost, type LocalHost } from '../../src/host/local-host';
+import { silentLogger } from '../../src/host/logger';
+import { prefixedStorageNames } from '../../src/storage/names';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+import { httpClient } from './http-client';
+
+type Definition = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- broken on purpose
+
+function valid(): Definition {
+  return {
+    id: 'corpus',
+    displayName: 'Corpus',
+    initialStateId: 'a',
+    states: {
+      a: { interests: ['team:{{context.team}}'], transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }], actions: [{ type: 'setContext', values: { gone: true } }] }] },
+      b: {},
+    },
+  };
+}
+const transition = (definition: Definition) => definition.states.a.transitions[0];
+const withCondition = (condition: unknown) => (definition: Definition) => void (transition(definition).conditions = [condition]);
+const withAction = (action: unknown) => (definition: Definition) => void (transition(definition).actions = [action]);
+
+const broken: Record<string, (definition: Definition) => void> = {
+  'no id': (d) => delete d.id,
+  'an id with spaces': (d) => void (d.id = 'has spaces'),
+  'no displayName': (d) => delete d.displayName,
+  'a displayName over 256 characters': (d) => void (d.displayName = 'x'.repeat(257)),
+  'an unknown top-level field': (d) => void (d.colour = 'red'),
+  'no states': (d) => void (d.states = {}),
+  'a state id over 128 characters': (d) => void (d.states['s'.repeat(129)] = {}),
+  'an initialStateId that is not a string': (d) => void (d.initialStateId = 5),
+  'an unknown field on a state': (d) => void (d.states.b.colour = 'red'),
+  'interests that are not a list': (d) => void (d.states.a.interests = 'team'),
+  'an empty interest': (d) => void (d.states.a.interests = ['']),
+  'transitions that are not a list': (d) => void (d.states.a.transitions = 'go'),
+  'a transition without an id': (d) => delete transition(d).id,
+  'a transition without a target': (d) => delete transition(d).targetStateId,
+  'an unknown field on a transition': (d) => void (transition(d).when = 'now'),
+  'a condition of an unknown type': withCondition({ type: 'noSuchCondition' }),
+  'a condition without a type': withCondition({ name: 'Go' }),
+  'a condition that is a string': withCondition('Go'),
+  'a step id over 128 characters': withCondition({ type: 'triggerName', name: 'Go', id: 'i'.repeat(129) }),
+  'triggerName without a name': withCondition({ type: 'triggerName' }),
+  'triggerName with an unknown field': withCondition({ type: 'triggerName', name: 'Go', extra: 1 }),
+  'triggerParameter with an unknown test': withCondition({ type: 'triggerParameter', parameter: 'p', test: 'matches' }),
+  'triggerParameter equals without a value': withCondition({ type: 'triggerParameter', parameter: 'p', test: 'equals' }),
+  'all with no conditions': withCondition({ type: 'all', conditions: [] }),
+  'all holding a condition of an unknown type': withCondition({ type: 'all', conditions: [{ type: 'triggerName', name: 'Go' }, { type: 'noSuchCondition' }] }),
+  'not holding triggerName without a name': withCondition({ type: 'not', condition: { type: 'triggerName' } }),
+  'any → not → all → a step without its fields, three levels deep': withCondition({ type: 'any', conditions: [{ type: 'not', condition: { type: 'all', conditions: [{ type: 'triggerParameter', parameter: 'p' }] } }] }),
+  'invokeExternalService with a timeout over 120 s': withCondition({ type: 'invokeExternalService', url: 'https://api.example.com/check', timeoutMs: 120_001 }),
+  'an action of an unknown type': withAction({ type: 'noSuchAction' }),
+  'setContext values that are not an object': withAction({ type: 'setContext', values: 7 }),
+  'setContext remove that is not a list of names': withAction({ type: 'setContext', remove: [1] }),
+  'raiseTrigger with no subjects': withAction({ type: 'raiseTrigger', trigger: { name: 'Next', subjects: [] } }),
+  'raiseTrigger without a trigger name': withAction({ type: 'raiseTrigger', trigger: { subjects: ['x'] } }),
+  'log without a message': withAction({ type: 'log' }),
+  'an entry action that is a string': (d) => void (d.states.b.entryActions = ['log']),
+};
+
+const serverOnly: Record<string, (definition: Definition) => void> = {
+  'a target state that does not exist': (d) => void (transition(d).targetStateId = 'nowhere'),
+  'an initial state that does not exist': (d) => void (d.initialStateId = 'nowhere'),
+  'a repeated transition id': (d) => void d.states.a.transitions.push({ ...transition(d) }),
+  'a malformed JSONata expression': withCondition({ type: 'expression', expression: 'context.(' }),
+  'a malformed template in an interest': (d) => void (d.states.a.interests = ['team:{{ unclosed']),
+};
+
+const validOnes: Record<string, (definition: Definition) => void> = {
+  'the base definition': () => {},
+  'nested all, any and not': withCondition({ type: 'all', conditions: [{ type: 'any', conditions: [{ type: 'triggerName', name: 'Go' }, { type: 'not', condition: { type: 'triggerContentType', contentType: 'text/plain' } }] }, { type: 'triggerParameter', parameter: 'p', test: 'equals', value: { nested: [1, null] } }] }),
+  'every action type': (d) => void (transition(d).actions = [{ type: 'setContext', values: { a: 1 }, expressions: { b: 'trigger.name' }, remove: ['c'] }, { type: 'raiseTrigger', trigger: { name: 'Next', subjects: ['{{instance.id}}'] } }, { type: 'log', message: 'moved' }]),
+};
+
+let host: LocalHost;
+let api: ReturnType<typeof httpClient>;
+let validate: ReturnType<Ajv2020['compile']>;
+let counter = 0;
+
+beforeAll(async () => {
+  host = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames: prefixedStorageNames(uniquePrefix('schema')), logger: silentLogger });
+  api = httpClient(host.url);
+  const served = await api.request('GET', '/api/schemas/workflow-definition.json');
+  expect(served.status).toBe(200);
+  expect(served.headers.get('content-type')).toContain('application/schema+json');
+  validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(served.body);
+});
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+/** Builds the case's definition (with an id of its own, unless the case is about the id). */
+function definitionFor(change: (definition: Definition) => void): Definition {
+  const definition = valid();
+  definition.id = `corpus-${(counter += 1)}`;
+  change(definition);
+  return definition;
+}
+
+async function verdicts(change: (definition: Definition) => void) {
+  const definition = definitionFor(change);
+  const schemaAccepts = validate(definition);
+  const server = await api.request('POST', '/api/workflows', { json: definition });
+  expect([201, 400]).toContain(server.status);
+  return { schemaAccepts, serverAccepts: server.status === 201, errors: validate.errors ?? [] };
+}
+
+it(`holds a corpus of ${Object.keys(broken).length} broken definitions`, () => {
+  expect(Object.keys(broken).length).toBeGreaterThanOrEqual(25);
+});
+
+it.each(Object.entries(broken))('refuses %s, in the schema and on the server', async (_name, change) => {
+  const { schemaAccepts, serverAccepts } = await verdicts(change);
+  expect({ schemaAccepts, serverAccepts }).toEqual({ schemaAccepts: false, serverAccepts: false });
+});
+
+it.each(Object.entries(validOnes))('accepts %s, in the schema and on the server', async (_name, change) => {
+  const { schemaAccepts, serverAccepts, errors } = await verdicts(change);
+  expect({ schemaAccepts, serverAccepts, errors }).toEqual({ schemaAccepts: true, serverAccepts: true, errors: [] });
+});
+
+it.each(Object.entries(serverOnly))('leaves %s to the server (beyond what a JSON Schema can say)', async (_name, change) => {
+  const { schemaAccepts, serverAccepts } = await verdicts(change);
+  expect({ schemaAccepts, serverAccepts }).toEqual({ schemaAccepts: true, serverAccepts: false });
+});
+
+it('gives one error for one bad step type, at that step', async () => {
+  const { errors } = await verdicts(broken['a condition of an unknown type']!);
+  expect(errors.map((error) => `${error.instancePath} ${error.keyword}`)).toEqual(['/states/a/transitions/0/conditions/0/type enum']);
+  // Nested, the enclosing steps only say that their own type's schema failed (`if`), never more.
+  const nested = await verdicts(broken['all holding a condition of an unknown type']!);
+  expect(nested.errors.filter((error) => error.keyword !== 'if').map((error) => `${error.instancePath} ${error.keyword}`)).toEqual(['/states/a/transitions/0/conditions/0/conditions/1/type enum']);
+});
