@@ -32,7 +32,7 @@ export interface LocalHostOptions {
   requestCounter?: RequestCounter;
   runner?: LocalOperationRunnerOptions;
   /** Tuning of the timer scheduler (tests, the benchmark). */
-  timers?: Pick<LocalTimerSchedulerOptions, 'maxSleepInMs' | 'retryDelayInMs' | 'concurrency'>;
+  timers?: Pick<LocalTimerSchedulerOptions, 'maxSleepInMs' | 'retryDelayInMs' | 'concurrency' | 'minIntervalInMs'>;
   engineOptions?: HostCoreOptions['engineOptions'];
 }
 
