@@ -81,9 +81,12 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
-    // Rows a crash left between a save and its relay: delivered now (each becomes an operation, idempotently).
-    const relayed = await services.engine.relayLeftovers();
-    if (relayed > 0) logger.info('delivered leftover outbox rows', { count: relayed });
+    // Rows a crash left between a save and its relay: delivered in the background (each becomes an
+    // operation, idempotently); start-up does not wait for them, stop() does.
+    const sweep = services.engine.relayLeftovers().then(
+      (count) => void (count > 0 && logger.info('delivered leftover outbox rows', { count })),
+      (error: unknown) => logger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
+    );
     // Timers that fell due while the server was down fire now, once each.
     timers.start();
     return {
@@ -95,6 +98,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       async stop() {
         await server.close();
         await timers.stop();
+        await sweep;
         await runner.stop();
         await azurite?.stop();
       },
