@@ -19,6 +19,8 @@ import {
   type WorkflowDefinitionInput,
 } from '../src/engine';
 import { createInMemoryPorts } from '../src/testing';
+import jsonata from 'jsonata';
+import { closeExpressionWorkers, evaluateExpression, type ExpressionScope } from '../src/engine';
 
 const DURATION_IN_MS = Number(process.env.BENCH_MS ?? 1500);
 
@@ -215,6 +217,39 @@ async function main(): Promise<void> {
   for (const [label, ours, theirs] of rows) console.log(`  ${label.padEnd(40)} ${format(ours)}   ${format(theirs)}`);
   const [small, large] = rows;
   console.log(`  cost per trigger, 1,000 vs 10 states: Signalbox ${(small![1] / large![1]).toFixed(2)}x, XState ${(small![2] / large![2]).toFixed(2)}x`);
+
+  await boundedEvaluation();
+}
+
+const expressionScope: ExpressionScope = {
+  trigger: { id: 't', name: 'Submit', subjects: ['i1'], parameters: { amount: 42, lines: [{ v: 1 }, { v: 2 }, { v: 3 }] } },
+  context: { claimantId: 'u7', amount: 42, names: ['ann', 'bob', 'cy'] },
+  instance: { id: 'i1', workflowId: 'w', stateId: 'a', status: 'waiting' },
+};
+
+/**
+ * The cost of one bounded evaluation (issue 9): plain paths (answered without JSONata), in-process JSONata
+ * under its guardrails and the build budget, beside unbounded JSONata on the same expression, and the
+ * worker pool for expressions that can loop or blow up (functions, regexes, string builders). Sequential,
+ * so the worker row is the round trip of one evaluation, not the pool's throughput.
+ */
+async function boundedEvaluation(): Promise<void> {
+  const rows: [string, string, 'bounded' | 'unbounded'][] = [
+    ['plain path (no JSONata)', 'trigger.parameters.amount', 'bounded'],
+    ['in-process JSONata, bounded', 'context.amount > 0 and $count(trigger.parameters.lines[v > 1]) = 2', 'bounded'],
+    ['  same, unbounded JSONata', 'context.amount > 0 and $count(trigger.parameters.lines[v > 1]) = 2', 'unbounded'],
+    ['worker pool ($join)', '$join(context.names, ",")', 'bounded'],
+    ['  same, unbounded JSONata', '$join(context.names, ",")', 'unbounded'],
+    ['worker pool (function)', '($f := function($n){ $n <= 1 ? 1 : $n * $f($n - 1) }; $f(10))', 'bounded'],
+    ['  same, unbounded JSONata', '($f := function($n){ $n <= 1 ? 1 : $n * $f($n - 1) }; $f(10))', 'unbounded'],
+  ];
+  console.log('\nexpression evaluation (sequential)                       µs per evaluation');
+  for (const [label, source, mode] of rows) {
+    const unbounded = jsonata(source);
+    const perSecond = await measure(() => (mode === 'bounded' ? evaluateExpression(source, expressionScope) : unbounded.evaluate(expressionScope)));
+    console.log(`  ${label.padEnd(40)} ${(1e6 / perSecond).toFixed(1).padStart(16)}`);
+  }
+  await closeExpressionWorkers();
 }
 
 main().catch((error) => {

@@ -60,7 +60,14 @@ export async function handleUnmatched(request: HttpRequest, _context?: Invocatio
   return toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
 }
 
-export const NOT_FOUND_FUNCTION = 'notFound';
+/**
+ * The catch-all's name sorts after every other function's, whether names are compared ordinally or
+ * ignoring case, and it is registered last. The Functions host tries HTTP functions in name order and the
+ * first whose route matches wins (Azure/azure-functions-host#9876): named `notFound`, the catch-all
+ * answered putWorkflow, sendTrigger, sendInstanceTrigger, recoverInstance and openApi with 404. A test
+ * routes every API request the way the host does (test/functions/registration.test.ts).
+ */
+export const NOT_FOUND_FUNCTION = 'zzzNotFound';
 const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
 for (const route of routes) {
@@ -74,6 +81,6 @@ for (const route of routes) {
   });
 }
 
-// Literal and parameter routes take precedence over a catch-all, so this sees only what nothing else
-// matched. Anonymous: it reveals nothing and answers before any key check would matter.
+// Last by name and by registration (see NOT_FOUND_FUNCTION), so this sees only what nothing else matched.
+// Anonymous: it reveals nothing and answers before any key check would matter.
 app.http(NOT_FOUND_FUNCTION, { methods: [...allMethods], route: '{*path}', authLevel: 'anonymous', handler: (request, context) => handleUnmatched(request, context) });

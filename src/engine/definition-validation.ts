@@ -8,6 +8,7 @@
 import { workflowDefinitionSchema, type WorkflowDefinition } from './definition';
 import { DefinitionInvalidError, type ValidationIssue } from './errors';
 import { compileExpression, parseTemplate } from './expressions';
+import { MAX_INTERESTS_PER_STATE, stateInterestCount } from './interests';
 import { builtInRegistry, type Registry } from './registry';
 import { formatPath, issuesFromZod } from './validation';
 
@@ -100,10 +101,20 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
   return issues;
 }
 
+function interestCountIssues(definition: WorkflowDefinition, registry: Registry): ValidationIssue[] {
+  return Object.entries(definition.states).flatMap(([stateId, state]) => {
+    const count = stateInterestCount(state, registry);
+    if (count <= MAX_INTERESTS_PER_STATE) return [];
+    return [{ path: formatPath(['states', stateId, 'interests']), message: `the state has ${count} interests (declared, and added by its conditions); at most ${MAX_INTERESTS_PER_STATE} are allowed` }];
+  });
+}
+
 /** Returns the definition with defaults filled in, or throws DefinitionInvalidError listing every problem. */
 export function validateDefinition(input: unknown, registry: Registry = builtInRegistry()): WorkflowDefinition {
   const structural = workflowDefinitionSchema.safeParse(input);
   const issues = [...(structural.success ? [] : issuesFromZod(structural.error)), ...semanticIssues(input, registry)];
+  // Counted on the parsed definition (conditions add interests too), so only once the rest is valid.
+  if (structural.success && issues.length === 0) issues.push(...interestCountIssues(structural.data, registry));
   if (issues.length) {
     const seen = new Set<string>();
     throw new DefinitionInvalidError(issues.filter((issue) => {

@@ -3,6 +3,7 @@
  * Logging is not an effect of deciding: `log` actions add lines to the Decision, which the runtime emits
  * once, after the save (decision.ts).
  */
+import { escapeLogText } from './log-text';
 import type { ExternalServiceClient } from './outbound-port';
 
 export interface EngineLogger {
@@ -27,9 +28,9 @@ export interface Effects {
 
 export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
 
-/** A console logger, used when no logger is given. */
+/** A console logger, used when no logger is given; messages escaped so each is one line. */
 export const consoleLogger: EngineLogger = {
-  info: (message, properties) => console.info(message, properties ?? ''),
-  warn: (message, properties) => console.warn(message, properties ?? ''),
-  error: (message, properties) => console.error(message, properties ?? ''),
+  info: (message, properties) => console.info(escapeLogText(message), properties ?? ''),
+  warn: (message, properties) => console.warn(escapeLogText(message), properties ?? ''),
+  error: (message, properties) => console.error(escapeLogText(message), properties ?? ''),
 };

@@ -4,12 +4,24 @@
  * paths over objects (`trigger.parameters.at`) are answered without JSONata: they are most expressions in
  * practice and JSONata's evaluation is asynchronous, which is the largest per-trigger cost otherwise.
  * `$now()` and `$millis()` read the engine's clock (when given), so expressions stay deterministic under
- * a fake clock and agree with the timestamps the engine records.
+ * a fake clock and agree with the timestamps the engine records. Every evaluation is bounded in time and
+ * memory: in-process by JSONata's guardrails and a budget on what it builds, or, for expressions that can
+ * loop or blow up in one step, in a worker thread (expression-isolation.ts, expression-worker-pool.ts).
  */
 import jsonata from 'jsonata';
 import type { JsonObject, JsonValue } from './json';
 import type { Trigger } from './trigger';
 import type { InstanceStatus } from './enums';
+import { needsIsolation } from './expression-isolation';
+import {
+  EXPRESSION_DEADLINE_IN_MS,
+  ExpressionLimitError,
+  MAX_EXPRESSION_BUILT_SIZE,
+  MAX_EXPRESSION_SEQUENCE,
+  MAX_EXPRESSION_STRING_LENGTH,
+  toExpressionError,
+} from './expression-limits';
+import { ExpressionWorkerPool } from './expression-worker-pool';
 
 /** What expressions and templates see (shared/design/workflow-model.md). */
 export interface ExpressionScope {
@@ -31,6 +43,8 @@ interface CompiledExpression {
   /** Set for plain dotted paths, evaluated without JSONata (which is compiled only if a path meets an array). */
   readonly path?: readonly string[];
   program?: jsonata.Expression;
+  /** Whether it must run in the worker pool (expression-isolation.ts); decided when first compiled. */
+  isolated?: boolean;
 }
 
 /** Where expressions get the time from. */
@@ -55,33 +69,111 @@ function clockBindings(now: () => Date): Record<string, unknown> {
   };
 }
 
-// Bounded so a long-lived process fed many distinct definitions cannot grow without end.
-const MAX_CACHED = 10_000;
-const expressionCache = new Map<string, CompiledExpression>();
+/**
+ * Compiled expressions and parsed templates, bounded by an estimate of their size in bytes (a count bound
+ * let a few large expressions hold tens of MB). Only what runs is cached: validation compiles without
+ * caching, so a rejected definition leaves nothing behind.
+ */
+export const EXPRESSION_CACHE_BUDGET_IN_BYTES = 32 * 1024 * 1024;
+
+class SizedCache<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private total = 0;
+
+  constructor(private readonly budgetInBytes: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** Caches `value` unless it alone is over the budget; evicts the oldest entries to make room. */
+  set(key: string, value: V, bytes: number): V {
+    if (bytes > this.budgetInBytes || this.entries.has(key)) return value;
+    for (const [oldest, entry] of this.entries) {
+      if (this.total + bytes <= this.budgetInBytes) break;
+      this.entries.delete(oldest);
+      this.total -= entry.bytes;
+    }
+    this.entries.set(key, { value, bytes });
+    this.total += bytes;
+    return value;
+  }
+
+  get sizeInBytes(): number {
+    return this.total;
+  }
+
+  get count(): number {
+    return this.entries.size;
+  }
+}
+
+const expressionCache = new SizedCache<CompiledExpression>(EXPRESSION_CACHE_BUDGET_IN_BYTES / 2);
 const reserved = new Set(['true', 'false', 'null', 'and', 'or', 'in']);
 const simplePath = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
-function remember<V>(cache: Map<string, V>, key: string, value: V): V {
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(key, value);
-  return value;
+/** What the caches hold now (tests and diagnostics). */
+export function expressionCacheStats(): { entries: number; bytes: number } {
+  return { entries: expressionCache.count + templateCache.count, bytes: expressionCache.sizeInBytes + templateCache.sizeInBytes };
 }
 
-/** Compiles (or returns the cached compilation of) an expression; throws ExpressionSyntaxError. */
+/**
+ * Guardrails JSONata checks at every step: the deadline and the sequence size (not its depth count: it
+ * counts an array constructor's items as nesting, and in-process expressions cannot recurse). The exit
+ * hook adds a budget on what one evaluation builds (string characters plus array items plus steps), so an
+ * in-process evaluation is bounded in memory as well as time (expression-isolation.ts says what is not).
+ */
+function newProgram(source: string): jsonata.Expression {
+  const program = jsonata(source, { timeout: EXPRESSION_DEADLINE_IN_MS, sequence: MAX_EXPRESSION_SEQUENCE });
+  program.assign(EVALUATE_EXIT as unknown as string, countBuilt);
+  return program;
+}
+
+const EVALUATE_EXIT = Symbol.for('jsonata.__evaluate_exit');
+
+/** The per-evaluation frame JSONata passes to its hooks; `base` is the evaluation's root frame. */
+interface BudgetFrame {
+  readonly base: { signalboxBuilt?: number };
+}
+
+function countBuilt(_expression: unknown, _input: unknown, environment: BudgetFrame, result: unknown): void {
+  let cost = 1;
+  if (typeof result === 'string') {
+    if (result.length > MAX_EXPRESSION_STRING_LENGTH) throw new ExpressionLimitError(`the expression built a string of ${result.length} characters; at most ${MAX_EXPRESSION_STRING_LENGTH} are allowed`);
+    cost += result.length;
+  } else if (Array.isArray(result)) {
+    cost += result.length;
+  }
+  const base = environment.base;
+  const built = (base.signalboxBuilt ?? 0) + cost;
+  if (built > MAX_EXPRESSION_BUILT_SIZE) throw new ExpressionLimitError(`the expression built more than ${MAX_EXPRESSION_BUILT_SIZE} characters and items in one evaluation`);
+  base.signalboxBuilt = built;
+}
+
+/** Compiles an expression without caching it (validation); throws ExpressionSyntaxError. */
 export function compileExpression(source: string): CompiledExpression {
   const cached = expressionCache.get(source);
   if (cached) return cached;
   const trimmed = source.trim();
   if (simplePath.test(trimmed)) {
     const path = trimmed.split('.');
-    if (!path.some((segment) => reserved.has(segment))) return remember(expressionCache, source, { source, path });
+    if (!path.some((segment) => reserved.has(segment))) return { source, path };
   }
   try {
-    return remember(expressionCache, source, { source, program: jsonata(source) });
+    return { source, program: newProgram(source) };
   } catch (error) {
     const detail = error as { message?: string; position?: number };
     throw new ExpressionSyntaxError(`malformed expression: ${detail.message ?? String(error)}`, detail.position);
   }
+}
+
+/** The compiled expression, cached: only expressions that are evaluated (so were stored) get here. */
+function cachedExpression(source: string): CompiledExpression {
+  const cached = expressionCache.get(source);
+  if (cached) return cached;
+  const compiled = compileExpression(source);
+  // JSONata's AST is roughly ten times its source; strings are two bytes a character.
+  return expressionCache.set(source, compiled, 64 + source.length * (compiled.program ? 20 : 2));
 }
 
 const fallback = Symbol('fallback');
@@ -98,15 +190,37 @@ function lookup(path: readonly string[], scope: unknown): JsonValue | undefined 
   return current as JsonValue;
 }
 
-/** Evaluates an expression; the result is plain JSON (JSONata's sequences are normalised) or undefined. */
+let workerPool: ExpressionWorkerPool | undefined;
+
+/** Stops the isolated evaluators' workers (tests; they never keep a process alive anyway). */
+export async function closeExpressionWorkers(): Promise<void> {
+  const pool = workerPool;
+  workerPool = undefined;
+  await pool?.close();
+}
+
+/**
+ * Evaluates an expression; the result is plain JSON (JSONata's sequences are normalised) or undefined.
+ * Bounded: an overrun throws ExpressionLimitError (see expression-limits.ts).
+ */
 export async function evaluateExpression(source: string, scope: ExpressionScope, options: ExpressionOptions = {}): Promise<JsonValue | undefined> {
-  const compiled = compileExpression(source);
+  const compiled = cachedExpression(source);
   if (compiled.path) {
     const value = lookup(compiled.path, scope);
     if (value !== fallback) return value;
   }
-  compiled.program ??= jsonata(source);
-  const result: unknown = await compiled.program.evaluate(scope, options.now ? clockBindings(() => options.now!()) : undefined);
+  compiled.program ??= newProgram(source);
+  compiled.isolated ??= needsIsolation(compiled.program.ast());
+  if (compiled.isolated) {
+    workerPool ??= new ExpressionWorkerPool();
+    return workerPool.evaluate(source, scope, options.now ? options.now().getTime() : undefined);
+  }
+  let result: unknown;
+  try {
+    result = await compiled.program.evaluate(scope, options.now ? clockBindings(() => options.now!()) : undefined);
+  } catch (error) {
+    throw toExpressionError(error);
+  }
   return toJson(result);
 }
 
@@ -123,9 +237,12 @@ export function toJson(value: unknown): JsonValue | undefined {
 // ---- templates -------------------------------------------------------------------------------------
 
 type TemplatePart = { readonly text: string } | { readonly expression: string };
-const templateCache = new Map<string, readonly TemplatePart[]>();
+const templateCache = new SizedCache<readonly TemplatePart[]>(EXPRESSION_CACHE_BUDGET_IN_BYTES / 2);
 
-/** Splits a template into text and `{{expression}}` parts, compiling each expression; throws ExpressionSyntaxError. */
+/**
+ * Splits a template into text and `{{expression}}` parts, compiling each expression, without caching
+ * (validation); throws ExpressionSyntaxError.
+ */
 export function parseTemplate(template: string): readonly TemplatePart[] {
   const cached = templateCache.get(template);
   if (cached) return cached;
@@ -146,7 +263,12 @@ export function parseTemplate(template: string): readonly TemplatePart[] {
     parts.push({ expression });
     index = close + 2;
   }
-  return remember(templateCache, template, parts);
+  return parts;
+}
+
+/** The template's parts, cached (only templates that are rendered, so were stored, get here). */
+function cachedTemplate(template: string): readonly TemplatePart[] {
+  return templateCache.get(template) ?? templateCache.set(template, parseTemplate(template), 64 + template.length * 4);
 }
 
 export function hasPlaceholders(template: string): boolean {
@@ -165,7 +287,7 @@ function stringify(value: JsonValue): string {
 export async function renderTemplate(template: string, scope: ExpressionScope, missing: 'undefined' | 'empty', options: ExpressionOptions = {}): Promise<string | undefined> {
   if (!hasPlaceholders(template)) return template;
   let out = '';
-  for (const part of parseTemplate(template)) {
+  for (const part of cachedTemplate(template)) {
     if ('text' in part) {
       out += part.text;
       continue;
@@ -187,7 +309,7 @@ export async function renderTemplate(template: string, scope: ExpressionScope, m
 export async function renderJsonTemplates(value: JsonValue, scope: ExpressionScope, options: ExpressionOptions = {}): Promise<JsonValue | undefined> {
   if (typeof value === 'string') {
     if (!hasPlaceholders(value)) return value;
-    const parts = parseTemplate(value);
+    const parts = cachedTemplate(value);
     const only = parts.length === 1 ? parts[0] : undefined;
     if (only && 'expression' in only) return evaluateExpression(only.expression, scope, options);
     return renderTemplate(value, scope, 'empty', options);

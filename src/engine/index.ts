@@ -12,7 +12,8 @@ export { pagedList, type PagedAsyncIterable, type PageSettings } from './paging'
 
 export { validateDefinition } from './definition-validation';
 export { workflowDefinitionJsonSchema } from './definition-json-schema';
-export { compileExpression, evaluateExpression, ExpressionSyntaxError, parseTemplate, renderTemplate, type ExpressionOptions, type ExpressionScope } from './expressions';
+export { closeExpressionWorkers, compileExpression, evaluateExpression, expressionCacheStats, EXPRESSION_CACHE_BUDGET_IN_BYTES, ExpressionSyntaxError, parseTemplate, renderTemplate, type ExpressionOptions, type ExpressionScope } from './expressions';
+export { EXPRESSION_DEADLINE_IN_MS, EXPRESSION_MEMORY_LIMIT_IN_MB, ExpressionLimitError, MAX_EXPRESSION_DEPTH } from './expression-limits';
 export { builtInRegistry, createRegistry, defineAction, defineCondition, type Registry, type RegistryOptions } from './registry';
 export type { ActionContext, ActionType, ChildStep, ConditionContext, ConditionType, StepContext, TriggerToRaise } from './step-types';
 export { expressionSchema, stepBaseShape, templateSchema } from './step-schemas';

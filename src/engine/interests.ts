@@ -7,6 +7,17 @@ import type { StateDefinition, Step } from './definition';
 import { hasPlaceholders, renderTemplate, type ExpressionOptions, type ExpressionScope } from './expressions';
 import type { Registry } from './registry';
 
+/**
+ * Interests one state may declare, counting those its conditions add: each is an index row written when
+ * an instance enters the state (5,000 interests were 5,000 writes). Checked when a definition is validated.
+ */
+export const MAX_INTERESTS_PER_STATE = 100;
+/**
+ * Interests one instance may hold (its own id included). The per-state limit keeps validated definitions
+ * under it; this guards definitions stored before the limit existed: past it, the step faults.
+ */
+export const MAX_INTERESTS_PER_INSTANCE = 128;
+
 interface StateInterests {
   readonly literal: readonly string[];
   readonly templates: readonly string[];
@@ -39,6 +50,12 @@ function stateInterests(state: StateDefinition, registry: Registry): StateIntere
   return computed;
 }
 
+/** How many interests the state has, declared and from its conditions (before rendering). */
+export function stateInterestCount(state: StateDefinition, registry: Registry): number {
+  const { literal, templates } = stateInterests(state, registry);
+  return literal.length + templates.length;
+}
+
 export async function computeInterests(instanceId: string, state: StateDefinition, scope: ExpressionScope, registry: Registry, options: ExpressionOptions = {}): Promise<string[]> {
   const { literal, templates } = stateInterests(state, registry);
   const out = new Set<string>([instanceId, ...literal]);
@@ -46,6 +63,7 @@ export async function computeInterests(instanceId: string, state: StateDefinitio
     const rendered = await renderTemplate(template, scope, 'undefined', options);
     if (rendered) out.add(rendered);
   }
+  if (out.size > MAX_INTERESTS_PER_INSTANCE) throw new Error(`the instance would have ${out.size} interests; at most ${MAX_INTERESTS_PER_INSTANCE} are allowed`);
   return [...out].sort();
 }
 

@@ -41,16 +41,25 @@ export interface Operation {
   readonly triggerId: string;
   /** The trigger itself, kept so an unfinished operation can be resumed after a crash. */
   readonly trigger: Trigger;
+  /** A hash of the trigger's body, so a repeat of its id with another body is refused (host/trigger-fingerprint.ts). */
+  readonly triggerFingerprint?: string;
   readonly status: OperationStatus;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Instances the trigger was offered to. */
   readonly candidates: number;
   readonly summary: OutcomeSummary;
-  /** The first MAX_OPERATION_RESULTS results. */
+  /** The first MAX_OPERATION_RESULTS results (fewer when they would not fit: `instancesTruncated`). */
   readonly instances: readonly InstanceResult[];
   /** Only when status is `failed`. */
   readonly error?: string;
+  /**
+   * True when `instances` does not hold every result (past MAX_OPERATION_RESULTS, or trimmed so the record
+   * fits its store: see fitOperation); `summary` still counts them all.
+   */
+  readonly instancesTruncated?: boolean;
+  /** Start-ups that resumed this unfinished operation (local host); past a small limit it fails as poison. */
+  readonly resumes?: number;
 }
 
 export interface StoredOperation extends Operation {
@@ -83,4 +92,39 @@ export function accumulateResults(into: OperationTotals, results: readonly Insta
   const reported = results.map(operationResult);
   for (const result of reported) summary[result.outcome] += 1;
   return mergeTotals(into, { summary, instances: reported, candidates: results.length });
+}
+
+/** Characters kept of one instance's error message on an operation record. */
+export const MAX_RESULT_ERROR_LENGTH = 500;
+/**
+ * Characters of JSON the per-instance results of one operation may take. Table Storage stores strings
+ * as UTF-16 and an entity is at most 1 MiB: this leaves room for the trigger (at most 64 KiB) and the rest.
+ */
+export const MAX_OPERATION_RESULTS_LENGTH = 320_000;
+
+function shortened(message: string, limit: number): string {
+  return message.length <= limit ? message : `${message.slice(0, limit - 15)}… (truncated)`;
+}
+
+/**
+ * The operation as its store keeps it: error messages shortened, and the per-instance results cut to
+ * fit MAX_OPERATION_RESULTS_LENGTH, saying so in `instancesTruncated`. An operation whose record would
+ * not fit would otherwise never finish (its final write refused, it stays `running`) (pure).
+ */
+export function fitOperation<T extends Operation>(operation: T): T {
+  let length = 0;
+  const kept: InstanceResult[] = [];
+  for (const result of operation.instances) {
+    const fitted = result.error !== undefined && result.error.length > MAX_RESULT_ERROR_LENGTH ? { ...result, error: shortened(result.error, MAX_RESULT_ERROR_LENGTH) } : result;
+    length += JSON.stringify(fitted).length + 1;
+    if (length > MAX_OPERATION_RESULTS_LENGTH) break;
+    kept.push(fitted);
+  }
+  const counted = Object.values(operation.summary).reduce((sum, count) => sum + count, 0);
+  const truncated = kept.length < operation.instances.length || kept.length < counted;
+  const changed = truncated !== Boolean(operation.instancesTruncated) || kept.some((result, index) => result !== operation.instances[index]);
+  const error = operation.error !== undefined && operation.error.length > 4 * MAX_RESULT_ERROR_LENGTH ? shortened(operation.error, 4 * MAX_RESULT_ERROR_LENGTH) : operation.error;
+  if (!changed && error === operation.error) return operation;
+  const { instancesTruncated: _previous, ...rest } = operation;
+  return { ...rest, instances: kept, ...(error !== undefined ? { error } : {}), ...(truncated ? { instancesTruncated: true } : {}) } as unknown as T;
 }

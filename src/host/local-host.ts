@@ -5,7 +5,7 @@
  * tests and the API benchmark all use it.
  */
 import path from 'node:path';
-import { startAzurite, type RunningAzurite } from './azurite';
+import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
@@ -23,7 +23,7 @@ export interface LocalHostOptions {
   env?: Environment;
   /** @default PORT, else 7071; 0 picks a free port */
   port?: number;
-  /** Where Azurite keeps its data when it is started here. @default ./.azurite */
+  /** Where Azurite keeps its data when it is started here. @default SIGNALBOX_AZURITE_LOCATION, else ./.azurite */
   azuriteLocation?: string;
   /** Table and container names (tests give each run its own). @default defaultStorageNames */
   storageNames?: StorageNames;
@@ -54,7 +54,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   let azurite: RunningAzurite | undefined;
   let storageEnv = env;
   if (!readSetting('SIGNALBOX_STORAGE', env) && !readSetting('AzureWebJobsStorage', env) && !readSetting('AzureWebJobsStorage__accountName', env)) {
-    azurite = await startAzurite({ location: options.azuriteLocation ?? path.resolve('.azurite') });
+    azurite = await startEmbeddedAzurite(options.azuriteLocation ?? path.resolve(readSetting('SIGNALBOX_AZURITE_LOCATION', env) ?? '.azurite'));
     storageEnv = { ...env, SIGNALBOX_STORAGE: azurite.connectionString };
     logger.info('Azurite started', { blobPort: azurite.blobPort, queuePort: azurite.queuePort, tablePort: azurite.tablePort });
   }

@@ -13,6 +13,7 @@ import type { OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
 import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
+import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher } from './trigger-submitter';
 import type { Logger, TriggerActivityService } from './trigger-activity-service';
 import type { StoredOperation } from '../engine/operation';
@@ -72,10 +73,13 @@ export class LocalOperationRunner implements OperationLauncher {
     await this.running.get(operationId);
   }
 
-  /** Starts every operation left `notStarted` or `running` by an earlier process. */
+  /** Starts every operation left `notStarted` or `running` by an earlier process (poison handling: operation-resumption.ts). */
   async resumeUnfinished(operations: OperationStore): Promise<number> {
     let count = 0;
-    for await (const operation of pagedList((page) => operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], page), { maxPageSize: 100 })) {
+    for await (const listed of pagedList((page) => operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], page), { maxPageSize: 100 })) {
+      // Counted on the record, so one that keeps crashing the process ends failed (poison).
+      const operation = await claimResumption(operations, listed, this.logger);
+      if (!operation) continue;
       await this.start(operation.id, { operation });
       count += 1;
     }

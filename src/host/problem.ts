@@ -1,6 +1,9 @@
 /**
  * @module Errors to RFC 9457 problem+json responses: one table from SignalboxError `code` to status.
  * Anything that is not a SignalboxError is a bug or an unexpected fault: a 500 that reveals nothing.
+ * Storage faults reveal nothing either: their messages name endpoints and service error codes, so 5xx
+ * answers, and conflicts translated from a storage failure (they carry it as `cause`), get a generic
+ * detail, and the server log gets the message.
  */
 import { SignalboxError, ValidationError, type SignalboxErrorCode, type ValidationIssue } from '../engine/errors';
 import type { ApiResponse } from './http/types';
@@ -35,12 +38,22 @@ export function problem(status: number, title: string, detail: string, errors?: 
   return { status, headers, body };
 }
 
-/** Maps any thrown value to a problem response; `log` receives the unexpected ones. */
+/** What a client is told instead of a storage-level message. */
+const genericDetail: Partial<Record<SignalboxErrorCode, string>> = {
+  storage: 'Storage is unavailable or failed; retry later. The server log has the details.',
+  leaseUnavailable: 'The instance is busy; retry later.',
+  leaseLost: 'The instance is busy; retry later.',
+  conflict: 'The resource already exists or was changed at the same time; read it again and retry.',
+};
+
+/** Maps any thrown value to a problem response; `log` receives the unexpected ones and the hidden details. */
 export function problemResponse(error: unknown, log?: (message: string, error: unknown) => void): ApiResponse {
   if (error instanceof SignalboxError) {
     const { status, title } = statusByCode[error.code];
-    if (status >= 500) log?.('request failed', error);
-    return problem(status, title, error.message, error instanceof ValidationError ? error.issues : undefined);
+    const hidden = status >= 500 || (error.code === 'conflict' && error.cause !== undefined);
+    if (hidden) log?.('request failed', error);
+    const detail = hidden ? (genericDetail[error.code] ?? 'The request failed; the server log has the details.') : error.message;
+    return problem(status, title, detail, error instanceof ValidationError ? error.issues : undefined);
   }
   log?.('unexpected error', error);
   return problem(500, 'Internal error', 'The request failed unexpectedly; the server log has the details.');

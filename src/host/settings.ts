@@ -21,6 +21,7 @@ export const appSettings = {
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID auth for Application Insights (local auth off): `Authorization=AAD;ClientId=...`.',
   AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',
   PORT: 'Local server only: the API port (default 7071).',
+  SIGNALBOX_AZURITE_LOCATION: 'Local server only: the data folder of the embedded Azurite (default ./.azurite); one server per folder.',
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
 } as const;
 export type AppSettingName = keyof typeof appSettings;

@@ -1,14 +1,16 @@
 /**
  * @module Operations (one trigger's dispatch) on Azure Table Storage: one row per operation,
  * PartitionKey = encoded operation id, RowKey `operation`, `status` as a column for listByStatus, the
- * rest as JSON split across properties (the first 1,000 per-instance results fit well under 1 MiB).
+ * rest as JSON split across properties. Records are fitted first (fitOperation: long error messages
+ * shortened, per-instance results cut and marked `instancesTruncated`), so every record fits 1 MiB and
+ * an operation can always be finished.
  * Writes are one-entity transactions: one round trip like a plain insert or update, and safe from
  * Azurite's chunk-by-chunk decoding of plain entity bodies (see table-instance-store.ts).
  */
 import { odata, type TableClient } from '@azure/data-tables';
 import type { OperationStatus } from '../engine/enums';
 import { StorageError } from '../engine/errors';
-import type { Operation, StoredOperation } from '../engine/operation';
+import { fitOperation, type Operation, type StoredOperation } from '../engine/operation';
 import type { OperationOptions, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
@@ -20,7 +22,8 @@ export const OPERATION_ROW_KEY = 'operation';
 export class TableOperationStore implements OperationStore {
   constructor(private readonly client: TableClient) {}
 
-  async create(operation: Operation, options: OperationOptions = {}): Promise<{ operation: StoredOperation; created: boolean }> {
+  async create(input: Operation, options: OperationOptions = {}): Promise<{ operation: StoredOperation; created: boolean }> {
+    const operation = fitOperation(input);
     const entity = toEntity(operation);
     assertEntityFits(entity, `operation "${operation.id}"`);
     try {
@@ -45,7 +48,8 @@ export class TableOperationStore implements OperationStore {
   }
 
   /** Replaces the row; unconditionally (`*`) without `ifMatch`. A missing operation is NotFoundError. */
-  async update(operation: Operation, options: OperationOptions & { ifMatch?: string } = {}): Promise<StoredOperation> {
+  async update(input: Operation, options: OperationOptions & { ifMatch?: string } = {}): Promise<StoredOperation> {
+    const operation = fitOperation(input);
     const entity = toEntity(operation);
     assertEntityFits(entity, `operation "${operation.id}"`);
     const response = await translate(`operation "${operation.id}"`, () =>

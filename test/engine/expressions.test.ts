@@ -44,7 +44,8 @@ describe('expressions', () => {
     expect(await renderTemplate('at {{$now()}}', scope, 'empty', { now })).toBe('at 2026-03-04T05:06:07.089Z');
   });
 
-  it('compiles once per source text and reports syntax errors with a position', () => {
+  it('compiles once per source text (once evaluated: validation alone caches nothing) and reports syntax errors with a position', async () => {
+    await evaluateExpression('context.amount + 1', scope);
     expect(compileExpression('context.amount + 1')).toBe(compileExpression('context.amount + 1'));
     expect(() => compileExpression('context.(')).toThrow(ExpressionSyntaxError);
   });

@@ -9,7 +9,7 @@ import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/errors';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/wiring';
-import { handleRoute, handleUnmatched } from '../../functions/http';
+import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/wiring';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<
@@ -144,7 +144,7 @@ describe('HTTP functions', () => {
   });
 
   it('answers unknown paths 404 and known paths with another method 405, as problem+json', async () => {
-    const notFound = handlerOf('notFound');
+    const notFound = handlerOf(NOT_FOUND_FUNCTION);
     const unknown = await notFound(new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/nothing/here', params: { path: 'nothing/here' } }), invocationContext());
     expect(unknown).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
 

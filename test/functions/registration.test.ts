@@ -7,6 +7,7 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import '../../functions/index';
+import { NOT_FOUND_FUNCTION } from '../../functions/http';
 
 interface Binding {
   type: string;
@@ -57,19 +58,25 @@ describe('registered functions', () => {
     expect(triggerOf(matches[0]!).authLevel).toBe(authLevel);
   });
 
-  it('registers no HTTP route beyond the API doc, except the problem+json catch-all', () => {
+  // Issue 9 changed this: the catch-all was named `notFound`, which hid five routes on Azure (see the
+  // router below); it is now named to sort last.
+  it('registers no HTTP route beyond the API doc, except the problem+json catch-all, named to sort last', () => {
     const documented = new Set(apiRoutes.map(([method, route]) => `${method} ${route}`));
     const extra = httpFunctions
-      .filter((fn) => fn.name !== 'notFound')
+      .filter((fn) => fn.name !== NOT_FOUND_FUNCTION)
       .flatMap((fn) => triggerOf(fn).methods!.map((method) => `${method} ${triggerOf(fn).route}`))
       .filter((key) => !documented.has(key));
     expect(extra).toEqual([]);
-    const catchAll = httpFunctions.find((fn) => fn.name === 'notFound')!;
+    const catchAll = httpFunctions.find((fn) => fn.name === NOT_FOUND_FUNCTION)!;
     expect(triggerOf(catchAll)).toMatchObject({ route: '{*path}', authLevel: 'anonymous' });
+    const names = httpFunctions.map((fn) => fn.name);
+    expect([...names].sort().at(-1)).toBe(NOT_FOUND_FUNCTION);
+    expect([...names].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())).at(-1)).toBe(NOT_FOUND_FUNCTION);
+    expect(names.at(-1)).toBe(NOT_FOUND_FUNCTION);
   });
 
   it('gives every API function a durable client input and an HTTP output', () => {
-    for (const fn of httpFunctions.filter((candidate) => candidate.name !== 'notFound')) {
+    for (const fn of httpFunctions.filter((candidate) => candidate.name !== NOT_FOUND_FUNCTION)) {
       expect(bindingsOf(fn).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in durableClient', 'in httpTrigger', 'out http']);
     }
   });
@@ -83,9 +90,56 @@ describe('registered functions', () => {
     }
   });
 
+  it.each(['ordinal', 'ignoring case'] as const)('routes every API request to its own function when functions are ordered by name (%s), first match winning', (ordering) => {
+    const route = hostRouter(httpFunctions, ordering);
+    for (const [method, template] of apiRoutes) {
+      for (const path of samplePaths(template)) {
+        expect([method, path, route(method, path)?.name]).toEqual([method, path, functionFor(method, template).name]);
+      }
+    }
+    // What no route takes reaches the catch-all.
+    expect(route('GET', 'nothing/here')?.name).toBe(NOT_FOUND_FUNCTION);
+    expect(route('DELETE', 'workflows/w1')?.name).toBe(NOT_FOUND_FUNCTION);
+    expect(route('OPTIONS', 'triggers')?.name).toBe(NOT_FOUND_FUNCTION);
+  });
+
   it('uses unique, valid function names', () => {
     const names = registered.map((fn) => fn.name);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9_-]{0,126}$/);
   });
 });
+
+function functionFor(method: string, template: string): FunctionMetadata {
+  return httpFunctions.find((fn) => triggerOf(fn).route === template && triggerOf(fn).methods?.includes(method))!;
+}
+
+/** Concrete paths for a route template, including parameter values that look like other routes' literals. */
+function samplePaths(template: string): string[] {
+  const values = ['w1', 'health', 'openapi.json', 'triggers', 'history'];
+  return values.map((value) => template.replace(/\{[^}]+\}/g, value));
+}
+
+/**
+ * How the Functions host routes HTTP requests (Azure/azure-functions-host#9876): the functions in name
+ * order, the first whose route template and methods match wins; `{name}` matches one segment, `{*name}`
+ * the rest of the path. No specificity ranking, so a catch-all sorted early shadows later routes.
+ */
+function hostRouter(functions: readonly FunctionMetadata[], ordering: 'ordinal' | 'ignoring case') {
+  const key = (fn: FunctionMetadata) => (ordering === 'ordinal' ? fn.name : fn.name.toLowerCase());
+  const ordered = [...functions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const matches = (template: string, path: string) => {
+    const pattern = template.split('/');
+    const segments = path.split('/');
+    for (let index = 0; index < pattern.length; index++) {
+      const part = pattern[index]!;
+      if (part.startsWith('{*')) return true;
+      const segment = segments[index];
+      if (segment === undefined) return false;
+      if (part.startsWith('{')) continue;
+      if (part.toLowerCase() !== segment.toLowerCase()) return false;
+    }
+    return segments.length === pattern.length;
+  };
+  return (method: string, path: string) => ordered.find((fn) => triggerOf(fn).methods?.includes(method) && matches(triggerOf(fn).route ?? fn.name, path));
+}

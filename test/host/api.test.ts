@@ -176,8 +176,13 @@ describe('instances, triggers and operations', () => {
     expect(instance.body).toMatchObject({ stateId: 'submitted', status: 'waiting', context: { team: 'blue', submittedBy: 'ann' } });
   });
 
-  it('answers a repeated trigger id with the first operation and applies it once', async () => {
-    const again = await api.request('POST', '/api/triggers', { json: { id: 'submit-blue-1', name: 'Submit', subjects: ['team:blue'], parameters: { by: 'bob' } } });
+  // Issue 9 changed this: a repeat with another body was answered 202 with the first operation; it is now
+  // refused (409, naming the difference), as the Idempotency-Key draft does. A true repeat is still 202.
+  it('answers a repeated trigger id with the first operation and applies it once; refuses it with another body (409)', async () => {
+    const different = await api.request('POST', '/api/triggers', { json: { id: 'submit-blue-1', name: 'Submit', subjects: ['team:blue'], parameters: { by: 'bob' } } });
+    expect(different.status).toBe(409);
+    expect(different.body.detail).toContain('first difference at parameters.by');
+    const again = await api.request('POST', '/api/triggers', { json: { id: 'submit-blue-1', subjects: ['team:blue', 'team:blue'], parameters: { by: 'ann' }, name: 'Submit' } });
     expect(again.status).toBe(202);
     expect(again.body.operationId).toBe('submit-blue-1');
     const operation = await api.waitForOperation('submit-blue-1');

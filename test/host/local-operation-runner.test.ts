@@ -5,7 +5,9 @@
 import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/errors';
 import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
 import { emptySummary, type InstanceResult, type Operation, type StoredOperation } from '../../src/engine/operation';
+import { InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
+import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';
 import { silentLogger } from '../../src/host/logger';
 import type { CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput } from '../../src/host/trigger-activities';
 import type { TriggerActivityService } from '../../src/host/trigger-activity-service';
@@ -90,5 +92,26 @@ describe('LocalOperationRunner', () => {
     await run(exhausted);
     expect(exhausted.applied).toEqual([]);
     expect(exhausted.finished[0]!.error).toContain('Lease "a" was not available');
+  });
+});
+
+describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
+  it('counts each start-up that resumes an operation, and fails one that never finishes instead of resuming it forever', async () => {
+    const store = new InMemoryOperationStore();
+    await store.create({ ...operation('op-crashy'), status: OperationStatus.running });
+    // Each round is one start-up of a process that then dies (never finishing the operation).
+    const startUp = async () => {
+      const fake = fakeActivities([['a']]);
+      fake.activities.applyTrigger = () => new Promise<never>(() => {});
+      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { firstRetryDelayInMs: 1 });
+      return runner.resumeUnfinished(store);
+    };
+    for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {
+      expect(await startUp()).toBe(1);
+      expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.running, resumes: round });
+    }
+    expect(await startUp()).toBe(0);
+    expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
+    expect(await startUp()).toBe(0);
   });
 });

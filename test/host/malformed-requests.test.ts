@@ -74,6 +74,12 @@ const cases: MalformedCase[] = [
   { name: 'instances: unknown status', method: 'GET', path: '/api/instances?status=sleeping', status: 400, errorPath: 'status' },
   { name: 'instances: page size 0', method: 'GET', path: '/api/instances?maxPageSize=0', status: 400, errorPath: 'maxPageSize' },
   { name: 'instances: unknown query parameter', method: 'GET', path: '/api/instances?colour=red', status: 400 },
+  // Issue 9: deep JSON answered 500, `__proto__` keys vanished silently, 5,000 interests cost 5,000 writes.
+  { name: 'trigger: JSON nested 1,500 deep', method: 'POST', path: '/api/triggers', body: `{"id":"bad-12","name":"Add","subjects":["c1"],"parameters":{"x":${'['.repeat(1500)}${']'.repeat(1500)}}}`, headers: json, status: 400, errorPath: '$' },
+  { name: 'instance: a context nested 1,500 deep', method: 'POST', path: '/api/instances', body: `{"workflowId":"counter","instanceId":"c9","context":{"x":${'{"a":'.repeat(1500)}1${'}'.repeat(1500)}}}`, headers: json, status: 400, errorPath: '$' },
+  { name: 'trigger: a __proto__ key', method: 'POST', path: '/api/triggers', body: '{"id":"bad-13","name":"Add","subjects":["c1"],"parameters":{"a":{"__proto__":{"admin":true}}}}', headers: json, status: 400, errorPath: 'parameters.a.__proto__' },
+  { name: 'instance: a __proto__ key in the context', method: 'POST', path: '/api/instances', body: '{"workflowId":"counter","instanceId":"c9","context":{"__proto__":{"count":1}}}', headers: json, status: 400, errorPath: 'context.__proto__' },
+  { name: 'workflow: 5,000 interests on one state', method: 'PUT', path: '/api/workflows/counter2', json: { ...workflow, id: 'counter2', states: { open: { interests: Array.from({ length: 5000 }, (_, i) => `topic:${i}`) } } }, status: 400, errorPath: 'states.open.interests' },
   { name: 'unknown route', method: 'GET', path: '/api/nothing-here', status: 404 },
   { name: 'outside /api', method: 'GET', path: '/index.html', status: 404 },
   { name: 'method not allowed on workflows', method: 'DELETE', path: '/api/workflows/counter', status: 405 },

@@ -19,6 +19,7 @@ const LOCAL_ONLY: Readonly<Record<string, string>> = {
   SIGNALBOX_API_KEY:
     'Protects only the local server; on Azure the Functions host checks function keys (x-functions-key or ?code=).',
   PORT: 'The local server port; on Azure the Functions host owns the listener.',
+  SIGNALBOX_AZURITE_LOCATION: 'The data folder of the embedded Azurite that only the local server starts; on Azure storage is the account.',
 };
 
 /** The settings Azure needs, from the issue: identity-based storage, task hub, outbound hosts, telemetry, identity. */

@@ -1,6 +1,11 @@
-/** @module `log`: a line through the host's logger, with the instance id and state, once the change is saved. */
+/**
+ * @module `log`: a line through the host's logger, with the instance id and state, once the change is
+ * saved. The rendered message is capped (MAX_LOG_MESSAGE_LENGTH): its placeholders can hold trigger data
+ * of any size.
+ */
 import { z } from 'zod';
 import { renderTemplate } from '../expressions';
+import { MAX_LOG_MESSAGE_LENGTH, capText } from '../log-text';
 import { stepBaseShape, templateSchema } from '../step-schemas';
 import { defineAction } from '../step-types';
 
@@ -13,7 +18,7 @@ export const logAction = defineAction({
     level: z.enum(['info', 'warn', 'error']).default('info'),
   }),
   execute: async (config, { scope, effects, log }) => {
-    const message = (await renderTemplate(config.message, scope, 'empty', effects)) ?? '';
+    const message = capText((await renderTemplate(config.message, scope, 'empty', effects)) ?? '', MAX_LOG_MESSAGE_LENGTH);
     // Emitted by the runtime after the save, so a decision re-made after a 412 logs once.
     log(config.level, message, {
       instanceId: scope.instance.id,

@@ -36,6 +36,7 @@ export function operationBody(operation: StoredOperation) {
     candidates: operation.candidates,
     summary: operation.summary,
     instances: operation.instances,
+    ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
     ...(operation.error ? { error: operation.error } : {}),
   };
 }

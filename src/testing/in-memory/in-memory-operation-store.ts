@@ -1,7 +1,7 @@
 /** @module OperationStore in memory. */
 import type { OperationStatus } from '../../engine/enums';
 import { NotFoundError, PreconditionFailedError } from '../../engine/errors';
-import type { Operation, StoredOperation } from '../../engine/operation';
+import { fitOperation, type Operation, type StoredOperation } from '../../engine/operation';
 import type { OperationOptions, OperationStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
 
@@ -10,7 +10,8 @@ export class InMemoryOperationStore implements OperationStore {
   private counter = 0;
 
   private put(operation: Operation): StoredOperation {
-    const stored = { ...structuredClone(operation), etag: `"o${++this.counter}"` };
+    // Fitted as the Table store fits it, so both keep the same record.
+    const stored = { ...structuredClone(fitOperation(operation)), etag: `"o${++this.counter}"` };
     this.operations.set(operation.id, stored);
     return structuredClone(stored);
   }

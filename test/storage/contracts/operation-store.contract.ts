@@ -52,6 +52,21 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       expect(withoutEtag((await store.get('op-big'))!)).toEqual(operation);
     });
 
+    it('fits a record that would be over 1 MiB (800 long fault messages) and says so: the operation can finish', async () => {
+      const message = `Condition 3 failed: ${'a fairly ordinary but long diagnostic message, '.repeat(40)}`;
+      const instances: InstanceResult[] = Array.from({ length: 800 }, (_, i) => ({ instanceId: `instance-${i}`, outcome: 'faulted', error: message }));
+      const summary = { ...makeOperation('x').summary, faulted: 800 };
+      const { operation } = await store.create(makeOperation('op-huge'));
+      const done = await store.update({ ...operation, status: 'succeeded', candidates: 800, summary, instances });
+      const stored = (await store.get('op-huge'))!;
+      expect(stored).toEqual(done);
+      expect(stored).toMatchObject({ status: 'succeeded', candidates: 800, summary: { faulted: 800 }, instancesTruncated: true });
+      expect(stored.instances.length).toBeGreaterThan(100);
+      expect(stored.instances.length).toBeLessThan(800);
+      expect(stored.instances[0]).toMatchObject({ instanceId: 'instance-0', outcome: 'faulted', error: expect.stringMatching(/^Condition 3 failed: .*… \(truncated\)$/) });
+      expect(stored.instances[0]!.error!.length).toBeLessThanOrEqual(500);
+    });
+
     it('lists operations by status, paged', async () => {
       const fresh = await create();
       const statuses = ['notStarted', 'running', 'succeeded', 'running', 'failed', 'notStarted', 'running'] as const;
