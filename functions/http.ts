@@ -32,8 +32,13 @@ export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {
 
 export function toHttpResponse(response: ApiResponse): HttpResponseInit {
   const headers: Record<string, string> = { ...response.headers };
+  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  if (response.text !== undefined) {
+    if (!hasContentType) headers['content-type'] = 'text/plain; charset=utf-8';
+    return { status: response.status, headers, body: response.text };
+  }
   if (response.body === undefined) return { status: response.status, headers };
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json; charset=utf-8';
+  if (!hasContentType) headers['content-type'] = 'application/json; charset=utf-8';
   return { status: response.status, headers, body: JSON.stringify(response.body) };
 }
 

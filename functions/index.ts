@@ -9,4 +9,5 @@ import './apply-trigger-batch';
 import './activities';
 import './timer-orchestrator';
 import './timer-activities';
+import './console';
 import './http';

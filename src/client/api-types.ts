@@ -186,6 +186,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate and analyse a definition, storing nothing
+         * @description An invalid definition is an answer here (200, `valid: false`, every problem by JSON path), not a failed request. Warnings need a valid definition.
+         */
+        post: operations["validateWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/diagram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Draw a workflow as a Mermaid state diagram
+         * @description A Mermaid `stateDiagram-v2`: every state by its display name, the initial and final states, every transition labelled with its trigger names or its timer.
+         */
+        get: operations["getWorkflowDiagram"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/{instanceId}/available-triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The triggers an instance can act on now
+         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer. Conditions on the context are not evaluated.
+         */
+        get: operations["getAvailableTriggers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -385,6 +445,61 @@ export interface components {
             }[];
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
+        };
+        DefinitionCheck: {
+            valid: boolean;
+            /** @description Why the definition would be refused; empty when valid. */
+            errors: {
+                path: string;
+                message: string;
+            }[];
+            /** @description Only for a valid definition. */
+            warnings: components["schemas"]["DefinitionWarning"][];
+        };
+        /** @description Allowed, but probably a mistake; never blocks storing a definition. */
+        DefinitionWarning: {
+            /** @description JSON path in the definition. */
+            path: string;
+            /** @enum {string} */
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions";
+            message: string;
+        };
+        /** @description Empty `items` unless the instance is `waiting`. */
+        AvailableTriggers: {
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "faulted" | "complete" | "cancelled";
+            stateId: string;
+            items: {
+                transitionId: string;
+                /** @description The names it answers; `["*"]` for any name; empty for a timer transition. */
+                triggerNames: string[];
+                /** @description With `["*"]`: the names it never answers. */
+                exceptTriggerNames?: string[];
+                /** @description What its `triggerParameter` conditions test. */
+                parameters: {
+                    name: string;
+                    /** @enum {string} */
+                    test: "equals" | "notEquals" | "exists" | "notExists";
+                    value?: unknown;
+                    /**
+                     * @description Under an odd number of `not`s: the trigger must make this test false.
+                     * @constant
+                     */
+                    negated?: true;
+                    /**
+                     * @description One alternative among others (inside an `any`).
+                     * @constant
+                     */
+                    alternative?: true;
+                }[];
+                targetStateId: string;
+                timer?: {
+                    after?: string;
+                    at?: string;
+                    calendar?: string;
+                    dueAt?: string;
+                };
+            }[];
         };
         Health: {
             /** @constant */
@@ -659,6 +774,64 @@ export interface components {
             version: number;
             etag: string;
         };
+        /** Signalbox workflow (a stored version, as PUT and POST answer it) */
+        StoredWorkflow: {
+            $schema?: string;
+            id: string;
+            displayName: string;
+            description?: string;
+            initialStateId: string;
+            states: {
+                [key: string]: {
+                    displayName?: string;
+                    description?: string;
+                    /** @default [] */
+                    interests?: string[];
+                    /** @default [] */
+                    entryConditions?: components["schemas"]["condition"][];
+                    /** @default [] */
+                    entryActions?: components["schemas"]["action"][];
+                    /** @default [] */
+                    exitConditions?: components["schemas"]["condition"][];
+                    /** @default [] */
+                    exitActions?: components["schemas"]["action"][];
+                    /** @default [] */
+                    transitions?: {
+                        id: string;
+                        displayName?: string;
+                        targetStateId: string;
+                        /** @default [] */
+                        conditions?: components["schemas"]["condition"][];
+                        /** @default [] */
+                        actions?: components["schemas"]["action"][];
+                        /** @description Makes this a timer transition: chosen only when its timer fires (never by an ordinary trigger). */
+                        timer?: {
+                            /** @description ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds */
+                            after?: string;
+                            /** @description JSONata expression giving an ISO 8601 instant, evaluated after the entry actions */
+                            at?: string;
+                            /** @description A calendar of the workflow's "calendars": count only its working time */
+                            calendar?: string;
+                        } & (unknown | unknown);
+                    }[];
+                };
+            };
+            calendars?: {
+                [key: string]: {
+                    timeZone: string;
+                    workingHours: {
+                        days: ("Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun")[];
+                        from: string;
+                        to: string;
+                    }[];
+                    /** @default [] */
+                    holidays?: string[];
+                };
+            };
+            version: number;
+            etag: string;
+            warnings: components["schemas"]["DefinitionWarning"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -765,7 +938,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A new version (If-Match matched). */
+            /** @description A new version (If-Match matched), with the analysis' warnings. */
             200: {
                 headers: {
                     /** @description The version, for If-Match and If-None-Match. */
@@ -773,10 +946,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Workflow"];
+                    "application/json": components["schemas"]["StoredWorkflow"];
                 };
             };
-            /** @description Created: version 1. */
+            /** @description Created: version 1, with the analysis' warnings. */
             201: {
                 headers: {
                     /** @description The version, for If-Match and If-None-Match. */
@@ -786,7 +959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Workflow"];
+                    "application/json": components["schemas"]["StoredWorkflow"];
                 };
             };
             /** @description The definition is invalid (every problem listed), or its `id` differs from the route's. */
@@ -923,7 +1096,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: version 1. */
+            /** @description Created: version 1, with the analysis' warnings. */
             201: {
                 headers: {
                     /** @description The version, for If-Match and If-None-Match. */
@@ -933,7 +1106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Workflow"];
+                    "application/json": components["schemas"]["StoredWorkflow"];
                 };
             };
             /** @description The definition is invalid; every problem is listed. */
@@ -1689,6 +1862,191 @@ export interface operations {
                 };
             };
             /** @description No such operation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    validateWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowDefinition"];
+            };
+        };
+        responses: {
+            /** @description The verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionCheck"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowDiagram: {
+        parameters: {
+            query?: {
+                /** @description The version to draw; the latest (or the instance's) by default. */
+                version?: number;
+                /** @description Highlight this instance's current state (drawn on its version unless `version` says otherwise). */
+                instanceId?: string;
+            };
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diagram. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description An unknown or malformed query parameter, or the instance belongs to another workflow. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow, version or instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAvailableTriggers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status and the transitions of its state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailableTriggers"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -43,3 +43,4 @@ export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
 export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
 export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
+export * from './analysis';

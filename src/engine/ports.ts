@@ -1,6 +1,6 @@
 /**
  * @module The ports the engine needs from the outside world. `src/storage` implements them on Azure
- * Table Storage, `src/leasing` on Azure Blob leases, and `src/engine/in-memory` in memory for unit tests.
+ * Table Storage, `src/leasing` on Azure Blob leases, and `src/testing` in memory for tests.
  * They speak the Azure SDK's idiom: options bags last, `ifMatch` ETags, paged lists with an opaque
  * continuation token. Implementations throw only SignalboxError subclasses (never a RestError).
  */

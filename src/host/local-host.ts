@@ -34,6 +34,8 @@ export interface LocalHostOptions {
   /** Tuning of the timer scheduler (tests, the benchmark). */
   timers?: Pick<LocalTimerSchedulerOptions, 'maxSleepInMs' | 'retryDelayInMs' | 'concurrency' | 'minIntervalInMs'>;
   engineOptions?: HostCoreOptions['engineOptions'];
+  /** The built web console. @default dist/console of this package */
+  consoleFolder?: string;
 }
 
 export interface LocalHost {
@@ -78,6 +80,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       logger,
       cors: { allowedOrigins: corsAllowedOrigins(env) },
       ...(apiKey ? { apiKey } : {}),
+      ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
     });
     const resumed = await runner.resumeUnfinished(ports.operations);
     if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });

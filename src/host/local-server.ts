@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { TooLargeError } from '../engine/errors';
+import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from './console-assets';
 import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from './http/http-manners';
 import { allowedMethods, matchRoute, unmatchedResponse } from './http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
@@ -20,6 +21,8 @@ export interface LocalServerOptions {
   host?: string;
   /** When set, every function-level route needs it in `x-functions-key` (or `?code=`). */
   apiKey?: string;
+  /** The built web console, served at `/console/`. @default dist/console of this package */
+  consoleFolder?: string;
   /** Origins browsers may call from. @default none (CORS off) */
   cors?: CorsPolicy;
   logger: Logger;
@@ -60,7 +63,10 @@ function keyMatches(expected: string, given: string | null): boolean {
 function send(response: ServerResponse, apiResponse: ApiResponse): void {
   const headers: Record<string, string> = { ...apiResponse.headers };
   let payload: string | undefined;
-  if (apiResponse.body !== undefined) {
+  if (apiResponse.text !== undefined) {
+    payload = apiResponse.text;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else if (apiResponse.body !== undefined) {
     payload = JSON.stringify(apiResponse.body);
     headers['content-type'] ??= 'application/json; charset=utf-8';
   }
@@ -68,11 +74,16 @@ function send(response: ServerResponse, apiResponse: ApiResponse): void {
   response.end(payload);
 }
 
+function sendAsset(response: ServerResponse, asset: ConsoleAssetResponse): void {
+  response.writeHead(asset.status, asset.headers);
+  response.end(asset.body);
+}
+
 export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors' | 'consoleFolder'>,
 ): Promise<void> {
   const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -89,6 +100,13 @@ export async function handleNodeRequest(
     if (preflight) {
       request.resume();
       return reply(preflight);
+    }
+    if (apiPath === undefined) {
+      const asset = await serveLocalConsole(options.consoleFolder ?? defaultConsoleFolder(), method, url.pathname);
+      if (asset) {
+        request.resume();
+        return sendAsset(response, asset);
+      }
     }
     const { match } = apiPath !== undefined ? matchRoute(routingMethod(method), apiPath) : { match: undefined };
     if (!match) {

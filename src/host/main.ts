@@ -8,7 +8,7 @@ import { startLocalHost } from './local-host';
 async function main(): Promise<void> {
   const logger = createConsoleLogger();
   const host = await startLocalHost({ logger });
-  console.log(`Signalbox is listening on ${host.url}/api (health: ${host.url}/api/health)`);
+  console.log(`Signalbox is listening on ${host.url}/api (health: ${host.url}/api/health; web console: ${host.url}/console/)`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -93,7 +93,7 @@ describe('size limits (issue 9, item 9)', () => {
     states: {
       a: {
         interests: ['owner:{{context.owner}}'],
-        transitions: [{ id: 'grow', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'setContext', expressions: { blob: '$pad("", 1100000, "x")' } }] }],
+        transitions: [{ id: 'grow', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'setContext', expressions: { blob1: '$pad("", 600000, "x")', blob2: '$pad("", 600000, "y")' } }] }],
       },
       b: { interests: ['b-watchers'] },
     },

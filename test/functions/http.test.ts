@@ -108,6 +108,12 @@ describe('HTTP functions', () => {
     expect(response).toEqual({ status: 201, headers: { etag: '"1"', location: '/api/things/a b', 'content-type': 'application/json; charset=utf-8' }, body: '{"ok":true}' });
   });
 
+  it('sends a text body as is, text/plain unless the handler names its type (a Mermaid diagram)', async () => {
+    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => ({ status: 200, text: 'stateDiagram-v2\n    [*] --> s0\n' }) };
+    const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
+    expect(response).toEqual({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'stateDiagram-v2\n    [*] --> s0\n' });
+  });
+
   it('gives a handler no body when the request has none', async () => {
     let seen: ApiRequest | undefined;
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 202 }) };

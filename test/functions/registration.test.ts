@@ -8,6 +8,7 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 
 import '../../functions/index';
 import { NOT_FOUND_FUNCTION } from '../../functions/http';
+import { CONSOLE_FUNCTION } from '../../functions/console';
 
 interface Binding {
   type: string;
@@ -43,6 +44,9 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['POST', 'instances/{instanceId}/cancel', 'function'],
   ['POST', 'triggers', 'function'],
   ['GET', 'operations/{operationId}', 'function'],
+  ['POST', 'workflows/validate', 'function'],
+  ['GET', 'workflows/{workflowId}/diagram', 'function'],
+  ['GET', 'instances/{instanceId}/available-triggers', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],
@@ -59,11 +63,11 @@ describe('registered functions', () => {
   });
 
   // Issue 9 changed this: the catch-all was named `notFound`, which hid five routes on Azure (see the
-  // router below); it is now named to sort last.
-  it('registers no HTTP route beyond the API doc, except the problem+json catch-all, named to sort last', () => {
+  // router below); it is now named to sort last. Issue 18 adds the web console's function.
+  it('registers no HTTP route beyond the API doc, except the problem+json catch-all, named to sort last, and the web console', () => {
     const documented = new Set(apiRoutes.map(([method, route]) => `${method} ${route}`));
     const extra = httpFunctions
-      .filter((fn) => fn.name !== NOT_FOUND_FUNCTION)
+      .filter((fn) => fn.name !== NOT_FOUND_FUNCTION && fn.name !== CONSOLE_FUNCTION)
       .flatMap((fn) => triggerOf(fn).methods!.map((method) => `${method} ${triggerOf(fn).route}`))
       .filter((key) => !documented.has(key));
     expect(extra).toEqual([]);
@@ -75,8 +79,27 @@ describe('registered functions', () => {
     expect(names.at(-1)).toBe(NOT_FOUND_FUNCTION);
   });
 
+  it('serves the web console from one anonymous GET/HEAD function with no durable client', () => {
+    const consoleFunction = httpFunctions.find((fn) => fn.name === CONSOLE_FUNCTION)!;
+    expect(triggerOf(consoleFunction)).toMatchObject({ route: 'console/{*path}', authLevel: 'anonymous', methods: ['GET', 'HEAD'] });
+    expect(bindingsOf(consoleFunction).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in httpTrigger', 'out http']);
+  });
+
+  it.each(['ordinal', 'ignoring case'] as const)('routes the console\'s paths to it, and no API path, when functions are ordered by name (%s)', (ordering) => {
+    const route = hostRouter(httpFunctions, ordering);
+    for (const path of ['console', 'console/', 'console/index.html', 'console/assets/index-1a2b.js']) {
+      expect([path, route('GET', path)?.name]).toEqual([path, CONSOLE_FUNCTION]);
+      expect([path, route('HEAD', path)?.name]).toEqual([path, CONSOLE_FUNCTION]);
+    }
+    // Other methods on the console's paths reach the catch-all (a problem+json 405/404).
+    expect(route('POST', 'console/index.html')?.name).toBe(NOT_FOUND_FUNCTION);
+    for (const [method, template] of apiRoutes) {
+      for (const path of samplePaths(template)) expect(route(method, path)?.name).not.toBe(CONSOLE_FUNCTION);
+    }
+  });
+
   it('gives every API function a durable client input and an HTTP output', () => {
-    for (const fn of httpFunctions.filter((candidate) => candidate.name !== NOT_FOUND_FUNCTION)) {
+    for (const fn of httpFunctions.filter((candidate) => candidate.name !== NOT_FOUND_FUNCTION && candidate.name !== CONSOLE_FUNCTION)) {
       expect(bindingsOf(fn).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in durableClient', 'in httpTrigger', 'out http']);
     }
   });

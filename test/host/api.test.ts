@@ -6,6 +6,7 @@ import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
+import { parseMermaid } from '../support/mermaid';
 import { httpClient } from './http-client';
 
 const reviewWorkflow = {
@@ -341,5 +342,98 @@ describe('health and OpenAPI', () => {
       const target = ref.split('/').reduce((node: any, key) => node?.[key], document.body); // eslint-disable-line @typescript-eslint/no-explicit-any
       expect({ ref, found: target !== undefined }).toEqual({ ref, found: true });
     }
+  });
+});
+
+describe('explain: validate, diagrams and available triggers', () => {
+  const explained = {
+    id: 'explained',
+    displayName: 'Explained',
+    initialStateId: 'draft',
+    states: {
+      draft: {
+        displayName: 'Draft "one"',
+        transitions: [
+          { id: 'submit', targetStateId: 'submitted', conditions: [{ type: 'triggerName', name: 'Submit' }, { type: 'triggerParameter', parameter: 'by', test: 'exists' }] },
+          { id: 'withdraw', targetStateId: 'withdrawn', conditions: [{ type: 'not', condition: { type: 'triggerName', name: 'Submit' } }] },
+        ],
+      },
+      submitted: { displayName: 'Submitted', transitions: [{ id: 'approve', targetStateId: 'withdrawn', conditions: [{ type: 'triggerName', name: 'Approve' }] }] },
+      withdrawn: { displayName: 'Withdrawn' },
+    },
+  };
+  const withIsland = { ...explained, id: 'with-island', states: { ...explained.states, island: { displayName: 'Island' } } };
+
+  it('validate answers warnings and errors with 200 and stores nothing', async () => {
+    const checked = await api.request('POST', '/api/workflows/validate', { json: withIsland });
+    expect(checked.status).toBe(200);
+    expect(checked.body).toEqual({ valid: true, errors: [], warnings: [{ path: 'states.island', code: 'unreachableState', message: expect.stringContaining('"island"') }] });
+    expect((await api.request('GET', '/api/workflows/with-island')).status).toBe(404);
+
+    const invalid = await api.request('POST', '/api/workflows/validate', { json: { ...withIsland, initialStateId: 'nowhere' } });
+    expect(invalid.status).toBe(200);
+    expect(invalid.body).toMatchObject({ valid: false, warnings: [] });
+    expect(invalid.body.errors.map((error: { path: string }) => error.path)).toEqual(['initialStateId']);
+    expect((await api.request('GET', '/api/workflows/with-island')).status).toBe(404);
+
+    expect((await api.request('POST', '/api/workflows/validate', { body: 'not json', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+  });
+
+  it('PUT and POST of a workflow answer with warnings and store it anyway', async () => {
+    const put = await api.request('PUT', '/api/workflows/with-island', { json: withIsland });
+    expect(put.status).toBe(201);
+    expect(put.body.warnings).toEqual([{ path: 'states.island', code: 'unreachableState', message: expect.any(String) }]);
+    expect((await api.request('GET', '/api/workflows/with-island')).status).toBe(200);
+    const posted = await api.request('POST', '/api/workflows', { json: explained });
+    expect(posted.status).toBe(201);
+    expect(posted.body.warnings).toEqual([]);
+  });
+
+  it('draws a workflow as a Mermaid state diagram, highlighting an instance state', async () => {
+    const diagram = await api.request('GET', '/api/workflows/explained/diagram');
+    expect(diagram.status).toBe(200);
+    expect(diagram.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const [parsed] = await parseMermaid([diagram.text]);
+    expect(parsed!.states.filter((state) => state.descriptions.length).map((state) => state.descriptions[0]).sort()).toEqual(['Draft "one"', 'Submitted', 'Withdrawn']);
+    expect(parsed!.relations.map((relation) => relation.label).sort()).toEqual(['', '', 'Approve', 'Submit', 'any trigger except Submit']);
+
+    await api.request('POST', '/api/instances', { json: { workflowId: 'explained', instanceId: 'explained-1' } });
+    const highlighted = await api.request('GET', '/api/workflows/explained/diagram?instanceId=explained-1&version=1');
+    expect(highlighted.status).toBe(200);
+    expect(highlighted.text).toContain('class s0 current');
+    expect(diagram.text).not.toContain('current');
+
+    expect((await api.request('GET', '/api/workflows/nope/diagram')).status).toBe(404);
+    expect((await api.request('GET', '/api/workflows/explained/diagram?version=7')).status).toBe(404);
+    expect((await api.request('GET', '/api/workflows/explained/diagram?instanceId=nobody')).status).toBe(404);
+    const otherWorkflow = await api.request('GET', '/api/workflows/with-island/diagram?instanceId=explained-1');
+    expect(otherWorkflow.status).toBe(400);
+    expect(otherWorkflow.body.errors[0].path).toBe('instanceId');
+    expect((await api.request('GET', '/api/workflows/explained/diagram?colour=red')).status).toBe(400);
+  });
+
+  it('lists the triggers an instance can act on now, and none once it is inactive', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'explained', instanceId: 'explained-2' } });
+    const available = await api.request('GET', '/api/instances/explained-2/available-triggers');
+    expect(available.status).toBe(200);
+    expect(available.body).toEqual({
+      status: 'waiting',
+      stateId: 'draft',
+      items: [
+        { transitionId: 'submit', triggerNames: ['Submit'], parameters: [{ name: 'by', test: 'exists' }], targetStateId: 'submitted' },
+        { transitionId: 'withdraw', triggerNames: ['*'], exceptTriggerNames: ['Submit'], parameters: [], targetStateId: 'withdrawn' },
+      ],
+    });
+    expect((await api.request('POST', '/api/instances/explained-2/cancel')).status).toBe(200);
+    const cancelled = await api.request('GET', '/api/instances/explained-2/available-triggers');
+    expect(cancelled.body).toEqual({ status: 'cancelled', stateId: 'draft', items: [] });
+    expect((await api.request('GET', '/api/instances/nobody/available-triggers')).status).toBe(404);
+  });
+
+  it('declares its routes in the OpenAPI document', async () => {
+    const { body } = await api.request('GET', '/api/openapi.json');
+    expect(body.paths['/workflows/validate'].post.responses['200']).toBeDefined();
+    expect(body.paths['/workflows/{workflowId}/diagram'].get.responses['404']).toBeDefined();
+    expect(body.paths['/instances/{instanceId}/available-triggers'].get.responses['200']).toBeDefined();
   });
 });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { instanceStatusSchema, OperationStatus, triggerOutcomeValues } from '../../engine/enums';
 import { HistoryEvent } from '../../engine/instance';
+import { WarningCode } from '../../engine/analysis';
 import { jsonObjectSchema } from '../../engine/json';
 import type { SchemaReference } from './types';
 
@@ -112,3 +113,49 @@ export const acceptedHeaders = z.object({
   'Retry-After': retryAfterHeaders.shape['Retry-After'],
 });
 export const ifNoneMatchHeaders = z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag seen before: 304 with no body while it is current.' }) });
+
+// ---- explain: analysis, available triggers ------------------------------------------------------
+
+/** A stored version as PUT and POST answer it: the Workflow plus the analysis' `warnings`. */
+export const storedWorkflowReference: SchemaReference = { $ref: '#/components/schemas/StoredWorkflow' };
+
+export const definitionWarningSchema = z
+  .object({
+    path: z.string().meta({ description: 'JSON path in the definition.' }),
+    code: z.enum(Object.values(WarningCode) as [WarningCode, ...WarningCode[]]),
+    message: z.string(),
+  })
+  .meta({ id: 'DefinitionWarning', description: 'Allowed, but probably a mistake; never blocks storing a definition.' });
+
+export const definitionCheckSchema = z
+  .object({
+    valid: z.boolean(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).meta({ description: 'Why the definition would be refused; empty when valid.' }),
+    warnings: z.array(definitionWarningSchema).meta({ description: 'Only for a valid definition.' }),
+  })
+  .meta({ id: 'DefinitionCheck' });
+
+const parameterTestSchema = z.object({
+  name: z.string(),
+  test: z.enum(['equals', 'notEquals', 'exists', 'notExists']),
+  value: z.unknown().optional(),
+  negated: z.literal(true).optional().meta({ description: 'Under an odd number of `not`s: the trigger must make this test false.' }),
+  alternative: z.literal(true).optional().meta({ description: 'One alternative among others (inside an `any`).' }),
+});
+
+export const availableTriggersSchema = z
+  .object({
+    status: instanceStatusSchema,
+    stateId: z.string(),
+    items: z.array(
+      z.object({
+        transitionId: z.string(),
+        triggerNames: z.array(z.string()).meta({ description: 'The names it answers; `["*"]` for any name; empty for a timer transition.' }),
+        exceptTriggerNames: z.array(z.string()).optional().meta({ description: 'With `["*"]`: the names it never answers.' }),
+        parameters: z.array(parameterTestSchema).meta({ description: 'What its `triggerParameter` conditions test.' }),
+        targetStateId: z.string(),
+        timer: z.object({ after: z.string().optional(), at: z.string().optional(), calendar: z.string().optional(), dueAt: z.string().optional() }).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'AvailableTriggers', description: 'Empty `items` unless the instance is `waiting`.' });

@@ -97,7 +97,13 @@ function definitionComponents(registry: Registry | undefined): Json {
       discriminator: { propertyName: 'type', mapping: Object.fromEntries(types.map((type) => [type, `#/components/schemas/${kind}.${type}`])) },
     };
   }
-  return { ...($defs as Json), ...steps, WorkflowDefinition: definition, Workflow: workflow };
+  const storedWorkflow = {
+    ...workflow,
+    title: 'Signalbox workflow (a stored version, as PUT and POST answer it)',
+    properties: { ...(workflow.properties as Json), warnings: { type: 'array', items: { $ref: '#/components/schemas/DefinitionWarning' } } },
+    required: [...workflow.required, 'warnings'],
+  };
+  return { ...($defs as Json), ...steps, WorkflowDefinition: definition, Workflow: workflow, StoredWorkflow: storedWorkflow };
 }
 
 /** The document for these routes; `registry` adds custom condition and action types to the schemas. */

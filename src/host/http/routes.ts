@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
 import { healthSchema } from './api-schemas';
+import { explainRoutes } from './explain-routes';
 import { instanceRoutes } from './instance-routes';
 import { parseQuery } from './query';
 import { buildOpenApiDocument } from './openapi';
@@ -67,7 +68,7 @@ const systemRoutes: readonly RouteDefinition[] = [
   },
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...systemRoutes];
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.

@@ -24,6 +24,8 @@ export interface ApiResponse {
   readonly headers?: Readonly<Record<string, string>>;
   /** Serialised as JSON; absent for an empty body. */
   readonly body?: unknown;
+  /** A body that is not JSON (a Mermaid diagram), sent as is; its content-type header goes with it. */
+  readonly text?: string;
 }
 
 /** Everything a handler may use; built once per process by src/host/wiring.ts. */

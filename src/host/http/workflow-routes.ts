@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../engine/errors';
 import type { Engine } from '../../engine/engine';
-import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
+import { analyzeDefinition } from '../../engine/analysis';
+import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { pageBody, workflowBody } from './representations';
@@ -43,6 +44,11 @@ export async function putWorkflow(engine: Engine, workflowId: string, body: unkn
     throw error;
   }
 }
+/** PUT and POST answer with the analysis' warnings too: they never block storing a definition. */
+function storedWorkflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
+  const response = workflowResponse(status, workflow, location);
+  return { ...response, body: { ...response.body, warnings: analyzeDefinition(workflow.definition) } };
+}
 
 const workflowPath = z.object({ workflowId: z.string().meta({ description: 'The workflow id (the definition\'s `id`).' }) });
 const getWorkflowQuery = z.object({ version: z.coerce.number().int().min(1).optional().meta({ description: 'An older version; the latest by default.' }) });
@@ -61,8 +67,8 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The current ETag (or `*`) to add a version; without it an existing workflow is a 409.' }) }),
       body: workflowDefinitionReference,
       responses: {
-        200: { description: 'A new version (If-Match matched).', body: workflowReference, headers: etagHeaders },
-        201: { description: 'Created: version 1.', body: workflowReference, headers: createdHeaders },
+        200: { description: 'A new version (If-Match matched), with the analysis\' warnings.', body: storedWorkflowReference, headers: etagHeaders },
+        201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
         400: 'The definition is invalid (every problem listed), or its `id` differs from the route\'s.',
         409: 'The workflow exists and no If-Match was sent.',
         412: 'If-Match is not the current ETag.',
@@ -72,7 +78,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
       const { workflow, created } = await putWorkflow(engine, request.params.workflowId!, body, ifMatch);
-      return workflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
+      return storedWorkflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
   },
   {
@@ -85,14 +91,14 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       tags: ['workflows'],
       body: workflowDefinitionReference,
       responses: {
-        201: { description: 'Created: version 1.', body: workflowReference, headers: createdHeaders },
+        201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
         400: 'The definition is invalid; every problem is listed.',
         409: 'A workflow with this id exists.',
       },
     },
     async handle(request, { engine }) {
       const workflow = await engine.createWorkflow(readJsonBody(request));
-      return workflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
+      return storedWorkflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
     },
   },
   {

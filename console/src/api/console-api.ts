@@ -1,0 +1,147 @@
+/**
+ * @module The console's view of the Signalbox API: one method per route it uses, over the typed client
+ * the CLI uses (src/client: openapi-fetch on the types generated from the OpenAPI document), so every
+ * path, parameter and body is checked against the API's own description. Every call carries the key
+ * (`x-functions-key`) when one is set, and every failure is an ApiError holding the problem+json.
+ */
+import { createSignalboxClient } from '../../../src/client';
+import { ApiError } from './api-error';
+import { capabilitiesFrom, type Capabilities } from './capabilities';
+import type {
+  Accepted,
+  AvailableTriggers,
+  DryRunResult,
+  HistoryEntry,
+  Instance,
+  InstanceFilter,
+  Operation,
+  Page,
+  Problem,
+  TriggerInput,
+  Workflow,
+  WorkflowSummary,
+} from './types';
+
+export interface ConsoleApi {
+  capabilities(): Promise<Capabilities>;
+  listWorkflows(continuationToken?: string): Promise<Page<WorkflowSummary>>;
+  getWorkflow(workflowId: string, version?: number): Promise<Workflow>;
+  getDiagram(workflowId: string, options?: { version?: number; instanceId?: string }): Promise<string>;
+  listInstances(filter: InstanceFilter, continuationToken?: string, maxPageSize?: number): Promise<Page<Instance>>;
+  getInstance(instanceId: string): Promise<Instance>;
+  getHistory(instanceId: string): Promise<Page<HistoryEntry>>;
+  getAvailableTriggers(instanceId: string): Promise<AvailableTriggers>;
+  sendInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<Accepted>;
+  dryRunInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<DryRunResult>;
+  recoverInstance(instanceId: string, stateId: string): Promise<Instance>;
+  cancelInstance(instanceId: string): Promise<Instance>;
+  getOperation(operationId: string): Promise<Operation>;
+}
+
+export interface HttpConsoleApiOptions {
+  /** Where the API lives, e.g. `http://127.0.0.1:7071/api`. */
+  baseUrl: string;
+  /** Read on every call, so a key entered later applies at once. */
+  apiKey: () => string | undefined;
+  fetch?: typeof fetch;
+}
+
+function isProblem(value: unknown): value is Problem {
+  return typeof value === 'object' && value !== null && typeof (value as Problem).title === 'string';
+}
+
+/** The error of an answer that was not 2xx: its problem+json, or one made from whatever it held. */
+function apiError(error: unknown, response: Response): ApiError {
+  if (isProblem(error)) return new ApiError({ ...error, status: error.status ?? response.status });
+  const text = typeof error === 'string' ? error : error === undefined ? '' : JSON.stringify(error);
+  return new ApiError({ title: response.statusText || 'Request failed', status: response.status, detail: text.slice(0, 500) || undefined });
+}
+
+/** The answer's data, or the ApiError for its problem. */
+async function unwrap<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw apiError(error, response);
+  return data as T;
+}
+
+export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi {
+  const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const client = createSignalboxClient({ baseUrl: options.baseUrl, fetch: (request: Request) => fetchImpl(request) });
+  client.use({
+    onRequest({ request }) {
+      const key = options.apiKey();
+      if (key) request.headers.set('x-functions-key', key);
+      return request;
+    },
+  });
+  let capabilities: Promise<Capabilities> | undefined;
+
+  /**
+   * Routes the typed client does not know yet (dry runs, from a later issue). The console calls them only
+   * when the server's OpenAPI document lists them (capabilities.ts).
+   */
+  async function untyped(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json, application/problem+json, text/plain' };
+    const key = options.apiKey();
+    if (key) headers['x-functions-key'] = key;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetchImpl(`${options.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (response.ok) return response;
+    const text = await response.text();
+    let error: unknown = text;
+    try {
+      error = JSON.parse(text);
+    } catch {
+      // not JSON: the text itself is the detail
+    }
+    throw apiError(error, response);
+  }
+  const segment = encodeURIComponent;
+  const orUndefined = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
+
+  return {
+    capabilities() {
+      // Fetched once per page load; a failure is not cached, so a later call tries again.
+      capabilities ??= unwrap<unknown>(client.GET('/openapi.json')).then(capabilitiesFrom, (error: unknown) => {
+        capabilities = undefined;
+        throw error;
+      });
+      return capabilities;
+    },
+    listWorkflows: (continuationToken) => unwrap(client.GET('/workflows', { params: { query: { continuationToken } } })),
+    getWorkflow: (workflowId, version) => unwrap(client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { version } } })),
+    getDiagram: (workflowId, diagramOptions = {}) =>
+      unwrap<string>(
+        client.GET('/workflows/{workflowId}/diagram', {
+          params: { path: { workflowId }, query: { version: diagramOptions.version, instanceId: diagramOptions.instanceId } },
+          parseAs: 'text',
+        }),
+      ),
+    listInstances: (filter, continuationToken, maxPageSize) =>
+      unwrap(
+        client.GET('/instances', {
+          params: {
+            query: {
+              workflowId: orUndefined(filter.workflowId),
+              stateId: orUndefined(filter.stateId),
+              // A status the typed client does not know yet (e.g. suspended) is offered only when the API lists it.
+              status: orUndefined(filter.status) as 'waiting' | undefined,
+              subject: orUndefined(filter.subject),
+              continuationToken,
+              maxPageSize,
+            },
+          },
+        }),
+      ),
+    getInstance: (instanceId) => unwrap(client.GET('/instances/{instanceId}', { params: { path: { instanceId } } })),
+    getHistory: (instanceId) => unwrap(client.GET('/instances/{instanceId}/history', { params: { path: { instanceId } } })),
+    getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
+    sendInstanceTrigger: (instanceId, trigger) =>
+      unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })),
+    dryRunInstanceTrigger: async (instanceId, trigger) =>
+      (await untyped('POST', `/instances/${segment(instanceId)}/triggers?dryRun=true`, trigger)).json() as Promise<DryRunResult>,
+    recoverInstance: (instanceId, stateId) => unwrap(client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId } })),
+    cancelInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/cancel', { params: { path: { instanceId } } })),
+    getOperation: (operationId) => unwrap(client.GET('/operations/{operationId}', { params: { path: { operationId } } })),
+  };
+}

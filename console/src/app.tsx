@@ -1,0 +1,104 @@
+/**
+ * @module The console's shell: header with navigation and the API key, and the page the hash names.
+ * After every navigation the page's heading takes focus, so keyboard and screen-reader users land on it.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiContext } from './api-context';
+import type { ConsoleApi } from './api/console-api';
+import { KeyForm } from './components/key-form';
+import { Link } from './components/link';
+import { parseHash, type ConsoleRoute } from './lib/hash-route';
+import { InstancePage } from './pages/instance-page';
+import { InstancesPage } from './pages/instances-page';
+import { OperationPage } from './pages/operation-page';
+import { WorkflowPage } from './pages/workflow-page';
+import { WorkflowsPage } from './pages/workflows-page';
+import { EmptyState } from './components/empty-state';
+
+function Page({ route }: { route: ConsoleRoute }) {
+  switch (route.page) {
+    case 'workflows':
+      return <WorkflowsPage />;
+    case 'workflow':
+      return <WorkflowPage workflowId={route.workflowId} version={route.version} />;
+    case 'instances':
+      return <InstancesPage filter={route.filter} />;
+    case 'instance':
+      return <InstancePage instanceId={route.instanceId} />;
+    case 'operation':
+      return <OperationPage operationId={route.operationId} />;
+    case 'notFound':
+      return (
+        <section>
+          <h1 id="page-title" tabIndex={-1}>
+            Page not found
+          </h1>
+          <EmptyState title={`The console has no page ${route.path}`}>
+            <Link to={{ page: 'workflows' }}>Go to the workflows</Link>
+          </EmptyState>
+        </section>
+      );
+  }
+}
+
+export interface AppProps {
+  /** Builds the client for a key; called again when the key changes. */
+  createApi: (apiKey: () => string | undefined) => ConsoleApi;
+  initialApiKey?: string;
+  onApiKeyChange?: (key: string | undefined) => void;
+}
+
+export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
+  const [hash, setHash] = useState(() => window.location.hash);
+  const [apiKey, setApiKey] = useState(initialApiKey);
+  // A new client when the key changes, so every page reloads with it.
+  const api = useMemo(() => createApi(() => apiKey), [createApi, apiKey]);
+  useEffect(() => {
+    const onChange = () => setHash(window.location.hash);
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  const route = parseHash(hash);
+  const firstPage = useRef(true);
+  useEffect(() => {
+    // After a navigation, not on load: a fresh page starts at the top, where the skip link is.
+    if (!firstPage.current) document.getElementById('page-title')?.focus();
+    firstPage.current = false;
+    document.title = `${route.page === 'notFound' ? 'Not found' : route.page[0]!.toUpperCase() + route.page.slice(1)} · Signalbox console`;
+  }, [hash]);
+  const current = (page: ConsoleRoute['page'][]) => (page.includes(route.page) ? 'page' : undefined);
+  return (
+    <ApiContext.Provider value={api}>
+      <a class="skip-link" href="#main" onClick={(event) => (event.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="app-header">
+        <p class="brand">Signalbox</p>
+        <nav aria-label="Sections">
+          <ul>
+            <li>
+              <a href="#/workflows" aria-current={current(['workflows', 'workflow'])}>
+                Workflows
+              </a>
+            </li>
+            <li>
+              <a href="#/instances" aria-current={current(['instances', 'instance'])}>
+                Instances
+              </a>
+            </li>
+          </ul>
+        </nav>
+        <KeyForm
+          apiKey={apiKey}
+          onChange={(key) => {
+            setApiKey(key);
+            onApiKeyChange?.(key);
+          }}
+        />
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page key={hash} route={route} />
+      </main>
+    </ApiContext.Provider>
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * @module An operation as it runs: status, progress (processed of candidates), then its summary and the
+ * outcome for each instance with its trace.
+ */
+import { useEffect } from 'preact/hooks';
+import { useApi } from '../api-context';
+import type { Operation } from '../api/types';
+import { isFinished, useOperation } from '../lib/use-operation';
+import { Link } from './link';
+import { ProblemAlert } from './problem-alert';
+import { StatusBadge } from './status-badge';
+import { TimeText } from './time-text';
+import { TraceView } from './trace-view';
+
+function Progress({ operation }: { operation: Operation }) {
+  const total = operation.progress?.total ?? operation.candidates;
+  const processed =
+    operation.progress?.processed ?? Object.values(operation.summary ?? {}).reduce((sum, count) => sum + count, 0);
+  if (total === undefined) return <p aria-live="polite">{processed} processed so far.</p>;
+  return (
+    <p class="progress" aria-live="polite">
+      <label for={`progress-${operation.id}`}>
+        {processed} of {total} processed
+      </label>{' '}
+      <progress id={`progress-${operation.id}`} max={Math.max(total, 1)} value={Math.min(processed, total)} />
+    </p>
+  );
+}
+
+export function OperationView({ operationId, onFinished }: { operationId: string; onFinished?: (operation: Operation) => void }) {
+  const api = useApi();
+  const { operation, problem } = useOperation(api, operationId);
+  const finished = isFinished(operation);
+  useEffect(() => {
+    if (finished && operation) onFinished?.(operation);
+    // Only the moment it finishes matters.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [finished]);
+  return (
+    <div class="operation" data-testid="operation">
+      {problem && <ProblemAlert problem={problem} context="Reading the operation failed" />}
+      {!operation && !problem && <p aria-live="polite">Reading operation {operationId}…</p>}
+      {operation && (
+        <>
+          <p>
+            Operation <Link to={{ page: 'operation', operationId: operation.id }}>{operation.id}</Link>{' '}
+            <span role="status" aria-live="polite">
+              <StatusBadge status={operation.status} />
+            </span>{' '}
+            <span class="muted">
+              updated <TimeText value={operation.updatedAt} />
+            </span>
+          </p>
+          <Progress operation={operation} />
+          {operation.error && (
+            <div class="problem" role="alert">
+              <p class="problem-title">The dispatch failed</p>
+              <p class="problem-detail">{operation.error}</p>
+            </div>
+          )}
+          {operation.summary && (
+            <dl class="summary" aria-label="Summary">
+              {Object.entries(operation.summary)
+                .filter(([, count]) => count > 0)
+                .map(([outcome, count]) => (
+                  <div key={outcome}>
+                    <dt>{outcome}</dt>
+                    <dd>{count}</dd>
+                  </div>
+                ))}
+            </dl>
+          )}
+          {finished && operation.instances && operation.instances.length === 0 && <p class="muted">No instance was interested in this trigger.</p>}
+          {operation.instances && operation.instances.length > 0 && (
+            <table data-testid="outcomes">
+              <caption class="visually-hidden">Outcome per instance</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Instance</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Transition</th>
+                  <th scope="col">Trace</th>
+                </tr>
+              </thead>
+              <tbody>
+                {operation.instances.map((result) => (
+                  <tr key={result.instanceId}>
+                    <td>
+                      <Link to={{ page: 'instance', instanceId: result.instanceId }}>{result.instanceId}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={result.outcome} />
+                      {result.error && <p class="problem-detail">{result.error}</p>}
+                    </td>
+                    <td>
+                      {result.transitionId ? (
+                        <>
+                          {result.transitionId}: {result.fromStateId} → {result.toStateId}
+                        </>
+                      ) : (
+                        <span class="muted">–</span>
+                      )}
+                    </td>
+                    <td>
+                      {result.trace ? (
+                        <details>
+                          <summary>Trace ({result.trace.length})</summary>
+                          <TraceView trace={result.trace} />
+                        </details>
+                      ) : (
+                        <span class="muted">–</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,158 @@
+/**
+ * @module Sends a trigger to one instance. With a dry-run route the form previews first (outcome, trace,
+ * context after) and sends only what was previewed; without one it says so and sends directly.
+ */
+import { useState } from 'preact/hooks';
+import { useApi } from '../api-context';
+import { asProblem } from '../api/api-error';
+import type { AvailableTrigger, DryRunResult, Problem, TriggerInput } from '../api/types';
+import { JsonView } from './json-view';
+import { ProblemAlert } from './problem-alert';
+import { TraceView } from './trace-view';
+
+function parseParameters(text: string): { parameters?: Record<string, unknown>; error?: string } {
+  if (!text.trim()) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'Parameters must be a JSON object' };
+    return { parameters: value as Record<string, unknown> };
+  } catch (error) {
+    return { error: `Parameters are not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+export interface TriggerFormProps {
+  instanceId: string;
+  available: AvailableTrigger[] | undefined;
+  dryRunAvailable: boolean;
+  /** Called with the operation the API started for the trigger. */
+  onSent: (operationId: string) => void;
+}
+
+export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: TriggerFormProps) {
+  const api = useApi();
+  const names = [...new Set((available ?? []).flatMap((item) => item.triggerNames).filter((name) => name !== '*'))];
+  const [name, setName] = useState(names[0] ?? '');
+  const [parametersText, setParametersText] = useState('');
+  const [contentType, setContentType] = useState('');
+  const [problem, setProblem] = useState<Problem>();
+  const [inputError, setInputError] = useState<string>();
+  const [preview, setPreview] = useState<{ input: string; result: DryRunResult }>();
+  const [busy, setBusy] = useState(false);
+
+  const build = (): TriggerInput | undefined => {
+    setInputError(undefined);
+    if (!name.trim()) {
+      setInputError('A trigger name is required');
+      return undefined;
+    }
+    const { parameters, error } = parseParameters(parametersText);
+    if (error) {
+      setInputError(error);
+      return undefined;
+    }
+    return { name: name.trim(), ...(parameters ? { parameters } : {}), ...(contentType.trim() ? { contentType: contentType.trim() } : {}) };
+  };
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await action();
+    } catch (error) {
+      setProblem(asProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const dryRun = () => {
+    const input = build();
+    if (input) void run(async () => setPreview({ input: JSON.stringify(input), result: await api.dryRunInstanceTrigger(instanceId, input) }));
+  };
+  const send = () => {
+    const input = build();
+    if (!input) return;
+    if (dryRunAvailable && preview?.input !== JSON.stringify(input)) {
+      setInputError('The trigger changed since its dry run: run it again before sending');
+      return;
+    }
+    void run(async () => {
+      const accepted = await api.sendInstanceTrigger(instanceId, input);
+      setPreview(undefined);
+      onSent(accepted.operationId);
+    });
+  };
+  const previewed = preview?.result.instances.find((item) => item.instanceId === instanceId) ?? preview?.result.instances[0];
+  const readyToSend = !dryRunAvailable || (preview !== undefined && !busy);
+
+  return (
+    <form
+      class="trigger-form"
+      aria-label="Send a trigger"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (dryRunAvailable && !preview) dryRun();
+        else send();
+      }}
+    >
+      <div class="field">
+        <label for="trigger-name">Trigger name</label>
+        <input
+          id="trigger-name"
+          list="trigger-names"
+          value={name}
+          required
+          onInput={(event) => (setName(event.currentTarget.value), setPreview(undefined))}
+        />
+        <datalist id="trigger-names">
+          {names.map((candidate) => (
+            <option key={candidate} value={candidate} />
+          ))}
+        </datalist>
+      </div>
+      <div class="field">
+        <label for="trigger-parameters">Parameters (JSON object, optional)</label>
+        <textarea
+          id="trigger-parameters"
+          rows={4}
+          value={parametersText}
+          placeholder='{"amount": 120}'
+          onInput={(event) => (setParametersText(event.currentTarget.value), setPreview(undefined))}
+        />
+      </div>
+      <div class="field">
+        <label for="trigger-content-type">Content type (optional)</label>
+        <input id="trigger-content-type" value={contentType} onInput={(event) => (setContentType(event.currentTarget.value), setPreview(undefined))} />
+      </div>
+      {inputError && (
+        <p class="problem" role="alert">
+          {inputError}
+        </p>
+      )}
+      {problem && <ProblemAlert problem={problem} context="The trigger was not accepted" />}
+      <div class="field-actions">
+        {dryRunAvailable && (
+          <button type="button" class={preview ? 'secondary' : undefined} disabled={busy} onClick={dryRun}>
+            Dry run
+          </button>
+        )}
+        <button type="button" class={dryRunAvailable && !preview ? 'secondary' : undefined} disabled={!readyToSend || busy} onClick={send}>
+          {dryRunAvailable ? 'Send for real' : 'Send trigger'}
+        </button>
+      </div>
+      {!dryRunAvailable && <p class="note">This server offers no dry run, so the trigger is sent as it is.</p>}
+      {previewed && (
+        <section class="dry-run" aria-label="Dry run result" data-testid="dry-run">
+          <h3>Dry run: {previewed.outcome}</h3>
+          {previewed.transitionId && (
+            <p>
+              Would take <strong>{previewed.transitionId}</strong> to <strong>{previewed.toStateId}</strong>. Nothing was saved or called.
+            </p>
+          )}
+          <h4>Trace</h4>
+          <TraceView trace={previewed.trace} />
+          {previewed.contextAfter && <JsonView value={previewed.contextAfter} label="Context after" />}
+        </section>
+      )}
+    </form>
+  );
+}

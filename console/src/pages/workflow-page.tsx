@@ -1,0 +1,126 @@
+/**
+ * @module One workflow version: its diagram (from the API's diagram route) with the number of instances
+ * in each state drawn on it, a table of the same counts per status, and a version switch.
+ */
+import { useApi } from '../api-context';
+import { firstWaveStatuses } from '../api/capabilities';
+import { EmptyState } from '../components/empty-state';
+import { Link, navigate } from '../components/link';
+import { ProblemAlert } from '../components/problem-alert';
+import { StateDiagram } from '../components/state-diagram';
+import { annotateDiagram } from '../lib/annotate-diagram';
+import { countInstancesByState, countOf } from '../lib/state-counts';
+import { useAsync } from '../lib/use-async';
+
+export function WorkflowPage({ workflowId, version }: { workflowId: string; version?: number }) {
+  const api = useApi();
+  const latest = useAsync(() => api.getWorkflow(workflowId), [api, workflowId]);
+  const shownVersion = version ?? latest.data?.version;
+  const workflow = useAsync(async () => (shownVersion === undefined ? undefined : api.getWorkflow(workflowId, shownVersion)), [api, workflowId, shownVersion]);
+  const counts = useAsync(async () => (shownVersion === undefined ? undefined : countInstancesByState(api, workflowId, shownVersion)), [api, workflowId, shownVersion]);
+  const capabilities = useAsync(() => api.capabilities(), [api]);
+  const statuses = capabilities.data?.statuses ?? firstWaveStatuses;
+  const diagram = useAsync(async () => {
+    if (shownVersion === undefined) return undefined;
+    const capabilities = await api.capabilities();
+    return capabilities.diagram ? api.getDiagram(workflowId, { version: shownVersion }) : null;
+  }, [api, workflowId, shownVersion]);
+
+  const definition = workflow.data;
+  const title = definition?.displayName ?? workflowId;
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title" tabIndex={-1}>
+        {title} <span class="muted">({workflowId})</span>
+      </h1>
+      {latest.problem && <ProblemAlert problem={latest.problem} context="Reading the workflow failed" />}
+      {latest.data && (
+        <div class="toolbar">
+          <label for="version-select">Version</label>
+          <select
+            id="version-select"
+            value={String(shownVersion)}
+            onChange={(event) => navigate({ page: 'workflow', workflowId, version: Number(event.currentTarget.value) })}
+          >
+            {Array.from({ length: latest.data.version }, (_, index) => latest.data!.version - index).map((candidate) => (
+              <option key={candidate} value={String(candidate)}>
+                v{candidate}
+                {candidate === latest.data!.version ? ' (latest)' : ''}
+              </option>
+            ))}
+          </select>
+          <button type="button" class="secondary" onClick={() => (counts.reload(), diagram.reload())}>
+            Refresh counts
+          </button>
+          <Link to={{ page: 'instances', filter: { workflowId } }}>All instances of {workflowId}</Link>
+        </div>
+      )}
+      {definition?.description && <p>{definition.description}</p>}
+      {workflow.problem && <ProblemAlert problem={workflow.problem} context={`Reading version ${shownVersion} failed`} />}
+      {diagram.problem && <ProblemAlert problem={diagram.problem} context="Reading the diagram failed" />}
+      {diagram.data === null && (
+        <EmptyState title="This server offers no diagram route">
+          <p>
+            The diagram comes from <code>GET /api/workflows/&#123;id&#125;/diagram</code>, which this server's API does not list. The counts below are
+            still current.
+          </p>
+        </EmptyState>
+      )}
+      {diagram.data && (
+        <StateDiagram
+          text={counts.data && definition ? annotateDiagram(diagram.data, definition.states, counts.data.byState) : diagram.data}
+          label={`State diagram of ${workflowId} version ${shownVersion}${counts.data ? ` with ${counts.data.total} instances` : ''}`}
+        />
+      )}
+      <h2>Instances by state</h2>
+      {counts.problem && <ProblemAlert problem={counts.problem} context="Counting instances failed" />}
+      {counts.loading && !counts.data && <p aria-live="polite">Counting instances…</p>}
+      {counts.data?.truncated && <p class="note">Counted the first {counts.data.total} instances only.</p>}
+      {definition && counts.data && (
+        <table data-testid="state-counts">
+          <caption class="visually-hidden">Instances of version {shownVersion} per state and status</caption>
+          <thead>
+            <tr>
+              <th scope="col">State</th>
+              {statuses.map((status) => (
+                <th scope="col" key={status}>
+                  {status}
+                </th>
+              ))}
+              <th scope="col">Total</th>
+            </tr>
+          </thead>
+          <tbody>
+            {Object.entries(definition.states).map(([stateId, state]) => {
+              const byStatus = counts.data!.byState[stateId];
+              return (
+                <tr key={stateId}>
+                  <th scope="row">
+                    {state.displayName ?? stateId} {state.displayName && <span class="muted">({stateId})</span>}
+                    {stateId === definition.initialStateId && <span class="muted"> · initial</span>}
+                  </th>
+                  {statuses.map((status) => {
+                    const count = byStatus?.[status] ?? 0;
+                    return (
+                      <td key={status} class="number">
+                        {count > 0 ? <Link to={{ page: 'instances', filter: { workflowId, stateId, status } }}>{count}</Link> : <span class="muted">0</span>}
+                      </td>
+                    );
+                  })}
+                  <td class="number">{countOf(byStatus)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {counts.data && counts.data.total === 0 && (
+        <EmptyState title={`No instances of version ${shownVersion}`}>
+          <p>
+            Start one with <code>POST /api/instances</code> and <code>&#123;"workflowId": "{workflowId}"&#125;</code>.
+          </p>
+        </EmptyState>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * @module Warnings about a valid definition: things that are allowed but are probably mistakes. They never
+ * block storing a definition. Each is decided on the definition graph alone (no I/O), conservatively:
+ * a warning is given only when the definition proves it.
+ */
+import type { Step, WorkflowDefinition } from '../definition';
+import { formatPath } from '../validation';
+import { contextEffectOfAction, contextKeysReadByCondition, contextKeysReadByTemplate } from './context-keys';
+import { buildDefinitionGraph, type DefinitionGraph, type TransitionEdge } from './definition-graph';
+import { isEmpty, isSubset, sortedNames } from './name-set';
+
+export const WarningCode = {
+  unreachableState: 'unreachableState',
+  noWayToFinish: 'noWayToFinish',
+  shadowedTransition: 'shadowedTransition',
+  unusedTimer: 'unusedTimer',
+  undefinedContextKey: 'undefinedContextKey',
+  selfLoopWithoutActions: 'selfLoopWithoutActions',
+} as const;
+export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];
+
+export interface DefinitionWarning {
+  /** JSON path in the definition, as validation errors use. */
+  readonly path: string;
+  readonly code: WarningCode;
+  readonly message: string;
+}
+
+/** Every warning about a valid definition, in the order of the definition's states and transitions. */
+export function analyzeDefinition(definition: WorkflowDefinition): DefinitionWarning[] {
+  const graph = buildDefinitionGraph(definition);
+  return [...stateWarnings(graph), ...transitionWarnings(graph), ...undefinedContextKeys(graph)];
+}
+
+function stateWarnings(graph: DefinitionGraph): DefinitionWarning[] {
+  const warnings: DefinitionWarning[] = [];
+  // A workflow without any final state is a long-lived entity by design (a counter, a catalog entry):
+  // nothing in it is meant to finish, so noWayToFinish is only said where finishing is possible at all.
+  const canFinish = graph.states.some((state) => state.final);
+  for (const state of graph.states) {
+    if (!graph.reachableStateIds.has(state.id)) {
+      warnings.push({ path: state.path, code: WarningCode.unreachableState, message: `state "${state.id}" cannot be reached from the initial state "${graph.initialStateId}" by any transition` });
+    } else if (canFinish && !graph.finishingStateIds.has(state.id)) {
+      warnings.push({ path: state.path, code: WarningCode.noWayToFinish, message: `no path of transitions leads from state "${state.id}" to a final state: an instance that gets there never completes` });
+    }
+  }
+  return warnings;
+}
+
+// Conditions that give the same answer every time they are asked about the same trigger and context.
+const deterministicTypes = new Set(['triggerName', 'triggerContentType', 'triggerParameter', 'expression', 'all', 'any', 'not']);
+const clockOrRandom = /\$(now|millis|random)\s*\(/;
+
+function isDeterministic(step: Step): boolean {
+  if (!deterministicTypes.has(step.type)) return false;
+  const record = step as Record<string, unknown>;
+  if (step.type === 'expression') return typeof record.expression === 'string' && !clockOrRandom.test(record.expression);
+  if (step.type === 'all' || step.type === 'any') return Array.isArray(record.conditions) && (record.conditions as Step[]).every(isDeterministic);
+  if (step.type === 'not') return record.condition !== null && typeof record.condition === 'object' && isDeterministic(record.condition as Step);
+  return true;
+}
+
+/** A condition's meaning as a string: its JSON with keys sorted and the `id` label left out. */
+function canonical(value: unknown, isCondition = true): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, isCondition)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([key]) => !(isCondition && key === 'id')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item, key === 'conditions' || key === 'condition')}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Why `earlier` always matches whenever `later` would, or undefined if that is not certain. */
+function shadowReason(earlier: TransitionEdge, later: TransitionEdge): string | undefined {
+  if (!isEmpty(later.triggerNames) && isSubset(later.triggerNames, earlier.alwaysMatchedNames)) {
+    const names = later.triggerNames.kind === 'only' ? sortedNames(later.triggerNames).map((name) => `"${name}"`).join(', ') : 'any trigger';
+    return `every trigger it could take (${names}) is taken first by transitions[${earlier.index}] ("${earlier.id}"), whose conditions hold for it whatever else it carries`;
+  }
+  const earlierConditions = earlier.definition.conditions;
+  if (!earlierConditions.every(isDeterministic)) return undefined;
+  const laterConditions = new Set(later.definition.conditions.map((condition) => canonical(condition)));
+  if (earlierConditions.every((condition) => laterConditions.has(canonical(condition)))) {
+    return earlierConditions.length === 0
+      ? `transitions[${earlier.index}] ("${earlier.id}") has no conditions, so it is always chosen first`
+      : `transitions[${earlier.index}] ("${earlier.id}") is chosen first whenever this one would be: its conditions are a subset of this one's`;
+  }
+  return undefined;
+}
+
+function transitionWarnings(graph: DefinitionGraph): DefinitionWarning[] {
+  const warnings: DefinitionWarning[] = [];
+  for (const state of graph.states) {
+    const edges = graph.transitionsFrom(state.id);
+    const stateDefinition = graph.definition.states[state.id]!;
+    for (const edge of edges) {
+      if (edge.timer) {
+        // A timer trigger carries no ordinary trigger name, so a timer transition that asks for one never fires.
+        if (edge.triggerNames.kind === 'only') {
+          const names = sortedNames(edge.triggerNames).map((name) => `"${name}"`).join(', ');
+          const why = names ? `its conditions ask for the trigger name ${names}, which a timer trigger never has` : 'its conditions ask for trigger names no trigger can have at once';
+          warnings.push({ path: formatPath([...pathOf(edge), 'timer']), code: WarningCode.unusedTimer, message: `the timer of transition "${edge.id}" can never choose it: ${why}` });
+        }
+      } else {
+        for (const earlier of edges.slice(0, edge.index)) {
+          if (earlier.timer) continue; // a timer transition is only considered when its own timer fires
+          const reason = shadowReason(earlier, edge);
+          if (reason) {
+            warnings.push({ path: edge.path, code: WarningCode.shadowedTransition, message: `transition "${edge.id}" can never be chosen: ${reason}` });
+            break;
+          }
+        }
+      }
+      if (edge.targetStateId === state.id && edge.definition.actions.length === 0 && stateDefinition.entryActions.length === 0 && stateDefinition.exitActions.length === 0) {
+        warnings.push({ path: edge.path, code: WarningCode.selfLoopWithoutActions, message: `transition "${edge.id}" leads back to state "${state.id}" and runs no actions (no transition, exit or entry actions): it only records a transition` });
+      }
+    }
+  }
+  return warnings;
+}
+
+function pathOf(edge: TransitionEdge): (string | number)[] {
+  return ['states', edge.stateId, 'transitions', edge.index];
+}
+
+// ---- undefinedContextKey --------------------------------------------------------------------------
+
+/**
+ * Keys known to be absent from the context. The creation context is open (a definition does not declare
+ * what it accepts), so a key no action sets may still come from it: that is not decidable. What is
+ * decidable is a key that every path to a step has removed (setContext `remove`) and nothing set again.
+ */
+type Absent = ReadonlySet<string>;
+
+function afterActions(absent: Absent, actions: readonly Step[]): Absent {
+  let out = new Set(absent);
+  for (const action of actions) {
+    const effect = contextEffectOfAction(action);
+    if (effect.setsUnknownKeys) out = new Set();
+    for (const key of effect.sets) out.delete(key);
+    for (const key of effect.removes) out.add(key);
+  }
+  return out;
+}
+
+function intersect(a: Absent | undefined, b: Absent): Absent {
+  return a === undefined ? b : new Set([...a].filter((key) => b.has(key)));
+}
+
+function undefinedContextKeys(graph: DefinitionGraph): DefinitionWarning[] {
+  const { definition } = graph;
+  // Absent keys just before a state's entry actions; undefined: not reached (yet).
+  const atEntry = new Map<string, Absent>([[graph.initialStateId, new Set()]]);
+  const restingIn = (stateId: string) => afterActions(atEntry.get(stateId)!, definition.states[stateId]!.entryActions);
+  const queue = [graph.initialStateId];
+  while (queue.length) {
+    const stateId = queue.shift()!;
+    const state = definition.states[stateId]!;
+    const afterExit = afterActions(restingIn(stateId), state.exitActions);
+    for (const edge of graph.transitionsFrom(stateId)) {
+      const before = atEntry.get(edge.targetStateId);
+      const next = intersect(before, afterActions(afterExit, edge.definition.actions));
+      if (before === undefined || next.size !== before.size) {
+        atEntry.set(edge.targetStateId, next);
+        queue.push(edge.targetStateId);
+      }
+    }
+  }
+
+  const warnings: DefinitionWarning[] = [];
+  const check = (keys: readonly string[], absent: Absent, path: (string | number)[]) => {
+    for (const key of new Set(keys)) {
+      if (absent.has(key)) warnings.push({ path: formatPath(path), code: WarningCode.undefinedContextKey, message: `reads context.${key}, which every path to here has removed (setContext "remove") and nothing sets again` });
+    }
+  };
+  const checkActions = (actions: readonly Step[], absent: Absent, path: (string | number)[]) => {
+    let current = absent;
+    actions.forEach((action, index) => {
+      check(contextEffectOfAction(action).reads, current, [...path, index]);
+      current = afterActions(current, [action]);
+    });
+    return current;
+  };
+  for (const [stateId, state] of Object.entries(definition.states)) {
+    const entry = atEntry.get(stateId);
+    if (!entry) continue; // unreachable: reported as such
+    const statePath = ['states', stateId];
+    // Entry conditions are asked before the exit and transition actions run: against the states before.
+    const incoming = graph.transitions.filter((edge) => edge.targetStateId === stateId && atEntry.has(edge.stateId));
+    let beforeEntryConditions: Absent | undefined = stateId === graph.initialStateId ? new Set() : undefined;
+    for (const edge of incoming) beforeEntryConditions = intersect(beforeEntryConditions, restingIn(edge.stateId));
+    state.entryConditions.forEach((condition, index) => check(contextKeysReadByCondition(condition), beforeEntryConditions ?? new Set(), [...statePath, 'entryConditions', index]));
+    const resting = checkActions(state.entryActions, entry, [...statePath, 'entryActions']);
+    state.interests.forEach((interest, index) => check(contextKeysReadByTemplate(interest), resting, [...statePath, 'interests', index]));
+    state.exitConditions.forEach((condition, index) => check(contextKeysReadByCondition(condition), resting, [...statePath, 'exitConditions', index]));
+    state.transitions.forEach((transition, index) => {
+      transition.conditions.forEach((condition, conditionIndex) => check(contextKeysReadByCondition(condition), resting, [...statePath, 'transitions', index, 'conditions', conditionIndex]));
+    });
+    const afterExit = checkActions(state.exitActions, resting, [...statePath, 'exitActions']);
+    state.transitions.forEach((transition, index) => checkActions(transition.actions, afterExit, [...statePath, 'transitions', index, 'actions']));
+  }
+  return warnings;
+}

@@ -1,0 +1,61 @@
+/**
+ * @module The triggers an instance can act on now: for its current state, every transition with the
+ * trigger names it answers, the parameters it tests, its target and its timer. Read from the definition
+ * graph; what the conditions say about the context is not evaluated (a dry run does that).
+ */
+import type { WorkflowDefinition } from '../definition';
+import { InstanceStatus } from '../enums';
+import type { Instance } from '../instance';
+import { buildDefinitionGraph, type ParameterTest, type TimerSpec } from './definition-graph';
+import { sortedNames } from './name-set';
+
+export interface AvailableTrigger {
+  readonly transitionId: string;
+  /** The names it answers; `["*"]` for any name (minus `exceptTriggerNames`); empty for a timer transition. */
+  readonly triggerNames: readonly string[];
+  readonly exceptTriggerNames?: readonly string[];
+  readonly parameters: readonly Omit<ParameterTest, 'path'>[];
+  readonly targetStateId: string;
+  /** A timer transition's timer, with its due time when the instance shows it armed. */
+  readonly timer?: TimerSpec & { readonly dueAt?: string };
+}
+
+export interface AvailableTriggers {
+  readonly status: InstanceStatus;
+  readonly stateId: string;
+  readonly items: readonly AvailableTrigger[];
+}
+
+/** Armed timers as instances show them once timers exist (issue 13), read defensively until then. */
+function armedTimers(instance: Instance): Map<string, string> {
+  const timers = (instance as { timers?: unknown }).timers;
+  const armed = new Map<string, string>();
+  if (!Array.isArray(timers)) return armed;
+  for (const timer of timers as { transitionId?: unknown; dueAt?: unknown }[]) {
+    if (typeof timer?.transitionId === 'string' && typeof timer.dueAt === 'string') armed.set(timer.transitionId, timer.dueAt);
+  }
+  return armed;
+}
+
+/** Only a `waiting` instance takes triggers; any other gets an empty list with its status. */
+export function availableTriggers(definition: WorkflowDefinition, instance: Pick<Instance, 'status' | 'stateId'>): AvailableTriggers {
+  const base = { status: instance.status, stateId: instance.stateId };
+  if (instance.status !== InstanceStatus.waiting) return { ...base, items: [] };
+  const armed = armedTimers(instance as Instance);
+  const items = buildDefinitionGraph(definition)
+    .transitionsFrom(instance.stateId)
+    .map((edge): AvailableTrigger => {
+      const names = sortedNames(edge.triggerNames);
+      const parameters = edge.parameters.map(({ path: _path, ...parameter }) => parameter);
+      const dueAt = armed.get(edge.id);
+      return {
+        transitionId: edge.id,
+        triggerNames: edge.timer ? [] : edge.triggerNames.kind === 'only' ? names : ['*'],
+        ...(!edge.timer && edge.triggerNames.kind === 'allExcept' && names.length ? { exceptTriggerNames: names } : {}),
+        parameters,
+        targetStateId: edge.targetStateId,
+        ...(edge.timer ? { timer: { ...edge.timer, ...(dueAt ? { dueAt } : {}) } } : {}),
+      };
+    });
+  return { ...base, items };
+}

@@ -1,0 +1,50 @@
+/**
+ * @module A Mermaid `stateDiagram-v2` of a definition graph: every state by its display name, the
+ * initial and final states, every transition labelled with the trigger names it answers (or its timer),
+ * and optionally one state highlighted (an instance's current state).
+ */
+import type { DefinitionGraph, TransitionEdge } from './definition-graph';
+import { sortedNames } from './name-set';
+
+export interface DiagramOptions {
+  /** The state to highlight (an instance's current state). */
+  readonly highlightStateId?: string;
+}
+
+/**
+ * Text safe inside a Mermaid label: quotes, `#`, `;` and `%` become Mermaid entity codes (`#quot;`), line
+ * breaks become spaces, since a label ends at the end of its line.
+ */
+export function mermaidLabel(text: string): string {
+  const entities: Record<string, string> = { '#': '#35;', '"': '#quot;', ';': '#59;', '%': '#37;' };
+  return text.replace(/[\r\n]+/g, ' ').replace(/[#";%]/g, (character) => entities[character]!).trim();
+}
+
+/** What a transition's arrow says: its timer, its trigger names, "any trigger", or "no trigger". */
+export function transitionLabel(edge: TransitionEdge): string {
+  if (edge.timer) {
+    const when = edge.timer.after !== undefined ? `after ${edge.timer.after}` : `at ${edge.timer.at}`;
+    return `timer: ${when}${edge.timer.calendar ? ` (${edge.timer.calendar} calendar)` : ''}`;
+  }
+  const names = sortedNames(edge.triggerNames);
+  if (edge.triggerNames.kind === 'only') return names.length ? names.join(', ') : 'no trigger';
+  return names.length ? `any trigger except ${names.join(', ')}` : 'any trigger';
+}
+
+export function mermaidStateDiagram(graph: DefinitionGraph, options: DiagramOptions = {}): string {
+  // States are drawn under generated ids (s0, s1, ...): state ids may hold any character.
+  const alias = new Map(graph.states.map((state, index) => [state.id, `s${index}`]));
+  const lines = ['stateDiagram-v2'];
+  for (const state of graph.states) lines.push(`    state "${mermaidLabel(state.displayName)}" as ${alias.get(state.id)}`);
+  lines.push(`    [*] --> ${alias.get(graph.initialStateId)}`);
+  for (const edge of graph.transitions) {
+    lines.push(`    ${alias.get(edge.stateId)} --> ${alias.get(edge.targetStateId)}: ${mermaidLabel(transitionLabel(edge))}`);
+  }
+  for (const state of graph.states) if (state.final) lines.push(`    ${alias.get(state.id)} --> [*]`);
+  const highlighted = options.highlightStateId === undefined ? undefined : alias.get(options.highlightStateId);
+  if (highlighted) {
+    lines.push('    classDef current fill:#fde68a,stroke:#b45309,stroke-width:3px');
+    lines.push(`    class ${highlighted} current`);
+  }
+  return `${lines.join('\n')}\n`;
+}

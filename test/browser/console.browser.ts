@@ -1,0 +1,255 @@
+/**
+ * The web console end to end: a real local server (with a function key set) on Azurite, the built
+ * console in Debian's headless chromium. Each test drives the pages as a person would (labels, buttons,
+ * keyboard) and checks what the API then reports.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { capabilitiesFrom } from '../../console/src/api/capabilities';
+import { startLocalHost, type LocalHost } from '../../src/host/local-host';
+import { silentLogger } from '../../src/host/logger';
+import { prefixedStorageNames } from '../../src/storage/names';
+import { httpClient } from '../host/http-client';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+import { launchBrowser, screenshot, watchForPageErrors } from './support/browser';
+
+const API_KEY = 'browser-test-key';
+const expenseClaim = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'examples', 'expense-claim.json'), 'utf8')) as Record<string, unknown>;
+
+/** A workflow that faults on demand: Ship with a weight that is not a number makes its action fail. */
+const order = {
+  id: 'order',
+  displayName: 'Order',
+  initialStateId: 'placed',
+  states: {
+    placed: {
+      displayName: 'Placed',
+      transitions: [
+        {
+          id: 'ship',
+          targetStateId: 'shipped',
+          conditions: [{ type: 'triggerName', name: 'Ship' }],
+          actions: [{ type: 'setContext', expressions: { postage: '$number(trigger.parameters.weight) * 2' } }],
+        },
+      ],
+    },
+    shipped: { displayName: 'Shipped' },
+  },
+};
+
+let host: LocalHost;
+let api: ReturnType<typeof httpClient>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let pageErrors: string[];
+
+async function send(instanceId: string, trigger: Record<string, unknown>): Promise<void> {
+  const accepted = await api.request('POST', `/api/instances/${instanceId}/triggers`, { json: trigger });
+  expect(accepted.status).toBe(202);
+  expect((await api.waitForOperation(accepted.body.operationId)).status).toBe(200);
+}
+
+beforeAll(async () => {
+  host = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_API_KEY: API_KEY },
+    port: 0,
+    storageNames: prefixedStorageNames(uniquePrefix('web')),
+    logger: silentLogger,
+  });
+  api = httpClient(host.url, { 'x-functions-key': API_KEY });
+  expect((await api.request('PUT', '/api/workflows/expense-claim', { json: expenseClaim })).status).toBe(201);
+  expect((await api.request('PUT', '/api/workflows/order', { json: order })).status).toBe(201);
+  for (const id of ['claim-1', 'claim-2', 'claim-3']) {
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: 'expense-claim', instanceId: id, context: { claimantId: 'ann' } } })).status).toBe(201);
+  }
+  // claim-3 goes on to wait for approval, so two states have instances.
+  await send('claim-3', { id: 'seed-update-3', name: 'Update', parameters: { amount: 80, description: 'Taxi' } });
+  await send('claim-3', { id: 'seed-submit-3', name: 'Submit', parameters: { at: '2026-11-20' } });
+  for (const id of ['order-1', 'order-2']) expect((await api.request('POST', '/api/instances', { json: { workflowId: 'order', instanceId: id } })).status).toBe(201);
+  await send('order-1', { id: 'seed-ship-1', name: 'Ship', parameters: { weight: 'heavy' } });
+  expect((await api.request('GET', '/api/instances/order-1')).body.status).toBe('faulted');
+  // A second version of order, with no instances: both order instances stay on version 1.
+  const orderV2 = { ...order, displayName: 'Order (v2)' };
+  expect((await api.request('PUT', '/api/workflows/order', { json: orderV2, headers: { 'if-match': '*' } })).status).toBe(200);
+
+  browser = await launchBrowser();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  pageErrors = watchForPageErrors(page);
+});
+
+afterEach(async () => {
+  await context?.close();
+  expect(pageErrors).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.stop();
+});
+
+/** Opens the console with the key already entered, as after the first visit in this tab. */
+async function openWithKey(hash: string): Promise<void> {
+  await page.goto(`${host.url}/console/`);
+  await page.getByLabel('API key').fill(API_KEY);
+  await page.getByRole('button', { name: 'Use key' }).click();
+  await page.goto(`${host.url}/console/${hash}`);
+}
+
+it('opens at /, asks for the key with the problem+json detail, then lists the workflows with their versions', async () => {
+  await page.goto(`${host.url}/`);
+  expect(new URL(page.url()).pathname).toBe('/console/');
+  const alert = page.getByRole('alert');
+  await expect(alert.textContent()).resolves.toContain('A valid key is required in the x-functions-key header');
+
+  await page.getByLabel('API key').fill(API_KEY);
+  await page.keyboard.press('Enter');
+  const row = page.getByRole('row', { name: /expense-claim/ });
+  await row.waitFor();
+  await expect(row.getByRole('link', { name: 'v1 (latest)' }).count()).resolves.toBe(1);
+  const orderRow = page.getByRole('row', { name: /Order/ });
+  await expect(orderRow.getByRole('link', { name: /^v\d/ }).allTextContents()).resolves.toEqual(['v2 (latest)', 'v1']);
+
+  // The key lasts for the tab: a reload needs no second entry.
+  await page.reload();
+  await page.getByRole('row', { name: /expense-claim/ }).waitFor();
+  await expect(page.getByText('API key set for this tab').count()).resolves.toBe(1);
+  await screenshot(page, 'workflows');
+});
+
+it('draws the workflow diagram with the number of instances in each state', async () => {
+  await openWithKey('#/workflows/expense-claim');
+  const diagram = page.getByTestId('diagram');
+  await diagram.locator('svg').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid="diagram"] svg')?.textContent?.includes('2 waiting'));
+  const text = (await diagram.locator('svg').textContent()) ?? '';
+  expect(text).toContain('Waiting for submission');
+  expect(text).toContain('2 waiting');
+  expect(text).toContain('1 waiting');
+  // The same counts as a table, each linking to the filtered instance list.
+  const submission = page.getByTestId('state-counts').getByRole('row', { name: /Waiting for submission/ });
+  await expect(submission.getByRole('link', { name: '2' }).getAttribute('href')).resolves.toBe('#/instances?workflowId=expense-claim&stateId=waiting-for-submission&status=waiting');
+  await screenshot(page, 'workflow-diagram');
+});
+
+it('switches between versions of a workflow, each with its own instances', async () => {
+  await openWithKey('#/workflows/order');
+  await page.getByText('No instances of version 2').waitFor();
+  await page.getByLabel('Version', { exact: true }).selectOption('1');
+  await page.waitForFunction(() => window.location.hash === '#/workflows/order?version=1');
+  const totals = page.getByTestId('state-counts').locator('tbody tr td:last-child');
+  await page.waitForFunction(() => document.querySelector('[data-testid="state-counts"] caption')?.textContent?.includes('version 1'));
+  await expect(totals.allTextContents()).resolves.toEqual(['2', '0']);
+  await page.getByTestId('diagram').locator('svg').waitFor();
+});
+
+it('filters the instance list by workflow, state and status', async () => {
+  await openWithKey('#/instances');
+  await page.getByTestId('instances').waitFor();
+  await page.getByLabel('Workflow').selectOption('expense-claim');
+  await page.getByLabel('State').selectOption('waiting-for-approval');
+  await page.getByLabel('Status').selectOption('waiting');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.waitForFunction(() => window.location.hash.includes('stateId=waiting-for-approval'));
+  await page.getByTestId('instances').getByRole('link', { name: 'claim-3' }).waitFor();
+  await expect(page.getByTestId('instances').locator('tbody tr').count()).resolves.toBe(1);
+
+  await page.getByLabel('Subject').fill('nobody:here');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('No instance matches these filters').waitFor();
+});
+
+it('opens an instance, shows where it is, and sends a trigger (after its dry run when the server offers one)', async () => {
+  const { dryRun } = capabilitiesFrom((await api.request('GET', '/api/openapi.json')).body);
+  await openWithKey('#/instances?workflowId=expense-claim&stateId=waiting-for-submission');
+  await page.getByRole('link', { name: 'claim-1' }).click();
+  await page.getByRole('heading', { name: 'Instance claim-1' }).waitFor();
+  await expect(page.getByTestId('instance-state').textContent()).resolves.toContain('waiting-for-submission');
+  // Its state is the highlighted one on the diagram (the server marks it with the class `current`).
+  const highlighted = page.getByTestId('diagram').locator('svg g.current');
+  await highlighted.first().waitFor();
+  await expect(highlighted.count()).resolves.toBe(1);
+  await expect(highlighted.textContent()).resolves.toContain('Waiting for submission');
+  await expect(page.getByTestId('interests').textContent()).resolves.toContain('claimant:ann');
+
+  await page.getByLabel('Trigger name').fill('Update');
+  await page.getByLabel('Parameters (JSON object, optional)').fill('{"amount": 120, "description": "Train"}');
+  if (dryRun) {
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    await expect(page.getByTestId('dry-run').textContent()).resolves.toContain('transitioned');
+    await page.getByRole('button', { name: 'Send for real' }).click();
+  } else {
+    await expect(page.getByText('This server offers no dry run').count()).resolves.toBe(1);
+    await page.getByRole('button', { name: 'Send trigger' }).click();
+  }
+  const outcomes = page.getByTestId('outcomes');
+  await outcomes.getByText('transitioned').waitFor();
+  await page.getByText('succeeded').first().waitFor();
+  await screenshot(page, 'instance-after-trigger');
+
+  const instance = (await api.request('GET', '/api/instances/claim-1')).body;
+  expect(instance.context).toMatchObject({ amount: 120, description: 'Train' });
+  // The page reloads the instance when the operation finishes: the history shows the new entry.
+  await page.getByTestId('history').getByText('update', { exact: true }).waitFor();
+});
+
+it('recovers a faulted instance into the state chosen', async () => {
+  await openWithKey('#/instances/order-1');
+  await expect(page.getByTestId('fault-message').textContent()).resolves.toMatch(/\S/);
+  await expect(page.getByTestId('instance-status').textContent()).resolves.toBe('faulted');
+  await page.getByLabel('Recover into state').selectOption('placed');
+  await screenshot(page, 'faulted-instance');
+  await page.getByRole('button', { name: 'Recover' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="instance-status"]')?.textContent === 'waiting');
+  await expect(page.getByRole('heading', { name: 'Fault' }).count()).resolves.toBe(0);
+  const instance = (await api.request('GET', '/api/instances/order-1')).body;
+  expect(instance).toMatchObject({ status: 'waiting', stateId: 'placed' });
+});
+
+it('cancels an instance only after a confirmation', async () => {
+  await openWithKey('#/instances/order-2');
+  await page.getByRole('button', { name: 'Cancel instance…' }).click();
+  await page.getByRole('button', { name: 'Keep it' }).click();
+  expect((await api.request('GET', '/api/instances/order-2')).body.status).toBe('waiting');
+
+  await page.getByRole('button', { name: 'Cancel instance…' }).click();
+  await page.getByRole('button', { name: 'Yes, cancel it' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="instance-status"]')?.textContent === 'cancelled');
+  expect((await api.request('GET', '/api/instances/order-2')).body.status).toBe('cancelled');
+});
+
+it('follows an operation to its per-instance outcomes', async () => {
+  const accepted = await api.request('POST', '/api/triggers', { json: { id: 'approve-all', name: 'Approve', subjects: ['approvers'], parameters: { by: 'bob' } } });
+  expect(accepted.status).toBe(202);
+  await openWithKey('#/operations/approve-all');
+  await page.getByTestId('outcomes').getByRole('link', { name: 'claim-3' }).waitFor();
+  await page.getByText('succeeded').first().waitFor();
+  await expect(page.getByTestId('outcomes').textContent()).resolves.toContain('approve: waiting-for-approval → waiting-for-payment');
+  await screenshot(page, 'operation');
+});
+
+it('can be used from the keyboard: a skip link first, and every field labelled', async () => {
+  await openWithKey('#/instances');
+  // A fresh load (a navigation inside the console moves focus to the page's heading instead).
+  await page.reload();
+  await page.getByTestId('instances').waitFor();
+  await page.keyboard.press('Tab');
+  await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')].filter((field) => (field as HTMLInputElement).labels?.length === 0 && !field.getAttribute('aria-label')).length,
+  );
+  expect(unlabelled).toBe(0);
+  // Enter on the skip link moves focus to the page's content.
+  await page.keyboard.press('Enter');
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+  // After a navigation from the keyboard, focus lands on the new page's heading.
+  await page.getByRole('link', { name: 'claim-1' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Instance claim-1' }).waitFor();
+  await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Instance claim-1');
+});

@@ -1,0 +1,113 @@
+/**
+ * The console's API client against a real HTTP server on loopback: the key header, the query strings it
+ * builds, and every failure turned into an ApiError holding the problem+json.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError, asProblem } from '../../console/src/api/api-error';
+import { createHttpConsoleApi } from '../../console/src/api/console-api';
+
+interface Seen {
+  method: string;
+  url: string;
+  key: string | undefined;
+  body: string;
+}
+
+let server: Server;
+let baseUrl: string;
+const seen: Seen[] = [];
+let answer: (request: IncomingMessage) => { status: number; type?: string; body: string };
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      seen.push({ method: request.method!, url: request.url!, key: request.headers['x-functions-key'] as string | undefined, body: Buffer.concat(chunks).toString() });
+      const { status, type, body } = answer(request);
+      response.writeHead(status, { 'content-type': type ?? 'application/json' });
+      response.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+beforeEach(() => {
+  seen.length = 0;
+  answer = () => ({ status: 200, body: '{"items":[]}' });
+});
+
+it('sends the key as x-functions-key once one is set, read on every call', async () => {
+  let key: string | undefined;
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => key });
+  await api.listWorkflows();
+  key = 'k-1';
+  await api.listWorkflows();
+  expect(seen.map((request) => request.key)).toEqual([undefined, 'k-1']);
+});
+
+it('builds query strings from the filter, leaving out what is empty, and encodes ids in paths', async () => {
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
+  await api.listInstances({ workflowId: 'w', stateId: '', status: 'faulted', subject: 'claimant:ann' }, 'tok/1', 50);
+  await api.getWorkflow('a b', 2);
+  answer = () => ({ status: 200, type: 'text/plain', body: 'stateDiagram-v2\n' });
+  expect(await api.getDiagram('w', { version: 3, instanceId: 'i/1' })).toBe('stateDiagram-v2\n');
+  expect(seen.map((request) => request.url)).toEqual([
+    '/api/instances?workflowId=w&status=faulted&subject=claimant%3Aann&continuationToken=tok%2F1&maxPageSize=50',
+    '/api/workflows/a%20b?version=2',
+    '/api/workflows/w/diagram?version=3&instanceId=i%2F1',
+  ]);
+});
+
+it('posts triggers, dry runs, recover and cancel with JSON bodies', async () => {
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
+  answer = () => ({ status: 202, body: '{"operationId":"op-1","status":"notStarted","statusUrl":"/api/operations/op-1"}' });
+  expect(await api.sendInstanceTrigger('c1', { name: 'Update', parameters: { amount: 1 } })).toMatchObject({ operationId: 'op-1' });
+  answer = () => ({ status: 200, body: '{"instances":[]}' });
+  await api.dryRunInstanceTrigger('c1', { name: 'Update' });
+  await api.recoverInstance('c1', 'open');
+  await api.cancelInstance('c1');
+  expect(seen.map(({ method, url, body }) => `${method} ${url} ${body}`)).toEqual([
+    'POST /api/instances/c1/triggers {"name":"Update","parameters":{"amount":1}}',
+    'POST /api/instances/c1/triggers?dryRun=true {"name":"Update"}',
+    'POST /api/instances/c1/recover {"stateId":"open"}',
+    'POST /api/instances/c1/cancel ',
+  ]);
+});
+
+it('throws the problem+json the server answered with, errors included', async () => {
+  const problem = { type: 'https://signalbox.dev/problems/invalid-request', title: 'Invalid request', status: 400, detail: 'The body is invalid', errors: [{ path: 'stateId', message: 'Required' }] };
+  answer = () => ({ status: 400, type: 'application/problem+json', body: JSON.stringify(problem) });
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
+  const error = await api.recoverInstance('c1', '').catch((thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(ApiError);
+  expect((error as ApiError).problem).toEqual(problem);
+  expect(asProblem(error)).toEqual(problem);
+});
+
+it('makes a problem of an answer that is not problem+json', async () => {
+  answer = () => ({ status: 502, type: 'text/html', body: '<h1>Bad gateway</h1>' });
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
+  const error = (await api.getInstance('c1').catch((thrown: unknown) => thrown)) as ApiError;
+  expect(error.problem).toMatchObject({ status: 502, detail: '<h1>Bad gateway</h1>' });
+});
+
+it('reports a network failure as a problem with status 0', async () => {
+  const api = createHttpConsoleApi({ baseUrl: 'http://127.0.0.1:1/api', apiKey: () => undefined });
+  const problem = asProblem(await api.getInstance('c1').catch((thrown: unknown) => thrown));
+  expect(problem).toMatchObject({ status: 0, title: 'The request did not complete' });
+});
+
+it('reads capabilities once, and again after a failure', async () => {
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
+  answer = () => ({ status: 503, type: 'application/problem+json', body: '{"title":"Unhealthy","status":503}' });
+  await expect(api.capabilities()).rejects.toBeInstanceOf(ApiError);
+  answer = () => ({ status: 200, body: JSON.stringify({ paths: { '/api/workflows/{id}/diagram': { get: {} } } }) });
+  expect(await api.capabilities()).toMatchObject({ diagram: true });
+  expect(await api.capabilities()).toMatchObject({ diagram: true });
+  expect(seen.filter((request) => request.url === '/api/openapi.json')).toHaveLength(2);
+});

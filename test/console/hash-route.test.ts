@@ -1,0 +1,28 @@
+/** The console's hash routes: parsed from and written to the URL fragment, both ways. */
+import { formatHash, parseHash, type ConsoleRoute } from '../../console/src/lib/hash-route';
+
+const routes: ConsoleRoute[] = [
+  { page: 'workflows' },
+  { page: 'workflow', workflowId: 'expense-claim' },
+  { page: 'workflow', workflowId: 'expense claim/2', version: 3 },
+  { page: 'instances', filter: {} },
+  { page: 'instances', filter: { workflowId: 'w', stateId: 'open', status: 'faulted', subject: 'claimant:ann' } },
+  { page: 'instance', instanceId: 'claim 42' },
+  { page: 'operation', operationId: 'op-1' },
+];
+
+it.each(routes)('round-trips %j', (route) => {
+  expect(parseHash(formatHash(route))).toEqual(route);
+});
+
+it.each([
+  ['', { page: 'workflows' }],
+  ['#/', { page: 'workflows' }],
+  ['#/workflows/w?version=abc', { page: 'workflow', workflowId: 'w' }],
+  ['#/workflows/w?version=0', { page: 'workflow', workflowId: 'w' }],
+  ['#/instances?status=sleeping&workflowId=w', { page: 'instances', filter: { workflowId: 'w' } }],
+  ['#/instances/a/b', { page: 'notFound', path: '/instances/a/b' }],
+  ['#/elsewhere', { page: 'notFound', path: '/elsewhere' }],
+])('reads %s leniently', (hash, route) => {
+  expect(parseHash(hash)).toEqual(route);
+});

@@ -1,0 +1,254 @@
+/**
+ * @jest-environment jsdom
+ * @jest-environment-options {"customExportConditions": ["require", "default"]}
+ */
+/**
+ * The console's pages against an in-memory API: what they show (including empty states and problems)
+ * and what they ask the API to do. Mermaid is replaced by a stand-in that echoes the diagram text, so
+ * the tests see exactly what would be drawn; the browser tests draw it for real.
+ */
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import type { ComponentChildren } from 'preact';
+import { ApiContext } from '../../console/src/api-context';
+import { ApiError } from '../../console/src/api/api-error';
+import type { ConsoleApi } from '../../console/src/api/console-api';
+import { ProblemAlert } from '../../console/src/components/problem-alert';
+import { InstancePage } from '../../console/src/pages/instance-page';
+import { InstancesPage } from '../../console/src/pages/instances-page';
+import { OperationPage } from '../../console/src/pages/operation-page';
+import { WorkflowPage } from '../../console/src/pages/workflow-page';
+import { WorkflowsPage } from '../../console/src/pages/workflows-page';
+import { fakeApi, instance, type FakeApi } from './support/fake-api';
+
+jest.mock('../../console/src/lib/render-mermaid', () => ({
+  renderMermaid: async (text: string) => `<svg><desc>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</desc></svg>`,
+}));
+
+function renderWith(api: FakeApi, children: ComponentChildren) {
+  return render(<ApiContext.Provider value={api as unknown as ConsoleApi}>{children}</ApiContext.Provider>);
+}
+
+const diagramText = async () => {
+  await waitFor(() => expect(screen.getByTestId('diagram').querySelector('desc')).not.toBeNull());
+  return screen.getByTestId('diagram').querySelector('desc')!.textContent!;
+};
+
+describe('ProblemAlert', () => {
+  it('shows the title, status, detail and every invalid field by its path', () => {
+    render(<ProblemAlert problem={{ title: 'Invalid request', status: 400, detail: 'The body is invalid', errors: [{ path: 'stateId', message: 'Required' }] }} />);
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toContain('Invalid request (400)');
+    expect(alert.textContent).toContain('The body is invalid');
+    expect(alert.textContent).toContain('stateId: Required');
+  });
+
+  it('says where the key goes on a 401', () => {
+    render(<ProblemAlert problem={{ title: 'Unauthorized', status: 401 }} />);
+    expect(screen.getByRole('alert').textContent).toContain('Enter the API key');
+  });
+});
+
+describe('WorkflowsPage', () => {
+  it('lists each workflow with a link per version, newest first', async () => {
+    renderWith(fakeApi(), <WorkflowsPage />);
+    const versions = await screen.findByRole('list', { name: 'Versions of expense-claim' });
+    expect(within(versions).getAllByRole('link').map((link) => [link.textContent, link.getAttribute('href')])).toEqual([
+      ['v2 (latest)', '#/workflows/expense-claim?version=2'],
+      ['v1', '#/workflows/expense-claim?version=1'],
+    ]);
+  });
+
+  it('shows how to define a workflow when there is none', async () => {
+    renderWith(fakeApi({ listWorkflows: jest.fn(async () => ({ items: [] })) }), <WorkflowsPage />);
+    expect((await screen.findByText('No workflows yet')).textContent).toBe('No workflows yet');
+  });
+
+  it('shows the problem when the list fails', async () => {
+    const failing = jest.fn(async () => {
+      throw new ApiError({ title: 'Unauthorized', status: 401, detail: 'A valid key is required in the x-functions-key header' });
+    });
+    renderWith(fakeApi({ listWorkflows: failing }), <WorkflowsPage />);
+    expect((await screen.findByRole('alert')).textContent).toContain('A valid key is required');
+  });
+});
+
+describe('WorkflowPage', () => {
+  it('draws the counts on the diagram of the version shown and tabulates them per status', async () => {
+    const api = fakeApi({
+      listInstances: jest.fn(async () => ({
+        items: [instance({ id: 'a' }), instance({ id: 'b', status: 'faulted' }), instance({ id: 'c', stateId: 'submitted', status: 'complete' }), instance({ id: 'old', workflowVersion: 1 })],
+      })),
+    });
+    renderWith(api, <WorkflowPage workflowId="expense-claim" version={2} />);
+    await waitFor(async () => expect(await diagramText()).toContain('s0 : 1 waiting · 1 faulted'));
+    expect(await diagramText()).toContain('s1 : 1 complete');
+    expect(api.getDiagram).toHaveBeenCalledWith('expense-claim', { version: 2 });
+    const draft = within(screen.getByTestId('state-counts')).getByRole('row', { name: /Draft/ });
+    // initializing, waiting, faulted, complete, cancelled (no suspended: the API does not offer it), total
+    expect(within(draft).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['0', '1', '1', '0', '0', '2']);
+  });
+
+  it('still counts when the server offers no diagram, and says so', async () => {
+    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false })) });
+    renderWith(api, <WorkflowPage workflowId="expense-claim" />);
+    expect((await screen.findByText('This server offers no diagram route')).textContent).toBeTruthy();
+    await screen.findByTestId('state-counts');
+    expect(api.getDiagram).not.toHaveBeenCalled();
+  });
+});
+
+describe('InstancesPage', () => {
+  it('pages forward with the continuation token and back again', async () => {
+    const listInstances = jest.fn(async (_filter: unknown, token?: string) =>
+      token ? { items: [instance({ id: 'second-page' })] } : { items: [instance({ id: 'first-page' })], continuationToken: 'next-1' },
+    );
+    renderWith(fakeApi({ listInstances }), <InstancesPage filter={{ workflowId: 'expense-claim', status: 'waiting' }} />);
+    await screen.findByRole('link', { name: 'first-page' });
+    fireEvent.click(screen.getByRole('button', { name: 'Next page' }));
+    await screen.findByRole('link', { name: 'second-page' });
+    expect(listInstances).toHaveBeenLastCalledWith({ workflowId: 'expense-claim', status: 'waiting' }, 'next-1', 50);
+    expect((screen.getByRole('button', { name: 'Next page' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Previous page' }));
+    await screen.findByRole('link', { name: 'first-page' });
+  });
+
+  it('says when nothing matches the filters', async () => {
+    renderWith(fakeApi({ listInstances: jest.fn(async () => ({ items: [] })) }), <InstancesPage filter={{ subject: 'nobody' }} />);
+    expect((await screen.findByText('No instance matches these filters')).textContent).toBeTruthy();
+  });
+});
+
+describe('InstancePage', () => {
+  it('shows the instance on its highlighted diagram, with context, interests and history', async () => {
+    const api = fakeApi({
+      getHistory: jest.fn(async () => ({ items: [{ at: '2026-11-23T10:00:00.000Z', event: 'created', triggerId: null, transitionId: null, fromStateId: null, toStateId: 'draft', status: 'waiting' as const }] })),
+    });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    await diagramText();
+    expect(api.getDiagram).toHaveBeenCalledWith('expense-claim', { version: 2, instanceId: 'claim-1' });
+    expect(screen.getByTestId('interests').textContent).toContain('claimant:ann');
+    expect(screen.getByText('claimantId').closest('li')!.textContent).toContain('"ann"');
+    expect((await screen.findByTestId('history')).textContent).toContain('created into draft');
+    expect(screen.getByTestId('available-triggers').textContent).toContain('Submit takes submit to submitted');
+  });
+
+  it('previews a trigger with a dry run and sends exactly what was previewed', async () => {
+    const api = fakeApi();
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    const name = (await screen.findByLabelText('Trigger name')) as HTMLInputElement;
+    await waitFor(() => expect(name.value).toBe('Submit'));
+    const send = screen.getByRole('button', { name: 'Send for real' }) as HTMLButtonElement;
+    expect(send.disabled).toBe(true);
+
+    fireEvent.input(screen.getByLabelText('Parameters (JSON object, optional)'), { target: { value: '{"at": "2026-11-23"}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Dry run' }));
+    const preview = await screen.findByTestId('dry-run');
+    expect(preview.textContent).toContain('Dry run: transitioned');
+    expect(preview.textContent).toContain('triggerName: held');
+    expect(api.dryRunInstanceTrigger).toHaveBeenCalledWith('claim-1', { name: 'Submit', parameters: { at: '2026-11-23' } });
+    expect(api.sendInstanceTrigger).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Send for real' }));
+    await screen.findByTestId('outcomes');
+    expect(api.sendInstanceTrigger).toHaveBeenCalledWith('claim-1', { name: 'Submit', parameters: { at: '2026-11-23' } });
+  });
+
+  it('asks for a new dry run when the trigger changes after one', async () => {
+    renderWith(fakeApi(), <InstancePage instanceId="claim-1" />);
+    await screen.findByLabelText('Trigger name');
+    await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
+    fireEvent.click(screen.getByRole('button', { name: 'Dry run' }));
+    await screen.findByTestId('dry-run');
+    fireEvent.input(screen.getByLabelText('Trigger name'), { target: { value: 'Abandon' } });
+    expect(screen.queryByTestId('dry-run')).toBeNull();
+    expect((screen.getByRole('button', { name: 'Send for real' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('refuses parameters that are not a JSON object, before calling the API', async () => {
+    const api = fakeApi();
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    fireEvent.input(await screen.findByLabelText('Parameters (JSON object, optional)'), { target: { value: '[1, 2]' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Dry run' }));
+    expect((await screen.findByText('Parameters must be a JSON object')).textContent).toBeTruthy();
+    expect(api.dryRunInstanceTrigger).not.toHaveBeenCalled();
+  });
+
+  it('sends directly, and says so, on a server without dry runs', async () => {
+    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: false })) });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    await screen.findByText('This server offers no dry run, so the trigger is sent as it is.');
+    await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
+    fireEvent.click(screen.getByRole('button', { name: 'Send trigger' }));
+    await screen.findByTestId('outcomes');
+    expect(api.sendInstanceTrigger).toHaveBeenCalledWith('claim-1', { name: 'Submit' });
+    expect(api.dryRunInstanceTrigger).not.toHaveBeenCalled();
+  });
+
+  it('shows the problem when a send is refused', async () => {
+    const api = fakeApi({
+      capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false })),
+      sendInstanceTrigger: jest.fn(async () => {
+        throw new ApiError({ title: 'Invalid request', status: 400, detail: 'The trigger is invalid', errors: [{ path: 'name', message: 'Too long' }] });
+      }),
+    });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    fireEvent.input(await screen.findByLabelText('Trigger name'), { target: { value: 'X' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send trigger' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('name: Too long');
+  });
+
+  it('recovers a faulted instance into the state chosen', async () => {
+    const faulted = instance({ status: 'faulted', stateId: 'submitted', fault: { message: 'Unable to cast value to a number', triggerId: 't-9', at: '2026-11-23T10:07:00.000Z' } });
+    const api = fakeApi({ getInstance: jest.fn(async () => faulted) });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    expect((await screen.findByTestId('fault-message')).textContent).toBe('Unable to cast value to a number');
+    expect(screen.getByText('A faulted instance takes no triggers.')).toBeTruthy();
+    const select = screen.getByLabelText('Recover into state') as HTMLSelectElement;
+    await waitFor(() => expect(select.options.length).toBe(2));
+    expect(select.value).toBe('submitted');
+    fireEvent.change(select, { target: { value: 'draft' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Recover' }));
+    await waitFor(() => expect(api.recoverInstance).toHaveBeenCalledWith('claim-1', 'draft'));
+    await waitFor(() => expect(api.getInstance).toHaveBeenCalledTimes(2));
+  });
+
+  it('cancels only after a confirmation', async () => {
+    const api = fakeApi();
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Cancel instance…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Keep it' }));
+    expect(api.cancelInstance).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel instance…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, cancel it' }));
+    await waitFor(() => expect(api.cancelInstance).toHaveBeenCalledWith('claim-1'));
+  });
+});
+
+describe('OperationPage', () => {
+  it('polls while the operation runs, showing progress, then its summary and outcomes with traces', async () => {
+    jest.useFakeTimers();
+    try {
+      const running = { id: 'op-7', status: 'running' as const, createdAt: '', updatedAt: '', candidates: 4, progress: { total: 4, processed: 1 } };
+      const done = {
+        ...running,
+        status: 'succeeded' as const,
+        progress: { total: 4, processed: 4 },
+        summary: { transitioned: 3, faulted: 1, noTransition: 0 },
+        instances: [{ instanceId: 'c1', outcome: 'faulted', error: 'boom', trace: [{ path: 'states.a.transitions[0].actions[0]', type: 'setContext', result: 'error' as const, detail: 'boom' }] }],
+      };
+      const getOperation = jest.fn().mockResolvedValueOnce(running).mockResolvedValue(done);
+      renderWith(fakeApi({ getOperation }), <OperationPage operationId="op-7" />);
+      expect((await screen.findByText('1 of 4 processed')).textContent).toBeTruthy();
+      expect(screen.queryByTestId('outcomes')).toBeNull();
+      await jest.advanceTimersByTimeAsync(1000);
+      await screen.findByTestId('outcomes');
+      expect(screen.getByText('4 of 4 processed')).toBeTruthy();
+      expect(screen.getByLabelText('Summary').textContent).toBe('transitioned3faulted1');
+      expect(screen.getByTestId('outcomes').textContent).toContain('setContext: error boom');
+      await jest.advanceTimersByTimeAsync(5000);
+      expect(getOperation).toHaveBeenCalledTimes(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

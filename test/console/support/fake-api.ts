@@ -1,0 +1,61 @@
+/** An in-memory ConsoleApi for component tests: every method a jest mock with a sensible default. */
+import type { ConsoleApi } from '../../../console/src/api/console-api';
+import type { Instance, Workflow } from '../../../console/src/api/types';
+
+export const workflow: Workflow = {
+  id: 'expense-claim',
+  displayName: 'Expense claim',
+  initialStateId: 'draft',
+  version: 2,
+  states: {
+    draft: { displayName: 'Draft', transitions: [{ id: 'submit', targetStateId: 'submitted' }] },
+    submitted: { displayName: 'Submitted' },
+  },
+};
+
+export function instance(overrides: Partial<Instance> = {}): Instance {
+  return {
+    id: 'claim-1',
+    workflowId: 'expense-claim',
+    workflowVersion: 2,
+    stateId: 'draft',
+    status: 'waiting',
+    context: { claimantId: 'ann', lines: [{ amount: 12 }] },
+    interests: ['claim-1', 'claimant:ann'],
+    createdAt: '2026-11-23T10:00:00.000Z',
+    updatedAt: '2026-11-23T10:05:00.000Z',
+    ...overrides,
+  };
+}
+
+/** Loosely typed mocks: a test overrides a method with whatever answer (or failure) it needs. */
+export type FakeApi = { [K in keyof ConsoleApi]: jest.Mock };
+
+export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
+  return {
+    capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: true })),
+    listWorkflows: jest.fn(async () => ({ items: [{ id: workflow.id, displayName: workflow.displayName, version: workflow.version }] })),
+    getWorkflow: jest.fn(async () => workflow),
+    getDiagram: jest.fn(async () => 'stateDiagram-v2\n    state "Draft" as s0\n    state "Submitted" as s1\n    s0 --> s1: Submit\n'),
+    listInstances: jest.fn(async () => ({ items: [instance()] })),
+    getInstance: jest.fn(async () => instance()),
+    getHistory: jest.fn(async () => ({ items: [] })),
+    getAvailableTriggers: jest.fn(async () => ({ status: 'waiting' as const, items: [{ transitionId: 'submit', triggerNames: ['Submit'], parameters: [], targetStateId: 'submitted' }] })),
+    sendInstanceTrigger: jest.fn(async () => ({ operationId: 'op-1', status: 'notStarted' as const, statusUrl: '/api/operations/op-1' })),
+    dryRunInstanceTrigger: jest.fn(async (instanceId: string) => ({
+      instances: [{ instanceId, outcome: 'transitioned', transitionId: 'submit', toStateId: 'submitted', trace: [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: true }], contextAfter: { submitted: true } }],
+    })),
+    recoverInstance: jest.fn(async (instanceId: string, stateId: string) => instance({ id: instanceId, stateId })),
+    cancelInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'cancelled' })),
+    getOperation: jest.fn(async (operationId: string) => ({
+      id: operationId,
+      status: 'succeeded' as const,
+      createdAt: '2026-11-23T10:06:00.000Z',
+      updatedAt: '2026-11-23T10:06:01.000Z',
+      candidates: 1,
+      summary: { transitioned: 1, faulted: 0 },
+      instances: [{ instanceId: 'claim-1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted' }],
+    })),
+    ...overrides,
+  } as FakeApi;
+}
