@@ -3,7 +3,7 @@
  * fired by the local server's storage-driven scheduler on Azurite (in-memory). Prints a table; asserts
  * nothing (figures go in the notes).
  *
- * Phase 1 creates the instances through the HTTP API, each arming one `at` timer, all due within one
+ * Phase 1 creates the instances through the server's engine, each arming one `at` timer, all due within one
  * minute an hour ahead. The server then stops, and a second one starts with its clock an hour ahead (less
  * a few seconds), so the timers fall due while it runs, from the storage index alone (as after a
  * restart). Measured: time from the first due time until every timer's trigger has been applied, the
@@ -56,14 +56,16 @@ async function main(): Promise<void> {
     const creating = await startLocalHost({ env, port: 0, storageNames: names, logger: silentLogger });
     const createStarted = performance.now();
     await json(`${creating.url}/api/workflows/deadline`, 'PUT', workflow);
+    // In process, through the server's own engine (every storage call of a create, without HTTP).
+    const engine = creating.core.servicesFor(creating.runner).engine;
     let next = 0;
     await Promise.all(
       Array.from({ length: 32 }, async () => {
         while (next < TIMERS) {
           const index = next++;
           const dueAt = new Date(firstDue + Math.floor((index * 60_000) / TIMERS)).toISOString();
-          const created = await json(`${creating.url}/api/instances`, 'POST', { workflowId: 'deadline', instanceId: `d-${index}`, context: { dueAt } });
-          if (created.status !== 201) throw new Error(`creating d-${index}: ${created.status} ${JSON.stringify(created.body)}`);
+          await engine.createInstance({ workflowId: 'deadline', instanceId: `d-${index}`, context: { dueAt } });
+          if ((index + 1) % 1000 === 0) console.error(`created ${index + 1}`);
         }
       }),
     );
@@ -84,7 +86,9 @@ async function main(): Promise<void> {
     try {
       requestCounter.reset();
       const lastDue = firstDue + Math.floor(((TIMERS - 1) * 60_000) / TIMERS);
-      while (host.timers.fired < TIMERS) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let reported = 0; host.timers.fired < TIMERS; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        if (host.timers.fired >= reported + 1000) console.error(`fired ${(reported = host.timers.fired)}`);
+      }
       while (host.runner.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
       const doneAt = Date.now() + offset;
       const timerRequests = requestCounter.counts();
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
 
       console.log(`\nSignalbox timer benchmark: local server on Azurite (in-memory), ${TIMERS} timers due within one minute`);
       console.table([
-        { measure: `creating ${TIMERS} instances with a timer (HTTP, 32 clients)`, value: `${createSeconds.toFixed(1)} s (${(TIMERS / createSeconds).toFixed(0)}/s)` },
+        { measure: `creating ${TIMERS} instances with a timer (in process, 32 at a time)`, value: `${createSeconds.toFixed(1)} s (${(TIMERS / createSeconds).toFixed(0)}/s)` },
         { measure: 'first due time → every timer applied', value: `${((doneAt - firstDue) / 1000).toFixed(1)} s (the due times span 60 s)` },
         { measure: 'last due time → every timer applied', value: `${((doneAt - lastDue) / 1000).toFixed(1)} s` },
         { measure: 'instances expired (checked over HTTP)', value: `${expired} of ${TIMERS}` },
