@@ -9,6 +9,8 @@ import './apply-trigger-batch';
 import './activities';
 import './event-delivery-orchestrator';
 import './event-delivery';
+import './timer-orchestrator';
+import './timer-activities';
 import './console';
 import './http';
 import './retention';

@@ -15,6 +15,8 @@ import type { Logger } from '../src/host/trigger-activity-service';
 import type { OperationLauncher } from '../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../src/host/wiring';
 import { durableEventLauncher } from './event-launcher';
+import { timerOrchestrationId } from '../src/host/timer-activities';
+import { TIMER_ORCHESTRATOR } from './timer-orchestrator';
 import { TRIGGER_ORCHESTRATOR, type TriggerOrchestratorInput } from './trigger-orchestrator';
 
 const currentInvocation = new AsyncLocalStorage<InvocationContext>();
@@ -73,6 +75,12 @@ const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.Or
  * and `beginOperation` makes a run over an already finished operation a no-op.
  */
 export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>): OperationLauncher {
+  /** The runtime status of an orchestration instance, undefined when there is none. */
+  const statusOf = (instanceId: string) =>
+    client.getStatus(instanceId).catch((error: unknown) => {
+      if (isMissingInstance(error)) return undefined;
+      throw error;
+    });
   return {
     /**
      * `Prefer: wait` on Azure: durable-functions' own waitForCompletionOrCreateCheckStatusResponse, which
@@ -96,14 +104,20 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
         throw error;
       }
     },
+    /**
+     * Starts the timer's orchestration (timer-orchestrator.ts) under an instance id derived from the
+     * timer id: arming the same timer again finds it and does nothing (unless it failed or was
+     * terminated, when it starts anew; firing twice is harmless, the operation id is the timer id).
+     */
+    async armTimer(timer) {
+      const instanceId = timerOrchestrationId(timer.timerId);
+      const status = await statusOf(instanceId);
+      if (status && !restartable.has(status.runtimeStatus)) return;
+      await client.startNew(TIMER_ORCHESTRATOR, { instanceId, input: timer });
+    },
     async start(operationId, options = {}) {
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
-      const status = options.isNew
-        ? undefined
-        : await client.getStatus(operationId).catch((error: unknown) => {
-            if (isMissingInstance(error)) return undefined;
-            throw error;
-          });
+      const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
       const input: TriggerOrchestratorInput = { operationId };
       await client.startNew(TRIGGER_ORCHESTRATOR, { instanceId: operationId, input });

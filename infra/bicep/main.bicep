@@ -103,6 +103,7 @@ var signalboxTableNames = [
   'SignalboxInstances'
   'SignalboxInterests'
   'SignalboxOperations'
+  'SignalboxTimers'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
 

@@ -469,6 +469,15 @@ export interface components {
             };
             /** @description Subjects the instance is offered triggers for: its own id, its state's interests, and the trigger names its transitions answer. */
             interests: string[];
+            /** @description Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them. */
+            timers: {
+                transitionId: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                dueAt: string;
+            }[];
             fault?: {
                 message: string;
                 triggerId: string | null;
@@ -632,8 +641,17 @@ export interface components {
                 contextAfter: {
                     [key: string]: components["schemas"]["JsonValue"];
                 };
-                /** @description Lifecycle events it would publish. */
-                events: unknown[];
+                /** @description Lifecycle events it would publish (those a subscription of the workflow wants); none is recorded or sent. */
+                events: {
+                    /** @enum {string} */
+                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+                    /** @description The subscriptions it would be delivered to. */
+                    subscriptionIds: string[];
+                    /** @description The CloudEvent `data` it would carry. */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                }[];
                 /** @description Triggers its actions would raise (not raised). */
                 raisedTriggers: {
                     name: string;
@@ -993,6 +1011,15 @@ export interface components {
                         conditions?: components["schemas"]["condition"][];
                         /** @default [] */
                         actions?: components["schemas"]["action"][];
+                        /** @description Makes this a timer transition: chosen only when its timer fires (never by an ordinary trigger). */
+                        timer?: {
+                            /** @description ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds */
+                            after?: string;
+                            /** @description JSONata expression giving an ISO 8601 instant, evaluated after the entry actions */
+                            at?: string;
+                            /** @description A calendar of the workflow's "calendars": count only its working time */
+                            calendar?: string;
+                        } & (unknown | unknown);
                     }[];
                 };
             };
@@ -1006,6 +1033,18 @@ export interface components {
                     managedIdentity: string;
                 };
             }[];
+            calendars?: {
+                [key: string]: {
+                    timeZone: string;
+                    workingHours: {
+                        days: ("Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun")[];
+                        from: string;
+                        to: string;
+                    }[];
+                    /** @default [] */
+                    holidays?: string[];
+                };
+            };
         };
         /** Signalbox workflow (a stored version) */
         Workflow: {
@@ -1037,6 +1076,15 @@ export interface components {
                         conditions?: components["schemas"]["condition"][];
                         /** @default [] */
                         actions?: components["schemas"]["action"][];
+                        /** @description Makes this a timer transition: chosen only when its timer fires (never by an ordinary trigger). */
+                        timer?: {
+                            /** @description ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds */
+                            after?: string;
+                            /** @description JSONata expression giving an ISO 8601 instant, evaluated after the entry actions */
+                            at?: string;
+                            /** @description A calendar of the workflow's "calendars": count only its working time */
+                            calendar?: string;
+                        } & (unknown | unknown);
                     }[];
                 };
             };
@@ -1050,6 +1098,18 @@ export interface components {
                     managedIdentity: string;
                 };
             }[];
+            calendars?: {
+                [key: string]: {
+                    timeZone: string;
+                    workingHours: {
+                        days: ("Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun")[];
+                        from: string;
+                        to: string;
+                    }[];
+                    /** @default [] */
+                    holidays?: string[];
+                };
+            };
             version: number;
             etag: string;
         };
@@ -1083,6 +1143,15 @@ export interface components {
                         conditions?: components["schemas"]["condition"][];
                         /** @default [] */
                         actions?: components["schemas"]["action"][];
+                        /** @description Makes this a timer transition: chosen only when its timer fires (never by an ordinary trigger). */
+                        timer?: {
+                            /** @description ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds */
+                            after?: string;
+                            /** @description JSONata expression giving an ISO 8601 instant, evaluated after the entry actions */
+                            at?: string;
+                            /** @description A calendar of the workflow's "calendars": count only its working time */
+                            calendar?: string;
+                        } & (unknown | unknown);
                     }[];
                 };
             };
@@ -1096,6 +1165,18 @@ export interface components {
                     managedIdentity: string;
                 };
             }[];
+            calendars?: {
+                [key: string]: {
+                    timeZone: string;
+                    workingHours: {
+                        days: ("Mon" | "Tue" | "Wed" | "Thu" | "Fri" | "Sat" | "Sun")[];
+                        from: string;
+                        to: string;
+                    }[];
+                    /** @default [] */
+                    holidays?: string[];
+                };
+            };
             version: number;
             etag: string;
             warnings: components["schemas"]["DefinitionWarning"][];

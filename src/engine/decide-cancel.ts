@@ -5,7 +5,7 @@ import { ConflictError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
 import { plainInstance } from './instance-changes';
 
-/** Throws ConflictError for a complete or cancelled instance. Interests are kept: triggers then get `notActive`. */
+/** Throws ConflictError for a complete or cancelled instance. Interests are kept: triggers then get `notActive`; its timers are disarmed. */
 export function decideCancel(stored: Instance, now: Date): Decision {
   const instance = plainInstance(stored);
   if (instance.status === InstanceStatus.complete || instance.status === InstanceStatus.cancelled) {
@@ -15,7 +15,7 @@ export function decideCancel(stored: Instance, now: Date): Decision {
   return {
     result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId: instance.stateId, toStateId: instance.stateId },
     change: {
-      instance: { ...instance, status: InstanceStatus.cancelled, updatedAt: at, outbox: [], historyLength: instance.historyLength + 1 },
+      instance: { ...instance, status: InstanceStatus.cancelled, updatedAt: at, outbox: [], historyLength: instance.historyLength + 1, timers: [] },
       historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.cancelled, triggerId: null, transitionId: null, fromStateId: instance.stateId, toStateId: instance.stateId, status: InstanceStatus.cancelled },
       outbox: [],
     },

@@ -56,11 +56,11 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(`entry condition [${blocked}] of the initial state "${stateId}" is false`);
-    const entered = await enterState(draft, cause, stateId);
+    const entered = await enterState(draft, cause, stateId, 0);
     return {
       result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },
       change: {
-        instance: { ...initial, status: entered.status, context: draft.context, interests: entered.interests, outbox: entered.outbox.map((row) => row.id), historyLength: 1 },
+        instance: { ...initial, status: entered.status, context: draft.context, interests: entered.interests, outbox: entered.outbox.map((row) => row.id), historyLength: 1, stateEntry: entered.stateEntry, timers: entered.timers },
         historyEntry: { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
         outbox: entered.outbox,
       },

@@ -44,6 +44,8 @@ export function faultDecision(stored: Instance, message: string, at: FaultAt): D
     updatedAt: now,
     appliedTriggers: triggerId ? rememberApplied(instance, triggerId, result) : instance.appliedTriggers,
     historyLength: instance.historyLength + 1,
+    // A faulted instance takes no triggers and fires no timers; recovery arms its state's timers anew.
+    timers: [],
   };
   return {
     result,

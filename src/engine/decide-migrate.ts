@@ -16,6 +16,8 @@ import { computeInterests } from './interests';
 import { matchesSelection, migrationSelection, type MigrationRequest } from './operation-work';
 import type { Registry } from './registry';
 import { Draft, messageOf } from './run-steps';
+import { armTimers, timerOutboxRows } from './timers';
+import type { ArmedTimer } from './instance';
 
 /** Statuses an instance can be migrated in (a faulted one is then recovered in the new version). */
 const migratableStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.waiting, InstanceStatus.suspended, InstanceStatus.faulted]);
@@ -60,12 +62,35 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
   } catch (error) {
     return unchanged({ instanceId: instance.id, outcome: ActionOutcome.failed, fromStateId: instance.stateId, error: `the interests of state "${toStateId}" could not be computed: ${messageOf(error)}` });
   }
-  const at = effects.now().toISOString();
-  // Timers (issue 13): when instances carry timers, re-arm those of the target state here, as enterState arms them.
+  const now = effects.now();
+  const at = now.toISOString();
+  // Timers: the migration is a new entry of the (mapped) state for timer purposes, so timers armed for
+  // the old entry go stale. A timer transition of the target state that was armed before (same id) keeps
+  // its due time (a migration must not reset a 48-hour escalation); one new in the target version counts
+  // from now. An `at` that gives no instant refuses the migration of this instance (`failed`).
+  let timers: ArmedTimer[];
+  try {
+    const before = new Map((instance.timers ?? []).map((timer) => [timer.transitionId, timer.dueAt]));
+    timers = (await armTimers(draft, target.states[toStateId]!, now)).map((timer) => ({ ...timer, dueAt: before.get(timer.transitionId) ?? timer.dueAt }));
+  } catch (error) {
+    return unchanged({ instanceId: instance.id, outcome: ActionOutcome.failed, fromStateId: instance.stateId, error: `the timers of state "${toStateId}" could not be armed: ${messageOf(error)}` });
+  }
+  const stateEntry = instance.historyLength;
+  const outbox = timerOutboxRows(instance.id, stateEntry, timers);
   return {
     result: { instanceId: instance.id, outcome: ActionOutcome.migrated, fromStateId: instance.stateId, toStateId },
     change: {
-      instance: { ...instance, workflowVersion: request.toVersion, stateId: toStateId, interests, updatedAt: at, historyLength: instance.historyLength + 1 },
+      instance: {
+        ...instance,
+        workflowVersion: request.toVersion,
+        stateId: toStateId,
+        interests,
+        updatedAt: at,
+        historyLength: instance.historyLength + 1,
+        stateEntry,
+        timers,
+        outbox: outbox.map((row) => row.id),
+      },
       historyEntry: {
         sequence: instance.historyLength,
         at,
@@ -78,7 +103,7 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
         fromVersion: instance.workflowVersion,
         toVersion: request.toVersion,
       },
-      outbox: [],
+      outbox,
     },
     logs: [],
   };

@@ -31,7 +31,7 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(`entry condition [${blocked}] of state "${stateId}" is false`);
-    const entered = await enterState(draft, cause, stateId);
+    const entered = await enterState(draft, cause, stateId, instance.historyLength);
     const at = effects.now().toISOString();
     return {
       result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: stateId },
@@ -45,6 +45,8 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
           updatedAt: at,
           outbox: entered.outbox.map((row) => row.id),
           historyLength: instance.historyLength + 1,
+          stateEntry: entered.stateEntry,
+          timers: entered.timers,
         },
         historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.recovered, triggerId: null, transitionId: null, fromStateId, toStateId: stateId, status: entered.status },
         outbox: entered.outbox,

@@ -8,6 +8,7 @@ import { ActionOutcome, InstanceStatus } from './enums';
 import { ConflictError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
 import { plainInstance } from './instance-changes';
+import { timerOutboxRows } from './timers';
 
 function relabel(stored: Instance, status: InstanceStatus, event: HistoryEvent, outcome: ActionOutcome, now: Date): Decision {
   const instance = plainInstance(stored);
@@ -30,10 +31,17 @@ export function decideSuspend(stored: Instance, now: Date): Decision {
 }
 
 /**
- * Only a `suspended` instance can be resumed. Timers (issue 13): when instances carry timers, those that
- * fell due while it was suspended fire once after this change is saved (an outbox row per due timer).
+ * Only a `suspended` instance can be resumed. Its armed timers are handed to the scheduler again, under
+ * the resume as a new state entry (new timer ids, the same due times): a timer that fell due while it
+ * was suspended was answered `notActive` and its schedule is spent, so it fires once now; one not yet
+ * due fires when it is due, and its earlier schedule finds itself stale.
  */
 export function decideResume(stored: Instance, now: Date): Decision {
   if (stored.status !== InstanceStatus.suspended) throw new ConflictError(`Instance "${stored.id}" is ${stored.status}, not suspended: only suspended instances can be resumed`);
-  return relabel(stored, InstanceStatus.waiting, HistoryEvent.resumed, ActionOutcome.resumed, now);
+  const decision = relabel(stored, InstanceStatus.waiting, HistoryEvent.resumed, ActionOutcome.resumed, now);
+  const change = decision.change!;
+  if (!change.instance.timers?.length) return decision;
+  const stateEntry = stored.historyLength;
+  const outbox = timerOutboxRows(stored.id, stateEntry, change.instance.timers);
+  return { ...decision, change: { ...change, instance: { ...change.instance, stateEntry, outbox: outbox.map((row) => row.id) }, outbox } };
 }

@@ -21,7 +21,8 @@ export interface LogLine {
 export interface Change {
   /** The instance to save (conditional on the ETag it was decided from). */
   readonly instance: Instance;
-  readonly historyEntry: HistoryEntry;
+  /** Absent only for a change that is no step of the instance's life (a timer spent without a transition). */
+  readonly historyEntry?: HistoryEntry;
   /** Rows for the relay, written in the instance's partition with the save. */
   readonly outbox: readonly OutboxRow[];
   /** Lifecycle event records, added by the runtime from the change (events/lifecycle-events.ts). */

@@ -11,7 +11,7 @@
  * `$defs/condition`, so they are checked as deeply as the server checks them.
  *
  * What a JSON Schema cannot say stays with the server: JSONata syntax, states that must exist,
- * transition ids unique per state.
+ * transition ids unique per state, ISO 8601 durations and time zones, calendars a timer names.
  */
 import { z } from 'zod';
 import { stepSchema, workflowDefinitionSchema } from './definition';
@@ -75,6 +75,14 @@ export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistr
   const transition = ((state.transitions as Json).items as Json).properties as Json;
   refer(transition.conditions, 'condition');
   refer(transition.actions, 'action');
+  // What zod's refinements check, said for editors: exactly one of `after` and `at`, what each holds.
+  const timer = transition.timer as Json;
+  timer.description = 'Makes this a timer transition: chosen only when its timer fires (never by an ordinary trigger).';
+  timer.oneOf = [{ required: ['after'] }, { required: ['at'], not: { required: ['calendar'] } }];
+  const timerFields = timer.properties as Json;
+  (timerFields.after as Json).description = 'ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds';
+  (timerFields.at as Json).description = 'JSONata expression giving an ISO 8601 instant, evaluated after the entry actions';
+  (timerFields.calendar as Json).description = 'A calendar of the workflow\'s "calendars": count only its working time';
   const { $schema: dialect, ...rest } = schema;
   return {
     $schema: dialect,

@@ -7,7 +7,7 @@
  */
 import { workflowDefinitionSchema, type WorkflowDefinition } from './definition';
 import { DefinitionInvalidError, type ValidationIssue } from './errors';
-import { parseTemplate } from './expressions';
+import { compileExpression, parseTemplate } from './expressions';
 import { MAX_INTERESTS_PER_STATE, stateInterestCount } from './interests';
 import { builtInRegistry, type Registry } from './registry';
 import { formatPath, issuesFromZod } from './validation';
@@ -38,6 +38,20 @@ function checkStep(kind: 'condition' | 'action', step: unknown, path: Path, regi
   }
   if (kind === 'condition' && 'children' in type && type.children) {
     for (const child of type.children(result.data)) checkStep('condition', child.step, [...path, ...child.path], registry, issues);
+  }
+}
+
+/** What the timer's own schema cannot see: the calendar it names exists, its `at` expression compiles. */
+function checkTimer(timer: Record<string, unknown>, path: Path, calendars: unknown, issues: ValidationIssue[]): void {
+  if (typeof timer.calendar === 'string' && !(isObject(calendars) && Object.hasOwn(calendars, timer.calendar))) {
+    issues.push({ path: formatPath([...path, 'calendar']), message: `the calendar "${timer.calendar}" is not among the workflow's calendars` });
+  }
+  if (typeof timer.at === 'string') {
+    try {
+      compileExpression(timer.at);
+    } catch (error) {
+      issues.push({ path: formatPath([...path, 'at']), message: (error as Error).message });
+    }
   }
 }
 
@@ -81,6 +95,7 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
       }
       checkSteps('condition', transition.conditions, [...path, 'conditions'], registry, issues);
       checkSteps('action', transition.actions, [...path, 'actions'], registry, issues);
+      if (isObject(transition.timer)) checkTimer(transition.timer, [...path, 'timer'], input.calendars, issues);
     });
   }
   return issues;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { subscriptionsSchema } from './events/subscriptions';
+import { calendarsSchema, timerSchema } from './timer-definition';
 
 export const workflowIdSchema = z
   .string()
@@ -27,6 +28,8 @@ export const transitionSchema = z.strictObject({
   targetStateId: stateIdSchema,
   conditions: z.array(stepSchema).default([]),
   actions: z.array(stepSchema).default([]),
+  /** Makes this a timer transition: chosen only when its timer fires, never by an ordinary trigger. */
+  timer: timerSchema.optional(),
 });
 export type TransitionDefinition = z.infer<typeof transitionSchema>;
 
@@ -56,6 +59,8 @@ export const workflowDefinitionSchema = z.strictObject({
     .meta({ minProperties: 1 }), // the refinement, for JSON Schema readers
   /** Who hears the instances' lifecycle events (at most 10). */
   subscriptions: subscriptionsSchema.optional(),
+  /** Business calendars timers may count working time in (`timer.calendar`). */
+  calendars: calendarsSchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */
@@ -73,4 +78,9 @@ export interface WorkflowVersion {
 
 export function isFinalState(state: StateDefinition): boolean {
   return state.transitions.length === 0;
+}
+
+/** A transition its timer chooses (never an ordinary trigger). */
+export function isTimerTransition(transition: TransitionDefinition): transition is TransitionDefinition & { timer: NonNullable<TransitionDefinition['timer']> } {
+  return transition.timer !== undefined;
 }

@@ -95,8 +95,8 @@ export async function dryRunTrigger(definition: WorkflowDefinition, stored: Inst
     // A decision that changes nothing (blocked, no transition) leaves the context as it was.
     contextAfter: decision.change ? decision.change.instance.context : stored.context,
     // The same records a real save would write (lifecycle-events.ts), so what is shown is what would be sent.
-    events: decision.change
-      ? lifecycleEventWrite(definition, stored, decision.change, { kind: 'trigger', trigger }).records.map((record) => ({
+    events: decision.change?.historyEntry
+      ? lifecycleEventWrite(definition, stored, { instance: decision.change.instance, historyEntry: decision.change.historyEntry }, { kind: 'trigger', trigger }).records.map((record) => ({
           type: record.type,
           subscriptionIds: record.deliveries.map((delivery) => delivery.subscriptionId),
           data: record.data,

@@ -19,6 +19,12 @@ export interface EventOptions {
 
 export interface Clock {
   now(): Date;
+  /**
+   * Optional: runs `callback` when this clock reaches `at`. Test clocks implement it (ManualClock in
+   * `signalbox/testing`), so the engine's in-process timers follow them; without it the engine uses
+   * real timers (setTimeout) against `now()`.
+   */
+  setTimer?(at: Date, callback: () => Promise<void>): void;
 }
 
 export interface EngineOptions {

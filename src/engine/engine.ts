@@ -20,8 +20,11 @@ import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
+import { InProcessTimers } from './in-process-timers';
 import { pagedList } from './paging';
+import { timerTrigger, type DueTimer } from './timers';
 import type {
+  DueTimerIndex,
   HistoryStore,
   InstanceQuery,
   InstanceStore,
@@ -53,6 +56,8 @@ export interface EnginePorts {
   readonly leases: LeaseProvider;
   /** Lifecycle event records (the instance store: they share a partition). Without it, events cannot be listed or delivered. */
   readonly events?: EventStore;
+  /** Armed timers by due time, for hosts that schedule timers from storage (the local server). */
+  readonly dueTimers?: DueTimerIndex;
 }
 
 interface EngineParts {
@@ -70,7 +75,8 @@ export class Engine {
   readonly runtime: InstanceRuntime;
   readonly relay: OutboxRelay;
   private readonly ports: EnginePorts;
-  private readonly handlers: OutboxHandlers;
+  /** Every kind has a handler: the host's, or the in-process default. */
+  private readonly handlers: Required<OutboxHandlers>;
   /** Undefined without an event store. */
   private readonly eventDelivery?: EventDeliveryService;
   /** In-process delivery of lifecycle events (shared by every view of this engine). */
@@ -95,14 +101,22 @@ export class Engine {
         this.dispatcher = new EventDispatcher(this.eventDelivery, this.options.logger);
       }
     }
-    // In-process delivery by default: raised triggers published here, events to the dispatcher, children created here.
+    // In-process delivery by default: raised triggers published here, events to the dispatcher, children
+    // created here, timers fired on the engine's clock (a host gives handlers of its own for what it schedules).
     this.handlers = {
       trigger: async (row) => void (await this.publish(row.payload)),
       event: async (row) => this.dispatchInProcess(row),
       startInstance: async (row, rowOptions) => this.startChild(row.payload, rowOptions),
+      ...(handlers.timer ? {} : { timer: this.inProcessTimerHandler() }),
       ...handlers,
-    };
+    } as Required<OutboxHandlers>;
     this.relay = new OutboxRelay(this.ports.outbox, this.handlers);
+  }
+
+  /** Without a host scheduler: timers fired in this process on the engine's clock. */
+  private inProcessTimerHandler(): OutboxHandlers['timer'] {
+    const timers = new InProcessTimers(this.options.clock, (timer) => this.fireTimer(timer).then(() => undefined), this.options.logger);
+    return (row) => timers.arm(row.payload);
   }
 
   /** The same engine (stores, caches, run loop, event dispatcher) delivering the given kinds of outbox rows through `handlers`. */
@@ -282,6 +296,14 @@ export class Engine {
       results.push(await this.applyTrigger(instanceId, trigger, options));
     }
     return results;
+  }
+
+  /**
+   * Applies a due timer's trigger to its instance (the hosts submit it as an operation instead, so it is
+   * visible like any trigger). A stale timer answers `notInterested` and saves nothing.
+   */
+  fireTimer(timer: DueTimer, options: OperationOptions = {}): Promise<InstanceResult> {
+    return this.applyTrigger(timer.instanceId, timerTrigger(timer), options);
   }
 
   /** Delivers the rows of start-up: every outbox row a crash left (returns how many were delivered). */

@@ -2,7 +2,7 @@
  * @module Entering a state, written once for creation, transitions and recovery: the entry conditions
  * (checked by the caller at its own step, since a false one blocks a transition but faults a creation),
  * then the status, the entry actions, the interests recomputed from the context as it then stands, and
- * the outbox rows of everything the change raised. Timers (issue 13) are armed here too.
+ * the outbox rows of everything the change raised, and the state's timers armed (timers.ts).
  */
 import { isFinalState } from './definition';
 import { statePath } from './decision-trace';
@@ -10,7 +10,9 @@ import { causeKey, raisedHops, type Cause } from './decision';
 import { InstanceStatus } from './enums';
 import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from './outbox';
+import type { ArmedTimer } from './instance';
 import type { Draft } from './run-steps';
+import { armTimers, timerOutboxRows } from './timers';
 import { MAX_TRIGGER_HOPS } from './trigger';
 import { derivedChildId } from './actions/start-instance';
 import { raisedTriggerId } from './trigger-ids';
@@ -20,6 +22,11 @@ export interface EnteredState {
   readonly stateId: string;
   readonly status: InstanceStatus;
   readonly interests: readonly string[];
+  /** Which entry into the state this is (the sequence of the history entry that records it). */
+  readonly stateEntry: number;
+  /** The state's timers, armed from the moment of entry. */
+  readonly timers: readonly ArmedTimer[];
+  /** Raised triggers, then one `timer` row per armed timer. */
   readonly outbox: readonly OutboxRow[];
 }
 
@@ -35,16 +42,24 @@ export function entryBlockedAt(draft: Draft, stateId: string): Promise<number> {
 }
 
 /**
- * Moves the draft into `stateId` (its entry conditions already passed), runs the entry actions and
- * collects the change's outbox. Throws (a StepFailure or a limit) to fault the instance.
+ * Moves the draft into `stateId` (its entry conditions already passed), runs the entry actions, arms the
+ * state's timers and collects the change's outbox. `stateEntry` is the sequence number of the history
+ * entry the change writes (it tells this entry from earlier ones, so their timers are stale). Throws (a
+ * StepFailure, a bad `at`, a limit) to fault the instance.
  */
-export async function enterState(draft: Draft, cause: Cause, stateId: string): Promise<EnteredState> {
+export async function enterState(draft: Draft, cause: Cause, stateId: string, stateEntry: number): Promise<EnteredState> {
   const state = stateOf(draft, stateId);
+  const enteredAt = draft.effects.now();
   draft.stateId = stateId;
   draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
   await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
   const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
-  return { stateId, status: draft.status, interests, outbox: outboxRows(draft, cause) };
+  const timers = await armTimers(draft, state, enteredAt);
+  const outbox = [...outboxRows(draft, cause), ...timerOutboxRows(draft.instanceId, stateEntry, timers)];
+  if (outbox.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
+    throw new Error(`one change may raise triggers and arm timers for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length}`);
+  }
+  return { stateId, status: draft.status, interests, stateEntry, timers, outbox };
 }
 
 /** The rows for what the draft raised and the children it starts, with deterministic ids; past the hop or row limits, a fault. */

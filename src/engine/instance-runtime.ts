@@ -25,9 +25,10 @@ import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
-import type { Instance, StoredInstance } from './instance';
+import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import { isStoredOutboxRow, type OutboxRow } from './outbox';
-import type { InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
+import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
+import { newlyArmed } from './timers';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -36,6 +37,8 @@ export interface InstanceRuntimePorts {
   readonly outbox: OutboxStore;
   readonly interests: InterestIndex;
   readonly leases: LeaseProvider;
+  /** Where a host that schedules timers from storage finds them (the local server); absent elsewhere. */
+  readonly dueTimers?: DueTimerIndex;
 }
 
 /** What a decision needs besides the instance: its definition and the effects it may use. */
@@ -204,7 +207,7 @@ export class InstanceRuntime {
             decision = decideDelete(stored, force, this.options.clock.now());
             lease.assertHeld();
             try {
-              await this.ports.instances.save(decision.change!.instance, { history: [decision.change!.historyEntry] }, { ...options, ifMatch: stored.etag });
+              await this.ports.instances.save(decision.change!.instance, { history: historyOf(decision.change!) }, { ...options, ifMatch: stored.etag });
             } catch (error) {
               if (error instanceof PreconditionFailedError) continue;
               throw error;
@@ -239,11 +242,12 @@ export class InstanceRuntime {
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
     // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
     const preparing = this.prepareLease(input.instanceId, options);
-    // Index rows first: the index may hold more than the truth, never less.
+    // Index rows first: the indexes may hold more than the truth, never less.
     let stored: StoredInstance;
     try {
       await this.ports.interests.add(input.instanceId, change.instance.interests, options);
-      stored = await this.ports.instances.create(change.instance, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, options);
+      await this.indexTimers(undefined, change.instance, options);
+      stored = await this.ports.instances.create(change.instance, { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, options);
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
@@ -306,16 +310,24 @@ export class InstanceRuntime {
     const added = next.interests.filter((subject) => !before.has(subject));
     const removed = stored.interests.filter((subject) => !after.has(subject));
     if (added.length) await this.ports.interests.add(stored.id, added, options);
+    await this.indexTimers(stored, next, options);
     lease.assertHeld();
     let saved: StoredInstance;
     try {
-      saved = await this.ports.instances.save(next, { history: [change.historyEntry], outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
+      saved = await this.ports.instances.save(next, { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
       throw error;
     }
     if (removed.length) await this.removeInterests(stored.id, removed, options);
     return saved;
+  }
+
+  /** Due-time rows for the timers `next` arms (before the save, like interest rows; never removed here). */
+  private async indexTimers(previous: Instance | undefined, next: Instance, options: OperationOptions): Promise<void> {
+    if (!this.ports.dueTimers) return;
+    const armed = newlyArmed(previous, next);
+    if (armed.length) await this.ports.dueTimers.add(armed, options);
   }
 
   private async removeInterests(instanceId: string, subjects: readonly string[], options: OperationOptions): Promise<void> {
@@ -346,4 +358,8 @@ function withLeftovers(change: Change, leftovers: readonly OutboxRow[]): Change 
   if (leftovers.length === 0) return change;
   const ids = [...new Set([...leftovers.map((row) => row.id), ...change.instance.outbox])];
   return { ...change, instance: { ...change.instance, outbox: ids } };
+}
+
+function historyOf(change: Change): HistoryEntry[] {
+  return change.historyEntry ? [change.historyEntry] : [];
 }

@@ -25,6 +25,12 @@ export interface AppliedTrigger {
 
 export const MAX_APPLIED_ERROR_LENGTH = 500;
 
+/** A timer armed when the instance entered its current state: its transition fires at `dueAt` (ISO 8601, UTC). */
+export interface ArmedTimer {
+  readonly transitionId: string;
+  readonly dueAt: string;
+}
+
 export interface Instance {
   readonly id: string;
   readonly workflowId: string;
@@ -51,6 +57,14 @@ export interface Instance {
    * (the API, triggers, lists), and running the deletion again finishes removing its rows.
    */
   readonly deleting?: { readonly at: string };
+  /**
+   * Which entry into the current state this is: the sequence number of the history entry that entered it
+   * (creation, transition, self-transition, recovery). A timer armed for another entry is stale.
+   * Absent on instances saved before timers existed (they have no timers).
+   */
+  readonly stateEntry?: number;
+  /** Timers armed for this entry and not yet fired or spent (absent: none). Leaving the state disarms them. */
+  readonly timers?: readonly ArmedTimer[];
   /** Set on a child instance (the `startInstance` action): its parent hears when it ends. */
   readonly parent?: InstanceParent;
 }

@@ -39,7 +39,11 @@ function stateInterests(state: StateDefinition, registry: Registry): StateIntere
   if (hit) return hit;
   const all: string[] = [...state.interests];
   for (const condition of state.exitConditions) conditionInterests(condition, registry, all);
-  for (const transition of state.transitions) for (const condition of transition.conditions) conditionInterests(condition, registry, all);
+  for (const transition of state.transitions) {
+    // A timer transition is chosen by its timer, which is addressed to the instance itself: no interests.
+    if (transition.timer) continue;
+    for (const condition of transition.conditions) conditionInterests(condition, registry, all);
+  }
   const unique = [...new Set(all)];
   const computed = { literal: unique.filter((item) => !hasPlaceholders(item)), templates: unique.filter(hasPlaceholders) };
   perRegistry.set(state, computed);

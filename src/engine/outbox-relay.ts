@@ -11,9 +11,14 @@ import { isStoredOutboxRow, type OutboxRow, type StoredOutboxRow } from './outbo
 import { pagedList } from './paging';
 import type { OperationOptions, OutboxStore, PageOptions } from './ports';
 
-/** One delivery function per row kind. Must be idempotent by row id. */
-export type OutboxHandlers = {
-  readonly [K in OutboxRow['kind']]: (row: Extract<OutboxRow, { kind: K }>, options?: OperationOptions) => Promise<void>;
+type OutboxHandler<K extends OutboxRow['kind']> = (row: Extract<OutboxRow, { kind: K }>, options?: OperationOptions) => Promise<void>;
+
+/**
+ * One delivery function per row kind; each must be idempotent by row id. Raised triggers always need
+ * one; a host without a handler for a later kind (timers, ...) fails that row's delivery, which keeps it.
+ */
+export type OutboxHandlers = { readonly trigger: OutboxHandler<'trigger'> } & {
+  readonly [K in Exclude<OutboxRow['kind'], 'trigger'>]?: OutboxHandler<K>;
 };
 
 export class OutboxRelay {
@@ -41,7 +46,7 @@ export class OutboxRelay {
     try {
       for (const row of mine) {
         const handler = this.handlers[row.kind] as ((row: OutboxRow, options?: OperationOptions) => Promise<void>) | undefined;
-        if (!handler) throw new Error(`No handler delivers outbox rows of kind "${row.kind}"`);
+        if (!handler) throw new Error(`this host delivers no outbox rows of kind "${row.kind}" (row "${row.id}" of instance "${instanceId}" stays)`);
         await handler(row, options);
         if (isStoredOutboxRow(row)) delivered.push(row.id);
       }

@@ -5,11 +5,12 @@
  * released and deletes each row once delivered. Row ids are deterministic, so a delivery repeated after a
  * crash is recognised downstream (a raised trigger's id is its operation id).
  *
- * Kinds: `trigger` (a raised trigger) today; `timer`, `event` and `startInstance` are reserved for the
- * features built on this (timers, lifecycle events, child workflows): add a row type to `OutboxRow` and a
- * handler to the relay's `OutboxHandlers`.
+ * Kinds: `trigger` (a raised trigger) and `timer` (a timer armed on entering a state, timers.ts); `event`
+ * and `startInstance` are reserved for the features built on this (lifecycle events, child workflows):
+ * add a row type to `OutboxRow` and a handler to the relay's `OutboxHandlers`.
  */
 import type { JsonObject } from './json';
+import type { DueTimer } from './timers';
 import type { Trigger } from './trigger';
 
 export const OutboxKind = {
@@ -42,11 +43,11 @@ export interface StartInstancePayload {
 }
 export type StartInstanceOutboxRow = OutboxRowOf<typeof OutboxKind.startInstance, StartInstancePayload>;
 
-/**
- * Every row kind the engine writes. The `timer` kind is reserved and gets its row type here when its
- * feature lands (payloads must be JSON objects).
- */
-export type OutboxRow = TriggerOutboxRow | EventOutboxRow | StartInstanceOutboxRow;
+/** A timer armed on entering a state: delivered to the host's scheduler (row id = the timer's trigger id). */
+export type TimerOutboxRow = OutboxRowOf<typeof OutboxKind.timer, DueTimer>;
+
+/** Every row kind the engine writes (payloads must be JSON objects). */
+export type OutboxRow = TriggerOutboxRow | TimerOutboxRow | EventOutboxRow | StartInstanceOutboxRow;
 
 /** A row as stored, with the instance it belongs to (the start-up sweep lists rows of every instance). */
 export interface StoredOutboxRow {

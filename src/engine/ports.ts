@@ -10,6 +10,7 @@ import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import type { InstanceResult, Operation, StoredOperation } from './operation';
 import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
+import type { DueTimer } from './timers';
 
 export interface OperationOptions {
   abortSignal?: AbortSignal;
@@ -190,4 +191,21 @@ export interface EventStore {
   updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options?: OperationOptions): Promise<void>;
   /** Events of every instance with a pending delivery: a scan of the table, so only for start-up. */
   listPendingEvents(options?: PageOptions): Promise<Page<StoredEventRecord>>;
+}
+
+/**
+ * Armed timers by due time, for a host that schedules timers from storage (the local server). Invariant,
+ * as for the interest index: a superset of the truth. The run loop adds the rows of newly armed timers
+ * before the save that arms them and never removes any; the scheduler removes a row once its timer's
+ * trigger is submitted, and the instance decides at firing time whether the timer is still armed.
+ */
+export interface DueTimerIndex {
+  /** Idempotent (a row is keyed by due time and timer id). */
+  add(timers: readonly DueTimer[], options?: OperationOptions): Promise<void>;
+  /** Rows due at or before `until`, earliest first. */
+  listDue(until: Date, options?: PageOptions): Promise<Page<DueTimer>>;
+  /** The earliest row, due or not (where the scheduler sleeps until). */
+  earliest(options?: OperationOptions): Promise<DueTimer | undefined>;
+  /** Rows already gone are fine. */
+  remove(timers: readonly DueTimer[], options?: OperationOptions): Promise<void>;
 }

@@ -12,6 +12,8 @@ const MAX_ID_LENGTH = 128;
 
 /** Client trigger ids may not start with this. */
 export const RAISED_TRIGGER_ID_PREFIX = 'raised:';
+/** Nor with this: timers' triggers (timerTriggerId). */
+export const TIMER_TRIGGER_ID_PREFIX = 'timer:';
 
 /** A 64-bit string hash (cyrb53 variant) as 16 hex digits; `seed` gives independent hashes. */
 export function hashString(value: string, seed = 0): string {
@@ -49,4 +51,17 @@ export function raisedTriggerId(instanceId: string, causeKey: string, index: num
   const readable = `${RAISED_TRIGGER_ID_PREFIX}${instanceId.length}:${instanceId}:${causeKey}:${index}`;
   if (readable.length <= MAX_ID_LENGTH && /^[A-Za-z0-9._:-]+$/.test(readable)) return readable;
   return `${RAISED_TRIGGER_ID_PREFIX}h.${hash128(readable)}`;
+}
+
+/**
+ * The id of the timer of `transitionId` armed for entry `stateEntry` of `instanceId`:
+ * `timer:<instanceId>:<stateEntry>:<transitionId>`, readable while that is unambiguous (the instance id
+ * holds no ':', the transition id only id characters, 128 characters at most), else
+ * `timer:h.<128-bit hash>` of it (one ':' only, so it cannot look like a readable one). Deterministic:
+ * arming twice gives one id, so a timer applies at most once (it is its operation's id too).
+ */
+export function timerTriggerId(instanceId: string, stateEntry: number, transitionId: string): string {
+  const readable = `${TIMER_TRIGGER_ID_PREFIX}${instanceId}:${stateEntry}:${transitionId}`;
+  if (!instanceId.includes(':') && readable.length <= MAX_ID_LENGTH && /^[A-Za-z0-9._:-]+$/.test(readable)) return readable;
+  return `${TIMER_TRIGGER_ID_PREFIX}h.${hash128(`${instanceId.length}:${instanceId}:${stateEntry}:${transitionId}`)}`;
 }

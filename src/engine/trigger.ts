@@ -1,7 +1,7 @@
 /** @module Triggers: something that happened, naming the subjects it concerns. */
 import { z } from 'zod';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
-import { RAISED_TRIGGER_ID_PREFIX } from './trigger-ids';
+import { RAISED_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
 import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
@@ -20,10 +20,14 @@ export const idSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 
-/** A client's trigger id: the `raised:` prefix belongs to triggers raised by actions. */
-export const clientTriggerIdSchema = idSchema.refine((id) => !id.startsWith(RAISED_TRIGGER_ID_PREFIX), {
-  message: `must not start with "${RAISED_TRIGGER_ID_PREFIX}": that prefix is reserved for triggers raised by actions`,
-});
+/** A client's trigger id: the `raised:` prefix belongs to triggers raised by actions, `timer:` to timers. */
+export const clientTriggerIdSchema = idSchema
+  .refine((id) => !id.startsWith(RAISED_TRIGGER_ID_PREFIX), {
+    message: `must not start with "${RAISED_TRIGGER_ID_PREFIX}": that prefix is reserved for triggers raised by actions`,
+  })
+  .refine((id) => !id.startsWith(TIMER_TRIGGER_ID_PREFIX), {
+    message: `must not start with "${TIMER_TRIGGER_ID_PREFIX}": that prefix is reserved for timers`,
+  });
 
 const triggerShape = {
   name: z.string().min(1).max(256),
@@ -39,7 +43,7 @@ function checkSize(trigger: object, ctx: z.RefinementCtx): void {
   }
 }
 
-/** A trigger's fields, before the size check (the API describes bodies with it). */
+/** A client's trigger's fields, before the size check (the API describes bodies with it). */
 export const triggerFieldsSchema = z.strictObject({ id: clientTriggerIdSchema.optional(), ...triggerShape });
 
 /** A trigger from a client (`POST /api/triggers`). */
@@ -58,6 +62,14 @@ export interface Trigger {
   readonly parameters?: JsonObject;
   /** How many raises led to this trigger: absent (0) for a client's, 1 for one raised while applying it, ... */
   readonly hops?: number;
+  /** Present only on a timer's trigger (timers.ts): the one timer transition it may choose, and for which entry. */
+  readonly timer?: TimerTarget;
+}
+
+/** What a timer trigger fires: a transition of the state entry the timer was armed for. */
+export interface TimerTarget {
+  readonly transitionId: string;
+  readonly stateEntry: number;
 }
 
 /** Validates input from outside; throws ValidationError listing every problem. */

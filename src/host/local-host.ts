@@ -1,6 +1,7 @@
 /**
  * @module The local host: storage (Azurite unless a connection is configured), the engine, the
- * in-process operation runner and the HTTP server, started and stopped as one. `npm start`, the HTTP
+ * in-process operation runner, the storage-driven timer scheduler and the HTTP server, started and
+ * stopped as one. `npm start`, the HTTP
  * tests and the API benchmark all use it.
  */
 import { setMaxListeners } from 'node:events';
@@ -9,6 +10,8 @@ import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
+import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
+import type { Trigger } from '../engine/trigger';
 import { corsAllowedOrigins, readSetting, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts, type AzurePortsOptions } from './azure-ports';
@@ -31,6 +34,8 @@ export interface LocalHostOptions {
   /** Lease provider options beyond the defaults (the benchmarks). */
   leases?: AzurePortsOptions['leases'];
   runner?: LocalOperationRunnerOptions;
+  /** Tuning of the timer scheduler (tests, the benchmark). */
+  timers?: Pick<LocalTimerSchedulerOptions, 'maxSleepInMs' | 'retryDelayInMs' | 'concurrency' | 'minIntervalInMs'>;
   engineOptions?: HostCoreOptions['engineOptions'];
   /** The built web console. @default dist/console of this package */
   consoleFolder?: string;
@@ -40,6 +45,8 @@ export interface LocalHost {
   readonly url: string;
   readonly core: HostCore;
   readonly runner: LocalOperationRunner;
+  /** The storage-driven timer scheduler. */
+  readonly timers: LocalTimerScheduler;
   /** Azurite, when this host started it. */
   readonly azurite?: RunningAzurite;
   /** Graceful: stop taking requests, finish or hand back in-flight work (leases released), stop Azurite. */
@@ -63,12 +70,16 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
       ...(options.leases ? { leases: options.leases } : {}),
     });
-    const core = createHostCore({ ports, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
-    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), options.runner);
+    // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
+    const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+    let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
+    const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
+    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), { ...options.runner, armTimer: async (timer) => timers.notify(timer) });
     // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
     const stopping = new AbortController();
     setMaxListeners(0, stopping.signal); // one listener per waiting request
     const services = core.servicesFor(runner, undefined, stopping.signal);
+    submit = (trigger) => services.triggers.submit(trigger);
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
     const server: RunningServer = await startLocalServer(services, {
@@ -94,14 +105,18 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
         (count) => void (count > 0 && logger.info('resumed lifecycle event deliveries', { count })),
         (error: unknown) => logger.warn('could not resume lifecycle event deliveries; they wait for the next start', { error: String(error) }),
       );
+    // Timers that fell due while the server was down fire now, once each.
+    timers.start();
     return {
       url: server.url,
       core,
       runner,
+      timers,
       ...(azurite ? { azurite } : {}),
       async stop() {
         stopping.abort();
         await server.close();
+        await timers.stop();
         await sweep;
         await runner.stop();
         core.engine.stopEventDeliveries();

@@ -11,6 +11,7 @@ import { isRetryable } from '../engine/errors';
 import { accumulateResults, emptyTotals } from '../engine/operation';
 import { pagedList } from '../engine/paging';
 import type { OperationStore } from '../engine/ports';
+import type { DueTimer } from '../engine/timers';
 import { backoffDelayInMs, delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
 import type { FindCandidatesOutput } from './trigger-activities';
@@ -28,6 +29,8 @@ export interface LocalOperationRunnerOptions {
   maxAttempts?: number;
   /** First retry delay; doubles each attempt, with jitter. @default 200 */
   firstRetryDelayInMs?: number;
+  /** Where armed timers go (the local timer scheduler); without it this launcher arms none. */
+  armTimer?: (timer: DueTimer) => Promise<void>;
 }
 
 export class LocalOperationRunner implements OperationLauncher {
@@ -37,6 +40,7 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly maxAttempts: number;
   private readonly firstRetryDelayInMs: number;
   private readonly shutdown = new AbortController();
+  readonly armTimer?: (timer: DueTimer) => Promise<void>;
 
   /**
    * `activitiesFor` builds the activities this runner runs, given the runner as their launcher (triggers
@@ -47,6 +51,8 @@ export class LocalOperationRunner implements OperationLauncher {
     activitiesFor: (launcher: OperationLauncher) => TriggerActivityService,
     options: LocalOperationRunnerOptions = {},
   ) {
+    // Before the activities are built: they bind this launcher's armTimer.
+    if (options.armTimer) this.armTimer = options.armTimer;
     this.activities = activitiesFor(this);
     // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
     setMaxListeners(0, this.shutdown.signal);

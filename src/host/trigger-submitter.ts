@@ -1,14 +1,15 @@
 /**
  * @module Accepting a trigger: record its operation (the operation id is the trigger id, so a repeated
  * trigger id answers with its first operation; with a different body it is refused), then ask the host
- * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, and by the outbox relay
- * for raised triggers, so every trigger takes the same path.
+ * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, by the outbox relay for
+ * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
  */
 import { OperationStatus } from '../engine/enums';
 import { randomUUID } from 'node:crypto';
 import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operation';
 import { outcomesOf, type BulkRequest, type MigrationRequest } from '../engine/operation-work';
 import type { OperationOptions, OperationStore } from '../engine/ports';
+import type { DueTimer } from '../engine/timers';
 import type { Trigger } from '../engine/trigger';
 import type { FindCandidatesOutput } from './trigger-activities';
 import { assertSameTrigger, triggerFingerprint } from './trigger-fingerprint';
@@ -32,6 +33,12 @@ export interface OperationLauncher {
    * record's write; handed back in `start` as `firstPage`. Absent: the run looks them up itself.
    */
   findFirstPage?(subjects: readonly string[]): Promise<FindCandidatesOutput>;
+  /**
+   * Hands an armed timer (a `timer` outbox row, after the save that armed it) to the host's scheduler:
+   * a durable timer orchestration on Azure, the storage-driven scheduler locally. Must be idempotent by
+   * timer id. A host without one cannot relay timer rows (they stay in the outbox).
+   */
+  armTimer?(timer: DueTimer): Promise<void>;
 }
 
 export type WaitOutcome = 'finished' | 'pending' | 'unknown';

@@ -7,7 +7,7 @@ import { Engine } from '../engine/engine';
 import type { EventDeliveryTarget } from '../engine/events/event-delivery';
 import type { OutboxHandlers } from '../engine/outbox-relay';
 import type { EngineOptions } from '../engine/engine-options';
-import type { EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
+import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
 import type { ApiServices } from './http/types';
 import { FinishedOperationCache } from './finished-operation-cache';
@@ -25,6 +25,11 @@ export interface SignalboxPorts {
   readonly interests: InterestIndex;
   readonly operations: OperationStore;
   readonly leases: LeaseProvider;
+  /**
+   * Armed timers by due time, for a host that schedules timers from storage (the local server): the run
+   * loop then writes a row before each save that arms timers. The Functions app leaves it out (durable timers).
+   */
+  readonly dueTimers?: DueTimerIndex;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
 }
@@ -59,7 +64,16 @@ export interface HostCoreOptions {
 
 export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
   const engine = new Engine(
-    { workflows: ports.workflows, instances: ports.instances, history: ports.history, outbox: ports.outbox, events: ports.events, interests: ports.interests, leases: ports.leases },
+    {
+      workflows: ports.workflows,
+      instances: ports.instances,
+      history: ports.history,
+      outbox: ports.outbox,
+      events: ports.events,
+      interests: ports.interests,
+      leases: ports.leases,
+      ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
+    },
     {
       http: createOutboundClient({
         allowedHosts: allowedHosts(env),
@@ -85,11 +99,16 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   // here is answered from memory from then on (polls, repeated trigger ids).
   const operations = new FinishedOperationCache(ports.operations);
   const now = () => engine.options.clock.now();
-  /** The engine whose raised triggers become operations that `launcher` runs, like any trigger. */
+  /**
+   * The engine whose raised triggers become operations that `launcher` runs, like any trigger, whose
+   * armed timers go to the launcher's scheduler, and whose lifecycle events go to `events` when given.
+   */
   const bound = (launcher: OperationLauncher, events?: EventLauncher) => {
     const triggers = new TriggerSubmitter(operations, launcher, now, engine.options.newId);
+    const armTimer = launcher.armTimer?.bind(launcher);
     const handlers: Partial<OutboxHandlers> = {
       trigger: async (row) => void (await triggers.submit(row.payload)),
+      ...(armTimer ? { timer: (row) => armTimer(row.payload) } : {}),
       ...(events
         ? { event: (row) => events.deliver(row.payload.subscriptionIds.map((subscriptionId) => ({ instanceId: row.payload.instanceId, eventId: row.payload.eventId, subscriptionId }))) }
         : {}),

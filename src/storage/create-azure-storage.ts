@@ -1,6 +1,6 @@
 /**
- * @module Everything Signalbox keeps in an Azure storage account, built from one connection: the four
- * stores on Table Storage and the lease provider on Blob Storage. Tables and the lease container are
+ * @module Everything Signalbox keeps in an Azure storage account, built from one connection: the
+ * stores and the due-timer index on Table Storage and the lease provider on Blob Storage. Tables and the lease container are
  * created on first start (absorbing only "already exists"), so a fresh account or Azurite needs no setup.
  */
 import type { TableClient } from '@azure/data-tables';
@@ -12,6 +12,7 @@ import { defaultStorageNames, type StorageNames } from './names';
 import type { RequestCounter } from './request-counter';
 import { TableInstanceStore } from './table-instance-store';
 import { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
+import { TableDueTimerIndex } from './table-due-timer-index';
 import { TableOperationStore } from './table-operation-store';
 import { TableWorkflowStore } from './table-workflow-store';
 
@@ -41,6 +42,8 @@ export interface AzureStorage {
   readonly events: TableInstanceStore;
   readonly interests: TableInterestIndex;
   readonly operations: TableOperationStore;
+  /** Armed timers by due time: the local server's scheduler reads it (the Functions app uses durable timers). */
+  readonly dueTimers: TableDueTimerIndex;
   readonly leases: BlobLeaseProvider;
   readonly names: StorageNames;
   /** The SDK clients, for tooling and tests. */
@@ -49,6 +52,7 @@ export interface AzureStorage {
     readonly instances: TableClient;
     readonly interests: TableClient;
     readonly operations: TableClient;
+    readonly timers: TableClient;
     readonly leases: ContainerClient;
   };
 }
@@ -63,12 +67,13 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     instances: createTableClient(connection, names.instancesTable, clientOptions),
     interests: createTableClient(connection, names.interestsTable, clientOptions),
     operations: createTableClient(connection, names.operationsTable, clientOptions),
+    timers: createTableClient(connection, names.timersTable, clientOptions),
     leases: createContainerClient(connection, names.leaseContainer, clientOptions),
   };
   if (options.createIfMissing ?? true) {
     await Promise.all([
       // TableClient.createTable absorbs exactly 409 TableAlreadyExists and nothing else.
-      ...[clients.workflows, clients.instances, clients.interests, clients.operations].map((table) =>
+      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers].map((table) =>
         translate(`table "${table.tableName}"`, () => table.createTable()),
       ),
       createContainer(clients.leases),
@@ -83,6 +88,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     events: instances,
     interests: new TableInterestIndex(clients.interests, options.interests),
     operations: new TableOperationStore(clients.operations),
+    dueTimers: new TableDueTimerIndex(clients.timers),
     leases: new BlobLeaseProvider(clients.leases, options.leases),
     names,
     clients,

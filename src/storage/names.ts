@@ -8,6 +8,8 @@ export interface StorageNames {
   readonly instancesTable: string;
   readonly interestsTable: string;
   readonly operationsTable: string;
+  /** Armed timers by due time (the local server's scheduler). */
+  readonly timersTable: string;
   readonly leaseContainer: string;
 }
 
@@ -16,6 +18,7 @@ export const defaultStorageNames: StorageNames = {
   instancesTable: 'SignalboxInstances',
   interestsTable: 'SignalboxInterests',
   operationsTable: 'SignalboxOperations',
+  timersTable: 'SignalboxTimers',
   leaseContainer: 'signalbox-leases',
 };
 
@@ -27,6 +30,7 @@ export function prefixedStorageNames(prefix: string): StorageNames {
     instancesTable: `${prefix}Instances`,
     interestsTable: `${prefix}Interests`,
     operationsTable: `${prefix}Operations`,
+    timersTable: `${prefix}Timers`,
     leaseContainer: `${prefix.toLowerCase()}-leases`,
   };
 }

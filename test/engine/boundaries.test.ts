@@ -18,13 +18,14 @@ function sources(dir: string): string[] {
 
 const specifier = /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 // @opentelemetry/api is the vendor-neutral tracing API: a no-op until a host registers a provider.
-const allowedPackages = new Set(['zod', 'jsonata', '@opentelemetry/api']);
+// luxon (issue 13: ISO 8601 durations, time zones of business calendars) is pure date arithmetic, no I/O.
+const allowedPackages = new Set(['zod', 'jsonata', '@opentelemetry/api', 'luxon']);
 // Worker threads isolate expressions that cannot be bounded in-process (a heap limit, termination at the
 // deadline); they are computation, not I/O, and only the expression worker pool uses them.
 const allowedNodeModules = new Map([['node:worker_threads', 'expression-worker-pool.ts'], ['cloudevents', 'events/cloud-event.ts']]);
 
 describe('src/engine boundaries', () => {
-  it('imports only zod, jsonata, @opentelemetry/api and itself (no Azure SDK, not even for outbound calls; node:worker_threads only in the expression worker pool, the CNCF cloudevents SDK only where lifecycle events are built)', () => {
+  it('imports only zod, jsonata, @opentelemetry/api, luxon and itself (no Azure SDK, not even for outbound calls; node:worker_threads only in the expression worker pool, the CNCF cloudevents SDK only where lifecycle events are built)', () => {
     const offences: string[] = [];
     for (const file of sources(root)) {
       const text = readFileSync(file, 'utf8');

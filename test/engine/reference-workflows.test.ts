@@ -1,6 +1,8 @@
 import expenseClaim from '../../examples/expense-claim.json';
 import dataCatalogItem from '../../examples/data-catalog-item.json';
-import { testEngine } from './support';
+import { Engine } from '../../src/engine';
+import { ManualClock, createInMemoryPorts } from '../../src/testing';
+import { recordingLogger, testEngine } from './support';
 
 let n = 0;
 const send = (name: string, subjects: string[], parameters?: Record<string, unknown>) => ({ id: `r${++n}`, name, subjects, ...(parameters ? { parameters: parameters as never } : {}) });
@@ -38,6 +40,30 @@ describe('reference workflow: simple expense claim', () => {
     expect((await apply('Reject', { reason: 'receipt' }, ['approvers'])).toStateId).toBe('waiting-for-submission');
     expect((await engine.getInstance('claim-1')).context).toMatchObject({ rejectionReason: 'receipt' });
     expect((await engine.getInstance('claim-1')).context.submittedAt).toBeUndefined();
+  });
+
+  it('escalates once after 16 working hours awaiting approval (office calendar), on the test clock', async () => {
+    // Submitted on Friday 20 November 2026 at 16:00 London time: 1.5 + 8.5 + 6 working hours is Tuesday 15:00.
+    const clock = new ManualClock('2026-11-20T16:00:00.000Z');
+    const logger = recordingLogger();
+    const engine = new Engine(createInMemoryPorts({ now: clock.now }), { clock, logger });
+    await engine.createWorkflow(expenseClaim);
+    await engine.createInstance({ workflowId: 'expense-claim', instanceId: 'claim-9', context: { claimantId: 'u7', amount: 10 } });
+    await engine.applyTrigger('claim-9', send('Submit', ['claim-9'], { at: '2026-11-20' }));
+    expect((await engine.getInstance('claim-9')).timers).toEqual([{ transitionId: 'escalate', dueAt: '2026-11-24T15:00:00.000Z' }]);
+
+    await clock.advanceTo('2026-11-24T14:59:59.999Z');
+    expect((await engine.getInstance('claim-9')).context.escalated).toBeUndefined();
+    await clock.advanceBy(1);
+    const escalated = await engine.getInstance('claim-9');
+    expect(escalated).toMatchObject({ stateId: 'waiting-for-approval', context: { escalated: true } });
+    // The self-transition re-armed the timer for the new entry, 16 working hours on (2.5 + 8.5 + 5): Thursday
+    // 14:00. When it fires its condition is false: `noTransition`, and it is spent.
+    expect(escalated.timers).toEqual([{ transitionId: 'escalate', dueAt: '2026-11-26T14:00:00.000Z' }]);
+    expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'Claim claim-9 escalated: 16 working hours without approval' }));
+    await clock.advanceBy(7 * 24 * 3600_000);
+    expect(await engine.getInstance('claim-9')).toMatchObject({ stateId: 'waiting-for-approval', timers: [] });
+    expect((await engine.getHistory('claim-9')).items.map((entry) => entry.triggerId)).toEqual([null, expect.stringMatching(/^r/), 'timer:claim-9:1:escalate']);
   });
 
   it('cannot be submitted without an amount (entry condition of waiting-for-approval); can be abandoned', async () => {

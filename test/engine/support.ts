@@ -8,6 +8,7 @@ import {
   decideTrigger,
   validateDefinition,
   type Decision,
+  type DueTimer,
   type EngineLogger,
   type EngineOptions,
   type Effects,
@@ -126,6 +127,9 @@ export class RecordingDelivery {
   failWith?: Error;
   private readonly seen = new Set<string>();
 
+  /** Timers handed to the host's scheduler (armed timers), in order. */
+  readonly timers: DueTimer[] = [];
+
   readonly handlers = {
     trigger: async (row: { payload: Trigger }) => {
       this.calls++;
@@ -133,6 +137,9 @@ export class RecordingDelivery {
       if (this.seen.has(row.payload.id)) return;
       this.seen.add(row.payload.id);
       this.delivered.push(structuredClone(row.payload) as Trigger);
+    },
+    timer: async (row: { payload: DueTimer }) => {
+      this.timers.push(structuredClone(row.payload));
     },
   };
 }

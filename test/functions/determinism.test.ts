@@ -7,14 +7,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
-const orchestratorFiles = ['functions/trigger-orchestrator.ts', 'functions/apply-trigger-batch.ts', 'functions/event-delivery-orchestrator.ts'];
-const allowed = new Set(['durable-functions', '../src/engine/operation', '../src/engine/enums', '../src/host/trigger-activities', '../src/host/event-activities', './apply-trigger-batch']);
+const orchestratorFiles = ['functions/trigger-orchestrator.ts', 'functions/apply-trigger-batch.ts', 'functions/event-delivery-orchestrator.ts', 'functions/timer-orchestrator.ts'];
+const allowed = new Set(['durable-functions', '../src/engine/operation', '../src/engine/enums', '../src/host/trigger-activities', '../src/host/event-activities', '../src/host/timer-activities', './apply-trigger-batch']);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
 const allowedTransitive: Record<string, string[]> = {
   'src/engine/operation.ts': ['./enums'],
   'src/engine/enums.ts': ['zod'],
   'src/host/trigger-activities.ts': [],
   'src/host/event-activities.ts': [],
+  'src/host/timer-activities.ts': [],
 };
 
 function imports(file: string): Array<{ specifier: string; typeOnly: boolean }> {

@@ -116,8 +116,8 @@ describe('registered functions', () => {
 
   it('registers the orchestrators and the activities under the names the orchestrators call', () => {
     const byTrigger = (type: string) => registered.filter((fn) => triggerOf(fn).type === type).map((fn) => fn.name).sort();
-    expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'eventDeliveryOrchestrator', 'triggerOrchestrator']);
-    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'attemptEventDelivery', 'beginOperation', 'completeOperation', 'findCandidates', 'recordProgress']);
+    expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'eventDeliveryOrchestrator', 'timerOrchestrator', 'triggerOrchestrator']);
+    expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'attemptEventDelivery', 'beginOperation', 'completeOperation', 'findCandidates', 'fireTimer', 'recordProgress']);
     // The retention recipe: hourly, with a durable client to start its bulk delete operations.
     const retention = registered.find((fn) => fn.name === 'retentionPurge')!;
     expect(triggerOf(retention)).toMatchObject({ type: 'timerTrigger', schedule: '0 0 * * * *' });

@@ -91,6 +91,7 @@ describe('storage account', () => {
       defaultStorageNames.instancesTable,
       defaultStorageNames.interestsTable,
       defaultStorageNames.operationsTable,
+      defaultStorageNames.timersTable,
     ];
     expect([...names].sort()).toEqual([...expected].sort());
     for (const name of expected) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9]{2,62}$/);

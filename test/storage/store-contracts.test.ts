@@ -1,5 +1,6 @@
 /** Every store contract against Azure Table Storage (Azurite) and the in-memory stores. */
-import { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemoryWorkflowStore } from '../../src/testing';
+import { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemoryWorkflowStore } from '../../src/testing';
+import { dueTimerIndexContract } from './contracts/due-timer-index.contract';
 import { instanceStoreContract } from './contracts/instance-store.contract';
 import { interestIndexContract } from './contracts/interest-index.contract';
 import { operationStoreContract } from './contracts/operation-store.contract';
@@ -33,3 +34,10 @@ outboxContract('in memory', async () => {
   const store = new InMemoryInstanceStore();
   return { instances: store, outbox: store };
 });
+
+dueTimerIndexContract('Azure Table Storage', async () => {
+  // Each test gets its own tables: the index is one partition, so tests would see each other's rows.
+  const storage = await createTestStorage();
+  return storage.dueTimers;
+});
+dueTimerIndexContract('in memory', async () => new InMemoryDueTimerIndex());

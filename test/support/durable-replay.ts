@@ -72,6 +72,8 @@ export interface ReplayOptions {
   readonly maxConcurrentActivities?: number;
   /** @default 10000 episodes per orchestration before the helper gives up */
   readonly maxEpisodes?: number;
+  /** The virtual time of the first episode. @default 2026-01-01T00:00:00.000Z */
+  readonly startAt?: string;
 }
 
 export interface OrchestrationRun {
@@ -135,6 +137,8 @@ const { createOrchestrator } = require('durable-functions/lib/src/util/testingUt
 };
 const OUT_OF_PROC_DATA = '$OutOfProcData$:';
 const ActionType = { CallActivity: 0, CallActivityWithRetry: 1, CallSubOrchestrator: 2, CallSubOrchestratorWithRetry: 3, CreateTimer: 5 } as const;
+/** What the extension tells the SDK about timers (replay schema 3): Azure Storage's limits. */
+const TIMER_LIMITS = { maximumShortTimerDuration: '6.00:00:00', longRunningTimerIntervalDuration: '3.00:00:00' } as const;
 const LATEST_REPLAY_SCHEMA = 3;
 // ---------------------------------------------------------------------------------------------------
 
@@ -169,14 +173,14 @@ interface Step {
   readonly id: number;
   readonly isSubOrchestration: boolean;
   readonly scheduled: HistoryEventRecord[];
-  complete(): Promise<{ events: HistoryEventRecord[]; sub?: OrchestrationRun }>;
+  complete(): Promise<{ events: HistoryEventRecord[]; sub?: OrchestrationRun; firedAt?: Date }>;
 }
 
 async function drive(invocation: Invocation, scope: RunScope): Promise<OrchestrationRun> {
   const handler = scope.options.orchestrators[invocation.name];
   if (!handler) throw new Error(`No orchestrator named ${invocation.name} was given to the replay helper`);
   const orchestrator = createOrchestrator(handler);
-  const clock = new VirtualClock();
+  const clock = new VirtualClock(scope.options.startAt);
   const history: HistoryEventRecord[] = [
     event(EventType.OrchestratorStarted, clock),
     event(EventType.ExecutionStarted, clock, { Name: invocation.name, Input: JSON.stringify(invocation.input ?? null) }),
@@ -193,9 +197,7 @@ async function drive(invocation: Invocation, scope: RunScope): Promise<Orchestra
       parentInstanceId: invocation.parentInstanceId,
       isReplaying: episode > 1,
       upperSchemaVersion: LATEST_REPLAY_SCHEMA,
-      // What the extension sends with schema V3 (the Azure Storage provider's defaults): durable timers need them.
-      maximumShortTimerDuration: '6.00:00:00',
-      longRunningTimerIntervalDuration: '3.00:00:00',
+      ...TIMER_LIMITS,
     };
     let state: InternalState;
     try {
@@ -219,7 +221,8 @@ async function drive(invocation: Invocation, scope: RunScope): Promise<Orchestra
     const holdSubs = scope.options.subOrchestrationsLast === true && steps.some((step) => !step.isSubOrchestration);
     const due = holdSubs ? steps.filter((step) => !step.isSubOrchestration) : steps;
     const completions = await Promise.all(due.map((step) => step.complete()));
-    clock.tick();
+    // A durable timer that fired means its fire time has come: the next episode starts then.
+    clock.tick(...completions.flatMap((completion) => (completion.firedAt ? [completion.firedAt] : [])));
     history.push(event(EventType.OrchestratorStarted, clock), ...completions.flatMap((completion) => completion.events));
     for (const completion of completions) if (completion.sub) subOrchestrations.push(completion.sub);
   }
@@ -295,15 +298,13 @@ function actionStep(id: number, action: InternalAction, attempt: number, invocat
     }
     case ActionType.CreateTimer: {
       // A durable timer: time is virtual, so it fires in the next episode, the clock moved to its due time.
-      const fireAt = new Date(action.fireAt!).toISOString();
+      const fireAt = new Date(action.fireAt!);
+      const FireAt = fireAt.toISOString();
       return {
         id,
         isSubOrchestration: false,
-        scheduled: [event(EventType.TimerCreated, clock, { FireAt: fireAt }, id)],
-        complete: async () => {
-          clock.advanceTo(fireAt);
-          return { events: [event(EventType.TimerFired, clock, { TimerId: id, FireAt: fireAt })] };
-        },
+        scheduled: [event(EventType.TimerCreated, clock, { FireAt }, id)],
+        complete: async () => ({ events: [event(EventType.TimerFired, clock, { TimerId: id, FireAt })], firedAt: fireAt }),
       };
     }
     default:
@@ -368,18 +369,19 @@ function markPlayed(history: HistoryEventRecord[]): HistoryEventRecord[] {
 }
 
 class VirtualClock {
-  private at = Date.parse('2026-01-01T00:00:00.000Z');
+  private at: number;
+  constructor(start = '2026-01-01T00:00:00.000Z') {
+    this.at = Date.parse(start);
+  }
   now(): Date {
     return new Date(this.at);
   }
   after(delayInMs: number): Date {
     return new Date(this.at + delayInMs);
   }
-  tick(): void {
-    this.at += 1000;
-  }
-  advanceTo(iso: string): void {
-    this.at = Math.max(this.at, Date.parse(iso));
+  /** A second on, or to the latest of `firedAt` (timers that fired) if that is later. */
+  tick(...firedAt: Date[]): void {
+    this.at = Math.max(this.at + 1000, ...firedAt.map((date) => date.getTime()));
   }
 }
 

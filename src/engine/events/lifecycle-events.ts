@@ -78,8 +78,11 @@ export function parseEventId(instanceId: string, id: string): { sequence: number
   return { sequence: Number(match[1]), type: match[2] };
 }
 
+/** A change that writes a history entry: only those emit events (a spent timer's save writes none, and emits none). */
+export type RecordedChange = Pick<Change, 'instance'> & { readonly historyEntry: NonNullable<Change['historyEntry']> };
+
 /** Which events a change means, in emission order: its history event, then the status it ended in. */
-export function lifecycleEventsOf(before: Instance | undefined, change: Pick<Change, 'instance' | 'historyEntry'>): LifecycleEventType[] {
+export function lifecycleEventsOf(before: Instance | undefined, change: RecordedChange): LifecycleEventType[] {
   const events = new Set<LifecycleEventType>();
   if (isLifecycleEventType(change.historyEntry.event)) events.add(change.historyEntry.event);
   const status = change.instance.status;
@@ -106,7 +109,7 @@ export interface LifecycleEventWrite {
  * The event records and outbox rows of `change` (made from `before`; undefined for a creation). Pure:
  * the same change always gives the same rows and ids. `cause` sets the hop count of a parent's trigger.
  */
-export function lifecycleEventWrite(definition: WorkflowDefinition, before: Instance | undefined, change: Pick<Change, 'instance' | 'historyEntry'>, cause: Cause): LifecycleEventWrite {
+export function lifecycleEventWrite(definition: WorkflowDefinition, before: Instance | undefined, change: RecordedChange, cause: Cause): LifecycleEventWrite {
   const after = change.instance;
   const { sequence, at } = change.historyEntry;
   const subscriptions = definition.subscriptions ?? [];
@@ -172,7 +175,8 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
 
 /** `change` with its events: the records to write, the rows appended to its outbox and listed on the instance. */
 export function withLifecycleEvents(definition: WorkflowDefinition, before: Instance | undefined, change: Change, cause: Cause): Change {
-  const events = lifecycleEventWrite(definition, before, change, cause);
+  if (!change.historyEntry) return change;
+  const events = lifecycleEventWrite(definition, before, { instance: change.instance, historyEntry: change.historyEntry }, cause);
   if (events.records.length === 0 && events.outbox.length === 0) return change;
   return {
     ...change,

@@ -39,6 +39,9 @@ export const instanceSchema = z
     status: instanceStatusSchema,
     context: jsonObjectSchema,
     interests: z.array(z.string()).meta({ description: 'Subjects the instance is offered triggers for: its own id, its state\'s interests, and the trigger names its transitions answer.' }),
+    timers: z
+      .array(z.object({ transitionId: z.string(), dueAt: timestamp }))
+      .meta({ description: 'Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them.' }),
     fault: z.object({ message: z.string(), triggerId: nullableId, at: timestamp }).optional(),
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
     createdAt: timestamp,

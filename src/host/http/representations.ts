@@ -17,6 +17,8 @@ export function instanceBody(instance: StoredInstance) {
     status: instance.status,
     context: instance.context,
     interests: instance.interests,
+    // Armed timers of the current state entry (none once it is left, fired or spent; none when not waiting).
+    timers: instance.timers ?? [],
     ...(instance.fault ? { fault: instance.fault } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     createdAt: instance.createdAt,

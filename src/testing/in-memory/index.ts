@@ -1,11 +1,12 @@
 /** @module In-memory implementations of every port, for tests and single-process hosting. */
+import { InMemoryDueTimerIndex } from './in-memory-due-timer-index';
 import { InMemoryInstanceStore } from './in-memory-instance-store';
 import { InMemoryInterestIndex } from './in-memory-interest-index';
 import { InMemoryLeaseProvider } from './in-memory-lease-provider';
 import { InMemoryOperationStore } from './in-memory-operation-store';
 import { InMemoryWorkflowStore } from './in-memory-workflow-store';
 
-export { InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemoryWorkflowStore };
+export { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemoryWorkflowStore };
 export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
 export { collectAll, pageOf } from './paging';
 

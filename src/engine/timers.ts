@@ -1,0 +1,97 @@
+/**
+ * @module Timers (shared/design/workflow-model.md, "Timers"): arming them when an instance enters a state,
+ * and the trigger a timer applies when it falls due. Arming is `armTimers` (pure but for the clock and
+ * `at` expressions), called by `enterState` for creation, transitions, self-transitions and recovery, and
+ * reusable by any decision that puts an instance into a state (migration). Each armed timer becomes a
+ * `timer` outbox row (its `DueTimer`), which the host's scheduler receives after the save: a durable
+ * timer orchestration on Azure, the storage-driven scheduler locally, the engine's clock in-process.
+ */
+import { DateTime } from 'luxon';
+import { addWorkingTime } from './business-calendar';
+import { isTimerTransition, type StateDefinition, type WorkflowDefinition } from './definition';
+import { evaluateExpression } from './expressions';
+import type { ArmedTimer, Instance } from './instance';
+import { OutboxKind, type TimerOutboxRow } from './outbox';
+import type { Draft } from './run-steps';
+import { parseIsoDuration, type TimerDefinition } from './timer-definition';
+import type { Trigger } from './trigger';
+import { timerTriggerId } from './trigger-ids';
+
+/** The name of every timer's trigger (conditions of a timer transition may read `trigger.parameters`). */
+export const TIMER_TRIGGER_NAME = 'timer';
+
+/** An armed timer with everything a scheduler needs to fire it: the payload of a `timer` outbox row. */
+export interface DueTimer {
+  /** The timer's trigger id (also its operation id, and its outbox row id). */
+  readonly timerId: string;
+  readonly instanceId: string;
+  readonly transitionId: string;
+  readonly stateEntry: number;
+  /** ISO 8601, UTC. */
+  readonly dueAt: string;
+}
+
+/** The trigger a due timer applies to its instance (subject: the instance's own id). */
+export function timerTrigger(timer: DueTimer): Trigger {
+  return {
+    id: timer.timerId,
+    name: TIMER_TRIGGER_NAME,
+    subjects: [timer.instanceId],
+    parameters: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt },
+    timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry },
+  };
+}
+
+/** The due timers of an instance as saved (what schedulers and the due-time index hold). */
+export function dueTimersOf(instance: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+  if (!instance.timers?.length || instance.stateEntry === undefined) return [];
+  const stateEntry = instance.stateEntry;
+  return instance.timers.map((timer) => ({ timerId: timerTriggerId(instance.id, stateEntry, timer.transitionId), instanceId: instance.id, transitionId: timer.transitionId, stateEntry, dueAt: timer.dueAt }));
+}
+
+/** Timers of `next` that `previous` did not have (a new entry, or a new transition): what to index and schedule. */
+export function newlyArmed(previous: Pick<Instance, 'id' | 'stateEntry' | 'timers'> | undefined, next: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+  const before = new Set(previous ? dueTimersOf(previous).map((timer) => timer.timerId) : []);
+  return dueTimersOf(next).filter((timer) => !before.has(timer.timerId));
+}
+
+/** The instant an `at` expression gave, or an Error saying why it is none (a fault, like a failing entry action). */
+function instantOf(value: unknown, transitionId: string): Date {
+  if (typeof value === 'string') {
+    // An instant without an offset is read as UTC, so the result never depends on the server's zone.
+    const parsed = DateTime.fromISO(value, { zone: 'utc' });
+    if (parsed.isValid) return parsed.toJSDate();
+  }
+  const shown = value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 100);
+  throw new Error(`the timer of transition "${transitionId}": "at" gave ${shown}, not an ISO 8601 instant`);
+}
+
+/** The due time of one timer armed at `enteredAt`; throws (a fault) when `at` gives no instant. */
+async function dueAtOf(timer: TimerDefinition, transitionId: string, definition: WorkflowDefinition, draft: Draft, enteredAt: Date): Promise<Date> {
+  if (timer.at !== undefined) return instantOf(await evaluateExpression(timer.at, draft.scope(), { now: () => draft.effects.now() }), transitionId);
+  const duration = parseIsoDuration(timer.after!);
+  if (typeof duration === 'string') throw new Error(`the timer of transition "${transitionId}": ${duration}`);
+  if (timer.calendar === undefined) return DateTime.fromJSDate(enteredAt, { zone: 'utc' }).plus(duration).toJSDate();
+  const calendar = definition.calendars?.[timer.calendar];
+  if (!calendar) throw new Error(`the timer of transition "${transitionId}" names a missing calendar "${timer.calendar}"`);
+  return addWorkingTime(enteredAt, duration.as('milliseconds'), calendar);
+}
+
+/**
+ * The timers of `state` armed on entering it at `enteredAt`, with the draft's context as it stands after
+ * the entry actions. Throws (to fault the instance) when an `at` gives no instant. A final state has none.
+ */
+export async function armTimers(draft: Draft, state: StateDefinition, enteredAt: Date): Promise<ArmedTimer[]> {
+  const armed: ArmedTimer[] = [];
+  for (const transition of state.transitions) {
+    if (!isTimerTransition(transition)) continue;
+    const dueAt = await dueAtOf(transition.timer, transition.id, draft.definition, draft, enteredAt);
+    armed.push({ transitionId: transition.id, dueAt: dueAt.toISOString() });
+  }
+  return armed;
+}
+
+/** The outbox rows that hand armed timers to the host's scheduler after the save. */
+export function timerOutboxRows(instanceId: string, stateEntry: number, timers: readonly ArmedTimer[]): TimerOutboxRow[] {
+  return dueTimersOf({ id: instanceId, stateEntry, timers }).map((payload) => ({ id: payload.timerId, kind: OutboxKind.timer, payload }));
+}

@@ -1,0 +1,87 @@
+/**
+ * @module Armed timers by due time on Azure Table Storage, for the local server's scheduler
+ * (src/host/local-timer-scheduler.ts). One partition, `due`, RowKey = the due time in milliseconds
+ * (zero-padded, so rows sort by due time) + the encoded timer id: "what is due by now" is one range query
+ * read in due order, the earliest row is the first row, and adding or removing a batch of rows is one
+ * transaction per 100. Like the interest index it is a superset of the truth: the run loop adds rows
+ * before the save that arms them, and whether a timer is still armed is decided by its instance at firing.
+ */
+import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
+import type { DueTimer } from '../engine/timers';
+import { isEntityNotFound, toSignalboxError, translate } from './errors';
+import { encodeKey, padNumber } from './keys';
+import { queryPage, type TableRow } from './table-query';
+
+const PARTITION = 'due';
+/** Enough digits for any due time up to the year 275760 (the largest JavaScript date). */
+const DUE_DIGITS = 16;
+
+/** Due times before 1970 (an `at` far in the past) sort as 0: they are all due at once anyway. */
+function dueKey(ms: number): string {
+  return padNumber(Math.max(0, ms), DUE_DIGITS);
+}
+
+function rowKey(timer: DueTimer): string {
+  return `${dueKey(Date.parse(timer.dueAt))}_${encodeKey(timer.timerId, 'timer id')}`;
+}
+
+function toTimer(row: TableRow): DueTimer {
+  return {
+    timerId: String(row.timerId),
+    instanceId: String(row.instanceId),
+    transitionId: String(row.transitionId),
+    stateEntry: Number(row.stateEntry),
+    dueAt: String(row.dueAt),
+  };
+}
+
+export class TableDueTimerIndex implements DueTimerIndex {
+  constructor(private readonly client: TableClient) {}
+
+  async add(timers: readonly DueTimer[], options: OperationOptions = {}): Promise<void> {
+    // Replace-upserts: a row is keyed by what it says, so writing it twice is harmless.
+    await this.inChunks(timers, async (chunk) => {
+      if (chunk.length === 1) await translate('due timers', () => this.client.upsertEntity(this.entity(chunk[0]!), 'Replace', { abortSignal: options.abortSignal }));
+      else await translate('due timers', () => this.client.submitTransaction(chunk.map((timer) => ['upsert', this.entity(timer), 'Replace'] as TransactionAction), { abortSignal: options.abortSignal }));
+    });
+  }
+
+  listDue(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
+    const filter = odata`PartitionKey eq ${PARTITION} and RowKey lt ${dueKey(until.getTime() + 1)}`;
+    return queryPage(this.client, filter, options, toTimer, 'due timers');
+  }
+
+  async earliest(options: OperationOptions = {}): Promise<DueTimer | undefined> {
+    const page = await queryPage(this.client, odata`PartitionKey eq ${PARTITION}`, { ...options, maxPageSize: 1 }, toTimer, 'due timers');
+    return page.items[0];
+  }
+
+  async remove(timers: readonly DueTimer[], options: OperationOptions = {}): Promise<void> {
+    await this.inChunks(timers, async (chunk) => {
+      try {
+        await this.client.submitTransaction(chunk.map((timer) => ['delete', { partitionKey: PARTITION, rowKey: rowKey(timer) }] as TransactionAction), { abortSignal: options.abortSignal });
+      } catch (error) {
+        // A transaction fails as a whole when one row is already gone: one by one then, absorbing "not found".
+        if (!isEntityNotFound(error)) throw toSignalboxError(error, 'due timers');
+        for (const timer of chunk) {
+          try {
+            await this.client.deleteEntity(PARTITION, rowKey(timer), { abortSignal: options.abortSignal });
+          } catch (single) {
+            if (!isEntityNotFound(single)) throw toSignalboxError(single, `due timer "${timer.timerId}"`);
+          }
+        }
+      }
+    });
+  }
+
+  private entity(timer: DueTimer) {
+    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt };
+  }
+
+  private async inChunks(timers: readonly DueTimer[], write: (chunk: DueTimer[]) => Promise<unknown>): Promise<void> {
+    // One transaction may not touch a row twice.
+    const unique = [...new Map(timers.map((timer) => [rowKey(timer), timer])).values()];
+    for (let start = 0; start < unique.length; start += 100) await write(unique.slice(start, start + 100));
+  }
+}

@@ -1,0 +1,33 @@
+/** @module The due-timer index in memory (tests): rows sorted by due time, then timer id. */
+import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../../engine/ports';
+import type { DueTimer } from '../../engine/timers';
+import { pageOf } from './paging';
+
+function keyOf(timer: DueTimer): string {
+  return `${String(Math.max(0, Date.parse(timer.dueAt))).padStart(16, '0')}_${timer.timerId}`;
+}
+
+export class InMemoryDueTimerIndex implements DueTimerIndex {
+  private readonly rows = new Map<string, DueTimer>();
+
+  async add(timers: readonly DueTimer[], _options?: OperationOptions): Promise<void> {
+    for (const timer of timers) this.rows.set(keyOf(timer), { ...timer });
+  }
+
+  async listDue(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
+    const due = this.sorted().filter((timer) => Date.parse(timer.dueAt) <= until.getTime());
+    return pageOf(due, options);
+  }
+
+  async earliest(_options?: OperationOptions): Promise<DueTimer | undefined> {
+    return this.sorted()[0];
+  }
+
+  async remove(timers: readonly DueTimer[], _options?: OperationOptions): Promise<void> {
+    for (const timer of timers) this.rows.delete(keyOf(timer));
+  }
+
+  private sorted(): DueTimer[] {
+    return [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, timer]) => ({ ...timer }));
+  }
+}

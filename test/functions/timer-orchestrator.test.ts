@@ -1,0 +1,144 @@
+/**
+ * The durable timer orchestration (issue 13) on the real durable-functions replay engine, with its real
+ * `fireTimer` activity and the real trigger activities against Azurite: the timer sleeps on durable
+ * timers (several for a wait over the six-day limit), fires its trigger as an operation, and a stale
+ * timer wakes up to find nothing to do. Arming through the durable launcher is idempotent.
+ */
+jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
+
+import { activityHandlers } from '../../functions/activities';
+import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
+import { fireTimer } from '../../functions/timer-activities';
+import { TIMER_ORCHESTRATOR, timerOrchestrator } from '../../functions/timer-orchestrator';
+import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { durableLauncher } from '../../functions/wiring';
+import type { DueTimer } from '../../src/engine/timers';
+import { createAzurePorts } from '../../src/host/azure-ports';
+import type { ApiServices } from '../../src/host/http/types';
+import { silentLogger } from '../../src/host/logger';
+import { FIRE_TIMER_ACTIVITY, MAX_TIMER_INTERVAL_IN_MS, timerOrchestrationId } from '../../src/host/timer-activities';
+import type { TriggerActivities } from '../../src/host/trigger-activities';
+import type { OperationLauncher } from '../../src/host/trigger-submitter';
+import { createHostCore } from '../../src/host/wiring';
+import { prefixedStorageNames } from '../../src/storage/names';
+import { EventType, runOrchestration } from '../support/durable-replay';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+
+const workflow = (after: string) => ({
+  id: `claim-${after.toLowerCase()}`,
+  displayName: 'Claim',
+  initialStateId: 'waiting',
+  states: {
+    waiting: {
+      transitions: [
+        { id: 'approve', targetStateId: 'approved', conditions: [{ type: 'triggerName', name: 'Approve' }] },
+        { id: 'escalate', targetStateId: 'escalated', timer: { after } },
+      ],
+    },
+    approved: { transitions: [{ id: 'archive', targetStateId: 'escalated', conditions: [{ type: 'triggerName', name: 'Archive' }] }] },
+    escalated: {},
+  },
+});
+
+let services: ApiServices;
+let activities: TriggerActivities;
+/** What the relay handed to the durable launcher: on Azure each starts a timer orchestration. */
+const armed: DueTimer[] = [];
+
+beforeAll(async () => {
+  const env = { SIGNALBOX_STORAGE: testConnectionString() };
+  const ports = await createAzurePorts({ env, names: prefixedStorageNames(uniquePrefix('fntimer')) });
+  const core = createHostCore({ ports, logger: silentLogger, env });
+  const launcher: OperationLauncher = { start: async () => undefined, armTimer: async (timer) => void armed.push(timer) };
+  services = core.servicesFor(launcher);
+  activities = core.activitiesFor(launcher);
+  await services.engine.createWorkflow(workflow('P10D'));
+  await services.engine.createWorkflow(workflow('PT1H'));
+});
+
+/** The timer orchestration of `timer`, from the moment it was armed, then the operation it submitted. */
+async function runTimer(timer: DueTimer, startAt: string) {
+  const run = await runOrchestration(TIMER_ORCHESTRATOR, timer, timerOrchestrationId(timer.timerId), {
+    orchestrators: { [TIMER_ORCHESTRATOR]: timerOrchestrator },
+    activities: { [FIRE_TIMER_ACTIVITY]: (input: DueTimer) => fireTimer(input, services) },
+    startAt,
+  });
+  expect(run.status).toBe('completed');
+  const { operationId } = run.output as { operationId: string };
+  const operation = await runOrchestration(TRIGGER_ORCHESTRATOR, { operationId }, operationId, {
+    orchestrators: { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch },
+    activities: activityHandlers(activities),
+  });
+  expect(operation.status).toBe('completed');
+  return { run, operationId, operation: (await services.operations.get(operationId))! };
+}
+
+describe('timerOrchestrator on the replay engine', () => {
+  it('sleeps through a 10-day timer in durable timers of at most three days, then applies the timer trigger', async () => {
+    const created = await services.engine.createInstance({ workflowId: 'claim-p10d', instanceId: 'long-wait' });
+    const timer = armed.find((item) => item.instanceId === 'long-wait')!;
+    expect(timer).toMatchObject({ timerId: 'timer:long-wait:0:escalate', transitionId: 'escalate', stateEntry: 0, dueAt: created.timers![0]!.dueAt });
+
+    const { run, operationId, operation } = await runTimer(timer, created.createdAt);
+    const fireTimes = run.history.filter((event) => event.EventType === EventType.TimerCreated).map((event) => Date.parse(String(event.FireAt)));
+    expect(fireTimes).toHaveLength(4); // 3 + 3 + 3 + 1 days
+    expect(fireTimes[fireTimes.length - 1]).toBe(Date.parse(timer.dueAt));
+    let previous = Date.parse(created.createdAt);
+    for (const fireAt of fireTimes) {
+      expect(fireAt - previous).toBeLessThanOrEqual(MAX_TIMER_INTERVAL_IN_MS);
+      previous = fireAt;
+    }
+    expect(run.activityCalls.map((call) => call.name)).toEqual([FIRE_TIMER_ACTIVITY]);
+    expect(operationId).toBe('timer:long-wait:0:escalate');
+    expect(operation).toMatchObject({ status: 'succeeded', summary: expect.objectContaining({ transitioned: 1 }) });
+    expect(await services.engine.getInstance('long-wait')).toMatchObject({ stateId: 'escalated', timers: [] });
+    const history = await services.engine.getHistory('long-wait');
+    expect(history.items.map((entry) => [entry.triggerId, entry.transitionId])).toEqual([[null, null], ['timer:long-wait:0:escalate', 'escalate']]);
+  });
+
+  it('wakes a stale timer (the instance moved on) that finds nothing to do: nothing saved', async () => {
+    const created = await services.engine.createInstance({ workflowId: 'claim-pt1h', instanceId: 'moved-on' });
+    expect(await services.engine.applyTrigger('moved-on', { id: 'approve-1', name: 'Approve', subjects: ['moved-on'] })).toMatchObject({ outcome: 'transitioned' });
+    const before = await services.engine.getInstance('moved-on');
+    const timer = armed.find((item) => item.instanceId === 'moved-on')!;
+
+    const { run, operation } = await runTimer(timer, created.createdAt);
+    expect(run.history.filter((event) => event.EventType === EventType.TimerCreated)).toHaveLength(1);
+    expect(operation.instances).toEqual([{ instanceId: 'moved-on', outcome: 'notInterested' }]);
+    expect((await services.engine.getInstance('moved-on')).etag).toBe(before.etag);
+    expect((await services.engine.getHistory('moved-on')).items).toHaveLength(2);
+  });
+
+  it('fires at once when the due time has passed', async () => {
+    const created = await services.engine.createInstance({ workflowId: 'claim-pt1h', instanceId: 'overdue' });
+    const timer = armed.find((item) => item.instanceId === 'overdue')!;
+    const { run, operation } = await runTimer(timer, new Date(Date.parse(created.createdAt) + 2 * 3600_000).toISOString());
+    expect(run.history.filter((event) => event.EventType === EventType.TimerCreated)).toHaveLength(0);
+    expect(operation.summary).toMatchObject({ transitioned: 1 });
+  });
+});
+
+describe('durableLauncher.armTimer', () => {
+  const timer: DueTimer = { timerId: 'timer:c1:0:escalate', instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-22T16:00:00.000Z' };
+  function client(status: { runtimeStatus: string } | undefined) {
+    return {
+      getStatus: jest.fn(async () => {
+        if (!status) throw new Error('DurableClient error: Durable Functions extension replied with HTTP 404 response.');
+        return status;
+      }),
+      startNew: jest.fn(async (_name: string, options?: { instanceId?: string }) => options?.instanceId ?? ''),
+    };
+  }
+
+  it('starts one timer orchestration under an instance id derived from the timer id', async () => {
+    const stub = client(undefined);
+    await durableLauncher(stub as never).armTimer!(timer);
+    expect(stub.startNew).toHaveBeenCalledWith(TIMER_ORCHESTRATOR, { instanceId: 'wake:timer:c1:0:escalate', input: timer });
+  });
+
+  it.each(['Pending', 'Running', 'Completed'])('arming again finds the %s orchestration and starts nothing', async (runtimeStatus) => {
+    const stub = client({ runtimeStatus });
+    await durableLauncher(stub as never).armTimer!(timer);
+    expect(stub.startNew).not.toHaveBeenCalled();
+  });
+});
