@@ -56,7 +56,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(`entry condition [${blocked}] of the initial state "${stateId}" is false`);
-    const entered = await enterState(draft, cause, stateId, 0);
+    const entered = await enterState(draft, cause, stateId, 0, now);
     return {
       result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },
       change: {

@@ -66,6 +66,8 @@ export async function decideTrigger(
   if (!draft) return decision;
   onDraft?.(draft);
   // After rememberApplied: the instance's record of applied triggers stays small, the trace is the result's.
+  // Nothing evaluated (a timer transition without conditions, say): no trace, as for a duplicate.
+  if (draft.trace.length === 0) return decision;
   return { ...decision, result: { ...decision.result, trace: draft.trace } };
 }
 

@@ -45,11 +45,11 @@ export function entryBlockedAt(draft: Draft, stateId: string): Promise<number> {
  * Moves the draft into `stateId` (its entry conditions already passed), runs the entry actions, arms the
  * state's timers and collects the change's outbox. `stateEntry` is the sequence number of the history
  * entry the change writes (it tells this entry from earlier ones, so their timers are stale). Throws (a
- * StepFailure, a bad `at`, a limit) to fault the instance.
+ * StepFailure, a bad `at`, a limit) to fault the instance. `enteredAt` (default: now) is when `after`
+ * timers start counting; a creation passes its `createdAt`, so a timer is due exactly that long after it.
  */
-export async function enterState(draft: Draft, cause: Cause, stateId: string, stateEntry: number): Promise<EnteredState> {
+export async function enterState(draft: Draft, cause: Cause, stateId: string, stateEntry: number, enteredAt: Date = draft.effects.now()): Promise<EnteredState> {
   const state = stateOf(draft, stateId);
-  const enteredAt = draft.effects.now();
   draft.stateId = stateId;
   draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
   await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);

@@ -85,7 +85,17 @@ describe('Prefer: wait', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('preference-applied')).toBe('wait=10');
     expect(answer.body).toMatchObject({ id: 'inc-1', status: 'succeeded', candidates: 1, summary: { transitioned: 1 } });
-    expect(answer.body.instances).toEqual([{ instanceId: 'c-1', outcome: 'transitioned', transitionId: 'increment', fromStateId: 'counting', toStateId: 'counting' }]);
+    expect(answer.body.instances).toEqual([
+      {
+        instanceId: 'c-1',
+        outcome: 'transitioned',
+        transitionId: 'increment',
+        fromStateId: 'counting',
+        toStateId: 'counting',
+        // Results carry the conditions evaluated (issue 16).
+        trace: [{ path: 'states.counting.transitions[0].conditions[0]', type: 'triggerName', result: true }],
+      },
+    ]);
     expect(operationReads()).toEqual([]);
     // The lease blob was made with the instance: the first trigger acquired it once, with no 404 or upload.
     const blobRequests = counter.requests().filter((request) => request.startsWith('blob'));
