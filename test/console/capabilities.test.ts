@@ -1,9 +1,19 @@
 /** What the console offers is read from the server's OpenAPI document, never guessed. */
 import { capabilitiesFrom, firstWaveStatuses } from '../../console/src/api/capabilities';
+import { instanceStatuses } from '../../console/src/api/types';
+import { buildOpenApiDocument } from '../../src/host/http/openapi';
+import { routes } from '../../src/host/http/routes';
 
 it('finds nothing beyond the first wave in a document without those routes', () => {
-  expect(capabilitiesFrom({ paths: { '/api/instances/{instanceId}/triggers': { post: {} } } })).toEqual({ diagram: false, availableTriggers: false, dryRun: false, statuses: firstWaveStatuses });
-  expect(capabilitiesFrom(null)).toEqual({ diagram: false, availableTriggers: false, dryRun: false, statuses: firstWaveStatuses });
+  expect(capabilitiesFrom({ paths: { '/api/instances/{instanceId}/triggers': { post: {} } } })).toEqual({
+    diagram: false,
+    availableTriggers: false,
+    dryRun: false,
+    suspendResume: false,
+    lifecycleEvents: false,
+    statuses: firstWaveStatuses,
+  });
+  expect(capabilitiesFrom(null)).toEqual({ diagram: false, availableTriggers: false, dryRun: false, suspendResume: false, lifecycleEvents: false, statuses: firstWaveStatuses });
 });
 
 it('finds the diagram, available triggers and a dryRun query parameter, whatever the path parameters are named', () => {
@@ -38,4 +48,22 @@ it('offers the statuses the instance list accepts, in the console order, and the
   expect(capabilitiesFrom(document(['waiting', 'suspended', 'faulted', 'mystery'])).statuses).toEqual(['waiting', 'suspended', 'faulted']);
   expect(capabilitiesFrom(document([])).statuses).toEqual(firstWaveStatuses);
   expect(firstWaveStatuses).not.toContain('suspended');
+});
+
+it('finds suspend and resume only when both routes exist, and the lifecycle events route', () => {
+  const suspendOnly = { paths: { '/api/instances/{id}/suspend': { post: {} }, '/api/instances/{id}/events': { get: {} } } };
+  expect(capabilitiesFrom(suspendOnly)).toMatchObject({ suspendResume: false, lifecycleEvents: true });
+  const both = { paths: { '/api/instances/{id}/suspend': { post: {} }, '/api/instances/{id}/resume': { post: {} } } };
+  expect(capabilitiesFrom(both)).toMatchObject({ suspendResume: true, lifecycleEvents: false });
+});
+
+it('finds everything the console uses in the document this server serves at /api/openapi.json', () => {
+  expect(capabilitiesFrom(buildOpenApiDocument(routes))).toEqual({
+    diagram: true,
+    availableTriggers: true,
+    dryRun: true,
+    suspendResume: true,
+    lifecycleEvents: true,
+    statuses: [...instanceStatuses],
+  });
 });

@@ -61,9 +61,12 @@ it('builds query strings from the filter, leaving out what is empty, and encodes
     '/api/workflows/a%20b?version=2',
     '/api/workflows/w/diagram?version=3&instanceId=i%2F1',
   ]);
+  answer = () => ({ status: 200, body: '{"items":[]}' });
+  await api.getEvents('i/1');
+  expect(seen.at(-1)?.url).toBe('/api/instances/i%2F1/events');
 });
 
-it('posts triggers, dry runs, recover and cancel with JSON bodies', async () => {
+it('posts triggers, dry runs, recover, cancel, suspend and resume with JSON bodies', async () => {
   const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
   answer = () => ({ status: 202, body: '{"operationId":"op-1","status":"notStarted","statusUrl":"/api/operations/op-1"}' });
   expect(await api.sendInstanceTrigger('c1', { name: 'Update', parameters: { amount: 1 } })).toMatchObject({ operationId: 'op-1' });
@@ -71,11 +74,15 @@ it('posts triggers, dry runs, recover and cancel with JSON bodies', async () => 
   await api.dryRunInstanceTrigger('c1', { name: 'Update' });
   await api.recoverInstance('c1', 'open');
   await api.cancelInstance('c1');
+  await api.suspendInstance('c 1');
+  await api.resumeInstance('c 1');
   expect(seen.map(({ method, url, body }) => `${method} ${url} ${body}`)).toEqual([
     'POST /api/instances/c1/triggers {"name":"Update","parameters":{"amount":1}}',
     'POST /api/instances/c1/triggers?dryRun=true {"name":"Update"}',
     'POST /api/instances/c1/recover {"stateId":"open"}',
     'POST /api/instances/c1/cancel ',
+    'POST /api/instances/c%201/suspend ',
+    'POST /api/instances/c%201/resume ',
   ]);
 });
 

@@ -7,6 +7,7 @@ const routes: ConsoleRoute[] = [
   { page: 'workflow', workflowId: 'expense claim/2', version: 3 },
   { page: 'instances', filter: {} },
   { page: 'instances', filter: { workflowId: 'w', stateId: 'open', status: 'faulted', subject: 'claimant:ann' } },
+  { page: 'instances', filter: { parentId: 'order 7' } },
   { page: 'instance', instanceId: 'claim 42' },
   { page: 'operation', operationId: 'op-1' },
 ];

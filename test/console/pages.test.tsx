@@ -18,7 +18,7 @@ import { InstancesPage } from '../../console/src/pages/instances-page';
 import { OperationPage } from '../../console/src/pages/operation-page';
 import { WorkflowPage } from '../../console/src/pages/workflow-page';
 import { WorkflowsPage } from '../../console/src/pages/workflows-page';
-import { fakeApi, instance, type FakeApi } from './support/fake-api';
+import { fakeApi, instance, workflow, type FakeApi } from './support/fake-api';
 
 jest.mock('../../console/src/lib/render-mermaid', () => ({
   renderMermaid: async (text: string) => `<svg><desc>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</desc></svg>`,
@@ -93,7 +93,7 @@ describe('WorkflowPage', () => {
   });
 
   it('still counts when the server offers no diagram, and says so', async () => {
-    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false })) });
+    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false, suspendResume: false, lifecycleEvents: false })) });
     renderWith(api, <WorkflowPage workflowId="expense-claim" />);
     expect((await screen.findByText('This server offers no diagram route')).textContent).toBeTruthy();
     await screen.findByTestId('state-counts');
@@ -178,7 +178,7 @@ describe('InstancePage', () => {
   });
 
   it('sends directly, and says so, on a server without dry runs', async () => {
-    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: false })) });
+    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: false, suspendResume: true, lifecycleEvents: true })) });
     renderWith(api, <InstancePage instanceId="claim-1" />);
     await screen.findByText('This server offers no dry run, so the trigger is sent as it is.');
     await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
@@ -190,7 +190,7 @@ describe('InstancePage', () => {
 
   it('shows the problem when a send is refused', async () => {
     const api = fakeApi({
-      capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false })),
+      capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false, suspendResume: false, lifecycleEvents: false })),
       sendInstanceTrigger: jest.fn(async () => {
         throw new ApiError({ title: 'Invalid request', status: 400, detail: 'The trigger is invalid', errors: [{ path: 'name', message: 'Too long' }] });
       }),
@@ -242,11 +242,11 @@ describe('OperationPage', () => {
       };
       const getOperation = jest.fn().mockResolvedValueOnce(running).mockResolvedValue(done);
       renderWith(fakeApi({ getOperation }), <OperationPage operationId="op-7" />);
-      expect((await screen.findByText('1 of 4 processed')).textContent).toBeTruthy();
+      expect((await screen.findByText('1 of 4 candidates processed')).textContent).toBeTruthy();
       expect(screen.queryByTestId('outcomes')).toBeNull();
       await jest.advanceTimersByTimeAsync(1000);
       await screen.findByTestId('outcomes');
-      expect(screen.getByText('4 of 4 processed')).toBeTruthy();
+      expect(screen.getByText('4 of 4 candidates processed')).toBeTruthy();
       expect(screen.getByLabelText('Summary').textContent).toBe('transitioned3faulted1');
       expect(screen.getByTestId('outcomes').textContent).toContain('setContext: error boom');
       await jest.advanceTimersByTimeAsync(5000);
@@ -254,5 +254,206 @@ describe('OperationPage', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('shows progress before every candidate is known, then processed of candidates from the finished summary', async () => {
+    jest.useFakeTimers();
+    try {
+      const base = { id: 'op-8', kind: 'trigger' as const, triggerId: 'op-8', createdAt: '', updatedAt: '' };
+      const finding = { ...base, status: 'running' as const, candidates: 0, progress: { processed: 2 } };
+      const counted = { ...base, status: 'running' as const, candidates: 0, progress: { total: 5, processed: 3 } };
+      const done = {
+        ...base,
+        status: 'succeeded' as const,
+        candidates: 5,
+        summary: { transitioned: 4, notActive: 1 },
+        instances: [{ instanceId: 'c1', outcome: 'transitioned', transitionId: 'approve', fromStateId: 'a', toStateId: 'b', trace: [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }] }],
+        tracesTruncated: true,
+        instancesTruncated: true,
+      };
+      const getOperation = jest.fn().mockResolvedValueOnce(finding).mockResolvedValueOnce(counted).mockResolvedValue(done);
+      renderWith(fakeApi({ getOperation }), <OperationPage operationId="op-8" />);
+      expect((await screen.findByText('2 processed so far, candidates still being found')).textContent).toBeTruthy();
+      const bar = screen.getByLabelText('2 processed so far, candidates still being found') as HTMLProgressElement;
+      // An indeterminate bar: no value while the total is unknown.
+      expect(bar.hasAttribute('value')).toBe(false);
+      await jest.advanceTimersByTimeAsync(1000);
+      const counting = (await screen.findByLabelText('3 of 5 candidates processed')) as HTMLProgressElement;
+      expect([counting.value, counting.max]).toEqual([3, 5]);
+      await jest.advanceTimersByTimeAsync(1000);
+      await screen.findByTestId('outcomes');
+      expect(screen.getByTestId('progress').textContent).toContain('5 of 5 candidates processed');
+      expect(screen.getByTestId('operation-kind').textContent).toBe('Trigger op-8');
+      expect(screen.getByText('Only the first 100 results keep their trace.')).toBeTruthy();
+      expect(screen.getByText('Only the first results are listed; the summary counts them all.')).toBeTruthy();
+      // Each trace is folded away until asked for.
+      const trace = within(screen.getByTestId('outcomes')).getByText('Trace (1)').closest('details')!;
+      expect(trace.open).toBe(false);
+      expect(trace.textContent).toContain('triggerName: held');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('names a migration and a bulk action for what they do', async () => {
+    const migration = {
+      id: 'op-m',
+      kind: 'migration' as const,
+      migration: { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} },
+      status: 'succeeded' as const,
+      createdAt: '',
+      updatedAt: '',
+      candidates: 0,
+      summary: { migrated: 0 },
+      instances: [],
+    };
+    renderWith(fakeApi({ getOperation: jest.fn(async () => migration) }), <OperationPage operationId="op-m" />);
+    expect((await screen.findByTestId('operation-kind')).textContent).toBe('Migration of order from v1 to v2');
+    expect(screen.getByText('No instance matched.')).toBeTruthy();
+  });
+});
+
+describe('InstancePage, wave 2', () => {
+  it('lists the armed timers with their transition, target, definition and due time (relative and absolute)', async () => {
+    const dueAt = new Date(Date.now() + 2 * 3_600_000 + 60_000).toISOString();
+    const waiting = instance({ timers: [{ transitionId: 'remind', dueAt }] });
+    const withTimer = {
+      ...workflow,
+      states: { ...workflow.states, draft: { ...workflow.states.draft, transitions: [...workflow.states.draft.transitions!, { id: 'remind', targetStateId: 'submitted', after: 'PT2H', calendar: 'office' }] } },
+    };
+    renderWith(fakeApi({ getInstance: jest.fn(async () => waiting), getWorkflow: jest.fn(async () => withTimer) }), <InstancePage instanceId="claim-1" />);
+    const timers = await screen.findByTestId('timers');
+    await waitFor(() => expect(timers.textContent).toContain('after PT2H (office calendar)'));
+    const row = within(timers).getByRole('row', { name: /remind/ });
+    expect(row.textContent).toContain('submitted');
+    expect(row.textContent).toContain(new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }).format(2, 'hour'));
+    expect(row.querySelector('time')!.getAttribute('datetime')).toBe(dueAt);
+  });
+
+  it('says when no timer is armed', async () => {
+    renderWith(fakeApi({ getInstance: jest.fn(async () => instance({ timers: [] })) }), <InstancePage instanceId="claim-1" />);
+    expect((await screen.findByText('No timer is armed in this state.')).textContent).toBeTruthy();
+  });
+
+  it('shows everything a dry run would do: trace, actions, raised triggers, events and the context after', async () => {
+    const dryRunInstanceTrigger = jest.fn(async (instanceId: string) => ({
+      truncated: false,
+      instances: [
+        {
+          instanceId,
+          outcome: 'transitioned',
+          transitionId: 'submit',
+          fromStateId: 'draft',
+          toStateId: 'submitted',
+          trace: [
+            { path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: true },
+            { path: 'states.draft.transitions[0].conditions[1]', type: 'expression', result: false, detail: 'amount > 100 was false' },
+          ],
+          contextAfter: { submittedAt: '2026-11-23' },
+          events: [{ type: 'transitioned', subscriptionIds: ['audit'], data: {} }],
+          raisedTriggers: [{ name: 'Review', subjects: ['approvers'] }],
+          actions: [
+            { step: 'states.draft.transitions[0].actions[0]', type: 'invokeExternalService', request: { method: 'POST', url: 'https://example.test/hook' } },
+            { step: 'states.draft.transitions[0].actions[1]', type: 'raiseTrigger', trigger: { name: 'Review', subjects: ['approvers'] } },
+          ],
+        },
+      ],
+    }));
+    const api = fakeApi({ dryRunInstanceTrigger });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
+    fireEvent.click(screen.getByRole('button', { name: 'Dry run' }));
+    const preview = await screen.findByTestId('dry-run');
+    expect(preview.textContent).toContain('Would take submit from draft to submitted.');
+    expect(preview.textContent).toContain('expression: did not hold amount > 100 was false');
+    expect(preview.textContent).toContain('invokeExternalService POST https://example.test/hook');
+    expect(preview.textContent).toContain('raise Review to approvers');
+    expect(within(preview).getByRole('heading', { name: 'Lifecycle events it would publish' })).toBeTruthy();
+    expect(preview.textContent).toContain('transitioned to audit');
+    expect(preview.textContent).toContain('submittedAt');
+    expect(api.sendInstanceTrigger).not.toHaveBeenCalled();
+  });
+
+  it('shows why a dry run would fault', async () => {
+    const dryRunInstanceTrigger = jest.fn(async (instanceId: string) => ({
+      truncated: false,
+      instances: [{ instanceId, outcome: 'faulted', transitionId: 'submit', error: 'Unable to cast value to a number', trace: [], contextAfter: {}, events: [], raisedTriggers: [], actions: [] }],
+    }));
+    renderWith(fakeApi({ dryRunInstanceTrigger }), <InstancePage instanceId="claim-1" />);
+    await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
+    fireEvent.click(screen.getByRole('button', { name: 'Dry run' }));
+    expect((await screen.findByTestId('dry-run-error')).textContent).toBe('Unable to cast value to a number');
+    expect(screen.getByTestId('dry-run').textContent).toContain('Dry run: faulted');
+  });
+
+  it('suspends a waiting instance only after a confirmation, moving focus to the safe choice and back', async () => {
+    const getInstance = jest.fn().mockResolvedValueOnce(instance()).mockResolvedValue(instance({ status: 'suspended' }));
+    const api = fakeApi({ getInstance });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    const open = await screen.findByRole('button', { name: 'Suspend instance…' });
+    fireEvent.click(open);
+    const keep = screen.getByRole('button', { name: 'Keep it running' });
+    await waitFor(() => expect(document.activeElement).toBe(keep));
+    fireEvent.click(keep);
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Suspend instance…' })));
+    expect(api.suspendInstance).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Suspend instance…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, suspend it' }));
+    await waitFor(() => expect(api.suspendInstance).toHaveBeenCalledWith('claim-1'));
+    expect((await screen.findByText('A suspended instance takes no triggers until it is resumed.')).textContent).toBeTruthy();
+    expect(screen.queryByLabelText('Trigger name')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Resume instance…' })).toBeTruthy();
+  });
+
+  it('resumes a suspended instance after a confirmation, and shows the problem when the API refuses', async () => {
+    const resumeInstance = jest
+      .fn()
+      .mockRejectedValueOnce(new ApiError({ title: 'Conflict', status: 409, detail: 'The instance is not suspended' }))
+      .mockResolvedValue(instance());
+    const api = fakeApi({ getInstance: jest.fn(async () => instance({ status: 'suspended' })), resumeInstance });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Resume instance…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, resume it' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('The instance is not suspended');
+    fireEvent.click(screen.getByRole('button', { name: 'Yes, resume it' }));
+    await waitFor(() => expect(resumeInstance).toHaveBeenCalledTimes(2));
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+  });
+
+  it('offers no suspend or resume on a server without those routes', async () => {
+    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: true, suspendResume: false, lifecycleEvents: false })) });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    await screen.findByRole('button', { name: 'Cancel instance…' });
+    await screen.findByTestId('available-triggers');
+    expect(screen.queryByRole('button', { name: 'Suspend instance…' })).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'Lifecycle events' })).toBeNull();
+    expect(api.getEvents).not.toHaveBeenCalled();
+  });
+
+  it('lists the lifecycle events with each delivery', async () => {
+    const getEvents = jest.fn(async () => ({
+      items: [
+        { id: 'claim-1:1:created', type: 'created', time: '2026-11-23T10:00:00.000Z', deliveries: [{ subscriptionId: 'audit', status: 'delivered', attempts: 1 }] },
+        { id: 'claim-1:2:transitioned', type: 'transitioned', time: '2026-11-23T10:01:00.000Z', deliveries: [{ subscriptionId: 'audit', status: 'deadLettered', attempts: 8, lastError: '503 from the sink' }] },
+      ],
+    }));
+    renderWith(fakeApi({ getEvents }), <InstancePage instanceId="claim-1" />);
+    const table = await screen.findByTestId('lifecycle-events');
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows.map((row) => row.querySelector('strong')!.textContent)).toEqual(['created', 'transitioned']);
+    expect(rows[1].textContent).toContain('deadLettered');
+    expect(rows[1].textContent).toContain('8 attempts');
+    expect(rows[1].textContent).toContain('503 from the sink');
+  });
+
+  it('links a child to its parent, and a workflow that starts children to them', async () => {
+    const starting = { ...workflow, states: { ...workflow.states, draft: { transitions: [{ id: 'submit', targetStateId: 'submitted', actions: [{ type: 'startInstance', workflowId: 'review' }] }] } } };
+    renderWith(
+      fakeApi({ getInstance: jest.fn(async () => instance({ parent: { instanceId: 'order-9' } })), getWorkflow: jest.fn(async () => starting) }),
+      <InstancePage instanceId="claim-1" />,
+    );
+    expect((await screen.findByRole('link', { name: 'order-9' })).getAttribute('href')).toBe('#/instances/order-9');
+    expect((await screen.findByRole('link', { name: 'Instances it started' })).getAttribute('href')).toBe('#/instances?parentId=claim-1');
   });
 });

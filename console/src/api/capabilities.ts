@@ -8,6 +8,10 @@ export interface Capabilities {
   diagram: boolean;
   availableTriggers: boolean;
   dryRun: boolean;
+  /** `POST /api/instances/{id}/suspend` and `/resume`. */
+  suspendResume: boolean;
+  /** `GET /api/instances/{id}/events`: lifecycle events and their deliveries. */
+  lifecycleEvents: boolean;
   /** The statuses `GET /api/instances?status=` accepts (`suspended` only once the API has it). */
   statuses: InstanceStatus[];
 }
@@ -40,5 +44,7 @@ export function capabilitiesFrom(document: unknown): Capabilities {
     diagram: findOperation(paths, '/workflows/{}/diagram', 'get') !== undefined,
     availableTriggers: findOperation(paths, '/instances/{}/available-triggers', 'get') !== undefined,
     dryRun: (instanceTrigger?.parameters ?? []).some((parameter) => parameter.name === 'dryRun' && parameter.in === 'query'),
+    suspendResume: findOperation(paths, '/instances/{}/suspend', 'post') !== undefined && findOperation(paths, '/instances/{}/resume', 'post') !== undefined,
+    lifecycleEvents: findOperation(paths, '/instances/{}/events', 'get') !== undefined,
   };
 }

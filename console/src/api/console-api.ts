@@ -14,6 +14,7 @@ import type {
   HistoryEntry,
   Instance,
   InstanceFilter,
+  LifecycleEvent,
   Operation,
   Page,
   Problem,
@@ -35,6 +36,10 @@ export interface ConsoleApi {
   dryRunInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<DryRunResult>;
   recoverInstance(instanceId: string, stateId: string): Promise<Instance>;
   cancelInstance(instanceId: string): Promise<Instance>;
+  suspendInstance(instanceId: string): Promise<Instance>;
+  resumeInstance(instanceId: string): Promise<Instance>;
+  /** The instance's lifecycle events with their deliveries (only events some subscription wants are recorded). */
+  getEvents(instanceId: string): Promise<Page<LifecycleEvent>>;
   getOperation(operationId: string): Promise<Operation>;
 }
 
@@ -76,27 +81,6 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
   });
   let capabilities: Promise<Capabilities> | undefined;
 
-  /**
-   * Routes the typed client does not know yet (dry runs, from a later issue). The console calls them only
-   * when the server's OpenAPI document lists them (capabilities.ts).
-   */
-  async function untyped(method: string, path: string, body?: unknown): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json, text/plain' };
-    const key = options.apiKey();
-    if (key) headers['x-functions-key'] = key;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetchImpl(`${options.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (response.ok) return response;
-    const text = await response.text();
-    let error: unknown = text;
-    try {
-      error = JSON.parse(text);
-    } catch {
-      // not JSON: the text itself is the detail
-    }
-    throw apiError(error, response);
-  }
-  const segment = encodeURIComponent;
   const orUndefined = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
 
   return {
@@ -124,9 +108,9 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
             query: {
               workflowId: orUndefined(filter.workflowId),
               stateId: orUndefined(filter.stateId),
-              // A status the typed client does not know yet (e.g. suspended) is offered only when the API lists it.
-              status: orUndefined(filter.status) as 'waiting' | undefined,
+              status: orUndefined(filter.status),
               subject: orUndefined(filter.subject),
+              parentId: orUndefined(filter.parentId),
               continuationToken,
               maxPageSize,
             },
@@ -138,10 +122,14 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
     sendInstanceTrigger: (instanceId, trigger) =>
       unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })),
-    dryRunInstanceTrigger: async (instanceId, trigger) =>
-      (await untyped('POST', `/instances/${segment(instanceId)}/triggers?dryRun=true`, trigger)).json() as Promise<DryRunResult>,
+    // 200 with ?dryRun=true is always the DryRun (the Operation is the 200 of a `Prefer: wait` send).
+    dryRunInstanceTrigger: (instanceId, trigger) =>
+      unwrap<DryRunResult>(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })),
     recoverInstance: (instanceId, stateId) => unwrap(client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId } })),
     cancelInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/cancel', { params: { path: { instanceId } } })),
+    suspendInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } } })),
+    resumeInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/resume', { params: { path: { instanceId } } })),
+    getEvents: (instanceId) => unwrap(client.GET('/instances/{instanceId}/events', { params: { path: { instanceId } } })),
     getOperation: (operationId) => unwrap(client.GET('/operations/{operationId}', { params: { path: { operationId } } })),
   };
 }

@@ -31,6 +31,8 @@ export interface Transition {
   actions?: unknown[];
   after?: string;
   at?: string;
+  /** With `after`: count only this calendar's working time. */
+  calendar?: string;
 }
 
 export interface StateDefinition {
@@ -73,8 +75,11 @@ export interface Instance {
 
 export interface HistoryEntry {
   at: string;
-  /** created, transitioned, faulted, recovered, cancelled (more may come: shown as they are). */
+  /** created, transitioned, faulted, recovered, cancelled, migrated, suspended, resumed (more may come: shown as they are). */
   event?: string;
+  /** Only for `migrated`. */
+  fromVersion?: number;
+  toVersion?: number;
   triggerId: string | null;
   transitionId: string | null;
   fromStateId: string | null;
@@ -84,8 +89,10 @@ export interface HistoryEntry {
 }
 
 export interface TraceStep {
+  /** The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
   path: string;
   type: string;
+  /** `skipped`: not evaluated, an earlier condition decided (short-circuit). */
   result: boolean | 'error' | 'skipped' | 'true' | 'false';
   detail?: unknown;
 }
@@ -104,7 +111,11 @@ export type OperationStatus = 'notStarted' | 'running' | 'succeeded' | 'failed';
 
 export interface Operation {
   id: string;
+  /** What it does: dispatch a trigger, migrate instances, or a bulk action (absent before wave 2: a trigger). */
+  kind?: 'trigger' | 'migration' | 'bulk';
   triggerId?: string;
+  migration?: { workflowId: string; fromVersion: number; toVersion: number; stateMap?: Record<string, string> };
+  bulk?: { action: string; filter: Record<string, unknown>; stateId?: string; force?: boolean };
   status: OperationStatus;
   createdAt: string;
   updatedAt: string;
@@ -112,6 +123,10 @@ export interface Operation {
   progress?: { total?: number; processed: number };
   summary?: Record<string, number>;
   instances?: InstanceOutcome[];
+  /** True when `instances` does not hold every result; `summary` counts them all. */
+  instancesTruncated?: boolean;
+  /** True when some results carry no trace (only the first 100 keep theirs). */
+  tracesTruncated?: boolean;
   error?: string;
 }
 
@@ -127,9 +142,9 @@ export interface AvailableTrigger {
   triggerNames: string[];
   exceptTriggerNames?: string[];
   /** The parameter tests its conditions make, e.g. `{ parameter: "amount", test: "exists" }`. */
-  parameters?: Array<{ parameter?: string; test?: string; value?: unknown }>;
+  parameters?: Array<{ name?: string; test?: string; value?: unknown; negated?: boolean; alternative?: boolean }>;
   targetStateId: string;
-  timer?: { after?: string; at?: string; dueAt?: string };
+  timer?: { after?: string; at?: string; calendar?: string; dueAt?: string };
 }
 
 export interface AvailableTriggers {
@@ -137,20 +152,49 @@ export interface AvailableTriggers {
   items: AvailableTrigger[];
 }
 
+export interface RaisedTrigger {
+  name: string;
+  subjects: string[];
+  contentType?: string;
+  parameters?: Record<string, unknown>;
+}
+
+export interface DryRunAction {
+  /** Where the action is, as a fault would name it. */
+  step: string;
+  type: string;
+  request?: { method: string; url: string; body?: unknown };
+  log?: { level: string; message: string; properties?: Record<string, unknown> };
+  trigger?: RaisedTrigger;
+}
+
 export interface DryRunInstance {
   instanceId: string;
   outcome: string;
   transitionId?: string;
+  fromStateId?: string;
   toStateId?: string;
+  error?: string;
   trace?: TraceStep[];
   contextAfter?: Record<string, unknown>;
-  events?: unknown[];
-  raisedTriggers?: unknown[];
-  actions?: unknown[];
+  /** Lifecycle events its save would publish (none is recorded or sent). */
+  events?: Array<{ type: string; subscriptionIds: string[]; data?: Record<string, unknown> }>;
+  raisedTriggers?: RaisedTrigger[];
+  /** The actions it would run, in order, with their rendered inputs; none is performed. */
+  actions?: DryRunAction[];
 }
 
 export interface DryRunResult {
   instances: DryRunInstance[];
+  truncated?: boolean;
+}
+
+export interface LifecycleEvent {
+  /** The CloudEvent id, the same on every redelivery. */
+  id: string;
+  type: string;
+  time: string;
+  deliveries: Array<{ subscriptionId: string; status: 'pending' | 'delivered' | 'deadLettered' | string; attempts: number; lastError?: string }>;
 }
 
 export interface TriggerInput {
@@ -165,4 +209,6 @@ export interface InstanceFilter {
   stateId?: string;
   status?: InstanceStatus;
   subject?: string;
+  /** Only the children a `startInstance` action of this instance started. */
+  parentId?: string;
 }

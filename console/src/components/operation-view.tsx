@@ -12,19 +12,38 @@ import { StatusBadge } from './status-badge';
 import { TimeText } from './time-text';
 import { TraceView } from './trace-view';
 
+/** While running, `progress` (its `total` once every candidate is known); once finished, the summary's count of `candidates`. */
 function Progress({ operation }: { operation: Operation }) {
-  const total = operation.progress?.total ?? operation.candidates;
-  const processed =
-    operation.progress?.processed ?? Object.values(operation.summary ?? {}).reduce((sum, count) => sum + count, 0);
-  if (total === undefined) return <p aria-live="polite">{processed} processed so far.</p>;
+  const running = operation.progress !== undefined;
+  const total = running ? operation.progress?.total : operation.candidates;
+  const processed = operation.progress?.processed ?? Object.values(operation.summary ?? {}).reduce((sum, count) => sum + count, 0);
+  if (total === undefined) {
+    return (
+      <p class="progress" aria-live="polite" data-testid="progress">
+        <label for={`progress-${operation.id}`}>{processed} processed so far, candidates still being found</label>{' '}
+        <progress id={`progress-${operation.id}`} />
+      </p>
+    );
+  }
   return (
-    <p class="progress" aria-live="polite">
+    <p class="progress" aria-live="polite" data-testid="progress">
       <label for={`progress-${operation.id}`}>
-        {processed} of {total} processed
+        {processed} of {total} {total === 1 ? 'candidate' : 'candidates'} processed
       </label>{' '}
       <progress id={`progress-${operation.id}`} max={Math.max(total, 1)} value={Math.min(processed, total)} />
     </p>
   );
+}
+
+function describeOperation(operation: Operation): string {
+  if (operation.kind === 'migration' && operation.migration) {
+    return `Migration of ${operation.migration.workflowId} from v${operation.migration.fromVersion} to v${operation.migration.toVersion}`;
+  }
+  if (operation.kind === 'bulk' && operation.bulk) {
+    const workflowId = operation.bulk.filter.workflowId;
+    return `Bulk ${operation.bulk.action}${typeof workflowId === 'string' ? ` of ${workflowId} instances` : ''}${operation.bulk.stateId ? ` into ${operation.bulk.stateId}` : ''}`;
+  }
+  return operation.triggerId ? `Trigger ${operation.triggerId}` : 'Trigger';
 }
 
 export function OperationView({ operationId, onFinished }: { operationId: string; onFinished?: (operation: Operation) => void }) {
@@ -42,6 +61,9 @@ export function OperationView({ operationId, onFinished }: { operationId: string
       {!operation && !problem && <p aria-live="polite">Reading operation {operationId}…</p>}
       {operation && (
         <>
+          <p class="operation-kind" data-testid="operation-kind">
+            {describeOperation(operation)}
+          </p>
           <p>
             Operation <Link to={{ page: 'operation', operationId: operation.id }}>{operation.id}</Link>{' '}
             <span role="status" aria-live="polite">
@@ -70,7 +92,11 @@ export function OperationView({ operationId, onFinished }: { operationId: string
                 ))}
             </dl>
           )}
-          {finished && operation.instances && operation.instances.length === 0 && <p class="muted">No instance was interested in this trigger.</p>}
+          {finished && operation.instances && operation.instances.length === 0 && (
+            <p class="muted">{operation.kind === 'trigger' || !operation.kind ? 'No instance was interested in this trigger.' : 'No instance matched.'}</p>
+          )}
+          {operation.instancesTruncated && <p class="note">Only the first results are listed; the summary counts them all.</p>}
+          {operation.tracesTruncated && <p class="note">Only the first 100 results keep their trace.</p>}
           {operation.instances && operation.instances.length > 0 && (
             <table data-testid="outcomes">
               <caption class="visually-hidden">Outcome per instance</caption>

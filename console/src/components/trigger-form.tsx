@@ -1,14 +1,14 @@
 /**
  * @module Sends a trigger to one instance. With a dry-run route the form previews first (outcome, trace,
- * context after) and sends only what was previewed; without one it says so and sends directly.
+ * actions, raised triggers, events, context after) and sends only what was previewed; without one it says
+ * so and sends directly.
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
 import type { AvailableTrigger, DryRunResult, Problem, TriggerInput } from '../api/types';
-import { JsonView } from './json-view';
+import { DryRunView } from './dry-run-view';
 import { ProblemAlert } from './problem-alert';
-import { TraceView } from './trace-view';
 
 function parseParameters(text: string): { parameters?: Record<string, unknown>; error?: string } {
   if (!text.trim()) return {};
@@ -140,19 +140,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
         </button>
       </div>
       {!dryRunAvailable && <p class="note">This server offers no dry run, so the trigger is sent as it is.</p>}
-      {previewed && (
-        <section class="dry-run" aria-label="Dry run result" data-testid="dry-run">
-          <h3>Dry run: {previewed.outcome}</h3>
-          {previewed.transitionId && (
-            <p>
-              Would take <strong>{previewed.transitionId}</strong> to <strong>{previewed.toStateId}</strong>. Nothing was saved or called.
-            </p>
-          )}
-          <h4>Trace</h4>
-          <TraceView trace={previewed.trace} />
-          {previewed.contextAfter && <JsonView value={previewed.contextAfter} label="Context after" />}
-        </section>
-      )}
+      <div aria-live="polite">{previewed && <DryRunView result={previewed} truncated={preview?.result.truncated} />}</div>
     </form>
   );
 }

@@ -30,7 +30,7 @@ export function parseHash(hash: string): ConsoleRoute {
   }
   if (section === 'instances' && !id) {
     const filter: InstanceFilter = {};
-    for (const key of ['workflowId', 'stateId', 'subject'] as const) {
+    for (const key of ['workflowId', 'stateId', 'subject', 'parentId'] as const) {
       const value = url.searchParams.get(key);
       if (value) filter[key] = value;
     }

@@ -1,6 +1,7 @@
 /**
  * @module One instance: where it is (highlighted on its workflow's diagram), its context, interests,
- * timers and history, and what can be done to it: send a trigger, recover a fault, cancel.
+ * armed timers, history and lifecycle events, and what can be done to it: send a trigger (after its dry
+ * run), recover a fault, suspend or resume, cancel.
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
@@ -8,6 +9,9 @@ import type { AvailableTrigger } from '../api/types';
 import { CancelControl } from '../components/cancel-control';
 import { RecoverForm } from '../components/recover-form';
 import { EmptyState } from '../components/empty-state';
+import { EventList } from '../components/event-list';
+import { SuspendControl } from '../components/suspend-control';
+import { TimerList } from '../components/timer-list';
 import { JsonView } from '../components/json-view';
 import { Link } from '../components/link';
 import { OperationView } from '../components/operation-view';
@@ -18,10 +22,20 @@ import { TimeText } from '../components/time-text';
 import { TriggerForm } from '../components/trigger-form';
 import { useAsync } from '../lib/use-async';
 
-const ACTIVE = new Set(['initializing', 'waiting', 'suspended']);
+/** The statuses that take triggers (a suspended instance answers `notActive` until resumed). */
+const TAKES_TRIGGERS = new Set(['initializing', 'waiting']);
+
+function describeParameterTest(test: NonNullable<AvailableTrigger['parameters']>[number]): string {
+  const value = test.value !== undefined ? ` ${JSON.stringify(test.value)}` : '';
+  return `${test.negated ? 'not ' : ''}${test.name ?? '?'} ${test.test ?? ''}${value}${test.alternative ? ' (one of several)' : ''}`;
+}
 
 function describeTriggerNames(item: AvailableTrigger): string {
-  if (item.timer) return item.timer.after ? `Timer after ${item.timer.after}${item.timer.dueAt ? `, due ${new Date(item.timer.dueAt).toLocaleString()}` : ''}` : `Timer at ${item.timer.at ?? item.timer.dueAt ?? '?'}`;
+  if (item.timer) {
+    const due = item.timer.dueAt ? `, due ${new Date(item.timer.dueAt).toLocaleString()}` : '';
+    if (item.timer.after) return `Timer after ${item.timer.after}${item.timer.calendar ? ` (${item.timer.calendar} calendar)` : ''}${due}`;
+    return `Timer at ${item.timer.at ?? item.timer.dueAt ?? '?'}`;
+  }
   if (item.triggerNames.includes('*')) return item.exceptTriggerNames?.length ? `Any trigger except ${item.exceptTriggerNames.join(', ')}` : 'Any trigger';
   return item.triggerNames.join(' or ');
 }
@@ -41,8 +55,14 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
     [api, instanceId, loaded?.workflowId, loaded?.workflowVersion, loaded?.stateId, loaded?.status, capabilities.data?.diagram],
   );
   const available = useAsync(
-    async () => (loaded && capabilities.data?.availableTriggers && ACTIVE.has(loaded.status) ? api.getAvailableTriggers(instanceId) : undefined),
+    async () => (loaded && capabilities.data?.availableTriggers && TAKES_TRIGGERS.has(loaded.status) ? api.getAvailableTriggers(instanceId) : undefined),
     [api, instanceId, loaded?.etag, loaded?.stateId, loaded?.status, capabilities.data?.availableTriggers],
+  );
+  // Only a workflow with a startInstance action has children to list.
+  const startsChildren = workflow.data !== undefined && JSON.stringify(workflow.data.states).includes('"startInstance"');
+  const events = useAsync(
+    async () => (capabilities.data?.lifecycleEvents ? api.getEvents(instanceId) : undefined),
+    [api, instanceId, loaded?.etag, capabilities.data?.lifecycleEvents],
   );
 
   return (
@@ -87,6 +107,14 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                 <TimeText value={loaded.updatedAt} />
               </dd>
             </div>
+            {startsChildren && (
+              <div>
+                <dt>Children</dt>
+                <dd>
+                  <Link to={{ page: 'instances', filter: { parentId: instanceId } }}>Instances it started</Link>
+                </dd>
+              </div>
+            )}
             {loaded.parent && (
               <div>
                 <dt>Parent</dt>
@@ -116,8 +144,11 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
           {diagram.data && <StateDiagram text={diagram.data} label={`Diagram of ${loaded.workflowId} with ${instanceId} in ${loaded.stateId}`} />}
 
           <h2>Actions</h2>
-          <CancelControl instance={loaded} onDone={refresh} />
-          {ACTIVE.has(loaded.status) ? (
+          <div class="action-row">
+            {capabilities.data?.suspendResume && <SuspendControl instance={loaded} onDone={refresh} />}
+            <CancelControl instance={loaded} onDone={refresh} />
+          </div>
+          {TAKES_TRIGGERS.has(loaded.status) ? (
             <>
               <h3>Available triggers</h3>
               {available.problem && <ProblemAlert problem={available.problem} context="Reading the available triggers failed" />}
@@ -133,7 +164,7 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                       {item.parameters && item.parameters.length > 0 && (
                         <span class="muted">
                           {' '}
-                          (parameters: {item.parameters.map((test) => `${test.parameter ?? '?'} ${test.test ?? ''}${test.value !== undefined ? ` ${JSON.stringify(test.value)}` : ''}`).join(', ')})
+                          (parameters: {item.parameters.map(describeParameterTest).join(', ')})
                         </span>
                       )}
                     </li>
@@ -150,6 +181,8 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                 />
               )}
             </>
+          ) : loaded.status === 'suspended' ? (
+            <p class="note">A suspended instance takes no triggers until it is resumed.</p>
           ) : (
             <p class="note">A {loaded.status} instance takes no triggers.</p>
           )}
@@ -175,18 +208,8 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
             </ul>
           )}
 
-          {loaded.timers && loaded.timers.length > 0 && (
-            <>
-              <h2>Timers</h2>
-              <ul>
-                {loaded.timers.map((timer) => (
-                  <li key={timer.transitionId}>
-                    <code>{timer.transitionId}</code> due <TimeText value={timer.dueAt} />
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
+          <h2>Timers</h2>
+          <TimerList instance={loaded} workflow={workflow.data} />
 
           <h2>Context</h2>
           <JsonView value={loaded.context} label="Context JSON" />
@@ -199,6 +222,12 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
               {history.data.items.map((entry, index) => (
                 <li key={index}>
                   <TimeText value={entry.at} /> <strong>{entry.event ?? 'change'}</strong>
+                  {entry.fromVersion !== undefined && entry.toVersion !== undefined && (
+                    <span>
+                      {' '}
+                      from v{entry.fromVersion} to v{entry.toVersion}
+                    </span>
+                  )}
                   {entry.transitionId && (
                     <>
                       {' '}
@@ -213,6 +242,14 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                 </li>
               ))}
             </ol>
+          )}
+
+          {capabilities.data?.lifecycleEvents && (
+            <>
+              <h2>Lifecycle events</h2>
+              {events.problem && <ProblemAlert problem={events.problem} context="Reading the lifecycle events failed" />}
+              {events.data && <EventList events={events.data.items} />}
+            </>
           )}
         </>
       )}

@@ -18,7 +18,7 @@ const PAGE_SIZE = 50;
 function FilterForm({ filter }: { filter: InstanceFilter }) {
   const api = useApi();
   const [draft, setDraft] = useState<InstanceFilter>(filter);
-  useEffect(() => setDraft(filter), [filter.workflowId, filter.stateId, filter.status, filter.subject]);
+  useEffect(() => setDraft(filter), [filter.workflowId, filter.stateId, filter.status, filter.subject, filter.parentId]);
   const workflows = useAsync(() => api.listWorkflows(), [api]);
   const capabilities = useAsync(() => api.capabilities(), [api]);
   const definition = useAsync(async () => (draft.workflowId ? api.getWorkflow(draft.workflowId) : undefined), [api, draft.workflowId]);
@@ -71,6 +71,19 @@ function FilterForm({ filter }: { filter: InstanceFilter }) {
         <label for="filter-subject">Subject</label>
         <input id="filter-subject" type="text" value={draft.subject ?? ''} placeholder="e.g. claimant:ann" onInput={(event) => set({ subject: event.currentTarget.value || undefined })} />
       </div>
+      {draft.parentId && (
+        <div class="field">
+          <span class="field-label" id="filter-parent-label">
+            Parent
+          </span>
+          <span aria-labelledby="filter-parent-label">
+            Children of <Link to={{ page: 'instance', instanceId: draft.parentId }}>{draft.parentId}</Link>{' '}
+            <button type="button" class="secondary" onClick={() => set({ parentId: undefined })}>
+              Any parent
+            </button>
+          </span>
+        </div>
+      )}
       <div class="field field-actions">
         <button type="submit">Apply filters</button>
         <button type="button" class="secondary" onClick={() => navigate({ page: 'instances', filter: {} })}>

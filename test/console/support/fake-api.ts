@@ -33,7 +33,7 @@ export type FakeApi = { [K in keyof ConsoleApi]: jest.Mock };
 
 export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
   return {
-    capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: true })),
+    capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: true, suspendResume: true, lifecycleEvents: true })),
     listWorkflows: jest.fn(async () => ({ items: [{ id: workflow.id, displayName: workflow.displayName, version: workflow.version }] })),
     getWorkflow: jest.fn(async () => workflow),
     getDiagram: jest.fn(async () => 'stateDiagram-v2\n    state "Draft" as s0\n    state "Submitted" as s1\n    s0 --> s1: Submit\n'),
@@ -47,6 +47,9 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
     })),
     recoverInstance: jest.fn(async (instanceId: string, stateId: string) => instance({ id: instanceId, stateId })),
     cancelInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'cancelled' })),
+    suspendInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'suspended' })),
+    resumeInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'waiting' })),
+    getEvents: jest.fn(async () => ({ items: [] })),
     getOperation: jest.fn(async (operationId: string) => ({
       id: operationId,
       status: 'succeeded' as const,
