@@ -283,7 +283,7 @@ describe('OperationPage', () => {
       await jest.advanceTimersByTimeAsync(1000);
       await screen.findByTestId('outcomes');
       expect(screen.getByTestId('progress').textContent).toContain('5 of 5 candidates processed');
-      expect(screen.getByTestId('operation-kind').textContent).toBe('Trigger op-8');
+      expect(screen.getByTestId('operation-kind').textContent).toBe('Dispatch of trigger op-8');
       expect(screen.getByText('Only the first 100 results keep their trace.')).toBeTruthy();
       expect(screen.getByText('Only the first results are listed; the summary counts them all.')).toBeTruthy();
       // Each trace is folded away until asked for.
@@ -319,7 +319,7 @@ describe('InstancePage, wave 2', () => {
     const waiting = instance({ timers: [{ transitionId: 'remind', dueAt }] });
     const withTimer = {
       ...workflow,
-      states: { ...workflow.states, draft: { ...workflow.states.draft, transitions: [...workflow.states.draft.transitions!, { id: 'remind', targetStateId: 'submitted', after: 'PT2H', calendar: 'office' }] } },
+      states: { ...workflow.states, draft: { ...workflow.states.draft!, transitions: [...workflow.states.draft!.transitions!, { id: 'remind', targetStateId: 'submitted', timer: { after: 'PT2H', calendar: 'office' } }] } },
     };
     renderWith(fakeApi({ getInstance: jest.fn(async () => waiting), getWorkflow: jest.fn(async () => withTimer) }), <InstancePage instanceId="claim-1" />);
     const timers = await screen.findByTestId('timers');
@@ -442,9 +442,9 @@ describe('InstancePage, wave 2', () => {
     const table = await screen.findByTestId('lifecycle-events');
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map((row) => row.querySelector('strong')!.textContent)).toEqual(['created', 'transitioned']);
-    expect(rows[1].textContent).toContain('deadLettered');
-    expect(rows[1].textContent).toContain('8 attempts');
-    expect(rows[1].textContent).toContain('503 from the sink');
+    expect(rows[1]!.textContent).toContain('deadLettered');
+    expect(rows[1]!.textContent).toContain('8 attempts');
+    expect(rows[1]!.textContent).toContain('503 from the sink');
   });
 
   it('links a child to its parent, and a workflow that starts children to them', async () => {

@@ -29,10 +29,8 @@ export interface Transition {
   targetStateId: string;
   conditions?: unknown[];
   actions?: unknown[];
-  after?: string;
-  at?: string;
-  /** With `after`: count only this calendar's working time. */
-  calendar?: string;
+  /** Makes it a timer transition: `after` a duration (of a calendar's working time), or `at` an instant (JSONata). */
+  timer?: { after?: string; at?: string; calendar?: string };
 }
 
 export interface StateDefinition {

@@ -49,7 +49,9 @@ export function DryRunView({ result, truncated }: { result: DryRunInstance; trun
         <ol class="dry-run-actions">
           {actions.map((action, index) => (
             <li key={`${index}:${action.step}`}>
-              <code>{action.step}</code> <span class="muted">{action.type}</span> {describeAction(action)}
+              <code>{action.step}</code>
+              {/* A step names its type already, e.g. `action of transition "update" [0] (setContext)`. */}
+              {!action.step.includes(`(${action.type})`) && <span class="muted"> {action.type}</span>} {describeAction(action)}
             </li>
           ))}
         </ol>

@@ -43,7 +43,7 @@ function describeOperation(operation: Operation): string {
     const workflowId = operation.bulk.filter.workflowId;
     return `Bulk ${operation.bulk.action}${typeof workflowId === 'string' ? ` of ${workflowId} instances` : ''}${operation.bulk.stateId ? ` into ${operation.bulk.stateId}` : ''}`;
   }
-  return operation.triggerId ? `Trigger ${operation.triggerId}` : 'Trigger';
+  return operation.triggerId ? `Dispatch of trigger ${operation.triggerId}` : 'Dispatch of a trigger';
 }
 
 export function OperationView({ operationId, onFinished }: { operationId: string; onFinished?: (operation: Operation) => void }) {

@@ -26,8 +26,9 @@ export function TimerList({ instance, workflow }: { instance: Instance; workflow
       <tbody>
         {timers.map((timer) => {
           const transition = transitions.find((candidate) => candidate.id === timer.transitionId);
-          const calendar = transition?.calendar;
-          const spec = transition?.after ? `after ${transition.after}` : transition?.at ? `at ${transition.at}` : undefined;
+          const definition = transition?.timer;
+          const spec = definition?.after ? `after ${definition.after}` : definition?.at ? `at ${definition.at}` : undefined;
+          const calendar = definition?.calendar;
           const overdue = new Date(timer.dueAt).getTime() <= now;
           return (
             <tr key={timer.transitionId}>

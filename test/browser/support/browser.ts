@@ -3,9 +3,9 @@
  * machines), started headless with the flags that keep it off the network, and a folder for the
  * screenshots the tests take (test/browser/screenshots, not committed; one is copied to docs/ by hand).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.SIGNALBOX_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_FOLDER = path.join(__dirname, '..', 'screenshots');
@@ -33,4 +33,37 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_FOLDER, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/** A screenshot of one part of the page (e.g. the trigger form with its dry run), for the README. */
+export async function screenshotOf(locator: Locator, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
+  const file = path.join(SCREENSHOT_FOLDER, `${name}.png`);
+  await locator.screenshot({ path: file });
+  return file;
+}
+
+/** A violation of an accessibility rule as axe-core reports it, with the elements that break it. */
+export interface AccessibilityViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core's WCAG 2 A and AA rules (contrast, labels, names, landmarks, ...) on the page as it is
+ * now. axe is evaluated through the DevTools protocol, so the console's content security policy (this
+ * origin's scripts only) stays on.
+ */
+export async function accessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const { violations } = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(' ')) }));
+  });
 }
