@@ -5,6 +5,8 @@
  * are copied from there to docs/).
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { capabilitiesFrom } from '../../console/src/api/capabilities';
@@ -39,6 +41,19 @@ const order = {
   },
 };
 
+/**
+ * An outside service the `gated` workflow calls: it holds every call until the test opens the gate, so an
+ * operation is seen while it runs.
+ */
+let gate: Server;
+let heldCalls: ServerResponse[] = [];
+let gateOpen = false;
+function openGate(): void {
+  gateOpen = true;
+  for (const response of heldCalls) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  heldCalls = [];
+}
+
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 let browser: Browser;
@@ -53,8 +68,14 @@ async function send(instanceId: string, trigger: Record<string, unknown>): Promi
 }
 
 beforeAll(async () => {
+  gate = createServer((request, response) => {
+    request.resume();
+    if (gateOpen) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    else heldCalls.push(response);
+  });
+  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
   host = await startLocalHost({
-    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_API_KEY: API_KEY },
+    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_API_KEY: API_KEY, SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' },
     port: 0,
     storageNames: prefixedStorageNames(uniquePrefix('web')),
     logger: silentLogger,
@@ -92,6 +113,8 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
   await host?.stop();
+  openGate();
+  await new Promise((resolve) => gate?.close(resolve));
 });
 
 /** Opens the console with the key already entered, as after the first visit in this tab. */
@@ -298,6 +321,45 @@ it('follows an operation to its per-instance outcomes, each trace folded until o
   await trace.waitFor();
   await expect(trace.textContent()).resolves.toContain('triggerName: held');
   await screenshot(page, 'operation');
+});
+
+it('shows an operation\'s live progress while it runs, then processed of candidates and the summary', async () => {
+  const gated = {
+    id: 'gated',
+    displayName: 'Gated',
+    initialStateId: 'open',
+    states: {
+      open: {
+        displayName: 'Open',
+        interests: ['gate'],
+        transitions: [
+          {
+            id: 'pass',
+            targetStateId: 'passed',
+            conditions: [{ type: 'triggerName', name: 'Pass' }],
+            actions: [{ type: 'invokeExternalService', id: 'gate', url: `http://127.0.0.1:${(gate.address() as AddressInfo).port}/gate` }],
+          },
+        ],
+      },
+      passed: { displayName: 'Passed' },
+    },
+  };
+  expect((await api.request('PUT', '/api/workflows/gated', { json: gated })).status).toBe(201);
+  for (const id of ['gated-1', 'gated-2', 'gated-3']) expect((await api.request('POST', '/api/instances', { json: { workflowId: 'gated', instanceId: id } })).status).toBe(201);
+  expect((await api.request('POST', '/api/triggers', { json: { id: 'pass-the-gate', name: 'Pass', subjects: ['gate'] } })).status).toBe(202);
+
+  await openWithKey('#/operations/pass-the-gate');
+  // Every call is held at the gate: the operation runs, nothing is processed yet.
+  await page.waitForFunction(() => document.querySelector('[data-testid="operation"] [role="status"]')?.textContent === 'running', undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => /^0 (of 3 candidates processed|processed so far)/.test(document.querySelector('[data-testid="progress"]')?.textContent ?? ''));
+  expect((await api.request('GET', '/api/operations/pass-the-gate')).body).toMatchObject({ status: 'running', progress: { processed: 0 } });
+  await screenshot(page, 'operation-running');
+
+  openGate();
+  await page.waitForFunction(() => document.querySelector('[data-testid="operation"] [role="status"]')?.textContent === 'succeeded', undefined, { timeout: 60_000 });
+  await expect(page.getByTestId('progress').textContent()).resolves.toContain('3 of 3 candidates processed');
+  await expect(page.getByLabel('Summary').textContent()).resolves.toBe('transitioned3');
+  await expect(page.getByTestId('outcomes').locator('tbody tr').count()).resolves.toBe(3);
 });
 
 it('can be used from the keyboard: a skip link first, and every field labelled', async () => {
