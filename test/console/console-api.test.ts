@@ -64,6 +64,9 @@ it('builds query strings from the filter, leaving out what is empty, and encodes
   answer = () => ({ status: 200, body: '{"items":[]}' });
   await api.getEvents('i/1');
   expect(seen.at(-1)?.url).toBe('/api/instances/i%2F1/events');
+  answer = () => ({ status: 202, body: '{"eventId":"i/1:2:created"}' });
+  expect(await api.redeliverEvent('i/1', 'i/1:2:created')).toEqual({ eventId: 'i/1:2:created' });
+  expect(`${seen.at(-1)?.method} ${seen.at(-1)?.url}`).toBe('POST /api/instances/i%2F1/events/i%2F1%3A2%3Acreated/redeliver');
 });
 
 it('posts triggers, dry runs, recover, cancel, suspend and resume with JSON bodies', async () => {

@@ -447,6 +447,18 @@ describe('InstancePage, wave 2', () => {
     expect(rows[1]!.textContent).toContain('503 from the sink');
   });
 
+  it('delivers a dead-lettered event again, and reads the events afresh', async () => {
+    const deadLettered = { id: 'claim-1:2:transitioned', type: 'transitioned', time: '2026-11-23T10:01:00.000Z', deliveries: [{ subscriptionId: 'audit', status: 'deadLettered', attempts: 8 }] };
+    const pending = { ...deadLettered, deliveries: [{ subscriptionId: 'audit', status: 'pending', attempts: 0 }] };
+    const getEvents = jest.fn().mockResolvedValueOnce({ items: [deadLettered] }).mockResolvedValue({ items: [pending] });
+    const api = fakeApi({ getEvents });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Deliver claim-1:2:transitioned again' }));
+    await waitFor(() => expect(api.redeliverEvent).toHaveBeenCalledWith('claim-1', 'claim-1:2:transitioned'));
+    await waitFor(() => expect(screen.getByTestId('lifecycle-events').textContent).toContain('pending'));
+    expect(screen.queryByRole('button', { name: /Deliver .* again/ })).toBeNull();
+  });
+
   it('links a child to its parent, and a workflow that starts children to them', async () => {
     const starting = { ...workflow, states: { ...workflow.states, draft: { transitions: [{ id: 'submit', targetStateId: 'submitted', actions: [{ type: 'startInstance', workflowId: 'review' }] }] } } };
     renderWith(

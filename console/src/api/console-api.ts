@@ -40,6 +40,8 @@ export interface ConsoleApi {
   resumeInstance(instanceId: string): Promise<Instance>;
   /** The instance's lifecycle events with their deliveries (only events some subscription wants are recorded). */
   getEvents(instanceId: string): Promise<Page<LifecycleEvent>>;
+  /** Sets an event's dead-lettered deliveries back to pending and delivers them again (202). */
+  redeliverEvent(instanceId: string, eventId: string): Promise<{ eventId: string }>;
   getOperation(operationId: string): Promise<Operation>;
 }
 
@@ -130,6 +132,8 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     suspendInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } } })),
     resumeInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/resume', { params: { path: { instanceId } } })),
     getEvents: (instanceId) => unwrap(client.GET('/instances/{instanceId}/events', { params: { path: { instanceId } } })),
+    redeliverEvent: (instanceId, eventId) =>
+      unwrap(client.POST('/instances/{instanceId}/events/{eventId}/redeliver', { params: { path: { instanceId, eventId } } })),
     getOperation: (operationId) => unwrap(client.GET('/operations/{operationId}', { params: { path: { operationId } } })),
   };
 }

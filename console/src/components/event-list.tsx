@@ -1,12 +1,48 @@
 /**
  * @module An instance's lifecycle events (`GET /api/instances/{id}/events`), oldest first, each with its
- * delivery to every subscription: delivered, pending or dead-lettered, attempts and the last error.
+ * delivery to every subscription: delivered, pending or dead-lettered, attempts and the last error; an
+ * event with a dead-lettered delivery can be delivered again (`POST .../events/{eventId}/redeliver`).
  */
-import type { LifecycleEvent } from '../api/types';
+import { useState } from 'preact/hooks';
+import { useApi } from '../api-context';
+import { asProblem } from '../api/api-error';
+import type { LifecycleEvent, Problem } from '../api/types';
+import { ProblemAlert } from './problem-alert';
 import { StatusBadge } from './status-badge';
 import { TimeText } from './time-text';
 
-export function EventList({ events }: { events: LifecycleEvent[] }) {
+function RedeliverButton({ instanceId, eventId, onDone }: { instanceId: string; eventId: string; onDone: () => void }) {
+  const api = useApi();
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem>();
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        disabled={busy}
+        aria-label={`Deliver ${eventId} again`}
+        onClick={async () => {
+          setBusy(true);
+          setProblem(undefined);
+          try {
+            await api.redeliverEvent(instanceId, eventId);
+            onDone();
+          } catch (error) {
+            setProblem(asProblem(error));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Deliver again
+      </button>
+      {problem && <ProblemAlert problem={problem} context="Redelivery was refused" />}
+    </>
+  );
+}
+
+export function EventList({ instanceId, events, onRedelivered }: { instanceId: string; events: LifecycleEvent[]; onRedelivered: () => void }) {
   if (events.length === 0) return <p class="muted">No lifecycle events recorded (only events a subscription wants are kept).</p>;
   return (
     <table data-testid="lifecycle-events">
@@ -39,6 +75,9 @@ export function EventList({ events }: { events: LifecycleEvent[] }) {
                   </li>
                 ))}
               </ul>
+              {event.deliveries.some((delivery) => delivery.status === 'deadLettered') && (
+                <RedeliverButton instanceId={instanceId} eventId={event.id} onDone={onRedelivered} />
+              )}
             </td>
           </tr>
         ))}

@@ -248,7 +248,7 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
             <>
               <h2>Lifecycle events</h2>
               {events.problem && <ProblemAlert problem={events.problem} context="Reading the lifecycle events failed" />}
-              {events.data && <EventList events={events.data.items} />}
+              {events.data && <EventList instanceId={instanceId} events={events.data.items} onRedelivered={events.reload} />}
             </>
           )}
         </>

@@ -50,6 +50,7 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
     suspendInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'suspended' })),
     resumeInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'waiting' })),
     getEvents: jest.fn(async () => ({ items: [] })),
+    redeliverEvent: jest.fn(async (_instanceId: string, eventId: string) => ({ eventId })),
     getOperation: jest.fn(async (operationId: string) => ({
       id: operationId,
       status: 'succeeded' as const,
