@@ -27,15 +27,15 @@ export interface AvailableTriggers {
 }
 
 /** The instance's armed timers by transition id (their due times). */
-function armedTimers(instance: Instance): Map<string, string> {
+function armedTimers(instance: Pick<Instance, 'timers'>): Map<string, string> {
   return new Map((instance.timers ?? []).map((timer) => [timer.transitionId, timer.dueAt]));
 }
 
 /** Only a `waiting` instance takes triggers; any other gets an empty list with its status. */
-export function availableTriggers(definition: WorkflowDefinition, instance: Pick<Instance, 'status' | 'stateId'>): AvailableTriggers {
+export function availableTriggers(definition: WorkflowDefinition, instance: Pick<Instance, 'status' | 'stateId' | 'timers'>): AvailableTriggers {
   const base = { status: instance.status, stateId: instance.stateId };
   if (instance.status !== InstanceStatus.waiting) return { ...base, items: [] };
-  const armed = armedTimers(instance as Instance);
+  const armed = armedTimers(instance);
   const items = buildDefinitionGraph(definition)
     .transitionsFrom(instance.stateId)
     .map((edge): AvailableTrigger => {
