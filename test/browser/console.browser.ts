@@ -245,6 +245,8 @@ it('shows an instance\'s armed timer: its transition, target, definition and whe
   await openWithKey('#/instances/claim-3');
   const row = page.getByTestId('timers').getByRole('row', { name: /escalate/ });
   await row.waitFor();
+  // The target and the timer's definition come with the workflow, which may load after the instance.
+  await page.waitForFunction(() => document.querySelector('[data-testid="timers"] tbody tr')?.textContent?.includes('after PT16H'));
   const text = (await row.textContent()) ?? '';
   expect(text).toContain('waiting-for-approval');
   expect(text).toContain('after PT16H (office calendar)');
