@@ -330,6 +330,28 @@ describe('InstancePage, wave 2', () => {
     expect(row.querySelector('time')!.getAttribute('datetime')).toBe(dueAt);
   });
 
+  it('describes the parameter tests an available trigger makes, negations and alternatives included', async () => {
+    const getAvailableTriggers = jest.fn(async () => ({
+      status: 'waiting' as const,
+      items: [
+        {
+          transitionId: 'submit',
+          triggerNames: ['Submit'],
+          parameters: [
+            { name: 'amount', test: 'exists' },
+            { name: 'kind', test: 'equals', value: 'taxi', negated: true },
+            { name: 'urgent', test: 'equals', value: true, alternative: true },
+          ],
+          targetStateId: 'submitted',
+        },
+      ],
+    }));
+    renderWith(fakeApi({ getAvailableTriggers }), <InstancePage instanceId="claim-1" />);
+    expect((await screen.findByTestId('available-triggers')).textContent).toContain(
+      'Submit takes submit to submitted (parameters: amount exists, not kind equals "taxi", urgent equals true (one of several))',
+    );
+  });
+
   it('says when no timer is armed', async () => {
     renderWith(fakeApi({ getInstance: jest.fn(async () => instance({ timers: [] })) }), <InstancePage instanceId="claim-1" />);
     expect((await screen.findByText('No timer is armed in this state.')).textContent).toBeTruthy();
