@@ -1,6 +1,7 @@
 /**
  * @module `signalbox instance <id> [--history] [--available]`, and the lifecycle commands on one
- * instance: `cancel <id>` and `recover <id> --state <stateId>`.
+ * instance: `cancel <id>`, `recover <id> --state <stateId>`, `suspend <id>`, `resume <id>` and
+ * `delete <id> [--force]`.
  */
 import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
 import type { CommandContext } from '../context';
@@ -45,6 +46,7 @@ function printInstance(context: CommandContext, instance: ApiInstance): void {
       ['status', instance.status],
       ['fault', instance.fault ? `${instance.fault.message} (trigger ${instance.fault.triggerId ?? 'none'}, ${instance.fault.at})` : undefined],
       ['parent', instance.parent?.instanceId],
+      ['timers', instance.timers.length ? instance.timers.map((timer) => `${timer.transitionId} due ${timer.dueAt}`).join(', ') : undefined],
       ['created', instance.createdAt],
       ['updated', instance.updatedAt],
       ['interests', instance.interests.join(', ')],
@@ -70,4 +72,22 @@ export async function recoverCommand(context: CommandContext, instanceId: string
   const instance = await context.api.recoverInstance(instanceId, options.state);
   if (context.json) return context.output.printJson(instance);
   context.output.print(`${instance.id}: recovered to state ${instance.stateId} (${instance.status})`);
+}
+
+export async function suspendCommand(context: CommandContext, instanceId: string): Promise<void> {
+  const instance = await context.api.suspendInstance(instanceId);
+  if (context.json) return context.output.printJson(instance);
+  context.output.print(`${instance.id}: suspended in state ${instance.stateId} (triggers answer notActive until resumed)`);
+}
+
+export async function resumeCommand(context: CommandContext, instanceId: string): Promise<void> {
+  const instance = await context.api.resumeInstance(instanceId);
+  if (context.json) return context.output.printJson(instance);
+  context.output.print(`${instance.id}: resumed, ${instance.status} in state ${instance.stateId}`);
+}
+
+export async function deleteCommand(context: CommandContext, instanceId: string, options: { force?: boolean }): Promise<void> {
+  await context.api.deleteInstance(instanceId, options.force ? { force: true } : {});
+  if (context.json) return context.output.printJson({ instanceId, deleted: true });
+  context.output.print(`${instanceId}: deleted, with its history`);
 }
