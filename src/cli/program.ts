@@ -32,7 +32,7 @@ export function buildProgram(output: Output): Command {
   const contextOf = (command: Command) => new CommandContext(command.optsWithGlobals<GlobalOptions>(), output);
 
   program
-    .description('The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers and watch them fan out.')
+    .description('The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers (or dry-run them) and watch them fan out, migrate, suspend, cancel and delete instances, one or in bulk.')
     .configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) })
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
@@ -48,7 +48,10 @@ export function buildProgram(output: Output): Command {
           'signalbox push examples/expense-claim.json',
           "signalbox start expense-claim --id claim-42 --context '{\"claimantId\":\"ann\"}'",
           'signalbox send Update --subject claimant:ann --param amount=120 --wait',
+          'signalbox send-to claim-42 Submit --dry-run',
           'signalbox instances --workflow expense-claim --all',
+          'signalbox migrate expense-claim --from 1 --to 2 --map review=checking --dry-run',
+          'signalbox bulk cancel --workflow expense-claim --state awaiting-receipts --wait',
         ),
     );
 

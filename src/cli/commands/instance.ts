@@ -59,7 +59,26 @@ function printAvailable(context: CommandContext, available: AvailableTriggers): 
   const { output } = context;
   output.print('', output.colors.bold(`Available triggers (${available.status})`));
   if (!available.items.length) return output.print('none');
-  output.print(output.table(['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'], available.items.map((item) => [item.transitionId, item.triggerNames.join(', '), item.targetStateId, JSON.stringify(item.parameters)])));
+  output.print(output.table(['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'], available.items.map((item) => [item.transitionId, triggersOf(item), item.targetStateId, item.parameters.map(parameterTest).join(', ')])));
+}
+
+type AvailableTransition = AvailableTriggers['items'][number];
+
+/** `Submit`, `* except Cancel`, or for a timer transition `timer after PT16H, due <time>`. */
+function triggersOf(item: AvailableTransition): string {
+  if (item.timer) {
+    const { after, at, calendar, dueAt } = item.timer;
+    return ['timer', after ? `after ${after}` : undefined, at ? `at ${at}` : undefined, calendar ? `(${calendar} calendar)` : undefined, dueAt ? `due ${dueAt}` : undefined].filter(Boolean).join(' ');
+  }
+  const names = item.triggerNames.join(', ');
+  return item.exceptTriggerNames?.length ? `${names} except ${item.exceptTriggerNames.join(', ')}` : names;
+}
+
+/** `amount exists`, `kind = "train"`, `not by = "ann"`; `or` marks one alternative among others. */
+function parameterTest(parameter: AvailableTransition['parameters'][number]): string {
+  const operator = { equals: '=', notEquals: '!=', exists: 'exists', notExists: 'does not exist' }[parameter.test];
+  const test = parameter.value === undefined ? `${parameter.name} ${operator}` : `${parameter.name} ${operator} ${JSON.stringify(parameter.value)}`;
+  return `${parameter.alternative ? 'or ' : ''}${parameter.negated ? 'not ' : ''}${test}`;
 }
 
 export async function cancelCommand(context: CommandContext, instanceId: string): Promise<void> {
