@@ -5,7 +5,7 @@
  * `engine.withDelivery(handlers)`, a view sharing everything but the delivery. Without one, raised
  * triggers are published in-process (tests, the library, single-process hosting).
  */
-import type { WorkflowVersion } from './definition';
+import type { WorkflowDefinition, WorkflowDefinitionInput, WorkflowVersion } from './definition';
 import type { DryRunResult } from './dry-run';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
@@ -93,7 +93,7 @@ export class Engine {
     } else {
       this.ports = portsOrParts;
       this.options = resolveEngineOptions(options);
-      this.workflows = new WorkflowService(this.ports.workflows, this.options.registry, this.options.definitionCacheSize);
+      this.workflows = new WorkflowService(this.ports.workflows, this.options.registry, this.options.definitionCacheSize, this.options.clock);
       this.runtime = new InstanceRuntime(this.ports, this.workflows.versions, this.options);
       if (this.ports.events) {
         const { http, policy, sourcePrefix } = this.options.events;
@@ -134,14 +134,25 @@ export class Engine {
 
   // ---- workflows ----------------------------------------------------------------------------------
 
-  /** Validates and stores version 1. DefinitionInvalidError lists every problem; ConflictError if the id exists. */
-  async createWorkflow(input: unknown, options?: OperationOptions): Promise<WorkflowVersion> {
-    return this.workflows.create(this.workflows.validate(input), options);
+  /**
+   * Parses and validates a definition (the registry decides which step types exist): the edge's step for
+   * untyped input (a request body, a file). DefinitionInvalidError lists every problem.
+   */
+  validateWorkflow(input: unknown): WorkflowDefinition {
+    return this.workflows.validate(input);
   }
 
-  /** Validates and adds a version; `ifMatch` is the latest version's ETag or `*`. */
-  async addWorkflowVersion(input: unknown, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
-    return this.workflows.addVersion(this.workflows.validate(input), options);
+  /**
+   * Stores version 1; ConflictError if the id exists. Checked again against the registry (a typed value
+   * may still name an unknown step type or carry a bad expression): DefinitionInvalidError lists every problem.
+   */
+  async createWorkflow(definition: WorkflowDefinitionInput, options?: OperationOptions): Promise<WorkflowVersion> {
+    return this.workflows.create(this.workflows.validate(definition), options);
+  }
+
+  /** Adds a version (checked as `createWorkflow` checks); `ifMatch` is the latest version's ETag or `*`. */
+  async addWorkflowVersion(definition: WorkflowDefinitionInput, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
+    return this.workflows.addVersion(this.workflows.validate(definition), options);
   }
 
   /** The latest version, or the given one. NotFoundError if absent. */

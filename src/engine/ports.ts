@@ -34,15 +34,20 @@ export interface WorkflowSummary {
   readonly version: number;
 }
 
+/** How a version is written: its `createdAt` is the caller's (the engine's clock), never the store's. */
+export interface WorkflowWriteOptions extends OperationOptions {
+  readonly createdAt: Date;
+}
+
 /** Versioned workflow definitions; every version is kept immutably. */
 export interface WorkflowStore {
   /** Creates version 1. Throws ConflictError if the id exists. */
-  create(definition: WorkflowDefinition, options?: OperationOptions): Promise<WorkflowVersion>;
+  create(definition: WorkflowDefinition, options: WorkflowWriteOptions): Promise<WorkflowVersion>;
   /**
    * Adds a new version. `ifMatch` is the latest version's ETag or `*`; a stale ETag throws
    * PreconditionFailedError, a missing workflow NotFoundError.
    */
-  update(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion>;
+  update(definition: WorkflowDefinition, options: WorkflowWriteOptions & { ifMatch: string }): Promise<WorkflowVersion>;
   /** The latest version, or the given one; undefined if absent. */
   get(workflowId: string, options?: OperationOptions & { version?: number }): Promise<WorkflowVersion | undefined>;
   list(options?: PageOptions): Promise<Page<WorkflowSummary>>;

@@ -54,6 +54,20 @@ describe('Engine: workflows', () => {
     await expect(invalid).rejects.toMatchObject({ issues: [{ path: 'initialStateId' }, { path: 'states.a.transitions[0].targetStateId' }] });
   });
 
+  it("dates each version by the engine's clock, not the store's (issue 10)", async () => {
+    const { engine, clock } = testEngine();
+    expect((await engine.createWorkflow(flow)).createdAt).toBe('2026-01-01T00:00:00.000Z');
+    clock.advance(60_000);
+    expect((await engine.addWorkflowVersion({ ...flow, displayName: 'v2' }, { ifMatch: '*' })).createdAt).toBe('2026-01-01T00:01:00.000Z');
+    expect((await engine.getWorkflow('flow', 1)).createdAt).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('parses untyped input at the edge: validateWorkflow gives the typed definition, or every problem', () => {
+    const { engine } = testEngine();
+    expect(engine.validateWorkflow(JSON.parse(JSON.stringify(flow)))).toMatchObject({ id: 'flow', states: { c: { transitions: [] } } });
+    expect(() => engine.validateWorkflow({ id: 'bad' })).toThrow(DefinitionInvalidError);
+  });
+
   // PUT semantics (If-Match, the body's id) moved from the engine to the route by issue 10 (section 4).
   it('PUT: creates v1 without If-Match when absent, conflicts when present, versions with a matching ETag, refuses stale ones', async () => {
     const { engine } = testEngine();

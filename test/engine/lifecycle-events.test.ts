@@ -52,7 +52,7 @@ function orderWorkflow(subscriptions: unknown[]) {
 function setup(subscriptions: unknown[]) {
   const subscribers = new ScriptedSubscribers();
   const test = testEngine({ inProcess: true, events: { http: subscribers, policy: fastPolicy, sourcePrefix: '/contoso' } });
-  return { ...test, subscribers, ready: test.engine.createWorkflow(orderWorkflow(subscriptions)) };
+  return { ...test, subscribers, ready: test.engine.createWorkflow(test.engine.validateWorkflow(orderWorkflow(subscriptions))) };
 }
 
 describe('lifecycle events', () => {

@@ -94,7 +94,7 @@ describe('typed errors from the Azure stores', () => {
 
   it('reports deleted tables as non-retryable StorageErrors from every store, never as absent data', async () => {
     const storage = await createTestStorage();
-    await storage.workflows.create(makeDefinition('w'));
+    await storage.workflows.create(makeDefinition('w'), { createdAt: new Date() });
     await Promise.all([
       storage.clients.workflows.deleteTable(),
       storage.clients.instances.deleteTable(),
@@ -104,7 +104,7 @@ describe('typed errors from the Azure stores', () => {
     const calls: (() => Promise<unknown>)[] = [
       () => storage.workflows.get('w'),
       () => storage.workflows.list(),
-      () => storage.workflows.update(makeDefinition('w'), { ifMatch: '*' }),
+      () => storage.workflows.update(makeDefinition('w'), { ifMatch: '*', createdAt: new Date() }),
       () => storage.instances.get('i'),
       () => storage.instances.create(makeInstance('i')),
       () => storage.instances.save(makeInstance('i'), {}, { ifMatch: '*' }),
@@ -132,7 +132,7 @@ describe('typed errors from the Azure stores', () => {
       [
         () => storage.instances.save(makeInstance('etag'), {}, { ifMatch: created.etag }),
         () => storage.instances.create(makeInstance('etag')),
-        () => storage.workflows.update(makeDefinition('nope'), { ifMatch: '*' }),
+        () => storage.workflows.update(makeDefinition('nope'), { ifMatch: '*', createdAt: new Date() }),
         () => storage.operations.update(makeOperation('nope')),
       ].map((call) => call().then(() => undefined, (caught: unknown) => caught)),
     );

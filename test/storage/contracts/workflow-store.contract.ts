@@ -4,6 +4,9 @@ import type { WorkflowStore } from '../../../src/engine/ports';
 import { collect, makeDefinition } from '../fixtures';
 
 /** `create` returns a fresh, empty store each time. */
+/** The creation time a caller (the engine's clock) hands the store. */
+const createdAt = new Date('2026-11-20T16:00:00.000Z');
+
 export function workflowStoreContract(label: string, create: () => Promise<WorkflowStore>): void {
   describe(`WorkflowStore contract: ${label}`, () => {
     let store: WorkflowStore;
@@ -13,17 +16,17 @@ export function workflowStoreContract(label: string, create: () => Promise<Workf
 
     it('creates version 1 and reads it back as the latest and by number', async () => {
       const definition = makeDefinition('create-read');
-      const created = await store.create(definition);
-      expect(created).toMatchObject({ version: 1, definition });
+      const created = await store.create(definition, { createdAt });
+      expect(created).toMatchObject({ version: 1, definition, createdAt: createdAt.toISOString() });
       expect(created.etag).toEqual(expect.any(String));
       expect(await store.get('create-read')).toEqual(created);
       expect((await store.get('create-read', { version: 1 }))?.definition).toEqual(definition);
     });
 
     it('deletes every version; the id can then be created anew as version 1; absent is fine', async () => {
-      const v1 = await store.create(makeDefinition('doomed', 'One'));
-      await store.update(makeDefinition('doomed', 'Two'), { ifMatch: v1.etag });
-      await store.create(makeDefinition('survivor'));
+      const v1 = await store.create(makeDefinition('doomed', 'One'), { createdAt });
+      await store.update(makeDefinition('doomed', 'Two'), { ifMatch: v1.etag, createdAt });
+      await store.create(makeDefinition('survivor'), { createdAt });
 
       await store.delete('doomed');
 
@@ -32,22 +35,22 @@ export function workflowStoreContract(label: string, create: () => Promise<Workf
       expect(await store.get('doomed', { version: 2 })).toBeUndefined();
       expect((await collect((page) => store.list(page), 100)).items.map((summary) => summary.id)).not.toContain('doomed');
       expect(await store.get('survivor')).toBeDefined();
-      expect((await store.create(makeDefinition('doomed', 'Again'))).version).toBe(1);
+      expect((await store.create(makeDefinition('doomed', 'Again'), { createdAt })).version).toBe(1);
       await store.delete('never-was');
     });
 
     it('refuses to create an id that exists, leaving it unchanged', async () => {
-      const first = await store.create(makeDefinition('dup', 'First'));
-      await expect(store.create(makeDefinition('dup', 'Second'))).rejects.toBeInstanceOf(ConflictError);
+      const first = await store.create(makeDefinition('dup', 'First'), { createdAt });
+      await expect(store.create(makeDefinition('dup', 'Second'), { createdAt })).rejects.toBeInstanceOf(ConflictError);
       expect(await store.get('dup')).toEqual(first);
     });
 
     it('adds versions on update and keeps every earlier version unchanged', async () => {
-      const v1 = await store.create(makeDefinition('versions', 'One'));
-      const v2 = await store.update(makeDefinition('versions', 'Two'), { ifMatch: v1.etag });
+      const v1 = await store.create(makeDefinition('versions', 'One'), { createdAt });
+      const v2 = await store.update(makeDefinition('versions', 'Two'), { ifMatch: v1.etag, createdAt });
       expect(v2.version).toBe(2);
       expect(v2.etag).not.toBe(v1.etag);
-      const v3 = await store.update(makeDefinition('versions', 'Three'), { ifMatch: '*' });
+      const v3 = await store.update(makeDefinition('versions', 'Three'), { ifMatch: '*', createdAt });
       expect(v3.version).toBe(3);
       expect((await store.get('versions'))?.definition.displayName).toBe('Three');
       expect((await store.get('versions', { version: 1 }))?.definition.displayName).toBe('One');
@@ -56,17 +59,17 @@ export function workflowStoreContract(label: string, create: () => Promise<Workf
     });
 
     it('refuses an update with a stale ETag (no version is added)', async () => {
-      const v1 = await store.create(makeDefinition('stale'));
-      await store.update(makeDefinition('stale', 'B'), { ifMatch: v1.etag });
-      await expect(store.update(makeDefinition('stale', 'C'), { ifMatch: v1.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
+      const v1 = await store.create(makeDefinition('stale'), { createdAt });
+      await store.update(makeDefinition('stale', 'B'), { ifMatch: v1.etag, createdAt });
+      await expect(store.update(makeDefinition('stale', 'C'), { ifMatch: v1.etag, createdAt })).rejects.toBeInstanceOf(PreconditionFailedError);
       expect((await store.get('stale'))?.version).toBe(2);
     });
 
     it('gives exactly one winner when two updates race on the same ETag', async () => {
-      const v1 = await store.create(makeDefinition('race'));
+      const v1 = await store.create(makeDefinition('race'), { createdAt });
       const results = await Promise.allSettled([
-        store.update(makeDefinition('race', 'A'), { ifMatch: v1.etag }),
-        store.update(makeDefinition('race', 'B'), { ifMatch: v1.etag }),
+        store.update(makeDefinition('race', 'A'), { ifMatch: v1.etag, createdAt }),
+        store.update(makeDefinition('race', 'B'), { ifMatch: v1.etag, createdAt }),
       ]);
       expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
@@ -75,14 +78,14 @@ export function workflowStoreContract(label: string, create: () => Promise<Workf
     });
 
     it('reports a missing workflow on update and as undefined on get', async () => {
-      await expect(store.update(makeDefinition('missing'), { ifMatch: '*' })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.update(makeDefinition('missing'), { ifMatch: '*', createdAt })).rejects.toBeInstanceOf(NotFoundError);
       expect(await store.get('missing')).toBeUndefined();
     });
 
     it('lists the latest version of every workflow across pages, each once', async () => {
       const fresh = await create();
-      for (const id of ['l1', 'l2', 'l3', 'l4', 'l5']) await fresh.create(makeDefinition(id, `Name ${id}`));
-      await fresh.update(makeDefinition('l3', 'Renamed'), { ifMatch: '*' });
+      for (const id of ['l1', 'l2', 'l3', 'l4', 'l5']) await fresh.create(makeDefinition(id, `Name ${id}`), { createdAt });
+      await fresh.update(makeDefinition('l3', 'Renamed'), { ifMatch: '*', createdAt });
       const { items, pages } = await collect((options) => fresh.list(options), 2);
       expect(pages).toBe(3);
       expect(items.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
