@@ -21,7 +21,7 @@ import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
 import { InProcessTimers } from './in-process-timers';
-import { pagedList } from './paging';
+import { onePage } from './paging';
 import { timerTrigger, type DueTimer } from './timers';
 import type {
   DueTimerIndex,
@@ -161,7 +161,7 @@ export class Engine {
   }
 
   listWorkflows(pageOptions?: PageOptions): Promise<Page<WorkflowSummary>> {
-    return this.workflows.list(pageOptions);
+    return onePage(this.workflows.list(pageOptions));
   }
 
   // ---- instances ----------------------------------------------------------------------------------
@@ -194,19 +194,19 @@ export class Engine {
 
   /** Instances being deleted are left out, so a page may hold fewer than `maxPageSize`. */
   async listInstances(query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
-    const page = await this.ports.instances.query(query, pageOptions);
+    const page = await onePage(this.ports.instances.query(query, pageOptions));
     return page.items.some((instance) => instance.deleting) ? { ...page, items: page.items.filter((instance) => !instance.deleting) } : page;
   }
 
   /** Oldest first. NotFoundError if the instance does not exist. */
   async getHistory(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
     await this.getInstance(instanceId, pageOptions);
-    return this.ports.history.list(instanceId, pageOptions);
+    return onePage(this.ports.history.list(instanceId, pageOptions));
   }
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */
   findCandidates(subjects: readonly string[], pageOptions?: PageOptions): Promise<Page<string>> {
-    return this.ports.interests.findCandidates(subjects, pageOptions);
+    return onePage(this.ports.interests.findCandidates(subjects, pageOptions));
   }
 
   /**
@@ -241,7 +241,7 @@ export class Engine {
   async dryRunPublish(trigger: Trigger, options: OperationOptions = {}): Promise<{ instances: DryRunResult[]; truncated: boolean }> {
     const instances: DryRunResult[] = [];
     let truncated = false;
-    for await (const instanceId of pagedList((page) => this.findCandidates(trigger.subjects, page), { ...options, maxPageSize: MAX_DRY_RUN_CANDIDATES + 1 })) {
+    for await (const instanceId of this.ports.interests.findCandidates(trigger.subjects, { ...options, maxPageSize: MAX_DRY_RUN_CANDIDATES + 1 })) {
       if (instances.length === MAX_DRY_RUN_CANDIDATES) {
         truncated = true;
         break;
@@ -287,7 +287,7 @@ export class Engine {
   /** Removes every version of a workflow: ConflictError while any instance of it exists, NotFoundError if absent. */
   async deleteWorkflow(workflowId: string, options: OperationOptions = {}): Promise<void> {
     await this.workflows.get(workflowId, undefined, options);
-    const instances = await this.ports.instances.query({ workflowId }, { ...options, maxPageSize: 1 });
+    const instances = await onePage(this.ports.instances.query({ workflowId }, { ...options, maxPageSize: 1 }));
     if (instances.items.length > 0) throw new ConflictError(`Workflow "${workflowId}" has instances: delete them first`);
     await this.workflows.delete(workflowId, options);
   }
@@ -303,7 +303,7 @@ export class Engine {
    */
   async publish(trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult[]> {
     const results: InstanceResult[] = [];
-    for await (const instanceId of pagedList((page) => this.findCandidates(trigger.subjects, page), { ...options, maxPageSize: 1000 })) {
+    for await (const instanceId of this.ports.interests.findCandidates(trigger.subjects, { ...options, maxPageSize: 1000 })) {
       results.push(await this.applyTrigger(instanceId, trigger, options));
     }
     return results;
@@ -327,7 +327,7 @@ export class Engine {
   /** The instance's lifecycle events with their deliveries, oldest first. NotFoundError if the instance does not exist. */
   async listEvents(instanceId: string, pageOptions?: PageOptions): Promise<Page<LifecycleEventRecord>> {
     await this.getInstance(instanceId, pageOptions);
-    return this.eventStore().listEvents(instanceId, pageOptions);
+    return onePage(this.eventStore().listEvents(instanceId, pageOptions));
   }
 
   /**
@@ -353,7 +353,7 @@ export class Engine {
   async resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
     if (!this.ports.events) return 0;
     let count = 0;
-    for await (const { instanceId, event } of pagedList((page) => this.ports.events!.listPendingEvents(page), { ...options, maxPageSize: 1000 })) {
+    for await (const { instanceId, event } of this.ports.events.listPendingEvents({ ...options, maxPageSize: 1000 })) {
       const subscriptionIds = event.deliveries.filter((delivery) => delivery.status === 'pending').map((delivery) => delivery.subscriptionId);
       count += subscriptionIds.length;
       await this.handlers.event({ id: `resume.${event.id}`, kind: 'event', payload: { instanceId, eventId: event.id, subscriptionIds } }, options);

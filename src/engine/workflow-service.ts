@@ -6,7 +6,8 @@
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import { validateDefinition } from './definition-validation';
 import { NotFoundError } from './errors';
-import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from './ports';
+import type { PagedAsyncIterable } from './paging';
+import type { OperationOptions, PageOptions, WorkflowStore, WorkflowSummary } from './ports';
 import type { Clock } from './engine-options';
 import type { Registry } from './registry';
 import { WorkflowVersionCache } from './workflow-version-cache';
@@ -59,7 +60,8 @@ export class WorkflowService {
     this.versions.forget(workflowId);
   }
 
-  list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
+  /** The latest version of every workflow, a page at a time (`byPage`) or item by item. */
+  list(options?: PageOptions): PagedAsyncIterable<WorkflowSummary> {
     return this.store.list(options);
   }
 }

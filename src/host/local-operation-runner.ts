@@ -115,7 +115,7 @@ export class LocalOperationRunner implements OperationLauncher {
   /** Starts every operation left `notStarted` or `running` by an earlier process (poison handling: operation-resumption.ts). */
   async resumeUnfinished(operations: OperationStore): Promise<number> {
     let count = 0;
-    for await (const listed of pagedList((page) => operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], page), { maxPageSize: 100 })) {
+    for await (const listed of operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { maxPageSize: 100 })) {
       // Counted on the record, so one that keeps crashing the process ends failed (poison).
       const operation = await claimResumption(operations, listed, this.logger);
       if (!operation) continue;

@@ -14,7 +14,7 @@ import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 
 export const LATEST_ROW_KEY = 'latest';
 /** How often an unconditional (`ifMatch: '*'`) update retries when a concurrent update wins. */
@@ -57,7 +57,11 @@ export class TableWorkflowStore implements WorkflowStore {
   }
 
   /** The `latest` rows only, without their bodies: one scan of the (small) workflows table per page. */
-  async list(options: PageOptions = {}): Promise<Page<WorkflowSummary>> {
+  list(options: PageOptions = {}): PagedAsyncIterable<WorkflowSummary> {
+    return pagedList((page) => this.listPage(page), options);
+  }
+
+  private async listPage(options: PageOptions = {}): Promise<Page<WorkflowSummary>> {
     return queryPage(
       this.client,
       odata`RowKey eq ${LATEST_ROW_KEY}`,

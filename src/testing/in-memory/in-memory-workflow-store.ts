@@ -3,6 +3,7 @@ import type { WorkflowDefinition, WorkflowVersion } from '../../engine/definitio
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../../engine/errors';
 import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary, WorkflowWriteOptions } from '../../engine/ports';
 import { pageOf } from './paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 export class InMemoryWorkflowStore implements WorkflowStore {
   private readonly workflows = new Map<string, WorkflowVersion[]>();
@@ -45,7 +46,11 @@ export class InMemoryWorkflowStore implements WorkflowStore {
     this.workflows.delete(workflowId);
   }
 
-  async list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
+  list(options?: PageOptions): PagedAsyncIterable<WorkflowSummary> {
+    return pagedList((page) => this.listPage(page), options);
+  }
+
+  private async listPage(options?: PageOptions): Promise<Page<WorkflowSummary>> {
     const summaries = [...this.workflows.keys()].sort().map((id) => {
       const latest = this.workflows.get(id)!.at(-1)!;
       return { id, displayName: latest.definition.displayName, version: latest.version };
