@@ -30,6 +30,8 @@ export interface LocalOperationRunnerOptions {
   concurrency?: number;
   /** Retries of retryable failures (lease busy, transient storage). @default ACTIVITY_RETRY_POLICY (the durable host's) */
   retryPolicy?: Partial<ActivityRetryPolicy>;
+  /** The engine's clock (resumption counts are stamped with it). @default the wall clock */
+  now?: () => Date;
   /** Where armed timers go (the local timer scheduler); without it this launcher arms none. */
   armTimer?: (timer: DueTimer) => Promise<void>;
 }
@@ -39,6 +41,7 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly running = new Map<string, Promise<void>>();
   private readonly semaphore: Semaphore;
   private readonly retryPolicy: ActivityRetryPolicy;
+  private readonly now: () => Date;
   private readonly shutdown = new AbortController();
   readonly armTimer?: (timer: DueTimer) => Promise<void>;
 
@@ -58,6 +61,7 @@ export class LocalOperationRunner implements OperationLauncher {
     setMaxListeners(0, this.shutdown.signal);
     this.semaphore = new Semaphore(options.concurrency ?? 16);
     this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
+    this.now = options.now ?? (() => new Date());
   }
 
   /** Operations currently running in this process. */
@@ -117,7 +121,7 @@ export class LocalOperationRunner implements OperationLauncher {
     let count = 0;
     for await (const listed of operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { maxPageSize: 100 })) {
       // Counted on the record, so one that keeps crashing the process ends failed (poison).
-      const operation = await claimResumption(operations, listed, this.logger);
+      const operation = await claimResumption(operations, listed, this.logger, this.now());
       if (!operation) continue;
       await this.start(operation.id, { operation });
       count += 1;

@@ -60,7 +60,8 @@ export interface TriggerActivityServiceOptions {
   readonly operations: OperationStore;
   readonly triggerCache: TriggerCache;
   readonly logger: Logger;
-  readonly now?: () => Date;
+  /** The engine's clock (one clock for the host's times). */
+  readonly now: () => Date;
 }
 
 export class TriggerActivityService implements TriggerActivities {
@@ -75,7 +76,7 @@ export class TriggerActivityService implements TriggerActivities {
   constructor(private readonly options: TriggerActivityServiceOptions) {}
 
   private now(): string {
-    return (this.options.now?.() ?? new Date()).toISOString();
+    return this.options.now().toISOString();
   }
 
   async beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput> {
