@@ -3,10 +3,10 @@
  * (openapi-fetch over the types generated from the API's own OpenAPI document, which a test keeps equal
  * to a fresh generation), so a route or a body that drifts from the server fails to compile here.
  * It adds what a command line needs: a timeout, the CLI's errors (ApiError with the problem+json body for
- * an error status, NetworkError when the server cannot be reached), and paging helpers. Routes not yet in
- * the OpenAPI document go through `untypedGet` and say so.
+ * an error status, NetworkError when the server cannot be reached), and paging helpers. Every route goes
+ * through the typed client: there is no hand-written URL here.
  */
-import { createSignalboxClient, type components, type Instance, type Operation, type operations, type SignalboxClient, type Workflow } from '../client';
+import { createSignalboxClient, type components, type DryRun, type Instance, type Operation, type operations, type SignalboxClient, type Workflow } from '../client';
 import type { JsonObject } from '../engine/json';
 import { ApiError, NetworkError, type Problem } from './errors';
 
@@ -21,12 +21,16 @@ export interface ApiClientOptions {
 
 type Schemas = components['schemas'];
 export type ApiWorkflow = Workflow;
-/** An instance; `parent` arrives with child workflows (api.md, wave 2). */
-export type ApiInstance = Instance & { readonly parent?: { readonly instanceId: string } };
+export type ApiInstance = Instance;
 export type ApiHistoryEntry = Schemas['HistoryEntry'];
 export type ApiInstanceResult = Operation['instances'][number];
-/** An operation; `progress` arrives with the operations work (api.md, wave 2). */
-export type ApiOperation = Operation & { readonly progress?: { readonly total?: number; readonly processed: number } };
+export type ApiOperation = Operation;
+export type ApiDryRun = DryRun;
+export type ApiDryRunInstance = DryRun['instances'][number];
+export type MigrationReport = Schemas['MigrationReport'];
+export type MigrationRequest = NonNullable<operations['migrateInstances']['requestBody']>['content']['application/json'];
+export type BulkRequest = NonNullable<operations['bulkInstances']['requestBody']>['content']['application/json'];
+export type BulkAction = BulkRequest['action'];
 export type AcceptedOperation = Schemas['AcceptedOperation'];
 export type InstanceStatusName = Instance['status'];
 export interface ApiPage<T> {
@@ -40,19 +44,9 @@ export interface TriggerToSend {
   readonly contentType?: string;
   readonly parameters?: JsonObject;
 }
-/** `status` may name a wave 2 status (`suspended`) and `parentId` is wave 2 too: the server decides. */
-export interface InstanceFilter {
-  readonly workflowId?: string;
-  readonly stateId?: string;
-  readonly status?: string;
-  readonly subject?: string;
-  readonly parentId?: string;
-}
 type InstanceQuery = NonNullable<operations['listInstances']['parameters']['query']>;
-export interface AvailableTriggers {
-  readonly status: string;
-  readonly items: readonly { transitionId: string; triggerNames: readonly string[]; parameters: unknown; targetStateId: string; timer?: unknown }[];
-}
+export type InstanceFilter = Pick<InstanceQuery, 'workflowId' | 'stateId' | 'status' | 'subject' | 'parentId'>;
+export type AvailableTriggers = Schemas['AvailableTriggers'];
 
 /** What every openapi-fetch call resolves to. */
 interface FetchResult<T> {
@@ -65,13 +59,11 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly client: SignalboxClient;
   private readonly timeoutInMs: number;
-  private readonly apiKey: string | undefined;
 
   constructor(options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.apiKey = options.apiKey || undefined;
     this.timeoutInMs = options.timeoutInMs ?? 30_000;
-    this.client = createSignalboxClient({ baseUrl: this.baseUrl, ...(this.apiKey ? { apiKey: this.apiKey } : {}) });
+    this.client = createSignalboxClient({ baseUrl: this.baseUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
   }
 
   /** The latest version (or `version`); undefined when the workflow does not exist. */
@@ -105,9 +97,7 @@ export class ApiClient {
   }
 
   async listInstances(filter: InstanceFilter, page: { continuationToken?: string; maxPageSize?: number } = {}): Promise<ApiPage<ApiInstance>> {
-    // The filter may hold what the document does not know yet (see InstanceFilter): sent as given, and a
-    // server that does not know it answers 400 naming it.
-    const query = { ...filter, ...page } as InstanceQuery;
+    const query: InstanceQuery = { ...filter, ...page };
     return this.call(() => this.client.GET('/instances', { params: { query }, ...this.init() }));
   }
 
@@ -121,6 +111,57 @@ export class ApiClient {
 
   async recoverInstance(instanceId: string, stateId: string): Promise<ApiInstance> {
     return this.call(() => this.client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId }, ...this.init() }));
+  }
+
+  /** `POST /instances/{id}/suspend`: a waiting instance becomes `suspended` (409 otherwise). */
+  async suspendInstance(instanceId: string): Promise<ApiInstance> {
+    return this.call(() => this.client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } }, ...this.init() }));
+  }
+
+  /** `POST /instances/{id}/resume`: a suspended instance is `waiting` again (409 otherwise). */
+  async resumeInstance(instanceId: string): Promise<ApiInstance> {
+    return this.call(() => this.client.POST('/instances/{instanceId}/resume', { params: { path: { instanceId } }, ...this.init() }));
+  }
+
+  /** `DELETE /instances/{id}` (204); `force` deletes a waiting or initializing one too. */
+  async deleteInstance(instanceId: string, options: { force?: boolean } = {}): Promise<void> {
+    await this.send(() => this.client.DELETE('/instances/{instanceId}', { params: { path: { instanceId }, query: options.force ? { force: 'true' } : {} }, ...this.init() }));
+  }
+
+  /** `DELETE /workflows/{id}` (204): every version; 409 while instances of it exist. */
+  async deleteWorkflow(workflowId: string): Promise<void> {
+    await this.send(() => this.client.DELETE('/workflows/{workflowId}', { params: { path: { workflowId } }, ...this.init() }));
+  }
+
+  /** A migration's dry run: the report of what would move where, and what cannot move and why. */
+  async migrationReport(workflowId: string, request: Omit<MigrationRequest, 'dryRun'>): Promise<MigrationReport> {
+    const answer = await this.call(() => this.client.POST('/workflows/{workflowId}/migrations', { params: { path: { workflowId } }, body: { ...request, dryRun: true }, ...this.init() }));
+    if (!('rows' in answer)) throw new Error('the server answered an operation to a migration dry run');
+    return answer;
+  }
+
+  /** A migration, as an operation (202). */
+  async migrate(workflowId: string, request: Omit<MigrationRequest, 'dryRun'>): Promise<AcceptedOperation> {
+    const answer = await this.call(() => this.client.POST('/workflows/{workflowId}/migrations', { params: { path: { workflowId } }, body: { ...request, dryRun: false }, ...this.init() }));
+    if (!('operationId' in answer)) throw new Error('the server answered a dry run to a migration that was not one');
+    return answer;
+  }
+
+  /** A bulk action on every instance the filter matches, as an operation (202). */
+  async bulk(request: BulkRequest): Promise<AcceptedOperation> {
+    return this.call(() => this.client.POST('/instances/bulk', { body: request, ...this.init() }));
+  }
+
+  /** What the trigger would do (`?dryRun=true`), to each of the first 100 candidates or to the one instance; nothing is saved. */
+  async dryRunTrigger(trigger: TriggerToSend, options: { instanceId?: string } = {}): Promise<ApiDryRun> {
+    const { subjects, ...withoutSubjects } = trigger;
+    const query = { dryRun: 'true' } as const;
+    const answer =
+      options.instanceId !== undefined
+        ? await this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId: options.instanceId! }, query }, body: withoutSubjects, ...this.init() }))
+        : await this.call(() => this.client.POST('/triggers', { params: { query }, body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() }));
+    if ('operationId' in answer || 'id' in answer) throw new Error('the server answered an operation to a dry run');
+    return answer;
   }
 
   /** `POST /api/triggers`, or the instance-scoped route when `instanceId` is given (the instance is the subject). */
@@ -140,14 +181,15 @@ export class ApiClient {
     return { operation: result.data as ApiOperation, ...(result.response.status === 202 && retryAfter > 0 ? { retryAfterInMs: retryAfter * 1000 } : {}) };
   }
 
-  /** `GET /workflows/{id}/diagram` (text/plain): in the wave 2 contract, not yet in the OpenAPI document. */
+  /** `GET /workflows/{id}/diagram`: the Mermaid text (text/plain). */
   async workflowDiagram(workflowId: string, options: { version?: number; instanceId?: string } = {}): Promise<string> {
-    return this.untypedGet(`/workflows/${encodeURIComponent(workflowId)}/diagram`, { version: options.version, instanceId: options.instanceId }, 'text');
+    const query = { ...(options.version !== undefined ? { version: options.version } : {}), ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}) };
+    return this.call(() => this.client.GET('/workflows/{workflowId}/diagram', { params: { path: { workflowId }, query }, parseAs: 'text', ...this.init() }));
   }
 
-  /** `GET /instances/{id}/available-triggers`: in the wave 2 contract, not yet in the OpenAPI document. */
+  /** `GET /instances/{id}/available-triggers`: the transitions of its current state and what they answer. */
   async availableTriggers(instanceId: string): Promise<AvailableTriggers> {
-    return JSON.parse(await this.untypedGet(`/instances/${encodeURIComponent(instanceId)}/available-triggers`, {}, 'json')) as AvailableTriggers;
+    return this.call(() => this.client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } }, ...this.init() }));
   }
 
   private init(): { signal: AbortSignal; redirect: 'error' } {
@@ -170,30 +212,6 @@ export class ApiClient {
     return (await this.send(call)).data;
   }
 
-  private async untypedGet(path: string, query: Record<string, string | number | undefined>, accept: 'text' | 'json'): Promise<string> {
-    const url = new URL(`${this.baseUrl}${path}`);
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = { accept: accept === 'text' ? 'text/plain, application/problem+json' : 'application/json, application/problem+json' };
-    if (this.apiKey) headers['x-functions-key'] = this.apiKey;
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(url, { headers, ...this.init() });
-      text = await response.text();
-    } catch (error) {
-      throw networkError(this.baseUrl, error, this.timeoutInMs);
-    }
-    if (!response.ok) throw apiError(response, parseJson(text) ?? text);
-    return text;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function apiError(response: Response, body: unknown): ApiError {

@@ -109,7 +109,7 @@ export function printOperation(output: Output, operation: ApiOperation, options:
   const { colors } = output;
   const { processed, total } = operationProgress(operation);
   const status = operation.status === 'succeeded' ? colors.green(operation.status) : operation.status === 'failed' ? colors.red(operation.status) : colors.yellow(operation.status);
-  output.print(`Operation ${operation.id} ${status}: ${processed} of ${plural(total ?? processed, 'instance')} processed`);
+  output.print(`Operation ${operation.id}${describeWork(operation)} ${status}: ${processed} of ${plural(total ?? processed, 'instance')} processed`);
   const counts = Object.entries(operation.summary).filter(([, count]) => count > 0);
   if (counts.length) output.print(`  ${counts.map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`);
   if (operation.error) output.print(`  ${colors.red('error')}: ${operation.error}`);
@@ -117,12 +117,36 @@ export function printOperation(output: Output, operation: ApiOperation, options:
   const shown = operation.instances.slice(0, limit);
   if (shown.length) {
     // The error column only when some instance faulted: most operations have none.
-    const withErrors = shown.some((result) => result.error);
-    const head = ['INSTANCE', 'OUTCOME', 'TRANSITION', 'FROM', 'TO', ...(withErrors ? ['ERROR'] : [])];
-    output.print('', output.table(head, shown.map((result) => [result.instanceId, result.outcome, result.transitionId, result.fromStateId, result.toStateId, ...(withErrors ? [result.error] : [])])));
+    // A trigger's results always have the transition columns; a migration's or a bulk action's only the
+    // columns some result fills (a bulk cancel has no transition).
+    const columns = RESULT_COLUMNS.filter((column) => column.always || (column.forTrigger && operation.kind === 'trigger') || shown.some((result) => result[column.field] !== undefined));
+    output.print('', output.table(columns.map((column) => column.title), shown.map((result) => columns.map((column) => result[column.field]))));
     const more = processed - shown.length;
     if (more > 0) output.print(`… and ${more} more${operation.instances.length > shown.length ? ' (--results N shows more, --json all the operation keeps)' : ''}`);
   }
+}
+
+type OperationResult = ApiOperation['instances'][number];
+const RESULT_COLUMNS: readonly { title: string; field: keyof Omit<OperationResult, 'trace'>; always?: true; forTrigger?: true }[] = [
+  { title: 'INSTANCE', field: 'instanceId', always: true },
+  { title: 'OUTCOME', field: 'outcome', always: true },
+  { title: 'TRANSITION', field: 'transitionId', forTrigger: true },
+  { title: 'FROM', field: 'fromStateId', forTrigger: true },
+  { title: 'TO', field: 'toStateId', forTrigger: true },
+  { title: 'ERROR', field: 'error' },
+];
+
+/** What a migration or a bulk action does, in a few words (a trigger's operation id says enough). */
+function describeWork(operation: ApiOperation): string {
+  if (operation.migration) {
+    const { workflowId, fromVersion, toVersion } = operation.migration;
+    return ` (migrate ${workflowId} version ${fromVersion} → ${toVersion})`;
+  }
+  if (operation.bulk) {
+    const { action, filter } = operation.bulk;
+    return ` (${action} ${filter.workflowId} instances)`;
+  }
+  return '';
 }
 
 /** A failed operation is an error of the API kind (exit code 3) once its summary has been shown. */

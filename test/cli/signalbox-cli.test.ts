@@ -300,6 +300,224 @@ describe('against a server', () => {
   });
 });
 
+const childWorkflow = {
+  id: 'stage-child',
+  displayName: 'Stage child',
+  initialStateId: 'open',
+  states: { open: { transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] }, closed: {} },
+};
+
+/** Version 1; version 2 renames `review` to `checking`. `draft` arms a timer and can start a child. */
+function stagesWorkflow(reviewStateId: string) {
+  return {
+    id: 'stages',
+    displayName: 'Stages',
+    initialStateId: 'draft',
+    states: {
+      draft: {
+        interests: ['stages'],
+        transitions: [
+          {
+            id: 'submit',
+            targetStateId: reviewStateId,
+            conditions: [{ type: 'triggerName', name: 'Submit' }],
+            actions: [{ type: 'setContext', expressions: { submittedBy: 'trigger.parameters.by' } }],
+          },
+          {
+            id: 'spawn',
+            targetStateId: 'draft',
+            conditions: [{ type: 'triggerName', name: 'Spawn' }],
+            actions: [{ type: 'startInstance', workflowId: 'stage-child', instanceId: '{{instance.id}}-child' }],
+          },
+          { id: 'remind', targetStateId: 'draft', timer: { after: 'PT1H' }, actions: [{ type: 'setContext', values: { reminded: true } }] },
+        ],
+      },
+      [reviewStateId]: { transitions: [{ id: 'approve', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Approve' }] }] },
+      done: {},
+    },
+  };
+}
+
+describe('operating from the command line: dry runs, migrations, bulk actions, suspension, deletion', () => {
+  async function instanceAt(instanceId: string) {
+    const answer = await api.request('GET', `/api/instances/${instanceId}`);
+    expect(answer.status).toBe(200);
+    const history = await api.request('GET', `/api/instances/${instanceId}/history`);
+    return { ...answer.body, historyLength: history.body.items.length };
+  }
+
+  beforeAll(async () => {
+    const pushed = await signalbox(['push', file('stage-child.json', childWorkflow), file('stages.json', stagesWorkflow('review'))], { env });
+    expect(pushed.exitCode).toBe(0);
+    for (const instanceId of ['s-1', 's-2', 's-3', 's-4']) {
+      expect((await api.request('POST', '/api/instances', { json: { workflowId: 'stages', instanceId } })).status).toBe(201);
+    }
+  });
+
+  it('shows the timers an instance has armed', async () => {
+    const run = await signalbox(['instance', 's-1'], { env });
+    expect(run.exitCode).toBe(0);
+    const { timers } = await instanceAt('s-1');
+    expect(timers).toEqual([{ transitionId: 'remind', dueAt: expect.any(String) }]);
+    expect(run.stdout).toMatch(new RegExp(`^timers\\s+remind due ${timers[0].dueAt.replace(/[.]/g, '\\.')}$`, 'm'));
+  });
+
+  it('send-to --dry-run shows what would happen and changes nothing', async () => {
+    const before = await instanceAt('s-1');
+    const run = await signalbox(['send-to', 's-1', 'Submit', '--param', 'by=ann', '--dry-run'], { env });
+    expect(run.exitCode).toBe(0);
+    expectClean(run);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe('Dry run of Submit: 1 instance; nothing was saved, leased or sent');
+    expect(lines[1]).toBe('  transitioned 1');
+    expect(run.stdout).toMatch(/^s-1\s+transitioned\s+transition submit\s+draft → review$/m);
+    expect(run.stdout).toMatch(/^ {4}true\s+states\.draft\.transitions\[0\]\.conditions\[0\]\s+triggerName$/m);
+    expect(run.stdout).toContain('  context after: {"submittedBy":"ann"}');
+    expect(run.stdout).toMatch(/^ {4}.*\(setContext\)\s+setContext$/m);
+
+    const spawn = await signalbox(['send-to', 's-1', 'Spawn', '--dry-run', '--json'], { env });
+    expect(spawn.exitCode).toBe(0);
+    const dryRun = JSON.parse(spawn.stdout);
+    expect(dryRun).toMatchObject({ truncated: false, instances: [{ instanceId: 's-1', outcome: 'transitioned', transitionId: 'spawn', fromStateId: 'draft', toStateId: 'draft' }] });
+    expect(dryRun.instances[0].actions.map((action: { type: string }) => action.type)).toEqual(['startInstance']);
+
+    const after = await instanceAt('s-1');
+    expect(after).toEqual(before);
+    expect((await api.request('GET', '/api/instances/s-1-child')).status).toBe(404);
+  });
+
+  it('send --dry-run decides every interested instance, as JSON', async () => {
+    const etags = await Promise.all(['s-1', 's-2', 's-3', 's-4'].map(async (id) => (await instanceAt(id)).etag));
+    const run = await signalbox(['send', 'Submit', '--subject', 'stages', '--param', 'by=bob', '--dry-run', '--json'], { env });
+    expect(run.exitCode).toBe(0);
+    const dryRun = JSON.parse(run.stdout);
+    expect(dryRun.instances.map((result: { instanceId: string }) => result.instanceId).sort()).toEqual(['s-1', 's-2', 's-3', 's-4']);
+    for (const result of dryRun.instances) {
+      expect(result).toMatchObject({ outcome: 'transitioned', toStateId: 'review', contextAfter: { submittedBy: 'bob' } });
+    }
+    expect(await Promise.all(['s-1', 's-2', 's-3', 's-4'].map(async (id) => (await instanceAt(id)).etag))).toEqual(etags);
+  });
+
+  it('a child started by an action shows its parent, and instances --parent lists it', async () => {
+    expect((await signalbox(['send-to', 's-1', 'Spawn', '--wait'], { env })).exitCode).toBe(0);
+    let child = await api.request('GET', '/api/instances/s-1-child');
+    for (let attempt = 0; child.status === 404 && attempt < 100; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      child = await api.request('GET', '/api/instances/s-1-child');
+    }
+    expect(child.status).toBe(200);
+    const [shown, children] = await Promise.all([signalbox(['instance', 's-1-child'], { env }), signalbox(['instances', '--parent', 's-1', '--json'], { env })]);
+    expect(shown.stdout).toMatch(/^parent\s+s-1$/m);
+    expect(JSON.parse(children.stdout).items.map((item: { id: string }) => item.id)).toEqual(['s-1-child']);
+  });
+
+  it('migrate --dry-run reports and changes nothing; migrate --wait moves the instances to the new version', async () => {
+    expect((await signalbox(['send-to', 's-2', 'Submit', '--param', 'by=cy', '--wait'], { env })).exitCode).toBe(0);
+    expect((await api.request('POST', '/api/instances/s-4/cancel')).status).toBe(200);
+    const pushed = await signalbox(['push', file('stages.json', stagesWorkflow('checking'))], { env });
+    expect(pushed.stdout).toContain('stages: version 2');
+    const before = await instanceAt('s-2');
+
+    const report = await signalbox(['migrate', 'stages', '--from', '1', '--to', '2', '--map', 'review=checking', '--dry-run'], { env });
+    expect(report.exitCode).toBe(0);
+    expectClean(report);
+    expect(report.stdout).toContain('Dry run: migrating stages from version 1 to 2 would move 3 and leave 1 instance; nothing was changed');
+    expect(report.stdout).toMatch(/^FROM\s+TO\s+COUNT\s+SAMPLE$/m);
+    expect(report.stdout).toMatch(/^draft\s+draft\s+2\s+s-1, s-3$/m);
+    expect(report.stdout).toMatch(/^review\s+checking\s+1\s+s-2$/m);
+    expect(report.stdout).toMatch(/^draft\s+1\s+.*cancelled.*\s+s-4$/m);
+    expect(await instanceAt('s-2')).toEqual(before);
+
+    // --to defaults to the latest version.
+    const migrated = await signalbox(['migrate', 'stages', '--from', '1', '--map', 'review=checking', '--wait', '--json'], { env });
+    expect(migrated.exitCode).toBe(0);
+    const operation = JSON.parse(migrated.stdout);
+    expect(operation).toMatchObject({ kind: 'migration', status: 'succeeded', migration: { workflowId: 'stages', fromVersion: 1, toVersion: 2, stateMap: { review: 'checking' } } });
+    expect(operation.summary).toMatchObject({ migrated: 3, notMigratable: 1 });
+    expect(await instanceAt('s-2')).toMatchObject({ workflowVersion: 2, stateId: 'checking', context: { submittedBy: 'cy' } });
+    expect(await instanceAt('s-1')).toMatchObject({ workflowVersion: 2, stateId: 'draft' });
+  });
+
+  it("bulk cancel --wait cancels one state's instances and no other", async () => {
+    const run = await signalbox(['bulk', 'cancel', '--workflow', 'stages', '--state', 'draft', '--status', 'waiting', '--wait'], { env });
+    expect(run.exitCode).toBe(0);
+    expectClean(run);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(/^Operation \S+ \(cancel stages instances\) succeeded: 2 of 2 instances processed$/);
+    expect(lines[1]).toBe('  cancelled 2');
+    expect(run.stdout).toMatch(/^INSTANCE\s+OUTCOME/m);
+    expect(run.stdout).toMatch(/^s-1\s+cancelled\b/m);
+    expect(run.stdout).toMatch(/^s-3\s+cancelled\b/m);
+    expect((await instanceAt('s-1')).status).toBe('cancelled');
+    expect((await instanceAt('s-3')).status).toBe('cancelled');
+    expect(await instanceAt('s-2')).toMatchObject({ status: 'waiting', stateId: 'checking' });
+  });
+
+  it('suspends and resumes an instance', async () => {
+    const suspended = await signalbox(['suspend', 's-2'], { env });
+    expect(suspended).toMatchObject({ exitCode: 0, stdout: 's-2: suspended in state checking (triggers answer notActive until resumed)\n' });
+    expect((await instanceAt('s-2')).status).toBe('suspended');
+    const again = await signalbox(['suspend', 's-2'], { env });
+    expect(again.exitCode).toBe(3);
+    expect(again.stderr).toContain('Conflict (HTTP 409)');
+    const resumed = await signalbox(['resume', 's-2', '--json'], { env });
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ id: 's-2', status: 'waiting' });
+  });
+
+  it('deletes an instance (--force while it waits): 404 afterwards', async () => {
+    const refused = await signalbox(['delete', 's-2'], { env });
+    expect(refused.exitCode).toBe(3);
+    expect(refused.stderr).toContain('Conflict (HTTP 409)');
+    expect((await api.request('GET', '/api/instances/s-2')).status).toBe(200);
+    const deleted = await signalbox(['delete', 's-2', '--force'], { env });
+    expect(deleted).toMatchObject({ exitCode: 0, stdout: 's-2: deleted, with its history\n' });
+    expect((await api.request('GET', '/api/instances/s-2')).status).toBe(404);
+    const shown = await signalbox(['instance', 's-2'], { env });
+    expect(shown.exitCode).toBe(3);
+    expect(shown.stderr).toContain('Not found (HTTP 404)');
+  });
+
+  it('deletes a workflow once a bulk delete has removed its instances', async () => {
+    const refused = await signalbox(['delete-workflow', 'stages'], { env });
+    expect(refused.exitCode).toBe(3);
+    expect(refused.stderr).toContain('(HTTP 409)');
+    const purged = await signalbox(['bulk', 'delete', '--workflow', 'stages', '--force', '--wait', '--json'], { env });
+    expect(purged.exitCode).toBe(0);
+    expect(JSON.parse(purged.stdout).summary).toMatchObject({ deleted: 3 });
+    const deleted = await signalbox(['delete-workflow', 'stages'], { env });
+    expect(deleted).toMatchObject({ exitCode: 0, stdout: 'stages: deleted, with every version\n' });
+    expect((await api.request('GET', '/api/workflows/stages')).status).toBe(404);
+  });
+
+  it('refuses bad command lines with exit 2, a refused request with 3 and an unreachable server with 4', async () => {
+    const port = await closedPort();
+    const [noToState, toStateElsewhere, noFrom, badMap, dryRunWait, badAction, badVersion, unreachable] = await Promise.all([
+      signalbox(['bulk', 'recover', '--workflow', 'stages'], { env }),
+      signalbox(['bulk', 'cancel', '--workflow', 'stages', '--to-state', 'draft'], { env }),
+      signalbox(['migrate', 'stages', '--to', '2'], { env }),
+      signalbox(['migrate', 'stages', '--from', '1', '--map', 'review'], { env }),
+      signalbox(['send-to', 's-1', 'Submit', '--dry-run', '--wait'], { env }),
+      signalbox(['bulk', 'archive', '--workflow', 'stages'], { env }),
+      signalbox(['migrate', 'stage-child', '--from', '1', '--to', '9', '--dry-run'], { env }),
+      signalbox(['bulk', 'cancel', '--workflow', 'stages', '--url', `http://127.0.0.1:${port}/api`]),
+    ]);
+    expect(noToState).toMatchObject({ exitCode: 2, stderr: 'error: bulk recover needs --to-state <stateId> (the state whose entry runs again)\n' });
+    expect(toStateElsewhere).toMatchObject({ exitCode: 2, stderr: 'error: --to-state is only for bulk recover\n' });
+    expect(noFrom.exitCode).toBe(2);
+    expect(noFrom.stderr).toContain("required option '--from <n>' not specified");
+    expect(badMap).toMatchObject({ exitCode: 2, stderr: 'error: --map "review" is not oldState=newState\n' });
+    expect(dryRunWait.exitCode).toBe(2);
+    expect(badAction.exitCode).toBe(2);
+    expect(badAction.stderr).toContain('Allowed choices are cancel, recover, suspend, resume, delete');
+    expect(badVersion.exitCode).toBe(3);
+    expect(badVersion.stderr.split('\n')[0]).toBe('error: Invalid request (HTTP 400)');
+    expect(badVersion.stderr).toMatch(/^ {2}toVersion: /m);
+    expect(unreachable.exitCode).toBe(4);
+    expect(unreachable.stderr).toContain(`cannot reach the Signalbox API at http://127.0.0.1:${port}/api (connection refused)`);
+  });
+});
+
 describe(`a trigger fanned out to ${FAN_OUT} instances`, () => {
   beforeAll(async () => {
     expect((await signalbox(['push', 'examples/counter.json'], { env })).exitCode).toBe(0);

@@ -56,6 +56,26 @@ function setup(subscriptions: unknown[]) {
 }
 
 describe('lifecycle events', () => {
+  it('records suspended, resumed and migrated, the events of operating a live system (issue 15)', async () => {
+    const { engine, ready } = setup([{ id: 'audit', url: 'https://audit.example/hook', events: ['suspended', 'resumed', 'migrated'] }]);
+    const version1 = await ready;
+    await engine.createInstance({ workflowId: 'order', instanceId: 'o1' });
+    await engine.suspend('o1');
+    await engine.resume('o1');
+    await engine.addWorkflowVersion(orderWorkflow([{ id: 'audit', url: 'https://audit.example/hook', events: ['migrated'] }]), { ifMatch: version1.etag });
+    expect((await engine.operations.migrate('o1', { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
+    await engine.eventDeliveriesIdle();
+
+    const events = await collectAll((page) => engine.listEvents('o1', page));
+    expect(events.map((event) => [event.id, event.type])).toEqual([
+      ['o1:1:suspended', 'suspended'],
+      ['o1:2:resumed', 'resumed'],
+      ['o1:3:migrated', 'migrated'],
+    ]);
+    expect(events[0]!.data).toMatchObject({ previousStatus: 'waiting', status: 'suspended', stateId: 'new' });
+    expect(events[2]!.data).toMatchObject({ workflowVersion: 2, stateId: 'new', previousStateId: 'new' });
+  });
+
   it('records created and transitioned with every documented field, and builds CloudEvents 1.0 with the SDK', async () => {
     const { engine, subscribers, ready } = setup([{ id: 'audit', url: 'https://audit.example/hook', contextItemsToInclude: ['amount'] }]);
     await ready;

@@ -1,6 +1,7 @@
 /**
  * @module `signalbox instance <id> [--history] [--available]`, and the lifecycle commands on one
- * instance: `cancel <id>` and `recover <id> --state <stateId>`.
+ * instance: `cancel <id>`, `recover <id> --state <stateId>`, `suspend <id>`, `resume <id>` and
+ * `delete <id> [--force]`.
  */
 import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
 import type { CommandContext } from '../context';
@@ -45,6 +46,7 @@ function printInstance(context: CommandContext, instance: ApiInstance): void {
       ['status', instance.status],
       ['fault', instance.fault ? `${instance.fault.message} (trigger ${instance.fault.triggerId ?? 'none'}, ${instance.fault.at})` : undefined],
       ['parent', instance.parent?.instanceId],
+      ['timers', instance.timers.length ? instance.timers.map((timer) => `${timer.transitionId} due ${timer.dueAt}`).join(', ') : undefined],
       ['created', instance.createdAt],
       ['updated', instance.updatedAt],
       ['interests', instance.interests.join(', ')],
@@ -57,7 +59,26 @@ function printAvailable(context: CommandContext, available: AvailableTriggers): 
   const { output } = context;
   output.print('', output.colors.bold(`Available triggers (${available.status})`));
   if (!available.items.length) return output.print('none');
-  output.print(output.table(['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'], available.items.map((item) => [item.transitionId, item.triggerNames.join(', '), item.targetStateId, JSON.stringify(item.parameters)])));
+  output.print(output.table(['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'], available.items.map((item) => [item.transitionId, triggersOf(item), item.targetStateId, item.parameters.map(parameterTest).join(', ')])));
+}
+
+type AvailableTransition = AvailableTriggers['items'][number];
+
+/** `Submit`, `* except Cancel`, or for a timer transition `timer after PT16H, due <time>`. */
+function triggersOf(item: AvailableTransition): string {
+  if (item.timer) {
+    const { after, at, calendar, dueAt } = item.timer;
+    return ['timer', after ? `after ${after}` : undefined, at ? `at ${at}` : undefined, calendar ? `(${calendar} calendar)` : undefined, dueAt ? `due ${dueAt}` : undefined].filter(Boolean).join(' ');
+  }
+  const names = item.triggerNames.join(', ');
+  return item.exceptTriggerNames?.length ? `${names} except ${item.exceptTriggerNames.join(', ')}` : names;
+}
+
+/** `amount exists`, `kind = "train"`, `not by = "ann"`; `or` marks one alternative among others. */
+function parameterTest(parameter: AvailableTransition['parameters'][number]): string {
+  const operator = { equals: '=', notEquals: '!=', exists: 'exists', notExists: 'does not exist' }[parameter.test];
+  const test = parameter.value === undefined ? `${parameter.name} ${operator}` : `${parameter.name} ${operator} ${JSON.stringify(parameter.value)}`;
+  return `${parameter.alternative ? 'or ' : ''}${parameter.negated ? 'not ' : ''}${test}`;
 }
 
 export async function cancelCommand(context: CommandContext, instanceId: string): Promise<void> {
@@ -70,4 +91,22 @@ export async function recoverCommand(context: CommandContext, instanceId: string
   const instance = await context.api.recoverInstance(instanceId, options.state);
   if (context.json) return context.output.printJson(instance);
   context.output.print(`${instance.id}: recovered to state ${instance.stateId} (${instance.status})`);
+}
+
+export async function suspendCommand(context: CommandContext, instanceId: string): Promise<void> {
+  const instance = await context.api.suspendInstance(instanceId);
+  if (context.json) return context.output.printJson(instance);
+  context.output.print(`${instance.id}: suspended in state ${instance.stateId} (triggers answer notActive until resumed)`);
+}
+
+export async function resumeCommand(context: CommandContext, instanceId: string): Promise<void> {
+  const instance = await context.api.resumeInstance(instanceId);
+  if (context.json) return context.output.printJson(instance);
+  context.output.print(`${instance.id}: resumed, ${instance.status} in state ${instance.stateId}`);
+}
+
+export async function deleteCommand(context: CommandContext, instanceId: string, options: { force?: boolean }): Promise<void> {
+  await context.api.deleteInstance(instanceId, options.force ? { force: true } : {});
+  if (context.json) return context.output.printJson({ instanceId, deleted: true });
+  context.output.print(`${instanceId}: deleted, with its history`);
 }

@@ -1,11 +1,11 @@
 /** @module `signalbox instances [filters] [--all]`: instances as a table, one page or all of them. */
-import type { ApiInstance, InstanceFilter } from '../api';
+import type { ApiInstance, InstanceFilter, InstanceStatusName } from '../api';
 import type { CommandContext } from '../context';
 
 export interface InstancesOptions {
   readonly workflow?: string;
   readonly state?: string;
-  readonly status?: string;
+  readonly status?: InstanceStatusName;
   readonly subject?: string;
   readonly parent?: string;
   readonly all?: boolean;

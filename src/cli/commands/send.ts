@@ -1,10 +1,12 @@
 /**
  * @module `signalbox send <name> --subject ...` and `signalbox send-to <instanceId> <name>`: submit a
- * trigger (202, an operation); with `--wait`, follow the operation to its end (`watch`'s view).
+ * trigger (202, an operation); with `--wait`, follow the operation to its end (`watch`'s view); with
+ * `--dry-run`, show what it would do to each instance and change nothing.
  */
 import type { JsonObject } from '../../engine/json';
 import type { TriggerToSend } from '../api';
 import type { CommandContext } from '../context';
+import { printDryRun } from '../dry-run-view';
 import { UsageError } from '../errors';
 import { jsonObjectArgument, parseParameter } from '../inputs';
 import { followOperation } from './watch';
@@ -16,6 +18,7 @@ export interface SendOptions {
   readonly contentType?: string;
   readonly id?: string;
   readonly wait?: boolean;
+  readonly dryRun?: boolean;
   readonly results?: number;
   readonly progress?: boolean;
 }
@@ -45,6 +48,12 @@ export async function sendToCommand(context: CommandContext, instanceId: string,
 }
 
 async function submit(context: CommandContext, trigger: TriggerToSend, options: SendOptions, instanceId?: string): Promise<void> {
+  if (options.dryRun) {
+    if (options.wait) throw new UsageError('--dry-run sends nothing, so there is nothing to --wait for');
+    const dryRun = await context.api.dryRunTrigger(trigger, instanceId === undefined ? {} : { instanceId });
+    if (context.json) return context.output.printJson(dryRun);
+    return printDryRun(context.output, trigger.name, dryRun, options.results !== undefined ? { results: options.results } : {});
+  }
   const accepted = await context.api.sendTrigger(trigger, instanceId === undefined ? {} : { instanceId });
   if (options.wait) return followOperation(context, accepted.operationId, options);
   if (context.json) return context.output.printJson(accepted);

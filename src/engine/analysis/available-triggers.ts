@@ -26,22 +26,16 @@ export interface AvailableTriggers {
   readonly items: readonly AvailableTrigger[];
 }
 
-/** Armed timers as instances show them once timers exist (issue 13), read defensively until then. */
-function armedTimers(instance: Instance): Map<string, string> {
-  const timers = (instance as { timers?: unknown }).timers;
-  const armed = new Map<string, string>();
-  if (!Array.isArray(timers)) return armed;
-  for (const timer of timers as { transitionId?: unknown; dueAt?: unknown }[]) {
-    if (typeof timer?.transitionId === 'string' && typeof timer.dueAt === 'string') armed.set(timer.transitionId, timer.dueAt);
-  }
-  return armed;
+/** The instance's armed timers by transition id (their due times). */
+function armedTimers(instance: Pick<Instance, 'timers'>): Map<string, string> {
+  return new Map((instance.timers ?? []).map((timer) => [timer.transitionId, timer.dueAt]));
 }
 
 /** Only a `waiting` instance takes triggers; any other gets an empty list with its status. */
-export function availableTriggers(definition: WorkflowDefinition, instance: Pick<Instance, 'status' | 'stateId'>): AvailableTriggers {
+export function availableTriggers(definition: WorkflowDefinition, instance: Pick<Instance, 'status' | 'stateId' | 'timers'>): AvailableTriggers {
   const base = { status: instance.status, stateId: instance.stateId };
   if (instance.status !== InstanceStatus.waiting) return { ...base, items: [] };
-  const armed = armedTimers(instance as Instance);
+  const armed = armedTimers(instance);
   const items = buildDefinitionGraph(definition)
     .transitionsFrom(instance.stateId)
     .map((edge): AvailableTrigger => {

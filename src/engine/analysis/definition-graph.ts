@@ -16,21 +16,15 @@ export interface TimerSpec {
   readonly calendar?: string;
 }
 
-/**
- * The timer of a transition, read defensively: the hook for timer transitions. Until the definition
- * schema has `timer` (issue 13) no validated definition carries one; once it does, this keeps working
- * on the typed field, since it only reads `after`, `at` and `calendar`.
- */
+/** The timer of a transition (`transition.timer`, issue 13), as the analysis and the diagram show it. */
 export function transitionTimer(transition: TransitionDefinition): TimerSpec | undefined {
-  const timer = (transition as { timer?: unknown }).timer;
-  if (timer === null || typeof timer !== 'object' || Array.isArray(timer)) return undefined;
-  const { after, at, calendar } = timer as Record<string, unknown>;
-  const spec = {
-    ...(typeof after === 'string' ? { after } : {}),
-    ...(typeof at === 'string' ? { at } : {}),
-    ...(typeof calendar === 'string' ? { calendar } : {}),
+  const timer = transition.timer;
+  if (!timer) return undefined;
+  return {
+    ...(timer.after !== undefined ? { after: timer.after } : {}),
+    ...(timer.at !== undefined ? { at: timer.at } : {}),
+    ...(timer.calendar !== undefined ? { calendar: timer.calendar } : {}),
   };
-  return spec.after !== undefined || spec.at !== undefined ? spec : undefined;
 }
 
 /** A `triggerParameter` condition of a transition, with how it counts. */
