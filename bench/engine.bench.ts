@@ -89,7 +89,7 @@ async function signalboxProcessor(): Promise<number> {
 
 async function signalboxEngine(): Promise<number> {
   const engine = new Engine(createInMemoryPorts(), { logger: silentLogger });
-  await engine.createWorkflow(expenseClaim);
+  await engine.createWorkflow(engine.validateWorkflow(expenseClaim));
   await engine.createInstance({ workflowId: 'expense-claim', instanceId: 'i1', context: { claimantId: 'u7' } });
   return measure(async (i) => {
     const step = cycle[i % 3]!;

@@ -21,7 +21,8 @@ export async function runExpenseClaim(): Promise<{ stateId: string; status: stri
   // The custom type is validated like the built-ins: an Update above the limit does not match.
   const definition = structuredClone(expenseClaim) as { states: Record<string, { transitions?: { id: string; conditions?: unknown[] }[] }> };
   definition.states['waiting-for-submission']!.transitions!.find((transition) => transition.id === 'update')!.conditions!.push({ type: 'withinLimit', limit: 1000 });
-  await engine.createWorkflow(definition);
+  // JSON read from a file is untyped: parse it (every problem listed), then store the typed definition.
+  await engine.createWorkflow(engine.validateWorkflow(definition));
 
   await engine.createInstance({ workflowId: 'expense-claim', instanceId: 'claim-1', context: { claimantId: 'ann' } });
   const send = (id: string, name: string, subjects: string[], parameters = {}) => engine.publish({ id, name, subjects, parameters });

@@ -1,6 +1,7 @@
 /**
- * @module The four activities of a trigger's dispatch, registered with durable-functions. Each is a thin
- * call into the TriggerActivities shared with the local server, in a span carrying the operation and
+ * @module The activities of an operation's fan-out (the contract in src/host/trigger-activities.ts),
+ * registered with durable-functions. Each is a thin call into the TriggerActivities shared with the
+ * local server, in a span carrying the operation and
  * instance ids. They carry a durable client: an action may raise a trigger, which starts its own
  * orchestration.
  */
@@ -9,6 +10,7 @@ import * as df from 'durable-functions';
 import {
   ActivityName,
   type ApplyTriggerInput,
+  type BeginOperationInput,
   type CompleteOperationInput,
   type FindCandidatesInput,
   type RecordProgressInput,
@@ -22,7 +24,7 @@ export type ActivityFunctionName = (typeof ActivityName)[keyof typeof ActivityNa
 /** Each activity's input as durable-functions delivers it, onto the shared contract. */
 export function activityHandlers(activities: TriggerActivities): Record<ActivityFunctionName, (input: unknown) => Promise<unknown>> {
   return {
-    beginOperation: (input) => activities.beginOperation(input as string),
+    beginOperation: (input) => activities.beginOperation(input as BeginOperationInput),
     findCandidates: (input) => activities.findCandidates(input as FindCandidatesInput),
     applyTrigger: (input) => activities.applyTrigger(input as ApplyTriggerInput),
     completeOperation: (input) => activities.completeOperation(input as CompleteOperationInput),

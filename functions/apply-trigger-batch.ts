@@ -9,7 +9,7 @@
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import { accumulateResults, emptyTotals, type InstanceResult, type OperationTotals } from '../src/engine/operation';
-import { ActivityName, type ApplyTriggerInput } from '../src/host/trigger-activities';
+import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyTriggerInput } from '../src/host/trigger-activities';
 
 export const APPLY_TRIGGER_BATCH = 'applyTriggerBatch';
 
@@ -21,16 +21,11 @@ export interface ApplyTriggerBatchInput {
 /** The batch's totals; its results in the order of `instanceIds`. */
 export type ApplyTriggerBatchOutput = OperationTotals;
 
-/**
- * Retries for every Signalbox activity: the activities throw only retryable errors (lease unavailable
- * or lost, transient storage faults). Attempts at about 0, 1, 3, 7 and 15 s: a busy instance or a
- * storage hiccup gets about a lease's shortest duration (15 s) to clear, and a storage account that
- * stays down fails the operation in seconds rather than holding it open.
- */
+/** Retries for every Signalbox activity: the contract's one policy (ACTIVITY_RETRY_POLICY), which the local runner follows too. */
 export const activityRetryOptions: df.RetryOptions = (() => {
-  const options = new df.RetryOptions(1000, 5);
-  options.backoffCoefficient = 2;
-  options.maxRetryIntervalInMilliseconds = 30_000;
+  const options = new df.RetryOptions(ACTIVITY_RETRY_POLICY.firstRetryIntervalInMs, ACTIVITY_RETRY_POLICY.maxAttempts);
+  options.backoffCoefficient = ACTIVITY_RETRY_POLICY.backoffCoefficient;
+  options.maxRetryIntervalInMilliseconds = ACTIVITY_RETRY_POLICY.maxRetryIntervalInMs;
   return options;
 })();
 

@@ -15,7 +15,9 @@ export async function runRetention(_timer: Timer, context: InvocationContext): P
   const days = retentionDays();
   if (days === undefined) return;
   await inInvocation(context, async () => {
-    const operations = await purgeFinishedInstances(await servicesFor(context), days, new Date());
+    const services = await servicesFor(context);
+    // The engine's clock, as every host time is (one clock).
+    const operations = await purgeFinishedInstances(services, days, services.engine.options.clock.now());
     invocationLogger.info('retention purge started', { days, operations: operations.map((operation) => operation.id) });
   });
 }

@@ -5,7 +5,7 @@
  * `engine.withDelivery(handlers)`, a view sharing everything but the delivery. Without one, raised
  * triggers are published in-process (tests, the library, single-process hosting).
  */
-import type { WorkflowVersion } from './definition';
+import type { WorkflowDefinition, WorkflowDefinitionInput, WorkflowVersion } from './definition';
 import type { DryRunResult } from './dry-run';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
@@ -21,7 +21,7 @@ import { InstanceRuntime, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
 import { InProcessTimers } from './in-process-timers';
-import { pagedList } from './paging';
+import { onePage } from './paging';
 import { timerTrigger, type DueTimer } from './timers';
 import type {
   DueTimerIndex,
@@ -93,7 +93,7 @@ export class Engine {
     } else {
       this.ports = portsOrParts;
       this.options = resolveEngineOptions(options);
-      this.workflows = new WorkflowService(this.ports.workflows, this.options.registry, this.options.definitionCacheSize);
+      this.workflows = new WorkflowService(this.ports.workflows, this.options.registry, this.options.definitionCacheSize, this.options.clock);
       this.runtime = new InstanceRuntime(this.ports, this.workflows.versions, this.options);
       if (this.ports.events) {
         const { http, policy, sourcePrefix } = this.options.events;
@@ -134,14 +134,25 @@ export class Engine {
 
   // ---- workflows ----------------------------------------------------------------------------------
 
-  /** Validates and stores version 1. DefinitionInvalidError lists every problem; ConflictError if the id exists. */
-  async createWorkflow(input: unknown, options?: OperationOptions): Promise<WorkflowVersion> {
-    return this.workflows.create(this.workflows.validate(input), options);
+  /**
+   * Parses and validates a definition (the registry decides which step types exist): the edge's step for
+   * untyped input (a request body, a file). DefinitionInvalidError lists every problem.
+   */
+  validateWorkflow(input: unknown): WorkflowDefinition {
+    return this.workflows.validate(input);
   }
 
-  /** Validates and adds a version; `ifMatch` is the latest version's ETag or `*`. */
-  async addWorkflowVersion(input: unknown, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
-    return this.workflows.addVersion(this.workflows.validate(input), options);
+  /**
+   * Stores version 1; ConflictError if the id exists. Checked again against the registry (a typed value
+   * may still name an unknown step type or carry a bad expression): DefinitionInvalidError lists every problem.
+   */
+  async createWorkflow(definition: WorkflowDefinitionInput, options?: OperationOptions): Promise<WorkflowVersion> {
+    return this.workflows.create(this.workflows.validate(definition), options);
+  }
+
+  /** Adds a version (checked as `createWorkflow` checks); `ifMatch` is the latest version's ETag or `*`. */
+  async addWorkflowVersion(definition: WorkflowDefinitionInput, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
+    return this.workflows.addVersion(this.workflows.validate(definition), options);
   }
 
   /** The latest version, or the given one. NotFoundError if absent. */
@@ -150,7 +161,7 @@ export class Engine {
   }
 
   listWorkflows(pageOptions?: PageOptions): Promise<Page<WorkflowSummary>> {
-    return this.workflows.list(pageOptions);
+    return onePage(this.workflows.list(pageOptions));
   }
 
   // ---- instances ----------------------------------------------------------------------------------
@@ -183,19 +194,19 @@ export class Engine {
 
   /** Instances being deleted are left out, so a page may hold fewer than `maxPageSize`. */
   async listInstances(query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
-    const page = await this.ports.instances.query(query, pageOptions);
+    const page = await onePage(this.ports.instances.query(query, pageOptions));
     return page.items.some((instance) => instance.deleting) ? { ...page, items: page.items.filter((instance) => !instance.deleting) } : page;
   }
 
   /** Oldest first. NotFoundError if the instance does not exist. */
   async getHistory(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
     await this.getInstance(instanceId, pageOptions);
-    return this.ports.history.list(instanceId, pageOptions);
+    return onePage(this.ports.history.list(instanceId, pageOptions));
   }
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */
   findCandidates(subjects: readonly string[], pageOptions?: PageOptions): Promise<Page<string>> {
-    return this.ports.interests.findCandidates(subjects, pageOptions);
+    return onePage(this.ports.interests.findCandidates(subjects, pageOptions));
   }
 
   /**
@@ -230,7 +241,7 @@ export class Engine {
   async dryRunPublish(trigger: Trigger, options: OperationOptions = {}): Promise<{ instances: DryRunResult[]; truncated: boolean }> {
     const instances: DryRunResult[] = [];
     let truncated = false;
-    for await (const instanceId of pagedList((page) => this.findCandidates(trigger.subjects, page), { ...options, maxPageSize: MAX_DRY_RUN_CANDIDATES + 1 })) {
+    for await (const instanceId of this.ports.interests.findCandidates(trigger.subjects, { ...options, maxPageSize: MAX_DRY_RUN_CANDIDATES + 1 })) {
       if (instances.length === MAX_DRY_RUN_CANDIDATES) {
         truncated = true;
         break;
@@ -276,7 +287,7 @@ export class Engine {
   /** Removes every version of a workflow: ConflictError while any instance of it exists, NotFoundError if absent. */
   async deleteWorkflow(workflowId: string, options: OperationOptions = {}): Promise<void> {
     await this.workflows.get(workflowId, undefined, options);
-    const instances = await this.ports.instances.query({ workflowId }, { ...options, maxPageSize: 1 });
+    const instances = await onePage(this.ports.instances.query({ workflowId }, { ...options, maxPageSize: 1 }));
     if (instances.items.length > 0) throw new ConflictError(`Workflow "${workflowId}" has instances: delete them first`);
     await this.workflows.delete(workflowId, options);
   }
@@ -292,7 +303,7 @@ export class Engine {
    */
   async publish(trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult[]> {
     const results: InstanceResult[] = [];
-    for await (const instanceId of pagedList((page) => this.findCandidates(trigger.subjects, page), { ...options, maxPageSize: 1000 })) {
+    for await (const instanceId of this.ports.interests.findCandidates(trigger.subjects, { ...options, maxPageSize: 1000 })) {
       results.push(await this.applyTrigger(instanceId, trigger, options));
     }
     return results;
@@ -316,7 +327,7 @@ export class Engine {
   /** The instance's lifecycle events with their deliveries, oldest first. NotFoundError if the instance does not exist. */
   async listEvents(instanceId: string, pageOptions?: PageOptions): Promise<Page<LifecycleEventRecord>> {
     await this.getInstance(instanceId, pageOptions);
-    return this.eventStore().listEvents(instanceId, pageOptions);
+    return onePage(this.eventStore().listEvents(instanceId, pageOptions));
   }
 
   /**
@@ -342,7 +353,7 @@ export class Engine {
   async resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
     if (!this.ports.events) return 0;
     let count = 0;
-    for await (const { instanceId, event } of pagedList((page) => this.ports.events!.listPendingEvents(page), { ...options, maxPageSize: 1000 })) {
+    for await (const { instanceId, event } of this.ports.events.listPendingEvents({ ...options, maxPageSize: 1000 })) {
       const subscriptionIds = event.deliveries.filter((delivery) => delivery.status === 'pending').map((delivery) => delivery.subscriptionId);
       count += subscriptionIds.length;
       await this.handlers.event({ id: `resume.${event.id}`, kind: 'event', payload: { instanceId, eventId: event.id, subscriptionIds } }, options);

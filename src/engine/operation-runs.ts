@@ -22,7 +22,7 @@ import {
   type InstanceSelection,
   type MigrationRequest,
 } from './operation-work';
-import { pagedList } from './paging';
+import { onePage, pagedList } from './paging';
 import type { OperationOptions, Page, PageOptions } from './ports';
 import { parseWith } from './validation';
 
@@ -102,7 +102,7 @@ export class OperationRuns {
    * `includeDeleting` (a repeated purge finishes them).
    */
   async selectPage(selection: InstanceSelection, pageOptions: PageOptions = {}, includeDeleting = false): Promise<Page<string>> {
-    if (selection.subject !== undefined) return this.ports.interests.findCandidates([selection.subject], pageOptions);
+    if (selection.subject !== undefined) return onePage(this.ports.interests.findCandidates([selection.subject], pageOptions));
     const page = await this.queryInstances(selection, pageOptions, includeDeleting);
     const items = page.items.map((instance) => instance.id);
     return page.continuationToken ? { items, continuationToken: page.continuationToken } : { items };
@@ -174,7 +174,7 @@ export class OperationRuns {
   /** The workflow's instances, narrowed by the store's columns (state, status), then by the rest of the selection. */
   private async queryInstances(selection: InstanceSelection, pageOptions: PageOptions, includeDeleting = false): Promise<Page<StoredInstance>> {
     const { workflowId, stateId, status } = selection;
-    const page = await this.ports.instances.query({ workflowId, ...(stateId !== undefined ? { stateId } : {}), ...(status !== undefined ? { status } : {}) }, pageOptions);
+    const page = await onePage(this.ports.instances.query({ workflowId, ...(stateId !== undefined ? { stateId } : {}), ...(status !== undefined ? { status } : {}) }, pageOptions));
     const items = page.items.filter((instance) => (includeDeleting || !instance.deleting) && matchesSelection(instance, selection));
     return page.continuationToken ? { items, continuationToken: page.continuationToken } : { items };
   }

@@ -8,7 +8,6 @@
  */
 import type { EngineLogger } from './effects';
 import { isStoredOutboxRow, type OutboxRow, type StoredOutboxRow } from './outbox';
-import { pagedList } from './paging';
 import type { OperationOptions, OutboxStore, PageOptions } from './ports';
 
 type OutboxHandler<K extends OutboxRow['kind']> = (row: Extract<OutboxRow, { kind: K }>, options?: OperationOptions) => Promise<void>;
@@ -66,7 +65,7 @@ export class OutboxRelay {
    */
   async sweep(logger: EngineLogger, options: PageOptions = {}): Promise<number> {
     let delivered = 0;
-    for await (const page of pagedList((settings) => this.store.listAllOutbox(settings), options).byPage({ maxPageSize: 1000 })) {
+    for await (const page of this.store.listAllOutbox(options).byPage({ maxPageSize: 1000 })) {
       for (const [instanceId, rows] of groupByInstance(page.items)) {
         try {
           await this.relay(instanceId, rows, options);

@@ -1,7 +1,9 @@
 /**
- * @module Paged lists in the Azure SDK's idiom: an async iterable of items with `byPage({
- * continuationToken, maxPageSize })` for the pages, built over a port's page function, so callers write
- * `for await` instead of continuation-token loops.
+ * @module Paged lists in the Azure SDK's idiom (the shape of @azure/core-paging's
+ * PagedAsyncIterableIterator, which the engine may not import): an async iterable of items with
+ * `byPage({ continuationToken, maxPageSize })` for the pages. Every port list returns one, built over
+ * the store's page function with `pagedList`, so callers write `for await` instead of
+ * continuation-token loops, and `onePage` where one page is meant.
  */
 import type { Page, PageOptions } from './ports';
 
@@ -13,6 +15,17 @@ export interface PageSettings {
 export interface PagedAsyncIterable<T> extends AsyncIterable<T> {
   /** The pages, from `continuationToken` (or the start), each of at most `maxPageSize` items. */
   byPage(settings?: PageSettings): AsyncIterableIterator<Page<T>>;
+}
+
+/**
+ * One page of a list (an HTTP route answers one page): `settings` override the list's own page options.
+ * An empty list's page has no items and no token.
+ */
+export async function onePage<T>(list: PagedAsyncIterable<T>, settings?: PageSettings): Promise<Page<T>> {
+  const pages = list.byPage(settings);
+  const { value } = await pages.next();
+  await pages.return?.(undefined);
+  return value ?? { items: [] };
 }
 
 /** Wraps a page function (`options` are passed with every call, e.g. the abort signal). */

@@ -1,8 +1,10 @@
 /**
  * @module The ports the engine needs from the outside world. `src/storage` implements them on Azure
  * Table Storage, `src/leasing` on Azure Blob leases, and `src/testing` in memory for tests.
- * They speak the Azure SDK's idiom: options bags last, `ifMatch` ETags, paged lists with an opaque
- * continuation token. Implementations throw only SignalboxError subclasses (never a RestError).
+ * They speak the Azure SDK's idiom: options bags last, `ifMatch` ETags, and lists that return an async
+ * iterable of items with `byPage({ continuationToken, maxPageSize })` for pages with an opaque
+ * continuation token (paging.ts; `PageOptions` given to a list are its defaults for every page).
+ * Implementations throw only SignalboxError subclasses (never a RestError).
  */
 import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
@@ -11,6 +13,7 @@ import type { InstanceResult, Operation, StoredOperation } from './operation';
 import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
 import type { DueTimer } from './timers';
+import type { PagedAsyncIterable } from './paging';
 
 export interface OperationOptions {
   abortSignal?: AbortSignal;
@@ -34,18 +37,23 @@ export interface WorkflowSummary {
   readonly version: number;
 }
 
+/** How a version is written: its `createdAt` is the caller's (the engine's clock), never the store's. */
+export interface WorkflowWriteOptions extends OperationOptions {
+  readonly createdAt: Date;
+}
+
 /** Versioned workflow definitions; every version is kept immutably. */
 export interface WorkflowStore {
   /** Creates version 1. Throws ConflictError if the id exists. */
-  create(definition: WorkflowDefinition, options?: OperationOptions): Promise<WorkflowVersion>;
+  create(definition: WorkflowDefinition, options: WorkflowWriteOptions): Promise<WorkflowVersion>;
   /**
    * Adds a new version. `ifMatch` is the latest version's ETag or `*`; a stale ETag throws
    * PreconditionFailedError, a missing workflow NotFoundError.
    */
-  update(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion>;
+  update(definition: WorkflowDefinition, options: WorkflowWriteOptions & { ifMatch: string }): Promise<WorkflowVersion>;
   /** The latest version, or the given one; undefined if absent. */
   get(workflowId: string, options?: OperationOptions & { version?: number }): Promise<WorkflowVersion | undefined>;
-  list(options?: PageOptions): Promise<Page<WorkflowSummary>>;
+  list(options?: PageOptions): PagedAsyncIterable<WorkflowSummary>;
   /** Removes every version (the latest pointer first, so a partly deleted workflow is already gone). Absent is fine. */
   delete(workflowId: string, options?: OperationOptions): Promise<void>;
 }
@@ -79,7 +87,7 @@ export interface InstanceStore {
   get(instanceId: string, options?: OperationOptions): Promise<StoredInstance | undefined>;
   /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over 1 MiB. */
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
-  query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>>;
+  query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance>;
   /**
    * Removes every row of the instance (history, outbox rows, then the instance itself, last, so that an
    * interrupted purge leaves the instance findable and a repeated purge finishes it). Absent is fine.
@@ -94,7 +102,7 @@ export interface HistoryListOptions extends PageOptions {
 
 export interface HistoryStore {
   /** Oldest first. */
-  list(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>>;
+  list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry>;
 }
 
 /**
@@ -106,7 +114,7 @@ export interface InterestIndex {
   add(instanceId: string, subjects: readonly string[], options?: OperationOptions): Promise<void>;
   remove(instanceId: string, subjects: readonly string[], options?: OperationOptions): Promise<void>;
   /** Instance ids interested in any of `subjects`, each at most once per page. */
-  findCandidates(subjects: readonly string[], options?: PageOptions): Promise<Page<string>>;
+  findCandidates(subjects: readonly string[], options?: PageOptions): PagedAsyncIterable<string>;
 }
 
 export interface OperationStore {
@@ -119,7 +127,7 @@ export interface OperationStore {
   /** Replaces the record; with `ifMatch`, conditionally (PreconditionFailedError if stale). */
   update(operation: Operation, options?: OperationOptions & { ifMatch?: string }): Promise<StoredOperation>;
   /** Operations whose status is one of `statuses` (used to resume unfinished work after a crash). */
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>>;
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation>;
 }
 
 export interface LeaseOptions extends OperationOptions {
@@ -166,7 +174,7 @@ export interface OutboxStore {
   /** The rows of one instance still present, in id order. */
   listOutbox(instanceId: string, options?: OperationOptions): Promise<OutboxRow[]>;
   /** Rows of every instance (the start-up sweep): a scan of the table, so only for start-up. */
-  listAllOutbox(options?: PageOptions): Promise<Page<StoredOutboxRow>>;
+  listAllOutbox(options?: PageOptions): PagedAsyncIterable<StoredOutboxRow>;
   /** Deletes rows once delivered; rows already gone are fine (a relay may run twice). */
   deleteOutbox(instanceId: string, rowIds: readonly string[], options?: OperationOptions): Promise<void>;
 }
@@ -185,12 +193,12 @@ export interface StoredEventRecord {
  */
 export interface EventStore {
   /** The instance's events, oldest first (by sequence, then emission order). */
-  listEvents(instanceId: string, options?: PageOptions): Promise<Page<LifecycleEventRecord>>;
+  listEvents(instanceId: string, options?: PageOptions): PagedAsyncIterable<LifecycleEventRecord>;
   getEvent(instanceId: string, eventId: string, options?: OperationOptions): Promise<LifecycleEventRecord | undefined>;
   /** Replaces the delivery of one subscription (by its index in `deliveries`). */
   updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options?: OperationOptions): Promise<void>;
   /** Events of every instance with a pending delivery: a scan of the table, so only for start-up. */
-  listPendingEvents(options?: PageOptions): Promise<Page<StoredEventRecord>>;
+  listPendingEvents(options?: PageOptions): PagedAsyncIterable<StoredEventRecord>;
 }
 
 /**
@@ -203,7 +211,7 @@ export interface DueTimerIndex {
   /** Idempotent (a row is keyed by due time and timer id). */
   add(timers: readonly DueTimer[], options?: OperationOptions): Promise<void>;
   /** Rows due at or before `until`, earliest first. */
-  listDue(until: Date, options?: PageOptions): Promise<Page<DueTimer>>;
+  listDue(until: Date, options?: PageOptions): PagedAsyncIterable<DueTimer>;
   /** The earliest row, due or not (where the scheduler sleeps until). */
   earliest(options?: OperationOptions): Promise<DueTimer | undefined>;
   /** Rows already gone are fine. */

@@ -6,7 +6,9 @@
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import { validateDefinition } from './definition-validation';
 import { NotFoundError } from './errors';
-import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from './ports';
+import type { PagedAsyncIterable } from './paging';
+import type { OperationOptions, PageOptions, WorkflowStore, WorkflowSummary } from './ports';
+import type { Clock } from './engine-options';
 import type { Registry } from './registry';
 import { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -17,6 +19,8 @@ export class WorkflowService {
     private readonly store: WorkflowStore,
     private readonly registry: Registry,
     cacheSize: number,
+    /** The engine's clock: a version's `createdAt` (so a ManualClock makes it deterministic). */
+    private readonly clock: Clock,
   ) {
     this.versions = new WorkflowVersionCache(store, cacheSize);
   }
@@ -28,12 +32,12 @@ export class WorkflowService {
 
   /** Stores version 1; ConflictError if the id exists. */
   async create(definition: WorkflowDefinition, options?: OperationOptions): Promise<WorkflowVersion> {
-    return this.versions.remember(await this.store.create(definition, options));
+    return this.versions.remember(await this.store.create(definition, { ...options, createdAt: this.clock.now() }));
   }
 
   /** Adds a version: `ifMatch` is the latest ETag or `*` (PreconditionFailedError if stale, NotFoundError if absent). */
   async addVersion(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
-    return this.versions.remember(await this.store.update(definition, options));
+    return this.versions.remember(await this.store.update(definition, { ...options, createdAt: this.clock.now() }));
   }
 
   /** The latest version, or the given one. NotFoundError if absent. */
@@ -56,7 +60,8 @@ export class WorkflowService {
     this.versions.forget(workflowId);
   }
 
-  list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
+  /** The latest version of every workflow, a page at a time (`byPage`) or item by item. */
+  list(options?: PageOptions): PagedAsyncIterable<WorkflowSummary> {
     return this.store.list(options);
   }
 }

@@ -6,7 +6,8 @@
  */
 import { OperationStatus } from '../engine/enums';
 import type { Operation, StoredOperation } from '../engine/operation';
-import type { OperationOptions, OperationStore, Page, PageOptions } from '../engine/ports';
+import type { OperationOptions, OperationStore, PageOptions } from '../engine/ports';
+import type { PagedAsyncIterable } from '../engine/paging';
 
 /** Finished records kept per process. An operation record is at most about 150 KB (1,000 results). */
 export const FINISHED_OPERATIONS_CACHED = 1000;
@@ -43,7 +44,7 @@ export class FinishedOperationCache implements OperationStore {
     return this.remember(await this.store.update(operation, options), (stored) => stored);
   }
 
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>> {
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation> {
     return this.store.listByStatus(statuses, options);
   }
 

@@ -1,44 +1,47 @@
 /**
- * @module Runs operations in-process for the local server: the same steps as the durable orchestrator
- * (page candidates, apply to each instance, complete) over the same TriggerActivityService, with
- * bounded concurrency and retries of retryable failures. Operations survive a crash in the operation
- * store as `notStarted` or `running`, and `resumeUnfinished` picks them up on the next start: instances
- * that had already applied the trigger answer `duplicate`, so none applies it twice.
+ * @module Runs operations in-process for the local server: a thin driver of the activity contract
+ * (trigger-activities.ts: begin, find a page, apply the operation to each instance of the page,
+ * record progress, complete), the same contract and retry policy the durable orchestrator drives.
+ *
+ * What stays here is what only an in-process host needs: bounded concurrency of applications across
+ * operations (the durable host has its own fan-out limits), resumption of operations a crash left
+ * `notStarted` or `running` (durable orchestrations resume themselves; poison handling in
+ * operation-resumption.ts), the in-memory bookkeeping `Prefer: wait` reads (`waitUntilFinished`: a
+ * durable host asks the orchestration's status instead), the first page looked up while the operation
+ * is recorded (`findFirstPage`), and a graceful stop. Instances that had already applied a resumed
+ * operation's trigger answer `duplicate`, so none applies it twice.
  */
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
-import { accumulateResults, emptyTotals } from '../engine/operation';
+import { accumulateResults, emptyTotals, type StoredOperation } from '../engine/operation';
 import { pagedList } from '../engine/paging';
 import type { OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
-import { backoffDelayInMs, delay } from '../leasing/backoff';
+import { delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
-import type { FindCandidatesOutput } from './trigger-activities';
+import { ACTIVITY_RETRY_POLICY, retryIntervalInMs, type ActivityRetryPolicy, type CandidateSource, type FindCandidatesOutput, type TriggerActivities } from './trigger-activities';
 import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
-import type { Logger, TriggerActivityService } from './trigger-activity-service';
-import { OperationKind, type StoredOperation } from '../engine/operation';
-import { outcomesOf } from '../engine/operation-work';
-import { candidateSourceOf } from './trigger-activity-service';
+import type { Logger } from './trigger-activity-service';
 
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
   concurrency?: number;
-  /** Attempts per instance for retryable failures (lease busy, transient storage). @default 5 */
-  maxAttempts?: number;
-  /** First retry delay; doubles each attempt, with jitter. @default 200 */
-  firstRetryDelayInMs?: number;
+  /** Retries of retryable failures (lease busy, transient storage). @default ACTIVITY_RETRY_POLICY (the durable host's) */
+  retryPolicy?: Partial<ActivityRetryPolicy>;
+  /** The engine's clock (resumption counts are stamped with it). @default the wall clock */
+  now?: () => Date;
   /** Where armed timers go (the local timer scheduler); without it this launcher arms none. */
   armTimer?: (timer: DueTimer) => Promise<void>;
 }
 
 export class LocalOperationRunner implements OperationLauncher {
-  private readonly activities: TriggerActivityService;
+  private readonly activities: TriggerActivities;
   private readonly running = new Map<string, Promise<void>>();
   private readonly semaphore: Semaphore;
-  private readonly maxAttempts: number;
-  private readonly firstRetryDelayInMs: number;
+  private readonly retryPolicy: ActivityRetryPolicy;
+  private readonly now: () => Date;
   private readonly shutdown = new AbortController();
   readonly armTimer?: (timer: DueTimer) => Promise<void>;
 
@@ -48,7 +51,7 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   constructor(
     private readonly logger: Logger,
-    activitiesFor: (launcher: OperationLauncher) => TriggerActivityService,
+    activitiesFor: (launcher: OperationLauncher) => TriggerActivities,
     options: LocalOperationRunnerOptions = {},
   ) {
     // Before the activities are built: they bind this launcher's armTimer.
@@ -57,8 +60,8 @@ export class LocalOperationRunner implements OperationLauncher {
     // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
     setMaxListeners(0, this.shutdown.signal);
     this.semaphore = new Semaphore(options.concurrency ?? 16);
-    this.maxAttempts = options.maxAttempts ?? 5;
-    this.firstRetryDelayInMs = options.firstRetryDelayInMs ?? 200;
+    this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
+    this.now = options.now ?? (() => new Date());
   }
 
   /** Operations currently running in this process. */
@@ -79,6 +82,7 @@ export class LocalOperationRunner implements OperationLauncher {
    * it while it records the operation, rather than after.
    */
   findFirstPage(subjects: readonly string[]): Promise<FindCandidatesOutput> {
+    // An activity of the contract, called early: a host concern (the overlap), not a step of its own.
     return this.withRetry(() => this.activities.findCandidates({ subjects }));
   }
 
@@ -115,9 +119,9 @@ export class LocalOperationRunner implements OperationLauncher {
   /** Starts every operation left `notStarted` or `running` by an earlier process (poison handling: operation-resumption.ts). */
   async resumeUnfinished(operations: OperationStore): Promise<number> {
     let count = 0;
-    for await (const listed of pagedList((page) => operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], page), { maxPageSize: 100 })) {
+    for await (const listed of operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { maxPageSize: 100 })) {
       // Counted on the record, so one that keeps crashing the process ends failed (poison).
-      const operation = await claimResumption(operations, listed, this.logger);
+      const operation = await claimResumption(operations, listed, this.logger, this.now());
       if (!operation) continue;
       await this.start(operation.id, { operation });
       count += 1;
@@ -137,59 +141,53 @@ export class LocalOperationRunner implements OperationLauncher {
 
   private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>): Promise<void> {
     const activities = this.activities;
-    // With the record in hand (just created, or listed for resumption) the run needs no read.
-    const loaded = known ?? (await activities.loadOperation(operationId));
-    if (!loaded || loaded.status === OperationStatus.succeeded || loaded.status === OperationStatus.failed) return;
-    let operation: StoredOperation = loaded;
-    activities.remember(operation);
-    const source = candidateSourceOf(operation);
-    let totals = emptyTotals(operation.kind === undefined || operation.kind === OperationKind.trigger ? undefined : outcomesOf(operation));
+    // With the record in hand (just created, or listed for resumption) begin needs no read; `running` is
+    // written with the first progress, so an operation of one instance goes from notStarted to done.
+    const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true }));
+    if (!begun.shouldRun) return;
+    const source: CandidateSource = { subjects: begun.subjects, ...(begun.selection ? { selection: begun.selection } : {}), ...(begun.includeDeleting ? { includeDeleting: true } : {}) };
+    const pages = pagedList<string>(async ({ continuationToken }) => {
+      const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) }));
+      // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
+      const prefetched = continuationToken === undefined ? firstPage : undefined;
+      const page = prefetched ? await prefetched.catch(lookUp) : await lookUp();
+      return { items: page.instanceIds, ...(page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : {}) };
+    });
+    let totals = emptyTotals(begun.outcomes);
     const seen = new Set<string>();
-    let continuationToken: string | undefined;
+    let recordsProgress = false;
+    let error: string | undefined;
     try {
-      do {
-        const pageToken = continuationToken;
-        const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(pageToken ? { continuationToken: pageToken } : {}) }));
-        // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
-        const prefetched = pageToken === undefined ? firstPage : undefined;
-        const page = prefetched ? await prefetched.catch(lookUp) : await lookUp();
-        // An operation that will take a while says so (`running`); one of a single instance finishes
-        // about as fast as that write, so it goes from notStarted to done without it.
-        if (operation.status === OperationStatus.notStarted && (page.continuationToken !== undefined || page.instanceIds.length > 1)) {
-          const notStarted: StoredOperation = operation;
-          operation = await this.withRetry(() => activities.markRunning(notStarted));
-        }
-        const fresh = page.instanceIds.filter((id) => !seen.has(id));
+      for await (const page of pages.byPage()) {
+        const fresh = page.items.filter((id) => !seen.has(id));
         fresh.forEach((id) => seen.add(id));
-        if (operation.status === OperationStatus.running) {
-          // Progress for clients' progress bars: the total is known once the last page is found.
+        // Progress for clients' progress bars (the total once the last page is found), before each page
+        // of an operation that will take a while; one of a single instance finishes about as fast as that write.
+        recordsProgress ||= page.continuationToken !== undefined || fresh.length > 1;
+        if (recordsProgress) {
           const progress = { processed: totals.candidates, ...(page.continuationToken === undefined ? { total: totals.candidates + fresh.length } : {}) };
-          const running: StoredOperation = operation;
-          operation = await this.withRetry(() => activities.saveProgress(running, progress));
+          await this.withRetry(() => activities.recordProgress({ operationId, progress }));
         }
         const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId })))));
         totals = accumulateResults(totals, results);
-        continuationToken = page.continuationToken;
-      } while (continuationToken);
-    } catch (error) {
-      if (this.shutdown.signal.aborted) throw error; // left `running`: the next start resumes it
-      const failed = operation;
-      await this.withRetry(() => activities.finishOperation(failed, { operationId, ...totals, error: error instanceof Error ? error.message : String(error) }));
-      return;
+      }
+    } catch (failure) {
+      if (this.shutdown.signal.aborted) throw failure; // left `running`: the next start resumes it
+      error = failure instanceof Error ? failure.message : String(failure);
     }
-    const finished = operation;
-    await this.withRetry(() => activities.finishOperation(finished, { operationId, ...totals }));
+    const completion = { operationId, ...totals, ...(error !== undefined ? { error } : {}) };
+    await this.withRetry(() => activities.completeOperation(completion));
   }
 
-  /** Runs a step again after retryable failures (lease busy or lost, transient storage faults), with backoff. */
+  /** Runs an activity again after retryable failures (lease busy or lost, transient storage faults), as the durable host would. */
   private async withRetry<T>(step: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       if (this.shutdown.signal.aborted) throw new Error('shutting down');
       try {
         return await step();
       } catch (error) {
-        if (!isRetryable(error) || attempt >= this.maxAttempts) throw error;
-        await delay(backoffDelayInMs(attempt - 1, { initialBackoffInMs: this.firstRetryDelayInMs, maxBackoffInMs: 30 * this.firstRetryDelayInMs }));
+        if (!isRetryable(error) || attempt >= this.retryPolicy.maxAttempts) throw error;
+        await delay(retryIntervalInMs(this.retryPolicy, attempt), this.shutdown.signal);
       }
     }
   }

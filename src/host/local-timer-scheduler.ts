@@ -18,6 +18,7 @@ import { timerTrigger, type DueTimer } from '../engine/timers';
 import type { Trigger } from '../engine/trigger';
 import { Semaphore } from './concurrency';
 import type { Logger } from './trigger-activity-service';
+import { onePage } from '../engine/paging';
 
 export interface LocalTimerSchedulerOptions {
   readonly index: DueTimerIndex;
@@ -118,7 +119,7 @@ export class LocalTimerScheduler {
     try {
       for (;;) {
         // Rows are removed as they are submitted, so each read starts from the earliest again.
-        const page = await this.options.index.listDue(this.now(), { maxPageSize: PAGE_SIZE });
+        const page = await onePage(this.options.index.listDue(this.now(), { maxPageSize: PAGE_SIZE }));
         const todo = page.items.filter((timer) => !failed.has(timer.timerId));
         if (todo.length === 0) break;
         const submitted = await this.submitAll(todo, failed);

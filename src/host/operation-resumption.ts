@@ -18,7 +18,7 @@ export const MAX_OPERATION_RESUMES = 3;
  * Records one more resumption of `operation` and returns the updated record to run, or undefined when it
  * must not run: failed as poison here, or changed meanwhile by another process (which then owns it).
  */
-export async function claimResumption(operations: OperationStore, operation: StoredOperation, logger: Logger, now: Date = new Date()): Promise<StoredOperation | undefined> {
+export async function claimResumption(operations: OperationStore, operation: StoredOperation, logger: Logger, now: Date): Promise<StoredOperation | undefined> {
   const resumes = operation.resumes ?? 0;
   try {
     if (resumes >= MAX_OPERATION_RESUMES) {

@@ -7,7 +7,6 @@
  */
 import { InstanceStatus } from '../engine/enums';
 import type { StoredOperation } from '../engine/operation';
-import { pagedList } from '../engine/paging';
 import type { ApiServices } from './http/types';
 import { readSetting, type Environment } from './settings';
 
@@ -23,7 +22,7 @@ export function retentionDays(env: Environment = process.env): number | undefine
 export async function purgeFinishedInstances(services: Pick<ApiServices, 'engine' | 'triggers'>, days: number, now: Date): Promise<StoredOperation[]> {
   const updatedBefore = new Date(now.getTime() - days * 86_400_000).toISOString();
   const operations: StoredOperation[] = [];
-  for await (const workflow of pagedList((page) => services.engine.listWorkflows(page), { maxPageSize: 1000 })) {
+  for await (const workflow of services.engine.workflows.list({ maxPageSize: 1000 })) {
     for (const status of [InstanceStatus.complete, InstanceStatus.cancelled]) {
       operations.push(await services.triggers.submitWork({ bulk: { action: 'delete', filter: { workflowId: workflow.id, status, updatedBefore } } }));
     }

@@ -1,13 +1,16 @@
 /**
- * @module The units of work of one operation's fan-out, shared by both hosts: the durable orchestrator
- * on Azure calls them as activities, the local server's operation runner calls them directly. One
- * fan-out serves every kind of operation: a trigger's candidates come from the interest index, a
- * migration's or bulk action's from its selection, and `applyTrigger` applies the operation's work (the
- * trigger, the migration, the bulk action) to one instance. Inputs and outputs are small,
- * JSON-serialisable values (ids, not payloads), as durable history requires.
+ * @module The activity contract of one operation's fan-out, the only thing both hosts drive: begin, find
+ * a page of candidates, apply the operation to each instance of a page (a batch), record progress,
+ * complete; every call retried by ACTIVITY_RETRY_POLICY. The durable orchestrator
+ * (functions/trigger-orchestrator.ts, apply-trigger-batch.ts) calls them as activities; the local
+ * server's runner (local-operation-runner.ts) calls them directly. One fan-out serves every kind of
+ * operation: a trigger's candidates come from the interest index, a migration's or bulk action's from
+ * its selection, and `applyTrigger` applies the operation's work (the trigger, the migration, the bulk
+ * action) to one instance. Inputs and outputs are small, JSON-serialisable values (ids, not payloads),
+ * as durable history requires.
  */
 import type { OperationOutcome } from '../engine/enums';
-import type { InstanceResult, OperationProgress, OutcomeSummary } from '../engine/operation';
+import type { InstanceResult, OperationProgress, OutcomeSummary, StoredOperation } from '../engine/operation';
 import type { InstanceSelection } from '../engine/operation-work';
 import type { Trigger } from '../engine/trigger';
 
@@ -22,6 +25,24 @@ export interface CandidateSource {
   /** A bulk delete lists instances a crashed deletion left marked, so that running it again finishes them. */
   readonly includeDeleting?: boolean;
 }
+
+/**
+ * What `beginOperation` takes: the operation id (all the durable orchestrator sends), or, in process,
+ * the id with what the caller has in hand.
+ */
+export type BeginOperationInput =
+  | string
+  | {
+      readonly operationId: string;
+      /** The record just written or read (the local runner has it from the submitter), so begin need not read it. */
+      readonly operation?: StoredOperation;
+      /**
+       * Leave the record `notStarted` for now: the first `recordProgress` marks it `running`. A run that
+       * records no progress (one page of one instance: about as fast as that write) goes from
+       * `notStarted` to finished with one write. @default false (begin marks it running)
+       */
+      readonly deferRunning?: boolean;
+    };
 
 export interface BeginOperationOutput extends CandidateSource {
   /** False when the operation had already finished: nothing more to do. */
@@ -69,9 +90,39 @@ export const ActivityName = {
   recordProgress: 'recordProgress',
 } as const;
 
+/**
+ * The retry policy of every activity on both hosts: the activities throw only retryable errors (lease
+ * unavailable or lost, transient storage faults; `isRetryable`). Attempts at about 0, 1, 3, 7 and 15 s:
+ * a busy instance or a storage hiccup gets about a lease's shortest duration (15 s) to clear, and a
+ * storage account that stays down fails the operation in seconds rather than holding it open.
+ * functions/apply-trigger-batch.ts turns it into durable RetryOptions; the local runner waits the same.
+ */
+export interface ActivityRetryPolicy {
+  /** Attempts in all, the first included. */
+  readonly maxAttempts: number;
+  readonly firstRetryIntervalInMs: number;
+  readonly backoffCoefficient: number;
+  readonly maxRetryIntervalInMs: number;
+}
+
+export const ACTIVITY_RETRY_POLICY: ActivityRetryPolicy = {
+  maxAttempts: 5,
+  firstRetryIntervalInMs: 1000,
+  backoffCoefficient: 2,
+  maxRetryIntervalInMs: 30_000,
+};
+
+/** The wait before retry number `retry` (1 for the first retry), as the Durable Task framework computes it. */
+export function retryIntervalInMs(policy: ActivityRetryPolicy, retry: number): number {
+  return Math.min(policy.maxRetryIntervalInMs, policy.firstRetryIntervalInMs * policy.backoffCoefficient ** Math.max(0, retry - 1));
+}
+
 export interface TriggerActivities {
-  /** Marks the operation running and returns what the orchestration needs. */
-  beginOperation(operationId: string): Promise<BeginOperationOutput>;
+  /**
+   * Marks the operation running (unless `deferRunning`) and returns what the fan-out needs; `shouldRun`
+   * is false for one already finished.
+   */
+  beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput>;
   findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput>;
   /**
    * Applies the operation to one instance under its lease: its trigger, migration or bulk action. Throws
@@ -80,7 +131,10 @@ export interface TriggerActivities {
   applyTrigger(input: ApplyTriggerInput): Promise<InstanceResult>;
   /** Records the summary and results and marks the operation succeeded (or failed with `error`). */
   completeOperation(input: CompleteOperationInput): Promise<void>;
-  /** Records how far a running operation got (`progress` on the operation), between pages. */
+  /**
+   * Records how far an unfinished operation got (`progress` on the operation), between pages, and marks
+   * it `running` if begin deferred that. Does nothing to a finished one.
+   */
   recordProgress(input: RecordProgressInput): Promise<void>;
 }
 

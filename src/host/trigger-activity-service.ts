@@ -14,6 +14,7 @@ import type { OperationStore } from '../engine/ports';
 import {
   CANDIDATE_PAGE_SIZE,
   type ApplyTriggerInput,
+  type BeginOperationInput,
   type BeginOperationOutput,
   type CandidateSource,
   type CompleteOperationInput,
@@ -59,32 +60,28 @@ export interface TriggerActivityServiceOptions {
   readonly operations: OperationStore;
   readonly triggerCache: TriggerCache;
   readonly logger: Logger;
-  readonly now?: () => Date;
+  /** The engine's clock (one clock for the host's times). */
+  readonly now: () => Date;
 }
 
 export class TriggerActivityService implements TriggerActivities {
+  /**
+   * The record of each operation this service began and has not completed, as last written: progress and
+   * completion write from it without reading. Only within one service: the local runner keeps one for
+   * its life; the Functions app builds one per activity invocation, so there each activity reads, as
+   * another worker may have run the previous one.
+   */
+  private readonly inHand = new Map<string, StoredOperation>();
+
   constructor(private readonly options: TriggerActivityServiceOptions) {}
 
   private now(): string {
-    return (this.options.now?.() ?? new Date()).toISOString();
+    return this.options.now().toISOString();
   }
 
-  async loadOperation(operationId: string): Promise<StoredOperation | undefined> {
-    return this.options.operations.get(operationId);
-  }
-
-  /** Keeps an operation in the cache, so applications need not read it. */
-  remember(operation: Operation): void {
-    this.options.triggerCache.set(operation.id, operation);
-  }
-
-  /** Marks an operation record already in hand `running` (one write). */
-  async markRunning(operation: Operation): Promise<StoredOperation> {
-    return this.options.operations.update({ ...operation, status: OperationStatus.running, updatedAt: this.now() });
-  }
-
-  async beginOperation(operationId: string): Promise<BeginOperationOutput> {
-    const operation = await this.options.operations.get(operationId);
+  async beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput> {
+    const { operationId, operation: known, deferRunning = false } = typeof input === 'string' ? { operationId: input } : input;
+    const operation = known ?? (await this.options.operations.get(operationId));
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
     this.options.triggerCache.set(operationId, operation);
     const source = candidateSourceOf(operation);
@@ -92,8 +89,22 @@ export class TriggerActivityService implements TriggerActivities {
     if (operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) {
       return { ...source, ...outcomes, shouldRun: false };
     }
-    if (operation.status !== OperationStatus.running) await this.markRunning(operation);
+    const begun = operation.status === OperationStatus.running || deferRunning ? operation : await this.write({ ...operation, status: OperationStatus.running });
+    this.inHand.set(operationId, begun);
     return { ...source, ...outcomes, shouldRun: true };
+  }
+
+  /** The operation's latest record: the one in hand, else read. */
+  private async recordOf(operationId: string): Promise<StoredOperation | undefined> {
+    return this.inHand.get(operationId) ?? (await this.options.operations.get(operationId));
+  }
+
+  /** Replaces the record (stamped `updatedAt`), keeping the result in hand while the operation runs. */
+  private async write(operation: Operation): Promise<StoredOperation> {
+    const stored = await this.options.operations.update({ ...operation, updatedAt: this.now() });
+    if (stored.status === OperationStatus.succeeded || stored.status === OperationStatus.failed) this.inHand.delete(stored.id);
+    else this.inHand.set(stored.id, stored);
+    return stored;
   }
 
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
@@ -136,29 +147,18 @@ export class TriggerActivityService implements TriggerActivities {
   }
 
   async recordProgress({ operationId, progress }: RecordProgressInput): Promise<void> {
-    const operation = await this.options.operations.get(operationId);
-    if (!operation || operation.status !== OperationStatus.running) return;
-    await this.saveProgress(operation, progress);
-  }
-
-  /** Writes `progress` on a running operation record in hand (one write); returns the record as saved. */
-  async saveProgress(operation: Operation, progress: RecordProgressInput['progress']): Promise<StoredOperation> {
-    return this.options.operations.update({ ...operation, progress, updatedAt: this.now() });
+    const operation = await this.recordOf(operationId);
+    if (!operation || operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) return;
+    await this.write({ ...operation, status: OperationStatus.running, progress });
   }
 
   async completeOperation(input: CompleteOperationInput): Promise<void> {
-    const operation = await this.options.operations.get(input.operationId);
+    const operation = await this.recordOf(input.operationId);
     if (!operation) throw new NotFoundError(`Operation "${input.operationId}" does not exist`);
-    await this.finishOperation(operation, input);
-  }
-
-  /** Records the outcome on an operation record already in hand (one write, no read). */
-  async finishOperation(operation: Operation, input: CompleteOperationInput): Promise<void> {
-    const { progress: _progress, ...finished } = operation;
-    await this.options.operations.update({
+    const { progress: _progress, etag: _etag, ...finished } = operation;
+    await this.write({
       ...finished,
       status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,
-      updatedAt: this.now(),
       candidates: input.candidates,
       // Every outcome of the kind is listed, at 0 when none had it.
       summary: { ...emptySummary(outcomesOf(operation)), ...input.summary },

@@ -5,7 +5,6 @@
  * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
  */
 import { OperationStatus } from '../engine/enums';
-import { randomUUID } from 'node:crypto';
 import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operation';
 import { outcomesOf, type BulkRequest, type MigrationRequest } from '../engine/operation-work';
 import type { OperationOptions, OperationStore } from '../engine/ports';
@@ -55,8 +54,9 @@ export class TriggerSubmitter {
   constructor(
     private readonly operations: OperationStore,
     private readonly launcher: OperationLauncher,
-    private readonly now: () => Date = () => new Date(),
-    private readonly newId: () => string = randomUUID,
+    /** The engine's clock and id port (one clock, one source of ids). */
+    private readonly now: () => Date,
+    private readonly newId: () => string,
   ) {}
 
   /**

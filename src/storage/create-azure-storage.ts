@@ -27,8 +27,6 @@ export interface AzureStorageOptions {
   createIfMissing?: boolean;
   leases?: BlobLeaseProviderOptions;
   interests?: TableInterestIndexOptions;
-  /** Clock for the workflow store's `createdAt`. @default () => new Date() */
-  now?: () => Date;
 }
 
 export interface AzureStorage {
@@ -81,7 +79,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
   }
   const instances = new TableInstanceStore(clients.instances);
   return {
-    workflows: new TableWorkflowStore(clients.workflows, options.now ? { now: options.now } : {}),
+    workflows: new TableWorkflowStore(clients.workflows),
     instances,
     history: instances,
     outbox: instances,

@@ -8,7 +8,7 @@ export {
   type StorageConnection,
 } from './connection';
 export { createRequestCounter, type RequestCounter, type RequestCounts, type StorageService } from './request-counter';
-export { TableWorkflowStore, type TableWorkflowStoreOptions } from './table-workflow-store';
+export { TableWorkflowStore } from './table-workflow-store';
 export { TableInstanceStore } from './table-instance-store';
 export { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 export { TableOperationStore } from './table-operation-store';

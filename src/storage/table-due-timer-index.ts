@@ -12,6 +12,7 @@ import type { DueTimer } from '../engine/timers';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
+import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 
 const PARTITION = 'due';
 /** Enough digits for any due time up to the year 275760 (the largest JavaScript date). */
@@ -47,7 +48,11 @@ export class TableDueTimerIndex implements DueTimerIndex {
     });
   }
 
-  listDue(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
+  listDue(until: Date, options: PageOptions = {}): PagedAsyncIterable<DueTimer> {
+    return pagedList((page) => this.listDuePage(until, page), options);
+  }
+
+  private async listDuePage(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
     const filter = odata`PartitionKey eq ${PARTITION} and RowKey lt ${dueKey(until.getTime() + 1)}`;
     return queryPage(this.client, filter, options, toTimer, 'due timers');
   }

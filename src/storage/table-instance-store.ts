@@ -15,7 +15,7 @@ import type { EventDelivery, LifecycleEventRecord } from '../engine/events/lifec
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
 import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
-import { pagedList } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
 import { decodeKey, encodeKey, padNumber } from './keys';
@@ -59,7 +59,11 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
    * their history rows), not with the matches. Fine for the API's occasional listing; anything hot
    * should go through the interest index instead.
    */
-  async query(query: InstanceQuery, options: PageOptions = {}): Promise<Page<StoredInstance>> {
+  query(query: InstanceQuery, options: PageOptions = {}): PagedAsyncIterable<StoredInstance> {
+    return pagedList((page) => this.queryInstancesPage(query, page), options);
+  }
+
+  private async queryInstancesPage(query: InstanceQuery, options: PageOptions = {}): Promise<Page<StoredInstance>> {
     let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
     if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
     if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
@@ -104,7 +108,11 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   }
 
   /** Oldest first: a range query on the `h-` rows of the instance's partition. */
-  async list(instanceId: string, options: HistoryListOptions = {}): Promise<Page<HistoryEntry>> {
+  list(instanceId: string, options: HistoryListOptions = {}): PagedAsyncIterable<HistoryEntry> {
+    return pagedList((page) => this.listPage(instanceId, page), options);
+  }
+
+  private async listPage(instanceId: string, options: HistoryListOptions = {}): Promise<Page<HistoryEntry>> {
     const partitionKey = encodeKey(instanceId, 'instance id');
     // '.' is the character after '-', so this range is exactly the `h-` rows (from `fromSequence` on:
     // zero-padded sequence numbers sort as numbers).
@@ -124,7 +132,11 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   }
 
   /** Outbox rows of every instance: a scan of the table for `o-` rows (start-up only). */
-  async listAllOutbox(options: PageOptions = {}): Promise<Page<StoredOutboxRow>> {
+  listAllOutbox(options: PageOptions = {}): PagedAsyncIterable<StoredOutboxRow> {
+    return pagedList((page) => this.listAllOutboxPage(page), options);
+  }
+
+  private async listAllOutboxPage(options: PageOptions = {}): Promise<Page<StoredOutboxRow>> {
     const filter = odata`RowKey ge ${OUTBOX_ROW_PREFIX} and RowKey lt ${'o.'}`;
     return queryPage(this.client, filter, options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), row: parseBody<OutboxRow>(row) }), 'outbox rows');
   }
@@ -165,7 +177,11 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   }
 
   /** Oldest first: a range query on the instance's `e-` rows. */
-  async listEvents(instanceId: string, options: PageOptions = {}): Promise<Page<LifecycleEventRecord>> {
+  listEvents(instanceId: string, options: PageOptions = {}): PagedAsyncIterable<LifecycleEventRecord> {
+    return pagedList((page) => this.listEventsPage(instanceId, page), options);
+  }
+
+  private async listEventsPage(instanceId: string, options: PageOptions = {}): Promise<Page<LifecycleEventRecord>> {
     return queryPage(this.client, eventRangeFilter(encodeKey(instanceId, 'instance id')), options, fromEventRow, `events of instance "${instanceId}"`);
   }
 
@@ -192,7 +208,11 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   }
 
   /** Event rows with a pending delivery, of every instance: a scan of the table (start-up only). */
-  async listPendingEvents(options: PageOptions = {}): Promise<Page<StoredEventRecord>> {
+  listPendingEvents(options: PageOptions = {}): PagedAsyncIterable<StoredEventRecord> {
+    return pagedList((page) => this.listPendingEventsPage(page), options);
+  }
+
+  private async listPendingEventsPage(options: PageOptions = {}): Promise<Page<StoredEventRecord>> {
     return queryPage(this.client, pendingEventsFilter(), options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), event: fromEventRow(row) }), 'pending events');
   }
 

@@ -11,6 +11,7 @@ import type { InterestIndex, OperationOptions, Page, PageOptions } from '../engi
 import { decodeToken, encodeToken, isSdkTableToken, pageSize } from './continuation-token';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { decodeKey, encodeKey, encodeLookupKey } from './keys';
+import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 
 export interface TableInterestIndexOptions {
   /** Parallel row writes per add/remove call. @default 16 */
@@ -66,7 +67,11 @@ export class TableInterestIndex implements InterestIndex {
    * position within it. An instance interested in several of the subjects appears once per page (it
    * may appear again on a later page; the engine's per-instance trigger-id check makes that harmless).
    */
-  async findCandidates(subjects: readonly string[], options: PageOptions = {}): Promise<Page<string>> {
+  findCandidates(subjects: readonly string[], options: PageOptions = {}): PagedAsyncIterable<string> {
+    return pagedList((page) => this.findCandidatesPage(subjects, page), options);
+  }
+
+  private async findCandidatesPage(subjects: readonly string[], options: PageOptions = {}): Promise<Page<string>> {
     const size = pageSize(options.maxPageSize);
     const keys = [...new Set(subjects.map(encodeLookupKey))];
     const start = options.continuationToken === undefined ? { s: 0 } : decodeToken(options.continuationToken, isCandidateToken);

@@ -22,6 +22,7 @@ import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
+import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 
 export const OPERATION_ROW_KEY = 'operation';
 
@@ -70,7 +71,11 @@ export class TableOperationStore implements OperationStore {
   }
 
   /** A filter over the whole (operations) table: used once at start-up to resume unfinished work. */
-  async listByStatus(statuses: readonly OperationStatus[], options: PageOptions = {}): Promise<Page<StoredOperation>> {
+  listByStatus(statuses: readonly OperationStatus[], options: PageOptions = {}): PagedAsyncIterable<StoredOperation> {
+    return pagedList((page) => this.listByStatusPage(statuses, page), options);
+  }
+
+  private async listByStatusPage(statuses: readonly OperationStatus[], options: PageOptions = {}): Promise<Page<StoredOperation>> {
     if (statuses.length === 0) return { items: [] };
     const anyStatus = statuses.map((status) => odata`status eq ${status}`).join(' or ');
     return queryPage(this.client, `${odata`RowKey eq ${OPERATION_ROW_KEY}`} and (${anyStatus})`, options, toStoredOperation, 'operations');

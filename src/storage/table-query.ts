@@ -20,20 +20,20 @@ export async function queryPage<T>(
   select?: string[],
 ): Promise<Page<T>> {
   const size = pageSize(options?.maxPageSize);
-  let token = unwrapTableToken(options?.continuationToken);
+  const from = unwrapTableToken(options?.continuationToken);
   const items: T[] = [];
-  do {
-    const pages = client
-      .listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select && { select }) }, abortSignal: options?.abortSignal })
-      .byPage({ maxPageSize: size - items.length, ...(token && { continuationToken: token }) });
-    const result = await translate(what, () => pages.next());
-    if (result.done) {
-      token = undefined;
-      break;
+  let token: string | undefined;
+  const pages = client
+    .listEntities<Record<string, unknown>>({ queryOptions: { filter, ...(select && { select }) }, abortSignal: options?.abortSignal })
+    .byPage({ maxPageSize: size, ...(from && { continuationToken: from }) });
+  await translate(what, async () => {
+    for await (const page of pages) {
+      for (const row of page) items.push(map(row));
+      token = page.continuationToken;
+      // An empty page with a token is followed at once; one with rows is this page.
+      if (items.length > 0) break;
     }
-    for (const row of result.value) items.push(map(row));
-    token = result.value.continuationToken;
-  } while (items.length === 0 && token);
+  });
   const continuationToken = wrapTableToken(token);
   return continuationToken ? { items, continuationToken } : { items };
 }

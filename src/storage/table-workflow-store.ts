@@ -9,39 +9,27 @@
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import type { WorkflowDefinition, WorkflowVersion } from '../engine/definition';
 import { NotFoundError, PreconditionFailedError, StorageError } from '../engine/errors';
-import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from '../engine/ports';
+import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary, WorkflowWriteOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 
 export const LATEST_ROW_KEY = 'latest';
 /** How often an unconditional (`ifMatch: '*'`) update retries when a concurrent update wins. */
 const UNCONDITIONAL_UPDATE_ATTEMPTS = 5;
 
-export interface TableWorkflowStoreOptions {
-  /** @default () => new Date() */
-  now?: () => Date;
-}
-
 type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
 
 export class TableWorkflowStore implements WorkflowStore {
-  private readonly now: () => Date;
+  constructor(private readonly client: TableClient) {}
 
-  constructor(
-    private readonly client: TableClient,
-    options: TableWorkflowStoreOptions = {},
-  ) {
-    this.now = options.now ?? (() => new Date());
-  }
-
-  async create(definition: WorkflowDefinition, options: OperationOptions = {}): Promise<WorkflowVersion> {
+  async create(definition: WorkflowDefinition, options: WorkflowWriteOptions): Promise<WorkflowVersion> {
     return this.write(definition, 1, undefined, options);
   }
 
-  async update(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
+  async update(definition: WorkflowDefinition, options: WorkflowWriteOptions & { ifMatch: string }): Promise<WorkflowVersion> {
     for (let attempt = 1; ; attempt += 1) {
       const latest = await this.get(definition.id, { abortSignal: options.abortSignal });
       if (!latest) throw new NotFoundError(`workflow "${definition.id}" was not found`);
@@ -69,7 +57,11 @@ export class TableWorkflowStore implements WorkflowStore {
   }
 
   /** The `latest` rows only, without their bodies: one scan of the (small) workflows table per page. */
-  async list(options: PageOptions = {}): Promise<Page<WorkflowSummary>> {
+  list(options: PageOptions = {}): PagedAsyncIterable<WorkflowSummary> {
+    return pagedList((page) => this.listPage(page), options);
+  }
+
+  private async listPage(options: PageOptions = {}): Promise<Page<WorkflowSummary>> {
     return queryPage(
       this.client,
       odata`RowKey eq ${LATEST_ROW_KEY}`,
@@ -98,9 +90,9 @@ export class TableWorkflowStore implements WorkflowStore {
     for (const rowKey of versions) await remove(rowKey);
   }
 
-  private async write(definition: WorkflowDefinition, version: number, ifMatch: string | undefined, options: OperationOptions): Promise<WorkflowVersion> {
+  private async write(definition: WorkflowDefinition, version: number, ifMatch: string | undefined, options: WorkflowWriteOptions): Promise<WorkflowVersion> {
     const what = `workflow "${definition.id}"`;
-    const createdAt = this.now().toISOString();
+    const createdAt = options.createdAt.toISOString();
     const columns = {
       partitionKey: encodeKey(definition.id, 'workflow id'),
       workflowId: definition.id,

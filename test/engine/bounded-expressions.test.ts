@@ -144,7 +144,7 @@ describe('interest limits', () => {
     // Stored directly, as an older version would have been, without today's validation.
     const valid = validateDefinition({ id: 'legacy', displayName: 'l', initialStateId: 'a', states: { a: {} } });
     const interests = Array.from({ length: 5000 }, (_, index) => `topic:${index}`);
-    await workflows.create({ ...valid, states: { a: { ...valid.states.a!, interests } } });
+    await workflows.create({ ...valid, states: { a: { ...valid.states.a!, interests } } }, { createdAt: new Date() });
     const instance = await engine.createInstance({ workflowId: 'legacy', instanceId: 'wide' });
     expect(instance).toMatchObject({ status: 'faulted', fault: { message: expect.stringContaining(`at most ${MAX_INTERESTS_PER_INSTANCE} are allowed`) } });
     expect(instance.interests.length).toBeLessThanOrEqual(MAX_INTERESTS_PER_INSTANCE);

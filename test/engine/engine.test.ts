@@ -1,3 +1,4 @@
+import { onePage } from '../../src/engine/paging';
 import {
   ConflictError,
   DefinitionInvalidError,
@@ -52,6 +53,20 @@ describe('Engine: workflows', () => {
     const invalid = engine.createWorkflow({ id: 'bad', displayName: 'x', initialStateId: 'nope', states: { a: { transitions: [{ id: 't', targetStateId: 'zz' }] } } });
     await expect(invalid).rejects.toBeInstanceOf(DefinitionInvalidError);
     await expect(invalid).rejects.toMatchObject({ issues: [{ path: 'initialStateId' }, { path: 'states.a.transitions[0].targetStateId' }] });
+  });
+
+  it("dates each version by the engine's clock, not the store's (issue 10)", async () => {
+    const { engine, clock } = testEngine();
+    expect((await engine.createWorkflow(flow)).createdAt).toBe('2026-01-01T00:00:00.000Z');
+    clock.advance(60_000);
+    expect((await engine.addWorkflowVersion({ ...flow, displayName: 'v2' }, { ifMatch: '*' })).createdAt).toBe('2026-01-01T00:01:00.000Z');
+    expect((await engine.getWorkflow('flow', 1)).createdAt).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('parses untyped input at the edge: validateWorkflow gives the typed definition, or every problem', () => {
+    const { engine } = testEngine();
+    expect(engine.validateWorkflow(JSON.parse(JSON.stringify(flow)))).toMatchObject({ id: 'flow', states: { c: { transitions: [] } } });
+    expect(() => engine.validateWorkflow({ id: 'bad' })).toThrow(DefinitionInvalidError);
   });
 
   // PUT semantics (If-Match, the body's id) moved from the engine to the route by issue 10 (section 4).
@@ -323,7 +338,7 @@ describe('Engine: applyTrigger', () => {
     delivery.failWith = undefined;
     expect(await engine.relayLeftovers()).toBe(2);
     expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0', 'raised:2:i2:t.t2:0']);
-    expect((await instances.listAllOutbox()).items).toEqual([]);
+    expect((await onePage(instances.listAllOutbox())).items).toEqual([]);
     expect(await engine.relayLeftovers()).toBe(0);
   });
 

@@ -52,7 +52,7 @@ function orderWorkflow(subscriptions: unknown[]) {
 function setup(subscriptions: unknown[]) {
   const subscribers = new ScriptedSubscribers();
   const test = testEngine({ inProcess: true, events: { http: subscribers, policy: fastPolicy, sourcePrefix: '/contoso' } });
-  return { ...test, subscribers, ready: test.engine.createWorkflow(orderWorkflow(subscriptions)) };
+  return { ...test, subscribers, ready: test.engine.createWorkflow(test.engine.validateWorkflow(orderWorkflow(subscriptions))) };
 }
 
 describe('lifecycle events', () => {
@@ -62,7 +62,7 @@ describe('lifecycle events', () => {
     await engine.createInstance({ workflowId: 'order', instanceId: 'o1' });
     await engine.suspend('o1');
     await engine.resume('o1');
-    await engine.addWorkflowVersion(orderWorkflow([{ id: 'audit', url: 'https://audit.example/hook', events: ['migrated'] }]), { ifMatch: version1.etag });
+    await engine.addWorkflowVersion(engine.validateWorkflow(orderWorkflow([{ id: 'audit', url: 'https://audit.example/hook', events: ['migrated'] }])), { ifMatch: version1.etag });
     expect((await engine.operations.migrate('o1', { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
     await engine.eventDeliveriesIdle();
 

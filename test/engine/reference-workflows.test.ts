@@ -10,7 +10,7 @@ const send = (name: string, subjects: string[], parameters?: Record<string, unkn
 describe('reference workflow: simple expense claim', () => {
   async function claim(instanceId = 'claim-1') {
     const env = testEngine();
-    await env.engine.createWorkflow(expenseClaim);
+    await env.engine.createWorkflow(env.engine.validateWorkflow(expenseClaim));
     await env.engine.createInstance({ workflowId: 'expense-claim', instanceId, context: { claimantId: 'u7' } });
     const apply = (name: string, parameters?: Record<string, unknown>, subjects = [instanceId]) => env.engine.applyTrigger(instanceId, send(name, subjects, parameters));
     return { ...env, apply };
@@ -46,8 +46,8 @@ describe('reference workflow: simple expense claim', () => {
     // Submitted on Friday 20 November 2026 at 16:00 London time: 1.5 + 8.5 + 6 working hours is Tuesday 15:00.
     const clock = new ManualClock('2026-11-20T16:00:00.000Z');
     const logger = recordingLogger();
-    const engine = new Engine(createInMemoryPorts({ now: clock.now }), { clock, logger });
-    await engine.createWorkflow(expenseClaim);
+    const engine = new Engine(createInMemoryPorts(), { clock, logger });
+    await engine.createWorkflow(engine.validateWorkflow(expenseClaim));
     await engine.createInstance({ workflowId: 'expense-claim', instanceId: 'claim-9', context: { claimantId: 'u7', amount: 10 } });
     await engine.applyTrigger('claim-9', send('Submit', ['claim-9'], { at: '2026-11-20' }));
     expect((await engine.getInstance('claim-9')).timers).toEqual([{ transitionId: 'escalate', dueAt: '2026-11-24T15:00:00.000Z' }]);

@@ -150,7 +150,7 @@ export class RecordingDelivery {
  */
 export function testEngine(options: EngineOptions & { inProcess?: boolean } = {}) {
   const clock = new FakeClock();
-  const { leases, ...ports } = createInMemoryPorts({ now: clock.now, maxLeaseWaitInMs: 1000 });
+  const { leases, ...ports } = createInMemoryPorts({ maxLeaseWaitInMs: 1000 });
   const logger = recordingLogger();
   const { inProcess = false, ...engineOptions } = options;
   let n = 0;

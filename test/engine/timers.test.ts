@@ -39,7 +39,7 @@ function escalation(overrides: Partial<WorkflowDefinitionInput> = {}): WorkflowD
 async function setup(definition: WorkflowDefinitionInput = escalation()) {
   const clock = new ManualClock('2026-11-20T16:00:00.000Z');
   const logger = recordingLogger();
-  const ports = createInMemoryPorts({ now: clock.now });
+  const ports = createInMemoryPorts();
   const engine = new Engine(ports, { clock, logger, newId: () => 'generated' });
   await engine.createWorkflow(definition);
   const send = (instanceId: string, name: string, id = `${name}-${clock.now().getTime()}`) => engine.applyTrigger(instanceId, { id, name, subjects: [instanceId] });

@@ -4,7 +4,8 @@
  */
 import { TriggerOutcome } from '../../src/engine/enums';
 import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
-import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
+import { APPLY_TRIGGER_BATCH, activityRetryOptions, applyTriggerBatch } from '../../functions/apply-trigger-batch';
+import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/trigger-activities';
 import { MAX_BATCHES_IN_FLIGHT, TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
 import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
 import { FakeTriggerActivities, activityFunctions, instanceIds } from './fake-trigger-activities';
@@ -241,5 +242,19 @@ describe('triggerOrchestrator', () => {
       { processed: 6, total: 10 },
       { processed: 9, total: 10 },
     ]);
+  });
+});
+
+describe('the activity retry policy (one for both hosts)', () => {
+  it('durable RetryOptions are the contract\'s policy, and the local runner waits the intervals the framework would', () => {
+    expect(activityRetryOptions).toMatchObject({
+      firstRetryIntervalInMilliseconds: ACTIVITY_RETRY_POLICY.firstRetryIntervalInMs,
+      maxNumberOfAttempts: ACTIVITY_RETRY_POLICY.maxAttempts,
+      backoffCoefficient: ACTIVITY_RETRY_POLICY.backoffCoefficient,
+      maxRetryIntervalInMilliseconds: ACTIVITY_RETRY_POLICY.maxRetryIntervalInMs,
+    });
+    // Retries 1-4 of the 5 attempts: about 0, 1, 3, 7 and 15 s from the first attempt.
+    expect([1, 2, 3, 4].map((retry) => retryIntervalInMs(ACTIVITY_RETRY_POLICY, retry))).toEqual([1000, 2000, 4000, 8000]);
+    expect(retryIntervalInMs({ ...ACTIVITY_RETRY_POLICY, maxRetryIntervalInMs: 3000 }, 4)).toBe(3000);
   });
 });

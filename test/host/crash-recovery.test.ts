@@ -3,6 +3,7 @@
  * see the operation finish with every candidate having applied the trigger exactly once. The external
  * service the workflow calls is held by the test, so the kill lands mid-operation deterministically.
  */
+import { onePage } from '../../src/engine/paging';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -118,7 +119,7 @@ describe('crash recovery of the local server', () => {
     // ANSWERED_BEFORE_KILL - 16 (the runner's concurrency) instances had applied the trigger: the kill
     // really landed mid-operation, with some instances done and others not.
     const storage = await createAzureStorage({ connection: testConnectionString(), names: prefixedStorageNames(env.SIGNALBOX_STORAGE_PREFIX), createIfMissing: false });
-    const beforeRestart = await collectAll((options) => storage.instances.query({ workflowId: 'counted' }, options));
+    const beforeRestart = await collectAll((options) => onePage(storage.instances.query({ workflowId: 'counted' }, options)));
     const doneBeforeKill = beforeRestart.filter((instance) => instance.context.count === 1).length;
     expect(doneBeforeKill).toBeGreaterThanOrEqual(ANSWERED_BEFORE_KILL - 16);
     expect(doneBeforeKill).toBeLessThan(INSTANCES);

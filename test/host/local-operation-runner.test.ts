@@ -1,33 +1,45 @@
 /**
- * The local runner's own logic, over fake activities: paging, dedupe across pages, retries of retryable
- * failures in every step, failure of the operation on a non-retryable one, and the `running` mark.
+ * The local runner's own logic, over fake activities of the contract it shares with the durable
+ * orchestrator: paging, dedupe across pages, retries of retryable failures in every step, failure of the
+ * operation on a non-retryable one, and the `running` mark (deferred to the first progress).
  */
 import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/errors';
 import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
-import { emptySummary, type InstanceResult, type Operation, type StoredOperation } from '../../src/engine/operation';
+import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operation';
 import { InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';
 import { silentLogger } from '../../src/host/logger';
-import type { CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput } from '../../src/host/trigger-activities';
-import type { TriggerActivityService } from '../../src/host/trigger-activity-service';
+import type {
+  BeginOperationInput,
+  CompleteOperationInput,
+  FindCandidatesInput,
+  FindCandidatesOutput,
+  RecordProgressInput,
+  TriggerActivities,
+} from '../../src/host/trigger-activities';
 
 function operation(id: string): StoredOperation {
   const trigger = { id, name: 'Go', subjects: ['s'] };
   return { id, triggerId: id, trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [], etag: 'e' };
 }
 
+/**
+ * The activity contract over one record kept in memory, as the storage-backed service keeps it: begin
+ * (deferring `running`), the first progress marks it running, completion finishes it. `statuses` lists
+ * each status write: `running`, then the status the completion was written from.
+ */
 function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?: Record<string, unknown[]> } = {}) {
   const finished: CompleteOperationInput[] = [];
   const statuses: string[] = [];
   const applied: string[] = [];
   const progress: { processed: number; total?: number }[] = [];
-  const activities = {
-    remember: () => {},
-    loadOperation: async (id: string) => operation(id),
-    markRunning: async (record: Operation) => {
-      statuses.push('running');
-      return { ...record, status: OperationStatus.running, etag: 'e2' } as StoredOperation;
+  let record: StoredOperation | undefined;
+  const activities: TriggerActivities = {
+    beginOperation: async (input: BeginOperationInput) => {
+      const { operationId, operation: known } = typeof input === 'string' ? { operationId: input, operation: undefined } : input;
+      record = known ?? operation(operationId);
+      return { subjects: record.kind === undefined || record.kind === 'trigger' ? record.trigger.subjects : [], shouldRun: true };
     },
     findCandidates: async (input: FindCandidatesInput): Promise<FindCandidatesOutput> => {
       const failure = failures.find?.shift();
@@ -41,20 +53,23 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
       applied.push(instanceId);
       return { instanceId, outcome: TriggerOutcome.transitioned };
     },
-    saveProgress: async (record: Operation, at: { processed: number; total?: number }) => {
+    recordProgress: async ({ progress: at }: RecordProgressInput) => {
+      if (record!.status !== OperationStatus.running) {
+        statuses.push('running');
+        record = { ...record!, status: OperationStatus.running, etag: 'e2' };
+      }
       progress.push(at);
-      return { ...record, progress: at, etag: 'e3' } as StoredOperation;
     },
-    finishOperation: async (record: Operation, input: CompleteOperationInput) => {
-      statuses.push(record.status);
+    completeOperation: async (input: CompleteOperationInput) => {
+      statuses.push(record!.status);
       finished.push(input);
     },
   };
-  return { activities: activities as unknown as TriggerActivityService, finished, statuses, applied, progress };
+  return { activities, finished, statuses, applied, progress };
 }
 
 async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<void> {
-  const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { firstRetryDelayInMs: 1, concurrency: 4 });
+  const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 }, concurrency: 4 });
   await runner.start(id);
   await runner.whenDone(id);
 }
@@ -110,7 +125,7 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
     const startUp = async () => {
       const fake = fakeActivities([['a']]);
       fake.activities.applyTrigger = () => new Promise<never>(() => {});
-      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { firstRetryDelayInMs: 1 });
+      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
       return runner.resumeUnfinished(store);
     };
     for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {

@@ -2,6 +2,7 @@
  * The engine on Azure storage under concurrency and faults (issue 3, point 4): several workers, each
  * with its own clients and lease provider, as separate processes would have, sharing one account.
  */
+import { onePage } from '../../src/engine/paging';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { silentLogger } from '../../src/engine/effects';
 import { Engine } from '../../src/engine/engine';
@@ -43,7 +44,7 @@ async function newCounter(engine: Engine, instanceId: string): Promise<void> {
 }
 
 async function historyTriggerIds(instanceId: string): Promise<(string | null)[]> {
-  const { items } = await collect((options) => admin.history.list(instanceId, options), 1000);
+  const { items } = await collect((options) => onePage(admin.history.list(instanceId, options)), 1000);
   expect(items.map((entry) => entry.sequence)).toEqual(items.map((_, i) => i));
   return items.map((entry) => entry.triggerId);
 }
@@ -205,8 +206,8 @@ describe('operating on Azure storage', () => {
     expect(await engine.operations.migrate('migrant', request)).toMatchObject({ outcome: 'skipped' });
 
     expect(await admin.instances.get('migrant')).toMatchObject({ workflowVersion: 2 });
-    expect((await admin.interests.findCandidates(['migrated-watchers'])).items).toEqual(['migrant']);
-    const { items } = await collect((options) => admin.history.list('migrant', options), 1000);
+    expect((await onePage(admin.interests.findCandidates(['migrated-watchers']))).items).toEqual(['migrant']);
+    const { items } = await collect((options) => onePage(admin.history.list('migrant', options)), 1000);
     expect(items.map((entry) => entry.event)).toEqual(['created', 'migrated']);
   });
 
@@ -233,12 +234,12 @@ describe('operating on Azure storage', () => {
     await expect(engine.deleteInstance('doomed', { force: true })).rejects.toThrow('the worker died mid-deletion');
     await expect(engine.getInstance('doomed')).rejects.toMatchObject({ code: 'notFound' });
     expect((await engine.listInstances({ workflowId: 'counter' })).items.map((instance) => instance.id)).not.toContain('doomed');
-    expect((await admin.interests.findCandidates(subjects)).items).not.toContain('doomed');
+    expect((await onePage(admin.interests.findCandidates(subjects))).items).not.toContain('doomed');
 
     crash = false;
     await engine.deleteInstance('doomed');
     expect(await admin.instances.get('doomed')).toBeUndefined();
-    expect((await admin.history.list('doomed')).items).toEqual([]);
+    expect((await onePage(admin.history.list('doomed'))).items).toEqual([]);
     expect(await blob.exists()).toBe(false);
     await expect(engine.deleteInstance('doomed')).rejects.toMatchObject({ code: 'notFound' });
   });

@@ -1,4 +1,5 @@
 /** Storage failures surface as the engine's typed errors, never as a RestError or a corrupted value. */
+import { onePage } from '../../src/engine/paging';
 import { RestError } from '@azure/data-tables';
 import {
   ConflictError,
@@ -73,28 +74,28 @@ describe('typed errors from the Azure stores', () => {
     await expect(storage.instances.get(longId)).rejects.toBeInstanceOf(ValidationError);
     await expect(storage.operations.create(makeOperation('\uDC00'))).rejects.toBeInstanceOf(ValidationError);
     await expect(storage.interests.add(longId, ['s'])).rejects.toBeInstanceOf(ValidationError);
-    expect((await storage.instances.query({})).items).toEqual([]);
+    expect((await onePage(storage.instances.query({}))).items).toEqual([]);
   });
 
   it('refuses continuation tokens from elsewhere with ValidationError', async () => {
     const storage = await createTestStorage();
     for (const id of ['p1', 'p2', 'p3']) await storage.instances.create(makeInstance(id));
-    const page = await storage.instances.query({}, { maxPageSize: 1 });
+    const page = await onePage(storage.instances.query({}, { maxPageSize: 1 }));
     expect(page.continuationToken).toEqual(expect.any(String));
     const bad = ['%%%', 'e30', Buffer.from('{"t":"garbage"}').toString('base64url')];
     for (const continuationToken of bad) {
-      await expect(storage.instances.query({}, { continuationToken })).rejects.toBeInstanceOf(ValidationError);
-      await expect(storage.interests.findCandidates(['s'], { continuationToken })).rejects.toBeInstanceOf(ValidationError);
+      await expect(onePage(storage.instances.query({}, { continuationToken }))).rejects.toBeInstanceOf(ValidationError);
+      await expect(onePage(storage.interests.findCandidates(['s'], { continuationToken }))).rejects.toBeInstanceOf(ValidationError);
     }
     // A query token is not a candidate token.
-    await expect(storage.interests.findCandidates(['s'], { continuationToken: page.continuationToken! })).rejects.toBeInstanceOf(ValidationError);
-    const rest = await storage.instances.query({}, { continuationToken: page.continuationToken! });
+    await expect(onePage(storage.interests.findCandidates(['s'], { continuationToken: page.continuationToken! }))).rejects.toBeInstanceOf(ValidationError);
+    const rest = await onePage(storage.instances.query({}, { continuationToken: page.continuationToken! }));
     expect([...page.items, ...rest.items].map((item) => item.id).sort()).toEqual(['p1', 'p2', 'p3']);
   });
 
   it('reports deleted tables as non-retryable StorageErrors from every store, never as absent data', async () => {
     const storage = await createTestStorage();
-    await storage.workflows.create(makeDefinition('w'));
+    await storage.workflows.create(makeDefinition('w'), { createdAt: new Date() });
     await Promise.all([
       storage.clients.workflows.deleteTable(),
       storage.clients.instances.deleteTable(),
@@ -103,18 +104,18 @@ describe('typed errors from the Azure stores', () => {
     ]);
     const calls: (() => Promise<unknown>)[] = [
       () => storage.workflows.get('w'),
-      () => storage.workflows.list(),
-      () => storage.workflows.update(makeDefinition('w'), { ifMatch: '*' }),
+      () => onePage(storage.workflows.list()),
+      () => storage.workflows.update(makeDefinition('w'), { ifMatch: '*', createdAt: new Date() }),
       () => storage.instances.get('i'),
       () => storage.instances.create(makeInstance('i')),
       () => storage.instances.save(makeInstance('i'), {}, { ifMatch: '*' }),
-      () => storage.history.list('i'),
-      () => storage.interests.findCandidates(['s']),
+      () => onePage(storage.history.list('i')),
+      () => onePage(storage.interests.findCandidates(['s'])),
       () => storage.interests.add('i', ['s']),
       () => storage.interests.remove('i', ['s']),
       () => storage.operations.create(makeOperation('o')),
       () => storage.operations.get('o'),
-      () => storage.operations.listByStatus(['running']),
+      () => onePage(storage.operations.listByStatus(['running'])),
     ];
     for (const call of calls) {
       const error = await call().then(() => undefined, (caught: unknown) => caught);
@@ -132,7 +133,7 @@ describe('typed errors from the Azure stores', () => {
       [
         () => storage.instances.save(makeInstance('etag'), {}, { ifMatch: created.etag }),
         () => storage.instances.create(makeInstance('etag')),
-        () => storage.workflows.update(makeDefinition('nope'), { ifMatch: '*' }),
+        () => storage.workflows.update(makeDefinition('nope'), { ifMatch: '*', createdAt: new Date() }),
         () => storage.operations.update(makeOperation('nope')),
       ].map((call) => call().then(() => undefined, (caught: unknown) => caught)),
     );

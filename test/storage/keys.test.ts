@@ -1,4 +1,5 @@
 /** Key encoding: reversible, valid for Table Storage and blob names, on nasty ids (and on Azurite). */
+import { onePage } from '../../src/engine/paging';
 import { ValidationError } from '../../src/engine/errors';
 import { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH, padNumber } from '../../src/storage/keys';
 import { collect, createTestStorage, makeHistoryEntry, makeInstance } from './fixtures';
@@ -88,13 +89,13 @@ describe('nasty ids on Azure Table Storage', () => {
     }
     for (const id of nastyIds) {
       expect((await storage.instances.get(id))?.id).toBe(id);
-      expect((await storage.history.list(id)).items).toHaveLength(1);
-      expect((await storage.interests.findCandidates([id])).items).toEqual([id]);
+      expect((await onePage(storage.history.list(id))).items).toHaveLength(1);
+      expect((await onePage(storage.interests.findCandidates([id]))).items).toEqual([id]);
     }
-    const listed = await collect((options) => storage.instances.query({ workflowId: 'nasty/wf#1' }, options), 4);
+    const listed = await collect((options) => onePage(storage.instances.query({ workflowId: 'nasty/wf#1' }, options)), 4);
     expect(listed.items.map((item) => item.id).sort()).toEqual([...nastyIds].sort());
     // Paging through a partition of nasty row keys: the SDK's own token must survive them.
-    const candidates = await collect((options) => storage.interests.findCandidates([longSubject], options), 3);
+    const candidates = await collect((options) => onePage(storage.interests.findCandidates([longSubject], options)), 3);
     expect(candidates.items.sort()).toEqual([...nastyIds].sort());
   });
 });

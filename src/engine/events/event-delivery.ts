@@ -127,15 +127,10 @@ export class EventDeliveryService {
   }
 
   private async hasEarlierPending(target: EventDeliveryTarget, record: LifecycleEventRecord, options: OperationOptions): Promise<boolean> {
-    let continuationToken: string | undefined;
-    do {
-      const page = await this.options.store.listEvents(target.instanceId, { ...options, maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) });
-      for (const other of page.items) {
-        if (!before(other, record)) return false;
-        if (other.deliveries.some((delivery) => delivery.subscriptionId === target.subscriptionId && delivery.status === DeliveryStatus.pending)) return true;
-      }
-      continuationToken = page.continuationToken;
-    } while (continuationToken);
+    for await (const other of this.options.store.listEvents(target.instanceId, { ...options, maxPageSize: 1000 })) {
+      if (!before(other, record)) return false;
+      if (other.deliveries.some((delivery) => delivery.subscriptionId === target.subscriptionId && delivery.status === DeliveryStatus.pending)) return true;
+    }
     return false;
   }
 }

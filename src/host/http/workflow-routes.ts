@@ -32,7 +32,7 @@ export async function putWorkflow(engine: Engine, workflowId: string, body: unkn
     }
     input = { ...input, id: workflowId };
   }
-  const definition = engine.workflows.validate(input);
+  const definition = engine.validateWorkflow(input);
   if (!ifMatch) {
     if (await engine.workflows.find(workflowId)) throw new ConflictError(`Workflow "${workflowId}" exists: send If-Match with its ETag (or *) to add a version`);
     return { workflow: await engine.workflows.create(definition), created: true };
@@ -97,7 +97,9 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       },
     },
     async handle(request, { engine }) {
-      const workflow = await engine.createWorkflow(readJsonBody(request));
+      // Parsed at the edge: the service stores the typed, validated definition.
+      const definition = engine.validateWorkflow(readJsonBody(request));
+      const workflow = await engine.workflows.create(definition);
       return storedWorkflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
     },
   },

@@ -2,6 +2,7 @@
 import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../../engine/ports';
 import type { DueTimer } from '../../engine/timers';
 import { pageOf } from './paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 function keyOf(timer: DueTimer): string {
   return `${String(Math.max(0, Date.parse(timer.dueAt))).padStart(16, '0')}_${timer.timerId}`;
@@ -14,7 +15,11 @@ export class InMemoryDueTimerIndex implements DueTimerIndex {
     for (const timer of timers) this.rows.set(keyOf(timer), { ...timer });
   }
 
-  async listDue(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
+  listDue(until: Date, options: PageOptions = {}): PagedAsyncIterable<DueTimer> {
+    return pagedList((page) => this.listDuePage(until, page), options);
+  }
+
+  private async listDuePage(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
     const due = this.sorted().filter((timer) => Date.parse(timer.dueAt) <= until.getTime());
     return pageOf(due, options);
   }

@@ -13,6 +13,7 @@ import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, Insta
 import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/events/lifecycle-events';
 import { EVENT_RANK } from '../../engine/events/lifecycle-event-type';
 import { pageOf } from './paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
 
@@ -90,7 +91,11 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return this.store(instance, write.history ?? [], write.outbox, write.events);
   }
 
-  async query(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
+  query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance> {
+    return pagedList((page) => this.queryInstancesPage(query, page), options);
+  }
+
+  private async queryInstancesPage(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
     const matches = [...this.instances.values()]
       .filter((item) => (!query.workflowId || item.workflowId === query.workflowId) && (!query.stateId || item.stateId === query.stateId) && (!query.status || item.status === query.status) && (!query.parentId || item.parent?.instanceId === query.parentId))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -108,7 +113,11 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId);
   }
 
-  async list(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>> {
+  list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry> {
+    return pagedList((page) => this.listPage(instanceId, page), options);
+  }
+
+  private async listPage(instanceId: string, options?: HistoryListOptions): Promise<Page<HistoryEntry>> {
     // Sequence numbers are array positions (store() checks them), so the range is a slice.
     return pageOf((this.histories.get(instanceId) ?? []).slice(options?.fromSequence ?? 0), options);
   }
@@ -118,7 +127,11 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return [...(this.outboxes.get(instanceId)?.values() ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  async listAllOutbox(options?: PageOptions): Promise<Page<StoredOutboxRow>> {
+  listAllOutbox(options?: PageOptions): PagedAsyncIterable<StoredOutboxRow> {
+    return pagedList((page) => this.listAllOutboxPage(page), options);
+  }
+
+  private async listAllOutboxPage(options?: PageOptions): Promise<Page<StoredOutboxRow>> {
     const all: StoredOutboxRow[] = [];
     for (const instanceId of [...this.outboxes.keys()].sort()) for (const row of await this.listOutbox(instanceId)) all.push({ instanceId, row });
     return pageOf(all, options);
@@ -132,7 +145,11 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     if (deleted) this.outboxDeletes++;
   }
 
-  async listEvents(instanceId: string, options?: PageOptions): Promise<Page<LifecycleEventRecord>> {
+  listEvents(instanceId: string, options?: PageOptions): PagedAsyncIterable<LifecycleEventRecord> {
+    return pagedList((page) => this.listEventsPage(instanceId, page), options);
+  }
+
+  private async listEventsPage(instanceId: string, options?: PageOptions): Promise<Page<LifecycleEventRecord>> {
     return pageOf(this.events.get(instanceId) ?? [], options);
   }
 
@@ -149,7 +166,11 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     records[position] = deepFreeze(structuredClone({ ...record, deliveries }));
   }
 
-  async listPendingEvents(options?: PageOptions): Promise<Page<StoredEventRecord>> {
+  listPendingEvents(options?: PageOptions): PagedAsyncIterable<StoredEventRecord> {
+    return pagedList((page) => this.listPendingEventsPage(page), options);
+  }
+
+  private async listPendingEventsPage(options?: PageOptions): Promise<Page<StoredEventRecord>> {
     const pending: StoredEventRecord[] = [];
     for (const instanceId of [...this.events.keys()].sort()) {
       for (const event of this.events.get(instanceId)!) if (event.deliveries.some((delivery) => delivery.status === DeliveryStatus.pending)) pending.push({ instanceId, event });

@@ -1,6 +1,7 @@
 /** @module InterestIndex in memory: subject → instance ids. */
 import type { InterestIndex, OperationOptions, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 export class InMemoryInterestIndex implements InterestIndex {
   private readonly bySubject = new Map<string, Set<string>>();
@@ -25,7 +26,11 @@ export class InMemoryInterestIndex implements InterestIndex {
     }
   }
 
-  async findCandidates(subjects: readonly string[], options?: PageOptions): Promise<Page<string>> {
+  findCandidates(subjects: readonly string[], options?: PageOptions): PagedAsyncIterable<string> {
+    return pagedList((page) => this.findCandidatesPage(subjects, page), options);
+  }
+
+  private async findCandidatesPage(subjects: readonly string[], options?: PageOptions): Promise<Page<string>> {
     const ids = new Set<string>();
     for (const subject of subjects) for (const id of this.bySubject.get(subject) ?? []) ids.add(id);
     return pageOf([...ids].sort(), options);

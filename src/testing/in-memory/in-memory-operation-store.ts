@@ -4,6 +4,7 @@ import { NotFoundError, PreconditionFailedError } from '../../engine/errors';
 import { fitOperation, type Operation, type StoredOperation } from '../../engine/operation';
 import type { OperationOptions, OperationStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 export class InMemoryOperationStore implements OperationStore {
   private readonly operations = new Map<string, StoredOperation>();
@@ -37,7 +38,11 @@ export class InMemoryOperationStore implements OperationStore {
     return this.put(plain);
   }
 
-  async listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>> {
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation> {
+    return pagedList((page) => this.listByStatusPage(statuses, page), options);
+  }
+
+  private async listByStatusPage(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>> {
     const matches = [...this.operations.values()].filter((item) => statuses.includes(item.status)).sort((a, b) => (a.id < b.id ? -1 : 1));
     return pageOf(matches.map((item) => structuredClone(item)), options);
   }

@@ -1,8 +1,9 @@
 /** @module WorkflowStore in memory: every version kept, ETag per version. */
 import type { WorkflowDefinition, WorkflowVersion } from '../../engine/definition';
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../../engine/errors';
-import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary } from '../../engine/ports';
+import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary, WorkflowWriteOptions } from '../../engine/ports';
 import { pageOf } from './paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 export class InMemoryWorkflowStore implements WorkflowStore {
   private readonly workflows = new Map<string, WorkflowVersion[]>();
@@ -10,28 +11,26 @@ export class InMemoryWorkflowStore implements WorkflowStore {
   /** Number of create and update calls that wrote. */
   writes = 0;
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
-
-  private version(definition: WorkflowDefinition, version: number): WorkflowVersion {
-    return { definition: structuredClone(definition), version, createdAt: this.now().toISOString(), etag: `"w${++this.counter}"` };
+  private version(definition: WorkflowDefinition, version: number, createdAt: Date): WorkflowVersion {
+    return { definition: structuredClone(definition), version, createdAt: createdAt.toISOString(), etag: `"w${++this.counter}"` };
   }
 
-  async create(definition: WorkflowDefinition, _options?: OperationOptions): Promise<WorkflowVersion> {
+  async create(definition: WorkflowDefinition, options: WorkflowWriteOptions): Promise<WorkflowVersion> {
     if (this.workflows.has(definition.id)) throw new ConflictError(`Workflow "${definition.id}" exists`);
-    const created = this.version(definition, 1);
+    const created = this.version(definition, 1, options.createdAt);
     this.workflows.set(definition.id, [created]);
     this.writes++;
     return created;
   }
 
-  async update(definition: WorkflowDefinition, options: OperationOptions & { ifMatch: string }): Promise<WorkflowVersion> {
+  async update(definition: WorkflowDefinition, options: WorkflowWriteOptions & { ifMatch: string }): Promise<WorkflowVersion> {
     const versions = this.workflows.get(definition.id);
     if (!versions) throw new NotFoundError(`Workflow "${definition.id}" does not exist`);
     const latest = versions[versions.length - 1]!;
     if (options.ifMatch !== '*' && options.ifMatch !== latest.etag) {
       throw new PreconditionFailedError(`Workflow "${definition.id}" has changed (its ETag is no longer ${options.ifMatch})`);
     }
-    const next = this.version(definition, latest.version + 1);
+    const next = this.version(definition, latest.version + 1, options.createdAt);
     versions.push(next);
     this.writes++;
     return next;
@@ -47,7 +46,11 @@ export class InMemoryWorkflowStore implements WorkflowStore {
     this.workflows.delete(workflowId);
   }
 
-  async list(options?: PageOptions): Promise<Page<WorkflowSummary>> {
+  list(options?: PageOptions): PagedAsyncIterable<WorkflowSummary> {
+    return pagedList((page) => this.listPage(page), options);
+  }
+
+  private async listPage(options?: PageOptions): Promise<Page<WorkflowSummary>> {
     const summaries = [...this.workflows.keys()].sort().map((id) => {
       const latest = this.workflows.get(id)!.at(-1)!;
       return { id, displayName: latest.definition.displayName, version: latest.version };

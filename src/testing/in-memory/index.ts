@@ -11,10 +11,10 @@ export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
 export { collectAll, pageOf } from './paging';
 
 /** One set of wired in-memory ports; `history`, `outbox` and `events` are the instance store (they share its data). */
-export function createInMemoryPorts(options: { now?: () => Date; maxLeaseWaitInMs?: number } = {}) {
+export function createInMemoryPorts(options: { maxLeaseWaitInMs?: number } = {}) {
   const instances = new InMemoryInstanceStore();
   return {
-    workflows: new InMemoryWorkflowStore(options.now),
+    workflows: new InMemoryWorkflowStore(),
     instances,
     history: instances,
     outbox: instances,

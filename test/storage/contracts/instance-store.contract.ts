@@ -1,4 +1,5 @@
 /** The InstanceStore + HistoryStore contract, run against every implementation. */
+import { onePage } from '../../../src/engine/paging';
 import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/errors';
 import type { HistoryStore, InstanceStore, OutboxStore } from '../../../src/engine/ports';
 import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
@@ -29,7 +30,7 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect(stored.etag).toEqual(expect.any(String));
       expect(withoutEtag(stored)).toEqual(instance);
       expect(await instances.get('i-create')).toEqual(stored);
-      expect((await history.list('i-create')).items).toEqual([makeHistoryEntry(0)]);
+      expect((await onePage(history.list('i-create'))).items).toEqual([makeHistoryEntry(0)]);
     });
 
     it('purges an instance: every history entry (over several transactions) and outbox row, then the instance; absent is fine', async () => {
@@ -45,7 +46,7 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       await instances.purge('i-purge');
 
       expect(await instances.get('i-purge')).toBeUndefined();
-      expect((await history.list('i-purge')).items).toEqual([]);
+      expect((await onePage(history.list('i-purge'))).items).toEqual([]);
       expect(await outbox.listOutbox('i-purge')).toEqual([]);
       expect(await instances.get('i-neighbour')).toBeDefined();
       await instances.purge('i-purge');
@@ -56,7 +57,7 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       const original = await instances.create(makeInstance('i-dup', { context: { v: 'original' }, historyLength: 1 }), { history: [makeHistoryEntry(0)] });
       await expect(instances.create(makeInstance('i-dup', { context: { v: 'second' } }), { history: [makeHistoryEntry(0, { toStateId: 'x' })] })).rejects.toBeInstanceOf(ConflictError);
       expect(await instances.get('i-dup')).toEqual(original);
-      expect((await history.list('i-dup')).items).toEqual([makeHistoryEntry(0)]);
+      expect((await onePage(history.list('i-dup'))).items).toEqual([makeHistoryEntry(0)]);
     });
 
     it('saves conditionally on the ETag, appending history with the instance', async () => {
@@ -66,7 +67,7 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect(saved.etag).not.toBe(created.etag);
       expect(withoutEtag(saved)).toEqual(next);
       expect(await instances.get('i-save')).toEqual(saved);
-      expect((await history.list('i-save')).items.map((entry) => entry.sequence)).toEqual([0, 1, 2]);
+      expect((await onePage(history.list('i-save'))).items.map((entry) => entry.sequence)).toEqual([0, 1, 2]);
     });
 
     it('does not store the ETag of a StoredInstance passed back to save', async () => {
@@ -84,7 +85,7 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
         instances.save(makeInstance('i-stale', { context: { count: 99 }, historyLength: 3 }), { history: [makeHistoryEntry(1, { triggerId: 'loser' }), makeHistoryEntry(2)] }, { ifMatch: created.etag }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
       expect(await instances.get('i-stale')).toEqual(winner);
-      expect((await history.list('i-stale')).items).toEqual([makeHistoryEntry(0), makeHistoryEntry(1)]);
+      expect((await onePage(history.list('i-stale'))).items).toEqual([makeHistoryEntry(0), makeHistoryEntry(1)]);
     });
 
     it('lets exactly one of two racing saves on the same ETag win', async () => {
@@ -95,7 +96,7 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       const won = results.filter((result): result is PromiseFulfilledResult<Awaited<ReturnType<InstanceStore['save']>>> => result.status === 'fulfilled');
       expect(won).toHaveLength(1);
       expect((results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(PreconditionFailedError);
-      const entries = (await history.list('i-race')).items;
+      const entries = (await onePage(history.list('i-race'))).items;
       expect(entries).toHaveLength(1);
       expect(entries[0]?.triggerId).toBe(`w${(await instances.get('i-race'))?.context.count}`);
     });
@@ -110,17 +111,17 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
 
     it('returns undefined for a missing instance and an empty history for it', async () => {
       expect(await instances.get('i-missing')).toBeUndefined();
-      expect(await history.list('i-missing')).toEqual({ items: [] });
+      expect(await onePage(history.list('i-missing'))).toEqual({ items: [] });
     });
 
     it('pages history oldest first', async () => {
       const entries = Array.from({ length: 25 }, (_, sequence) => makeHistoryEntry(sequence));
       const created = await instances.create(makeInstance('i-history', { historyLength: 10 }), { history: entries.slice(0, 10) });
       await instances.save(makeInstance('i-history', { historyLength: 25 }), { history: entries.slice(10) }, { ifMatch: created.etag });
-      const { items, pages } = await collect((options) => history.list('i-history', options), 7);
+      const { items, pages } = await collect((options) => onePage(history.list('i-history', options)), 7);
       expect(pages).toBe(4);
       expect(items).toEqual(entries);
-      const recent = await collect((options) => history.list('i-history', { ...options, fromSequence: 12 }), 5);
+      const recent = await collect((options) => onePage(history.list('i-history', { ...options, fromSequence: 12 })), 5);
       expect(recent.items).toEqual(entries.slice(12));
       expect(recent.pages).toBe(3);
     });
@@ -159,14 +160,14 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
         await fresh.instances.create(makeInstance(id, { workflowId, stateId, status }), { history: [makeHistoryEntry(0)] });
       }
       const ids = async (query: Parameters<InstanceStore['query']>[0]): Promise<string[]> =>
-        (await collect((options) => fresh.instances.query(query, options), 2)).items.map((item) => item.id).sort();
+        (await collect((options) => onePage(fresh.instances.query(query, options)), 2)).items.map((item) => item.id).sort();
       expect(await ids({})).toEqual(['q1', 'q2', 'q3', 'q4', 'q5']);
       expect(await ids({ workflowId: 'wf-a' })).toEqual(['q1', 'q2', 'q3', 'q5']);
       expect(await ids({ workflowId: 'wf-a', stateId: 'open' })).toEqual(['q1', 'q2', 'q5']);
       expect(await ids({ workflowId: 'wf-a', stateId: 'open', status: 'waiting' })).toEqual(['q1', 'q2']);
       expect(await ids({ status: 'complete' })).toEqual(['q3']);
       expect(await ids({ workflowId: "it's-not-there" })).toEqual([]);
-      const page = await fresh.instances.query({ workflowId: 'wf-a' }, { maxPageSize: 10 });
+      const page = await onePage(fresh.instances.query({ workflowId: 'wf-a' }, { maxPageSize: 10 }));
       expect(page.items.every((item) => typeof item.etag === 'string')).toBe(true);
     });
   });

@@ -1,4 +1,5 @@
 /** The InterestIndex contract, run against every implementation. */
+import { onePage } from '../../../src/engine/paging';
 import type { InterestIndex } from '../../../src/engine/ports';
 import { collect } from '../fixtures';
 
@@ -10,7 +11,7 @@ export function interestIndexContract(label: string, create: () => Promise<Inter
     });
 
     const all = async (subjects: string[], pageSize = 1000): Promise<string[]> =>
-      (await collect((options) => index.findCandidates(subjects, options), pageSize)).items;
+      (await collect((options) => onePage(index.findCandidates(subjects, options)), pageSize)).items;
 
     it('finds an instance by any of its subjects, and no longer after removal', async () => {
       await index.add('inst-1', ['customer:1', 'order:9', 'inst-1']);
@@ -33,7 +34,7 @@ export function interestIndexContract(label: string, create: () => Promise<Inter
     it('returns an instance once per page when it matches several subjects', async () => {
       await index.add('inst-3', ['red', 'green', 'blue']);
       await index.add('inst-4', ['green']);
-      const page = await index.findCandidates(['red', 'green', 'blue', 'red'], { maxPageSize: 100 });
+      const page = await onePage(index.findCandidates(['red', 'green', 'blue', 'red'], { maxPageSize: 100 }));
       expect(page.continuationToken).toBeUndefined();
       expect([...page.items].sort()).toEqual(['inst-3', 'inst-4']);
     });
@@ -49,7 +50,7 @@ export function interestIndexContract(label: string, create: () => Promise<Inter
     });
 
     it('returns an empty last page when nothing matches', async () => {
-      expect(await index.findCandidates(['no-such-subject'])).toEqual({ items: [] });
+      expect(await onePage(index.findCandidates(['no-such-subject']))).toEqual({ items: [] });
     });
   });
 }

@@ -1,4 +1,5 @@
 /** The OperationStore contract, run against every implementation. */
+import { onePage } from '../../../src/engine/paging';
 import { SignalboxError, PreconditionFailedError } from '../../../src/engine/errors';
 import type { InstanceResult } from '../../../src/engine/operation';
 import type { OperationStore } from '../../../src/engine/ports';
@@ -100,7 +101,7 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       const statuses = ['notStarted', 'running', 'succeeded', 'running', 'failed', 'notStarted', 'running'] as const;
       await Promise.all(statuses.map((status, i) => fresh.create(makeOperation(`ls-${i}`, { status }))));
       const ids = async (wanted: Parameters<OperationStore['listByStatus']>[0]): Promise<string[]> =>
-        (await collect((options) => fresh.listByStatus(wanted, options), 2)).items.map((item) => item.id).sort();
+        (await collect((options) => onePage(fresh.listByStatus(wanted, options)), 2)).items.map((item) => item.id).sort();
       expect(await ids(['running'])).toEqual(['ls-1', 'ls-3', 'ls-6']);
       expect(await ids(['notStarted', 'running'])).toEqual(['ls-0', 'ls-1', 'ls-3', 'ls-5', 'ls-6']);
       expect(await ids([])).toEqual([]);

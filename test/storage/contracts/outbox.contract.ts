@@ -4,6 +4,7 @@
  * save writes none), listed per instance and across instances, deleted idempotently; the relay delivers
  * in order, deletes what it delivered, keeps what it did not.
  */
+import { onePage } from '../../../src/engine/paging';
 import { OutboxKind, OutboxRelay, PreconditionFailedError, type InstanceStore, type OutboxRow, type OutboxStore, type Trigger } from '../../../src/engine';
 import { makeHistoryEntry, makeInstance } from '../fixtures';
 
@@ -33,7 +34,7 @@ export function outboxContract(label: string, create: () => Promise<{ instances:
 
     it('lists rows of every instance (the start-up sweep) and deletes them idempotently', async () => {
       await instances.create(makeInstance('o-2', { historyLength: 1 }), { history: [makeHistoryEntry(0)], outbox: [row('raised:x')] });
-      const all = (await outbox.listAllOutbox({ maxPageSize: 1000 })).items.filter((item) => item.instanceId === 'o-1' || item.instanceId === 'o-2');
+      const all = (await onePage(outbox.listAllOutbox({ maxPageSize: 1000 }))).items.filter((item) => item.instanceId === 'o-1' || item.instanceId === 'o-2');
       expect(all.map((item) => [item.instanceId, item.row.id])).toEqual([
         ['o-1', 'raised:a'],
         ['o-1', 'raised:b'],

@@ -1,0 +1,76 @@
+/**
+ * The storage-backed side of the activity contract both hosts drive (issue 10, section 4): begin marks
+ * the operation running, or leaves that to the first progress when the in-process caller defers it;
+ * progress and completion write from the record in hand (no read); a finished operation is not run or
+ * written again.
+ */
+import { Engine } from '../../src/engine/engine';
+import { OperationStatus } from '../../src/engine/enums';
+import { emptySummary, type StoredOperation } from '../../src/engine/operation';
+import type { OperationStore } from '../../src/engine/ports';
+import { silentLogger } from '../../src/host/logger';
+import { TriggerActivityService, TriggerCache } from '../../src/host/trigger-activity-service';
+import { createInMemoryPorts, InMemoryOperationStore } from '../../src/testing';
+
+/** Counts reads and writes of the records, as a storage request counter would. */
+function countingStore(): { store: OperationStore; reads: () => number; writes: () => number } {
+  const inner = new InMemoryOperationStore();
+  let reads = 0;
+  let writes = 0;
+  const store: OperationStore = {
+    create: (operation, options) => inner.create(operation, options),
+    get: (id, options) => ((reads += 1), inner.get(id, options)),
+    update: (operation, options) => ((writes += 1), inner.update(operation, options)),
+    listByStatus: (statuses, options) => inner.listByStatus(statuses, options),
+  };
+  return { store, reads: () => reads, writes: () => writes };
+}
+
+async function setup() {
+  const { store, reads, writes } = countingStore();
+  const trigger = { id: 'op', name: 'Go', subjects: ['s'] };
+  const { operation } = await store.create({ id: 'op', triggerId: 'op', trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
+  const service = new TriggerActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, triggerCache: new TriggerCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+  return { store, service, operation, reads, writes };
+}
+
+describe('TriggerActivityService (the activity contract on storage)', () => {
+  it('begin by id reads the record and marks it running, as the durable orchestrator calls it', async () => {
+    const { store, service, reads, writes } = await setup();
+    await expect(service.beginOperation('op')).resolves.toMatchObject({ shouldRun: true, subjects: ['s'] });
+    expect([reads(), writes()]).toEqual([1, 1]);
+    expect(await store.get('op')).toMatchObject({ status: OperationStatus.running });
+  });
+
+  it('with the record in hand and running deferred: no read, no write until the first progress, then none to complete', async () => {
+    const { store, service, operation, reads, writes } = await setup();
+    await service.beginOperation({ operationId: 'op', operation, deferRunning: true });
+    expect([reads(), writes()]).toEqual([0, 0]);
+    await service.recordProgress({ operationId: 'op', progress: { processed: 0 } });
+    expect(await store.get('op')).toMatchObject({ status: OperationStatus.running, progress: { processed: 0 } });
+    await service.completeOperation({ operationId: 'op', candidates: 2, summary: { transitioned: 2 }, instances: [] });
+    const done = (await store.get('op')) as StoredOperation;
+    expect(done).toMatchObject({ status: OperationStatus.succeeded, candidates: 2, summary: { transitioned: 2, noTransition: 0 } });
+    expect(done.progress).toBeUndefined();
+    // Two reads by this test, two writes by the service (progress, completion).
+    expect([reads(), writes()]).toEqual([2, 2]);
+  });
+
+  it('a single-instance run that records no progress goes from notStarted to finished in one write', async () => {
+    const { store, service, operation, writes } = await setup();
+    await service.beginOperation({ operationId: 'op', operation, deferRunning: true });
+    await service.completeOperation({ operationId: 'op', candidates: 1, summary: { transitioned: 1 }, instances: [], error: 'it broke' });
+    expect(writes()).toBe(1);
+    expect(await store.get('op')).toMatchObject({ status: OperationStatus.failed, error: 'it broke' });
+  });
+
+  it('a finished operation is not run again, and progress for it writes nothing', async () => {
+    const { service, operation, writes } = await setup();
+    await service.beginOperation({ operationId: 'op', operation });
+    await service.completeOperation({ operationId: 'op', candidates: 0, summary: {}, instances: [] });
+    const before = writes();
+    await expect(service.beginOperation('op')).resolves.toMatchObject({ shouldRun: false });
+    await service.recordProgress({ operationId: 'op', progress: { processed: 1 } });
+    expect(writes()).toBe(before);
+  });
+});
