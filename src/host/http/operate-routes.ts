@@ -10,7 +10,8 @@ import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import { instanceBody } from './representations';
 import { acceptedOperation } from './trigger-routes';
-import type { RouteDefinition } from './types';
+import type { StoredInstance } from '../../engine/instance';
+import type { ApiServices, RouteDefinition } from './types';
 
 const forceShape = { force: z.enum(['true', 'false']).optional().meta({ description: 'Delete a waiting or initializing instance too.' }) };
 const forceQuery = z.object(forceShape);
@@ -19,6 +20,16 @@ const workflowPath = z.object({ workflowId: z.string() });
 const noQuery = z.object({});
 const accepted = { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders };
 const instanceAnswer = (description: string) => ({ description, body: instanceSchema, headers: etagHeaders });
+
+/** Suspend and resume: no query, no body (an empty one is tolerated), 200 with the instance and its ETag. */
+function changeStatus(change: (engine: ApiServices['engine'], instanceId: string) => Promise<StoredInstance>): RouteDefinition['handle'] {
+  return async (request, { engine }) => {
+    parseQuery(request, {});
+    readJsonBody(request, { optional: true });
+    const instance = await change(engine, request.params.instanceId!);
+    return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
+  };
+}
 
 export const operateRoutes: readonly RouteDefinition[] = [
   {
@@ -97,12 +108,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 200: instanceAnswer('The instance, now `suspended`.'), 404: 'No such instance.', 409: 'The instance is not waiting.' },
     },
-    async handle(request, { engine }) {
-      parseQuery(request, {});
-      readJsonBody(request, { optional: true });
-      const instance = await engine.suspend(request.params.instanceId!);
-      return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
-    },
+    handle: changeStatus((engine, instanceId) => engine.suspend(instanceId)),
   },
   {
     name: 'resumeInstance',
@@ -117,12 +123,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 200: instanceAnswer('The instance, `waiting` again.'), 404: 'No such instance.', 409: 'The instance is not suspended.' },
     },
-    async handle(request, { engine }) {
-      parseQuery(request, {});
-      readJsonBody(request, { optional: true });
-      const instance = await engine.resume(request.params.instanceId!);
-      return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
-    },
+    handle: changeStatus((engine, instanceId) => engine.resume(instanceId)),
   },
   {
     name: 'bulkInstances',
