@@ -51,6 +51,7 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
     subjects: begun.subjects,
     ...(begun.selection ? { selection: begun.selection } : {}),
     ...(begun.includeDeleting ? { includeDeleting: true } : {}),
+    ...(begun.instanceIds ? { instanceIds: begun.instanceIds } : {}),
   };
   const findPage = (continuationToken?: string): Task =>
     callActivity(ActivityName.findCandidates, { ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) } satisfies FindCandidatesInput);

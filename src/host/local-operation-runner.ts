@@ -145,7 +145,12 @@ export class LocalOperationRunner implements OperationLauncher {
     // written with the first progress, so an operation of one instance goes from notStarted to done.
     const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true }));
     if (!begun.shouldRun) return;
-    const source: CandidateSource = { subjects: begun.subjects, ...(begun.selection ? { selection: begun.selection } : {}), ...(begun.includeDeleting ? { includeDeleting: true } : {}) };
+    const source: CandidateSource = {
+      subjects: begun.subjects,
+      ...(begun.selection ? { selection: begun.selection } : {}),
+      ...(begun.includeDeleting ? { includeDeleting: true } : {}),
+      ...(begun.instanceIds ? { instanceIds: begun.instanceIds } : {}),
+    };
     const pages = pagedList<string>(async ({ continuationToken }) => {
       const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) }));
       // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.

@@ -24,6 +24,11 @@ export interface CandidateSource {
   readonly selection?: InstanceSelection;
   /** A bulk delete lists instances a crashed deletion left marked, so that running it again finishes them. */
   readonly includeDeleting?: boolean;
+  /**
+   * The candidates themselves, when the operation names them: a timer's trigger is addressed to its own
+   * instance, so it needs no interest-index lookup (a fired timer costs no more than a trigger).
+   */
+  readonly instanceIds?: readonly string[];
 }
 
 /**

@@ -51,7 +51,12 @@ export class TriggerCache {
 /** Where the operation's candidates come from. */
 export function candidateSourceOf(operation: Operation): CandidateSource {
   const selection = selectionOf(operation);
-  if (!selection) return { subjects: operation.kind === undefined || operation.kind === OperationKind.trigger ? operation.trigger.subjects : [] };
+  if (!selection) {
+    if (operation.kind !== undefined && operation.kind !== OperationKind.trigger) return { subjects: [] };
+    const { trigger } = operation;
+    // A timer's trigger has one subject, its own instance (timers.ts): that is the candidate.
+    return { subjects: trigger.subjects, ...(trigger.timer ? { instanceIds: trigger.subjects } : {}) };
+  }
   return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };
 }
 
@@ -108,6 +113,7 @@ export class TriggerActivityService implements TriggerActivities {
   }
 
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
+    if (input.instanceIds) return { instanceIds: [...input.instanceIds] };
     const pageOptions = { maxPageSize: CANDIDATE_PAGE_SIZE, ...(input.continuationToken ? { continuationToken: input.continuationToken } : {}) };
     const page = input.selection
       ? await this.options.engine.operations.selectPage(input.selection, pageOptions, input.includeDeleting ?? false)

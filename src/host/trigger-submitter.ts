@@ -81,7 +81,8 @@ export class TriggerSubmitter {
     // the truth, re-checked under each instance's lease either way). It is used only when this call
     // records the operation; for a repeated trigger id it is one wasted read. A failed lookup is looked
     // up again by the run, so its rejection is handled here.
-    const firstPage = this.launcher.findFirstPage?.(trigger.subjects);
+    // A timer's trigger names its candidate itself (candidateSourceOf): nothing to look up.
+    const firstPage = trigger.timer ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
     firstPage?.catch(() => undefined);
     const fingerprint = triggerFingerprint(trigger);
     const { operation, created } = await this.operations.create(

@@ -11,6 +11,7 @@ import type { OperationStore } from '../../src/engine/ports';
 import { silentLogger } from '../../src/host/logger';
 import { TriggerActivityService, TriggerCache } from '../../src/host/trigger-activity-service';
 import { createInMemoryPorts, InMemoryOperationStore } from '../../src/testing';
+import { timerTrigger } from '../../src/engine/timers';
 
 /** Counts reads and writes of the records, as a storage request counter would. */
 function countingStore(): { store: OperationStore; reads: () => number; writes: () => number } {
@@ -72,5 +73,25 @@ describe('TriggerActivityService (the activity contract on storage)', () => {
     await expect(service.beginOperation('op')).resolves.toMatchObject({ shouldRun: false });
     await service.recordProgress({ operationId: 'op', progress: { processed: 1 } });
     expect(writes()).toBe(before);
+  });
+});
+
+describe("a timer's operation", () => {
+  it('names its own instance as the candidate, with no interest-index lookup (a fired timer costs what a trigger does)', async () => {
+    const store = new InMemoryOperationStore();
+    const timer = { timerId: 'timer:c1:0:escalate', instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-23T00:00:00.000Z' };
+    const trigger = timerTrigger(timer);
+    await store.create({ id: trigger.id, triggerId: trigger.id, trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
+    await store.create({ id: 'plain', triggerId: 'plain', trigger: { id: 'plain', name: 'Go', subjects: ['c1'] }, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
+    // The interest index is empty: an ordinary trigger to the same subject finds nobody.
+    const service = new TriggerActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, triggerCache: new TriggerCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+
+    const begun = await service.beginOperation(trigger.id);
+    expect(begun).toMatchObject({ shouldRun: true, instanceIds: ['c1'] });
+    await expect(service.findCandidates(begun)).resolves.toEqual({ instanceIds: ['c1'] });
+
+    const plain = await service.beginOperation('plain');
+    expect(plain.instanceIds).toBeUndefined();
+    await expect(service.findCandidates(plain)).resolves.toEqual({ instanceIds: [] });
   });
 });
