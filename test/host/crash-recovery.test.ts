@@ -4,14 +4,14 @@
  * service the workflow calls is held by the test, so the kill lands mid-operation deterministically.
  */
 import { onePage } from '../../src/engine/paging';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { collectAll } from '../../src/testing';
 import { freePort } from '../../src/host/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
 
@@ -21,23 +21,6 @@ jest.setTimeout(180_000);
 
 const INSTANCES = 60;
 const ANSWERED_BEFORE_KILL = 20;
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  // `node --import tsx` runs the server in one process, so SIGKILL really kills it (the tsx CLI would
-  // leave its child running).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'host', 'main.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/[^\s/]+)/.exec(output)?.[1];
-      if (url) resolve({ child, url });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
 
 describe('crash recovery of the local server', () => {
   let external: Server;
@@ -71,7 +54,7 @@ describe('crash recovery of the local server', () => {
       SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1',
       PORT: String(await freePort()),
     };
-    const first = await startServer(env);
+    const first = await startServerProcess(env);
     children.push(first.child);
     const api = httpClient(first.url);
     const workflow = {
@@ -124,7 +107,7 @@ describe('crash recovery of the local server', () => {
     expect(doneBeforeKill).toBeGreaterThanOrEqual(ANSWERED_BEFORE_KILL - 16);
     expect(doneBeforeKill).toBeLessThan(INSTANCES);
 
-    const second = await startServer(env);
+    const second = await startServerProcess(env);
     children.push(second.child);
     const resumed = httpClient(second.url);
     const operation = await resumed.waitForOperation('count-once', 1200);

@@ -3,29 +3,13 @@
  * the first delivery open, the server is killed, and after a restart the same event (same id) arrives
  * and is recorded delivered.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { freePort } from '../../src/host/azurite';
+import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
-
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  // `node --import tsx` runs the server in one process, so SIGKILL really kills it.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'host', 'main.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/[^\s/]+)/.exec(output)?.[1];
-      if (url) resolve({ child, url });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
 
 describe('lifecycle events across a crash of the local server', () => {
   let subscriber: Server;
@@ -60,7 +44,7 @@ describe('lifecycle events across a crash of the local server', () => {
       SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1',
       PORT: String(await freePort()),
     };
-    const first = await startServer(env);
+    const first = await startServerProcess(env);
     children.push(first.child);
     const api = httpClient(first.url);
     const hook = `http://127.0.0.1:${(subscriber.address() as AddressInfo).port}/hook`;
@@ -77,7 +61,7 @@ describe('lifecycle events across a crash of the local server', () => {
     held!.destroy();
     holding = false;
 
-    const second = await startServer(env);
+    const second = await startServerProcess(env);
     children.push(second.child);
     const restarted = httpClient(second.url);
     let deliveries: unknown;

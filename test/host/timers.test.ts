@@ -4,13 +4,13 @@
  * falls due while the server is killed (SIGKILL) fires exactly once after it starts again.
  */
 import { onePage } from '../../src/engine/paging';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../src/host/azurite';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient, type HttpResult } from './http-client';
 
@@ -107,20 +107,10 @@ describe('timers on the local server', () => {
 describe('timers across a restart of the local server', () => {
   const children: ChildProcess[] = [];
 
-  function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-    // `node --import tsx` runs the server in one process, so SIGKILL really kills it.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', '..', 'src', 'host', 'main.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let output = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const url = /listening on (http:\/\/[^\s/]+)/.exec(output)?.[1];
-        if (url) resolve({ child, url });
-      });
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-    });
+  async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+    const server = await startServerProcess(env);
+    children.push(server.child);
+    return server;
   }
 
   afterAll(() => {
