@@ -5,21 +5,13 @@
  * not refused there for its shape (custom condition or action types registered only in a server's
  * registry are the exception: offline, only the built-in types are known).
  */
-import type { ValidationIssue } from '../engine/errors';
+import type { DefinitionCheck } from '../engine/analysis';
 import type { DefinitionFile } from './inputs';
 import type { Output } from './output';
 
-export interface DefinitionWarning {
-  readonly path: string;
-  readonly code: string;
-  readonly message: string;
-}
-
-export interface FileCheck {
+/** The engine's check of one file (types only: the engine itself loads on first use, below). */
+export interface FileCheck extends DefinitionCheck {
   readonly file: string;
-  readonly valid: boolean;
-  readonly errors: readonly ValidationIssue[];
-  readonly warnings: readonly DefinitionWarning[];
   /** The definition's id, when it has a string one. */
   readonly workflowId?: string;
 }

@@ -166,14 +166,8 @@ export interface DryRunAction {
   trigger?: RaisedTrigger;
 }
 
-export interface DryRunInstance {
-  instanceId: string;
-  outcome: string;
-  transitionId?: string;
-  fromStateId?: string;
-  toStateId?: string;
-  error?: string;
-  trace?: TraceStep[];
+/** What the trigger would do to one instance: its outcome, as an operation would record it, and more. */
+export interface DryRunInstance extends InstanceOutcome {
   contextAfter?: Record<string, unknown>;
   /** Lifecycle events its save would publish (none is recorded or sent). */
   events?: Array<{ type: string; subscriptionIds: string[]; data?: Record<string, unknown> }>;
