@@ -20,6 +20,11 @@ import {
 /** Workers in the pool; the machines this runs on have few cores, and most expressions never come here. */
 const POOL_SIZE = 2;
 /**
+ * Characters of source whose compiled programs one worker keeps: about 16 MB of ASTs at 36 bytes a
+ * character, a quarter of the worker's heap, so the cache never starves an evaluation of memory.
+ */
+const WORKER_CACHE_CHARACTERS = Math.floor((EXPRESSION_MEMORY_LIMIT_IN_MB * 1024 * 1024) / 4 / 36);
+/**
  * JSONata's own guardrail stops a stepping loop at the deadline with a clear message; the termination
  * timer is the backstop for one step that never returns (a regex, a huge `$pad`), a little later.
  */
@@ -31,19 +36,28 @@ const { parentPort, workerData } = require('node:worker_threads');
 const jsonata = require(workerData.jsonataPath);
 const limits = workerData.limits;
 const programs = new Map();
+let cachedCharacters = 0;
 let fromMillis;
 function limitError(message) { return { code: 'SIGNALBOX_LIMIT', message }; }
 function compile(source) {
   let program = programs.get(source);
   if (program) return program;
-  if (programs.size >= 256) programs.clear();
+  // Bounded by size, not count: ASTs take about 36 bytes a character of source (expressions.ts), and
+  // the worker's heap is small, so a count bound let a few hundred large programs run it out of memory.
+  if (cachedCharacters + source.length > limits.cacheCharacters) {
+    programs.clear();
+    cachedCharacters = 0;
+  }
   program = jsonata(source, { timeout: limits.deadlineInMs, stack: limits.maxDepth, sequence: limits.maxSequence });
   program.assign(Symbol.for('jsonata.__evaluate_exit'), (expr, input, environment, result) => {
     if (typeof result === 'string' && result.length > limits.maxStringLength) {
       throw limitError('the expression built a string of ' + result.length + ' characters; at most ' + limits.maxStringLength + ' are allowed');
     }
   });
-  programs.set(source, program);
+  if (source.length <= limits.cacheCharacters) {
+    programs.set(source, program);
+    cachedCharacters += source.length;
+  }
   return program;
 }
 function clockBindings(millis) {
@@ -157,7 +171,7 @@ export class ExpressionWorkerPool {
       eval: true,
       workerData: {
         jsonataPath: require.resolve('jsonata'),
-        limits: { deadlineInMs: EXPRESSION_DEADLINE_IN_MS, maxDepth: MAX_EXPRESSION_DEPTH, maxSequence: MAX_EXPRESSION_SEQUENCE, maxStringLength: MAX_EXPRESSION_STRING_LENGTH },
+        limits: { deadlineInMs: EXPRESSION_DEADLINE_IN_MS, maxDepth: MAX_EXPRESSION_DEPTH, maxSequence: MAX_EXPRESSION_SEQUENCE, maxStringLength: MAX_EXPRESSION_STRING_LENGTH, cacheCharacters: WORKER_CACHE_CHARACTERS },
       },
       resourceLimits: { maxOldGenerationSizeMb: EXPRESSION_MEMORY_LIMIT_IN_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       stdout: false,

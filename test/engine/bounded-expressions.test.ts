@@ -111,10 +111,14 @@ describe('bounded expression evaluation', () => {
 describe('the compiled-expression cache', () => {
   it('keeps nothing from a definition that was rejected', async () => {
     const before = expressionCacheStats();
-    const large = `context.a + ${Array.from({ length: 20_000 }, (_, index) => `context.v${index}`).join(' + ')}`;
-    expect(() =>
-      validateDefinition({ id: 'rejected', displayName: 'r', initialStateId: 'missing', states: { a: { entryConditions: [{ type: 'expression', expression: large }], interests: [`{{ ${large} }}`] } } }),
-    ).toThrow();
+    // About 400 KB that JSONata parses (a long chain of `+` would overflow its parser's stack and be
+    // refused as malformed before anything could be cached, so this test could not fail).
+    const large = `[${Array.from({ length: 30_000 }, (_, index) => `context.v${index}`).join(', ')}]`;
+    const rejected = { id: 'rejected', displayName: 'r', initialStateId: 'missing', states: { a: { entryConditions: [{ type: 'expression', expression: large }] } } };
+    expect(() => validateDefinition(rejected)).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'initialStateId' })] }));
+    expect(expressionCacheStats()).toEqual(before);
+    // The same definition, valid, is compiled without caching too: only an evaluation caches.
+    validateDefinition({ ...rejected, initialStateId: 'a' });
     expect(expressionCacheStats()).toEqual(before);
   });
 
@@ -125,6 +129,17 @@ describe('the compiled-expression cache', () => {
     }
     expect(expressionCacheStats().bytes).toBeLessThanOrEqual(EXPRESSION_CACHE_BUDGET_IN_BYTES);
     expect(expressionCacheStats().entries).toBeLessThan(40);
+  });
+});
+
+describe('the worker\'s compiled-expression cache', () => {
+  it('is bounded by size too: many large isolated expressions never fill the worker\'s heap', async () => {
+    // 300 distinct programs of ~40,000 characters, each evaluated in a worker: about 300 MB of ASTs if kept
+    // (a bound by count, 256 of them, overran the 64 MB heap and faulted ordinary evaluations).
+    for (let round = 0; round < 300; round += 1) {
+      const expression = `$join(["${String(round % 10).repeat(40_000)}", context.name], "-") & "${round}"`;
+      await expect(evaluateExpression(expression, scope)).resolves.toMatch(new RegExp(`-ann${round}$`));
+    }
   });
 });
 
