@@ -9,7 +9,8 @@
  * server left Azurite orphaned, and the next start ran a second one on the same folder. With a data
  * folder, `startEmbeddedAzurite` also keeps a lock file there (one Azurite per folder) and the ports.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import path from 'node:path';
@@ -163,6 +164,26 @@ function isAlive(pid: number | undefined): boolean {
   }
 }
 
+/**
+ * Whether `pid` is an Azurite on `location` (its command line names Azurite and the folder: the launcher
+ * of startAzurite, or the plain Azurite an older server ran), not another process that took over a
+ * recorded pid after a crash or a reboot: a stale lock must neither get an unrelated process killed nor
+ * keep the folder refused. Where the command line cannot be read (no /proc, no ps), the pid is trusted.
+ */
+function isAzuriteOf(pid: number, location: string): boolean {
+  let commandLine: string;
+  try {
+    commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    try {
+      commandLine = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      return true;
+    }
+  }
+  return /azurite/i.test(commandLine) && commandLine.includes(location);
+}
+
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -206,7 +227,7 @@ export async function startEmbeddedAzurite(location: string): Promise<RunningAzu
   await mkdir(location, { recursive: true });
   const lockFile = path.join(location, AZURITE_LOCK_FILE);
   const previous = await readLock(lockFile);
-  if (previous && isAlive(previous.azuritePid) && previous.azuritePid !== undefined) {
+  if (previous && isAlive(previous.azuritePid) && previous.azuritePid !== undefined && isAzuriteOf(previous.azuritePid, location)) {
     if (previous.serverPid !== process.pid && isAlive(previous.serverPid)) {
       throw new Error(`The Azurite data folder ${location} is in use by the Signalbox server with pid ${previous.serverPid} (Azurite pid ${previous.azuritePid}): stop it first, or give this server another folder (SIGNALBOX_AZURITE_LOCATION)`);
     }

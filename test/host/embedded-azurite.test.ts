@@ -7,7 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AZURITE_LOCK_FILE } from '../../src/host/azurite';
+import { writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { AZURITE_LOCK_FILE, azuriteConnectionString, freePort } from '../../src/host/azurite';
+import { startLocalHost } from '../../src/host/local-host';
+import { silentLogger } from '../../src/host/logger';
 import { httpClient } from './http-client';
 
 const mainScript = path.join(__dirname, '..', '..', 'src', 'host', 'main.ts');
@@ -69,17 +73,50 @@ async function waitUntil(condition: () => boolean, timeoutInMs: number): Promise
 }
 
 let location: string;
+const folders: string[] = [];
 
 beforeAll(async () => {
   location = await mkdtemp(path.join(tmpdir(), 'signalbox-azurite-'));
+  folders.push(location);
 });
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   // Give any Azurite a moment to notice its parent is gone before the folder goes.
   await new Promise((resolve) => setTimeout(resolve, 500));
-  await rm(location, { recursive: true, force: true });
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
 });
+
+/**
+ * An Azurite on `folder` as a server before issue 9 ran it (plain, no launcher tying it to the server):
+ * what the server left running when it was killed.
+ */
+async function orphanedAzurite(folder: string) {
+  const ports = { blobPort: await freePort(), queuePort: await freePort(), tablePort: await freePort() };
+  const bin = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'azurite.js');
+  const args = ['--blobHost', '127.0.0.1', '--blobPort', String(ports.blobPort), '--queueHost', '127.0.0.1', '--queuePort', String(ports.queuePort)];
+  args.push('--tableHost', '127.0.0.1', '--tablePort', String(ports.tablePort), '--silent', '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--location', folder);
+  const child = spawn(process.execPath, [bin, ...args], { stdio: 'ignore' });
+  children.push(child);
+  const listening = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true))).once('error', () => resolve(false));
+    });
+  const deadline = Date.now() + 30000;
+  while (!(await listening(ports.tablePort)) || !(await listening(ports.blobPort))) {
+    if (Date.now() > deadline) throw new Error('the orphan Azurite did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { ...ports, pid: child.pid!, connectionString: azuriteConnectionString(ports) };
+}
+
+/** The pid of a process that has exited (a server that crashed). */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+}
 
 it('ties Azurite to the server: no orphan after SIGKILL, acknowledged writes kept, same ports, one server per folder', async () => {
   const first = startServer(location);
@@ -111,4 +148,41 @@ it('ties Azurite to the server: no orphan after SIGKILL, acknowledged writes kep
   expect((await second.exited).code).toBe(0);
   expect(await waitUntil(() => !isAlive(relock.azuritePid!), 20000)).toBe(true);
   expect(await readLock(location)).toEqual({ blobPort: relock.blobPort, queuePort: relock.queuePort, tablePort: relock.tablePort });
+}, 180_000);
+
+it('stops an orphaned Azurite left on the folder (its data kept), and never a process that merely reuses a recorded pid', async () => {
+  // An orphan: an Azurite on the folder whose server is gone, holding data it acknowledged.
+  const orphanFolder = await mkdtemp(path.join(tmpdir(), 'signalbox-orphan-'));
+  folders.push(orphanFolder);
+  const orphan = await orphanedAzurite(orphanFolder);
+  const writer = await startLocalHost({ env: { SIGNALBOX_STORAGE: orphan.connectionString }, port: 0, logger: silentLogger });
+  const viaOrphan = httpClient(writer.url);
+  expect((await viaOrphan.request('PUT', '/api/workflows/w', { json: { id: 'w', displayName: 'w', initialStateId: 'a', states: { a: {} } } })).status).toBe(201);
+  expect((await viaOrphan.request('POST', '/api/instances', { json: { workflowId: 'w', instanceId: 'from-orphan' } })).status).toBe(201);
+  await writer.stop();
+  const ports = { blobPort: orphan.blobPort, queuePort: orphan.queuePort, tablePort: orphan.tablePort };
+  await writeFile(path.join(orphanFolder, AZURITE_LOCK_FILE), JSON.stringify({ ...ports, azuritePid: orphan.pid, serverPid: await deadPid() }));
+
+  const server = startServer(orphanFolder);
+  const api = httpClient(await server.ready);
+  expect(isAlive(orphan.pid)).toBe(false);
+  expect((await api.request('GET', '/api/instances/from-orphan')).status).toBe(200);
+  expect(await readLock(orphanFolder)).toMatchObject({ ...ports, serverPid: server.child.pid });
+  server.child.kill('SIGTERM');
+  expect((await server.exited).code).toBe(0);
+
+  // A stale lock (a crash, then a reboot) whose Azurite pid now belongs to an unrelated process.
+  const staleFolder = await mkdtemp(path.join(tmpdir(), 'signalbox-stale-'));
+  folders.push(staleFolder);
+  const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)']);
+  children.push(bystander);
+  await new Promise((resolve) => bystander.once('spawn', resolve));
+  await writeFile(path.join(staleFolder, AZURITE_LOCK_FILE), JSON.stringify({ ...ports, azuritePid: bystander.pid, serverPid: await deadPid() }));
+  const fresh = startServer(staleFolder);
+  const freshApi = httpClient(await fresh.ready);
+  expect((await freshApi.request('GET', '/api/health')).status).toBe(200);
+  expect(bystander.exitCode).toBeNull();
+  expect(isAlive(bystander.pid!)).toBe(true);
+  fresh.child.kill('SIGTERM');
+  expect((await fresh.exited).code).toBe(0);
 }, 180_000);
