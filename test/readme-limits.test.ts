@@ -1,0 +1,74 @@
+/**
+ * Issue 9, "Done when": the README states the limits in one table. This keeps that table true: each row
+ * the issue names (and the others listed) shows the figure the code enforces.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  EXPRESSION_DEADLINE_IN_MS,
+  EXPRESSION_MEMORY_LIMIT_IN_MB,
+  MAX_EXPRESSION_BUILT_SIZE,
+  MAX_EXPRESSION_DEPTH,
+  MAX_EXPRESSION_SEQUENCE,
+  MAX_EXPRESSION_STRING_LENGTH,
+} from '../src/engine/expression-limits';
+import { EXPRESSION_CACHE_BUDGET_IN_BYTES } from '../src/engine/expressions';
+import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../src/engine/interests';
+import { MAX_LOG_MESSAGE_LENGTH } from '../src/engine/log-text';
+import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_LENGTH } from '../src/engine/operation';
+import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/outbox';
+import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
+import { MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_HOPS, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
+import { MAX_JSON_DEPTH } from '../src/host/http/request-body';
+import { MAX_BODY_SIZE_IN_BYTES } from '../src/host/http/types';
+import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
+import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH } from '../src/host/logger';
+import { MAX_OPERATION_RESUMES } from '../src/host/operation-resumption';
+import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
+
+const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+const number = (value: number) => value.toLocaleString('en-US');
+const mebibytes = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
+
+/** The table under "## Limits", as rows of cells. */
+function limitsTable(): Map<string, string> {
+  const section = readme.split(/^## /m).find((part) => part.startsWith('Limits\n'))!;
+  const rows = section.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| What'));
+  return new Map(rows.map((line) => [line.split('|')[1]!.trim(), line]));
+}
+
+describe('the README limits table', () => {
+  it('is one table, under one "Limits" heading', () => {
+    expect(readme.match(/^## Limits$/gm)).toHaveLength(1);
+    expect(limitsTable().size).toBeGreaterThan(10);
+  });
+
+  it.each([
+    ['Expression time', [`${number(EXPRESSION_DEADLINE_IN_MS)} ms`, `deadline of ${EXPRESSION_DEADLINE_IN_MS} ms`]],
+    [
+      'Expression memory',
+      [`${EXPRESSION_MEMORY_LIMIT_IN_MB} MB heap`, number(MAX_EXPRESSION_BUILT_SIZE), number(MAX_EXPRESSION_STRING_LENGTH), number(MAX_EXPRESSION_SEQUENCE), number(MAX_EXPRESSION_DEPTH)],
+    ],
+    ['Compiled-expression caches', [mebibytes(EXPRESSION_CACHE_BUDGET_IN_BYTES)]],
+    ['Request body', [mebibytes(MAX_BODY_SIZE_IN_BYTES), '413']],
+    ['JSON nesting of a body', [`${MAX_JSON_DEPTH} levels`, '400']],
+    ['Trigger', [`${MAX_TRIGGER_SIZE_IN_BYTES / 1024} KiB`, `1-${MAX_SUBJECTS_PER_TRIGGER} subjects`]],
+    ['Instance record (context, interests, applied trigger ids)', [mebibytes(MAX_ENTITY_BYTES), '413']],
+    ['Interests per state (declared, plus those its conditions add)', [String(MAX_INTERESTS_PER_STATE)]],
+    ['Interests per instance (its own id included)', [String(MAX_INTERESTS_PER_INSTANCE)]],
+    ['Triggers raised by one change', [String(MAX_OUTBOX_ROWS_PER_CHANGE)]],
+    ["Raised-trigger hop count (a client's trigger 0, each raise +1)", [String(MAX_TRIGGER_HOPS)]],
+    ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
+    ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
+    ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
+    ['Per-instance results on an operation', [number(MAX_OPERATION_RESULTS), number(MAX_OPERATION_RESULTS_LENGTH), `${MAX_RESULT_ERROR_LENGTH} characters`]],
+    ['Start-ups that resume one operation', [`| ${MAX_OPERATION_RESUMES} |`]],
+    ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
+    ['Log event (local server, one JSON line)', [`message ${number(MAX_LOG_LINE_LENGTH)} characters`, `each property ${number(MAX_LOG_PROPERTY_LENGTH)}`]],
+  ] as const)('states the limit of "%s" as the code does', (what, figures) => {
+    const row = limitsTable().get(what);
+    expect(row).toBeDefined();
+    for (const figure of figures) expect(row).toContain(figure);
+  });
+});
