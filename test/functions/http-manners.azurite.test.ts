@@ -62,7 +62,7 @@ async function call(name: string, method: string, path: string, options: { param
 beforeAll(async () => {
   // Read by functions/http.ts when it loads, as the worker reads its app settings once.
   process.env.SIGNALBOX_CORS_ALLOWED_ORIGINS = `${allowedOrigin}, https://other.example.com`;
-  await import('../../functions/http');
+  require('../../functions/http'); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded after the setting, not hoisted
   const env = { SIGNALBOX_STORAGE: testConnectionString() };
   const ports = await createAzurePorts({ env, names: prefixedStorageNames(uniquePrefix('fnmanners')) });
   setHostCore(createHostCore({ ports, logger: silentLogger, env }));
