@@ -17,7 +17,9 @@
  *   BENCH_INSTANCES (default 1000): instances of the throughput and latency runs
  *   BENCH_FANOUT_INSTANCES (default 10000): instances of the fan-out run
  *   BENCH_LATENCY_SAMPLES (default 200), BENCH_CLIENTS (default 8)
+ *   BENCH_ROUNDS (default 10): the throughput runs are interleaved in this many chunks
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import counterWorkflow from '../examples/counter.json';
 import { startAzurite } from '../src/host/azurite';
@@ -33,10 +35,24 @@ const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
 const FANOUT_INSTANCES = Math.max(INSTANCES, Number(process.env.BENCH_FANOUT_INSTANCES ?? 10000));
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CONTENDED = 30;
 const WAIT = { prefer: 'wait=30' };
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** CPU time (user + system) a process has used so far, from /proc (Linux; 0 elsewhere). */
+function cpuMillisecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -173,19 +189,47 @@ async function main(): Promise<void> {
     let interestRows = 0;
     for await (const page of interestTable.listEntities({ queryOptions: { select: ['RowKey'] } }).byPage({ maxPageSize: 1000 })) interestRows += page.length;
 
-    // 1. Throughput at CLIENTS clients, one instance each at a time: the floor, then Signalbox (the same
-    // subjects), then the floor again with its lookup on its own small table.
-    const floorOperationSeconds = await inParallel(CLIENTS, INSTANCES, (index, client) => floor.operation(client, `i-${index}`, interestTable));
-    const waitingSeconds = await inParallel(CLIENTS, INSTANCES, (index) => triggerWaiting(base, `i-${index}`));
-    const pollingSeconds = await inParallel(CLIENTS, INSTANCES, (index) => triggerPolling(base, `i-${index}`));
-    const smallFloorSeconds = await inParallel(CLIENTS, INSTANCES, (index, client) => floor.operation(client, `i-${client}`, floor.interests));
+    // 1. Throughput at CLIENTS clients, one instance each at a time: the floor, Signalbox on the same
+    // subjects (waiting, then polling), and the floor with its lookup on its own small table. They run in
+    // ROUNDS interleaved chunks, in a rotating order, so that a change of load on the machine (or the
+    // tables growing) during the run weighs on all of them alike, not on whichever ran last.
+    const chunk = Math.ceil(INSTANCES / ROUNDS);
+    const seconds = { floor: 0, waiting: 0, polling: 0, smallFloor: 0 };
+    // CPU spent per kind: this process (clients, server, floor) and Azurite, to show which one limits.
+    const cpu = { floor: { own: 0, azurite: 0 }, waiting: { own: 0, azurite: 0 }, polling: { own: 0, azurite: 0 }, smallFloor: { own: 0, azurite: 0 } };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const first = round * chunk;
+      const count = Math.min(chunk, INSTANCES - first);
+      if (count <= 0) break;
+      const runs: [keyof typeof seconds, () => Promise<number>][] = [
+        ['floor', () => inParallel(CLIENTS, count, (index, client) => floor.operation(client, `i-${first + index}`, interestTable))],
+        ['waiting', () => inParallel(CLIENTS, count, (index) => triggerWaiting(base, `i-${first + index}`))],
+        ['polling', () => inParallel(CLIENTS, count, (index) => triggerPolling(base, `i-${first + index}`))],
+        ['smallFloor', () => inParallel(CLIENTS, count, (_, client) => floor.operation(client, `i-${client}`, floor.interests))],
+      ];
+      for (let step = 0; step < runs.length; step += 1) {
+        const [kind, run] = runs[(step + round) % runs.length]!;
+        const ownBefore = process.cpuUsage();
+        const azuriteBefore = cpuMillisecondsOf(azurite.pid);
+        seconds[kind] += await run();
+        const own = process.cpuUsage(ownBefore);
+        cpu[kind].own += (own.user + own.system) / 1000;
+        cpu[kind].azurite += cpuMillisecondsOf(azurite.pid) - azuriteBefore;
+      }
+    }
+    const floorOperationSeconds = seconds.floor;
+    const waitingSeconds = seconds.waiting;
+    const pollingSeconds = seconds.polling;
+    const smallFloorSeconds = seconds.smallFloor;
     const floorRate = INSTANCES / floorOperationSeconds;
     const smallFloorRate = INSTANCES / smallFloorSeconds;
     const waitingRate = INSTANCES / waitingSeconds;
-    row(`floor: 8-call trigger operations, ${CLIENTS} clients, lookup on Signalbox's interest table (${interestRows} rows)`, `${floorRate.toFixed(0)} operations/s`);
-    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`, `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8)`);
-    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, polling`, `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor`);
-    row(`floor with its lookup on its own ${floor.interestRows}-row table (Azurite scans every table it queries)`, `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it`);
+    const perOperation = (kind: keyof typeof cpu, seconds: number) =>
+      `CPU per operation: this process ${(cpu[kind].own / INSTANCES).toFixed(2)} ms (${((cpu[kind].own / 1000 / seconds) * 100).toFixed(0)}% busy), Azurite ${(cpu[kind].azurite / INSTANCES).toFixed(2)} ms (${((cpu[kind].azurite / 1000 / seconds) * 100).toFixed(0)}% busy)`;
+    row(`floor: 8-call trigger operations, ${CLIENTS} clients, lookup on Signalbox's interest table (${interestRows} rows)`, `${floorRate.toFixed(0)} operations/s; ${perOperation('floor', floorOperationSeconds)}`);
+    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`, `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8); ${perOperation('waiting', waitingSeconds)}`);
+    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, polling`, `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor; ${perOperation('polling', pollingSeconds)}`);
+    row(`floor with its lookup on its own ${floor.interestRows}-row table (Azurite scans every table it queries)`, `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it; ${perOperation('smallFloor', smallFloorSeconds)}`);
 
     // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.
     const floorLatencies: number[] = [];
