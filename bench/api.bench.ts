@@ -6,18 +6,28 @@
  * The floor of one trigger operation is the 8 storage calls it needs at least, one after another:
  * operation record, index lookup, lease acquire, instance read, one transaction (instance + history),
  * lease release, result write, one status read. "One bare floor application" is its core: acquire, read,
- * conditional write, release. Both run on their own tables, with instance bodies as large as the real ones.
+ * conditional write, release. Both run on their own tables, with instance bodies as large as the real ones,
+ * except the floor's index lookup: Azurite answers every query by scanning the whole table (its LokiJS
+ * store filters with a function; measured: a PartitionKey query costs 3.9 ms on 100 rows, 8.1 ms on
+ * 10,000, 17.7 ms on 30,000, while point reads and writes stay at 2-3 ms), where Table Storage reads one
+ * partition. A floor whose lookup scanned its own 30-row table would be cheaper than the same call on
+ * Signalbox's table, so the floor's lookup runs the same query on Signalbox's interest table (read
+ * only). The small-table floor is printed too, for comparison.
  *
  *   BENCH_INSTANCES (default 1000): instances of the throughput and latency runs
  *   BENCH_FANOUT_INSTANCES (default 10000): instances of the fan-out run
  *   BENCH_LATENCY_SAMPLES (default 200), BENCH_CLIENTS (default 8)
+ *   BENCH_ROUNDS (default 10): the throughput runs are interleaved in this many chunks
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import counterWorkflow from '../examples/counter.json';
 import { startAzurite } from '../src/host/azurite';
 import { startLocalHost, type LocalHost } from '../src/host/local-host';
 import { silentLogger } from '../src/host/logger';
+import type { TableClient } from '@azure/data-tables';
 import { createAzureStorage, type AzureStorage } from '../src/storage/create-azure-storage';
+import { encodeLookupKey } from '../src/storage/keys';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
 
@@ -25,10 +35,24 @@ const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
 const FANOUT_INSTANCES = Math.max(INSTANCES, Number(process.env.BENCH_FANOUT_INSTANCES ?? 10000));
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CONTENDED = 30;
 const WAIT = { prefer: 'wait=30' };
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** CPU time (user + system) a process has used so far, from /proc (Linux; 0 elsewhere). */
+function cpuMillisecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -61,12 +85,13 @@ async function triggerWaiting(base: string, subject: string): Promise<Json> {
   }
 }
 
-async function inParallel(clients: number, count: number, work: (index: number) => Promise<unknown>): Promise<number> {
+/** Runs work(0..count-1) on `clients` concurrent clients; `client` tells each call which client runs it. */
+async function inParallel(clients: number, count: number, work: (index: number, client: number) => Promise<unknown>): Promise<number> {
   const started = performance.now();
   let next = 0;
   await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < count) await work(next++);
+    Array.from({ length: clients }, async (_, client) => {
+      while (next < count) await work(next++, client);
     }),
   );
   return (performance.now() - started) / 1000;
@@ -75,8 +100,14 @@ async function inParallel(clients: number, count: number, work: (index: number) 
 interface Floor {
   /** One bare application: acquire, read, conditional write, release. */
   application(index: number): Promise<void>;
-  /** The 8 calls of one trigger operation. */
-  operation(index: number): Promise<void>;
+  /**
+   * The 8 calls of one trigger operation on floor instance `index` (one client at a time each), whose
+   * index lookup reads the partition of `subject` in `interestTable`.
+   */
+  operation(index: number, subject: string, interestTable: TableClient): Promise<void>;
+  /** The floor's own interest table, and its rows (one per floor instance). */
+  readonly interests: TableClient;
+  readonly interestRows: number;
 }
 
 async function floorOn(connectionString: string, instances: number, instanceBody: string): Promise<Floor> {
@@ -91,6 +122,8 @@ async function floorOn(connectionString: string, instances: number, instanceBody
   );
   let sequence = 0;
   return {
+    interests,
+    interestRows: instances,
     async application(index) {
       const lease = leases.getBlockBlobClient(`i-${index}`).getBlobLeaseClient();
       await lease.acquireLease(15);
@@ -98,11 +131,12 @@ async function floorOn(connectionString: string, instances: number, instanceBody
       await table.updateEntity({ partitionKey: `i-${index}`, rowKey: 'instance', body: entity.body }, 'Replace', { etag: entity.etag });
       await lease.releaseLease();
     },
-    async operation(index) {
+    async operation(index, subject, interestTable) {
       const id = `op-${process.pid}-${sequence++}`;
-      const record = { partitionKey: id, rowKey: 'operation', status: 'notStarted', body: JSON.stringify({ id, trigger: { name: 'Increment', subjects: [`i-${index}`] }, summary: {}, instances: [] }) };
+      const record = { partitionKey: id, rowKey: 'operation', status: 'notStarted', body: JSON.stringify({ id, trigger: { name: 'Increment', subjects: [subject] }, summary: {}, instances: [] }) };
       await operations.createEntity(record);
-      for await (const page of interests.listEntities({ queryOptions: { filter: `PartitionKey eq 'i-${index}'` } }).byPage({ maxPageSize: 500 })) void page;
+      const filter = `PartitionKey eq '${encodeLookupKey(subject)}'`;
+      for await (const page of interestTable.listEntities({ queryOptions: { filter, select: ['RowKey'] } }).byPage({ maxPageSize: 500 })) void page;
       const lease = leases.getBlockBlobClient(`i-${index}`).getBlobLeaseClient();
       await lease.acquireLease(15);
       const entity = await table.getEntity<{ body: string }>(`i-${index}`, 'instance');
@@ -150,17 +184,52 @@ async function main(): Promise<void> {
     const storage = await createAzureStorage({ connection: azurite.connectionString, names });
     const instanceEntity = await storage.clients.instances.getEntity<{ body: string }>('i-0', 'instance');
     const floor = await floorOn(azurite.connectionString, Math.max(CLIENTS, CONTENDED), instanceEntity.body);
-    for (let index = 0; index < 20; index += 1) await floor.operation(index % CLIENTS);
+    const interestTable = storage.clients.interests;
+    for (let index = 0; index < 20; index += 1) await floor.operation(index % CLIENTS, `i-${index}`, interestTable);
+    let interestRows = 0;
+    for await (const page of interestTable.listEntities({ queryOptions: { select: ['RowKey'] } }).byPage({ maxPageSize: 1000 })) interestRows += page.length;
 
-    // 1. Throughput at CLIENTS clients, one instance each at a time: the floor, then Signalbox.
-    const floorOperationSeconds = await inParallel(CLIENTS, INSTANCES, (index) => floor.operation(index % CLIENTS));
-    const waitingSeconds = await inParallel(CLIENTS, INSTANCES, (index) => triggerWaiting(base, `i-${index}`));
-    const pollingSeconds = await inParallel(CLIENTS, INSTANCES, (index) => triggerPolling(base, `i-${index}`));
+    // 1. Throughput at CLIENTS clients, one instance each at a time: the floor, Signalbox on the same
+    // subjects (waiting, then polling), and the floor with its lookup on its own small table. They run in
+    // ROUNDS interleaved chunks, in a rotating order, so that a change of load on the machine (or the
+    // tables growing) during the run weighs on all of them alike, not on whichever ran last.
+    const chunk = Math.ceil(INSTANCES / ROUNDS);
+    const seconds = { floor: 0, waiting: 0, polling: 0, smallFloor: 0 };
+    // CPU spent per kind: this process (clients, server, floor) and Azurite, to show which one limits.
+    const cpu = { floor: { own: 0, azurite: 0 }, waiting: { own: 0, azurite: 0 }, polling: { own: 0, azurite: 0 }, smallFloor: { own: 0, azurite: 0 } };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const first = round * chunk;
+      const count = Math.min(chunk, INSTANCES - first);
+      if (count <= 0) break;
+      const runs: [keyof typeof seconds, () => Promise<number>][] = [
+        ['floor', () => inParallel(CLIENTS, count, (index, client) => floor.operation(client, `i-${first + index}`, interestTable))],
+        ['waiting', () => inParallel(CLIENTS, count, (index) => triggerWaiting(base, `i-${first + index}`))],
+        ['polling', () => inParallel(CLIENTS, count, (index) => triggerPolling(base, `i-${first + index}`))],
+        ['smallFloor', () => inParallel(CLIENTS, count, (_, client) => floor.operation(client, `i-${client}`, floor.interests))],
+      ];
+      for (let step = 0; step < runs.length; step += 1) {
+        const [kind, run] = runs[(step + round) % runs.length]!;
+        const ownBefore = process.cpuUsage();
+        const azuriteBefore = cpuMillisecondsOf(azurite.pid);
+        seconds[kind] += await run();
+        const own = process.cpuUsage(ownBefore);
+        cpu[kind].own += (own.user + own.system) / 1000;
+        cpu[kind].azurite += cpuMillisecondsOf(azurite.pid) - azuriteBefore;
+      }
+    }
+    const floorOperationSeconds = seconds.floor;
+    const waitingSeconds = seconds.waiting;
+    const pollingSeconds = seconds.polling;
+    const smallFloorSeconds = seconds.smallFloor;
     const floorRate = INSTANCES / floorOperationSeconds;
+    const smallFloorRate = INSTANCES / smallFloorSeconds;
     const waitingRate = INSTANCES / waitingSeconds;
-    row(`floor: 8-call trigger operations, ${CLIENTS} clients`, `${floorRate.toFixed(0)} operations/s`);
-    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`, `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8)`);
-    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, polling`, `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor`);
+    const perOperation = (kind: keyof typeof cpu, seconds: number) =>
+      `CPU per operation: this process ${(cpu[kind].own / INSTANCES).toFixed(2)} ms (${((cpu[kind].own / 1000 / seconds) * 100).toFixed(0)}% busy), Azurite ${(cpu[kind].azurite / INSTANCES).toFixed(2)} ms (${((cpu[kind].azurite / 1000 / seconds) * 100).toFixed(0)}% busy)`;
+    row(`floor: 8-call trigger operations, ${CLIENTS} clients, lookup on Signalbox's interest table (${interestRows} rows)`, `${floorRate.toFixed(0)} operations/s; ${perOperation('floor', floorOperationSeconds)}`);
+    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`, `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8); ${perOperation('waiting', waitingSeconds)}`);
+    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, polling`, `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor; ${perOperation('polling', pollingSeconds)}`);
+    row(`floor with its lookup on its own ${floor.interestRows}-row table (Azurite scans every table it queries)`, `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it; ${perOperation('smallFloor', smallFloorSeconds)}`);
 
     // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.
     const floorLatencies: number[] = [];

@@ -1,12 +1,13 @@
 /**
  * Writes src/client/api-types.ts, the types of the typed client, from the API's OpenAPI document with
  * openapi-typescript: `npx tsx scripts/generate-client.ts` (built from the route table in process) or
- * `npx tsx scripts/generate-client.ts http://127.0.0.1:7071/api/openapi.json` (from a running server).
+ * `npx tsx scripts/generate-client.ts http://127.0.0.1:7071/api/openapi.json` (from a running server, or a
+ * file path).
  * `--stdout` prints instead of writing. A test checks that the committed file equals a fresh generation
  * from a running server's document. (openapi-typescript loads ESM-only packages, so this runs as its own
  * process, under tsx, rather than inside jest.)
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../src/host/http/openapi';
@@ -27,9 +28,15 @@ export async function renderClientTypes(document: object): Promise<string> {
   return `${header}${astToString(ast)}`;
 }
 
+/** The document at a URL (a running server's) or in a file. */
+async function readDocument(source: string): Promise<object> {
+  if (/^https?:/i.test(source)) return (await (await fetch(source)).json()) as object;
+  return JSON.parse(readFileSync(source, 'utf8')) as object;
+}
+
 async function main(args: readonly string[]): Promise<void> {
   const source = args.find((arg) => !arg.startsWith('--'));
-  const document = source ? ((await (await fetch(source)).json()) as object) : buildOpenApiDocument(routes);
+  const document = source ? await readDocument(source) : buildOpenApiDocument(routes);
   const types = await renderClientTypes(document);
   if (args.includes('--stdout')) {
     process.stdout.write(types);

@@ -2036,6 +2036,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The trigger `id` was sent before with another body; `detail` names the first difference. Nothing was sent. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
@@ -2799,6 +2808,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The trigger `id` was sent before with another body; `detail` names the first difference. Nothing was sent. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -212,8 +212,6 @@ export interface DueTimerIndex {
   add(timers: readonly DueTimer[], options?: OperationOptions): Promise<void>;
   /** Rows due at or before `until`, earliest first. */
   listDue(until: Date, options?: PageOptions): PagedAsyncIterable<DueTimer>;
-  /** The earliest row, due or not (where the scheduler sleeps until). */
-  earliest(options?: OperationOptions): Promise<DueTimer | undefined>;
   /** Rows already gone are fine. */
   remove(timers: readonly DueTimer[], options?: OperationOptions): Promise<void>;
 }

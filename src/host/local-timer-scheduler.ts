@@ -7,7 +7,7 @@
  * again, harmlessly; one before the submit finds the row at the next start. The instance decides at
  * firing time whether the timer is still armed (a stale timer saves nothing).
  *
- * Between passes it sleeps until the earliest row's due time (at most `maxSleepInMs`, in case another
+ * Between passes it sleeps until the next row's due time (at most `maxSleepInMs`, in case another
  * process armed one, and at least `minIntervalInMs` after the last pass began, so that timers falling due
  * together share a pass); a timer armed here (the relay's `timer` rows) wakes it sooner. A timer thus
  * fires within about a quarter of a second of its due time when the process is not busy. Started, it runs a pass
@@ -111,26 +111,38 @@ export class LocalTimerScheduler {
     });
   }
 
-  /** Fires everything due now; then sleeps until the next row (or retries soon after a failure). */
+  /**
+   * Fires everything due now; then sleeps until the next row (or retries soon after a failure). One read
+   * serves both: it asks for the rows due up to the longest sleep, earliest first, so the first row after
+   * the due ones is where to wake (an idle pass costs one index read, not two). It reads again only when a
+   * page was all due rows, since more may follow it. Rows are removed as they are submitted, so each read
+   * starts from the earliest again; a row armed here during the pass wakes it through notify().
+   */
   private async pass(): Promise<void> {
     const startedAt = this.now().getTime();
     const retryDelay = this.options.retryDelayInMs ?? 1000;
+    const maxSleep = this.options.maxSleepInMs ?? 30_000;
     const failed = new Set<string>();
     try {
+      let next: DueTimer | undefined;
       for (;;) {
-        // Rows are removed as they are submitted, so each read starts from the earliest again.
-        const page = await onePage(this.options.index.listDue(this.now(), { maxPageSize: PAGE_SIZE }));
-        const todo = page.items.filter((timer) => !failed.has(timer.timerId));
-        if (todo.length === 0) break;
-        const submitted = await this.submitAll(todo, failed);
-        if (submitted.length) await this.options.index.remove(submitted);
-        if (this.stopped) return;
+        const readAt = this.now().getTime();
+        const page = await onePage(this.options.index.listDue(new Date(readAt + maxSleep), { maxPageSize: PAGE_SIZE }));
+        const pending = page.items.filter((timer) => !failed.has(timer.timerId));
+        const due = pending.filter((timer) => Date.parse(timer.dueAt) <= readAt);
+        next = pending.find((timer) => Date.parse(timer.dueAt) > readAt);
+        if (due.length > 0) {
+          const submitted = await this.submitAll(due, failed);
+          if (submitted.length) await this.options.index.remove(submitted);
+          if (this.stopped) return;
+        }
+        const pageMayHaveHiddenDueRows = due.length > 0 && next === undefined && page.items.length >= PAGE_SIZE;
+        if (!pageMayHaveHiddenDueRows) break;
       }
-      const next = await this.options.index.earliest();
       const nowMs = this.now().getTime();
-      let wakeAt = nowMs + (this.options.maxSleepInMs ?? 30_000);
+      let wakeAt = nowMs + maxSleep;
       // A row that failed to submit is tried again after a pause; one that fell due during the pass, at once.
-      if (next && !failed.has(next.timerId)) wakeAt = Math.min(wakeAt, Date.parse(next.dueAt));
+      if (next) wakeAt = Math.min(wakeAt, Date.parse(next.dueAt));
       if (failed.size > 0) wakeAt = Math.min(wakeAt, nowMs + retryDelay);
       this.sleepUntil(Math.max(wakeAt, startedAt + (this.options.minIntervalInMs ?? 250)));
     } catch (error) {

@@ -2,7 +2,8 @@
  * @module Armed timers by due time on Azure Table Storage, for the local server's scheduler
  * (src/host/local-timer-scheduler.ts). One partition, `due`, RowKey = the due time in milliseconds
  * (zero-padded, so rows sort by due time) + the encoded timer id: "what is due by now" is one range query
- * read in due order, the earliest row is the first row, and adding or removing a batch of rows is one
+ * read in due order (the scheduler reads a little past now, so the first row not yet due is where it
+ * sleeps until), and adding or removing a batch of rows is one
  * transaction per 100. Like the interest index it is a superset of the truth: the run loop adds rows
  * before the save that arms them, and whether a timer is still armed is decided by its instance at firing.
  */
@@ -55,11 +56,6 @@ export class TableDueTimerIndex implements DueTimerIndex {
   private async listDuePage(until: Date, options: PageOptions = {}): Promise<Page<DueTimer>> {
     const filter = odata`PartitionKey eq ${PARTITION} and RowKey lt ${dueKey(until.getTime() + 1)}`;
     return queryPage(this.client, filter, options, toTimer, 'due timers');
-  }
-
-  async earliest(options: OperationOptions = {}): Promise<DueTimer | undefined> {
-    const page = await queryPage(this.client, odata`PartitionKey eq ${PARTITION}`, { ...options, maxPageSize: 1 }, toTimer, 'due timers');
-    return page.items[0];
   }
 
   async remove(timers: readonly DueTimer[], options: OperationOptions = {}): Promise<void> {

@@ -5,6 +5,7 @@
  * OpenTelemetry SDK it wraps. (The exporter only speaks HTTPS, so its network leg is not exercised here.)
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
@@ -43,4 +44,9 @@ it('loads neither applicationinsights nor @azure/monitor-opentelemetry when the 
   const { APPLICATIONINSIGHTS_CONNECTION_STRING: _unset, ...withoutTelemetry } = process.env;
   expect(await run(withoutTelemetry as Record<string, string>)).toEqual({ applicationinsights: false, distro: false, exporter: false });
   expect(await run({ APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-0000-0000-000000000001;IngestionEndpoint=http://127.0.0.1:9/' })).toEqual({ applicationinsights: false, distro: false, exporter: true });
+});
+
+it('puts the Functions host in OpenTelemetry mode (host.json), so host and worker send one kind of telemetry', () => {
+  const hostJson = JSON.parse(readFileSync(join(__dirname, '..', '..', 'host.json'), 'utf8')) as { telemetryMode?: string };
+  expect(hostJson.telemetryMode).toBe('OpenTelemetry');
 });

@@ -2,9 +2,12 @@
  * The JSON Schema served at GET /api/schemas/workflow-definition.json and the server agree: on a corpus
  * of broken definitions (structure, fields of each step type, nested conditions) both refuse, on valid
  * ones both accept. Checks a JSON Schema cannot express (states that must exist, JSONata syntax, unique
- * transition ids) are listed apart: the server refuses them and the schema lets them pass.
+ * transition ids) are listed apart: the server refuses them and the schema lets them pass. The schema is
+ * also checked as an editor uses it: VS Code's own JSON language service (vscode-json-languageservice)
+ * gives the same verdicts, and one error for one bad step type at any depth.
  */
 import Ajv2020 from 'ajv/dist/2020';
+import { getLanguageService, TextDocument, type LanguageService } from 'vscode-json-languageservice';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -83,6 +86,7 @@ const validOnes: Record<string, (definition: Definition) => void> = {
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 let validate: ReturnType<Ajv2020['compile']>;
+let editor: LanguageService;
 let counter = 0;
 
 beforeAll(async () => {
@@ -92,7 +96,18 @@ beforeAll(async () => {
   expect(served.status).toBe(200);
   expect(served.headers.get('content-type')).toContain('application/schema+json');
   validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile(served.body);
+  // As VS Code does for a file whose `$schema` (or a json.schemas setting) names the served schema.
+  editor = getLanguageService({});
+  editor.configure({ validate: true, allowComments: false, schemas: [{ uri: served.body.$id, fileMatch: ['*.workflow.json'], schema: served.body }] });
 });
+
+/** The problems VS Code's JSON language service shows for this definition: the text each marks, and why. */
+async function editorProblems(definition: Definition): Promise<string[]> {
+  const text = JSON.stringify(definition, null, 2);
+  const document = TextDocument.create('file:///workflows/corpus.workflow.json', 'json', 1, text);
+  const problems = await editor.doValidation(document, editor.parseJSONDocument(document));
+  return problems.map((problem) => `${text.slice(document.offsetAt(problem.range.start), document.offsetAt(problem.range.end))}: ${problem.message}`);
+}
 
 afterAll(async () => {
   await host?.stop();
@@ -111,26 +126,27 @@ async function verdicts(change: (definition: Definition) => void) {
   const schemaAccepts = validate(definition);
   const server = await api.request('POST', '/api/workflows', { json: definition });
   expect([201, 400]).toContain(server.status);
-  return { schemaAccepts, serverAccepts: server.status === 201, errors: validate.errors ?? [] };
+  const shown = await editorProblems(definition);
+  return { schemaAccepts, editorAccepts: shown.length === 0, serverAccepts: server.status === 201, errors: validate.errors ?? [], shown };
 }
 
 it(`holds a corpus of ${Object.keys(broken).length} broken definitions`, () => {
   expect(Object.keys(broken).length).toBeGreaterThanOrEqual(25);
 });
 
-it.each(Object.entries(broken))('refuses %s, in the schema and on the server', async (_name, change) => {
-  const { schemaAccepts, serverAccepts } = await verdicts(change);
-  expect({ schemaAccepts, serverAccepts }).toEqual({ schemaAccepts: false, serverAccepts: false });
+it.each(Object.entries(broken))('refuses %s, in the schema, in the editor and on the server', async (_name, change) => {
+  const { schemaAccepts, editorAccepts, serverAccepts } = await verdicts(change);
+  expect({ schemaAccepts, editorAccepts, serverAccepts }).toEqual({ schemaAccepts: false, editorAccepts: false, serverAccepts: false });
 });
 
-it.each(Object.entries(validOnes))('accepts %s, in the schema and on the server', async (_name, change) => {
-  const { schemaAccepts, serverAccepts, errors } = await verdicts(change);
-  expect({ schemaAccepts, serverAccepts, errors }).toEqual({ schemaAccepts: true, serverAccepts: true, errors: [] });
+it.each(Object.entries(validOnes))('accepts %s, in the schema, in the editor and on the server', async (_name, change) => {
+  const { schemaAccepts, editorAccepts, serverAccepts, errors, shown } = await verdicts(change);
+  expect({ schemaAccepts, editorAccepts, serverAccepts, errors, shown }).toEqual({ schemaAccepts: true, editorAccepts: true, serverAccepts: true, errors: [], shown: [] });
 });
 
 it.each(Object.entries(serverOnly))('leaves %s to the server (beyond what a JSON Schema can say)', async (_name, change) => {
-  const { schemaAccepts, serverAccepts } = await verdicts(change);
-  expect({ schemaAccepts, serverAccepts }).toEqual({ schemaAccepts: true, serverAccepts: false });
+  const { schemaAccepts, editorAccepts, serverAccepts } = await verdicts(change);
+  expect({ schemaAccepts, editorAccepts, serverAccepts }).toEqual({ schemaAccepts: true, editorAccepts: true, serverAccepts: false });
 });
 
 it('gives one error for one bad step type, at that step', async () => {
@@ -139,4 +155,15 @@ it('gives one error for one bad step type, at that step', async () => {
   // Nested, the enclosing steps only say that their own type's schema failed (`if`), never more.
   const nested = await verdicts(broken['all holding a condition of an unknown type']!);
   expect(nested.errors.filter((error) => error.keyword !== 'if').map((error) => `${error.instancePath} ${error.keyword}`)).toEqual(['/states/a/transitions/0/conditions/0/conditions/1/type enum']);
+});
+
+it('shows one problem in the editor for one bad step type, on that type, three levels deep too', async () => {
+  const valueNotAccepted = expect.stringMatching(/^"noSuchCondition": Value is not accepted\. Valid values: "triggerName", .*"all", "any", "not"\.$/);
+  expect((await verdicts(broken['a condition of an unknown type']!)).shown).toEqual([valueNotAccepted]);
+  expect((await verdicts(broken['all holding a condition of an unknown type']!)).shown).toEqual([valueNotAccepted]);
+  const deep = withCondition({ type: 'any', conditions: [{ type: 'not', condition: { type: 'all', conditions: [{ type: 'noSuchCondition' }] } }] });
+  expect((await verdicts(deep)).shown).toEqual([valueNotAccepted]);
+  // A good type with a missing field: that field only, not every other type's.
+  // (The editor marks the object's opening brace.)
+  expect((await verdicts(broken['triggerName without a name']!)).shown).toEqual(['{: Missing property "name".']);
 });

@@ -26,6 +26,8 @@ beforeAll(async () => {
   corsOffHost = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames, logger: silentLogger });
   api = httpClient(host.url);
   expect((await api.request('PUT', '/api/workflows/manners', { json: definition })).status).toBe(201);
+  // A second workflow, so that the workflow list has more than one page of one.
+  expect((await api.request('PUT', '/api/workflows/manners-2', { json: { ...definition, id: 'manners-2' } })).status).toBe(201);
   for (const instanceId of ['m-1', 'm-2', 'm-3']) expect((await api.request('POST', '/api/instances', { json: { workflowId: 'manners', instanceId } })).status).toBe(201);
 });
 
@@ -112,6 +114,19 @@ describe('paging and the access log', () => {
     const page = await api.request('GET', `${path}${separator}maxPageSize=1`);
     expect(page.status).toBe(200);
     expect(page.body.items.length).toBeLessThanOrEqual(1);
+    // Every list here holds at least two items, so pages of one follow each other until all are seen.
+    const seen: unknown[] = [...page.body.items];
+    let token: string | undefined = page.body.continuationToken;
+    for (let pages = 1; token && pages < 10; pages += 1) {
+      const next = await api.request('GET', `${path}${separator}maxPageSize=1&continuationToken=${encodeURIComponent(token)}`);
+      expect(next.status).toBe(200);
+      expect(next.body.items.length).toBeLessThanOrEqual(1);
+      seen.push(...next.body.items);
+      token = next.body.continuationToken;
+    }
+    const whole = await api.request('GET', path);
+    expect(whole.body.items.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual(whole.body.items);
     expect((await api.request('GET', `${path}${separator}maxPageSize=0`)).status).toBe(400);
     expect((await api.request('GET', `${path}${separator}maxPageSize=1001`)).status).toBe(400);
   });

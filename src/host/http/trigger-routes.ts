@@ -40,7 +40,7 @@ export async function submittedOperation(request: ApiRequest, services: ApiServi
 }
 
 /** What the trigger routes answer (both: the instance-scoped one too). */
-export const submittedResponses: Readonly<Record<number, ResponseContract>> = {
+export const submittedResponses: Readonly<Record<number, ResponseContract | string>> = {
   200: {
     description:
       'With `?dryRun=true`: the dry run (DryRun), what the trigger would do; nothing was saved. Otherwise only with `Prefer: wait=<seconds>`: the operation finished within the wait, and this is it, as `GET statusUrl` would answer.',
@@ -48,6 +48,7 @@ export const submittedResponses: Readonly<Record<number, ResponseContract>> = {
     headers: finishedOperationHeaders,
   },
   202: { description: 'Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll).', body: acceptedOperationSchema, headers: acceptedHeaders },
+  409: 'The trigger `id` was sent before with another body; `detail` names the first difference. Nothing was sent.',
 };
 
 const operationPath = z.object({ operationId: z.string() });

@@ -24,10 +24,6 @@ export class InMemoryDueTimerIndex implements DueTimerIndex {
     return pageOf(due, options);
   }
 
-  async earliest(_options?: OperationOptions): Promise<DueTimer | undefined> {
-    return this.sorted()[0];
-  }
-
   async remove(timers: readonly DueTimer[], _options?: OperationOptions): Promise<void> {
     for (const timer of timers) this.rows.delete(keyOf(timer));
   }
