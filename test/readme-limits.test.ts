@@ -63,7 +63,7 @@ describe('the README limits table', () => {
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
     ['Per-instance results on an operation', [number(MAX_OPERATION_RESULTS), number(MAX_OPERATION_RESULTS_LENGTH), `${MAX_RESULT_ERROR_LENGTH} characters`]],
-    ['Start-ups that resume one operation', [`| ${MAX_OPERATION_RESUMES} |`]],
+    ['Start-ups in a row that resume one operation without it getting further', [`| ${MAX_OPERATION_RESUMES} |`]],
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
     ['Log event (local server, one JSON line)', [`message ${number(MAX_LOG_LINE_LENGTH)} characters`, `each property ${number(MAX_LOG_PROPERTY_LENGTH)}`]],
   ] as const)('states the limit of "%s" as the code does', (what, figures) => {

@@ -81,8 +81,13 @@ interface OperationRecord {
    * MAX_TRACES_LENGTH characters of traces (see fitOperation); the outcomes are all still there.
    */
   readonly tracesTruncated?: boolean;
-  /** Start-ups that resumed this unfinished operation (local host); past a small limit it fails as poison. */
+  /**
+   * Start-ups in a row that resumed this unfinished operation without it getting further than before
+   * (local host); past a small limit it fails as poison.
+   */
   readonly resumes?: number;
+  /** The furthest `progress.processed` seen at a resumption (to tell progress from a crash loop). */
+  readonly resumedAtProgress?: number;
 }
 
 /** A trigger's dispatch; records from before operation kinds have no `kind`. */

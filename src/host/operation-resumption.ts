@@ -4,6 +4,11 @@
  * crash-loop the server. So every start-up that resumes an operation counts itself on the record
  * (`resumes`), and one resumed MAX_OPERATION_RESUMES times without finishing fails instead, with an error
  * that says why. Instances it had not reached yet never see the trigger; the summary says which had.
+ * The count starts again when the operation got further than ever before (its recorded progress, page by
+ * page, past the furthest point of earlier start-ups, `resumedAtProgress`): a long operation that restarts
+ * (deploys, an operator's Ctrl-C) gets further each time and is not poison, while one that dies at the
+ * same place every time gets no further and is. (A resumed run starts again from its first page; the
+ * instances it already reached answer from their records, so it passes them quickly.)
  */
 import { OperationStatus } from '../engine/enums';
 import { PreconditionFailedError } from '../engine/errors';
@@ -11,7 +16,10 @@ import type { StoredOperation } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
 import type { Logger } from './trigger-activity-service';
 
-/** Start-ups that may resume one operation; a graceful stop mid-operation counts as one too. */
+/**
+ * Start-ups in a row that may resume one operation without it getting further in between; a graceful
+ * stop mid-operation counts as one too.
+ */
 export const MAX_OPERATION_RESUMES = 3;
 
 /**
@@ -19,18 +27,21 @@ export const MAX_OPERATION_RESUMES = 3;
  * must not run: failed as poison here, or changed meanwhile by another process (which then owns it).
  */
 export async function claimResumption(operations: OperationStore, operation: StoredOperation, logger: Logger, now: Date): Promise<StoredOperation | undefined> {
-  const resumes = operation.resumes ?? 0;
+  const reached = operation.progress?.processed ?? 0;
+  const furthest = operation.resumedAtProgress ?? 0;
+  const resumes = reached > furthest ? 0 : (operation.resumes ?? 0);
   try {
     if (resumes >= MAX_OPERATION_RESUMES) {
       const work = operation.kind === 'migration' || operation.kind === 'bulk' ? `its ${operation.kind} work` : `delivering trigger "${operation.triggerId}"`;
-      const error = `resumed at ${resumes} start-ups without finishing: ${work} may be what stopped the process (poison), so it is no longer retried`;
+      const error = `resumed at ${resumes} start-ups without finishing or progressing: ${work} may be what stopped the process (poison), so it is no longer retried`;
       await operations.update({ ...operation, status: OperationStatus.failed, updatedAt: now.toISOString(), error }, { ifMatch: operation.etag });
       logger.error('operation failed as poison', { operationId: operation.id, resumes });
       return undefined;
     }
-    return await operations.update({ ...operation, resumes: resumes + 1, updatedAt: now.toISOString() }, { ifMatch: operation.etag });
+    return await operations.update({ ...operation, resumes: resumes + 1, resumedAtProgress: Math.max(reached, furthest), updatedAt: now.toISOString() }, { ifMatch: operation.etag });
   } catch (error) {
     if (error instanceof PreconditionFailedError) return undefined;
     throw error;
   }
 }
+

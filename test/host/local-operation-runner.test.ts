@@ -136,4 +136,32 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
     expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
     expect(await startUp()).toBe(0);
   });
+
+  it('starts the count again when a resumed operation gets further than before (restarts are not poison), and not when it dies at the same place', async () => {
+    const store = new InMemoryOperationStore();
+    await store.create({ ...operation('op-long'), status: OperationStatus.running });
+    const startUp = async () => {
+      const fake = fakeActivities([['a']]);
+      fake.activities.applyTrigger = () => new Promise<never>(() => {});
+      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
+      return runner.resumeUnfinished(store);
+    };
+    // What the runner writes before each page: how many instances it had processed by then.
+    const reach = async (processed: number) => {
+      const current = (await store.get('op-long'))!;
+      await store.update({ ...current, progress: { processed } }, { ifMatch: current.etag });
+    };
+    for (let restart = 1; restart <= MAX_OPERATION_RESUMES + 2; restart += 1) {
+      expect(await startUp()).toBe(1);
+      expect(await store.get('op-long')).toMatchObject({ status: OperationStatus.running, resumes: 1 });
+      await reach(restart * 100); // each run gets further before the next restart
+    }
+    // From here it dies at the same place every time: counted, then failed as poison.
+    for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {
+      expect(await startUp()).toBe(1);
+      await reach((MAX_OPERATION_RESUMES + 2) * 100);
+    }
+    expect(await startUp()).toBe(0);
+    expect(await store.get('op-long')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
+  });
 });
