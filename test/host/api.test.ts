@@ -2,10 +2,8 @@
  * Black-box tests of the HTTP API (shared/design/api.md) against the local server over real loopback
  * HTTP, on the Azurite that jest starts. Each file has its own tables.
  */
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
-import { prefixedStorageNames } from '../../src/storage/names';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import { startTestHost } from '../support/local-host';
+import type { LocalHost } from '../../src/host/local-host';
 import { parseMermaid } from '../support/mermaid';
 import { httpClient } from './http-client';
 
@@ -42,13 +40,7 @@ let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
-  host = await startLocalHost({
-    env: { SIGNALBOX_STORAGE: testConnectionString() },
-    port: 0,
-    storageNames: prefixedStorageNames(uniquePrefix('api')),
-    logger: silentLogger,
-  });
-  api = httpClient(host.url);
+  ({ host, api } = await startTestHost('api'));
 });
 
 afterAll(async () => {

@@ -6,12 +6,10 @@
  * also checked as an editor uses it: VS Code's own JSON language service (vscode-json-languageservice)
  * gives the same verdicts, and one error for one bad step type at any depth.
  */
+import { startTestHost } from '../support/local-host';
 import Ajv2020 from 'ajv/dist/2020';
 import { getLanguageService, TextDocument, type LanguageService } from 'vscode-json-languageservice';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
-import { prefixedStorageNames } from '../../src/storage/names';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import type { LocalHost } from '../../src/host/local-host';
 import { httpClient } from './http-client';
 
 type Definition = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- broken on purpose
@@ -90,8 +88,7 @@ let editor: LanguageService;
 let counter = 0;
 
 beforeAll(async () => {
-  host = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames: prefixedStorageNames(uniquePrefix('schema')), logger: silentLogger });
-  api = httpClient(host.url);
+  ({ host, api } = await startTestHost('schema'));
   const served = await api.request('GET', '/api/schemas/workflow-definition.json');
   expect(served.status).toBe(200);
   expect(served.headers.get('content-type')).toContain('application/schema+json');

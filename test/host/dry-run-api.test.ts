@@ -2,10 +2,8 @@
  * Explain over HTTP (issue 16), on the local server and Azurite: a dry run changes neither the instance,
  * its history nor its ETag; a real trigger's operation record names the false condition in its trace.
  */
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
-import { prefixedStorageNames } from '../../src/storage/names';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import { startTestHost } from '../support/local-host';
+import type { LocalHost } from '../../src/host/local-host';
 import { httpClient } from './http-client';
 
 const approvalWorkflow = {
@@ -34,8 +32,7 @@ let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
-  host = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames: prefixedStorageNames(uniquePrefix('dryrun')), logger: silentLogger });
-  api = httpClient(host.url);
+  ({ host, api } = await startTestHost('dryrun'));
   expect((await api.request('PUT', '/api/workflows/approval', { json: approvalWorkflow })).status).toBe(201);
 });
 

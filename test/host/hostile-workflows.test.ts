@@ -5,24 +5,16 @@
  * survive the host's path (outbox, operation record in Table Storage, the local runner), not only the
  * engine's in-process delivery (test/engine/raised-trigger-safety.test.ts).
  */
+import { startTestHost } from '../support/local-host';
 import { MAX_TRIGGER_HOPS, expressionCacheStats } from '../../src/engine';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
-import { prefixedStorageNames } from '../../src/storage/names';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import type { LocalHost } from '../../src/host/local-host';
 import { httpClient, type HttpResult } from './http-client';
 
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
-  host = await startLocalHost({
-    env: { SIGNALBOX_STORAGE: testConnectionString() },
-    port: 0,
-    storageNames: prefixedStorageNames(uniquePrefix('hostile')),
-    logger: silentLogger,
-  });
-  api = httpClient(host.url);
+  ({ host, api } = await startTestHost('hostile'));
 });
 
 afterAll(async () => {

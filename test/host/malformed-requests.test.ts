@@ -2,6 +2,7 @@
  * Malformed requests against the local server over real HTTP: each gets a 4xx problem+json answer
  * (naming the field where there is one) and changes nothing that the API can show.
  */
+import { startTestHost } from '../support/local-host';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -91,8 +92,7 @@ let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
-  host = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames: prefixedStorageNames(uniquePrefix('bad')), logger: silentLogger });
-  api = httpClient(host.url);
+  ({ host, api } = await startTestHost('bad'));
   expect((await api.request('PUT', '/api/workflows/counter', { json: workflow })).status).toBe(201);
   expect((await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'c1', context: { count: 0 } } })).status).toBe(201);
 });

@@ -5,12 +5,10 @@
  * Preference-Applied) is declared for that status, the media type is the declared one, and the body
  * validates (Ajv, JSON Schema 2020-12) against the declared schema, components and all.
  */
+import { startTestHost } from '../support/local-host';
 import Ajv2020 from 'ajv/dist/2020';
 import { matchRoute } from '../../src/host/http/routes';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
-import { prefixedStorageNames } from '../../src/storage/names';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import type { LocalHost } from '../../src/host/local-host';
 import { httpClient, type HttpResult } from './http-client';
 
 const READ_HEADERS = ['etag', 'location', 'operation-location', 'retry-after', 'preference-applied'];
@@ -38,8 +36,7 @@ let ajv: Ajv2020;
 const checked: string[] = [];
 
 beforeAll(async () => {
-  host = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames: prefixedStorageNames(uniquePrefix('conform')), logger: silentLogger });
-  api = httpClient(host.url);
+  ({ host, api } = await startTestHost('conform'));
   document = (await api.request('GET', '/api/openapi.json')).body;
   ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema(document, 'openapi.json');
