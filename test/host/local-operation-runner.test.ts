@@ -118,16 +118,18 @@ describe('LocalOperationRunner', () => {
 });
 
 describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
+  /** One start-up of a process that resumes what `store` holds and then dies (never finishing it). */
+  const startUpThatDies = (store: InMemoryOperationStore) => {
+    const fake = fakeActivities([['a']]);
+    fake.activities.applyTrigger = () => new Promise<never>(() => {});
+    const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
+    return runner.resumeUnfinished(store);
+  };
+
   it('counts each start-up that resumes an operation, and fails one that never finishes instead of resuming it forever', async () => {
     const store = new InMemoryOperationStore();
     await store.create({ ...operation('op-crashy'), status: OperationStatus.running });
-    // Each round is one start-up of a process that then dies (never finishing the operation).
-    const startUp = async () => {
-      const fake = fakeActivities([['a']]);
-      fake.activities.applyTrigger = () => new Promise<never>(() => {});
-      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
-      return runner.resumeUnfinished(store);
-    };
+    const startUp = () => startUpThatDies(store);
     for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {
       expect(await startUp()).toBe(1);
       expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.running, resumes: round });
@@ -140,12 +142,7 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
   it('starts the count again when a resumed operation gets further than before (restarts are not poison), and not when it dies at the same place', async () => {
     const store = new InMemoryOperationStore();
     await store.create({ ...operation('op-long'), status: OperationStatus.running });
-    const startUp = async () => {
-      const fake = fakeActivities([['a']]);
-      fake.activities.applyTrigger = () => new Promise<never>(() => {});
-      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
-      return runner.resumeUnfinished(store);
-    };
+    const startUp = () => startUpThatDies(store);
     // What the runner writes before each page: how many instances it had processed by then.
     const reach = async (processed: number) => {
       const current = (await store.get('op-long'))!;
