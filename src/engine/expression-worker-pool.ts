@@ -177,7 +177,6 @@ export class ExpressionWorkerPool {
       stdout: false,
       stderr: false,
     });
-    worker.unref();
     const slot: Slot = { worker, jobId: 0 };
     worker.on('message', (reply: WorkerReply) => {
       const job = slot.job;
@@ -192,6 +191,10 @@ export class ExpressionWorkerPool {
       this.fail(slot, limit);
     });
     worker.on('exit', () => this.fail(slot, new Error('the expression worker stopped')));
+    // After the listeners: adding a 'message' listener refs the worker's port again, and a referenced idle
+    // worker kept the process alive after its work was done. A job in flight keeps it alive by its
+    // deadline timer instead.
+    worker.unref();
     this.slots.add(slot);
     return slot;
   }

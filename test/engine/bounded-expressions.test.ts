@@ -3,6 +3,8 @@
  * the instance with a clear error; they neither exhaust the process's heap nor block its event loop.
  * Issue 9, item 2: only evaluated (stored) expressions are cached, and the cache is bounded in bytes.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import {
   EXPRESSION_CACHE_BUDGET_IN_BYTES,
   ExpressionLimitError,
@@ -164,4 +166,23 @@ describe('interest limits', () => {
     expect(instance).toMatchObject({ status: 'faulted', fault: { message: expect.stringContaining(`at most ${MAX_INTERESTS_PER_INSTANCE} are allowed`) } });
     expect(instance.interests.length).toBeLessThanOrEqual(MAX_INTERESTS_PER_INSTANCE);
   });
+});
+
+describe('the expression worker pool and the process', () => {
+  it('does not keep a process alive once its work is done (a process that evaluated an isolated expression exits by itself)', async () => {
+    // A child process, because this test process keeps its own workers until afterAll closes them. The
+    // child ends only when nothing keeps its event loop alive: an idle worker that did would hold it open.
+    const module = path.join(__dirname, '..', '..', 'src', 'engine', 'expressions.ts');
+    const script = `require(${JSON.stringify(module)}).evaluateExpression('$join(["a", "b"], "-")', {}).then((value) => console.log(JSON.stringify(value)));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--eval', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const stillRunning = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 15_000).unref());
+    const outcome = await Promise.race([exited, stillRunning]);
+    if (outcome === 'still running') child.kill('SIGKILL');
+    expect(output.trim()).toBe('"a-b"'); // it did evaluate in a worker
+    expect(outcome).toBe(0);
+  }, 30_000);
 });
