@@ -7,10 +7,10 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { freePort } from '../src/host/azurite';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const root = path.join(__dirname, '..');
@@ -22,17 +22,6 @@ const variants: { name: string; args: string[] }[] = [
   { name: 'compiled (npm start)', args: ['--enable-source-maps', compiledMain] },
   { name: 'tsx (npm run start:dev)', args: [tsxCli, path.join(root, 'src', 'host', 'main.ts')] },
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Resident memory of a process and all its descendants, from /proc (Linux), and the part of it that is
