@@ -29,6 +29,13 @@ export interface NewInstance {
   readonly context: JsonObject;
   /** A child's parent (the `startInstance` action). */
   readonly parent?: InstanceParent;
+  /** A child's creation is follow-up work of its parent's change: its causal depth (causal-budget.ts). Absent: 0. */
+  readonly causalDepth?: number;
+}
+
+/** What causes a creation: a client's request (depth 0), or a parent's change (a child, deeper). */
+export function creationCause(input: Pick<NewInstance, 'causalDepth'>): Cause {
+  return input.causalDepth ? { kind: 'create', causalDepth: input.causalDepth } : { kind: 'create' };
 }
 
 export async function decideCreate(workflow: WorkflowVersion, input: NewInstance, effects: Effects, registry: Registry): Promise<Decision> {
@@ -36,7 +43,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
   const now = effects.now();
   const createdAt = now.toISOString();
   const stateId = definition.initialStateId;
-  const cause: Cause = { kind: 'create' };
+  const cause = creationCause(input);
   const initial: Instance = {
     id: input.instanceId,
     workflowId: definition.id,

@@ -13,6 +13,7 @@ import { faultDecision } from './decide-fault';
 import type { Effects } from './effects';
 import { TriggerOutcome, inactiveStatuses } from './enums';
 import { entryBlockedAt, enterState } from './enter-state';
+import { selfCausedFault, withSelfCausedCount } from './causal-budget';
 import { HistoryEvent, type Instance } from './instance';
 import { appliedRecord, duplicateResult, plainInstance, rememberApplied, withoutFault } from './instance-changes';
 import type { InstanceResult } from './operation';
@@ -96,6 +97,9 @@ async function decideWithDraft(
   }
   const cause: Cause = { kind: 'trigger', trigger };
   const fromStateId = instance.stateId;
+  // One change too many made by the instance to itself within a minute: a loop, stopped before it runs.
+  const overrun = selfCausedFault(instance, trigger, effects.now());
+  if (overrun) return faultDecision(instance, overrun, { cause, stateId: fromStateId, context: instance.context, ...(timer ? { transitionId: timer.transitionId } : {}), fromStateId, now: effects.now() });
   const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
   madeDraft(draft);
   let transitionId: string | undefined;
@@ -135,7 +139,7 @@ async function decideWithDraft(
 
     const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId };
     const at = effects.now().toISOString();
-    const next: Instance = {
+    const next: Instance = withSelfCausedCount({
       ...withoutFault(instance),
       stateId: toStateId,
       status: entered.status,
@@ -147,7 +151,7 @@ async function decideWithDraft(
       historyLength: instance.historyLength + 1,
       stateEntry: entered.stateEntry,
       timers: entered.timers,
-    };
+    }, trigger, effects.now());
     return {
       result,
       change: {

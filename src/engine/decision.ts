@@ -43,7 +43,8 @@ export interface Decision {
  */
 export type Cause =
   | { readonly kind: 'trigger'; readonly trigger: Trigger }
-  | { readonly kind: 'create' }
+  /** `causalDepth`: a child's creation is follow-up work of its parent's change (absent: 0, a client's request). */
+  | { readonly kind: 'create'; readonly causalDepth?: number }
   | { readonly kind: 'recover'; readonly sequence: number }
   | { readonly kind: 'cancel'; readonly sequence: number }
   | { readonly kind: 'migrate'; readonly sequence: number }
@@ -76,9 +77,21 @@ export function causeKey(cause: Cause): string {
   }
 }
 
-/** The hop count of the triggers this cause raises (a client's trigger has 0 hops, so its raised ones 1). */
-export function raisedHops(cause: Cause): number {
-  return cause.kind === 'trigger' ? (cause.trigger.hops ?? 0) + 1 : 1;
+/** How deep in a chain of follow-up work a trigger is (0: a client's); rows written before issue 22 said `hops`. */
+export function triggerDepth(trigger: Pick<Trigger, 'causalDepth' | 'hops'>): number {
+  return trigger.causalDepth ?? trigger.hops ?? 0;
+}
+
+/** The causal depth of a change made for `cause` (causal-budget.ts): 0 for a client's trigger or request. */
+export function causalDepthOf(cause: Cause): number {
+  if (cause.kind === 'trigger') return triggerDepth(cause.trigger);
+  if (cause.kind === 'create') return cause.causalDepth ?? 0;
+  return 0;
+}
+
+/** The causal depth of the follow-up work a change made for `cause` produces: one deeper than the change. */
+export function followUpDepth(cause: Cause): number {
+  return causalDepthOf(cause) + 1;
 }
 
 export function unchanged(result: InstanceResult, logs: readonly LogLine[] = []): Decision {

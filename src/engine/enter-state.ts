@@ -6,14 +6,14 @@
  */
 import { isFinalState } from './definition';
 import { statePath } from './decision-trace';
-import { causeKey, raisedHops, type Cause } from './decision';
+import { depthFault } from './causal-budget';
+import { causeKey, followUpDepth, type Cause } from './decision';
 import { InstanceStatus } from './enums';
 import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from './outbox';
 import type { ArmedTimer } from './instance';
 import type { Draft } from './run-steps';
 import { armTimers, timerOutboxRows } from './timers';
-import { MAX_TRIGGER_HOPS } from './trigger';
 import { derivedChildId } from './actions/start-instance';
 import { raisedTriggerId } from './trigger-ids';
 
@@ -54,7 +54,7 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
   await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
   const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
-  const timers = await armTimers(draft, state, enteredAt);
+  const timers = await armTimers(draft, state, enteredAt, followUpDepth(cause), cause);
   const outbox = [...outboxRows(draft, cause), ...timerOutboxRows(draft.instanceId, stateEntry, timers)];
   if (outbox.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and arm timers for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length}`);
@@ -62,7 +62,7 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   return { stateId, status: draft.status, interests, stateEntry, timers, outbox };
 }
 
-/** The rows for what the draft raised and the children it starts, with deterministic ids; past the hop or row limits, a fault. */
+/** The rows for what the draft raised and the children it starts, with deterministic ids; past the causal depth or row limits, a fault. */
 export function outboxRows(draft: Draft, cause: Cause): OutboxRow[] {
   return [...triggerRows(draft, cause), ...childRows(draft, cause)];
 }
@@ -73,26 +73,28 @@ function childRows(draft: Draft, cause: Cause): OutboxRow[] {
   if (draft.raised.length + draft.started.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and start instances ${MAX_OUTBOX_ROWS_PER_CHANGE} times at most, not ${draft.raised.length + draft.started.length}`);
   }
+  const causalDepth = followUpDepth(cause);
+  const fault = depthFault(`starting an instance of workflow "${draft.started[0]!.child.workflowId}"`, causalDepth, cause);
+  if (fault) throw new Error(fault);
   const key = causeKey(cause);
   return draft.started.map(({ child, location }, index) => {
     const instanceId = child.instanceId ?? derivedChildId(draft.instanceId, key, location, index);
     const parent = { instanceId: draft.instanceId, ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}) };
-    return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent } };
+    return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth } };
   });
 }
 
 function triggerRows(draft: Draft, cause: Cause): OutboxRow[] {
   if (draft.raised.length === 0) return [];
-  const hops = raisedHops(cause);
-  if (hops > MAX_TRIGGER_HOPS) {
-    throw new Error(`raising "${draft.raised[0]!.name}" would make a chain of more than ${MAX_TRIGGER_HOPS} raised triggers (a trigger loop?)`);
-  }
+  const causalDepth = followUpDepth(cause);
+  const fault = depthFault(`raising trigger "${draft.raised[0]!.name}"`, causalDepth, cause);
+  if (fault) throw new Error(fault);
   if (draft.raised.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise at most ${MAX_OUTBOX_ROWS_PER_CHANGE} triggers, not ${draft.raised.length}`);
   }
   const key = causeKey(cause);
   return draft.raised.map((trigger, index) => {
     const id = raisedTriggerId(draft.instanceId, key, index);
-    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, hops } };
+    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, raisedBy: draft.instanceId } };
   });
 }

@@ -10,7 +10,8 @@ import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import { ActionCallJournal } from './action-call-journal';
 import { causeKey, type Cause, type Change, type Decision, type LogLine } from './decision';
 import { decideCancel } from './decide-cancel';
-import { decideCreate, type NewInstance } from './decide-create';
+import { creationCause, decideCreate, type NewInstance } from './decide-create';
+import { withoutSelfCausedCount } from './causal-budget';
 import { oversizeFaultDecision } from './decide-fault';
 import { decideRecover } from './decide-recover';
 import { decideDelete } from './decide-delete';
@@ -88,6 +89,8 @@ export class InstanceRuntime {
           const cause = causeOf(stored);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
           let decision = withEvents(definition, stored, cause, await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }));
+          // Anything but a trigger is a request from outside (recover, resume, migrate, ...): it ends the self-caused count.
+          if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
           if (!decision.change) {
             this.finish(deliveryKey, decision.logs);
             return { decision, instance: stored, outbox: leftovers };
@@ -236,8 +239,9 @@ export class InstanceRuntime {
    */
   async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
     if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
-    const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
-    const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
+    const cause = creationCause(input);
+    const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
+    const decision = withEvents(workflow.definition, undefined, cause, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
     // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.

@@ -29,6 +29,17 @@ export const MAX_APPLIED_ERROR_LENGTH = 500;
 export interface ArmedTimer {
   readonly transitionId: string;
   readonly dueAt: string;
+  /**
+   * The causal depth its firing carries (causal-budget.ts): the arming change's + 1 when it was due at
+   * once, absent (0) when it was due later. Internal: the API shows `transitionId` and `dueAt` only.
+   */
+  readonly causalDepth?: number;
+}
+
+/** How many changes an instance made to itself without outside input, in the window that opened at `windowStartedAt` (causal-budget.ts). */
+export interface SelfCausedChanges {
+  readonly windowStartedAt: string;
+  readonly count: number;
 }
 
 export interface Instance {
@@ -67,6 +78,8 @@ export interface Instance {
   readonly timers?: readonly ArmedTimer[];
   /** Set on a child instance (the `startInstance` action): its parent hears when it ends. */
   readonly parent?: InstanceParent;
+  /** Self-caused changes in the current window (causal-budget.ts); absent after outside input. Internal. */
+  readonly selfCausedChanges?: SelfCausedChanges;
 }
 
 export interface InstanceParent {

@@ -40,6 +40,8 @@ export interface StartInstancePayload {
   readonly instanceId: string;
   readonly context: JsonObject;
   readonly parent: { readonly instanceId: string; readonly returnContextItems?: readonly string[] };
+  /** The causal depth of the child's creation (causal-budget.ts): the parent's change + 1. Absent on rows written before issue 22. */
+  readonly causalDepth?: number;
 }
 export type StartInstanceOutboxRow = OutboxRowOf<typeof OutboxKind.startInstance, StartInstancePayload>;
 

@@ -8,6 +8,8 @@
  */
 import { DateTime } from 'luxon';
 import { addWorkingTime } from './business-calendar';
+import { depthFault } from './causal-budget';
+import type { Cause } from './decision';
 import { isTimerTransition, type StateDefinition, type WorkflowDefinition } from './definition';
 import { evaluateExpression } from './expressions';
 import type { ArmedTimer, Instance } from './instance';
@@ -29,6 +31,8 @@ export interface DueTimer {
   readonly stateEntry: number;
   /** ISO 8601, UTC. */
   readonly dueAt: string;
+  /** The causal depth its trigger carries (ArmedTimer.causalDepth); absent: 0. */
+  readonly causalDepth?: number;
 }
 
 /** The trigger a due timer applies to its instance (subject: the instance's own id). */
@@ -39,6 +43,8 @@ export function timerTrigger(timer: DueTimer): Trigger {
     subjects: [timer.instanceId],
     parameters: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt },
     timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry },
+    // Only when there is one, so every path that builds this trigger (relay, due-timer row) builds the same body.
+    ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
   };
 }
 
@@ -46,7 +52,14 @@ export function timerTrigger(timer: DueTimer): Trigger {
 export function dueTimersOf(instance: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
   if (!instance.timers?.length || instance.stateEntry === undefined) return [];
   const stateEntry = instance.stateEntry;
-  return instance.timers.map((timer) => ({ timerId: timerTriggerId(instance.id, stateEntry, timer.transitionId), instanceId: instance.id, transitionId: timer.transitionId, stateEntry, dueAt: timer.dueAt }));
+  return instance.timers.map((timer) => ({
+    timerId: timerTriggerId(instance.id, stateEntry, timer.transitionId),
+    instanceId: instance.id,
+    transitionId: timer.transitionId,
+    stateEntry,
+    dueAt: timer.dueAt,
+    ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+  }));
 }
 
 /** Timers of `next` that `previous` did not have (a new entry, or a new transition): what to index and schedule. */
@@ -80,13 +93,22 @@ async function dueAtOf(timer: TimerDefinition, transitionId: string, definition:
 /**
  * The timers of `state` armed on entering it at `enteredAt`, with the draft's context as it stands after
  * the entry actions. Throws (to fault the instance) when an `at` gives no instant. A final state has none.
+ * A timer due at once (at or before `enteredAt`: `PT0S`, a past `at`) is follow-up work of the arming
+ * change, at `followUpDepth` (causal-budget.ts); past the causal depth limit that throws too. One due later
+ * starts a chain of its own: the wait paces it.
  */
-export async function armTimers(draft: Draft, state: StateDefinition, enteredAt: Date): Promise<ArmedTimer[]> {
+export async function armTimers(draft: Draft, state: StateDefinition, enteredAt: Date, followUpDepth = 1, cause?: Cause): Promise<ArmedTimer[]> {
   const armed: ArmedTimer[] = [];
   for (const transition of state.transitions) {
     if (!isTimerTransition(transition)) continue;
     const dueAt = await dueAtOf(transition.timer, transition.id, draft.definition, draft, enteredAt);
-    armed.push({ transitionId: transition.id, dueAt: dueAt.toISOString() });
+    if (dueAt.getTime() > enteredAt.getTime()) {
+      armed.push({ transitionId: transition.id, dueAt: dueAt.toISOString() });
+      continue;
+    }
+    const fault = depthFault(`the timer of transition "${transition.id}" (due at once)`, followUpDepth, cause);
+    if (fault) throw new Error(fault);
+    armed.push({ transitionId: transition.id, dueAt: dueAt.toISOString(), causalDepth: followUpDepth });
   }
   return armed;
 }

@@ -7,11 +7,14 @@ import { parseWith } from './validation';
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
 export const MAX_TRIGGER_SIZE_IN_BYTES = 64 * 1024;
 /**
- * How many triggers deep a chain of raised triggers may go: a trigger raised while applying a trigger
- * that was itself raised 32 times over faults the raising instance instead (a transition that raises its
- * own trigger would otherwise run forever).
+ * How deep one chain of follow-up work may go (causal-budget.ts): every raised trigger, timer due at
+ * once, child start and child notification is one step deeper than the change that caused it (a client's
+ * trigger or request is depth 0). A change that would cause work deeper than this faults its instance
+ * instead, naming the loop (a transition that raises its own trigger would otherwise run forever).
  */
-export const MAX_TRIGGER_HOPS = 32;
+export const MAX_CAUSAL_DEPTH = 32;
+/** @deprecated The hop limit of raised triggers became the causal depth limit of every kind of follow-up work. */
+export const MAX_TRIGGER_HOPS = MAX_CAUSAL_DEPTH;
 
 /** Ids of triggers, instances and operations: safe in URLs and (encoded) in table keys. */
 export const idSchema = z
@@ -60,8 +63,15 @@ export interface Trigger {
   readonly subjects: readonly string[];
   readonly contentType?: string;
   readonly parameters?: JsonObject;
-  /** How many raises led to this trigger: absent (0) for a client's, 1 for one raised while applying it, ... */
+  /**
+   * How many steps of follow-up work led to this trigger (causal-budget.ts): absent (0) for a client's,
+   * 1 for one raised while applying it or creating an instance, one more per step after that.
+   */
+  readonly causalDepth?: number;
+  /** @deprecated The name `causalDepth` had on rows written before issue 22; read, never written. */
   readonly hops?: number;
+  /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */
+  readonly raisedBy?: string;
   /** Present only on a timer's trigger (timers.ts): the one timer transition it may choose, and for which entry. */
   readonly timer?: TimerTarget;
 }

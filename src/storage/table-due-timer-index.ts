@@ -35,6 +35,8 @@ function toTimer(row: TableRow): DueTimer {
     transitionId: String(row.transitionId),
     stateEntry: Number(row.stateEntry),
     dueAt: String(row.dueAt),
+    // Written only when the timer carries one (causal-budget.ts); rows from before issue 22 have none.
+    ...(typeof row.causalDepth === 'number' && row.causalDepth > 0 ? { causalDepth: row.causalDepth } : {}),
   };
 }
 
@@ -77,7 +79,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
   }
 
   private entity(timer: DueTimer) {
-    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt };
+    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}) };
   }
 
   private async inChunks(timers: readonly DueTimer[], write: (chunk: DueTimer[]) => Promise<unknown>): Promise<void> {

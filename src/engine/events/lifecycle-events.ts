@@ -11,7 +11,7 @@
  */
 import type { WorkflowDefinition } from '../definition';
 import type { Cause, Change } from '../decision';
-import { raisedHops } from '../decision';
+import { followUpDepth } from '../decision';
 import { InstanceStatus } from '../enums';
 import type { Instance, InstanceFault } from '../instance';
 import type { JsonObject } from '../json';
@@ -107,7 +107,7 @@ export interface LifecycleEventWrite {
 
 /**
  * The event records and outbox rows of `change` (made from `before`; undefined for a creation). Pure:
- * the same change always gives the same rows and ids. `cause` sets the hop count of a parent's trigger.
+ * the same change always gives the same rows and ids. `cause` sets the causal depth of a parent's trigger.
  */
 export function lifecycleEventWrite(definition: WorkflowDefinition, before: Instance | undefined, change: RecordedChange, cause: Cause): LifecycleEventWrite {
   const after = change.instance;
@@ -168,7 +168,8 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
         status: child.status,
         context: pick(child.context, parent.returnContextItems ?? []),
       },
-      hops: raisedHops(cause),
+      // One step deeper than the child's change; never refused for depth (causal-budget.ts): the end is a fact.
+      causalDepth: followUpDepth(cause),
     },
   };
 }

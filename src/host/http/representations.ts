@@ -18,7 +18,7 @@ export function instanceBody(instance: StoredInstance) {
     context: instance.context,
     interests: instance.interests,
     // Armed timers of the current state entry (none once it is left, fired or spent; none when not waiting).
-    timers: instance.timers ?? [],
+    timers: (instance.timers ?? []).map((timer) => ({ transitionId: timer.transitionId, dueAt: timer.dueAt })),
     ...(instance.fault ? { fault: instance.fault } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     createdAt: instance.createdAt,
