@@ -158,6 +158,59 @@ describe('definition analysis', () => {
     expect(codes(definition)).toEqual([{ path: 'states.a.transitions[0]', code: 'selfLoopWithoutActions' }]);
   });
 
+  it('startsItself: a startInstance of its own workflow, from the initial state on every creation, or anywhere else', () => {
+    const definition = define({
+      a: { entryActions: [{ type: 'log', message: 'born' }, { type: 'startInstance', workflowId: 'analysed' }], transitions: [go('go', 'b', name('Go'))] },
+      b: { transitions: [{ ...go('fork', 'c', name('Fork')), actions: [{ type: 'startInstance', workflowId: 'analysed' }, { type: 'startInstance', workflowId: 'other' }] }] },
+      c: {},
+    });
+    expect(codes(definition)).toEqual([
+      { path: 'states.a.entryActions[1]', code: 'startsItself' },
+      { path: 'states.b.transitions[0].actions[0]', code: 'startsItself' },
+    ]);
+    const [atCreation, elsewhere] = analyzeDefinition(definition);
+    expect(atCreation!.message).toContain('every instance starts another');
+    expect(elsewhere!.message).toContain('when that instance gets here too');
+  });
+
+  it.each([
+    ['after PT0S', { after: 'PT0S' }],
+    ['after P0DT0H', { after: 'P0DT0H' }],
+    ['a constant "at"', { at: '"2000-01-01T00:00:00Z"' }],
+    ['"at" $now()', { at: '$now()' }],
+  ])('timerLoop: a timer due at once (%s) that re-enters its own state', (_label, timer) => {
+    const looping = validateDefinition({
+      id: 'ticker',
+      displayName: 'Ticker',
+      initialStateId: 'tick',
+      states: {
+        tick: { transitions: [{ id: 'again', targetStateId: 'tick', timer, actions: [{ type: 'log', message: 'tick' }] }, go('stop', 'done', name('Stop'))] },
+        done: {},
+      },
+    });
+    expect(codes(looping)).toEqual([{ path: 'states.tick.transitions[0].timer', code: 'timerLoop' }]);
+  });
+
+  it('timerLoop: through two states whose timers are both due at once; not for a real delay, a condition or a way out', () => {
+    const twoStates = (after: string, conditions: Step[] = []) =>
+      validateDefinition({
+        id: 'swing',
+        displayName: 'Swing',
+        initialStateId: 'a',
+        states: {
+          a: { transitions: [{ id: 'toB', targetStateId: 'b', timer: { after: 'PT0S' }, conditions }, go('stop', 'done', name('Stop'))] },
+          b: { entryActions: [{ type: 'log', message: 'b' }], transitions: [{ id: 'toA', targetStateId: 'a', timer: { after } }] },
+          done: {},
+        },
+      });
+    expect(codes(twoStates('PT0S'))).toEqual([
+      { path: 'states.a.transitions[0].timer', code: 'timerLoop' },
+      { path: 'states.b.transitions[0].timer', code: 'timerLoop' },
+    ]);
+    expect(codes(twoStates('PT1M'))).toEqual([]);
+    expect(codes(twoStates('PT0S', [{ type: 'expression', expression: 'context.n < 3' }]))).toEqual([]);
+  });
+
   it('checkDefinition answers errors for an invalid definition and warnings for a valid one', () => {
     expect(checkDefinition({ id: 'x', displayName: 'X', initialStateId: 'missing', states: { a: {} } })).toEqual({
       valid: false,

@@ -315,8 +315,8 @@ describe('processTrigger: interests and raised triggers', () => {
     const again = await processTrigger(def, instanceIn(def, 'a'), t, testEffects());
     // Ids changed by issue 9 (item 5): the reserved `raised:` prefix, the instance id length-prefixed.
     expect(first.raisedTriggers).toEqual([
-      { id: 'raised:2:i1:t.trig-1:0', name: 'Done', subjects: ['owner:7', 'all'], parameters: { n: 7, text: 'n=7' }, hops: 1 },
-      { id: 'raised:2:i1:t.trig-1:1', name: 'Second', subjects: ['all'], hops: 1 },
+      { id: 'raised:2:i1:t.trig-1:0', name: 'Done', subjects: ['owner:7', 'all'], parameters: { n: 7, text: 'n=7' }, causalDepth: 1, raisedBy: 'i1' },
+      { id: 'raised:2:i1:t.trig-1:1', name: 'Second', subjects: ['all'], causalDepth: 1, raisedBy: 'i1' },
     ]);
     expect(again.raisedTriggers).toEqual(first.raisedTriggers);
     expect(first.decision.change!.outbox.map((row) => [row.id, row.kind])).toEqual([

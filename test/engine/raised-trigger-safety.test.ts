@@ -4,7 +4,7 @@
  * was dropped); a transition raising its own trigger ran forever; a change too large to save was
  * reported `faulted` while the instance stayed as it was; a create refused for size left index rows.
  */
-import { MAX_TRIGGER_HOPS, RAISED_TRIGGER_ID_PREFIX, TooLargeError, ValidationError, parseTrigger, raisedTriggerId } from '../../src/engine';
+import { MAX_CAUSAL_DEPTH, RAISED_TRIGGER_ID_PREFIX, TooLargeError, ValidationError, parseTrigger, raisedTriggerId } from '../../src/engine';
 import { testEngine } from './support';
 
 const relay = {
@@ -61,7 +61,7 @@ describe('raised trigger ids (issue 9, item 5)', () => {
 });
 
 describe('trigger loops (issue 9, item 6)', () => {
-  it(`a transition that raises its own trigger ends faulted after ${MAX_TRIGGER_HOPS} hops instead of looping`, async () => {
+  it(`a transition that raises its own trigger ends faulted at causal depth ${MAX_CAUSAL_DEPTH} instead of looping`, async () => {
     const { engine } = testEngine({ inProcess: true });
     await engine.createWorkflow({
       id: 'loop',
@@ -78,10 +78,10 @@ describe('trigger loops (issue 9, item 6)', () => {
     await engine.createInstance({ workflowId: 'loop', instanceId: 'l1' });
     await engine.applyTrigger('l1', { id: 'start', name: 'Spin', subjects: ['l1'] });
     const instance = await engine.getInstance('l1');
-    expect(instance).toMatchObject({ status: 'faulted', stateId: 'spinning', fault: { message: expect.stringContaining(`more than ${MAX_TRIGGER_HOPS} raised triggers`) } });
+    expect(instance).toMatchObject({ status: 'faulted', stateId: 'spinning', fault: { message: expect.stringContaining(`causal depth limit: raising trigger "Spin" would be follow-up work at causal depth ${MAX_CAUSAL_DEPTH + 1}, more than ${MAX_CAUSAL_DEPTH}`) } });
     const history = (await engine.getHistory('l1', { maxPageSize: 1000 })).items;
     // created, the client's trigger and 31 raised ones transitioned, the 32nd raised one faulted.
-    expect(history.map((entry) => entry.event)).toEqual(['created', ...Array(MAX_TRIGGER_HOPS).fill('transitioned'), 'faulted']);
+    expect(history.map((entry) => entry.event)).toEqual(['created', ...Array(MAX_CAUSAL_DEPTH).fill('transitioned'), 'faulted']);
   });
 });
 

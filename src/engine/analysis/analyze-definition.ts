@@ -5,6 +5,7 @@
  */
 import type { Step, WorkflowDefinition } from '../definition';
 import { formatPath } from '../validation';
+import { MAX_CAUSAL_DEPTH } from '../trigger';
 import { contextEffectOfAction, contextKeysReadByCondition, contextKeysReadByTemplate } from './context-keys';
 import { buildDefinitionGraph, type DefinitionGraph, type TransitionEdge } from './definition-graph';
 import { isEmpty, isSubset, sortedNames } from './name-set';
@@ -16,6 +17,8 @@ export const WarningCode = {
   unusedTimer: 'unusedTimer',
   undefinedContextKey: 'undefinedContextKey',
   selfLoopWithoutActions: 'selfLoopWithoutActions',
+  startsItself: 'startsItself',
+  timerLoop: 'timerLoop',
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];
 
@@ -29,7 +32,7 @@ export interface DefinitionWarning {
 /** Every warning about a valid definition, in the order of the definition's states and transitions. */
 export function analyzeDefinition(definition: WorkflowDefinition): DefinitionWarning[] {
   const graph = buildDefinitionGraph(definition);
-  return [...stateWarnings(graph), ...transitionWarnings(graph), ...undefinedContextKeys(graph)];
+  return [...stateWarnings(graph), ...transitionWarnings(graph), ...undefinedContextKeys(graph), ...selfStarts(graph), ...timerLoops(graph)];
 }
 
 function stateWarnings(graph: DefinitionGraph): DefinitionWarning[] {
@@ -199,4 +202,84 @@ function undefinedContextKeys(graph: DefinitionGraph): DefinitionWarning[] {
     state.transitions.forEach((transition, index) => checkActions(transition.actions, afterExit, [...statePath, 'transitions', index, 'actions']));
   }
   return warnings;
+}
+
+// ---- loops of follow-up work (issue 22) -----------------------------------------------------------
+
+/**
+ * `startsItself`: a `startInstance` of the workflow's own id. From the initial state's entry actions every
+ * creation starts another (the causal depth limit faults the last of a chain); elsewhere it recurses when
+ * the new instance gets there too.
+ */
+function selfStarts(graph: DefinitionGraph): DefinitionWarning[] {
+  const { definition } = graph;
+  const warnings: DefinitionWarning[] = [];
+  const check = (actions: readonly Step[], path: (string | number)[], atCreation: boolean) => {
+    actions.forEach((action, index) => {
+      if (action.type !== 'startInstance' || (action as { workflowId?: unknown }).workflowId !== definition.id) return;
+      const message = atCreation
+        ? `starts an instance of this workflow ("${definition.id}") on entering the initial state, so every instance starts another: a chain that only the causal depth limit (${MAX_CAUSAL_DEPTH}) ends, faulting its last instance`
+        : `starts an instance of this workflow ("${definition.id}"): when that instance gets here too, it starts another, a chain that only the causal depth limit (${MAX_CAUSAL_DEPTH}) ends`;
+      warnings.push({ path: formatPath([...path, index]), code: WarningCode.startsItself, message });
+    });
+  };
+  for (const [stateId, state] of Object.entries(definition.states)) {
+    check(state.entryActions, ['states', stateId, 'entryActions'], stateId === definition.initialStateId);
+    check(state.exitActions, ['states', stateId, 'exitActions'], false);
+    state.transitions.forEach((transition, index) => check(transition.actions, ['states', stateId, 'transitions', index, 'actions'], false));
+  }
+  return warnings;
+}
+
+/** Whether an `after` duration (already valid) is zero: every number in it is 0 (PT0S, P0D, PT0.0S). */
+function isZeroDuration(after: string): boolean {
+  const numbers = after.match(/\d+(?:[.,]\d+)?/g) ?? [];
+  return numbers.every((number) => Number(number.replace(',', '.')) === 0);
+}
+
+/** Whether an `at` is a constant instant (a string literal) or the moment of entry itself (`$now()`): due at once, now or once it has passed. */
+function isConstantOrNow(at: string): boolean {
+  return /^\s*(?:"[^"]*"|'[^']*')\s*$/.test(at) || /^\s*\$now\(\s*\)\s*$/.test(at);
+}
+
+/**
+ * `timerLoop`: a timer transition that fires at once (a zero `after`, a constant or `$now()` `at`) and,
+ * through such timers only, leads back to its own state, with nothing that could stop it (no conditions
+ * on the transitions, no exit or entry conditions on the way). Each turn is one step deeper, so the
+ * causal depth limit faults the instance after a few dozen turns.
+ */
+function timerLoops(graph: DefinitionGraph): DefinitionWarning[] {
+  const { definition } = graph;
+  const atOnce = graph.transitions.filter((edge) => {
+    const timer = edge.timer;
+    if (!timer || edge.definition.conditions.length > 0) return false;
+    if (definition.states[edge.stateId]!.exitConditions.length > 0 || (definition.states[edge.targetStateId]?.entryConditions.length ?? 1) > 0) return false;
+    return timer.at !== undefined ? isConstantOrNow(timer.at) : timer.after !== undefined && isZeroDuration(timer.after);
+  });
+  const leadsBack = (from: string, to: string): boolean => {
+    const seen = new Set<string>([from]);
+    const queue = [from];
+    while (queue.length) {
+      const stateId = queue.shift()!;
+      if (stateId === to) return true;
+      for (const edge of atOnce) {
+        if (edge.stateId === stateId && !seen.has(edge.targetStateId)) {
+          seen.add(edge.targetStateId);
+          queue.push(edge.targetStateId);
+        }
+      }
+    }
+    return false;
+  };
+  return atOnce
+    .filter((edge) => leadsBack(edge.targetStateId, edge.stateId))
+    .map((edge) => {
+      const due = edge.timer!.at !== undefined ? `"at": ${edge.timer!.at}` : `"after": "${edge.timer!.after}"`;
+      const back = edge.targetStateId === edge.stateId ? `re-enters its own state "${edge.stateId}"` : `leads back to state "${edge.stateId}" through timers due at once`;
+      return {
+        path: formatPath([...pathOf(edge), 'timer']),
+        code: WarningCode.timerLoop,
+        message: `the timer of transition "${edge.id}" (${due}) is due at once and ${back}, so it fires again at once on every entry: a loop that only the causal depth limit (${MAX_CAUSAL_DEPTH}) ends, faulting the instance`,
+      };
+    });
 }

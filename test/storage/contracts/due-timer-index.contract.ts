@@ -29,6 +29,13 @@ export function dueTimerIndexContract(label: string, create: () => Promise<DueTi
       expect(await due('2030-01-01T00:00:00.000Z', 1)).toEqual([early, exact, late]); // across pages
     });
 
+    it('keeps the causal depth a timer due at once carries (issue 22: a restart must not start its loop again at 0)', async () => {
+      const deep = { ...timer('deep', '2000-01-01T00:00:00.000Z'), causalDepth: 7 };
+      const shallow = timer('shallow', '2000-01-01T00:00:01.000Z');
+      await index.add([deep, shallow]);
+      expect(await due('2030-01-01T00:00:00.000Z')).toEqual([deep, shallow]);
+    });
+
     it('is idempotent: adding twice lists once; removing what is gone is fine', async () => {
       const one = timer('one', '2026-11-20T09:00:00.000Z');
       await index.add([one]);
