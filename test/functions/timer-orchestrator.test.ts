@@ -13,6 +13,7 @@ import { TIMER_ORCHESTRATOR, timerOrchestrator } from '../../functions/timer-orc
 import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
 import { durableLauncher } from '../../functions/wiring';
 import type { DueTimer } from '../../src/engine/timers';
+import { MAX_CAUSAL_DEPTH } from '../../src/engine/trigger';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import type { ApiServices } from '../../src/host/http/types';
 import { silentLogger } from '../../src/host/logger';
@@ -54,6 +55,12 @@ beforeAll(async () => {
   activities = core.activitiesFor(launcher);
   await services.engine.createWorkflow(workflow('P10D'));
   await services.engine.createWorkflow(workflow('PT1H'));
+  await services.engine.createWorkflow({
+    id: 'ticker',
+    displayName: 'Ticker',
+    initialStateId: 'tick',
+    states: { tick: { transitions: [{ id: 'again', targetStateId: 'tick', timer: { after: 'PT0S' }, actions: [{ type: 'setContext', values: { ticked: true } }] }] } },
+  });
 });
 
 /** The timer orchestration of `timer`, from the moment it was armed, then the operation it submitted. */
@@ -116,6 +123,24 @@ describe('timerOrchestrator on the replay engine', () => {
     expect(run.history.filter((event) => event.EventType === EventType.TimerCreated)).toHaveLength(0);
     expect(operation.summary).toMatchObject({ transitioned: 1 });
   });
+});
+
+describe('a timer loop on the durable path (issue 22)', () => {
+  it('a timer re-entering its state with PT0S carries its causal depth through the orchestration, the activity and the operation, and faults at the limit', async () => {
+    const created = await services.engine.createInstance({ workflowId: 'ticker', instanceId: 'ticker-1' });
+    const depths: number[] = [];
+    for (let turn = 0; turn < 3 * MAX_CAUSAL_DEPTH; turn += 1) {
+      const timer = armed.find((item) => item.instanceId === 'ticker-1' && !depths.includes(item.causalDepth ?? 0));
+      if (!timer) break;
+      depths.push(timer.causalDepth ?? 0);
+      await runTimer(timer, created.createdAt);
+    }
+    // Depth 1 (armed by the client's creation) to MAX; the firing at MAX could not arm one deeper.
+    expect(depths).toEqual(Array.from({ length: MAX_CAUSAL_DEPTH }, (_, index) => index + 1));
+    const instance = await services.engine.getInstance('ticker-1');
+    expect(instance.status).toBe('faulted');
+    expect(instance.fault!.message).toContain('the timer of transition "again" (due at once)');
+  }, 120_000);
 });
 
 describe('durableLauncher.armTimer', () => {
