@@ -1,0 +1,187 @@
+/**
+ * Seams: the causal budget (src/engine/causal-budget.ts: one causal depth for all follow-up work, and the
+ * bound on self-caused changes per minute) crossed with each kind of follow-up work. In-memory engine: the
+ * behaviour is the engine's. The local server's and the durable path's rows are in
+ * test/host/hostile-workflows.test.ts and test/functions/timer-orchestrator.test.ts.
+ */
+import { Engine, MAX_CAUSAL_DEPTH, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, type DueTimer, type ExternalRequest, type ExternalResponse, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
+import { ManualClock, createInMemoryPorts } from '../../src/testing';
+import { recordingLogger, testEngine } from '../engine/support';
+
+const spinner: WorkflowDefinitionInput = {
+  id: 'spinner',
+  displayName: 'Spinner',
+  initialStateId: 'spinning',
+  subscriptions: [{ id: 'audit', url: 'https://audit.example/hook', events: ['faulted'] }],
+  states: {
+    spinning: {
+      transitions: [
+        { id: 'again', targetStateId: 'spinning', conditions: [{ type: 'triggerName', name: 'Spin' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Spin', subjects: ['{{instance.id}}'] } }] },
+      ],
+    },
+  },
+};
+
+/** A PT0S timer loop (and a way out), in version `version` of workflow `id`. */
+function ticker(after = 'PT0S', id = 'ticker'): WorkflowDefinitionInput {
+  return {
+    id,
+    displayName: 'Ticker',
+    initialStateId: 'tick',
+    states: {
+      tick: {
+        transitions: [
+          { id: 'again', targetStateId: 'tick', timer: { after }, actions: [{ type: 'setContext', values: { ticked: true } }] },
+          { id: 'rest', targetStateId: 'resting', conditions: [{ type: 'triggerName', name: 'Rest' }] },
+        ],
+      },
+      resting: { transitions: [{ id: 'wake', targetStateId: 'tick', conditions: [{ type: 'triggerName', name: 'Wake' }] }] },
+    },
+  };
+}
+
+/** Delivers the raised triggers recorded by `delivery` to their subject, as a host would, at most `cap`. */
+async function pumpTriggers(engine: Engine, delivered: Trigger[], cap = 200): Promise<Trigger[]> {
+  const applied: Trigger[] = [];
+  while (delivered.length > applied.length && applied.length < cap) {
+    const trigger = delivered[applied.length]!;
+    applied.push(trigger);
+    await engine.applyTrigger(trigger.subjects[0]!, trigger);
+  }
+  return applied;
+}
+
+async function pumpTimers(engine: Engine, timers: DueTimer[], cap = 200): Promise<DueTimer[]> {
+  const fired: DueTimer[] = [];
+  while (timers.length > 0 && fired.length < cap) {
+    const timer = timers.shift()!;
+    fired.push(timer);
+    await engine.fireTimer(timer);
+  }
+  return fired;
+}
+
+describe('causal depth × every kind of follow-up work', () => {
+  it('causal depth × raised triggers: each raise is one deeper, carried on the raised trigger; the change past the limit faults', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(spinner);
+    await engine.createInstance({ workflowId: 'spinner', instanceId: 's1' });
+    await engine.applyTrigger('s1', { id: 'go', name: 'Spin', subjects: ['s1'] });
+    const applied = await pumpTriggers(engine, delivery.delivered);
+    expect(applied.map((trigger) => trigger.causalDepth)).toEqual(Array.from({ length: MAX_CAUSAL_DEPTH }, (_, index) => index + 1));
+    expect(applied.every((trigger) => trigger.raisedBy === 's1')).toBe(true);
+    expect(await engine.getInstance('s1')).toMatchObject({ status: 'faulted', fault: { message: expect.stringContaining('raising trigger "Spin"') } });
+  });
+
+  it('causal depth × timers: a timer due at once continues the chain; one due later starts a chain of its own', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(ticker('PT0S'));
+    await engine.createWorkflow(ticker('PT1H', 'hourly'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'now' });
+    const fired = await pumpTimers(engine, delivery.timers);
+    expect(fired.map((timer) => timer.causalDepth)).toEqual(Array.from({ length: MAX_CAUSAL_DEPTH }, (_, index) => index + 1));
+    expect((await engine.getInstance('now')).status).toBe('faulted');
+
+    // An hourly loop is paced by its wait: 3 x MAX turns, every timer at depth 0, never faulted.
+    await engine.createInstance({ workflowId: 'hourly', instanceId: 'later' });
+    const hourly = await pumpTimers(engine, delivery.timers, 3 * MAX_CAUSAL_DEPTH);
+    expect(hourly).toHaveLength(3 * MAX_CAUSAL_DEPTH);
+    expect(hourly.every((timer) => timer.causalDepth === undefined)).toBe(true);
+    expect((await engine.getInstance('later')).status).toBe('waiting');
+  });
+
+  it('causal depth × children: a child\'s creation is one deeper than its parent\'s change, and its notification one deeper again', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow({ id: 'leaf', displayName: 'Leaf', initialStateId: 'done', states: { done: {} } });
+    await engine.createWorkflow({
+      id: 'tree',
+      displayName: 'Tree',
+      initialStateId: 'idle',
+      states: {
+        idle: { transitions: [{ id: 'grow', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-1' }] }] },
+        waiting: { transitions: [{ id: 'heard', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }] }] },
+      },
+    });
+    await engine.createInstance({ workflowId: 'tree', instanceId: 'root' });
+    await engine.applyTrigger('root', { id: 'grow-1', name: 'Grow', subjects: ['root'] });
+    // The client's trigger is depth 0; the child's creation 1; its ChildCompleted to the parent 2.
+    expect(delivery.delivered).toEqual([expect.objectContaining({ name: 'ChildCompleted', subjects: ['root'], causalDepth: 2 })]);
+    expect(delivery.delivered[0]!.raisedBy).toBeUndefined(); // a child's notification is not the parent acting on itself
+  });
+
+  it('causal depth × events: the fault that stops a loop is an ordinary fault, recorded once as a `faulted` event', async () => {
+    const sent: ExternalRequest[] = [];
+    const http = { send: async (request: ExternalRequest): Promise<ExternalResponse> => (sent.push(request), { status: 204, body: undefined }) };
+    const { engine, delivery } = testEngine({ events: { http, policy: { maxAttempts: 2, firstRetryDelayInMs: 1, maxRetryDelayInMs: 1 }, sourcePrefix: '/seams' } });
+    await engine.createWorkflow(spinner);
+    await engine.createInstance({ workflowId: 'spinner', instanceId: 'e1' });
+    await engine.applyTrigger('e1', { id: 'go', name: 'Spin', subjects: ['e1'] });
+    await pumpTriggers(engine, delivery.delivered);
+    await engine.eventDeliveriesIdle();
+    const events = (await engine.listEvents('e1')).items;
+    expect(events.map((event) => event.type)).toEqual(['faulted']);
+    expect(String((events[0]!.data as { fault?: { message: string } }).fault?.message)).toContain('causal depth limit');
+    expect(sent).toHaveLength(1);
+  });
+
+  it('causal depth × migrations: a migration is outside input: it ends the self-caused count', async () => {
+    const clock = new ManualClock('2026-11-20T16:00:00.000Z');
+    const engine = new Engine(createInMemoryPorts(), { clock, logger: recordingLogger() });
+    await engine.createWorkflow(ticker('PT0.1S'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'm1' });
+    await clock.advanceBy(1_000); // ten self-caused turns
+    expect((await engine.getInstance('m1')).selfCausedChanges?.count).toBe(10);
+    const latest = await engine.getWorkflow('ticker');
+    await engine.addWorkflowVersion(ticker('PT0S'), { ifMatch: latest.etag });
+    const result = await engine.operations.migrate('m1', { workflowId: 'ticker', fromVersion: 1, toVersion: 2, stateMap: {} });
+    expect(result.outcome).toBe('migrated');
+    const migrated = await engine.getInstance('m1');
+    expect(migrated.selfCausedChanges).toBeUndefined();
+  });
+
+  it('causal depth × bulk actions: a bulk recover of a loop-faulted instance is outside input: the self-caused count starts again', async () => {
+    const clock = new ManualClock('2026-11-20T16:00:00.000Z');
+    const engine = new Engine(createInMemoryPorts(), { clock, logger: recordingLogger() });
+    await engine.createWorkflow(ticker('PT0.1S'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'b1' });
+    await clock.advanceBy(30_000);
+    const faulted = await engine.getInstance('b1');
+    expect(faulted.fault?.message).toContain(`${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} times within a minute`);
+    const result = await engine.operations.applyBulk('b1', { action: 'recover', filter: { workflowId: 'ticker' }, stateId: 'resting' });
+    expect(result.outcome).toBe('recovered');
+    expect((await engine.getInstance('b1')).selfCausedChanges).toBeUndefined();
+    // Woken from outside, it runs a full window again before the bound stops it.
+    await engine.applyTrigger('b1', { id: 'wake-1', name: 'Wake', subjects: ['b1'] });
+    await clock.advanceBy(5_000);
+    expect(await engine.getInstance('b1')).toMatchObject({ status: 'waiting', selfCausedChanges: { count: 50 } });
+  });
+
+  it('causal depth × deletion: a deleted instance\'s pending follow-up work finds nothing and starts nothing', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(ticker('PT0S'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'd1' });
+    await pumpTimers(engine, delivery.timers, 5);
+    await engine.deleteInstance('d1', { force: true });
+    const pending = delivery.timers.splice(0);
+    expect(pending).toHaveLength(1);
+    expect(await engine.fireTimer(pending[0]!)).toMatchObject({ outcome: 'notFound' });
+    expect(delivery.timers).toHaveLength(0);
+  });
+
+  it('causal depth × re-creation: an instance created again under the same id starts from depth 0 and an empty count', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(ticker('PT0S'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'r1' });
+    await pumpTimers(engine, delivery.timers);
+    expect((await engine.getInstance('r1')).status).toBe('faulted');
+    await engine.deleteInstance('r1');
+    delivery.timers.splice(0);
+
+    const again = await engine.createInstance({ workflowId: 'ticker', instanceId: 'r1' });
+    expect(again.selfCausedChanges).toBeUndefined();
+    expect(delivery.timers).toEqual([expect.objectContaining({ instanceId: 'r1', causalDepth: 1 })]);
+    // The whole budget again: MAX - 1 turns before the fault, as the first time.
+    await pumpTimers(engine, delivery.timers);
+    expect((await engine.getHistory('r1', { maxPageSize: 1000 })).items).toHaveLength(MAX_CAUSAL_DEPTH + 1);
+  });
+});
