@@ -18,7 +18,8 @@ import { MAX_LOG_MESSAGE_LENGTH } from '../src/engine/log-text';
 import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_LENGTH } from '../src/engine/operation';
 import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/outbox';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
-import { MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_HOPS, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
+import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
+import { MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/causal-budget';
 import { MAX_JSON_DEPTH } from '../src/host/http/request-body';
 import { MAX_BODY_SIZE_IN_BYTES } from '../src/host/http/types';
 import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
@@ -58,7 +59,8 @@ describe('the README limits table', () => {
     ['Interests per state (declared, plus those its conditions add)', [String(MAX_INTERESTS_PER_STATE)]],
     ['Interests per instance (its own id included)', [String(MAX_INTERESTS_PER_INSTANCE)]],
     ['Triggers raised by one change', [String(MAX_OUTBOX_ROWS_PER_CHANGE)]],
-    ["Raised-trigger hop count (a client's trigger 0, each raise +1)", [String(MAX_TRIGGER_HOPS)]],
+    ["Causal depth of follow-up work (a client's trigger or request 0; each raised trigger, timer due at once, child start and child notification +1)", [`| ${MAX_CAUSAL_DEPTH} |`]],
+    ['Self-caused changes of one instance without outside input', [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`]],
     ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
