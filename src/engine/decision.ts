@@ -38,7 +38,7 @@ export interface Decision {
 }
 
 /**
- * What caused a decision: it keys raised-trigger ids (trigger-ids.ts), hop counts and the journal of
+ * What caused a decision: it keys raised-trigger ids (trigger-ids.ts), causal depths (causal-budget.ts) and the journal of
  * external action responses (one delivery = one cause applied to one instance).
  */
 export type Cause =
