@@ -43,7 +43,9 @@ export function describeOperation(operation: Operation): string {
   if (operation.trigger) {
     const { name, subjects, parameters } = operation.trigger;
     const shownParameters = parameters && Object.keys(parameters).length ? ` with ${JSON.stringify(parameters).slice(0, 200)}` : '';
-    return `Trigger ${name} to ${subjects.join(', ')}${shownParameters}`;
+    // A broadcast may name up to 100 subjects: the first few say enough in a sentence.
+    const shownSubjects = subjects.length > 5 ? `${subjects.slice(0, 5).join(', ')} and ${subjects.length - 5} more` : subjects.join(', ');
+    return `Trigger ${name} to ${shownSubjects}${shownParameters}`;
   }
   if (operation.kind === 'migration' && operation.migration) {
     const mapped = Object.entries(operation.migration.stateMap ?? {}).map(([from, to]) => `${from} → ${to}`);

@@ -248,12 +248,7 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                   )}{' '}
                   {entry.status && <StatusBadge status={entry.status} />}
                   {entry.by && <span class="muted"> by {entry.by}</span>}
-                  {entry.contextPatch && (
-                    <details>
-                      <summary>Context patch</summary>
-                      <JsonView value={entry.contextPatch} label="Context patch JSON" />
-                    </details>
-                  )}
+                  {entry.contextPatch && <JsonView value={entry.contextPatch} label="Context patch" />}
                 </li>
               ))}
             </ol>
