@@ -122,7 +122,7 @@ describe('InstancePage: operations, offers, repair', () => {
   });
 
   it('recovers with a context patch, and refuses a patch that is not JSON before calling the API', async () => {
-    const faulted = instance({ status: 'faulted', stateId: 'submitted', fault: { message: 'entry condition [0] of state "submitted" is false', triggerId: null, at: '2026-11-23T10:07:00.000Z' } });
+    const faulted = instance({ status: 'faulted', stateId: 'submitted', fault: { message: 'entry condition [0] of state "submitted" is false', at: '2026-11-23T10:07:00.000Z' } });
     const api = fakeApi({ getInstance: jest.fn(async () => faulted) });
     renderWith(api, <InstancePage instanceId="claim-1" />);
     const patch = (await screen.findByLabelText('Repair the context first (optional)')) as HTMLTextAreaElement;

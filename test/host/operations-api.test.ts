@@ -187,6 +187,9 @@ describe('recovery with a context patch', () => {
     const bad = await api.request('POST', '/api/instances/rc-3/recover', { json: { stateId: 'review', context: [1, 2] } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ path: 'context', message: expect.any(String) }]);
+    const tooLarge = await api.request('POST', '/api/instances/rc-3/recover', { json: { stateId: 'review', context: { note: 'x'.repeat(64 * 1024) } } });
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.errors).toEqual([{ path: 'context', message: expect.stringContaining('at most 65536') }]);
   });
 });
 
