@@ -27,6 +27,8 @@ export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {
     params: { ...request.params },
     headers: { get: (name) => request.headers.get(name) },
     bodyText: body.length > 0 ? body.toString('utf8') : undefined,
+    // The Functions host checked the function key before this runs (authLevel `function`).
+    principal: 'function-key',
   };
 }
 

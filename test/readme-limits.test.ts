@@ -17,6 +17,8 @@ import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../src/engi
 import { MAX_LOG_MESSAGE_LENGTH } from '../src/engine/log-text';
 import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_LENGTH } from '../src/engine/operation';
 import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/outbox';
+import { MAX_OFFER_TRACE_ENTRIES, MAX_RECENT_OFFERS } from '../src/engine/offers';
+import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/merge-patch';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
 import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
 import { MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/causal-budget';
@@ -66,6 +68,8 @@ describe('the README limits table', () => {
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
     ['Per-instance results on an operation', [number(MAX_OPERATION_RESULTS), number(MAX_OPERATION_RESULTS_LENGTH), `${MAX_RESULT_ERROR_LENGTH} characters`]],
     ['Start-ups in a row that resume one operation without it getting further', [`| ${MAX_OPERATION_RESUMES} |`]],
+    ['Recent triggers kept per instance that changed nothing (`GET /api/instances/{id}/offers`)', [`| ${MAX_RECENT_OFFERS}, each with at most ${MAX_OFFER_TRACE_ENTRIES} trace entries |`]],
+    ['Context patch of a recovery', [`${MAX_CONTEXT_PATCH_SIZE_IN_BYTES / 1024} KiB`]],
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
     ['Log event (local server, one JSON line)', [`message ${number(MAX_LOG_LINE_LENGTH)} characters`, `each property ${number(MAX_LOG_PROPERTY_LENGTH)}`]],
   ] as const)('states the limit of "%s" as the code does', (what, figures) => {

@@ -11,6 +11,7 @@ import { parseHash, type ConsoleRoute } from './lib/hash-route';
 import { InstancePage } from './pages/instance-page';
 import { InstancesPage } from './pages/instances-page';
 import { OperationPage } from './pages/operation-page';
+import { OperationsPage } from './pages/operations-page';
 import { WorkflowPage } from './pages/workflow-page';
 import { WorkflowsPage } from './pages/workflows-page';
 import { EmptyState } from './components/empty-state';
@@ -25,6 +26,8 @@ function Page({ route }: { route: ConsoleRoute }) {
       return <InstancesPage filter={route.filter} />;
     case 'instance':
       return <InstancePage instanceId={route.instanceId} />;
+    case 'operations':
+      return <OperationsPage filter={route.filter} />;
     case 'operation':
       return <OperationPage operationId={route.operationId} />;
     case 'notFound':
@@ -86,6 +89,11 @@ export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
             <li>
               <a href="#/instances" aria-current={current(['instances', 'instance'])}>
                 Instances
+              </a>
+            </li>
+            <li>
+              <a href="#/operations" aria-current={current(['operations', 'operation'])}>
+                Operations
               </a>
             </li>
           </ul>

@@ -46,6 +46,9 @@ export interface TriggerToSend {
 }
 type InstanceQuery = NonNullable<operations['listInstances']['parameters']['query']>;
 export type InstanceFilter = Pick<InstanceQuery, 'workflowId' | 'stateId' | 'status' | 'subject' | 'parentId'>;
+type OperationQuery = NonNullable<operations['listOperations']['parameters']['query']>;
+export type OperationFilter = Pick<OperationQuery, 'kind' | 'status' | 'workflowId' | 'createdSince' | 'createdBefore'>;
+export type ApiListedOperation = Schemas['ListedOperation'];
 export type AvailableTriggers = Schemas['AvailableTriggers'];
 
 /** What every openapi-fetch call resolves to. */
@@ -101,6 +104,11 @@ export class ApiClient {
     return this.call(() => this.client.GET('/instances', { params: { query }, ...this.init() }));
   }
 
+  async listOperations(filter: OperationFilter, page: { continuationToken?: string; maxPageSize?: number } = {}): Promise<ApiPage<ApiListedOperation>> {
+    const query: OperationQuery = { ...filter, ...page };
+    return this.call(() => this.client.GET('/operations', { params: { query }, ...this.init() }));
+  }
+
   async instanceHistory(instanceId: string, continuationToken?: string): Promise<ApiPage<ApiHistoryEntry>> {
     return this.call(() => this.client.GET('/instances/{instanceId}/history', { params: { path: { instanceId }, query: { ...(continuationToken ? { continuationToken } : {}) } }, ...this.init() }));
   }
@@ -109,8 +117,8 @@ export class ApiClient {
     return this.call(() => this.client.POST('/instances/{instanceId}/cancel', { params: { path: { instanceId } }, ...this.init() }));
   }
 
-  async recoverInstance(instanceId: string, stateId: string): Promise<ApiInstance> {
-    return this.call(() => this.client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId }, ...this.init() }));
+  async recoverInstance(instanceId: string, stateId: string, contextPatch?: JsonObject): Promise<ApiInstance> {
+    return this.call(() => this.client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId, ...(contextPatch ? { context: contextPatch } : {}) }, ...this.init() }));
   }
 
   /** `POST /instances/{id}/suspend`: a waiting instance becomes `suspended` (409 otherwise). */

@@ -13,6 +13,7 @@ import { deleteWorkflowCommand } from './commands/delete-workflow';
 import { cancelCommand, deleteCommand, instanceCommand, recoverCommand, resumeCommand, suspendCommand } from './commands/instance';
 import { migrateCommand } from './commands/migrate';
 import { instancesCommand } from './commands/instances';
+import { operationsListCommand } from './commands/operations';
 import { pushCommand } from './commands/push';
 import { sendCommand, sendToCommand } from './commands/send';
 import { startCommand } from './commands/start';
@@ -144,6 +145,21 @@ export function buildProgram(output: Output): Command {
     .addHelpText('after', examples('signalbox instances --workflow expense-claim --status waiting', 'signalbox instances --subject claimant:ann --all --json'))
     .action((options, command: Command) => instancesCommand(contextOf(command), options));
 
+  const operations = program.command('operations').description('operations: triggers sent, migrations and bulk actions');
+  operations
+    .command('list')
+    .description('list operations as a table, newest first (one page; --all for every page)')
+    .addOption(new Option('--kind <kind>', 'only operations of this kind').choices(['trigger', 'migration', 'bulk']))
+    .addOption(new Option('--status <status>', 'only operations with this status').choices(['notStarted', 'running', 'succeeded', 'failed']))
+    .option('--workflow <workflowId>', 'only migrations and bulk actions of this workflow')
+    .option('--since <time>', 'only operations created at or after this moment (ISO 8601)')
+    .option('--before <time>', 'only operations created before this moment (ISO 8601)')
+    .option('--all', 'follow every page')
+    .option('--continuation-token <token>', 'start at this page')
+    .option('--page-size <n>', 'operations per page (server default 100, at most 1000)', wholeNumber('--page-size'))
+    .addHelpText('after', examples('signalbox operations list --kind bulk --status failed', 'signalbox operations list --since 2026-05-01T00:00:00Z --all --json'))
+    .action((options, command: Command) => operationsListCommand(contextOf(command), options));
+
   program
     .command('instance')
     .description('show one instance')
@@ -165,7 +181,8 @@ export function buildProgram(output: Output): Command {
     .description('recover a faulted instance into a state (its entry conditions and actions run again)')
     .argument('<instanceId>', 'the instance')
     .requiredOption('--state <stateId>', 'the state to recover to')
-    .addHelpText('after', examples('signalbox recover claim-42 --state draft'))
+    .option('--context <json|@file>', 'repair the context first: a JSON Merge Patch (RFC 7386; null removes a key), inline or @file.json')
+    .addHelpText('after', examples('signalbox recover claim-42 --state draft', `signalbox recover claim-42 --state submitted --context '{"amount":120}'`))
     .action((instanceId: string, options, command: Command) => recoverCommand(contextOf(command), instanceId, options));
 
   program

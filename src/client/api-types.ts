@@ -97,6 +97,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent triggers offered to an instance that changed nothing
+         * @description Newest first, at most 20: each trigger that reached the instance and did nothing to it (no transition, a blocked exit or entry, not active, not interested), with why. Triggers that changed it are in its history, each entry naming its operation.
+         */
+        get: operations["getInstanceOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances/{instanceId}/triggers": {
         parameters: {
             query?: never;
@@ -288,6 +308,26 @@ export interface paths {
          * @description Offered to every instance interested in one of its subjects. A trigger `id` seen before answers with the first operation and changes nothing. At most 100 subjects and 64 KiB. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do to each of the first 100 candidates; nothing is saved, leased or dispatched.
          */
         post: operations["sendTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find operations, newest first
+         * @description Triggers sent, migrations and bulk actions, newest first, each with what it was and how it ended (without its per-instance results: GET the operation).
+         */
+        get: operations["listOperations"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -526,11 +566,49 @@ export interface components {
             /** @description Only for `migrated`. */
             toVersion?: number;
             triggerId: string | null;
+            /** @description The operation that made the change (GET /api/operations/{operationId}): the trigger's, a migration or a bulk action; null for changes made directly (creation, recovery, cancel, ...). */
+            operationId: string | null;
             transitionId: string | null;
             fromStateId: string | null;
             toStateId: string;
             /** @enum {string} */
             status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            /** @description Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered. */
+            contextPatch?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description Who asked for the change, where known (a recovery): `api-key`, `function-key` or `anonymous` until identities exist. */
+            by?: string;
+        };
+        /** @description Triggers offered to an instance that changed nothing, newest first (at most 20). */
+        OfferList: {
+            items: {
+                /** @description The trigger's operation (its id). */
+                operationId: string;
+                triggerName: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                at: string;
+                /** @enum {string} */
+                outcome: "noTransition" | "exitBlocked" | "entryBlocked" | "notActive" | "notInterested";
+                fromStateId?: string;
+                transitionId?: string;
+                toStateId?: string;
+                /** @description The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested). */
+                trace?: components["schemas"]["TraceEntry"][];
+            }[];
+        };
+        TraceEntry: {
+            /** @description The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
+            path: string;
+            /** @description The condition type. */
+            type: string;
+            /** @description `skipped`: not evaluated, an earlier condition decided (short-circuit). */
+            result: boolean | ("error" | "skipped");
+            /** @description A short explanation: the expression's value, the external service's answer, the error. */
+            detail?: string;
         };
         Operation: {
             id: string;
@@ -541,6 +619,15 @@ export interface components {
             kind: "trigger" | "migration" | "bulk";
             /** @description Only for `trigger`. */
             triggerId?: string;
+            /** @description Only for `trigger`: what was sent (its name, subjects and parameters). */
+            trigger?: {
+                name: string;
+                subjects: string[];
+                parameters?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                contentType?: string;
+            };
             /** @description Only for `migration`: what it migrates. */
             migration?: {
                 workflowId: string;
@@ -613,16 +700,6 @@ export interface components {
             };
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
-        };
-        TraceEntry: {
-            /** @description The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
-            path: string;
-            /** @description The condition type. */
-            type: string;
-            /** @description `skipped`: not evaluated, an earlier condition decided (short-circuit). */
-            result: boolean | ("error" | "skipped");
-            /** @description A short explanation: the expression's value, the external service's answer, the error. */
-            detail?: string;
         };
         /** @description What the trigger would do to each instance; nothing was saved, leased or dispatched. */
         DryRun: {
@@ -743,6 +820,80 @@ export interface components {
                 /** @description A few of the instance ids. */
                 sample: string[];
             }[];
+        };
+        OperationPage: {
+            items: components["schemas"]["ListedOperation"][];
+            /** @description Present when there may be more: pass it back as `continuationToken`. */
+            continuationToken?: string;
+        };
+        /** @description An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`). */
+        ListedOperation: {
+            id: string;
+            /**
+             * @description What the operation does: dispatch a trigger, migrate instances, or a bulk action.
+             * @enum {string}
+             */
+            kind: "trigger" | "migration" | "bulk";
+            /** @description Only for `trigger`. */
+            triggerId?: string;
+            /** @description Only for `trigger`: what was sent (its name, subjects and parameters). */
+            trigger?: {
+                name: string;
+                subjects: string[];
+                parameters?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                contentType?: string;
+            };
+            /** @description Only for `migration`: what it migrates. */
+            migration?: {
+                workflowId: string;
+                fromVersion: number;
+                toVersion: number;
+                stateMap: {
+                    [key: string]: string;
+                };
+                filter?: {
+                    stateId?: string;
+                    /** @enum {string} */
+                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                };
+            };
+            /** @description Only for `bulk`: the action and its filter. */
+            bulk?: {
+                /** @enum {string} */
+                action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                filter: {
+                    workflowId: string;
+                    stateId?: string;
+                    /** @enum {string} */
+                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                    subject?: string;
+                    updatedBefore?: string;
+                };
+                stateId?: string;
+                force?: boolean;
+            };
+            /** @enum {string} */
+            status: "notStarted" | "running" | "succeeded" | "failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updatedAt: string;
+            /** @description Instances the operation was applied to. */
+            candidates: number;
+            /** @description How many instances had each outcome (every outcome of the kind, 0 included); counts all of them. */
+            summary: {
+                [key: string]: number;
+            };
+            /** @description Only when `status` is `failed`: why the dispatch could not finish. */
+            error?: string;
         };
         DefinitionCheck: {
             valid: boolean;
@@ -1953,6 +2104,66 @@ export interface operations {
             };
         };
     };
+    getInstanceOffers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recent offers, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfferList"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     sendInstanceTrigger: {
         parameters: {
             query?: {
@@ -2090,6 +2301,10 @@ export interface operations {
                 "application/json": {
                     /** @description The state whose entry conditions and actions run again. */
                     stateId: string;
+                    /** @description A JSON Merge Patch (RFC 7386) applied to the context before the state is entered (`null` removes a key), to repair the data the instance faulted on. Recorded in the history entry with who made it. At most 64 KiB. */
+                    context?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
                 };
             };
         };
@@ -2693,7 +2908,7 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedOperation"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid (a workflow, or a state in no version of it, that does not exist). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2835,6 +3050,68 @@ export interface operations {
             };
             /** @description The body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOperations: {
+        parameters: {
+            query?: {
+                kind?: "trigger" | "migration" | "bulk";
+                status?: "notStarted" | "running" | "succeeded" | "failed";
+                /** @description Migrations and bulk actions of this workflow (a trigger is addressed to subjects, not to a workflow). */
+                workflowId?: string;
+                /** @description Only operations created at or after this moment (ISO 8601). */
+                createdSince?: string;
+                /** @description Only operations created before this moment (ISO 8601). */
+                createdBefore?: string;
+                /** @description The `continuationToken` of the previous page, as it was returned. */
+                continuationToken?: string;
+                /** @description At most this many items on the page (a page may hold fewer and still have a next one). */
+                maxPageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of operations, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationPage"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,11 +12,21 @@ import { entryBlockedAt, enterState } from './enter-state';
 import { ConflictError, ValidationError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
 import { plainInstance, withoutFault } from './instance-changes';
+import type { JsonObject } from './json';
+import { applyMergePatch } from './merge-patch';
 import type { Registry } from './registry';
 import { Draft, messageOf } from './run-steps';
 
+/** What a recovery may bring besides the state: a repair of the data, and who asked. */
+export interface RecoveryRepair {
+  /** Applied to the context before the state is entered (merge-patch.ts), so bad data can be fixed. */
+  readonly contextPatch?: JsonObject;
+  /** Who asked (the host's principal: `api-key`, `anonymous`, ...), recorded in the history entry. */
+  readonly by?: string;
+}
+
 /** Throws ConflictError if the instance is not faulted, ValidationError (path `stateId`) for an unknown state. */
-export async function decideRecover(definition: WorkflowDefinition, stored: Instance, stateId: string, effects: Effects, registry: Registry): Promise<Decision> {
+export async function decideRecover(definition: WorkflowDefinition, stored: Instance, stateId: string, effects: Effects, registry: Registry, repair: RecoveryRepair = {}): Promise<Decision> {
   const instance = plainInstance(stored);
   if (instance.status !== InstanceStatus.faulted) throw new ConflictError(`Instance "${instance.id}" is ${instance.status}, not faulted: only faulted instances can be recovered`);
   const state = Object.hasOwn(definition.states, stateId) ? definition.states[stateId] : undefined;
@@ -27,7 +37,10 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
   const fromStateId = instance.stateId;
   // Entry conditions see the instance as it will be: in the state, waiting (or complete).
   const status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
-  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context: instance.context, stateId, status });
+  // The patch comes first: the entry conditions and actions see the repaired context.
+  const context = repair.contextPatch ? applyMergePatch(instance.context, repair.contextPatch) : instance.context;
+  const recorded = { ...(repair.contextPatch ? { contextPatch: repair.contextPatch } : {}), ...(repair.by !== undefined ? { by: repair.by } : {}) };
+  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context, stateId, status });
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(`entry condition [${blocked}] of state "${stateId}" is false`);
@@ -48,12 +61,14 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
           stateEntry: entered.stateEntry,
           timers: entered.timers,
         },
-        historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.recovered, triggerId: null, transitionId: null, fromStateId, toStateId: stateId, status: entered.status },
+        historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.recovered, triggerId: null, transitionId: null, fromStateId, toStateId: stateId, status: entered.status, ...recorded },
         outbox: entered.outbox,
       },
       logs: draft.logs,
     };
   } catch (error) {
-    return faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
+    const faulted = faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
+    // A repair that did not help is still a change someone made: the fault entry says so too.
+    return faulted.change?.historyEntry ? { ...faulted, change: { ...faulted.change, historyEntry: { ...faulted.change.historyEntry, ...recorded } } } : faulted;
   }
 }

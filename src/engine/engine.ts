@@ -7,6 +7,7 @@
  */
 import type { WorkflowDefinition, WorkflowDefinitionInput, WorkflowVersion } from './definition';
 import type { DryRunResult } from './dry-run';
+import type { RecoveryRepair } from './decide-recover';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
 import { TriggerOutcome } from './enums';
@@ -39,6 +40,7 @@ import type {
   EventStore,
 } from './ports';
 import type { Trigger } from './trigger';
+import type { TriggerOffer } from './offers';
 import { withSpan } from './tracing';
 import { parseWith } from './validation';
 import { WorkflowService } from './workflow-service';
@@ -204,6 +206,15 @@ export class Engine {
     return onePage(this.ports.history.list(instanceId, pageOptions));
   }
 
+  /**
+   * The triggers recently offered to the instance that changed nothing, newest first (offers.ts).
+   * NotFoundError if the instance does not exist.
+   */
+  async getOffers(instanceId: string, options: OperationOptions = {}): Promise<TriggerOffer[]> {
+    await this.getInstance(instanceId, options);
+    return (await this.ports.instances.listOffers?.(instanceId, options)) ?? [];
+  }
+
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */
   findCandidates(subjects: readonly string[], pageOptions?: PageOptions): Promise<Page<string>> {
     return onePage(this.ports.interests.findCandidates(subjects, pageOptions));
@@ -252,9 +263,12 @@ export class Engine {
     return { instances, truncated };
   }
 
-  /** Returns a faulted instance to `stateId`, re-running its entry conditions and actions. */
-  recover(instanceId: string, stateId: string, options: OperationOptions = {}): Promise<StoredInstance> {
-    return withSpan('Engine.recover', { instanceId, stateId }, async () => this.changed(instanceId, await this.runtime.recover(instanceId, stateId, options), options));
+  /**
+   * Returns a faulted instance to `stateId`, re-running its entry conditions and actions; `repair` may
+   * patch the context first (decide-recover.ts) and says who asked.
+   */
+  recover(instanceId: string, stateId: string, options: OperationOptions = {}, repair?: RecoveryRepair): Promise<StoredInstance> {
+    return withSpan('Engine.recover', { instanceId, stateId }, async () => this.changed(instanceId, await this.runtime.recover(instanceId, stateId, options, undefined, repair), options));
   }
 
   /** Cancels an instance; ConflictError if it is complete or cancelled already. */

@@ -25,7 +25,9 @@ export { MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS, depthFaul
 export { causalDepthOf, causeKey, followUpDepth, triggerDepth, type Cause, type Change, type Decision, type LogLine } from './decision';
 export { decideTrigger } from './decide-trigger';
 export { createInstanceInputSchema, decideCreate, type CreateInstanceInput, type NewInstance } from './decide-create';
-export { decideRecover } from './decide-recover';
+export { decideRecover, type RecoveryRepair } from './decide-recover';
+export * from './merge-patch';
+export * from './offers';
 export { decideCancel } from './decide-cancel';
 export { decideMigrate, migrationVerdict, type MigrationVerdict } from './decide-migrate';
 export { decideResume, decideSuspend } from './decide-suspend';

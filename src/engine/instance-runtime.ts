@@ -13,7 +13,7 @@ import { decideCancel } from './decide-cancel';
 import { creationCause, decideCreate, type NewInstance } from './decide-create';
 import { withoutSelfCausedCount } from './causal-budget';
 import { oversizeFaultDecision } from './decide-fault';
-import { decideRecover } from './decide-recover';
+import { decideRecover, type RecoveryRepair } from './decide-recover';
 import { decideDelete } from './decide-delete';
 import { decideMigrate } from './decide-migrate';
 import { decideResume, decideSuspend } from './decide-suspend';
@@ -30,6 +30,7 @@ import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
 import { newlyArmed } from './timers';
+import { offerOf } from './offers';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -76,7 +77,7 @@ export class InstanceRuntime {
    * (it keys raised-trigger ids and the action-call journal). Lease and storage failures are thrown (a
    * retry is safe); a request the instance cannot take is thrown by `decide` (ConflictError, ...).
    */
-  decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: OperationOptions = {}): Promise<Decided> {
+  decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: ChangeOptions = {}): Promise<Decided> {
     return this.ports.leases.withLease(
       instanceId,
       async (lease) => {
@@ -88,7 +89,7 @@ export class InstanceRuntime {
           const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
           const cause = causeOf(stored);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
-          let decision = withEvents(definition, stored, cause, await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }));
+          let decision = withEvents(definition, stored, cause, withOperationId(await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }), options));
           // Anything but a trigger is a request from outside (recover, resume, migrate, ...): it ends the self-caused count.
           if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
           if (!decision.change) {
@@ -122,9 +123,25 @@ export class InstanceRuntime {
     return this.decideUnderLease(
       instanceId,
       () => ({ kind: 'trigger', trigger }),
-      (stored, { definition, effects }) => decideTrigger(definition, stored, trigger, effects, this.options.registry),
+      async (stored, { definition, effects }) => {
+        const decision = await decideTrigger(definition, stored, trigger, effects, this.options.registry);
+        // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
+        if (!decision.change) await this.recordOffer(instanceId, trigger, decision, options);
+        return decision;
+      },
       options,
     );
+  }
+
+  /** Bookkeeping only: a failure to record is logged, never the trigger's failure. */
+  private async recordOffer(instanceId: string, trigger: Trigger, decision: Decision, options: OperationOptions = {}): Promise<void> {
+    const offer = this.ports.instances.recordOffer ? offerOf(trigger, decision.result, this.options.clock.now()) : undefined;
+    if (!offer) return;
+    try {
+      await this.ports.instances.recordOffer!(instanceId, offer, options);
+    } catch (error) {
+      this.options.logger.warn('Could not record a trigger offered to an instance', { instanceId, triggerId: trigger.id, error: String(error) });
+    }
   }
 
   /**
@@ -138,16 +155,16 @@ export class InstanceRuntime {
     return dryRunTrigger(definition, stored, trigger, this.effects(`${instanceId}|dry-run`, options.abortSignal), this.options.registry);
   }
 
-  recover(instanceId: string, stateId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
+  recover(instanceId: string, stateId: string, options?: ChangeOptions, guard?: Guard, repair?: RecoveryRepair): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
-      async (stored, { definition, effects }) => guarded(stored, guard) ?? decideRecover(definition, stored, stateId, effects, this.options.registry),
+      async (stored, { definition, effects }) => guarded(stored, guard) ?? decideRecover(definition, stored, stateId, effects, this.options.registry, repair),
       options,
     );
   }
 
-  cancel(instanceId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
+  cancel(instanceId: string, options?: ChangeOptions, guard?: Guard): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'cancel', sequence: stored.historyLength }),
@@ -157,7 +174,7 @@ export class InstanceRuntime {
   }
 
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
-  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: OperationOptions): Promise<Decided> {
+  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: ChangeOptions): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'migrate', sequence: stored.historyLength }),
@@ -167,7 +184,7 @@ export class InstanceRuntime {
   }
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
-  suspend(instanceId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
+  suspend(instanceId: string, options?: ChangeOptions, guard?: Guard): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'suspend', sequence: stored.historyLength }),
@@ -176,7 +193,7 @@ export class InstanceRuntime {
     );
   }
 
-  resume(instanceId: string, options?: OperationOptions, guard?: Guard): Promise<Decided> {
+  resume(instanceId: string, options?: ChangeOptions, guard?: Guard): Promise<Decided> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'resume', sequence: stored.historyLength }),
@@ -347,6 +364,18 @@ export class InstanceRuntime {
 /** The decision with its change's lifecycle events (records and outbox rows), written with it. */
 function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
   return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, decision.change, cause) } : decision;
+}
+
+/** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry. */
+export interface ChangeOptions extends OperationOptions {
+  readonly operationId?: string;
+}
+
+/** The decision, its history entry naming the operation when one makes it (a trigger's entry names it as `triggerId`). */
+function withOperationId(decision: Decision, options: ChangeOptions): Decision {
+  const entry = decision.change?.historyEntry;
+  if (!options.operationId || !entry || entry.triggerId !== null) return decision;
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId } } };
 }
 
 /** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */

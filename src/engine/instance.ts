@@ -121,4 +121,13 @@ export interface HistoryEntry {
   /** Only for `migrated`: the versions it moved between. */
   readonly fromVersion?: number;
   readonly toVersion?: number;
+  /**
+   * The operation that made this change, when it was not a trigger's (whose operation id is its
+   * `triggerId`): a migration or a bulk action.
+   */
+  readonly operationId?: string;
+  /** Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered. */
+  readonly contextPatch?: JsonObject;
+  /** Who asked for the change, where the host knows (a recovery: `api-key`, `anonymous`, ...). */
+  readonly by?: string;
 }

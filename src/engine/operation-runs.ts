@@ -6,7 +6,7 @@
  */
 import type { WorkflowDefinition } from './definition';
 import { migrationVerdict } from './decide-migrate';
-import type { Decided, Guard, InstanceRuntime } from './instance-runtime';
+import type { ChangeOptions, Decided, Guard, InstanceRuntime } from './instance-runtime';
 import type { Engine, EnginePorts } from './engine';
 import { ActionOutcome, TriggerOutcome } from './enums';
 import { ConflictError, NotFoundError, ValidationError } from './errors';
@@ -15,6 +15,7 @@ import type { InstanceResult } from './operation';
 import {
   BulkAction,
   bulkDoneOutcome,
+  bulkRequestSchema,
   matchesSelection,
   migrationRequestSchema,
   migrationSelection,
@@ -96,6 +97,42 @@ export class OperationRuns {
   }
 
   /**
+   * Validates a bulk request (ValidationError naming the field): the filter's workflow exists, and the
+   * filter's state and recovery's target state exist in at least one of its versions. A misspelt name
+   * would otherwise "succeed" over no instances at all.
+   */
+  async parseBulk(input: unknown, options: OperationOptions = {}): Promise<BulkRequest> {
+    const parsed = parseWith(bulkRequestSchema, input, 'The bulk request is invalid');
+    const { workflowId } = parsed.filter;
+    let latest: number;
+    try {
+      latest = (await this.engine.getWorkflow(workflowId, undefined, options)).version;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new ValidationError('The bulk request is invalid', [{ path: 'filter.workflowId', message: `no workflow "${workflowId}" exists` }]);
+    }
+    const named = [
+      ...(parsed.filter.stateId !== undefined ? [{ path: 'filter.stateId', stateId: parsed.filter.stateId }] : []),
+      ...(parsed.stateId !== undefined ? [{ path: 'stateId', stateId: parsed.stateId }] : []),
+    ];
+    if (named.length > 0) {
+      // Every version counts: instances pinned to an older version may still be in a state the latest dropped.
+      const states = new Set<string>();
+      for (let version = 1; version <= latest; version += 1) {
+        for (const stateId of Object.keys((await this.engine.getWorkflow(workflowId, version, options)).definition.states)) states.add(stateId);
+      }
+      const problems = named.filter(({ stateId }) => !states.has(stateId)).map(({ path, stateId }) => ({ path, message: `no version of workflow "${workflowId}" has a state "${stateId}"` }));
+      if (problems.length > 0) throw new ValidationError('The bulk request is invalid', problems);
+    }
+    return {
+      action: parsed.action,
+      filter: parsed.filter,
+      ...(parsed.stateId !== undefined ? { stateId: parsed.stateId } : {}),
+      ...(parsed.force ? { force: true } : {}),
+    };
+  }
+
+  /**
    * One page of the ids a selection covers: a query of the workflow's instances (or, with `subject`, a
    * page of the interest index), filtered by the rest of the selection. Pages may be short (filtered);
    * each instance is checked again under its lease. Instances being deleted are only listed for
@@ -128,7 +165,7 @@ export class OperationRuns {
   }
 
   /** Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or `notFound`. */
-  async migrate(instanceId: string, request: MigrationRequest, options: OperationOptions = {}): Promise<InstanceResult> {
+  async migrate(instanceId: string, request: MigrationRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
     const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
     const decided = await this.runtime.migrate(instanceId, request, target, options);
     await this.relayAfter(decided, options);
@@ -139,7 +176,7 @@ export class OperationRuns {
    * Applies a bulk action to one instance under its lease, its filter checked again there (`skipped`
    * when it no longer matches). A status that does not allow the action is `conflict`, with why.
    */
-  async applyBulk(instanceId: string, request: BulkRequest, options: OperationOptions = {}): Promise<InstanceResult> {
+  async applyBulk(instanceId: string, request: BulkRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
     const guard: Guard = (stored: StoredInstance) =>
       matchesSelection(stored, request.filter) ? undefined : { instanceId, outcome: ActionOutcome.skipped, fromStateId: stored.stateId, error: 'no longer matches the filter' };
     let decided: Decided;
@@ -156,7 +193,7 @@ export class OperationRuns {
     return result.outcome === TriggerOutcome.transitioned ? { ...result, outcome: bulkDoneOutcome(request.action) } : result;
   }
 
-  private decideBulk(instanceId: string, request: BulkRequest, options: OperationOptions, guard: Guard): Promise<Decided> {
+  private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: Guard): Promise<Decided> {
     switch (request.action) {
       case BulkAction.cancel:
         return this.runtime.cancel(instanceId, options, guard);

@@ -117,6 +117,27 @@ export function operationKind(operation: Operation): OperationKind {
   return operation.kind ?? OperationKind.trigger;
 }
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * An operation as a list shows it: what it was and how it ended, without its per-instance results or
+ * the bookkeeping of a run in progress (`progress` is read from the operation itself).
+ */
+export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint'>;
+
+/** The operation as listed (pure). */
+export function listedOperation(operation: Operation): ListedOperation {
+  const { instances: _instances, progress: _progress, resumes: _resumes, resumedAtProgress: _at, etag: _etag, triggerFingerprint: _fingerprint, ...rest } = operation as StoredOperation & { triggerFingerprint?: string };
+  return rest as ListedOperation;
+}
+
+/** The workflow a migration or bulk action is of; a trigger is addressed to subjects, not to a workflow. */
+export function operationWorkflowId(operation: Pick<Operation, 'kind'> & Partial<Pick<MigrationOperation, 'migration'> & Pick<BulkOperation, 'bulk'>>): string | undefined {
+  if (operation.kind === OperationKind.migration) return operation.migration?.workflowId;
+  if (operation.kind === OperationKind.bulk) return operation.bulk?.filter.workflowId;
+  return undefined;
+}
+
 /** What an operation has counted so far: the summary of all results, the first of them, how many. */
 export interface OperationTotals {
   readonly summary: OutcomeSummary;

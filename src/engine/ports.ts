@@ -9,10 +9,11 @@
 import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import type { HistoryEntry, Instance, StoredInstance } from './instance';
-import type { InstanceResult, Operation, StoredOperation } from './operation';
+import type { InstanceResult, ListedOperation, Operation, OperationKind, StoredOperation } from './operation';
 import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
 import type { DueTimer } from './timers';
+import type { TriggerOffer } from './offers';
 import type { PagedAsyncIterable } from './paging';
 
 export interface OperationOptions {
@@ -89,6 +90,13 @@ export interface InstanceStore {
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance>;
   /**
+   * Records a trigger offered to the instance that changed nothing (offers.ts), keeping the newest
+   * MAX_RECENT_OFFERS; called under the instance's lease. Optional: a store without it keeps none.
+   */
+  recordOffer?(instanceId: string, offer: TriggerOffer, options?: OperationOptions): Promise<void>;
+  /** The instance's recent offers, newest first (empty when none, or the instance does not exist). */
+  listOffers?(instanceId: string, options?: OperationOptions): Promise<TriggerOffer[]>;
+  /**
    * Removes every row of the instance (history, outbox rows, then the instance itself, last, so that an
    * interrupted purge leaves the instance findable and a repeated purge finishes it). Absent is fine.
    */
@@ -117,6 +125,18 @@ export interface InterestIndex {
   findCandidates(subjects: readonly string[], options?: PageOptions): PagedAsyncIterable<string>;
 }
 
+/** Which operations a list holds (every field narrows it). */
+export interface OperationQuery {
+  readonly kind?: OperationKind;
+  readonly status?: OperationStatus;
+  /** Migrations and bulk actions of this workflow (a trigger is addressed to subjects, not to a workflow). */
+  readonly workflowId?: string;
+  /** Created at or after this moment (ISO 8601). */
+  readonly createdSince?: string;
+  /** Created before this moment (ISO 8601). */
+  readonly createdBefore?: string;
+}
+
 export interface OperationStore {
   /**
    * Records a new operation, or returns the existing one with the same id (a repeated trigger id maps
@@ -126,6 +146,12 @@ export interface OperationStore {
   get(operationId: string, options?: OperationOptions): Promise<StoredOperation | undefined>;
   /** Replaces the record; with `ifMatch`, conditionally (PreconditionFailedError if stale). */
   update(operation: Operation, options?: OperationOptions & { ifMatch?: string }): Promise<StoredOperation>;
+  /**
+   * Operations newest first (by `createdAt`), as listed (without their per-instance results), narrowed
+   * by `query`. An operation is listed from when its record is written; its listed status and summary
+   * follow each change of status (not every progress write).
+   */
+  list(query: OperationQuery, options?: PageOptions): PagedAsyncIterable<ListedOperation>;
   /** Operations whose status is one of `statuses` (used to resume unfinished work after a crash). */
   listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation>;
 }

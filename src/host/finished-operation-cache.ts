@@ -5,8 +5,8 @@
  * records are always read from storage: another worker may be running them. Bounded (oldest out).
  */
 import { OperationStatus } from '../engine/enums';
-import type { Operation, StoredOperation } from '../engine/operation';
-import type { OperationOptions, OperationStore, PageOptions } from '../engine/ports';
+import type { ListedOperation, Operation, StoredOperation } from '../engine/operation';
+import type { OperationOptions, OperationQuery, OperationStore, PageOptions } from '../engine/ports';
 import type { PagedAsyncIterable } from '../engine/paging';
 
 /** Finished records kept per process. An operation record is at most about 150 KB (1,000 results). */
@@ -42,6 +42,10 @@ export class FinishedOperationCache implements OperationStore {
 
   async update(operation: Operation, options?: OperationOptions & { ifMatch?: string }): Promise<StoredOperation> {
     return this.remember(await this.store.update(operation, options), (stored) => stored);
+  }
+
+  list(query: OperationQuery, options?: PageOptions): PagedAsyncIterable<ListedOperation> {
+    return this.store.list(query, options);
   }
 
   listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation> {

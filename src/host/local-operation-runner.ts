@@ -25,6 +25,9 @@ import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
 import type { Logger } from './trigger-activity-service';
 
+/** Progress within a page is written at most once per this many milliseconds of the runner's clock. */
+export const PROGRESS_INTERVAL_IN_MS = 1000;
+
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
   concurrency?: number;
@@ -173,7 +176,12 @@ export class LocalOperationRunner implements OperationLauncher {
           const progress = { processed: totals.candidates, ...(page.continuationToken === undefined ? { total: totals.candidates + fresh.length } : {}) };
           await this.withRetry(() => activities.recordProgress({ operationId, progress }));
         }
-        const results = await Promise.all(fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId })))));
+        const total = page.continuationToken === undefined ? totals.candidates + fresh.length : undefined;
+        const pageProgress = recordsProgress ? this.progressWithin(operationId, totals.candidates, total) : undefined;
+        const results = await Promise.all(
+          fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId }))).then((result) => (pageProgress?.applied(), result))),
+        );
+        await pageProgress?.settled();
         totals = accumulateResults(totals, results);
       }
     } catch (failure) {
@@ -182,6 +190,35 @@ export class LocalOperationRunner implements OperationLauncher {
     }
     const completion = { operationId, ...totals, ...(error !== undefined ? { error } : {}) };
     await this.withRetry(() => activities.completeOperation(completion));
+  }
+
+  /**
+   * Progress within a page, as its instances are applied: at most one write per PROGRESS_INTERVAL_IN_MS
+   * of the runner's clock, one at a time, none once the page is done (the next page's or the completion
+   * follows). So an operation of a few hundred instances shows progress, and a fast one costs no more
+   * writes than before. A failed write is logged: progress is for display, never the operation's failure.
+   */
+  private progressWithin(operationId: string, processedBefore: number, total: number | undefined) {
+    let applied = 0;
+    let lastWrite = this.now().getTime();
+    let writing: Promise<void> | undefined;
+    return {
+      applied: () => {
+        applied += 1;
+        const at = this.now().getTime();
+        if (writing || at - lastWrite < PROGRESS_INTERVAL_IN_MS || (total !== undefined && processedBefore + applied >= total)) return;
+        lastWrite = at;
+        const progress = { processed: processedBefore + applied, ...(total !== undefined ? { total } : {}) };
+        writing = this.activities
+          .recordProgress({ operationId, progress })
+          .catch((error: unknown) => this.logger.warn('could not record the progress of an operation', { operationId, error: String(error) }))
+          .finally(() => (writing = undefined));
+      },
+      /** Waits for a write in flight, so that no progress lands after the completion. */
+      settled: async () => {
+        await writing;
+      },
+    };
   }
 
   /** Runs an activity again after retryable failures (lease busy or lost, transient storage faults), as the durable host would. */

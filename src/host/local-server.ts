@@ -121,7 +121,8 @@ export async function handleNodeRequest(
       }
     }
     const bodyText = await readBody(request);
-    const apiRequest: ApiRequest = { method, url, params: match.params, headers, bodyText };
+    const principal = match.route.authLevel === 'function' && options.apiKey ? 'api-key' : 'anonymous';
+    const apiRequest: ApiRequest = { method, url, params: match.params, headers, bodyText, principal };
     reply(await match.route.handle(apiRequest, services));
   } catch (error) {
     reply(problemResponse(error, logError));

@@ -136,9 +136,9 @@ export class TriggerActivityService implements TriggerActivities {
     try {
       switch (operation.kind) {
         case OperationKind.migration:
-          return await engine.operations.migrate(instanceId, operation.migration);
+          return await engine.operations.migrate(instanceId, operation.migration, { operationId });
         case OperationKind.bulk:
-          return await engine.operations.applyBulk(instanceId, operation.bulk);
+          return await engine.operations.applyBulk(instanceId, operation.bulk, { operationId });
         default:
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
           // the operation's totals report that (operationResult in src/engine/operation.ts).

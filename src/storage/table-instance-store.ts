@@ -20,10 +20,13 @@ import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
 import { decodeKey, encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
+import { withOffer, type TriggerOffer } from '../engine/offers';
 
 export const INSTANCE_ROW_KEY = 'instance';
 export const HISTORY_ROW_PREFIX = 'h-';
 export const OUTBOX_ROW_PREFIX = 'o-';
+/** The row of the instance's recent offers (offers.ts): outside the `h-`, `o-` and `e-` ranges. */
+export const OFFERS_ROW_KEY = 'offers';
 /** A transaction holds at most 100 operations; one is the instance. */
 export const MAX_ROWS_PER_SAVE = 99;
 /** @deprecated the limit counts history and outbox rows together: MAX_ROWS_PER_SAVE */
@@ -70,6 +73,34 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
     if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
     return queryPage(this.client, filter, options, toStoredInstance, 'instances');
+  }
+
+  /**
+   * One row (`offers`) in the instance's partition holds its recent offers as JSON: read, add, replace.
+   * Safe without an ETag: it is written only under the instance's lease. Costs a point read and a write
+   * per offer that changed nothing (an offer that changed the instance writes nothing here).
+   */
+  async recordOffer(instanceId: string, offer: TriggerOffer, options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    const offers = withOffer(await this.listOffers(instanceId, options), offer);
+    const row: Entity = { partitionKey, rowKey: OFFERS_ROW_KEY, ...toBody({ offers }) };
+    assertEntityFits(row, `offers of instance "${instanceId}"`);
+    try {
+      // A one-entity transaction, for the same Azurite multi-byte reason as instance saves (see submit).
+      await this.client.submitTransaction([['upsert', row, 'Replace']], { abortSignal: options.abortSignal });
+    } catch (error) {
+      throw toSignalboxError(error, `offers of instance "${instanceId}"`);
+    }
+  }
+
+  async listOffers(instanceId: string, options: OperationOptions = {}): Promise<TriggerOffer[]> {
+    try {
+      const row = await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), OFFERS_ROW_KEY, { abortSignal: options.abortSignal });
+      return parseBody<{ offers: TriggerOffer[] }>(row).offers;
+    } catch (error) {
+      if (isEntityNotFound(error)) return [];
+      throw toSignalboxError(error, `offers of instance "${instanceId}"`);
+    }
   }
 
   /**

@@ -12,12 +12,22 @@
  * chunks (still so in Azurite 3.35: azurite/dist/src/table/generated/utils/serializer.js,
  * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole. ASCII
  * has no multi-byte characters to split, so the workaround is needed exactly for the other records.
- */
+ *
+ * Listing newest first (list): an index partition, PartitionKey `~index` (encodeKey never yields it: its
+ * `~` is always followed by two hex digits), one row per operation with RowKey = inverted creation time
+ * (13 digits of 9999999999999 − milliseconds) + `-` + encoded id, so that a plain ascending scan of the
+ * partition is newest first and a creation-time range is a RowKey range. The row holds the operation as
+ * listed (listedOperation: no per-instance results) with `kind`, `status` and `workflowId` as columns
+ * to filter on. It is written after the record is created, and again whenever a write changes the
+ * status (as far as this process knows: a bounded memory of the status last indexed, so progress writes
+ * cost no index write, and a process that does not know writes it once more). A crash between the
+ * record and its index row leaves the operation unlisted until its next write of status (a resumed run
+ * writes one). */
 import { odata, type TableClient } from '@azure/data-tables';
 import type { OperationStatus } from '../engine/enums';
 import { StorageError } from '../engine/errors';
-import { fitOperation, type Operation, type StoredOperation } from '../engine/operation';
-import type { OperationOptions, OperationStore, Page, PageOptions } from '../engine/ports';
+import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operation';
+import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { encodeKey } from './keys';
@@ -26,7 +36,22 @@ import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 
 export const OPERATION_ROW_KEY = 'operation';
 
+/** The partition of the newest-first index (see the module comment). */
+export const OPERATION_INDEX_PARTITION = '~index';
+/** Operations whose last indexed status this process remembers (oldest forgotten: one more index write). */
+const INDEXED_STATUSES_REMEMBERED = 10_000;
+const LATEST_TIME_IN_MS = 9_999_999_999_999;
+
+/** 13 digits that sort newest first: 9999999999999 − the time in milliseconds (an unreadable time sorts last). */
+export function invertedTime(isoTime: string): string {
+  const ms = Date.parse(isoTime);
+  return String(LATEST_TIME_IN_MS - (Number.isFinite(ms) ? Math.min(Math.max(ms, 0), LATEST_TIME_IN_MS) : 0)).padStart(13, '0');
+}
+
 export class TableOperationStore implements OperationStore {
+  /** Operation id → the status its index row was last written with, by this process. */
+  private readonly indexed = new Map<string, OperationStatus>();
+
   constructor(private readonly client: TableClient) {}
 
   async create(input: Operation, options: OperationOptions = {}): Promise<{ operation: StoredOperation; created: boolean }> {
@@ -37,7 +62,9 @@ export class TableOperationStore implements OperationStore {
       const etag = isAscii(entity)
         ? (await this.client.createEntity(entity, { abortSignal: options.abortSignal })).etag
         : (await this.client.submitTransaction([['create', entity]], { abortSignal: options.abortSignal })).subResponses[0]?.etag;
-      return { operation: { ...withoutEtag(operation), etag: requireEtag(etag, operation.id) }, created: true };
+      const created = { operation: { ...withoutEtag(operation), etag: requireEtag(etag, operation.id) }, created: true };
+      await this.index(operation, options);
+      return created;
     } catch (error) {
       if (statusOf(error) !== 409) throw toSignalboxError(error, `operation "${operation.id}"`);
     }
@@ -45,6 +72,36 @@ export class TableOperationStore implements OperationStore {
     const existing = await this.get(operation.id, options);
     if (!existing) throw new StorageError(`operation "${operation.id}" existed and then vanished`, 404, true);
     return { operation: existing, created: false };
+  }
+
+  /** Writes the index row when the status differs from the one this process last indexed. */
+  private async index(operation: Operation, options: OperationOptions): Promise<void> {
+    if (this.indexed.get(operation.id) === operation.status) return;
+    const entity = toIndexEntity(operation);
+    assertEntityFits(entity, `index row of operation "${operation.id}"`);
+    await translate(`index row of operation "${operation.id}"`, async () => {
+      if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal: options.abortSignal });
+      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal: options.abortSignal });
+    });
+    this.indexed.delete(operation.id);
+    this.indexed.set(operation.id, operation.status);
+    if (this.indexed.size > INDEXED_STATUSES_REMEMBERED) this.indexed.delete(this.indexed.keys().next().value!);
+  }
+
+  /** Newest first: a scan of the index partition, from the newest key in the creation-time range on. */
+  list(query: OperationQuery, options: PageOptions = {}): PagedAsyncIterable<ListedOperation> {
+    return pagedList((page) => this.listPage(query, page), options);
+  }
+
+  private async listPage(query: OperationQuery, options: PageOptions = {}): Promise<Page<ListedOperation>> {
+    let filter = odata`PartitionKey eq ${OPERATION_INDEX_PARTITION}`;
+    // createdSince ≤ t ⇔ inverted(t) ≤ inverted(createdSince); t < createdBefore ⇔ inverted(t) > inverted(createdBefore).
+    if (query.createdSince !== undefined) filter += ` and ${odata`RowKey lt ${`${invertedTime(query.createdSince)}.`}`}`;
+    if (query.createdBefore !== undefined) filter += ` and ${odata`RowKey ge ${`${invertedTime(query.createdBefore)}.`}`}`;
+    if (query.kind !== undefined) filter += ` and ${odata`kind eq ${query.kind}`}`;
+    if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
+    if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
+    return queryPage(this.client, filter, options, (row) => parseBody<ListedOperation>(row), 'operations');
   }
 
   async get(operationId: string, options: OperationOptions = {}): Promise<StoredOperation | undefined> {
@@ -67,6 +124,7 @@ export class TableOperationStore implements OperationStore {
         ? (await this.client.updateEntity(entity, 'Replace', { etag, abortSignal: options.abortSignal })).etag
         : (await this.client.submitTransaction([['update', entity, 'Replace', { etag }]], { abortSignal: options.abortSignal })).subResponses[0]?.etag,
     );
+    await this.index(operation, options);
     return { ...withoutEtag(operation), etag: requireEtag(written, operation.id) };
   }
 
@@ -95,6 +153,19 @@ function toEntity(operation: Operation): { partitionKey: string; rowKey: string 
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
     ...toBody(withoutEtag(operation)),
+  };
+}
+
+function toIndexEntity(operation: Operation): { partitionKey: string; rowKey: string } & Record<string, string | number | boolean> {
+  const workflowId = operationWorkflowId(operation);
+  return {
+    partitionKey: OPERATION_INDEX_PARTITION,
+    rowKey: `${invertedTime(operation.createdAt)}-${encodeKey(operation.id, 'operation id')}`,
+    kind: operationKind(operation),
+    status: operation.status,
+    ...(workflowId !== undefined ? { workflowId } : {}),
+    createdAt: operation.createdAt,
+    ...toBody(listedOperation(operation)),
   };
 }
 

@@ -314,7 +314,7 @@ it('follows an operation to its per-instance outcomes, each trace folded until o
   await page.getByText('succeeded').first().waitFor();
   const finished = (await api.waitForOperation('approve-all')).body as { candidates: number };
   await expect(page.getByTestId('progress').textContent()).resolves.toContain(`${finished.candidates} of ${finished.candidates} candidate`);
-  await expect(page.getByTestId('operation-kind').textContent()).resolves.toBe('Dispatch of trigger approve-all');
+  await expect(page.getByTestId('operation-kind').textContent()).resolves.toBe('Trigger Approve to approvers with {"by":"bob"}');
   await expect(page.getByTestId('outcomes').textContent()).resolves.toContain('approve: waiting-for-approval → waiting-for-payment');
   const row = page.getByTestId('outcomes').getByRole('row', { name: /claim-3/ });
   const trace = row.locator('details ol.trace');

@@ -57,6 +57,9 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['POST', 'workflows/validate', 'function'],
   ['GET', 'workflows/{workflowId}/diagram', 'function'],
   ['GET', 'instances/{instanceId}/available-triggers', 'function'],
+  // Issue 24: operations newest first, and the triggers an instance was offered that changed nothing.
+  ['GET', 'operations', 'function'],
+  ['GET', 'instances/{instanceId}/offers', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],

@@ -69,7 +69,8 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
 }
 
 async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<void> {
-  const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 }, concurrency: 4 });
+  // A clock that stands still: no progress within a page (operation-progress.test.ts covers that), however slow the machine.
+  const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 }, concurrency: 4, now: () => new Date(0) });
   await runner.start(id);
   await runner.whenDone(id);
 }

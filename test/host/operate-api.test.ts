@@ -158,7 +158,7 @@ describe('bulk operations', () => {
     expect((await api.request('GET', '/api/instances/b1')).body.status).toBe('cancelled');
     expect((await api.request('GET', '/api/instances/b3')).body.status).toBe('waiting');
 
-    const none = await runOperation('POST', '/api/instances/bulk', { action: 'suspend', filter: { workflowId: 'chore', stateId: 'nowhere' } });
+    const none = await runOperation('POST', '/api/instances/bulk', { action: 'suspend', filter: { workflowId: 'chore', stateId: 'parked' } });
     expect(none).toMatchObject({ status: 'succeeded', candidates: 0, summary: { suspended: 0 } });
 
     const purge = await runOperation('POST', '/api/instances/bulk', { action: 'delete', filter: { workflowId: 'chore', status: 'cancelled', updatedBefore: new Date(Date.now() + 60_000).toISOString() } });

@@ -15,7 +15,9 @@ import type {
   Instance,
   InstanceFilter,
   LifecycleEvent,
+  Offer,
   Operation,
+  OperationFilter,
   Page,
   Problem,
   TriggerInput,
@@ -34,7 +36,12 @@ export interface ConsoleApi {
   getAvailableTriggers(instanceId: string): Promise<AvailableTriggers>;
   sendInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<Accepted>;
   dryRunInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<DryRunResult>;
-  recoverInstance(instanceId: string, stateId: string): Promise<Instance>;
+  /** `contextPatch`: a JSON Merge Patch of the context, applied before the state is entered. */
+  recoverInstance(instanceId: string, stateId: string, contextPatch?: Record<string, unknown>): Promise<Instance>;
+  /** Triggers recently offered to the instance that changed nothing, newest first. */
+  getOffers(instanceId: string): Promise<{ items: Offer[] }>;
+  /** Operations newest first, without their per-instance results. */
+  listOperations(filter: OperationFilter, continuationToken?: string, maxPageSize?: number): Promise<Page<Operation>>;
   cancelInstance(instanceId: string): Promise<Instance>;
   suspendInstance(instanceId: string): Promise<Instance>;
   resumeInstance(instanceId: string): Promise<Instance>;
@@ -127,7 +134,15 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     // 200 with ?dryRun=true is always the DryRun (the Operation is the 200 of a `Prefer: wait` send).
     dryRunInstanceTrigger: (instanceId, trigger) =>
       unwrap<DryRunResult>(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })),
-    recoverInstance: (instanceId, stateId) => unwrap(client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId } })),
+    recoverInstance: (instanceId, stateId, contextPatch) =>
+      unwrap(client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId, ...(contextPatch ? { context: contextPatch as never /* the console's JSON is unknown-typed; the API checks it */ } : {}) } })),
+    getOffers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/offers', { params: { path: { instanceId } } })),
+    listOperations: (filter, continuationToken, maxPageSize) =>
+      unwrap(
+        client.GET('/operations', {
+          params: { query: { kind: orUndefined(filter.kind), status: orUndefined(filter.status), workflowId: orUndefined(filter.workflowId), continuationToken, maxPageSize } },
+        }),
+      ),
     cancelInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/cancel', { params: { path: { instanceId } } })),
     suspendInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } } })),
     resumeInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/resume', { params: { path: { instanceId } } })),

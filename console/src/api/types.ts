@@ -79,11 +79,29 @@ export interface HistoryEntry {
   fromVersion?: number;
   toVersion?: number;
   triggerId: string | null;
+  /** The operation that made the change (a trigger's, a migration, a bulk action); null for direct changes. */
+  operationId?: string | null;
   transitionId: string | null;
   fromStateId: string | null;
   toStateId: string | null;
   /** The instance's status after this entry. */
   status?: InstanceStatus;
+  /** A recovery that repaired the context: the JSON Merge Patch it applied. */
+  contextPatch?: Record<string, unknown>;
+  /** Who asked for the change, where known. */
+  by?: string;
+}
+
+/** A trigger offered to an instance that changed nothing. */
+export interface Offer {
+  operationId: string;
+  triggerName: string;
+  at: string;
+  outcome: string;
+  fromStateId?: string;
+  transitionId?: string;
+  toStateId?: string;
+  trace?: TraceStep[];
 }
 
 export interface TraceStep {
@@ -112,6 +130,8 @@ export interface Operation {
   /** What it does: dispatch a trigger, migrate instances, or a bulk action (absent before wave 2: a trigger). */
   kind?: 'trigger' | 'migration' | 'bulk';
   triggerId?: string;
+  /** For a trigger: what was sent. */
+  trigger?: { name: string; subjects: string[]; parameters?: Record<string, unknown>; contentType?: string };
   migration?: { workflowId: string; fromVersion: number; toVersion: number; stateMap?: Record<string, string> };
   bulk?: { action: string; filter: Record<string, unknown>; stateId?: string; force?: boolean };
   status: OperationStatus;
@@ -203,4 +223,14 @@ export interface InstanceFilter {
   subject?: string;
   /** Only the children a `startInstance` action of this instance started. */
   parentId?: string;
+}
+
+export const operationKinds = ['trigger', 'migration', 'bulk'] as const;
+export const operationStatuses = ['notStarted', 'running', 'succeeded', 'failed'] as const;
+
+export interface OperationFilter {
+  kind?: (typeof operationKinds)[number];
+  status?: OperationStatus;
+  /** Migrations and bulk actions of this workflow. */
+  workflowId?: string;
 }

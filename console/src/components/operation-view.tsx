@@ -2,7 +2,7 @@
  * @module An operation as it runs: status, progress (processed of candidates), then its summary and the
  * outcome for each instance with its trace.
  */
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import type { Operation } from '../api/types';
 import { isFinished, useOperation } from '../lib/use-operation';
@@ -35,19 +35,35 @@ function Progress({ operation }: { operation: Operation }) {
   );
 }
 
-function describeOperation(operation: Operation): string {
+/** Results shown per page of an operation's per-instance outcomes (an operation keeps up to 1,000). */
+export const RESULTS_PER_PAGE = 50;
+
+/** What the operation was, in a sentence: the trigger sent (name, subjects, parameters), the migration, the bulk action. */
+export function describeOperation(operation: Operation): string {
+  if (operation.trigger) {
+    const { name, subjects, parameters } = operation.trigger;
+    const shownParameters = parameters && Object.keys(parameters).length ? ` with ${JSON.stringify(parameters).slice(0, 200)}` : '';
+    // A broadcast may name up to 100 subjects: the first few say enough in a sentence.
+    const shownSubjects = subjects.length > 5 ? `${subjects.slice(0, 5).join(', ')} and ${subjects.length - 5} more` : subjects.join(', ');
+    return `Trigger ${name} to ${shownSubjects}${shownParameters}`;
+  }
   if (operation.kind === 'migration' && operation.migration) {
-    return `Migration of ${operation.migration.workflowId} from v${operation.migration.fromVersion} to v${operation.migration.toVersion}`;
+    const mapped = Object.entries(operation.migration.stateMap ?? {}).map(([from, to]) => `${from} → ${to}`);
+    return `Migration of ${operation.migration.workflowId} from v${operation.migration.fromVersion} to v${operation.migration.toVersion}${mapped.length ? ` (${mapped.join(', ')})` : ''}`;
   }
   if (operation.kind === 'bulk' && operation.bulk) {
     const workflowId = operation.bulk.filter.workflowId;
-    return `Bulk ${operation.bulk.action}${typeof workflowId === 'string' ? ` of ${workflowId} instances` : ''}${operation.bulk.stateId ? ` into ${operation.bulk.stateId}` : ''}`;
+    const narrowed = Object.entries(operation.bulk.filter)
+      .filter(([key, value]) => key !== 'workflowId' && value !== undefined)
+      .map(([key, value]) => `${key} ${String(value)}`);
+    return `Bulk ${operation.bulk.action}${typeof workflowId === 'string' ? ` of ${workflowId} instances` : ''}${narrowed.length ? ` (${narrowed.join(', ')})` : ''}${operation.bulk.stateId ? ` into ${operation.bulk.stateId}` : ''}`;
   }
   return operation.triggerId ? `Dispatch of trigger ${operation.triggerId}` : 'Dispatch of a trigger';
 }
 
 export function OperationView({ operationId, onFinished }: { operationId: string; onFinished?: (operation: Operation) => void }) {
   const api = useApi();
+  const [resultsPage, setResultsPage] = useState(0);
   const { operation, problem } = useOperation(api, operationId);
   const finished = isFinished(operation);
   useEffect(() => {
@@ -97,9 +113,19 @@ export function OperationView({ operationId, onFinished }: { operationId: string
           )}
           {operation.instancesTruncated && <p class="note">Only the first results are listed; the summary counts them all.</p>}
           {operation.tracesTruncated && <p class="note">Only the first 100 results keep their trace.</p>}
-          {operation.instances && operation.instances.length > 0 && (
+          {operation.instances && operation.instances.length > 0 && (() => {
+            // A page of the results at a time: an operation over 1,000 instances is not one endless table.
+            const pages = Math.ceil(operation.instances.length / RESULTS_PER_PAGE);
+            const current = Math.min(resultsPage, pages - 1);
+            const first = current * RESULTS_PER_PAGE;
+            const shown = operation.instances.slice(first, first + RESULTS_PER_PAGE);
+            return (
+            <>
+            <div class="table-scroll">
             <table data-testid="outcomes">
-              <caption class="visually-hidden">Outcome per instance</caption>
+              <caption class="visually-hidden">
+                Outcome per instance, {first + 1} to {first + shown.length} of {operation.instances.length}
+              </caption>
               <thead>
                 <tr>
                   <th scope="col">Instance</th>
@@ -109,7 +135,7 @@ export function OperationView({ operationId, onFinished }: { operationId: string
                 </tr>
               </thead>
               <tbody>
-                {operation.instances.map((result) => (
+                {shown.map((result) => (
                   <tr key={result.instanceId}>
                     <td>
                       <Link to={{ page: 'instance', instanceId: result.instanceId }}>{result.instanceId}</Link>
@@ -141,7 +167,23 @@ export function OperationView({ operationId, onFinished }: { operationId: string
                 ))}
               </tbody>
             </table>
-          )}
+            </div>
+            {pages > 1 && (
+              <nav class="pager" aria-label="Pages of results">
+                <button type="button" class="secondary" disabled={current === 0} onClick={() => setResultsPage(current - 1)}>
+                  Previous results
+                </button>
+                <span data-testid="results-range">
+                  {first + 1}–{first + shown.length} of {operation.instances.length}
+                </span>
+                <button type="button" class="secondary" disabled={current >= pages - 1} onClick={() => setResultsPage(current + 1)}>
+                  Next results
+                </button>
+              </nav>
+            )}
+            </>
+            );
+          })()}
         </>
       )}
     </div>

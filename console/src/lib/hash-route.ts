@@ -2,13 +2,14 @@
  * @module The console's pages as hash routes (`#/workflows/expense-claim?version=2`): the server serves
  * one index.html, so deep links and the back button work without any server-side routing.
  */
-import { instanceStatuses, type InstanceFilter, type InstanceStatus } from '../api/types';
+import { instanceStatuses, operationKinds, operationStatuses, type InstanceFilter, type InstanceStatus, type OperationFilter } from '../api/types';
 
 export type ConsoleRoute =
   | { page: 'workflows' }
   | { page: 'workflow'; workflowId: string; version?: number }
   | { page: 'instances'; filter: InstanceFilter }
   | { page: 'instance'; instanceId: string }
+  | { page: 'operations'; filter: OperationFilter }
   | { page: 'operation'; operationId: string }
   | { page: 'notFound'; path: string };
 
@@ -40,6 +41,16 @@ export function parseHash(hash: string): ConsoleRoute {
   }
   if (section === 'instances' && id) return { page: 'instance', instanceId: id };
   if (section === 'operations' && id) return { page: 'operation', operationId: id };
+  if (section === 'operations') {
+    const filter: OperationFilter = {};
+    const kind = url.searchParams.get('kind');
+    if (kind && (operationKinds as readonly string[]).includes(kind)) filter.kind = kind as OperationFilter['kind'];
+    const status = url.searchParams.get('status');
+    if (status && (operationStatuses as readonly string[]).includes(status)) filter.status = status as OperationFilter['status'];
+    const workflowId = url.searchParams.get('workflowId');
+    if (workflowId) filter.workflowId = workflowId;
+    return { page: 'operations', filter };
+  }
   return { page: 'notFound', path: url.pathname };
 }
 
@@ -58,6 +69,12 @@ export function formatHash(route: ConsoleRoute): string {
     }
     case 'instance':
       return `#/instances/${e(route.instanceId)}`;
+    case 'operations': {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries(route.filter)) if (value) params.set(key, value);
+      const text = params.toString();
+      return `#/operations${text ? `?${text}` : ''}`;
+    }
     case 'operation':
       return `#/operations/${e(route.operationId)}`;
     case 'notFound':

@@ -20,6 +20,7 @@ import { StateDiagram } from '../components/state-diagram';
 import { StatusBadge } from '../components/status-badge';
 import { TimeText } from '../components/time-text';
 import { TriggerForm } from '../components/trigger-form';
+import { TraceView } from '../components/trace-view';
 import { useAsync } from '../lib/use-async';
 
 /** The statuses that take triggers (a suspended instance answers `notActive` until resumed). */
@@ -47,6 +48,7 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
   const [sentOperationId, setSentOperationId] = useState<string>();
   const instance = useAsync(() => api.getInstance(instanceId), [api, instanceId, generation]);
   const history = useAsync(() => api.getHistory(instanceId), [api, instanceId, generation]);
+  const offers = useAsync(() => api.getOffers(instanceId), [api, instanceId, generation]);
   const capabilities = useAsync(() => api.capabilities(), [api]);
   const loaded = instance.data;
   const workflow = useAsync(async () => (loaded ? api.getWorkflow(loaded.workflowId, loaded.workflowVersion) : undefined), [api, loaded?.workflowId, loaded?.workflowVersion]);
@@ -238,7 +240,45 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
                     {entry.fromStateId ? `${entry.fromStateId} → ` : 'into '}
                     {entry.toStateId ?? '–'}
                   </span>
-                  {entry.triggerId && <span class="muted"> (trigger {entry.triggerId})</span>} {entry.status && <StatusBadge status={entry.status} />}
+                  {(entry.operationId ?? entry.triggerId) && (
+                    <span class="muted">
+                      {' '}
+                      (operation <Link to={{ page: 'operation', operationId: (entry.operationId ?? entry.triggerId)! }}>{entry.operationId ?? entry.triggerId}</Link>)
+                    </span>
+                  )}{' '}
+                  {entry.status && <StatusBadge status={entry.status} />}
+                  {entry.by && <span class="muted"> by {entry.by}</span>}
+                  {entry.contextPatch && <JsonView value={entry.contextPatch} label="Context patch" />}
+                </li>
+              ))}
+            </ol>
+          )}
+
+          <h2>Recent triggers that changed nothing</h2>
+          {offers.problem && <ProblemAlert problem={offers.problem} context="Reading the recent offers failed" />}
+          {offers.data && offers.data.items.length === 0 && <p class="muted">None: every trigger offered recently changed it (see the history), or none was offered.</p>}
+          {offers.data && offers.data.items.length > 0 && (
+            <ol class="timeline" data-testid="offers">
+              {offers.data.items.map((offer) => (
+                <li key={offer.operationId}>
+                  <TimeText value={offer.at} /> <strong>{offer.triggerName}</strong> <StatusBadge status={offer.outcome} />
+                  {offer.fromStateId && <span> in {offer.fromStateId}</span>}
+                  {offer.transitionId && (
+                    <span>
+                      {' '}
+                      (<code>{offer.transitionId}</code>
+                      {offer.toStateId ? ` → ${offer.toStateId}` : ''})
+                    </span>
+                  )}{' '}
+                  <span class="muted">
+                    (operation <Link to={{ page: 'operation', operationId: offer.operationId }}>{offer.operationId}</Link>)
+                  </span>
+                  {offer.trace && offer.trace.length > 0 && (
+                    <details>
+                      <summary>Why ({offer.trace.length})</summary>
+                      <TraceView trace={offer.trace} />
+                    </details>
+                  )}
                 </li>
               ))}
             </ol>

@@ -5,6 +5,7 @@
  */
 import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
 import type { CommandContext } from '../context';
+import { jsonObjectArgument } from '../inputs';
 
 export interface InstanceOptions {
   readonly history?: boolean;
@@ -87,10 +88,13 @@ export async function cancelCommand(context: CommandContext, instanceId: string)
   context.output.print(`${instance.id}: ${instance.status} in state ${instance.stateId}`);
 }
 
-export async function recoverCommand(context: CommandContext, instanceId: string, options: { state: string }): Promise<void> {
-  const instance = await context.api.recoverInstance(instanceId, options.state);
+export async function recoverCommand(context: CommandContext, instanceId: string, options: { state: string; context?: string }): Promise<void> {
+  const contextPatch = options.context === undefined ? undefined : jsonObjectArgument(options.context, '--context');
+  const instance = await context.api.recoverInstance(instanceId, options.state, contextPatch);
   if (context.json) return context.output.printJson(instance);
-  context.output.print(`${instance.id}: recovered to state ${instance.stateId} (${instance.status})`);
+  // A recovery that faults again is not a recovery: say so, with the fault.
+  if (instance.status === 'faulted') context.output.print(`${instance.id}: still faulted in state ${instance.stateId}: ${instance.fault?.message ?? 'no message'}`);
+  else context.output.print(`${instance.id}: recovered to state ${instance.stateId} (${instance.status})`);
 }
 
 export async function suspendCommand(context: CommandContext, instanceId: string): Promise<void> {

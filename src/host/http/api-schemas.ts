@@ -73,10 +73,13 @@ export const historyEntrySchema = z
     fromVersion: z.number().int().optional().meta({ description: 'Only for `migrated`.' }),
     toVersion: z.number().int().optional().meta({ description: 'Only for `migrated`.' }),
     triggerId: nullableId,
+    operationId: nullableId.meta({ description: 'The operation that made the change (GET /api/operations/{operationId}): the trigger\'s, a migration or a bulk action; null for changes made directly (creation, recovery, cancel, ...).' }),
     transitionId: nullableId,
     fromStateId: nullableId,
     toStateId: z.string(),
     status: instanceStatusSchema,
+    contextPatch: jsonObjectSchema.optional().meta({ description: 'Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered.' }),
+    by: z.string().optional().meta({ description: 'Who asked for the change, where known (a recovery): `api-key`, `function-key` or `anonymous` until identities exist.' }),
   })
   .meta({ id: 'HistoryEntry' });
 
@@ -110,6 +113,10 @@ export const operationSchema = z
     id: z.string(),
     kind: z.enum(['trigger', 'migration', 'bulk']).meta({ description: 'What the operation does: dispatch a trigger, migrate instances, or a bulk action.' }),
     triggerId: z.string().optional().meta({ description: 'Only for `trigger`.' }),
+    trigger: z
+      .object({ name: z.string(), subjects: z.array(z.string()), parameters: jsonObjectSchema.optional(), contentType: z.string().optional() })
+      .optional()
+      .meta({ description: 'Only for `trigger`: what was sent (its name, subjects and parameters).' }),
     migration: z
       .object({ workflowId: z.string(), fromVersion: z.number().int(), toVersion: z.number().int(), stateMap: z.record(z.string(), z.string()), filter: migrationFilterSchema.optional() })
       .optional()
@@ -142,6 +149,27 @@ export const operationSchema = z
     error: z.string().optional().meta({ description: 'Only when `status` is `failed`: why the dispatch could not finish.' }),
   })
   .meta({ id: 'Operation' });
+
+export const offerListSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        operationId: z.string().meta({ description: 'The trigger\'s operation (its id).' }),
+        triggerName: z.string(),
+        at: timestamp,
+        outcome: z.enum(['noTransition', 'exitBlocked', 'entryBlocked', 'notActive', 'notInterested']),
+        fromStateId: z.string().optional(),
+        transitionId: z.string().optional(),
+        toStateId: z.string().optional(),
+        trace: traceSchema.optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'OfferList', description: 'Triggers offered to an instance that changed nothing, newest first (at most 20).' });
+
+export const listedOperationSchema = operationSchema
+  .omit({ instances: true, progress: true, instancesTruncated: true, tracesTruncated: true })
+  .meta({ id: 'ListedOperation', description: 'An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`).' });
 
 const reportSample = z.array(z.string()).meta({ description: 'A few of the instance ids.' });
 export const migrationReportSchema = z

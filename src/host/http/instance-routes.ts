@@ -6,7 +6,9 @@ import { NotFoundError } from '../../engine/errors';
 import type { StoredInstance } from '../../engine/instance';
 import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
 import { parseWith } from '../../engine/validation';
-import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, pageSchemaOf } from './api-schemas';
+import { contextPatchSchema } from '../../engine/merge-patch';
+import { principalOf } from './types';
+import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
@@ -23,7 +25,12 @@ function instanceResponse(status: number, instance: StoredInstance, withLocation
 }
 
 
-const recoverBodySchema = z.strictObject({ stateId: z.string().min(1).max(128).meta({ description: 'The state whose entry conditions and actions run again.' }) });
+const recoverBodySchema = z.strictObject({
+  stateId: z.string().min(1).max(128).meta({ description: 'The state whose entry conditions and actions run again.' }),
+  context: contextPatchSchema.optional().meta({
+    description: 'A JSON Merge Patch (RFC 7386) applied to the context before the state is entered (`null` removes a key), to repair the data the instance faulted on. Recorded in the history entry with who made it. At most 64 KiB.',
+  }),
+});
 const instancePath = z.object({ instanceId: z.string() });
 const listInstancesQuery = z.object({
   workflowId: z.string().min(1).max(128).optional(),
@@ -134,18 +141,41 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const page = parseQuery(request, historyQuery);
       const instanceId = request.params.instanceId!;
       const history = await services.engine.getHistory(instanceId, page);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion }) => ({
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by }) => ({
         at,
         event,
         triggerId,
+        // A trigger's operation has the trigger's id; a migration or bulk action recorded its own.
+        operationId: operationId ?? triggerId,
         transitionId,
         fromStateId,
         toStateId,
         status,
         ...(fromVersion !== undefined ? { fromVersion } : {}),
         ...(toVersion !== undefined ? { toVersion } : {}),
+        ...(contextPatch !== undefined ? { contextPatch } : {}),
+        ...(by !== undefined ? { by } : {}),
       }));
       return { status: 200, body: pageBody(items, history) };
+    },
+  },
+  {
+    name: 'getInstanceOffers',
+    methods: ['GET'],
+    route: 'instances/{instanceId}/offers',
+    authLevel: 'function',
+    contract: {
+      summary: 'Recent triggers offered to an instance that changed nothing',
+      description:
+        'Newest first, at most 20: each trigger that reached the instance and did nothing to it (no transition, a blocked exit or entry, not active, not interested), with why. ' +
+        'Triggers that changed it are in its history, each entry naming its operation.',
+      tags: ['instances'],
+      path: instancePath,
+      responses: { 200: { description: 'The recent offers, newest first.', body: offerListSchema }, 404: 'No such instance.' },
+    },
+    async handle(request, { engine }) {
+      parseQuery(request, {});
+      return { status: 200, body: { items: await engine.getOffers(request.params.instanceId!) } };
     },
   },
   {
@@ -194,8 +224,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       },
     },
     async handle(request, { engine }) {
-      const { stateId } = parseWith(recoverBodySchema, readJsonBody(request), 'The recovery request is invalid');
-      return instanceResponse(200, await engine.recover(request.params.instanceId!, stateId));
+      const { stateId, context } = parseWith(recoverBodySchema, readJsonBody(request), 'The recovery request is invalid');
+      return instanceResponse(200, await engine.recover(request.params.instanceId!, stateId, {}, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
     },
   },
   {

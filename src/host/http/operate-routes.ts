@@ -3,9 +3,8 @@
  * resume, bulk actions (an operation), deleting instances and workflows.
  */
 import { z } from 'zod';
-import { bulkRequestSchema, migrationRequestSchema, type BulkRequest } from '../../engine/operation-work';
+import { bulkRequestSchema, migrationRequestSchema } from '../../engine/operation-work';
 import { acceptedHeaders, acceptedOperationSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
-import { parseWith } from '../../engine/validation';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import { instanceBody } from './representations';
@@ -136,17 +135,11 @@ export const operateRoutes: readonly RouteDefinition[] = [
       tags: ['operations'],
       query: noQuery,
       body: bulkRequestSchema,
-      responses: { 202: accepted },
+      responses: { 202: accepted, 400: 'The request is invalid (a workflow, or a state in no version of it, that does not exist).' },
     },
-    async handle(request, { triggers }) {
+    async handle(request, { engine, triggers }) {
       parseQuery(request, {});
-      const parsed = parseWith(bulkRequestSchema, readJsonBody(request), 'The bulk request is invalid');
-      const bulk: BulkRequest = {
-        action: parsed.action,
-        filter: parsed.filter,
-        ...(parsed.stateId !== undefined ? { stateId: parsed.stateId } : {}),
-        ...(parsed.force ? { force: true } : {}),
-      };
+      const bulk = await engine.operations.parseBulk(readJsonBody(request));
       return acceptedOperation(await triggers.submitWork({ bulk }));
     },
   },

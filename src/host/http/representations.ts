@@ -1,7 +1,7 @@
 /** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
 import type { WorkflowVersion } from '../../engine/definition';
 import type { StoredInstance } from '../../engine/instance';
-import type { StoredOperation } from '../../engine/operation';
+import { listedOperation, type ListedOperation, type StoredOperation } from '../../engine/operation';
 import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {
@@ -27,22 +27,41 @@ export function instanceBody(instance: StoredInstance) {
   };
 }
 
-export function operationBody(operation: StoredOperation) {
-  const kind = operation.kind ?? 'trigger';
+/** What the operation was: its trigger (name, subjects, parameters), migration or bulk action. */
+function operationWhat(operation: ListedOperation) {
+  if (operation.kind === 'migration') return { migration: operation.migration };
+  if (operation.kind === 'bulk') return { bulk: operation.bulk };
+  const { name, subjects, parameters, contentType } = operation.trigger;
+  return {
+    triggerId: operation.triggerId,
+    trigger: { name, subjects, ...(parameters !== undefined ? { parameters } : {}), ...(contentType !== undefined ? { contentType } : {}) },
+  };
+}
+
+/** An operation as GET /api/operations lists it: what it was and how it ended, without its per-instance results. */
+export function listedOperationBody(operation: ListedOperation) {
   return {
     id: operation.id,
-    kind,
-    ...(operation.kind === 'migration' ? { migration: operation.migration } : operation.kind === 'bulk' ? { bulk: operation.bulk } : { triggerId: operation.triggerId }),
+    kind: operation.kind ?? 'trigger',
+    ...operationWhat(operation),
     status: operation.status,
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
     candidates: operation.candidates,
     summary: operation.summary,
+    ...(operation.error ? { error: operation.error } : {}),
+  };
+}
+
+export function operationBody(operation: StoredOperation) {
+  const { error, ...listed } = listedOperationBody(listedOperation(operation));
+  return {
+    ...listed,
     instances: operation.instances,
     ...(operation.progress && operation.status === 'running' ? { progress: operation.progress } : {}),
     ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
     ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
-    ...(operation.error ? { error: operation.error } : {}),
+    ...(error ? { error } : {}),
   };
 }
 

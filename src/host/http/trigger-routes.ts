@@ -1,14 +1,16 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
 import { NotFoundError } from '../../engine/errors';
-import type { StoredOperation } from '../../engine/operation';
+import { OperationKind, type StoredOperation } from '../../engine/operation';
+import { OperationStatus } from '../../engine/enums';
+import { onePage } from '../../engine/paging';
 import { triggerFieldsSchema, parseTrigger } from '../../engine/trigger';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
-import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, finishedOperationHeaders, operationSchema, pendingOperationHeaders } from './api-schemas';
+import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, finishedOperationHeaders, listedOperationSchema, operationSchema, pageSchemaOf, pendingOperationHeaders } from './api-schemas';
 import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './prefer-wait';
 import { readJsonBody } from './request-body';
-import { parseQuery } from './query';
-import { operationBody, operationUrl } from './representations';
+import { pageQuerySchema, parseQuery } from './query';
+import { listedOperationBody, operationBody, operationUrl, pageBody } from './representations';
 import type { ApiRequest, ApiResponse, ApiServices, ResponseContract, RouteDefinition } from './types';
 
 /** Seconds a client should wait before polling an unfinished operation. */
@@ -52,6 +54,15 @@ export const submittedResponses: Readonly<Record<number, ResponseContract | stri
 };
 
 const operationPath = z.object({ operationId: z.string() });
+const isoTime = (description: string) => z.iso.datetime({ offset: true }).optional().meta({ description });
+const listOperationsQuery = z.object({
+  kind: z.enum(Object.values(OperationKind) as [OperationKind, ...OperationKind[]]).optional(),
+  status: z.enum(Object.values(OperationStatus) as [OperationStatus, ...OperationStatus[]]).optional(),
+  workflowId: z.string().min(1).max(128).optional().meta({ description: 'Migrations and bulk actions of this workflow (a trigger is addressed to subjects, not to a workflow).' }),
+  createdSince: isoTime('Only operations created at or after this moment (ISO 8601).'),
+  createdBefore: isoTime('Only operations created before this moment (ISO 8601).'),
+  ...pageQuerySchema,
+});
 
 export const triggerRoutes: readonly RouteDefinition[] = [
   {
@@ -76,6 +87,25 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       const trigger = parseTrigger(readJsonBody(request), services.newId);
       if (dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       return submittedOperation(request, services, await services.triggers.submit(trigger));
+    },
+  },
+  {
+    name: 'listOperations',
+    methods: ['GET'],
+    route: 'operations',
+    authLevel: 'function',
+    contract: {
+      summary: 'Find operations, newest first',
+      description: 'Triggers sent, migrations and bulk actions, newest first, each with what it was and how it ended (without its per-instance results: GET the operation).',
+      tags: ['operations'],
+      query: listOperationsQuery,
+      responses: { 200: { description: 'A page of operations, newest first.', body: pageSchemaOf(listedOperationSchema, 'OperationPage') } },
+    },
+    async handle(request, { operations }) {
+      const { kind, status, workflowId, createdSince, createdBefore, ...page } = parseQuery(request, listOperationsQuery);
+      const query = { ...(kind ? { kind } : {}), ...(status ? { status } : {}), ...(workflowId ? { workflowId } : {}), ...(createdSince ? { createdSince } : {}), ...(createdBefore ? { createdBefore } : {}) };
+      const result = await onePage(operations.list(query, page));
+      return { status: 200, body: pageBody(result.items.map(listedOperationBody), result) };
     },
   },
   {

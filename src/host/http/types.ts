@@ -18,6 +18,17 @@ export interface ApiRequest {
   readonly headers: { get(name: string): string | null };
   /** The raw body, or undefined when there is none. Hosts cap it at MAX_BODY_SIZE_IN_BYTES. */
   readonly bodyText: string | undefined;
+  /**
+   * Who the host let in, as far as it knows (there are no user identities yet): `api-key` when a key
+   * was required and given, `function-key` on Azure Functions, `anonymous` otherwise. Recorded with changes
+   * people make by hand (a recovery).
+   */
+  readonly principal?: string;
+}
+
+/** The request's principal, `anonymous` when the host named none. */
+export function principalOf(request: ApiRequest): string {
+  return request.principal ?? 'anonymous';
 }
 
 export interface ApiResponse {

@@ -13,6 +13,7 @@ import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, Insta
 import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/events/lifecycle-events';
 import { EVENT_RANK } from '../../engine/events/lifecycle-event-type';
 import { pageOf } from './paging';
+import { withOffer, type TriggerOffer } from '../../engine/offers';
 import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
@@ -30,6 +31,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   private readonly histories = new Map<string, HistoryEntry[]>();
   private readonly outboxes = new Map<string, Map<string, OutboxRow>>();
   private readonly events = new Map<string, LifecycleEventRecord[]>();
+  private readonly offers = new Map<string, TriggerOffer[]>();
   /** Calls of deleteOutbox that deleted at least one row. */
   outboxDeletes = 0;
   private counter = 0;
@@ -102,7 +104,16 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return pageOf(matches, options);
   }
 
+  async recordOffer(instanceId: string, offer: TriggerOffer, _options?: OperationOptions): Promise<void> {
+    this.offers.set(instanceId, deepFreeze(structuredClone(withOffer(this.offers.get(instanceId) ?? [], offer))));
+  }
+
+  async listOffers(instanceId: string, _options?: OperationOptions): Promise<TriggerOffer[]> {
+    return structuredClone(this.offers.get(instanceId) ?? []);
+  }
+
   async purge(instanceId: string, _options?: OperationOptions): Promise<void> {
+    this.offers.delete(instanceId);
     this.histories.delete(instanceId);
     this.outboxes.delete(instanceId);
     this.instances.delete(instanceId);

@@ -1,8 +1,8 @@
 /** @module OperationStore in memory. */
 import type { OperationStatus } from '../../engine/enums';
 import { NotFoundError, PreconditionFailedError } from '../../engine/errors';
-import { fitOperation, type Operation, type StoredOperation } from '../../engine/operation';
-import type { OperationOptions, OperationStore, Page, PageOptions } from '../../engine/ports';
+import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operation';
+import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
 import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
 
@@ -36,6 +36,27 @@ export class InMemoryOperationStore implements OperationStore {
     }
     const { etag: _etag, ...plain } = operation as StoredOperation;
     return this.put(plain);
+  }
+
+  list(query: OperationQuery, options?: PageOptions): PagedAsyncIterable<ListedOperation> {
+    return pagedList((page) => this.listPage(query, page), options);
+  }
+
+  private async listPage(query: OperationQuery, options?: PageOptions): Promise<Page<ListedOperation>> {
+    const since = query.createdSince !== undefined ? Date.parse(query.createdSince) : -Infinity;
+    const before = query.createdBefore !== undefined ? Date.parse(query.createdBefore) : Infinity;
+    const matches = [...this.operations.values()]
+      .filter(
+        (item) =>
+          (query.kind === undefined || operationKind(item) === query.kind) &&
+          (query.status === undefined || item.status === query.status) &&
+          (query.workflowId === undefined || operationWorkflowId(item) === query.workflowId) &&
+          Date.parse(item.createdAt) >= since &&
+          Date.parse(item.createdAt) < before,
+      )
+      // Newest first; ties by id, descending, as the table's inverted-time keys order them.
+      .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return pageOf(matches.map((item) => listedOperation(structuredClone(item))), options);
   }
 
   listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation> {

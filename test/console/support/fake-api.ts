@@ -51,6 +51,8 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
     resumeInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'waiting' })),
     getEvents: jest.fn(async () => ({ items: [] })),
     redeliverEvent: jest.fn(async (_instanceId: string, eventId: string) => ({ eventId })),
+    getOffers: jest.fn(async () => ({ items: [] })),
+    listOperations: jest.fn(async () => ({ items: [] })),
     getOperation: jest.fn(async (operationId: string) => ({
       id: operationId,
       status: 'succeeded' as const,

@@ -106,5 +106,38 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       expect(await ids(['notStarted', 'running'])).toEqual(['ls-0', 'ls-1', 'ls-3', 'ls-5', 'ls-6']);
       expect(await ids([])).toEqual([]);
     });
+
+    it('lists operations newest first without their results, filtered by kind, status, workflow and creation time, paged', async () => {
+      // In 2030, so the time range leaves out the other tests' operations (2026).
+      const at = (minute: number) => `2030-05-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+      const results: InstanceResult[] = [{ instanceId: 'i1', outcome: 'transitioned' }];
+      const base = { status: 'notStarted' as const, candidates: 0, summary: {}, instances: [] };
+      await store.create(makeOperation('nl-trigger-1', { createdAt: at(1), updatedAt: at(1), trigger: { id: 'nl-trigger-1', name: 'Approve', subjects: ['c-1'], parameters: { note: 'é' } } }));
+      await store.create({ ...base, id: 'nl-migration', kind: 'migration', createdAt: at(2), updatedAt: at(2), migration: { workflowId: 'claim', fromVersion: 1, toVersion: 2, stateMap: {} } });
+      await store.create({ ...base, id: 'nl-bulk', kind: 'bulk', createdAt: at(3), updatedAt: at(3), bulk: { action: 'cancel', filter: { workflowId: 'claim', stateId: 'draft' } } });
+      const trigger2 = await store.create(makeOperation('nl-trigger-2', { createdAt: at(4), updatedAt: at(4) }));
+      // Finishing it is seen by the list: status, summary, candidates.
+      await store.update(makeOperation('nl-trigger-2', { createdAt: at(4), updatedAt: at(5), status: 'succeeded', candidates: 1, summary: { transitioned: 1 }, instances: results }));
+      expect(trigger2.created).toBe(true);
+      const range = { createdSince: at(0), createdBefore: '2030-05-02T00:00:00.000Z' };
+      const listAll = async (query: Parameters<OperationStore['list']>[0], maxPageSize = 100) => (await collect((options) => onePage(store.list({ ...range, ...query }, options)), maxPageSize)).items;
+      const ids = async (query: Parameters<OperationStore['list']>[0], maxPageSize?: number) => (await listAll(query, maxPageSize)).map((item) => item.id);
+
+      expect(await ids({})).toEqual(['nl-trigger-2', 'nl-bulk', 'nl-migration', 'nl-trigger-1']);
+      expect(await ids({}, 1)).toEqual(['nl-trigger-2', 'nl-bulk', 'nl-migration', 'nl-trigger-1']);
+      const first = await onePage(store.list(range, { maxPageSize: 2 }));
+      expect(first.items.map((item) => item.id)).toEqual(['nl-trigger-2', 'nl-bulk']);
+      expect(first.continuationToken).toBeDefined();
+      const listed = first.items[0]!;
+      expect(listed).toMatchObject({ id: 'nl-trigger-2', status: 'succeeded', candidates: 1, summary: { transitioned: 1 } });
+      expect('instances' in listed).toBe(false);
+      expect(await ids({ kind: 'trigger' })).toEqual(['nl-trigger-2', 'nl-trigger-1']);
+      expect(await ids({ kind: 'bulk' })).toEqual(['nl-bulk']);
+      expect(await ids({ status: 'succeeded' })).toEqual(['nl-trigger-2']);
+      expect(await ids({ workflowId: 'claim' })).toEqual(['nl-bulk', 'nl-migration']);
+      expect(await ids({ createdSince: at(2), createdBefore: at(4) })).toEqual(['nl-bulk', 'nl-migration']);
+      const oldest = (await listAll({ kind: 'trigger', status: 'notStarted' }))[0];
+      expect(oldest).toMatchObject({ id: 'nl-trigger-1', trigger: { name: 'Approve', parameters: { note: 'é' } } });
+    });
   });
 }

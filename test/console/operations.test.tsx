@@ -1,0 +1,137 @@
+/**
+ * @jest-environment jsdom
+ * @jest-environment-options {"customExportConditions": ["require", "default"]}
+ */
+/**
+ * Issue 24 in the console (against an in-memory API): the operations list (newest first, filters in the
+ * URL, paging), an operation's results a page at a time, history entries linking to their operation,
+ * the triggers offered that changed nothing, and recovery with a context patch.
+ */
+import { configure, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import type { ComponentChildren } from 'preact';
+import { ApiContext } from '../../console/src/api-context';
+import type { ConsoleApi } from '../../console/src/api/console-api';
+import type { Operation } from '../../console/src/api/types';
+import { RESULTS_PER_PAGE } from '../../console/src/components/operation-view';
+import { formatHash, parseHash } from '../../console/src/lib/hash-route';
+import { InstancePage } from '../../console/src/pages/instance-page';
+import { OperationPage } from '../../console/src/pages/operation-page';
+import { OperationsPage } from '../../console/src/pages/operations-page';
+import { fakeApi, instance, type FakeApi } from './support/fake-api';
+
+jest.mock('../../console/src/lib/render-mermaid', () => ({ renderMermaid: async () => '<svg></svg>' }));
+configure({ asyncUtilTimeout: 10_000 });
+
+function renderWith(api: FakeApi, children: ComponentChildren) {
+  return render(<ApiContext.Provider value={api as unknown as ConsoleApi}>{children}</ApiContext.Provider>);
+}
+
+const listed = (id: string, overrides: Partial<Operation> = {}): Operation => ({
+  id,
+  kind: 'trigger',
+  triggerId: id,
+  trigger: { name: 'Approve', subjects: ['claim-1'], parameters: { by: 'ann' } },
+  status: 'succeeded',
+  createdAt: '2026-11-23T10:06:00.000Z',
+  updatedAt: '2026-11-23T10:06:01.000Z',
+  candidates: 1,
+  summary: { transitioned: 1, faulted: 0 },
+  ...overrides,
+});
+
+describe('OperationsPage', () => {
+  it('lists operations as the API gives them (newest first) with what each was, and pages with continuation tokens', async () => {
+    const listOperations = jest
+      .fn()
+      .mockResolvedValueOnce({
+        items: [listed('op-2'), listed('op-b', { kind: 'bulk', triggerId: undefined, trigger: undefined, bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: 'draft' } }, summary: { cancelled: 3 }, candidates: 3 })],
+        continuationToken: 'next',
+      })
+      .mockResolvedValueOnce({ items: [listed('op-1', { status: 'failed', error: 'storage down' })] })
+      .mockResolvedValueOnce({ items: [listed('op-2')], continuationToken: 'next' });
+    const api = fakeApi({ listOperations });
+    renderWith(api, <OperationsPage filter={{ kind: 'trigger' }} />);
+    const table = await screen.findByTestId('operations');
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows.map((row) => within(row).getAllByRole('cell')[0]!.textContent)).toEqual(['op-2', 'op-b']);
+    expect(rows[0]!.textContent).toContain('Trigger Approve to claim-1 with {"by":"ann"}');
+    expect(rows[0]!.textContent).toContain('transitioned 1');
+    expect(rows[1]!.textContent).toContain('Bulk cancel of expense-claim instances (stateId draft)');
+    expect(within(rows[0]!).getByRole('link', { name: 'op-2' }).getAttribute('href')).toBe('#/operations/op-2');
+    expect(listOperations).toHaveBeenLastCalledWith({ kind: 'trigger' }, undefined, 50);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Next page' }));
+    await waitFor(() => expect(listOperations).toHaveBeenLastCalledWith({ kind: 'trigger' }, 'next', 50));
+    await screen.findByText('op-1');
+    fireEvent.click(screen.getByRole('button', { name: 'Previous page' }));
+    await waitFor(() => expect(listOperations).toHaveBeenCalledTimes(3));
+  });
+
+  it('says when no operation matches, and the filters live in the URL', async () => {
+    renderWith(fakeApi(), <OperationsPage filter={{ status: 'failed' }} />);
+    expect(await screen.findByText('No operation matches these filters')).toBeTruthy();
+    expect(parseHash('#/operations?kind=bulk&status=failed&workflowId=claim')).toEqual({ page: 'operations', filter: { kind: 'bulk', status: 'failed', workflowId: 'claim' } });
+    expect(parseHash('#/operations?kind=nonsense')).toEqual({ page: 'operations', filter: {} });
+    expect(formatHash({ page: 'operations', filter: { kind: 'migration' } })).toBe('#/operations?kind=migration');
+  });
+});
+
+describe('OperationPage results', () => {
+  it(`shows ${RESULTS_PER_PAGE} results at a time, with pages, not one endless table`, async () => {
+    const instances = Array.from({ length: 120 }, (_, index) => ({ instanceId: `claim-${index}`, outcome: 'transitioned' }));
+    renderWith(fakeApi({ getOperation: jest.fn(async () => listed('op-big', { candidates: 120, summary: { transitioned: 120 }, instances })) }), <OperationPage operationId="op-big" />);
+    const table = await screen.findByTestId('outcomes');
+    expect(within(table).getAllByRole('row')).toHaveLength(RESULTS_PER_PAGE + 1);
+    expect(screen.getByTestId('results-range').textContent).toBe('1–50 of 120');
+    expect((screen.getByRole('button', { name: 'Previous results' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Next results' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Next results' }));
+    expect(screen.getByTestId('results-range').textContent).toBe('101–120 of 120');
+    expect(within(screen.getByTestId('outcomes')).getAllByRole('row')).toHaveLength(21);
+    expect(screen.getByText('claim-119')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Next results' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('names the trigger sent: its name, subjects and parameters', async () => {
+    renderWith(fakeApi({ getOperation: jest.fn(async () => listed('op-t', { instances: [] })) }), <OperationPage operationId="op-t" />);
+    expect((await screen.findByTestId('operation-kind')).textContent).toBe('Trigger Approve to claim-1 with {"by":"ann"}');
+  });
+});
+
+describe('InstancePage: operations, offers, repair', () => {
+  it('links each history entry to its operation, and lists the triggers that changed nothing, with why', async () => {
+    const api = fakeApi({
+      getHistory: jest.fn(async () => ({
+        items: [
+          { at: '2026-11-23T10:00:00.000Z', event: 'created', triggerId: null, operationId: null, transitionId: null, fromStateId: null, toStateId: 'draft', status: 'waiting' },
+          { at: '2026-11-23T10:01:00.000Z', event: 'cancelled', triggerId: null, operationId: 'op-bulk', transitionId: null, fromStateId: 'draft', toStateId: 'draft', status: 'cancelled' },
+        ],
+      })),
+      getOffers: jest.fn(async () => ({
+        items: [{ operationId: 'op-x', triggerName: 'Approve', at: '2026-11-23T10:00:30.000Z', outcome: 'noTransition', fromStateId: 'draft', trace: [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: false }] }],
+      })),
+    });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    const history = await screen.findByTestId('history');
+    expect(within(history).getByRole('link', { name: 'op-bulk' }).getAttribute('href')).toBe('#/operations/op-bulk');
+    const offers = await screen.findByTestId('offers');
+    expect(offers.textContent).toContain('Approve');
+    expect(offers.textContent).toContain('noTransition');
+    expect(within(offers).getByRole('link', { name: 'op-x' }).getAttribute('href')).toBe('#/operations/op-x');
+    expect(within(offers).getByText('Why (1)')).toBeTruthy();
+  });
+
+  it('recovers with a context patch, and refuses a patch that is not JSON before calling the API', async () => {
+    const faulted = instance({ status: 'faulted', stateId: 'submitted', fault: { message: 'entry condition [0] of state "submitted" is false', at: '2026-11-23T10:07:00.000Z' } });
+    const api = fakeApi({ getInstance: jest.fn(async () => faulted) });
+    renderWith(api, <InstancePage instanceId="claim-1" />);
+    const patch = (await screen.findByLabelText('Repair the context first (optional)')) as HTMLTextAreaElement;
+    fireEvent.input(patch, { target: { value: '{"amount": ' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Recover' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('The context patch is not JSON');
+    expect(api.recoverInstance).not.toHaveBeenCalled();
+    fireEvent.input(patch, { target: { value: '{"amount": 120, "junk": null}' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Recover' }));
+    await waitFor(() => expect(api.recoverInstance).toHaveBeenCalledWith('claim-1', 'submitted', { amount: 120, junk: null }));
+  });
+});
