@@ -1329,6 +1329,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The workflow exists and no If-Match was sent. */
             409: {
                 headers: {
@@ -1414,6 +1423,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such workflow. */
             404: {
                 headers: {
@@ -1425,6 +1443,15 @@ export interface operations {
             };
             /** @description Instances of it exist: delete them first. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1536,6 +1563,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1688,6 +1724,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1857,6 +1902,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -1868,6 +1922,15 @@ export interface operations {
             };
             /** @description The instance is waiting or initializing (use force=true). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2027,6 +2090,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2123,6 +2195,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2212,6 +2293,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2223,6 +2313,15 @@ export interface operations {
             };
             /** @description The instance is already complete or cancelled. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2349,6 +2448,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance or event. */
             404: {
                 headers: {
@@ -2360,6 +2468,15 @@ export interface operations {
             };
             /** @description No delivery of the event is dead-lettered. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2459,6 +2576,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such workflow. */
             404: {
                 headers: {
@@ -2539,6 +2665,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2550,6 +2685,15 @@ export interface operations {
             };
             /** @description The instance is not waiting. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2610,6 +2754,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2621,6 +2774,15 @@ export interface operations {
             };
             /** @description The instance is not suspended. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2704,6 +2866,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2808,6 +2979,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2966,6 +3146,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
