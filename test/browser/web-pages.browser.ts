@@ -31,7 +31,7 @@ let browser: Browser;
 /** The attacker's page: a form that posts itself, and a no-cors fetch, both at the Signalbox server. */
 function attackerPage(target: string): string {
   return `<!doctype html><html><body>
-<form id="cancel" method="POST" action="${target}/api/instances/victim/cancel"><input name="reason" value="gone"></form>
+<form id="cancel" method="POST" action="${target}/api/instances/victim/cancel"></form>
 <script>
   window.fetchDone = fetch(${JSON.stringify(`${target}/api/instances/victim/suspend`)}, { method: 'POST', mode: 'no-cors' })
     .then(() => 'sent', (error) => 'failed: ' + error);
