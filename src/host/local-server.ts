@@ -91,7 +91,7 @@ export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host'>,
 ): Promise<void> {
   const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -104,7 +104,10 @@ export async function handleNodeRequest(
   const reply = (apiResponse: ApiResponse) => send(response, finishResponse({ method, headers }, apiResponse, cors));
   try {
     // First, for every path (the console's too): a DNS-rebinding page must not even read.
-    const misdirected = hostRefusal(headers.get('host'), { port: request.socket.localPort ?? 0, serverNames: options.serverNames ?? [] });
+    const port = request.socket.localPort ?? 0;
+    // The address it listens on, when that is one address (not 0.0.0.0 or ::), names it too.
+    const listening = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? [`${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`] : [];
+    const misdirected = hostRefusal(headers.get('host'), { port, serverNames: [...listening, ...(options.serverNames ?? [])] });
     if (misdirected) {
       request.resume();
       return reply(misdirected);
