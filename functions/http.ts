@@ -7,6 +7,7 @@ import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } 
 import * as df from 'durable-functions';
 import { TooLargeError } from '../src/engine/errors';
 import { finishResponse, preflightResponse, type CorsPolicy } from '../src/host/http/http-manners';
+import { crossSiteRefusal } from '../src/host/http/request-guard';
 import { allowedMethods, routes, unmatchedResponse } from '../src/host/http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
@@ -50,6 +51,10 @@ const cors: CorsPolicy = { allowedOrigins: corsAllowedOrigins() };
 export function handleRoute(route: RouteDefinition, request: HttpRequest, context: InvocationContext, policy: CorsPolicy = cors): Promise<HttpResponseInit> {
   return inInvocation(context, async () => {
     const finish = (response: ApiResponse) => toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
+    // Origin and content type as on the local server: a page cannot change anything with a form or a simple
+    // request. Host is not checked here: the platform routes by host name, so a rebound name never arrives.
+    const crossSite = crossSiteRefusal({ method: request.method, headers: request.headers }, policy);
+    if (crossSite) return finish(crossSite);
     try {
       const apiRequest = await toApiRequest(request);
       const services = await servicesFor(context);

@@ -1480,6 +1480,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The workflow exists and no If-Match was sent. */
             409: {
                 headers: {
@@ -1565,6 +1574,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such workflow. */
             404: {
                 headers: {
@@ -1576,6 +1594,15 @@ export interface operations {
             };
             /** @description Instances of it exist: delete them first. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1687,6 +1714,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1839,6 +1875,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2008,6 +2053,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2019,6 +2073,15 @@ export interface operations {
             };
             /** @description The instance is waiting or initializing (use force=true). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2238,6 +2301,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2338,6 +2410,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2427,6 +2508,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2438,6 +2528,15 @@ export interface operations {
             };
             /** @description The instance is already complete or cancelled. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2564,6 +2663,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance or event. */
             404: {
                 headers: {
@@ -2575,6 +2683,15 @@ export interface operations {
             };
             /** @description No delivery of the event is dead-lettered. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2674,6 +2791,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such workflow. */
             404: {
                 headers: {
@@ -2754,6 +2880,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2765,6 +2900,15 @@ export interface operations {
             };
             /** @description The instance is not waiting. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2825,6 +2969,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such instance. */
             404: {
                 headers: {
@@ -2836,6 +2989,15 @@ export interface operations {
             };
             /** @description The instance is not suspended. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2919,6 +3081,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3023,6 +3194,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3243,6 +3423,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,12 +26,26 @@ export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   readonly apiKey?: string;
 }
 
+/**
+ * Sent with every request that can change something: the server refuses those that have neither a JSON
+ * content type nor this header (a web page's form could send them), and many have no body.
+ */
+const CLIENT_HEADER = 'x-signalbox-client';
+
 export function createSignalboxClient({ baseUrl, apiKey, headers, ...options }: SignalboxClientOptions): SignalboxClient {
-  return createClient<paths>({
+  const client = createClient<paths>({
     ...options,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { ...(apiKey ? { 'x-functions-key': apiKey } : {}), ...(headers as Record<string, string> | undefined) },
   });
+  client.use({
+    onRequest({ request }) {
+      // Reads stay simple requests: a header on a GET would cost browsers on other origins a preflight.
+      if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method) && !request.headers.has(CLIENT_HEADER)) request.headers.set(CLIENT_HEADER, 'signalbox-client');
+      return request;
+    },
+  });
+  return client;
 }
 
 /** Resolves after `milliseconds` (for polling loops). */

@@ -3,6 +3,7 @@
  * `exitBlocked`, `noTransition` and `entryBlocked` says why. A trace travels in the result (and so in the
  * operation record written anyway), never in the instance's own record.
  */
+import { redactSecrets } from './redaction';
 
 /** `skipped`: not evaluated because an earlier condition of the same list (or composite) decided it. */
 export type TraceResult = true | false | 'error' | 'skipped';
@@ -19,7 +20,9 @@ export interface TraceEntry {
 /** At most this many characters of a detail are kept (a trace is for reading, not for data). */
 export const MAX_TRACE_DETAIL_LENGTH = 200;
 
-export function shortDetail(detail: string): string {
+/** The detail as traced: secrets in URLs redacted (before cutting, so no half URL escapes), then cut. */
+export function shortDetail(text: string): string {
+  const detail = redactSecrets(text);
   return detail.length > MAX_TRACE_DETAIL_LENGTH ? `${detail.slice(0, MAX_TRACE_DETAIL_LENGTH - 1)}…` : detail;
 }
 

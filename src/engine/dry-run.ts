@@ -19,6 +19,7 @@ import type { Registry } from './registry';
 import type { Draft } from './run-steps';
 import type { TriggerToRaise } from './step-types';
 import type { Trigger } from './trigger';
+import { redactSecrets } from './redaction';
 
 /** An action the trigger would run, with its rendered input; never performed by a dry run. */
 export interface SimulatedAction {
@@ -85,7 +86,7 @@ export async function dryRunTrigger(definition: WorkflowDefinition, stored: Inst
     return {
       step: run.location,
       type: run.type,
-      ...(request ? { request: { method: request.method, url: request.url, ...(request.body !== undefined ? { body: parsedBody(request.body) } : {}) } } : {}),
+      ...(request ? { request: { method: request.method, url: redactSecrets(request.url), ...(request.body !== undefined ? { body: parsedBody(request.body) } : {}) } } : {}),
       ...(logs[0] ? { log: logs[0] } : {}),
       ...(raised[0] ? { trigger: raised[0] } : {}),
     };

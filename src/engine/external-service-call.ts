@@ -2,6 +2,7 @@
 import type { JsonObject } from './json';
 import type { StepContext } from './step-types';
 import { ExternalServiceError } from './outbound-port';
+import { redactSecrets } from './redaction';
 
 export interface ExternalServiceStepConfig {
   readonly id?: string;
@@ -46,7 +47,7 @@ export async function callExternalService(config: ExternalServiceStepConfig, con
     abortSignal: context.effects.signal,
   });
   if (response.status < 200 || response.status > 299) {
-    throw new ExternalServiceError(`the external service ${config.url} answered HTTP ${response.status}`, response.status);
+    throw new ExternalServiceError(`the external service ${redactSecrets(config.url)} answered HTTP ${response.status}`, response.status);
   }
   return response.body;
 }

@@ -4,6 +4,8 @@
  * pass one as `EngineOptions.http`. Without one, every call is refused (`refusingExternalServiceClient`).
  */
 
+import { redactSecrets } from './redaction';
+
 export interface ExternalRequest {
   readonly url: string;
   readonly method: 'GET' | 'POST';
@@ -43,6 +45,6 @@ export class ExternalServiceError extends Error {
 export const refusingExternalServiceClient: ExternalServiceClient = {
   send: (request) =>
     Promise.reject(
-      new ExternalServiceError(`no outbound HTTP client is configured, so ${request.method} ${request.url} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`),
+      new ExternalServiceError(`no outbound HTTP client is configured, so ${request.method} ${redactSecrets(request.url)} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`),
     ),
 };

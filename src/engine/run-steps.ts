@@ -7,6 +7,7 @@
 import type { Step, WorkflowDefinition } from './definition';
 import type { LogLine } from './decision';
 import { shortDetail, type TraceEntry } from './decision-trace';
+import { redactSecrets } from './redaction';
 import type { Effects } from './effects';
 import type { InstanceStatus } from './enums';
 import type { ExpressionScope } from './expressions';
@@ -121,7 +122,7 @@ export class Draft {
         holds = await this.evaluateOne(step, `${path}[${index}]`);
       } catch (error) {
         this.skipFrom(conditions, index + 1, path);
-        throw new StepFailure(`${describe(step, index, where)}: ${(error as Error).message ?? String(error)}`, { cause: error });
+        throw new StepFailure(`${describe(step, index, where)}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error });
       }
       if (!holds) {
         this.skipFrom(conditions, index + 1, path);
@@ -144,7 +145,8 @@ export class Draft {
         const { type, config } = this.registry.parseAction(step);
         await type.execute(config, this.actionContext(location));
       } catch (error) {
-        throw new StepFailure(`${location}: ${(error as Error).message ?? String(error)}`, { cause: error });
+        // Redacted here too, whatever built the message (a library's own step may quote a URL): this is the fault.
+        throw new StepFailure(`${location}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error });
       }
     }
   }

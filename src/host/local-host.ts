@@ -12,7 +12,7 @@ import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../engine/trigger';
-import { corsAllowedOrigins, readSetting, type Environment } from './settings';
+import { corsAllowedOrigins, readSetting, serverNames, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts, type AzurePortsOptions } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
@@ -86,6 +86,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       port: options.port ?? (portSetting ? Number(portSetting) : 7071),
       logger,
       cors: { allowedOrigins: corsAllowedOrigins(env) },
+      serverNames: serverNames(env),
       ...(apiKey ? { apiKey } : {}),
       ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
     });

@@ -1,7 +1,9 @@
 /**
  * @module The in-process local server: node:http in front of the shared route table, with the same
  * problem+json errors and HTTP manners (HEAD, 304, CORS) as the Functions app, and one structured
- * access-log line per request. Function keys are emulated by SIGNALBOX_API_KEY.
+ * access-log line per request. Function keys are emulated by SIGNALBOX_API_KEY. Web pages are kept out
+ * (request-guard.ts): a request whose Host is not this server is refused, and so is a state-changing one
+ * from a foreign Origin or without a JSON content type or the X-Signalbox-Client header.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +11,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { TooLargeError } from '../engine/errors';
 import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from './console-assets';
 import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from './http/http-manners';
+import { crossSiteRefusal, hostRefusal } from './http/request-guard';
 import { allowedMethods, matchRoute, unmatchedResponse } from './http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
 import { problem, problemResponse } from './problem';
@@ -25,6 +28,11 @@ export interface LocalServerOptions {
   consoleFolder?: string;
   /** Origins browsers may call from. @default none (CORS off) */
   cors?: CorsPolicy;
+  /**
+   * Host header values answered besides localhost, 127.0.0.1 and [::1] on the server's port: `name` (any
+   * port) or `name:port` (SIGNALBOX_SERVER_NAMES). @default none
+   */
+  serverNames?: readonly string[];
   logger: Logger;
 }
 
@@ -83,7 +91,7 @@ export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors' | 'consoleFolder'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host'>,
 ): Promise<void> {
   const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -95,6 +103,15 @@ export async function handleNodeRequest(
   const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? error.stack ?? error.message : String(error) });
   const reply = (apiResponse: ApiResponse) => send(response, finishResponse({ method, headers }, apiResponse, cors));
   try {
+    // First, for every path (the console's too): a DNS-rebinding page must not even read.
+    const port = request.socket.localPort ?? 0;
+    // The address it listens on, when that is one address (not 0.0.0.0 or ::), names it too.
+    const listening = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? [`${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`] : [];
+    const misdirected = hostRefusal(headers.get('host'), { port, serverNames: [...listening, ...(options.serverNames ?? [])] });
+    if (misdirected) {
+      request.resume();
+      return reply(misdirected);
+    }
     const apiPath = url.pathname.startsWith('/api/') ? url.pathname.slice('/api/'.length) : undefined;
     const preflight = apiPath !== undefined ? preflightResponse(method, headers, allowedMethods(apiPath), cors) : undefined;
     if (preflight) {
@@ -112,6 +129,11 @@ export async function handleNodeRequest(
     if (!match) {
       request.resume();
       return reply(unmatchedResponse(method, url.pathname));
+    }
+    const crossSite = crossSiteRefusal({ method, headers }, cors);
+    if (crossSite) {
+      request.resume();
+      return reply(crossSite);
     }
     if (match.route.authLevel === 'function' && options.apiKey) {
       const given = request.headers['x-functions-key'];

@@ -3,10 +3,12 @@
  * event's properties), so the access log and the engine's events can be read by tools. Callers never
  * pass secrets. Messages and properties can carry trigger data (a workflow's `log` action renders it):
  * JSON escapes newlines, so none can forge a line, and each message and property is capped, so no line
- * grows without bound.
+ * grows without bound. Secrets in URLs (userinfo, query values) are redacted from every message and
+ * property (`redactSecrets`), whoever wrote them: a log line is the last place a key could leave by.
  */
 import pino from 'pino';
 import { capText } from '../engine/log-text';
+import { redactSecrets } from '../engine/redaction';
 import type { Logger } from './trigger-activity-service';
 
 /** Characters of a log message; the rest is cut, saying how much. */
@@ -17,7 +19,7 @@ export const MAX_LOG_PROPERTY_LENGTH = 2048;
 function boundedProperties(properties: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!properties) return {};
   const bounded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(properties)) {
+  for (const [key, value] of Object.entries(redactSecrets(properties))) {
     if (typeof value === 'string') {
       bounded[key] = capText(value, MAX_LOG_PROPERTY_LENGTH);
     } else if (value !== null && typeof value === 'object' && !(value instanceof Error)) {
@@ -49,7 +51,7 @@ export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger 
     formatters: { level: (label) => ({ level: label }) },
   };
   const log = options.write ? pino(settings, { write: options.write }) : pino(settings);
-  const message = (text: string) => capText(text, MAX_LOG_LINE_LENGTH);
+  const message = (text: string) => capText(redactSecrets(text), MAX_LOG_LINE_LENGTH);
   return {
     info: (text, properties) => log.info(boundedProperties(properties), message(text)),
     warn: (text, properties) => log.warn(boundedProperties(properties), message(text)),

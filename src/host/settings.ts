@@ -23,6 +23,7 @@ export const appSettings = {
   AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',
   PORT: 'Local server only: the API port (default 7071).',
   SIGNALBOX_AZURITE_LOCATION: 'Local server only: the data folder of the embedded Azurite (default ./.azurite); one server per folder.',
+  SIGNALBOX_SERVER_NAMES: 'Local server only: comma-separated Host names it answers to besides localhost, 127.0.0.1 and [::1] on its port (`name` for any port, or `name:port`); any other Host is refused (421), against DNS rebinding.',
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
   SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
 } as const;
@@ -41,6 +42,14 @@ export function allowedHosts(env: Environment = process.env): string[] {
   return (readSetting('SIGNALBOX_ALLOWED_HOSTS', env) ?? '')
     .split(',')
     .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** Host names the local server answers to besides the loopback names, lower case. */
+export function serverNames(env: Environment = process.env): string[] {
+  return (readSetting('SIGNALBOX_SERVER_NAMES', env) ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
 }
 

@@ -77,8 +77,8 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     {
       http: createOutboundClient({
         allowedHosts: allowedHosts(env),
-        // Without the query string: a definition may carry a key there, and logs must not.
-        onRetry: ({ url, ...retry }) => logger.warn('Retrying an outbound call', { url: url.replace(/[?#].*$/, ''), ...retry }),
+        // The URL comes redacted (userinfo, query values): a definition may carry a key there, and logs must not.
+        onRetry: (retry) => logger.warn('Retrying an outbound call', { ...retry }),
       }),
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
       // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.

@@ -5,6 +5,7 @@
  */
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import { ExternalServiceError } from '../engine/outbound-port';
+import { redactSecrets } from '../engine/redaction';
 import { isHostAllowed } from './allowed-hosts';
 
 export const allowListPolicyName = 'signalboxAllowList';
@@ -17,10 +18,10 @@ export function allowListPolicy(allowedHosts: readonly string[]): PipelinePolicy
       try {
         url = new URL(request.url);
       } catch (error) {
-        return Promise.reject(new ExternalServiceError(`"${request.url}" is not a URL`, undefined, { cause: error }));
+        return Promise.reject(new ExternalServiceError(`"${redactSecrets(request.url)}" is not a URL`, undefined, { cause: error }));
       }
       if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        return Promise.reject(new ExternalServiceError(`the scheme of ${request.url} is not http or https`));
+        return Promise.reject(new ExternalServiceError(`the scheme of ${redactSecrets(request.url)} is not http or https`));
       }
       if (!isHostAllowed(url, allowedHosts)) {
         return Promise.reject(new ExternalServiceError(`the host "${url.hostname}" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)`));

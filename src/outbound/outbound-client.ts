@@ -15,6 +15,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
 import { ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+import { redactSecrets } from '../engine/redaction';
 import { allowListPolicy } from './allow-list-policy';
 import { createConnectionAgents } from './connection-agents';
 import type { ResolveAll } from './guarded-lookup';
@@ -75,7 +76,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   return {
     async send(request: ExternalRequest): Promise<ExternalResponse> {
       if (request.managedIdentityResource !== undefined && !/^https:/i.test(request.url)) {
-        throw new ExternalServiceError(`a managed-identity token is only sent over https, and ${request.url} is not https`);
+        throw new ExternalServiceError(`a managed-identity token is only sent over https, and ${redactSecrets(request.url)} is not https`);
       }
       const pipelineRequest = createPipelineRequest({
         url: request.url,
@@ -113,5 +114,6 @@ function asExternalServiceError(error: unknown, request: ExternalRequest): Exter
   // The bearer policy refuses http itself; send() checked first, this is the second lock.
   const message = error instanceof Error ? error.message : String(error);
   const status = isRestError(error) ? error.statusCode : undefined;
-  return new ExternalServiceError(`${request.method} ${request.url} failed: ${message}`, status, { cause: error });
+  // The SDK's message may quote the URL too: the whole message is redacted.
+  return new ExternalServiceError(redactSecrets(`${request.method} ${request.url} failed: ${message}`), status, { cause: error });
 }

@@ -5,6 +5,7 @@
  */
 import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
 import { ExternalServiceError } from '../engine/outbound-port';
+import { redactSecrets } from '../engine/redaction';
 
 export const responseSizePolicyName = 'signalboxResponseSize';
 
@@ -17,7 +18,7 @@ export class ResponseTooLargeError extends ExternalServiceError {}
 const STREAM_EVERY_STATUS = new Set([Number.POSITIVE_INFINITY]);
 
 function tooLarge(request: PipelineRequest, status: number, maxBytes: number): ResponseTooLargeError {
-  return new ResponseTooLargeError(`the response of ${request.method} ${request.url} is larger than ${maxBytes} bytes, the limit of a response body`, status);
+  return new ResponseTooLargeError(`the response of ${request.method} ${redactSecrets(request.url)} is larger than ${maxBytes} bytes, the limit of a response body`, status);
 }
 
 async function readAtMost(body: NodeJS.ReadableStream, maxBytes: number, signal: AbortSignal, onTooLarge: () => Error): Promise<string> {

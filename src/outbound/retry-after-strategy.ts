@@ -6,6 +6,7 @@
  */
 import type { PipelineResponse, RetryStrategy } from '@azure/core-rest-pipeline';
 import { ExternalServiceError } from '../engine/outbound-port';
+import { redactSecrets } from '../engine/redaction';
 
 const THROTTLED = new Set([429, 503]);
 
@@ -32,7 +33,7 @@ export function retryAfterStrategy(maxRetryAfterInMs: number): RetryStrategy {
       if (wait <= maxRetryAfterInMs) return { retryAfterInMs: wait };
       return {
         errorToThrow: new ExternalServiceError(
-          `the external service ${response!.request.url} answered HTTP ${response!.status} and asked to retry after ${wait} ms, longer than the ${maxRetryAfterInMs} ms Signalbox waits`,
+          `the external service ${redactSecrets(response!.request.url)} answered HTTP ${response!.status} and asked to retry after ${wait} ms, longer than the ${maxRetryAfterInMs} ms Signalbox waits`,
           response!.status,
         ),
       };

@@ -7,9 +7,11 @@
 import { retryPolicy, type PipelinePolicy, type RetryStrategy } from '@azure/core-rest-pipeline';
 import { retryAfterStrategy } from './retry-after-strategy';
 import { transientFailureStrategy } from './transient-failure-strategy';
+import { redactSecrets } from '../engine/redaction';
 
 /** One wait before another attempt, for logs and tests. */
 export interface OutboundRetry {
+  /** Redacted (userinfo, query values, fragment: `redactSecrets`), as everything outside this layer sees it. */
   readonly url: string;
   /** The attempt that failed, from 0. */
   readonly attempt: number;
@@ -41,12 +43,12 @@ function observed(strategy: RetryStrategy, onRetry: ((retry: OutboundRetry) => v
       if (modifiers.retryAfterInMs !== undefined) {
         const { response, responseError, retryCount } = information;
         onRetry({
-          url: response?.request.url ?? responseError?.request?.url ?? '',
+          url: redactSecrets(response?.request.url ?? responseError?.request?.url ?? ''),
           attempt: retryCount,
           delayInMs: modifiers.retryAfterInMs,
           strategy: strategy.name,
           ...(response ? { status: response.status } : {}),
-          ...(responseError ? { error: responseError.message } : {}),
+          ...(responseError ? { error: redactSecrets(responseError.message) } : {}),
         });
       }
       return modifiers;

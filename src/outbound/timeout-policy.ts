@@ -5,6 +5,7 @@
  */
 import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
 import { ExternalServiceError } from '../engine/outbound-port';
+import { redactSecrets } from '../engine/redaction';
 
 export const timeoutPolicyName = 'signalboxTimeout';
 
@@ -27,7 +28,7 @@ export function timeoutPolicy(defaultTimeoutInMs: number, timeoutInMsOf: (reques
       try {
         return await next(request);
       } catch (error) {
-        if (timedOut) throw new ExternalServiceTimeoutError(`${request.method} ${request.url} timed out after ${timeoutInMs} ms`, undefined, { cause: error });
+        if (timedOut) throw new ExternalServiceTimeoutError(`${request.method} ${redactSecrets(request.url)} timed out after ${timeoutInMs} ms`, undefined, { cause: error });
         throw error;
       } finally {
         clearTimeout(timer);

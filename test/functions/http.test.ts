@@ -60,7 +60,7 @@ describe('HTTP functions', () => {
   it('refuses a body over 1 MiB with a 413 problem before any handler runs', async () => {
     const handle = jest.fn();
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
-    const request = new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024 + 1) } });
+    const request = new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(1024 * 1024 + 1) } });
 
     const response = await handleRoute(route, request, invocationContext());
 
@@ -73,7 +73,7 @@ describe('HTTP functions', () => {
   it('accepts a body of exactly 1 MiB', async () => {
     let seen: ApiRequest | undefined;
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 204 }) };
-    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', body: { string: 'x'.repeat(1024 * 1024) } }), invocationContext());
+    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(1024 * 1024) } }), invocationContext());
     expect(response.status).toBe(204);
     expect(seen?.bodyText).toHaveLength(1024 * 1024);
   });
@@ -117,9 +117,24 @@ describe('HTTP functions', () => {
   it('gives a handler no body when the request has none', async () => {
     let seen: ApiRequest | undefined;
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 202 }) };
-    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe' }), invocationContext());
+    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'x-signalbox-client': 'test' } }), invocationContext());
     expect(response).toEqual({ status: 202, headers: {} });
     expect(seen!.bodyText).toBeUndefined();
+  });
+
+  it('refuses, as the local server does, what a web page on another origin could send: a form, a simple request, a foreign Origin', async () => {
+    const handle = jest.fn();
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
+    const policy = { allowedOrigins: ['https://console.example.com'] };
+    const post = (headers: Record<string, string>, body?: string) =>
+      handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { host: 'signalbox.example', ...headers }, ...(body !== undefined ? { body: { string: body } } : {}) }), invocationContext(), policy);
+    expect((await post({ 'content-type': 'application/x-www-form-urlencoded' }, 'a=b')).status).toBe(415);
+    expect((await post({})).status).toBe(415);
+    expect((await post({ 'content-type': 'application/json', origin: 'https://attacker.example' }, '{}')).status).toBe(403);
+    expect(handle).not.toHaveBeenCalled();
+    handle.mockResolvedValue({ status: 204 });
+    expect((await post({ 'content-type': 'application/json', origin: 'https://console.example.com' }, '{}')).status).toBe(204);
+    expect((await post({ 'x-signalbox-client': 'cli', origin: 'https://signalbox.example' })).status).toBe(204);
   });
 
   it('answers 500 and logs the settings hint when no storage is configured (a server fault, not a bad request)', async () => {

@@ -18,6 +18,8 @@ const LOCAL_ONLY: Readonly<Record<string, string>> = {
     'For sharing one account between deployments or test runs; each azd environment gets its own account, and infra/bicep creates the defaultStorageNames tables and lease container, which a prefix would bypass.',
   SIGNALBOX_API_KEY:
     'Protects only the local server; on Azure the Functions host checks function keys (x-functions-key or ?code=).',
+  SIGNALBOX_SERVER_NAMES:
+    'The Host names the local server answers to; on Azure the platform routes by host name, so the app makes no Host check.',
   PORT: 'The local server port; on Azure the Functions host owns the listener.',
   SIGNALBOX_AZURITE_LOCATION: 'The data folder of the embedded Azurite that only the local server starts; on Azure storage is the account.',
 };

@@ -8,6 +8,7 @@ import { jsonObjectSchema } from '../json';
 import { authenticationSchema, httpUrlSchema, stepBaseShape } from '../step-schemas';
 import { defineAction } from '../step-types';
 import { formatPath } from '../validation';
+import { redactSecrets } from '../redaction';
 
 const responseSchema = z.looseObject({
   contextValuesToSetOrAdd: jsonObjectSchema.optional(),
@@ -31,7 +32,7 @@ export const invokeExternalServiceAction = defineAction({
     const parsed = responseSchema.safeParse(body);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ');
-      throw new Error(`the external service ${config.url} answered a malformed body (${problems})`);
+      throw new Error(`the external service ${redactSecrets(config.url)} answered a malformed body (${problems})`);
     }
     context.updateContext(parsed.data.contextValuesToSetOrAdd ?? {}, parsed.data.contextValuesToRemove ?? []);
   },

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { callExternalService } from '../external-service-call';
 import { authenticationSchema, httpUrlSchema, stepBaseShape, templateSchema } from '../step-schemas';
 import { defineCondition } from '../step-types';
+import { redactSecrets } from '../redaction';
 
 export const invokeExternalServiceCondition = defineCondition({
   type: 'invokeExternalService',
@@ -21,9 +22,9 @@ export const invokeExternalServiceCondition = defineCondition({
   }),
   evaluate: async (config, context) => {
     const body = await callExternalService(config, context);
-    context.note?.(`${config.method} ${config.url} answered ${body === undefined ? 'nothing' : JSON.stringify(body)}`);
+    context.note?.(`${config.method} ${redactSecrets(config.url)} answered ${body === undefined ? 'nothing' : JSON.stringify(body)}`);
     if (typeof body !== 'boolean') {
-      throw new Error(`the external service ${config.url} answered ${body === undefined ? 'nothing' : JSON.stringify(body).slice(0, 200)}, not true or false`);
+      throw new Error(`the external service ${redactSecrets(config.url)} answered ${body === undefined ? 'nothing' : JSON.stringify(body).slice(0, 200)}, not true or false`);
     }
     return body;
   },

@@ -7,7 +7,7 @@
 import type { ApiRequest, ApiResponse } from './types';
 
 /** Headers a browser may send and read across origins. */
-const ALLOWED_REQUEST_HEADERS = 'content-type, if-match, if-none-match, prefer, x-functions-key';
+const ALLOWED_REQUEST_HEADERS = 'content-type, if-match, if-none-match, prefer, x-functions-key, x-signalbox-client';
 const EXPOSED_RESPONSE_HEADERS = 'etag, location, operation-location, preference-applied, retry-after';
 const PREFLIGHT_MAX_AGE_IN_SECONDS = 600;
 

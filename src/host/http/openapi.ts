@@ -46,6 +46,11 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
     shared[413] = 'The body is over 1 MiB.';
     shared[415] = 'The body is not `application/json`.';
   }
+  // What keeps web pages out (request-guard.ts): a form or a simple request cannot send either header.
+  if (route.methods.some((method) => method !== 'GET')) {
+    shared[403] = 'The request comes from a browser on an origin other than this server\'s and the CORS origins.';
+    if (!contract.body) shared[415] = 'The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs.';
+  }
   if (!contract.withoutStorage) shared[503] = 'Storage is unavailable or the instance is busy: retry after Retry-After.';
   for (const [status, description] of Object.entries(shared)) responses[status] ??= problem(description);
   if (responses[503]) (responses[503] as Json).headers = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } } };

@@ -10,10 +10,11 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 export const CHROMIUM_PATH = process.env.SIGNALBOX_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_FOLDER = path.join(__dirname, '..', 'screenshots');
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more chromium switches (`--host-resolver-rules=...` to play a DNS-rebinding name). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 

@@ -1,0 +1,258 @@
+/**
+ * Seams: isolation and secrets, on the local server (Azurite, real loopback HTTP), because both are the
+ * host's business.
+ *
+ * - Redaction × faults, traces, operations, events, logs, dry runs: a workflow calls a loopback service
+ *   through a URL with `user:password@` and query keys; the service answers 500 (retried, then a fault).
+ *   None of the secrets may appear anywhere the call is described afterwards.
+ * - Host and origin × every state-changing route of the route table (so a new route gets its row): a
+ *   foreign Host (DNS rebinding), a foreign Origin, and what a form or a `no-cors` fetch can send (no JSON
+ *   content type, no custom header) are refused, and the instance is unchanged.
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createConsoleLogger } from '../../src/host/logger';
+import { routes } from '../../src/host/http/routes';
+import { startTestHost, type TestHost } from '../support/local-host';
+
+const SECRETS = ['alice', 'hunter2pass', 'functionKeyS3cret', 'sigS3cret', 'fragmentS3cret', 'subscriberKeyS3cret'];
+
+/** The outside service: `/yes` answers `true`, `/fail` 500 every time. */
+let service: Server;
+let serviceBase = '';
+const serviceCalls: string[] = [];
+/** The subscriber: records every CloudEvent body. */
+let subscriber: Server;
+let subscriberBase = '';
+const received: Array<{ url: string; body: string }> = [];
+const logLines: string[] = [];
+let test: TestHost;
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+function close(server: Server | undefined): Promise<void> {
+  return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
+}
+
+function expectNoSecret(what: string, text: string): void {
+  for (const secret of SECRETS) if (text.includes(secret)) throw new Error(`${what} holds the secret "${secret}": ${text.slice(Math.max(0, text.indexOf(secret) - 200), text.indexOf(secret) + 100)}`);
+}
+
+/** Polls until `read` returns something, within a generous deadline. */
+async function eventually<T>(read: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
+  for (let poll = 0; poll < 800; poll++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${what} did not happen`);
+}
+
+beforeAll(async () => {
+  service = createServer((request, response) => {
+    serviceCalls.push(request.url ?? '');
+    request.resume();
+    if (request.url?.startsWith('/yes')) response.writeHead(200, { 'content-type': 'application/json' }).end('true');
+    else response.writeHead(500).end('broken');
+  });
+  subscriber = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ url: request.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(200).end();
+    });
+  });
+  serviceBase = await listen(service);
+  subscriberBase = await listen(subscriber);
+  test = await startTestHost('seamsSecrets', {
+    env: { SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' },
+    logger: createConsoleLogger({ write: (line) => void logLines.push(line) }),
+    engineOptions: { events: { policy: { maxAttempts: 3, firstRetryDelayInMs: 20, maxRetryDelayInMs: 100 } } },
+  });
+});
+
+afterAll(async () => {
+  await test?.host.stop();
+  await close(service);
+  await close(subscriber);
+});
+
+describe('redaction', () => {
+  const secretUrl = (path: string) => `http://alice:hunter2pass@${serviceBase}${path}?code=functionKeyS3cret&sig=sigS3cret#fragmentS3cret`;
+  const workflow = () => ({
+    id: 'leaky',
+    displayName: 'Leaky',
+    initialStateId: 'open',
+    subscriptions: [{ id: 'audit', url: `http://${subscriberBase}/events?code=subscriberKeyS3cret` }],
+    states: {
+      open: {
+        transitions: [
+          {
+            id: 'check',
+            targetStateId: 'checked',
+            conditions: [{ type: 'triggerName', name: 'Check' }, { type: 'invokeExternalService', method: 'GET', url: secretUrl('/yes') }],
+          },
+        ],
+      },
+      checked: {
+        transitions: [{ id: 'call', targetStateId: 'called', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'invokeExternalService', url: secretUrl('/fail') }] }],
+      },
+      called: {},
+    },
+  });
+  let checkOperation: { body: unknown; text: string };
+  let callOperation: { body: unknown; text: string };
+
+  beforeAll(async () => {
+    const { api } = test;
+    expect((await api.request('PUT', '/api/workflows/leaky', { json: workflow() })).status).toBe(201);
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: 'leaky', instanceId: 'leak-1' } })).status).toBe(201);
+    const check = await api.request('POST', '/api/instances/leak-1/triggers', { json: { name: 'Check' } });
+    checkOperation = await api.waitForOperation(check.body.operationId);
+    const call = await api.request('POST', '/api/instances/leak-1/triggers', { json: { name: 'Call' } });
+    callOperation = await api.waitForOperation(call.body.operationId);
+  });
+
+  it('redaction × faults: the instance fault and its history name the service without userinfo, query values or fragment', async () => {
+    // The secrets did reach the service (so the test is not vacuous): the call was made, three times.
+    expect(serviceCalls.filter((url) => url.startsWith('/fail?code=functionKeyS3cret'))).toHaveLength(3);
+    const instance = await test.api.request('GET', '/api/instances/leak-1');
+    expect(instance.body.status).toBe('faulted');
+    expect(instance.body.fault.message).toContain(`http://***@${serviceBase}/fail?code=***&sig=***#***`);
+    expectNoSecret('the instance', instance.text);
+    const history = await test.api.request('GET', '/api/instances/leak-1/history');
+    expect(history.text).toContain('faulted');
+    expectNoSecret('the history', history.text);
+  });
+
+  it('redaction × traces: the trace of a condition that called the service names it redacted', () => {
+    expect(checkOperation.text).toContain(`GET http://***@${serviceBase}/yes?code=***&sig=***#*** answered true`);
+    expectNoSecret('the check operation', checkOperation.text);
+  });
+
+  it('redaction × operations: the operation record of the faulting trigger holds no secret', () => {
+    expect(callOperation.text).toContain('faulted');
+    expectNoSecret('the call operation', callOperation.text);
+  });
+
+  it('redaction × events: the faulted CloudEvent a subscriber receives, and the delivery records, hold no secret', async () => {
+    const faulted = await eventually(() => received.find((item) => item.body.includes('io.signalbox.instance.faulted')), 'the faulted event');
+    expect(faulted.body).toContain(`http://***@${serviceBase}/fail`);
+    for (const item of received) expectNoSecret('a CloudEvent', item.body);
+    expectNoSecret('the delivery records', (await test.api.request('GET', '/api/instances/leak-1/events')).text);
+  });
+
+  it('redaction × logs: the retry lines and every other log line hold no secret', () => {
+    const retries = logLines.filter((line) => line.includes('Retrying an outbound call'));
+    expect(retries).toHaveLength(2);
+    expect(retries[0]).toContain(`http://***@${serviceBase}/fail`);
+    for (const line of logLines) expectNoSecret('a log line', line);
+  });
+
+  it('redaction × dry runs (the console shows them): the simulated request names the service redacted', async () => {
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'leaky', instanceId: 'leak-2' } })).status).toBe(201);
+    const dryRun = await test.api.request('POST', '/api/instances/leak-2/triggers?dryRun=true', { json: { name: 'Check' } });
+    expect(dryRun.status).toBe(200);
+    expect(dryRun.text).toContain(`http://***@${serviceBase}/yes?code=***`);
+    expectNoSecret('the dry run', dryRun.text);
+  });
+});
+
+/** A request with exactly these headers (fetch would set its own Host and refuse to change it). */
+function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  const url = new URL(path, test.host.url);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+describe('host and origin', () => {
+  const door = {
+    id: 'door',
+    displayName: 'Door',
+    initialStateId: 'open',
+    states: { open: { transitions: [{ id: 'shut', targetStateId: 'shut', conditions: [{ type: 'triggerName', name: 'Shut' }] }] }, shut: {} },
+  };
+  const stateChanging = routes.flatMap((route) => route.methods.filter((method) => method !== 'GET').map((method) => ({ method, route })));
+  const pathOf = (route: string) =>
+    `/api/${route.replace('{workflowId}', 'door').replace('{instanceId}', 'victim').replace('{eventId}', encodeURIComponent('victim:0:created')).replace('{operationId}', 'none')}`;
+  const doorV2 = { ...door, displayName: 'Door, version 2' };
+  const validBodies: Record<string, unknown> = {
+    'PUT workflows/{workflowId}': doorV2,
+    'POST workflows': { ...doorV2, id: 'door-2' },
+    'POST instances': { workflowId: 'door', instanceId: 'victim-2' },
+    'POST instances/{instanceId}/triggers': { name: 'Shut' },
+    'POST instances/{instanceId}/recover': { stateId: 'open' },
+    'POST workflows/{workflowId}/migrations': { fromVersion: 1, toVersion: 1 },
+    'POST instances/bulk': { action: 'cancel', filter: { workflowId: 'door' } },
+    'POST triggers': { name: 'Shut', subjects: ['victim'] },
+    'POST workflows/validate': door,
+  };
+  let port = '';
+  let before = '';
+  const snapshot = async () => {
+    const [instance, workflow, instances] = await Promise.all([
+      test.api.request('GET', '/api/instances/victim'),
+      test.api.request('GET', '/api/workflows/door'),
+      test.api.request('GET', '/api/instances?workflowId=door'),
+    ]);
+    return JSON.stringify([instance.status, instance.body, workflow.status, workflow.body, instances.body?.items?.length]);
+  };
+
+  beforeAll(async () => {
+    port = new URL(test.host.url).port;
+    expect((await test.api.request('PUT', '/api/workflows/door', { json: door })).status).toBe(201);
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'door', instanceId: 'victim' } })).status).toBe(201);
+    before = await snapshot();
+  });
+
+  it('has a state-changing route to cross', () => {
+    expect(stateChanging.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(stateChanging.map(({ method, route }) => [`${method} /api/${route.route}`, method, route.route] as const))(
+    'host and origin × %s: a foreign Host, a foreign Origin, a form and a no-cors fetch are refused, and nothing changes',
+    async (_name, method, route) => {
+      const path = pathOf(route);
+      // A body the route would take (so only the checks stand between the request and a change).
+      const json = JSON.stringify(validBodies[`${method} ${route}`] ?? {});
+      // DNS rebinding: the page's own name, resolved to 127.0.0.1.
+      const rebound = await raw(method, path, { host: `attacker.example:${port}`, 'content-type': 'application/json', 'x-signalbox-client': 'test' }, json);
+      expect([rebound.status, rebound.text]).toEqual([421, expect.stringContaining('attacker.example')]);
+      // A page on another loopback origin, with what only a preflight would allow (so the Origin check alone stops it).
+      const foreign = await raw(method, path, { host: `127.0.0.1:${port}`, origin: 'http://127.0.0.1:1', 'content-type': 'application/json', 'x-signalbox-client': 'test' }, json);
+      expect([foreign.status, foreign.text]).toEqual([403, expect.stringContaining('http://127.0.0.1:1')]);
+      // What a form or a no-cors fetch can send, were the Origin absent (or allowed): refused for its content type.
+      const form = await raw(method, path, { host: `127.0.0.1:${port}`, 'content-type': 'application/x-www-form-urlencoded' }, 'name=Shut');
+      expect(form.status).toBe(415);
+      const empty = await raw(method, path, { host: `localhost:${port}` });
+      expect(empty.status).toBe(415);
+      const textPlain = await raw(method, path, { host: `localhost:${port}`, 'content-type': 'text/plain' }, json);
+      expect(textPlain.status).toBe(415);
+      expect(await snapshot()).toBe(before);
+    },
+  );
+
+  it('host and origin × reads: a foreign Host cannot read either; the loopback names on the server\'s port can', async () => {
+    expect((await raw('GET', '/api/instances/victim', { host: `attacker.example:${port}` })).status).toBe(421);
+    expect((await raw('GET', '/console/', { host: `attacker.example:${port}` })).status).toBe(421);
+    expect((await raw('GET', '/api/instances/victim', { host: `127.0.0.1:${Number(port) + 1}` })).status).toBe(421);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) expect((await raw('GET', '/api/instances/victim', { host })).status).toBe(200);
+  });
+
+  it('host and origin × each accepted form: JSON content type or the custom header, same origin or none, changes the instance', async () => {
+    const sameOrigin = await raw('POST', '/api/instances/victim/suspend', { host: `localhost:${port}`, origin: `http://localhost:${port}`, 'x-signalbox-client': 'test' });
+    expect([sameOrigin.status, JSON.parse(sameOrigin.text).status]).toEqual([200, 'suspended']);
+    const jsonType = await raw('POST', '/api/instances/victim/resume', { host: `127.0.0.1:${port}`, 'content-type': 'application/json' });
+    expect([jsonType.status, JSON.parse(jsonType.text).status]).toEqual([200, 'waiting']);
+  });
+});
