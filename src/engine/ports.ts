@@ -8,7 +8,7 @@
  */
 import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
-import type { HistoryEntry, Instance, StoredInstance } from './instance';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
 import type { InstanceResult, Operation, StoredOperation } from './operation';
 import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
@@ -66,6 +66,11 @@ export interface InstanceWrite {
   readonly outbox?: readonly OutboxRow[];
   /** Lifecycle event records to write in the instance's partition (events/lifecycle-events.ts). */
   readonly events?: readonly LifecycleEventRecord[];
+  /**
+   * Records of triggers this save applies, kept beside the instance (one row each, replaced if present)
+   * for as long as it exists, after its own bounded `appliedTriggers` has let them go (getApplied).
+   */
+  readonly applied?: readonly AppliedTrigger[];
 }
 
 export interface InstanceQuery {
@@ -88,6 +93,8 @@ export interface InstanceStore {
   /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over 1 MiB. */
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance>;
+  /** What the instance recorded when it applied `triggerId` (InstanceWrite.applied), if it ever did. */
+  getApplied(instanceId: string, triggerId: string, options?: OperationOptions): Promise<AppliedTrigger | undefined>;
   /**
    * Removes every row of the instance (history, outbox rows, then the instance itself, last, so that an
    * interrupted purge leaves the instance findable and a repeated purge finishes it). Absent is fine.

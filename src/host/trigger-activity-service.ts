@@ -142,7 +142,8 @@ export class TriggerActivityService implements TriggerActivities {
         default:
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
           // the operation's totals report that (operationResult in src/engine/operation.ts).
-          return await engine.applyTrigger(instanceId, operation.trigger);
+          // Applied no earlier than its operation was recorded: the instance looks up older records only then.
+          return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt });
       }
     } catch (error) {
       if (isRetryable(error)) throw error;
