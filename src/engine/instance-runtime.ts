@@ -29,7 +29,7 @@ import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './i
 import { duplicateResult } from './instance-changes';
 import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
-import { newlyArmed } from './timers';
+import { newlyArmed, noLongerArmed } from './timers';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -237,6 +237,7 @@ export class InstanceRuntime {
           }
           // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
           await this.ports.interests.remove(instanceId, stored.interests, options);
+          await this.unindexTimers(stored, { ...stored, timers: [] }, options);
           await lease.discard();
           await this.ports.instances.purge(instanceId, options);
           this.relayed.delete(instanceId);
@@ -344,6 +345,7 @@ export class InstanceRuntime {
       throw error;
     }
     if (removed.length) await this.removeInterests(stored.id, removed, options);
+    await this.unindexTimers(stored, next, options);
     return saved;
   }
 
@@ -352,6 +354,22 @@ export class InstanceRuntime {
     if (!this.ports.dueTimers) return;
     const armed = newlyArmed(previous, next);
     if (armed.length) await this.ports.dueTimers.add(armed, options);
+  }
+
+  /**
+   * Right after the save, the due-time rows of timers it disarmed (the entry was left, the instance ended,
+   * the timer was spent), so they do not fire later as useless operations. Failing is harmless: a stale
+   * row fires a timer the instance answers `notInterested`.
+   */
+  private async unindexTimers(previous: Instance, next: Instance, options: OperationOptions): Promise<void> {
+    if (!this.ports.dueTimers) return;
+    const disarmed = noLongerArmed(previous, next);
+    if (disarmed.length === 0) return;
+    try {
+      await this.ports.dueTimers.remove(disarmed, options);
+    } catch (error) {
+      this.options.logger.warn('Could not remove stale due-timer rows', { instanceId: next.id, error: String(error) });
+    }
   }
 
   private async removeInterests(instanceId: string, subjects: readonly string[], options: OperationOptions): Promise<void> {

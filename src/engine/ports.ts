@@ -211,7 +211,8 @@ export interface EventStore {
 /**
  * Armed timers by due time, for a host that schedules timers from storage (the local server). Invariant,
  * as for the interest index: a superset of the truth. The run loop adds the rows of newly armed timers
- * before the save that arms them and never removes any; the scheduler removes a row once its timer's
+ * before the save that arms them and removes those of timers a save disarmed right after it (an entry
+ * left, an instance ended or deleted, a timer spent); the scheduler removes a row once its timer's
  * trigger is submitted, and the instance decides at firing time whether the timer is still armed.
  */
 export interface DueTimerIndex {
