@@ -133,8 +133,13 @@ export interface OperationStore {
   get(operationId: string, options?: OperationOptions): Promise<StoredOperation | undefined>;
   /** Replaces the record; with `ifMatch`, conditionally (PreconditionFailedError if stale). */
   update(operation: Operation, options?: OperationOptions & { ifMatch?: string }): Promise<StoredOperation>;
-  /** Operations whose status is one of `statuses` (used to resume unfinished work after a crash). */
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation>;
+  /**
+   * Operations whose status is one of `statuses` (used to resume unfinished work after a crash), and with
+   * `updatedBefore` only those last changed before that instant (the operation retention purge).
+   */
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions & { updatedBefore?: string }): PagedAsyncIterable<StoredOperation>;
+  /** Removes the record (the operation retention purge, host/retention.ts). Absent is fine. */
+  delete(operationId: string, options?: OperationOptions): Promise<void>;
 }
 
 export interface LeaseOptions extends OperationOptions {

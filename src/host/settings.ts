@@ -25,6 +25,7 @@ export const appSettings = {
   SIGNALBOX_AZURITE_LOCATION: 'Local server only: the data folder of the embedded Azurite (default ./.azurite); one server per folder.',
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
   SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
+  SIGNALBOX_OPERATION_RETENTION_DAYS: 'Days after which finished (succeeded, failed) operation records are deleted, hourly, on both hosts (default 30; 0 keeps them forever).',
 } as const;
 export type AppSettingName = keyof typeof appSettings;
 

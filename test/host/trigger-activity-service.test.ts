@@ -23,6 +23,7 @@ function countingStore(): { store: OperationStore; reads: () => number; writes: 
     get: (id, options) => ((reads += 1), inner.get(id, options)),
     update: (operation, options) => ((writes += 1), inner.update(operation, options)),
     listByStatus: (statuses, options) => inner.listByStatus(statuses, options),
+    delete: (id, options) => inner.delete(id, options),
   };
   return { store, reads: () => reads, writes: () => writes };
 }

@@ -106,5 +106,20 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       expect(await ids(['notStarted', 'running'])).toEqual(['ls-0', 'ls-1', 'ls-3', 'ls-5', 'ls-6']);
       expect(await ids([])).toEqual([]);
     });
+
+    it('lists operations by status changed before a time, and deletes one (absent is fine)', async () => {
+      const fresh = await create();
+      await fresh.create(makeOperation('old-done', { status: 'succeeded', updatedAt: '2026-01-01T00:00:00.000Z' }));
+      await fresh.create(makeOperation('new-done', { status: 'succeeded', updatedAt: '2026-03-01T00:00:00.000Z' }));
+      await fresh.create(makeOperation('old-failed', { status: 'failed', updatedAt: '2026-01-02T00:00:00.000Z' }));
+      await fresh.create(makeOperation('old-running', { status: 'running', updatedAt: '2026-01-01T00:00:00.000Z' }));
+      const ids = async (): Promise<string[]> =>
+        (await collect((options) => onePage(fresh.listByStatus(['succeeded', 'failed'], { ...options, updatedBefore: '2026-02-01T00:00:00.000Z' })), 1)).items.map((item) => item.id).sort();
+      expect(await ids()).toEqual(['old-done', 'old-failed']);
+      await fresh.delete('old-done');
+      await fresh.delete('old-done');
+      expect(await fresh.get('old-done')).toBeUndefined();
+      expect(await ids()).toEqual(['old-failed']);
+    });
   });
 }
