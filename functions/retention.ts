@@ -1,11 +1,12 @@
 /**
  * @module The retention recipe on Azure: an hourly timer function that purges finished instances older
- * than `SIGNALBOX_RETENTION_DAYS` (src/host/retention.ts). Off by default: without the setting each run
- * returns at once. The purge itself runs as bulk `delete` operations (durable orchestrations).
+ * than `SIGNALBOX_RETENTION_DAYS` (src/host/retention.ts; off by default), as bulk `delete` operations
+ * (durable orchestrations), and deletes finished operation records older than
+ * `SIGNALBOX_OPERATION_RETENTION_DAYS` (30 days by default).
  */
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import * as df from 'durable-functions';
-import { purgeFinishedInstances, retentionDays } from '../src/host/retention';
+import { operationRetentionDays, purgeFinishedInstances, purgeFinishedOperations, retentionDays } from '../src/host/retention';
 import { inInvocation, invocationLogger, servicesFor } from './wiring';
 
 /** Every hour on the hour (NCRONTAB with seconds). */
@@ -13,11 +14,19 @@ export const RETENTION_SCHEDULE = '0 0 * * * *';
 
 export async function runRetention(_timer: Timer, context: InvocationContext): Promise<void> {
   const days = retentionDays();
-  if (days === undefined) return;
+  // Operation records have a retention of their own, on by default (30 days).
+  const operationDays = operationRetentionDays();
+  if (days === undefined && operationDays === undefined) return;
   await inInvocation(context, async () => {
     const services = await servicesFor(context);
     // The engine's clock, as every host time is (one clock).
-    const operations = await purgeFinishedInstances(services, days, services.engine.options.clock.now());
+    const now = services.engine.options.clock.now();
+    if (operationDays !== undefined) {
+      const deleted = await purgeFinishedOperations(services.operations, operationDays, now);
+      invocationLogger.info('operation records purged', { days: operationDays, deleted });
+    }
+    if (days === undefined) return;
+    const operations = await purgeFinishedInstances(services, days, now);
     invocationLogger.info('retention purge started', { days, operations: operations.map((operation) => operation.id) });
   });
 }

@@ -14,7 +14,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { emptyTotals, mergeTotals, type OperationTotals } from '../src/engine/operation';
+import { countsToAdd, emptyTotals, mergeTotals, type OperationTotals } from '../src/engine/operation';
 import {
   ActivityName,
   type BeginOperationOutput,
@@ -23,6 +23,8 @@ import {
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
+  type UncountedBatch,
+  progressCheckpoint,
 } from '../src/host/trigger-activities';
 import { APPLY_TRIGGER_BATCH, activityRetryOptions, type ApplyTriggerBatchInput, type ApplyTriggerBatchOutput } from './apply-trigger-batch';
 
@@ -56,21 +58,43 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
   const findPage = (continuationToken?: string): Task =>
     callActivity(ActivityName.findCandidates, { ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) } satisfies FindCandidatesInput);
 
-  let totals: OperationTotals = emptyTotals(begun.outcomes);
+  // As the local runner does (src/host/local-operation-runner.ts): batches counted so far, each found
+  // batch listed in the checkpoint recorded as a batch finishes, so that an orchestration started anew
+  // (after one failed or was terminated) offers no counted instance again and reports every one.
+  const resumed = begun.resume;
+  let totals: OperationTotals = resumed ? resumed.totals : emptyTotals(begun.outcomes);
+  let counted = resumed?.checkpoint.batches ?? 0;
   let error: string | undefined;
   /** Scheduled batches not yet consumed, oldest first; consumed in order so results keep candidate order. */
-  const pending: Task[] = [];
+  const pending: (UncountedBatch & { readonly task: Task })[] = [];
   const seen = new Set<string>();
-  let allFound = false;
-  /** Takes the oldest batch's totals, then records the progress (the total once every page is read). */
+  /** The next page to read; undefined once every page has been read. */
+  let nextPage: { continuationToken?: string } | undefined;
+  /** Takes the oldest batch's totals, then records the progress (the total once every page is read) and the checkpoint. */
   function* consumeBatch(): Generator<Task, void, OperationTotals> {
-    totals = mergeTotals(totals, yield pending.shift()!);
-    const progress = { processed: totals.candidates, ...(allFound ? { total: seen.size } : {}) };
-    yield callActivity(ActivityName.recordProgress, { operationId, progress } satisfies RecordProgressInput);
+    const finished: OperationTotals = yield pending.shift()!.task;
+    const held = totals.instances.length;
+    totals = mergeTotals(totals, finished);
+    counted += 1;
+    const found = pending.reduce((count, batch) => count + batch.instanceIds.length, 0);
+    const progress = { processed: totals.candidates, ...(nextPage === undefined ? { total: totals.candidates + found } : {}) };
+    const checkpoint = progressCheckpoint(counted, countsToAdd(finished, held), pending, nextPage?.continuationToken, nextPage === undefined);
+    yield callActivity(ActivityName.recordProgress, { operationId, progress, checkpoint } satisfies RecordProgressInput);
   }
   try {
     let batchNumber = 0;
-    let page: FindCandidatesOutput = yield findPage();
+    let page: FindCandidatesOutput;
+    let readWith: UncountedBatch['readWith'];
+    if (resumed) {
+      const { checkpoint } = resumed;
+      page = { instanceIds: [...checkpoint.pending], ...(checkpoint.continuationToken !== undefined ? { continuationToken: checkpoint.continuationToken } : {}) };
+      readWith = undefined;
+      nextPage = checkpoint.allFound ? undefined : checkpoint.continuationToken !== undefined ? { continuationToken: checkpoint.continuationToken } : {};
+    } else {
+      page = yield findPage();
+      readWith = {};
+      nextPage = page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : undefined;
+    }
     for (;;) {
       // An instance can match several subjects and so appear on several pages: offer it the trigger once.
       const instanceIds: string[] = [];
@@ -83,30 +107,32 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
         instanceIds.length > 0
           ? context.df.callSubOrchestrator(APPLY_TRIGGER_BATCH, { operationId, instanceIds } satisfies ApplyTriggerBatchInput, `${operationId}:batch:${batchNumber++}`)
           : undefined;
-      const next = page.continuationToken !== undefined ? findPage(page.continuationToken) : undefined;
-      if (!next) allFound = true;
-      while (batch && pending.length >= MAX_BATCHES_IN_FLIGHT) yield* consumeBatch();
+      const readingWith = nextPage;
+      const next = readingWith ? findPage(readingWith.continuationToken) : undefined;
+      // Found, so listed in checkpoints from now on (it is yielded, and so scheduled, only below).
+      if (batch) pending.push({ task: batch, instanceIds, ...(readWith ? { readWith } : {}) });
+      while (batch && pending.length > MAX_BATCHES_IN_FLIGHT) yield* consumeBatch();
       if (batch && next) {
         // Schedules both; the batch keeps running while the next page is read.
         yield context.df.Task.any([batch, next]);
-        pending.push(batch);
         page = yield next;
       } else if (next) {
         page = yield next;
       } else {
-        if (batch) pending.push(batch);
         break;
       }
+      readWith = readingWith;
+      nextPage = page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : undefined;
     }
     // The last batch alone finishes the operation: its progress would be overwritten at once.
     while (pending.length > 1) yield* consumeBatch();
-    if (pending.length > 0) totals = mergeTotals(totals, yield pending.shift()!);
+    if (pending.length > 0) totals = mergeTotals(totals, yield pending.shift()!.task);
   } catch (failure) {
     error = reasonOf(failure);
     // Let the batches already started finish, so that no trigger is applied after the operation ends.
     while (pending.length > 0) {
       try {
-        totals = mergeTotals(totals, yield pending.shift()!);
+        totals = mergeTotals(totals, yield pending.shift()!.task);
       } catch {
         // The first failure is the one reported.
       }

@@ -27,6 +27,9 @@ import { MAX_BODY_SIZE_IN_BYTES } from '../src/host/http/types';
 import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
 import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH } from '../src/host/logger';
 import { MAX_OPERATION_RESUMES } from '../src/host/operation-resumption';
+import { APPLIED_TRIGGER_MEMORY } from '../src/engine/instance';
+import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/trigger-activities';
+import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
 
@@ -70,6 +73,9 @@ describe('the README limits table', () => {
     ['Start-ups in a row that resume one operation without it getting further', [`| ${MAX_OPERATION_RESUMES} |`]],
     ['Recent triggers kept per instance that changed nothing (`GET /api/instances/{id}/offers`)', [`| ${MAX_RECENT_OFFERS}, each with at most ${MAX_OFFER_TRACE_ENTRIES} trace entries |`]],
     ['Context patch of a recovery', [`${MAX_CONTEXT_PATCH_SIZE_IN_BYTES / 1024} KiB`]],
+    ['Applied triggers kept in the instance record', [`the newest ${APPLIED_TRIGGER_MEMORY}`]],
+    ['Instance ids a checkpoint lists (the batches in flight)', [`${number(MAX_CHECKPOINT_PENDING_LENGTH)} characters`]],
+    ['Finished operation records', [`${DEFAULT_OPERATION_RETENTION_DAYS} days`]],
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
     ['Log event (local server, one JSON line)', [`message ${number(MAX_LOG_LINE_LENGTH)} characters`, `each property ${number(MAX_LOG_PROPERTY_LENGTH)}`]],
   ] as const)('states the limit of "%s" as the code does', (what, figures) => {

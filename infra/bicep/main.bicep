@@ -33,6 +33,9 @@ param allowedOutboundHosts string = ''
 @description('Days after which finished (complete, cancelled) instances are purged by the hourly retention function; empty (the default) turns retention off.')
 param retentionDays string = ''
 
+@description('Days after which finished operation records are deleted by the hourly purge; empty (the default) means the app\'s default of 30 days, 0 keeps them forever.')
+param operationRetentionDays string = ''
+
 @minValue(40)
 @maxValue(1000)
 @description('Most instances Flex Consumption may scale the app out to.')
@@ -176,6 +179,7 @@ module functionApp 'modules/functionapp.bicep' = {
     taskHubName: taskHubName
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
+    operationRetentionDays: operationRetentionDays
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB

@@ -18,7 +18,7 @@ import type { LifecycleEventRecord } from './events/lifecycle-events';
 import type { EventOutboxRow, StartInstancePayload } from './outbox';
 import { OperationRuns } from './operation-runs';
 import type { HistoryEntry, StoredInstance } from './instance';
-import { InstanceRuntime, type Decided } from './instance-runtime';
+import { InstanceRuntime, type ApplyTriggerOptions, type Decided } from './instance-runtime';
 import type { InstanceResult } from './operation';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
 import { InProcessTimers } from './in-process-timers';
@@ -225,7 +225,7 @@ export class Engine {
    * faults are outcomes; lease and storage failures are thrown (retryable ones per isRetryable), and a
    * retry is safe: the trigger id is applied at most once, and a repeat answers `duplicate` with what it did.
    */
-  applyTrigger(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult> {
+  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<InstanceResult> {
     return withSpan('Engine.applyTrigger', { instanceId, triggerId: trigger.id }, async (span) => {
       const decided = await this.runtime.applyTrigger(instanceId, trigger, options);
       const result = decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };

@@ -26,10 +26,11 @@ import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
-import type { HistoryEntry, Instance, StoredInstance } from './instance';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
+import { duplicateResult } from './instance-changes';
 import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
-import { newlyArmed } from './timers';
+import { newlyArmed, noLongerArmed } from './timers';
 import { offerOf } from './offers';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
@@ -50,6 +51,21 @@ export interface DecideContext {
 }
 
 export type Decide = (stored: StoredInstance, context: DecideContext) => Promise<Decision>;
+
+/** How a trigger is applied: `offeredSince` lets the runtime skip looking up records the instance let go. */
+export interface ApplyTriggerOptions extends OperationOptions {
+  /**
+   * When the trigger's operation was recorded (ISO 8601): the trigger cannot have been applied before.
+   * Absent (a trigger delivered in-process, without an operation): any time.
+   */
+  readonly offeredSince?: string;
+}
+
+/**
+ * Clocks of different workers may disagree: a trigger offered less than this long after the instance let
+ * an applied record go is still looked up among the rows kept beside it.
+ */
+export const APPLIED_LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
 
 /** The outcome of one run of the loop. */
 export interface Decided {
@@ -119,17 +135,21 @@ export class InstanceRuntime {
     );
   }
 
-  applyTrigger(instanceId: string, trigger: Trigger, options?: OperationOptions): Promise<Decided> {
+  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<Decided> {
+    const { offeredSince, ...storeOptions } = options;
     return this.decideUnderLease(
       instanceId,
       () => ({ kind: 'trigger', trigger }),
       async (stored, { definition, effects }) => {
+        // The instance's own record holds its newest applied triggers; older ones are rows beside it.
+        const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
+        if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
         const decision = await decideTrigger(definition, stored, trigger, effects, this.options.registry);
         // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
-        if (!decision.change) await this.recordOffer(instanceId, trigger, decision, options);
+        if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
         return decision;
       },
-      options,
+      storeOptions,
     );
   }
 
@@ -235,6 +255,7 @@ export class InstanceRuntime {
           }
           // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
           await this.ports.interests.remove(instanceId, stored.interests, options);
+          await this.unindexTimers(stored, { ...stored, timers: [] }, options);
           await lease.discard();
           await this.ports.instances.purge(instanceId, options);
           this.relayed.delete(instanceId);
@@ -333,14 +354,17 @@ export class InstanceRuntime {
     if (added.length) await this.ports.interests.add(stored.id, added, options);
     await this.indexTimers(stored, next, options);
     lease.assertHeld();
+    const { instance: remembering, applied } = withAppliedRows(stored, next, this.options.clock.now());
     let saved: StoredInstance;
     try {
-      saved = await this.ports.instances.save(next, { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, { ...options, ifMatch: stored.etag });
+      const write = { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}), ...(applied.length ? { applied } : {}) };
+      saved = await this.ports.instances.save(remembering, write, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
       throw error;
     }
     if (removed.length) await this.removeInterests(stored.id, removed, options);
+    await this.unindexTimers(stored, next, options);
     return saved;
   }
 
@@ -349,6 +373,22 @@ export class InstanceRuntime {
     if (!this.ports.dueTimers) return;
     const armed = newlyArmed(previous, next);
     if (armed.length) await this.ports.dueTimers.add(armed, options);
+  }
+
+  /**
+   * Right after the save, the due-time rows of timers it disarmed (the entry was left, the instance ended,
+   * the timer was spent), so they do not fire later as useless operations. Failing is harmless: a stale
+   * row fires a timer the instance answers `notInterested`.
+   */
+  private async unindexTimers(previous: Instance, next: Instance, options: OperationOptions): Promise<void> {
+    if (!this.ports.dueTimers) return;
+    const disarmed = noLongerArmed(previous, next);
+    if (disarmed.length === 0) return;
+    try {
+      await this.ports.dueTimers.remove(disarmed, options);
+    } catch (error) {
+      this.options.logger.warn('Could not remove stale due-timer rows', { instanceId: next.id, error: String(error) });
+    }
   }
 
   private async removeInterests(instanceId: string, subjects: readonly string[], options: OperationOptions): Promise<void> {
@@ -391,6 +431,32 @@ function withLeftovers(change: Change, leftovers: readonly OutboxRow[]): Change 
   if (leftovers.length === 0) return change;
   const ids = [...new Set([...leftovers.map((row) => row.id), ...change.instance.outbox])];
   return { ...change, instance: { ...change.instance, outbox: ids } };
+}
+
+/**
+ * The records this save adds to the instance's applied triggers (each kept as a row beside it, for its
+ * whole life), and the instance stamped `appliedForgottenAt` when its bounded list let one go.
+ */
+function withAppliedRows(before: Instance, next: Instance, now: Date): { instance: Instance; applied: AppliedTrigger[] } {
+  const previous = before.appliedTriggers ?? [];
+  const current = next.appliedTriggers ?? [];
+  if (previous === current) return { instance: next, applied: [] };
+  const had = new Set(previous.map((record) => record.triggerId));
+  const applied = current.filter((record) => !had.has(record.triggerId));
+  const kept = new Set(current.map((record) => record.triggerId));
+  const forgot = previous.some((record) => !kept.has(record.triggerId));
+  return { instance: forgot ? { ...next, appliedForgottenAt: now.toISOString() } : next, applied };
+}
+
+/**
+ * Whether `triggerId` may have been applied and then let go of by the instance's bounded list: only when
+ * the list let something go, after (give or take clock differences) the trigger's operation was recorded.
+ */
+function mayHaveForgotten(stored: Instance, triggerId: string, offeredSince: string | undefined): boolean {
+  if (!stored.appliedForgottenAt) return false;
+  if ((stored.appliedTriggers ?? []).some((record) => record.triggerId === triggerId)) return false;
+  if (offeredSince === undefined) return true;
+  return Date.parse(offeredSince) <= Date.parse(stored.appliedForgottenAt) + APPLIED_LOOKUP_CLOCK_MARGIN_MS;
 }
 
 function historyOf(change: Change): HistoryEntry[] {

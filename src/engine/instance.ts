@@ -57,6 +57,13 @@ export interface Instance {
   /** The last triggers that changed this instance and what each did, oldest first (bounded by APPLIED_TRIGGER_MEMORY). */
   readonly appliedTriggers: readonly AppliedTrigger[];
   /**
+   * When the instance last let an older record fall out of `appliedTriggers` (set by the runtime's save).
+   * Every record is also kept as a row beside the instance for its whole life (InstanceStore.getApplied):
+   * a trigger that could have been applied before this time and is not in `appliedTriggers` is looked
+   * up there, so a trigger applies at most once however many others came in between.
+   */
+  readonly appliedForgottenAt?: string;
+  /**
    * Ids of outbox rows (outbox.ts) written by this instance's saves and not known to be delivered: when
    * a load finds any, the rows still present are handed to the relay again.
    */

@@ -88,6 +88,24 @@ interface OperationRecord {
   readonly resumes?: number;
   /** The furthest `progress.processed` seen at a resumption (to tell progress from a crash loop). */
   readonly resumedAtProgress?: number;
+  /**
+   * While running: how far the fan-out got, so a resumed run goes on from there (never offering again an
+   * instance counted in `candidates`, `summary` and `instances`, which hold every finished batch's results).
+   */
+  readonly checkpoint?: OperationCheckpoint;
+}
+
+/**
+ * Where an unfinished operation's fan-out stands, written with its progress (trigger-activities.ts): the
+ * record's totals count the first `batches` batches (pages) of instances; `pending` were found and not
+ * yet counted (offered first when the run resumes); candidates not yet found are read on from
+ * `continuationToken` (absent: from the first page) unless `allFound`.
+ */
+export interface OperationCheckpoint {
+  readonly batches: number;
+  readonly pending: readonly string[];
+  readonly allFound: boolean;
+  readonly continuationToken?: string;
 }
 
 /** A trigger's dispatch; records from before operation kinds have no `kind`. */
@@ -182,6 +200,14 @@ export function mergeTotals(into: OperationTotals, more: OperationTotals): Opera
     candidates: into.candidates + more.candidates,
     ...(tracesTruncated ? { tracesTruncated } : {}),
   };
+}
+
+/**
+ * A batch's totals as a checkpoint carries them to the record (trigger-activities.ts), given how many
+ * results the totals held before it: past MAX_OPERATION_RESULTS only its counts, as the record keeps no more (pure).
+ */
+export function countsToAdd(finished: OperationTotals, held: number): OperationTotals {
+  return held >= MAX_OPERATION_RESULTS && finished.instances.length > 0 ? { ...finished, instances: [] } : finished;
 }
 
 /** Adds results to the totals (pure). */

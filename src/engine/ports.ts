@@ -8,7 +8,7 @@
  */
 import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
-import type { HistoryEntry, Instance, StoredInstance } from './instance';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
 import type { InstanceResult, ListedOperation, Operation, OperationKind, StoredOperation } from './operation';
 import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
@@ -67,6 +67,11 @@ export interface InstanceWrite {
   readonly outbox?: readonly OutboxRow[];
   /** Lifecycle event records to write in the instance's partition (events/lifecycle-events.ts). */
   readonly events?: readonly LifecycleEventRecord[];
+  /**
+   * Records of triggers this save applies, kept beside the instance (one row each, replaced if present)
+   * for as long as it exists, after its own bounded `appliedTriggers` has let them go (getApplied).
+   */
+  readonly applied?: readonly AppliedTrigger[];
 }
 
 export interface InstanceQuery {
@@ -89,6 +94,8 @@ export interface InstanceStore {
   /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over 1 MiB. */
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance>;
+  /** What the instance recorded when it applied `triggerId` (InstanceWrite.applied), if it ever did. */
+  getApplied(instanceId: string, triggerId: string, options?: OperationOptions): Promise<AppliedTrigger | undefined>;
   /**
    * Records a trigger offered to the instance that changed nothing (offers.ts), keeping the newest
    * MAX_RECENT_OFFERS; called under the instance's lease. Optional: a store without it keeps none.
@@ -152,8 +159,13 @@ export interface OperationStore {
    * follow each change of status (not every progress write).
    */
   list(query: OperationQuery, options?: PageOptions): PagedAsyncIterable<ListedOperation>;
-  /** Operations whose status is one of `statuses` (used to resume unfinished work after a crash). */
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation>;
+  /**
+   * Operations whose status is one of `statuses` (used to resume unfinished work after a crash), and with
+   * `updatedBefore` only those last changed before that instant (the operation retention purge).
+   */
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions & { updatedBefore?: string }): PagedAsyncIterable<StoredOperation>;
+  /** Removes the record and its listing (the operation retention purge, host/retention.ts). Absent is fine. */
+  delete(operationId: string, options?: OperationOptions): Promise<void>;
 }
 
 export interface LeaseOptions extends OperationOptions {
@@ -230,7 +242,8 @@ export interface EventStore {
 /**
  * Armed timers by due time, for a host that schedules timers from storage (the local server). Invariant,
  * as for the interest index: a superset of the truth. The run loop adds the rows of newly armed timers
- * before the save that arms them and never removes any; the scheduler removes a row once its timer's
+ * before the save that arms them and removes those of timers a save disarmed right after it (an entry
+ * left, an instance ended or deleted, a timer spent); the scheduler removes a row once its timer's
  * trigger is submitted, and the instance decides at firing time whether the timer is still armed.
  */
 export interface DueTimerIndex {

@@ -68,6 +68,15 @@ export function newlyArmed(previous: Pick<Instance, 'id' | 'stateEntry' | 'timer
   return dueTimersOf(next).filter((timer) => !before.has(timer.timerId));
 }
 
+/**
+ * Timers `previous` had armed that `next` no longer has: its entry was left (or ended), or the timer was
+ * spent. Their due-timer rows are stale.
+ */
+export function noLongerArmed(previous: Pick<Instance, 'id' | 'stateEntry' | 'timers'>, next: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+  const after = new Set(dueTimersOf(next).map((timer) => timer.timerId));
+  return dueTimersOf(previous).filter((timer) => !after.has(timer.timerId));
+}
+
 /** The instant an `at` expression gave, or an Error saying why it is none (a fault, like a failing entry action). */
 function instantOf(value: unknown, transitionId: string): Date {
   if (typeof value === 'string') {

@@ -48,8 +48,13 @@ export class FinishedOperationCache implements OperationStore {
     return this.store.list(query, options);
   }
 
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation> {
+  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions & { updatedBefore?: string }): PagedAsyncIterable<StoredOperation> {
     return this.store.listByStatus(statuses, options);
+  }
+
+  async delete(operationId: string, options?: OperationOptions): Promise<void> {
+    this.finished.delete(operationId);
+    await this.store.delete(operationId, options);
   }
 
   private remember<T>(result: T, recordOf: (result: T) => StoredOperation | undefined): T {

@@ -16,6 +16,7 @@ import { corsAllowedOrigins, readSetting, serverNames, type Environment } from '
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts, type AzurePortsOptions } from './azure-ports';
 import type { Logger } from './trigger-activity-service';
+import { OPERATION_PURGE_INTERVAL_MS, operationRetentionDays, purgeFinishedOperations } from './retention';
 import type { StorageNames } from '../storage/names';
 import type { RequestCounter } from '../storage/request-counter';
 
@@ -108,6 +109,17 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       );
     // Timers that fell due while the server was down fire now, once each.
     timers.start();
+    // Finished operation records past their retention, now and hourly (retention.ts).
+    const operationDays = operationRetentionDays(env);
+    const purgeOperations = () =>
+      operationDays === undefined
+        ? undefined
+        : purgeFinishedOperations(services.operations, operationDays, core.engine.options.clock.now()).then(
+            (deleted) => void (deleted > 0 && logger.info('operation records purged', { days: operationDays, deleted })),
+            (error: unknown) => logger.warn('the operation purge failed; it runs again in an hour', { error: String(error) }),
+          );
+    let purging = purgeOperations();
+    const purgeTimer = setInterval(() => (purging = purgeOperations()), OPERATION_PURGE_INTERVAL_MS).unref();
     return {
       url: server.url,
       core,
@@ -116,8 +128,10 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(azurite ? { azurite } : {}),
       async stop() {
         stopping.abort();
+        clearInterval(purgeTimer);
         await server.close();
         await timers.stop();
+        await purging;
         await sweep;
         await runner.stop();
         core.engine.stopEventDeliveries();

@@ -8,19 +8,28 @@
  * `notStarted` or `running` (durable orchestrations resume themselves; poison handling in
  * operation-resumption.ts), the in-memory bookkeeping `Prefer: wait` reads (`waitUntilFinished`: a
  * durable host asks the orchestration's status instead), the first page looked up while the operation
- * is recorded (`findFirstPage`), and a graceful stop. Instances that had already applied a resumed
- * operation's trigger answer `duplicate`, so none applies it twice.
+ * is recorded (`findFirstPage`), and a graceful stop. A resumed operation goes on from its checkpoint
+ * (the batches it counted are not offered again); an instance of the batch in flight at the crash that
+ * had applied the trigger answers `duplicate` (instance-runtime.ts), so none applies it twice.
  */
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
-import { accumulateResults, emptyTotals, type StoredOperation } from '../engine/operation';
-import { pagedList } from '../engine/paging';
+import { accumulateResults, countsToAdd, emptyTotals, mergeTotals, type StoredOperation } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
 import { delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
-import { ACTIVITY_RETRY_POLICY, retryIntervalInMs, type ActivityRetryPolicy, type CandidateSource, type FindCandidatesOutput, type TriggerActivities } from './trigger-activities';
+import {
+  ACTIVITY_RETRY_POLICY,
+  progressCheckpoint,
+  retryIntervalInMs,
+  type ActivityRetryPolicy,
+  type CandidateSource,
+  type FindCandidatesOutput,
+  type TriggerActivities,
+  type UncountedBatch,
+} from './trigger-activities';
 import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
 import type { Logger } from './trigger-activity-service';
@@ -154,35 +163,65 @@ export class LocalOperationRunner implements OperationLauncher {
       ...(begun.includeDeleting ? { includeDeleting: true } : {}),
       ...(begun.instanceIds ? { instanceIds: begun.instanceIds } : {}),
     };
-    const pages = pagedList<string>(async ({ continuationToken }) => {
+    const read = (continuationToken: string | undefined): Promise<FindCandidatesOutput> => {
       const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) }));
       // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
       const prefetched = continuationToken === undefined ? firstPage : undefined;
-      const page = prefetched ? await prefetched.catch(lookUp) : await lookUp();
-      return { items: page.instanceIds, ...(page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : {}) };
-    });
-    let totals = emptyTotals(begun.outcomes);
+      return prefetched ? prefetched.catch(lookUp) : lookUp();
+    };
+    // As the orchestrator does (functions/trigger-orchestrator.ts): batches counted so far, each batch
+    // recorded in a checkpoint before it runs and counted by the next write, so that a resumed run offers
+    // no counted instance again and reports every one. Here one batch (a page) runs at a time.
+    const resumed = begun.resume;
+    let totals = resumed ? resumed.totals : emptyTotals(begun.outcomes);
+    let counted = resumed?.checkpoint.batches ?? 0;
+    let finished = emptyTotals([]);
+    /** Results the totals held before `finished` was added. */
+    let held = totals.instances.length;
     const seen = new Set<string>();
-    let recordsProgress = false;
+    let recordsProgress = Boolean(resumed);
     let error: string | undefined;
     try {
-      for await (const page of pages.byPage()) {
-        const fresh = page.items.filter((id) => !seen.has(id));
+      // The batch about to run: a resumed run's pending instances first, else the first page.
+      let batch: UncountedBatch;
+      /** The next page to read; undefined once every page has been read. */
+      let nextPage: { continuationToken?: string } | undefined;
+      if (resumed) {
+        const { checkpoint } = resumed;
+        batch = { instanceIds: checkpoint.pending };
+        nextPage = checkpoint.allFound ? undefined : checkpoint.continuationToken !== undefined ? { continuationToken: checkpoint.continuationToken } : {};
+      } else {
+        const page = await read(undefined);
+        batch = { instanceIds: page.instanceIds, readWith: {} };
+        nextPage = page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : undefined;
+      }
+      for (;;) {
+        // An instance can match several subjects and so appear on several pages: offer it the trigger once.
+        const fresh = batch.instanceIds.filter((id) => !seen.has(id));
         fresh.forEach((id) => seen.add(id));
         // Progress for clients' progress bars (the total once the last page is found), before each page
         // of an operation that will take a while; one of a single instance finishes about as fast as that write.
-        recordsProgress ||= page.continuationToken !== undefined || fresh.length > 1;
+        recordsProgress ||= nextPage !== undefined || fresh.length > 1;
         if (recordsProgress) {
-          const progress = { processed: totals.candidates, ...(page.continuationToken === undefined ? { total: totals.candidates + fresh.length } : {}) };
-          await this.withRetry(() => activities.recordProgress({ operationId, progress }));
+          const progress = { processed: totals.candidates, ...(nextPage === undefined ? { total: totals.candidates + fresh.length } : {}) };
+          const checkpoint = progressCheckpoint(counted, countsToAdd(finished, held), [{ ...batch, instanceIds: fresh }], nextPage?.continuationToken, nextPage === undefined);
+          await this.withRetry(() => activities.recordProgress({ operationId, progress, checkpoint }));
         }
-        const total = page.continuationToken === undefined ? totals.candidates + fresh.length : undefined;
+        const total = nextPage === undefined ? totals.candidates + fresh.length : undefined;
         const pageProgress = recordsProgress ? this.progressWithin(operationId, totals.candidates, total) : undefined;
         const results = await Promise.all(
           fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId }))).then((result) => (pageProgress?.applied(), result))),
         );
         await pageProgress?.settled();
-        totals = accumulateResults(totals, results);
+        finished = accumulateResults(emptyTotals([]), results);
+        held = totals.instances.length;
+        totals = mergeTotals(totals, finished);
+        counted += 1;
+        if (!nextPage) break;
+        const readWith = nextPage;
+        const page = await read(readWith.continuationToken);
+        batch = { instanceIds: page.instanceIds, readWith };
+        nextPage = page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : undefined;
       }
     } catch (failure) {
       if (this.shutdown.signal.aborted) throw failure; // left `running`: the next start resumes it

@@ -7,8 +7,9 @@
  * The count starts again when the operation got further than ever before (its recorded progress, page by
  * page, past the furthest point of earlier start-ups, `resumedAtProgress`): a long operation that restarts
  * (deploys, an operator's Ctrl-C) gets further each time and is not poison, while one that dies at the
- * same place every time gets no further and is. (A resumed run starts again from its first page; the
- * instances it already reached answer from their records, so it passes them quickly.)
+ * same place every time gets no further and is. (A resumed run goes on from the operation's checkpoint:
+ * the batches it counted are not offered again, and the instances of the batch in flight at the crash
+ * that had applied it answer from their records.)
  */
 import { OperationStatus } from '../engine/enums';
 import { PreconditionFailedError } from '../engine/errors';

@@ -10,7 +10,7 @@
  * as durable history requires.
  */
 import type { OperationOutcome } from '../engine/enums';
-import type { InstanceResult, OperationProgress, OutcomeSummary, StoredOperation } from '../engine/operation';
+import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../engine/operation';
 import type { InstanceSelection } from '../engine/operation-work';
 import type { Trigger } from '../engine/trigger';
 
@@ -54,6 +54,11 @@ export interface BeginOperationOutput extends CandidateSource {
   readonly shouldRun: boolean;
   /** The outcomes its summary lists; a trigger's when absent. */
   readonly outcomes?: readonly OperationOutcome[];
+  /**
+   * Present when an earlier run recorded how far it got: the run goes on from `checkpoint` (its pending
+   * instances first, then the pages from its token) with `totals`, the results of every batch it counted.
+   */
+  readonly resume?: { readonly checkpoint: OperationCheckpoint; readonly totals: OperationTotals };
 }
 
 export interface FindCandidatesInput extends CandidateSource {
@@ -63,6 +68,49 @@ export interface FindCandidatesInput extends CandidateSource {
 export interface RecordProgressInput {
   readonly operationId: string;
   readonly progress: OperationProgress;
+  /** Where the fan-out stands, with the results of the batch it finished last (progressCheckpoint). */
+  readonly checkpoint?: ProgressCheckpoint;
+}
+
+/**
+ * A checkpoint as a driver records it: `finished` holds the results of batch number `batches - 1`, which
+ * this write adds to the record's totals (once: a repeated write finds it counted already); empty when
+ * no batch finished since the last write.
+ */
+export interface ProgressCheckpoint extends OperationCheckpoint {
+  readonly finished: OperationTotals;
+}
+
+/**
+ * Characters of instance ids a checkpoint keeps in `pending`: with the results (MAX_OPERATION_RESULTS_LENGTH)
+ * and the trigger, the record stays within Table Storage's 1 MiB. Past it, batches whose page can be read
+ * again are read again on resumption (from the token that read the first of them) instead of listed.
+ */
+export const MAX_CHECKPOINT_PENDING_LENGTH = 64_000;
+
+/** A batch a driver found and has not counted yet: its instances, and the read that found them. */
+export interface UncountedBatch {
+  readonly instanceIds: readonly string[];
+  /** The page read that found them (token absent: the first page); absent when they came from a checkpoint. */
+  readonly readWith?: { readonly continuationToken?: string };
+}
+
+/**
+ * The checkpoint both drivers record (pure, so the orchestrator stays deterministic): `counted` batches
+ * in the totals (the last of them `finished`, added by this write), `uncounted` found and not yet counted,
+ * oldest first, and where reading goes on (`nextPage`, absent with `allFound`). Give `finished` through
+ * `countsToAdd` (operation.ts), so it carries no results the record could not keep.
+ */
+export function progressCheckpoint(counted: number, finished: OperationTotals, uncounted: readonly UncountedBatch[], nextPage: string | undefined, allFound: boolean): ProgressCheckpoint {
+  const counts = finished;
+  const pending = uncounted.flatMap((batch) => batch.instanceIds);
+  if (pending.reduce((length, id) => length + id.length + 3, 0) <= MAX_CHECKPOINT_PENDING_LENGTH) {
+    return { batches: counted, finished: counts, pending, allFound, ...(!allFound && nextPage !== undefined ? { continuationToken: nextPage } : {}) };
+  }
+  const firstReadable = uncounted.findIndex((batch) => batch.readWith !== undefined);
+  const kept = uncounted.slice(0, firstReadable).flatMap((batch) => batch.instanceIds);
+  const from = uncounted[firstReadable]!.readWith!.continuationToken;
+  return { batches: counted, finished: counts, pending: kept, allFound: false, ...(from !== undefined ? { continuationToken: from } : {}) };
 }
 
 export interface FindCandidatesOutput {

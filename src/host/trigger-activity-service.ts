@@ -8,7 +8,7 @@
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/enums';
 import { NotFoundError, isRetryable } from '../engine/errors';
-import { OperationKind, emptySummary, type InstanceResult, type Operation, type StoredOperation } from '../engine/operation';
+import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operation';
 import { BulkAction, outcomesOf, selectionOf } from '../engine/operation-work';
 import type { OperationStore } from '../engine/ports';
 import {
@@ -46,6 +46,11 @@ export class TriggerCache {
     this.operations.set(operationId, operation);
     if (this.operations.size > this.capacity) this.operations.delete(this.operations.keys().next().value!);
   }
+}
+
+/** What an operation's record counts so far. */
+function totalsOf(operation: Operation): OperationTotals {
+  return { summary: operation.summary, instances: operation.instances, candidates: operation.candidates, ...(operation.tracesTruncated ? { tracesTruncated: true } : {}) };
 }
 
 /** Where the operation's candidates come from. */
@@ -96,7 +101,9 @@ export class TriggerActivityService implements TriggerActivities {
     }
     const begun = operation.status === OperationStatus.running || deferRunning ? operation : await this.write({ ...operation, status: OperationStatus.running });
     this.inHand.set(operationId, begun);
-    return { ...source, ...outcomes, shouldRun: true };
+    // An earlier run got this far: go on from there, with what it counted.
+    const resume = operation.checkpoint ? { resume: { checkpoint: operation.checkpoint, totals: totalsOf(operation) } } : {};
+    return { ...source, ...outcomes, ...resume, shouldRun: true };
   }
 
   /** The operation's latest record: the one in hand, else read. */
@@ -142,7 +149,8 @@ export class TriggerActivityService implements TriggerActivities {
         default:
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
           // the operation's totals report that (operationResult in src/engine/operation.ts).
-          return await engine.applyTrigger(instanceId, operation.trigger);
+          // Applied no earlier than its operation was recorded: the instance looks up older records only then.
+          return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt });
       }
     } catch (error) {
       if (isRetryable(error)) throw error;
@@ -152,16 +160,35 @@ export class TriggerActivityService implements TriggerActivities {
     }
   }
 
-  async recordProgress({ operationId, progress }: RecordProgressInput): Promise<void> {
+  async recordProgress({ operationId, progress, checkpoint }: RecordProgressInput): Promise<void> {
     const operation = await this.recordOf(operationId);
     if (!operation || operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) return;
-    await this.write({ ...operation, status: OperationStatus.running, progress });
+    const counted = operation.checkpoint?.batches ?? 0;
+    // The next batch's results are added once; a repeated write (a retried activity) finds them counted.
+    // Any other number is out of order (a write of an earlier run): the checkpoint is left as it was.
+    if (!checkpoint || (checkpoint.batches !== counted && checkpoint.batches !== counted + 1)) {
+      await this.write({ ...operation, status: OperationStatus.running, progress });
+      return;
+    }
+    const { finished, ...at } = checkpoint;
+    const totals = checkpoint.batches === counted + 1 ? mergeTotals(totalsOf(operation), finished) : totalsOf(operation);
+    const { tracesTruncated: _left, ...rest } = operation;
+    await this.write({
+      ...rest,
+      status: OperationStatus.running,
+      progress,
+      candidates: totals.candidates,
+      summary: totals.summary,
+      instances: totals.instances,
+      ...(totals.tracesTruncated ? { tracesTruncated: true } : {}),
+      checkpoint: at,
+    });
   }
 
   async completeOperation(input: CompleteOperationInput): Promise<void> {
     const operation = await this.recordOf(input.operationId);
     if (!operation) throw new NotFoundError(`Operation "${input.operationId}" does not exist`);
-    const { progress: _progress, etag: _etag, ...finished } = operation;
+    const { progress: _progress, checkpoint: _checkpoint, etag: _etag, ...finished } = operation;
     await this.write({
       ...finished,
       status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,

@@ -9,7 +9,7 @@
  * triggers (the outbox) are inside the instance entity, so they are atomic with it for free.
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
-import type { HistoryEntry, Instance, StoredInstance } from '../engine/instance';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/instance';
 import type { OutboxRow, StoredOutboxRow } from '../engine/outbox';
 import type { EventDelivery, LifecycleEventRecord } from '../engine/events/lifecycle-events';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
@@ -27,6 +27,8 @@ export const HISTORY_ROW_PREFIX = 'h-';
 export const OUTBOX_ROW_PREFIX = 'o-';
 /** The row of the instance's recent offers (offers.ts): outside the `h-`, `o-` and `e-` ranges. */
 export const OFFERS_ROW_KEY = 'offers';
+/** Applied-trigger rows (`a-<encoded trigger id>`): what the instance did with each trigger it applied, for its whole life. */
+export const APPLIED_ROW_PREFIX = 'a-';
 /** A transaction holds at most 100 operations; one is the instance. */
 export const MAX_ROWS_PER_SAVE = 99;
 /** @deprecated the limit counts history and outbox rows together: MAX_ROWS_PER_SAVE */
@@ -52,6 +54,16 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       return toStoredInstance(row);
     } catch (error) {
       // A 404 for a missing table is not "no such instance": it becomes a StorageError.
+      if (isEntityNotFound(error)) return undefined;
+      throw toSignalboxError(error, `instance "${instanceId}"`);
+    }
+  }
+
+  async getApplied(instanceId: string, triggerId: string, options: OperationOptions = {}): Promise<AppliedTrigger | undefined> {
+    try {
+      const row = await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), appliedRowKey(triggerId), { abortSignal: options.abortSignal });
+      return parseBody<AppliedTrigger>(row);
+    } catch (error) {
       if (isEntityNotFound(error)) return undefined;
       throw toSignalboxError(error, `instance "${instanceId}"`);
     }
@@ -254,7 +266,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     const history = write.history ?? [];
     const outbox = write.outbox ?? [];
     const events = write.events ?? [];
-    if (history.length + outbox.length + events.length > MAX_ROWS_PER_SAVE) {
+    const applied = write.applied ?? [];
+    if (history.length + outbox.length + events.length + applied.length > MAX_ROWS_PER_SAVE) {
       throw new ValidationError(`At most ${MAX_ROWS_PER_SAVE} history entries, outbox rows and event records can be saved with an instance`, [
         { path: 'history', message: `has ${history.length} entries, ${outbox.length} outbox rows and ${events.length} event records` },
       ]);
@@ -280,6 +293,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       assertEntityFits(row, `event "${event.id}" of ${what}`);
       actions.push(['create', row]);
     }
+    for (const record of applied) {
+      // Upsert: a save re-made after a lost response writes the same record again.
+      actions.push(['upsert', { partitionKey: entity.partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
+    }
     let response: TableTransactionResponse;
     try {
       response = await this.client.submitTransaction(actions, { abortSignal: options.abortSignal });
@@ -297,6 +314,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
 
 export function outboxRowKey(rowId: string): string {
   return `${OUTBOX_ROW_PREFIX}${encodeKey(rowId, 'outbox row id')}`;
+}
+
+export function appliedRowKey(triggerId: string): string {
+  return `${APPLIED_ROW_PREFIX}${encodeKey(triggerId, 'trigger id')}`;
 }
 
 export function historyRowKey(sequence: number): string {

@@ -129,14 +129,38 @@ export class TableOperationStore implements OperationStore {
   }
 
   /** A filter over the whole (operations) table: used once at start-up to resume unfinished work. */
-  listByStatus(statuses: readonly OperationStatus[], options: PageOptions = {}): PagedAsyncIterable<StoredOperation> {
-    return pagedList((page) => this.listByStatusPage(statuses, page), options);
+  listByStatus(statuses: readonly OperationStatus[], options: PageOptions & { updatedBefore?: string } = {}): PagedAsyncIterable<StoredOperation> {
+    const { updatedBefore, ...pageOptions } = options;
+    return pagedList((page) => this.listByStatusPage(statuses, updatedBefore, page), pageOptions);
   }
 
-  private async listByStatusPage(statuses: readonly OperationStatus[], options: PageOptions = {}): Promise<Page<StoredOperation>> {
+  /**
+   * Removes the record and its index row (listing first, so an interrupted purge leaves at worst a record
+   * that is no longer listed and is purged again); one already gone is fine.
+   */
+  async delete(operationId: string, options: OperationOptions = {}): Promise<void> {
+    const existing = await this.get(operationId, options);
+    if (!existing) return;
+    await this.deleteRow(OPERATION_INDEX_PARTITION, toIndexEntity(existing).rowKey, operationId, options);
+    this.indexed.delete(operationId);
+    await this.deleteRow(encodeKey(operationId, 'operation id'), OPERATION_ROW_KEY, operationId, options);
+  }
+
+  private async deleteRow(partitionKey: string, rowKey: string, operationId: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.client.deleteEntity(partitionKey, rowKey, { abortSignal: options.abortSignal });
+    } catch (error) {
+      if (isEntityNotFound(error)) return;
+      throw toSignalboxError(error, `operation "${operationId}"`);
+    }
+  }
+
+  private async listByStatusPage(statuses: readonly OperationStatus[], updatedBefore: string | undefined, options: PageOptions = {}): Promise<Page<StoredOperation>> {
     if (statuses.length === 0) return { items: [] };
     const anyStatus = statuses.map((status) => odata`status eq ${status}`).join(' or ');
-    return queryPage(this.client, `${odata`RowKey eq ${OPERATION_ROW_KEY}`} and (${anyStatus})`, options, toStoredOperation, 'operations');
+    // `updatedAt` is a column (ISO 8601, UTC, so text order is time order).
+    const before = updatedBefore === undefined ? '' : ` and ${odata`updatedAt lt ${updatedBefore}`}`;
+    return queryPage(this.client, `${odata`RowKey eq ${OPERATION_ROW_KEY}`} and (${anyStatus})${before}`, options, toStoredOperation, 'operations');
   }
 }
 

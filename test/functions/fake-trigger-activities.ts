@@ -24,6 +24,8 @@ export interface FakeTriggerActivitiesOptions {
   readonly shouldRun?: boolean;
   /** @default every instance transitions */
   readonly outcomeFor?: (instanceId: string) => InstanceResult;
+  /** What beginOperation hands a run that resumes an earlier one's checkpoint. */
+  readonly resume?: BeginOperationOutput['resume'];
 }
 
 export class FakeTriggerActivities implements TriggerActivities {
@@ -37,7 +39,7 @@ export class FakeTriggerActivities implements TriggerActivities {
 
   async beginOperation(operationId: string): Promise<BeginOperationOutput> {
     this.begun.push(operationId);
-    return { subjects: ['order:1'], shouldRun: this.options.shouldRun ?? true };
+    return { subjects: ['order:1'], shouldRun: this.options.shouldRun ?? true, ...(this.options.resume ? { resume: this.options.resume } : {}) };
   }
 
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {

@@ -245,6 +245,59 @@ describe('triggerOrchestrator', () => {
   });
 });
 
+describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
+  it('records with each finished batch a checkpoint: that batch\'s results, the batches still uncounted and where reading goes on', async () => {
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
+
+    await run(fake, 'op-checkpoint');
+
+    const [first] = fake.progress;
+    expect(first!.checkpoint).toMatchObject({ batches: 1, finished: { candidates: 3 }, allFound: true });
+    // Every page was read before the first batch finished: the three others are pending.
+    expect(first!.checkpoint!.pending).toEqual(instanceIds(10).slice(3));
+    expect(fake.progress.map((entry) => entry.checkpoint!.batches)).toEqual([1, 2, 3]);
+  });
+
+  it('an orchestration started anew goes on from the checkpoint: counted instances are not offered again, and the report counts them', async () => {
+    const candidates = instanceIds(12);
+    const counted = candidates.slice(0, 6).map((instanceId) => ({ instanceId, outcome: TriggerOutcome.transitioned }));
+    const fake = new FakeTriggerActivities({
+      candidates,
+      pageSize: 3,
+      resume: {
+        checkpoint: { batches: 2, pending: ['i0006', 'i0007', 'i0008'], allFound: false, continuationToken: '9' },
+        totals: { candidates: 6, summary: { transitioned: 6 }, instances: counted },
+      },
+    });
+
+    const result = await run(fake, 'op-resumed');
+
+    expect(result.status).toBe('completed');
+    expect(fake.pagesRead).toEqual([{ subjects: ['order:1'], continuationToken: '9' }]);
+    expect([...fake.applied.keys()].sort()).toEqual(candidates.slice(6));
+    const completion = fake.completions[0]!;
+    expect(completion.candidates).toBe(12);
+    expect(completion.summary.transitioned).toBe(12);
+    expect(completion.instances.map((entry) => entry.instanceId)).toEqual(candidates);
+    // Checkpoints go on counting from the resumed one.
+    expect(fake.progress.map((entry) => entry.checkpoint!.batches)).toEqual([3]);
+  });
+
+  it('a checkpoint with every page found offers only its pending instances', async () => {
+    const fake = new FakeTriggerActivities({
+      candidates: instanceIds(5),
+      pageSize: 5,
+      resume: { checkpoint: { batches: 1, pending: ['i0004'], allFound: true }, totals: { candidates: 4, summary: { transitioned: 4 }, instances: [] } },
+    });
+
+    await run(fake, 'op-tail');
+
+    expect(fake.pagesRead).toEqual([]);
+    expect([...fake.applied.keys()]).toEqual(['i0004']);
+    expect(fake.completions[0]).toMatchObject({ candidates: 5, summary: { transitioned: 5 } });
+  });
+});
+
 describe('the activity retry policy (one for both hosts)', () => {
   it('durable RetryOptions are the contract\'s policy, and the local runner waits the intervals the framework would', () => {
     expect(activityRetryOptions).toMatchObject({

@@ -24,6 +24,7 @@ function countingStore(): { store: OperationStore; reads: () => number; writes: 
     update: (operation, options) => ((writes += 1), inner.update(operation, options)),
     listByStatus: (statuses, options) => inner.listByStatus(statuses, options),
     list: (query, options) => inner.list(query, options),
+    delete: (id, options) => inner.delete(id, options),
   };
   return { store, reads: () => reads, writes: () => writes };
 }

@@ -37,6 +37,8 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_TASK_HUB',
   // Issue 15: the retention recipe's setting (empty: off).
   'SIGNALBOX_RETENTION_DAYS',
+  // Issue 22: operation records' own retention (empty: the default, 30 days).
+  'SIGNALBOX_OPERATION_RETENTION_DAYS',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',
@@ -124,6 +126,8 @@ describe('app settings of the deployed function app', () => {
     expect(mainArgument('allowedOutboundHosts')).toBe('allowedOutboundHosts');
     expect(provided.get('SIGNALBOX_RETENTION_DAYS')!.text).toBe('retentionDays');
     expect(mainArgument('retentionDays')).toBe('retentionDays');
+    expect(provided.get('SIGNALBOX_OPERATION_RETENTION_DAYS')!.text).toBe('operationRetentionDays');
+    expect(mainArgument('operationRetentionDays')).toBe('operationRetentionDays');
   });
 
   it('wires one CORS parameter to the platform CORS config and to the app setting, off by default', () => {

@@ -119,6 +119,7 @@ async function brokenMidProcessing(instanceId: string, noticeLoss: boolean) {
       save: (...args) => store.save(...args),
       query: (...args) => store.query(...args),
       purge: (...args) => store.purge(...args),
+      getApplied: (...args) => store.getApplied(...args),
       get: async (...args) => {
         const read = await store.get(...args);
         if (pauseNextGet) {
@@ -219,6 +220,7 @@ describe('operating on Azure storage', () => {
         save: (...args) => store.save(...args),
         query: (...args) => store.query(...args),
         get: (...args) => store.get(...args),
+        getApplied: (...args) => store.getApplied(...args),
         purge: async (...args) => {
           if (crash) throw new StorageError('the worker died mid-deletion', 503, true);
           return store.purge(...args);

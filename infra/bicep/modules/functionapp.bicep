@@ -30,6 +30,9 @@ param allowedOutboundHosts string = ''
 @description('Days after which finished instances are purged by the hourly retention function; empty turns retention off.')
 param retentionDays string = ''
 
+@description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
+param operationRetentionDays string = ''
+
 @allowed([
   '20'
   '22'
@@ -164,6 +167,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_RETENTION_DAYS'
           value: retentionDays
+        }
+        {
+          name: 'SIGNALBOX_OPERATION_RETENTION_DAYS'
+          value: operationRetentionDays
         }
         // The connection string only locates the component; with DisableLocalAuth the ingestion
         // endpoint accepts Entra ID tokens only (the authentication string names the identity).

@@ -6,7 +6,7 @@
  * assert "nothing was written".
  */
 import { ConflictError, PreconditionFailedError, TooLargeError } from '../../engine/errors';
-import type { HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
 import { plainInstance } from '../../engine/instance-changes';
 import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../../engine/ports';
@@ -32,6 +32,10 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   private readonly outboxes = new Map<string, Map<string, OutboxRow>>();
   private readonly events = new Map<string, LifecycleEventRecord[]>();
   private readonly offers = new Map<string, TriggerOffer[]>();
+  /** Per instance, the applied-trigger rows by trigger id (InstanceWrite.applied). */
+  private readonly applied = new Map<string, Map<string, AppliedTrigger>>();
+  /** Calls of getApplied (tests check the common path makes none). */
+  appliedReads = 0;
   /** Calls of deleteOutbox that deleted at least one row. */
   outboxDeletes = 0;
   private counter = 0;
@@ -41,7 +45,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   /** Called before each save is applied (after the ETag check passes); tests use it to inject failures. */
   beforeSave?: (instance: Instance) => void | Promise<void>;
 
-  private store(instance: Instance, history: readonly HistoryEntry[], outbox: readonly OutboxRow[] = [], events: readonly LifecycleEventRecord[] = []): StoredInstance {
+  private store(instance: Instance, history: readonly HistoryEntry[], outbox: readonly OutboxRow[] = [], events: readonly LifecycleEventRecord[] = [], applied: readonly AppliedTrigger[] = []): StoredInstance {
     const plain = plainInstance(instance);
     const text = JSON.stringify(plain);
     if (Buffer.byteLength(text, 'utf8') > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
@@ -66,13 +70,23 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
       records.push(...events.map((event) => deepFreeze(structuredClone(event))));
       records.sort((a, b) => a.sequence - b.sequence || EVENT_RANK[a.type] - EVENT_RANK[b.type]);
     }
+    if (applied.length) {
+      let records = this.applied.get(plain.id);
+      if (!records) this.applied.set(plain.id, (records = new Map()));
+      for (const record of applied) records.set(record.triggerId, deepFreeze(structuredClone(record)));
+    }
     this.writes++;
     return stored;
   }
 
+  async getApplied(instanceId: string, triggerId: string, _options?: OperationOptions): Promise<AppliedTrigger | undefined> {
+    this.appliedReads++;
+    return this.applied.get(instanceId)?.get(triggerId);
+  }
+
   async create(instance: Instance, write: InstanceWrite = {}, _options?: OperationOptions): Promise<StoredInstance> {
     if (this.instances.has(instance.id)) throw new ConflictError(`Instance "${instance.id}" exists`);
-    return this.store(instance, write.history ?? [], write.outbox, write.events);
+    return this.store(instance, write.history ?? [], write.outbox, write.events, write.applied);
   }
 
   async get(instanceId: string, _options?: OperationOptions): Promise<StoredInstance | undefined> {
@@ -90,7 +104,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     if (options.ifMatch !== '*' && this.instances.get(instance.id)?.etag !== options.ifMatch) {
       throw new PreconditionFailedError(`Instance "${instance.id}" has changed since it was read`);
     }
-    return this.store(instance, write.history ?? [], write.outbox, write.events);
+    return this.store(instance, write.history ?? [], write.outbox, write.events, write.applied);
   }
 
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance> {
@@ -116,12 +130,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     this.offers.delete(instanceId);
     this.histories.delete(instanceId);
     this.outboxes.delete(instanceId);
+    this.applied.delete(instanceId);
     this.instances.delete(instanceId);
   }
 
-  /** Whether anything of the instance is left: its row, history or outbox rows (tests). */
+  /** Whether anything of the instance is left: its row, history, outbox or applied-trigger rows (tests). */
   holdsAnythingOf(instanceId: string): boolean {
-    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId);
+    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId);
   }
 
   list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry> {

@@ -59,12 +59,19 @@ export class InMemoryOperationStore implements OperationStore {
     return pageOf(matches.map((item) => listedOperation(structuredClone(item))), options);
   }
 
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions): PagedAsyncIterable<StoredOperation> {
-    return pagedList((page) => this.listByStatusPage(statuses, page), options);
+  listByStatus(statuses: readonly OperationStatus[], options: PageOptions & { updatedBefore?: string } = {}): PagedAsyncIterable<StoredOperation> {
+    const { updatedBefore, ...pageOptions } = options;
+    return pagedList((page) => this.listByStatusPage(statuses, updatedBefore, page), pageOptions);
   }
 
-  private async listByStatusPage(statuses: readonly OperationStatus[], options?: PageOptions): Promise<Page<StoredOperation>> {
-    const matches = [...this.operations.values()].filter((item) => statuses.includes(item.status)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  async delete(operationId: string, _options?: OperationOptions): Promise<void> {
+    this.operations.delete(operationId);
+  }
+
+  private async listByStatusPage(statuses: readonly OperationStatus[], updatedBefore: string | undefined, options?: PageOptions): Promise<Page<StoredOperation>> {
+    const matches = [...this.operations.values()]
+      .filter((item) => statuses.includes(item.status) && (updatedBefore === undefined || item.updatedAt < updatedBefore))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
     return pageOf(matches.map((item) => structuredClone(item)), options);
   }
 }

@@ -139,5 +139,24 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       const oldest = (await listAll({ kind: 'trigger', status: 'notStarted' }))[0];
       expect(oldest).toMatchObject({ id: 'nl-trigger-1', trigger: { name: 'Approve', parameters: { note: 'é' } } });
     });
+
+    it('lists operations by status changed before a time, and deletes one (absent is fine)', async () => {
+      const fresh = await create();
+      await fresh.create(makeOperation('old-done', { status: 'succeeded', updatedAt: '2026-01-01T00:00:00.000Z' }));
+      await fresh.create(makeOperation('new-done', { status: 'succeeded', updatedAt: '2026-03-01T00:00:00.000Z' }));
+      await fresh.create(makeOperation('old-failed', { status: 'failed', updatedAt: '2026-01-02T00:00:00.000Z' }));
+      await fresh.create(makeOperation('old-running', { status: 'running', updatedAt: '2026-01-01T00:00:00.000Z' }));
+      const ids = async (): Promise<string[]> =>
+        (await collect((options) => onePage(fresh.listByStatus(['succeeded', 'failed'], { ...options, updatedBefore: '2026-02-01T00:00:00.000Z' })), 1)).items.map((item) => item.id).sort();
+      expect(await ids()).toEqual(['old-done', 'old-failed']);
+      await fresh.delete('old-done');
+      await fresh.delete('old-done');
+      expect(await fresh.get('old-done')).toBeUndefined();
+      expect(await ids()).toEqual(['old-failed']);
+      // A purged operation is no longer listed either.
+      const listed = (await collect((options) => onePage(fresh.list({ createdSince: '2000-01-01T00:00:00.000Z' }, options)), 100)).items.map((item) => item.id);
+      expect(listed).not.toContain('old-done');
+      expect(listed).toContain('old-failed');
+    });
   });
 }

@@ -1,0 +1,137 @@
+/**
+ * Operations resumed after a crash (issue 22, groups 2 and 9), on the local runner with the real
+ * activities over an in-memory engine. The crash is simulated as crash-recovery.test.ts does it, without
+ * a process: the first run is left hanging mid-page (its applications never return, as in a process that
+ * died), and a second runner over the same stores resumes the operation from its stored record.
+ * Before the fix a resumed run started again from its first page: it offered the trigger again to every
+ * instance it had reached, and a migration reported only the instances still to migrate.
+ */
+import { Engine, type WorkflowDefinitionInput } from '../../src/engine';
+import { OperationStatus } from '../../src/engine/enums';
+import type { StoredOperation } from '../../src/engine/operation';
+import { LocalOperationRunner } from '../../src/host/local-operation-runner';
+import { silentLogger } from '../../src/host/logger';
+import { TriggerSubmitter } from '../../src/host/trigger-submitter';
+import { TriggerActivityService, TriggerCache } from '../../src/host/trigger-activity-service';
+import type { TriggerActivities } from '../../src/host/trigger-activities';
+import { InMemoryLeaseProvider, createInMemoryPorts } from '../../src/testing';
+import { FakeClock } from '../engine/support';
+
+const counter = (version: string): WorkflowDefinitionInput => ({
+  id: 'counter',
+  displayName: `Counter ${version}`,
+  initialStateId: 'on',
+  states: {
+    on: {
+      interests: ['all'],
+      transitions: [
+        { id: 'bump', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Bump' }], actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }] as never },
+        { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] },
+      ],
+    },
+  },
+});
+
+type Ports = ReturnType<typeof createInMemoryPorts>;
+
+/**
+ * One "process": an engine over the shared stores (with leases of its own: a dead process's leases
+ * expire), the real activities and a runner. Applications to instances in `stuck` never return.
+ */
+function process(ports: Ports, clock: FakeClock, stuck: (instanceId: string) => boolean = () => false) {
+  const offered: string[] = [];
+  const engine = new Engine({ ...ports, leases: new InMemoryLeaseProvider() }, { clock, newId: (() => { let n = 0; return () => `gen-${clock.now().getTime()}-${++n}`; })() });
+  let service!: TriggerActivityService;
+  const runner = new LocalOperationRunner(
+    silentLogger,
+    (launcher) => {
+      service = new TriggerActivityService({ engine: engine.withDelivery({ trigger: async (row) => void (await submitter.submit(row.payload)), timer: async () => undefined }), operations: ports.operations, triggerCache: new TriggerCache(), logger: silentLogger, now: clock.now });
+      const activities: TriggerActivities = {
+        beginOperation: (input) => service.beginOperation(input),
+        findCandidates: (input) => service.findCandidates(input),
+        recordProgress: (input) => service.recordProgress(input),
+        completeOperation: (input) => service.completeOperation(input),
+        applyTrigger: (input) => {
+          offered.push(input.instanceId);
+          return stuck(input.instanceId) ? new Promise(() => undefined) : service.applyTrigger(input);
+        },
+      };
+      void launcher;
+      return activities;
+    },
+    { concurrency: 4, now: clock.now, retryPolicy: { firstRetryIntervalInMs: 1 } },
+  );
+  const submitter = new TriggerSubmitter(ports.operations, runner, clock.now, () => 'unused');
+  return { engine, runner, submitter, offered };
+}
+
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let poll = 0; poll < 2000 && !(await check()); poll++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await check()).toBe(true);
+}
+
+async function createInstances(engine: Engine, ids: readonly string[]): Promise<void> {
+  for (const instanceId of ids) await engine.createInstance({ workflowId: 'counter', instanceId });
+}
+
+const ids = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(4, '0')}`);
+
+describe('an operation resumed after a crash', () => {
+  jest.setTimeout(60_000);
+
+  it('offers no instance of a page it finished again, and applies the trigger once to a-hot after 200 other triggers (801 instances)', async () => {
+    const ports = createInMemoryPorts();
+    const clock = new FakeClock();
+    const others = ids(800, 'b-');
+    // Page 1 (500 instances, a-hot first) finishes; page 2 is in flight when the process dies.
+    const first = process(ports, clock, (instanceId) => instanceId >= 'b-0600');
+    await first.engine.createWorkflow(counter('1'));
+    await createInstances(first.engine, ['a-hot', ...others]);
+
+    await first.submitter.submit({ id: 'bcast-1', name: 'Bump', subjects: ['all'] });
+    await until(() => first.offered.includes('b-0600'));
+    for (let index = 0; index < 200; index++) await first.engine.applyTrigger('a-hot', { id: `other-${index}`, name: 'Tick', subjects: ['a-hot'] });
+    const stored = (await ports.operations.get('bcast-1'))!;
+    expect(stored.status).toBe(OperationStatus.running);
+
+    // The restart: a new process resumes what the dead one left running.
+    const second = process(ports, clock);
+    expect(await second.runner.resumeUnfinished(ports.operations)).toBe(1);
+    await second.runner.whenDone('bcast-1');
+
+    expect(second.offered).not.toContain('a-hot');
+    expect(second.offered.filter((id) => id < 'b-0499')).toEqual([]);
+    const hot = await second.engine.getInstance('a-hot');
+    expect(hot.context.b).toBe(1);
+    const history = await second.engine.getHistory('a-hot', { maxPageSize: 1000 });
+    expect(history.items.filter((entry) => entry.triggerId === 'bcast-1')).toHaveLength(1);
+    const operation = (await ports.operations.get('bcast-1'))!;
+    expect(operation).toMatchObject({ status: OperationStatus.succeeded, candidates: 801, summary: { transitioned: 801, duplicate: 0 } });
+    expect(operation.checkpoint).toBeUndefined();
+    for (const instanceId of ['b-0000', 'b-0499', 'b-0600', 'b-0799']) expect((await second.engine.getInstance(instanceId)).context.b).toBe(1);
+  });
+
+  it('a migration of 1,500 instances reports every instance it processed, across the restart', async () => {
+    const ports = createInMemoryPorts();
+    const clock = new FakeClock();
+    const all = ids(1500, 'm-');
+    const first = process(ports, clock, (instanceId) => instanceId >= 'm-1200');
+    await first.engine.createWorkflow(counter('1'));
+    await createInstances(first.engine, all);
+    await first.engine.addWorkflowVersion(counter('2'), { ifMatch: '*' });
+    const operation: StoredOperation = await first.submitter.submitWork({ migration: { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} } });
+    await until(() => first.offered.includes('m-1200'));
+
+    const second = process(ports, clock);
+    expect(await second.runner.resumeUnfinished(ports.operations)).toBe(1);
+    await second.runner.whenDone(operation.id);
+
+    const finished = (await ports.operations.get(operation.id))!;
+    expect(finished.status).toBe(OperationStatus.succeeded);
+    expect(finished.candidates).toBe(1500);
+    // Those of the page in flight at the crash that it had already migrated answer `skipped` when offered again.
+    expect((finished.summary.migrated ?? 0) + (finished.summary.skipped ?? 0)).toBe(1500);
+    expect(finished.summary.migrated).toBeGreaterThanOrEqual(1000);
+    expect(second.offered.filter((id) => id < 'm-0999')).toEqual([]);
+  });
+});
