@@ -47,15 +47,15 @@ function engineOn(ports: ReturnType<typeof createInMemoryPorts>, subscriber: Rec
 const ticker = {
   id: 'ticker',
   displayName: 'Ticker',
-  initialStateId: 'idle',
+  initialStateId: 'on',
   subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
   states: {
-    idle: {
+    on: {
       transitions: [
-        { id: 'tick', targetStateId: 'ticked', conditions: [{ type: 'triggerName', name: 'Tick' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Tock', subjects: ['{{instance.id}}'] } }] },
+        { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Tock', subjects: ['{{instance.id}}'] } }] },
+        { id: 'tock', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tock' }], actions: [{ type: 'log', message: 'tock' }] },
       ],
     },
-    ticked: { transitions: [{ id: 'tock', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Tock' }] }] },
   },
 };
 
