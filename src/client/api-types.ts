@@ -759,7 +759,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */

@@ -14,10 +14,10 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
-import { allowListPolicy } from './allow-list-policy';
+import { ExternalServiceError, OutboundRefusedError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+import { allowListPolicy, allowListRefusal } from './allow-list-policy';
 import { createConnectionAgents } from './connection-agents';
-import type { ResolveAll } from './guarded-lookup';
+import { ADDRESS_REFUSED, type ResolveAll } from './guarded-lookup';
 import { lazyDefaultAzureCredential, managedIdentityPolicy } from './managed-identity';
 import { DEFAULT_MAX_RESPONSE_BYTES, responseSizePolicy } from './response-size-policy';
 import { outboundRetryPolicy, type OutboundRetryOptions } from './retry-policy';
@@ -49,6 +49,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   const httpClient = options.httpClient ?? createDefaultHttpClient();
   const credential = options.credential ?? lazyDefaultAzureCredential();
   const timeouts = new WeakMap<PipelineRequest, number>();
+  const statusOnly = new WeakSet<PipelineRequest>();
 
   function pipelineWith(resource: string | undefined): Pipeline {
     const pipeline = createEmptyPipeline();
@@ -56,7 +57,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
     pipeline.addPolicy(outboundRetryPolicy(options));
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
     pipeline.addPolicy(timeoutPolicy(options.defaultTimeoutInMs ?? 10_000, (request) => timeouts.get(request)));
-    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES));
+    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
     return pipeline;
   }
   const anonymous = pipelineWith(undefined);
@@ -73,9 +74,10 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   }
 
   return {
+    refusal: (url) => allowListRefusal(url, allowedHosts),
     async send(request: ExternalRequest): Promise<ExternalResponse> {
       if (request.managedIdentityResource !== undefined && !/^https:/i.test(request.url)) {
-        throw new ExternalServiceError(`a managed-identity token is only sent over https, and ${request.url} is not https`);
+        throw new OutboundRefusedError(`a managed-identity token is only sent over https, and ${request.url} is not https`);
       }
       const pipelineRequest = createPipelineRequest({
         url: request.url,
@@ -88,6 +90,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
       });
       pipelineRequest.agent = agents.forUrl(request.url);
       if (request.timeoutInMs !== undefined) timeouts.set(pipelineRequest, request.timeoutInMs);
+      if (request.statusOnly) statusOnly.add(pipelineRequest);
       try {
         const response = await pipelineFor(request.managedIdentityResource).sendRequest(httpClient, pipelineRequest);
         return { status: response.status, body: parseBody(response.bodyAsText) };
@@ -113,5 +116,7 @@ function asExternalServiceError(error: unknown, request: ExternalRequest): Exter
   // The bearer policy refuses http itself; send() checked first, this is the second lock.
   const message = error instanceof Error ? error.message : String(error);
   const status = isRestError(error) ? error.statusCode : undefined;
+  // The guarded lookup refused the address: the configuration's answer, the same on every try.
+  if ((error as { code?: unknown } | null)?.code === ADDRESS_REFUSED) return new OutboundRefusedError(`${request.method} ${request.url} failed: ${message}`, { cause: error });
   return new ExternalServiceError(`${request.method} ${request.url} failed: ${message}`, status, { cause: error });
 }

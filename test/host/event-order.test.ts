@@ -137,3 +137,43 @@ describe('lifecycle events in order on the local server', () => {
     expect(subscriber.taken.filter((item) => item.path === '/picky').map((item) => item.id)).toEqual(['pk-1:0:created', 'pk-1:0:created']);
   });
 });
+
+describe('lifecycle event delivery and the outbound pipeline', () => {
+  it('warns at PUT about a subscription or a step whose host is not allowed, and dead-letters its events at the first attempt', async () => {
+    const workflow = {
+      id: 'elsewhere',
+      displayName: 'Elsewhere',
+      initialStateId: 'a',
+      subscriptions: [
+        { id: 'fine', url: `${subscriber.url}/fine`, events: ['created'] },
+        { id: 'offlist', url: 'http://not-allowed.example.test/hook', events: ['created'] },
+      ],
+      states: {
+        a: { transitions: [{ id: 'call', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'invokeExternalService', url: 'https://api.not-allowed.example.test/x' }] }] },
+        b: {},
+      },
+    };
+    const put = await test.api.request('PUT', '/api/workflows/elsewhere', { json: workflow });
+    expect(put.status).toBe(201);
+    expect(put.body.warnings.filter((warning: { code: string }) => warning.code === 'hostNotAllowed')).toEqual([
+      { path: 'subscriptions[1].url', code: 'hostNotAllowed', message: 'subscription "offlist" would have every event dead-lettered: the host "not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)' },
+      { path: 'states.a.transitions[0].actions[0].url', code: 'hostNotAllowed', message: 'every call of this step would fault: the host "api.not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)' },
+    ]);
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'elsewhere', instanceId: 'el-1' } })).status).toBe(201);
+    const [created] = await eventsWhen('el-1', allSettled);
+    expect(created!.deliveries).toEqual([
+      { subscriptionId: 'fine', status: 'delivered', attempts: 1 },
+      { subscriptionId: 'offlist', status: 'deadLettered', attempts: 1, lastError: 'the host "not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)' },
+    ]);
+  });
+
+  it('takes a 2xx answer over 1 MiB as delivered, without reading it', async () => {
+    subscriber.answers.set('/chatty', (response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.alloc(3 * 1024 * 1024, 'x')));
+    const workflow = { id: 'chatty', displayName: 'Chatty', initialStateId: 'a', subscriptions: [{ id: 'chatty', url: `${subscriber.url}/chatty`, events: ['created'] }], states: { a: {} } };
+    expect((await test.api.request('PUT', '/api/workflows/chatty', { json: workflow })).status).toBe(201);
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'chatty', instanceId: 'ch-1' } })).status).toBe(201);
+    const [created] = await eventsWhen('ch-1', allSettled);
+    expect(created!.deliveries).toEqual([{ subscriptionId: 'chatty', status: 'delivered', attempts: 1 }]);
+    expect(subscriber.taken.filter((item) => item.path === '/chatty')).toHaveLength(1);
+  });
+});

@@ -16,6 +16,8 @@ export const WarningCode = {
   unusedTimer: 'unusedTimer',
   undefinedContextKey: 'undefinedContextKey',
   selfLoopWithoutActions: 'selfLoopWithoutActions',
+  /** A URL the host's outbound client refuses (outbound-hosts.ts): decided with the host's configuration. */
+  hostNotAllowed: 'hostNotAllowed',
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];
 

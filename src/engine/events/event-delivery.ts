@@ -9,7 +9,7 @@
 import type { Clock } from '../engine-options';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ExternalServiceClient } from '../outbound-port';
-import { ExternalServiceError } from '../outbound-port';
+import { ExternalServiceError, OutboundRefusedError } from '../outbound-port';
 import type { EventStore, OperationOptions } from '../ports';
 import type { WorkflowVersionCache } from '../workflow-version-cache';
 import { structuredMessage, toCloudEvent } from './cloud-event';
@@ -87,7 +87,7 @@ export class EventDeliveryService {
       return { next: 'done', status: DeliveryStatus.deadLettered };
     }
     const message = structuredMessage(toCloudEvent(record, subscription, this.options.sourcePrefix));
-    let failure: { status: number | undefined; message: string } | undefined;
+    let failure: { status: number | undefined; message: string; refused?: boolean } | undefined;
     try {
       const response = await this.options.http.send({
         url: subscription.url,
@@ -95,20 +95,23 @@ export class EventDeliveryService {
         headers: message.headers,
         body: message.body,
         timeoutInMs: this.options.policy.timeoutInMs,
+        // A 2xx is a delivery whatever the subscriber says after it: its body is not read (no size limit to fail).
+        statusOnly: true,
         ...(subscription.authentication ? { managedIdentityResource: subscription.authentication.managedIdentity } : {}),
         ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       });
       if (response.status < 200 || response.status > 299) failure = { status: response.status, message: `the subscriber answered ${response.status}` };
     } catch (error) {
       const status = error instanceof ExternalServiceError ? error.status : undefined;
-      failure = { status, message: error instanceof Error ? error.message : String(error) };
+      // Refused by the host's configuration (allow-list, address): the same answer for hours, so no retries.
+      failure = { status, message: error instanceof Error ? error.message : String(error), refused: error instanceof OutboundRefusedError };
     }
     if (!failure) {
       await this.record(target, index, { subscriptionId: delivery.subscriptionId, status: DeliveryStatus.delivered, attempts, lastAttemptAt: at }, options);
       return { next: 'done', status: DeliveryStatus.delivered };
     }
     const lastError = failure.message.slice(0, MAX_ERROR_LENGTH);
-    const retry = isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
+    const retry = !failure.refused && isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
     const status = retry ? DeliveryStatus.pending : DeliveryStatus.deadLettered;
     await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at }, options);
     if (!retry) return { next: 'done', status };
