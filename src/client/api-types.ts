@@ -910,7 +910,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */

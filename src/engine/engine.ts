@@ -355,9 +355,18 @@ export class Engine {
     await this.handlers.event(row, options);
   }
 
-  /** One delivery attempt (the Azure delivery orchestration's activity; the local dispatcher calls it itself). */
-  attemptEventDelivery(target: EventDeliveryTarget, options?: OperationOptions): Promise<AttemptResult> {
-    return this.delivery().attempt(target, options);
+  /**
+   * One delivery attempt (the Azure delivery orchestration's activity; the local dispatcher calls it
+   * itself). Behind an earlier event never attempted, whose delivery may never have been handed over (a
+   * crash after its save), that one is handed to delivery too (the launcher skips a running one).
+   */
+  async attemptEventDelivery(target: EventDeliveryTarget, options?: OperationOptions): Promise<AttemptResult> {
+    const result = await this.delivery().attempt(target, options);
+    if (result.next === 'wait' && result.earlierUnattempted) {
+      const payload = { instanceId: target.instanceId, eventId: result.earlierEventId, subscriptionIds: [target.subscriptionId] };
+      await this.handlers.event({ id: `turn.${result.earlierEventId}`, kind: 'event', payload }, options);
+    }
+    return result;
   }
 
   /**

@@ -57,7 +57,7 @@ export { WorkflowService } from './workflow-service';
 export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
 export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
-export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
+export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decision-trace';
 export * from './analysis';

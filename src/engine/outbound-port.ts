@@ -17,6 +17,11 @@ export interface ExternalRequest {
   /** When set, a managed-identity bearer token for this resource is added (over https only). */
   readonly managedIdentityResource?: string;
   readonly abortSignal?: AbortSignal;
+  /**
+   * Only the status matters (a subscriber's answer): the body is not read, whatever its size, and the
+   * response's `body` is undefined. @default false
+   */
+  readonly statusOnly?: boolean;
 }
 
 export interface ExternalResponse {
@@ -28,6 +33,11 @@ export interface ExternalResponse {
 /** What the processor's `effects.http` is: send one request. */
 export interface ExternalServiceClient {
   send(request: ExternalRequest): Promise<ExternalResponse>;
+  /**
+   * Why a request to `url` would be refused before anything is sent (its scheme, a host not on the
+   * allow-list), or undefined when it may be sent. Optional: PUT warns with it, a client without it warns of nothing.
+   */
+  refusal?(url: string): string | undefined;
 }
 
 /** A refused or failed outbound call. The processor turns it into a fault. */
@@ -39,12 +49,24 @@ export class ExternalServiceError extends Error {
 }
 
 /**
+ * A call refused by the host's own configuration before anything was sent or connected (a host not on
+ * the allow-list, a name resolving to an address that is not allowed, a token over http): not a
+ * transient fault, since the same call is refused again until the configuration changes.
+ */
+export class OutboundRefusedError extends ExternalServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, undefined, options);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+/**
  * The client of an Engine built without one: it refuses every call, so an `invokeExternalService` step
  * faults its instance with this message instead of reaching the network unguarded.
  */
 export const refusingExternalServiceClient: ExternalServiceClient = {
   send: (request) =>
     Promise.reject(
-      new ExternalServiceError(`no outbound HTTP client is configured, so ${request.method} ${redactSecrets(request.url)} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`),
+      new OutboundRefusedError(`no outbound HTTP client is configured, so ${request.method} ${redactSecrets(request.url)} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`),
     ),
 };

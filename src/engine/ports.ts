@@ -10,7 +10,7 @@ import type { InstanceStatus, OperationStatus } from './enums';
 import type { WorkflowDefinition, WorkflowVersion } from './definition';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
 import type { InstanceResult, ListedOperation, Operation, OperationKind, StoredOperation } from './operation';
-import type { EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
+import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from './events/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from './outbox';
 import type { DueTimer } from './timers';
 import type { TriggerOffer } from './offers';
@@ -233,10 +233,16 @@ export interface EventStore {
   /** The instance's events, oldest first (by sequence, then emission order). */
   listEvents(instanceId: string, options?: PageOptions): PagedAsyncIterable<LifecycleEventRecord>;
   getEvent(instanceId: string, eventId: string, options?: OperationOptions): Promise<LifecycleEventRecord | undefined>;
-  /** Replaces the delivery of one subscription (by its index in `deliveries`). */
-  updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options?: OperationOptions): Promise<void>;
-  /** Events of every instance with a pending delivery: a scan of the table, so only for start-up. */
-  listPendingEvents(options?: PageOptions): PagedAsyncIterable<StoredEventRecord>;
+  /**
+   * Replaces the delivery of one subscription (by its index in `deliveries`). With `ifStatus`, only while
+   * that delivery's status is `ifStatus` (an atomic compare-and-set), else ConflictError.
+   */
+  updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options?: OperationOptions & { ifStatus?: DeliveryStatus }): Promise<void>;
+  /**
+   * Events with a pending delivery, oldest first per instance. Of every instance (a scan of the table, so
+   * only for start-up), or with `instanceId` of that one instance (the order check of every delivery).
+   */
+  listPendingEvents(options?: PageOptions & { instanceId?: string }): PagedAsyncIterable<StoredEventRecord>;
 }
 
 /**

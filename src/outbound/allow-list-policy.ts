@@ -4,28 +4,32 @@
  * where the connection is made (`guarded-lookup.ts`), so DNS rebinding cannot slip past.
  */
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
-import { ExternalServiceError } from '../engine/outbound-port';
+import { OutboundRefusedError } from '../engine/outbound-port';
 import { redactSecrets } from '../engine/redaction';
 import { isHostAllowed } from './allowed-hosts';
 
 export const allowListPolicyName = 'signalboxAllowList';
 
+/** Why the allow-list refuses `url` (not a URL, not http(s), a host not listed), or undefined when it admits it. */
+export function allowListRefusal(url: string, allowedHosts: readonly string[]): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `"${redactSecrets(url)}" is not a URL`;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `the scheme of ${redactSecrets(url)} is not http or https`;
+  if (!isHostAllowed(parsed, allowedHosts)) return `the host "${parsed.hostname}" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)`;
+  return undefined;
+}
+
 export function allowListPolicy(allowedHosts: readonly string[]): PipelinePolicy {
   return {
     name: allowListPolicyName,
     sendRequest(request, next) {
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch (error) {
-        return Promise.reject(new ExternalServiceError(`"${redactSecrets(request.url)}" is not a URL`, undefined, { cause: error }));
-      }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        return Promise.reject(new ExternalServiceError(`the scheme of ${redactSecrets(request.url)} is not http or https`));
-      }
-      if (!isHostAllowed(url, allowedHosts)) {
-        return Promise.reject(new ExternalServiceError(`the host "${url.hostname}" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)`));
-      }
+      // A refusal is the host's configuration, not a transient fault: OutboundRefusedError.
+      const refusal = allowListRefusal(request.url, allowedHosts);
+      if (refusal !== undefined) return Promise.reject(new OutboundRefusedError(refusal));
       return next(request);
     },
   };

@@ -3,7 +3,9 @@
  * when any address it got is not public (loopback, private, link-local, ...) unless the name or that
  * address is listed exactly. It runs inside the socket's connect, for each connection, so a name that
  * passed the allow-list and later resolves elsewhere (DNS rebinding) is still refused. IP literals
- * skip DNS: the allow-list policy admits them only when listed exactly.
+ * skip DNS: the allow-list policy admits them only when listed exactly. An IPv6 literal reaches the
+ * lookup in its URL form, in brackets (the HTTP client passes the URL's hostname): it is unbracketed
+ * first, since `getaddrinfo("[::1]")` finds nothing.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
@@ -16,7 +18,8 @@ export type ResolveAll = (hostname: string, options: LookupAllOptions, callback:
 export const ADDRESS_REFUSED = 'ERR_SIGNALBOX_ADDRESS_REFUSED';
 
 export function guardedLookup(allowedHosts: readonly string[], resolveAll: ResolveAll = dnsLookup): LookupFunction {
-  return (hostname, options, callback) => {
+  return (host, options, callback) => {
+    const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
     resolveAll(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
       const refused = addresses.find(({ address }) => !isAddressAllowed(hostname, address, allowedHosts));

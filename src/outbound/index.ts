@@ -1,7 +1,7 @@
 /** @module Outbound HTTP for invokeExternalService, on the Azure SDK's pipeline: the engine's `http` port. */
 export { createOutboundClient, type OutboundClientOptions } from './outbound-client';
 export { isAddressAllowed, isHostAllowed, isListedExactly, isLoopbackHost, isPublicAddress } from './allowed-hosts';
-export { allowListPolicy, allowListPolicyName } from './allow-list-policy';
+export { allowListPolicy, allowListPolicyName, allowListRefusal } from './allow-list-policy';
 export { ADDRESS_REFUSED, guardedLookup, type ResolveAll } from './guarded-lookup';
 export { lazyDefaultAzureCredential, managedIdentityPolicy, scopeOf } from './managed-identity';
 export { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, responseSizePolicy, responseSizePolicyName } from './response-size-policy';
@@ -9,4 +9,4 @@ export { retryAfterInMs, retryAfterStrategy } from './retry-after-strategy';
 export { outboundRetryPolicy, type OutboundRetry, type OutboundRetryOptions } from './retry-policy';
 export { ExternalServiceTimeoutError, timeoutPolicy, timeoutPolicyName } from './timeout-policy';
 export { isTransientStatus, transientFailureStrategy } from './transient-failure-strategy';
-export { ExternalServiceError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';

@@ -14,11 +14,11 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+import { ExternalServiceError, OutboundRefusedError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
 import { redactSecrets } from '../engine/redaction';
-import { allowListPolicy } from './allow-list-policy';
+import { allowListPolicy, allowListRefusal } from './allow-list-policy';
 import { createConnectionAgents } from './connection-agents';
-import type { ResolveAll } from './guarded-lookup';
+import { ADDRESS_REFUSED, type ResolveAll } from './guarded-lookup';
 import { lazyDefaultAzureCredential, managedIdentityPolicy } from './managed-identity';
 import { DEFAULT_MAX_RESPONSE_BYTES, responseSizePolicy } from './response-size-policy';
 import { outboundRetryPolicy, type OutboundRetryOptions } from './retry-policy';
@@ -50,6 +50,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   const httpClient = options.httpClient ?? createDefaultHttpClient();
   const credential = options.credential ?? lazyDefaultAzureCredential();
   const timeouts = new WeakMap<PipelineRequest, number>();
+  const statusOnly = new WeakSet<PipelineRequest>();
 
   function pipelineWith(resource: string | undefined): Pipeline {
     const pipeline = createEmptyPipeline();
@@ -57,7 +58,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
     pipeline.addPolicy(outboundRetryPolicy(options));
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
     pipeline.addPolicy(timeoutPolicy(options.defaultTimeoutInMs ?? 10_000, (request) => timeouts.get(request)));
-    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES));
+    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
     return pipeline;
   }
   const anonymous = pipelineWith(undefined);
@@ -74,9 +75,10 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   }
 
   return {
+    refusal: (url) => allowListRefusal(url, allowedHosts),
     async send(request: ExternalRequest): Promise<ExternalResponse> {
       if (request.managedIdentityResource !== undefined && !/^https:/i.test(request.url)) {
-        throw new ExternalServiceError(`a managed-identity token is only sent over https, and ${redactSecrets(request.url)} is not https`);
+        throw new OutboundRefusedError(`a managed-identity token is only sent over https, and ${redactSecrets(request.url)} is not https`);
       }
       const pipelineRequest = createPipelineRequest({
         url: request.url,
@@ -89,6 +91,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
       });
       pipelineRequest.agent = agents.forUrl(request.url);
       if (request.timeoutInMs !== undefined) timeouts.set(pipelineRequest, request.timeoutInMs);
+      if (request.statusOnly) statusOnly.add(pipelineRequest);
       try {
         const response = await pipelineFor(request.managedIdentityResource).sendRequest(httpClient, pipelineRequest);
         return { status: response.status, body: parseBody(response.bodyAsText) };
@@ -115,5 +118,7 @@ function asExternalServiceError(error: unknown, request: ExternalRequest): Exter
   const message = error instanceof Error ? error.message : String(error);
   const status = isRestError(error) ? error.statusCode : undefined;
   // The SDK's message may quote the URL too: the whole message is redacted.
+  // The guarded lookup refused the address: the configuration's answer, the same on every try.
+  if ((error as { code?: unknown } | null)?.code === ADDRESS_REFUSED) return new OutboundRefusedError(redactSecrets(`${request.method} ${request.url} failed: ${message}`), { cause: error });
   return new ExternalServiceError(redactSecrets(`${request.method} ${request.url} failed: ${message}`), status, { cause: error });
 }

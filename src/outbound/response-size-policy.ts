@@ -42,7 +42,8 @@ async function readAtMost(body: NodeJS.ReadableStream, maxBytes: number, signal:
   }
 }
 
-export function responseSizePolicy(maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES): PipelinePolicy {
+/** `statusOnly(request)`: the caller needs only the status, so the body is dropped unread (no size to exceed). */
+export function responseSizePolicy(maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES, statusOnly: (request: PipelineRequest) => boolean = () => false): PipelinePolicy {
   return {
     name: responseSizePolicyName,
     async sendRequest(request, next) {
@@ -55,6 +56,12 @@ export function responseSizePolicy(maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES
         const response = await next(request);
         const stream = response.readableStreamBody;
         if (!stream) return response;
+        if (statusOnly(request)) {
+          // Destroying the body (and its socket) is the whole read: a large or endless answer costs nothing.
+          (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
+          drop.abort();
+          return { ...response, readableStreamBody: undefined, bodyAsText: null };
+        }
         // Content-Length counts the encoded bytes: it can refuse early only for an unencoded body.
         const announced = Number(response.headers.get('content-length'));
         if (!response.headers.get('content-encoding') && Number.isFinite(announced) && announced > maxBytes) {

@@ -48,8 +48,9 @@ export function eventRangeFilter(partitionKey: string): string {
   return odata`PartitionKey eq ${partitionKey} and RowKey ge ${EVENT_ROW_PREFIX} and RowKey lt ${'e.'}`;
 }
 
-/** Event rows of every partition with at least one pending delivery. */
-export function pendingEventsFilter(): string {
+/** Event rows with at least one pending delivery, of every partition or of `partitionKey`. */
+export function pendingEventsFilter(partitionKey?: string): string {
   const statuses = Array.from({ length: MAX_SUBSCRIPTIONS_PER_WORKFLOW }, (_, index) => `s${index} eq 'pending'`).join(' or ');
-  return `${odata`RowKey ge ${EVENT_ROW_PREFIX} and RowKey lt ${'e.'}`} and (${statuses})`;
+  const range = partitionKey !== undefined ? eventRangeFilter(partitionKey) : odata`RowKey ge ${EVENT_ROW_PREFIX} and RowKey lt ${'e.'}`;
+  return `${range} and (${statuses})`;
 }

@@ -11,10 +11,10 @@
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/instance';
 import type { OutboxRow, StoredOutboxRow } from '../engine/outbox';
-import type { EventDelivery, LifecycleEventRecord } from '../engine/events/lifecycle-events';
+import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/events/lifecycle-events';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
+import { ConflictError, PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
 import { pagedList, type PagedAsyncIterable } from '../engine/paging';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
@@ -35,6 +35,9 @@ export const MAX_ROWS_PER_SAVE = 99;
 export const MAX_HISTORY_ENTRIES_PER_SAVE = MAX_ROWS_PER_SAVE;
 
 type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
+
+/** Reads and conditional merges of one delivery before it gives up (ConflictError). */
+const MAX_DELIVERY_UPDATE_ATTEMPTS = 5;
 
 export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
   constructor(private readonly client: TableClient) {}
@@ -239,24 +242,42 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     }
   }
 
-  /** A Merge of the delivery's two columns: other subscriptions' deliveries are never overwritten. */
-  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions = {}): Promise<void> {
+  /**
+   * A Merge of the delivery's two columns: other subscriptions' deliveries are never overwritten. With
+   * `ifStatus`, the row is read and merged under its ETag, read again while another delivery's update
+   * got in between (a few times), so the status seen is the status replaced.
+   */
+  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions & { ifStatus?: DeliveryStatus } = {}): Promise<void> {
     const rowKey = eventRowKeyOf(instanceId, eventId);
     if (!rowKey) throw new ValidationError(`"${eventId}" is not an event id of instance "${instanceId}"`, [{ path: 'eventId', message: 'is not an event of this instance' }]);
-    try {
-      await this.client.updateEntity({ partitionKey: encodeKey(instanceId, 'instance id'), rowKey, ...deliveryColumns(index, delivery) }, 'Merge', { abortSignal: options.abortSignal });
-    } catch (error) {
-      throw toSignalboxError(error, `event "${eventId}"`);
+    const partitionKey = encodeKey(instanceId, 'instance id');
+    for (let attempt = 1; ; attempt++) {
+      let etag: string | undefined;
+      try {
+        if (options.ifStatus !== undefined) {
+          const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
+          if (row[`s${index}`] !== options.ifStatus) throw new ConflictError(`The delivery of event "${eventId}" to "${delivery.subscriptionId}" is not ${options.ifStatus}`);
+          etag = row.etag;
+        }
+        await this.client.updateEntity({ partitionKey, rowKey, ...deliveryColumns(index, delivery) }, 'Merge', { abortSignal: options.abortSignal, ...(etag ? { etag } : {}) });
+        return;
+      } catch (error) {
+        const translated = toSignalboxError(error, `event "${eventId}"`);
+        if (translated instanceof PreconditionFailedError && attempt < MAX_DELIVERY_UPDATE_ATTEMPTS) continue;
+        if (translated instanceof PreconditionFailedError) throw new ConflictError(`The delivery of event "${eventId}" to "${delivery.subscriptionId}" kept changing`, { cause: error });
+        throw translated;
+      }
     }
   }
 
-  /** Event rows with a pending delivery, of every instance: a scan of the table (start-up only). */
-  listPendingEvents(options: PageOptions = {}): PagedAsyncIterable<StoredEventRecord> {
-    return pagedList((page) => this.listPendingEventsPage(page), options);
+  /** Event rows with a pending delivery: of every instance (a scan of the table, start-up only) or of one partition. */
+  listPendingEvents(options: PageOptions & { instanceId?: string } = {}): PagedAsyncIterable<StoredEventRecord> {
+    const partitionKey = options.instanceId !== undefined ? encodeKey(options.instanceId, 'instance id') : undefined;
+    return pagedList((page) => this.listPendingEventsPage(partitionKey, page), options);
   }
 
-  private async listPendingEventsPage(options: PageOptions = {}): Promise<Page<StoredEventRecord>> {
-    return queryPage(this.client, pendingEventsFilter(), options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), event: fromEventRow(row) }), 'pending events');
+  private async listPendingEventsPage(partitionKey: string | undefined, options: PageOptions = {}): Promise<Page<StoredEventRecord>> {
+    return queryPage(this.client, pendingEventsFilter(partitionKey), options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), event: fromEventRow(row) }), 'pending events');
   }
 
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {

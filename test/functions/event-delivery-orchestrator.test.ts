@@ -40,6 +40,49 @@ function setup(answers: number[]) {
 
 const created: EventDeliveryTarget = { instanceId: 'i1', eventId: 'i1:0:created', subscriptionId: 'hook' };
 
+/**
+ * Two events of one instance (`created`, then `transitioned`), each delivered by an orchestration of its
+ * own; deliveries the engine hands over (`launched`) start their orchestration at once, as the durable
+ * launcher would. The subscriber answers from `answers` (then 200) and records the ids it took.
+ */
+function twoEvents(answers: number[]) {
+  const taken: string[] = [];
+  const launched: EventDeliveryTarget[] = [];
+  const runs: Array<Promise<unknown>> = [];
+  const http = {
+    async send(request: ExternalRequest): Promise<ExternalResponse> {
+      const status = answers.shift() ?? 200;
+      if (status === 200) taken.push(JSON.parse(request.body!).id);
+      return { status, body: undefined };
+    },
+  };
+  const policy = { maxAttempts: 6, firstRetryDelayInMs: 60_000, maxRetryDelayInMs: 600_000 };
+  const { engine: base } = testEngine({ inProcess: true, events: { http, policy } });
+  const run = (target: EventDeliveryTarget) =>
+    runOrchestration(EVENT_DELIVERY_ORCHESTRATOR, target, deliveryInstanceId(target), {
+      orchestrators: { [EVENT_DELIVERY_ORCHESTRATOR]: eventDeliveryOrchestrator },
+      activities: { [ATTEMPT_EVENT_DELIVERY]: (input: EventDeliveryTarget) => engine.attemptEventDelivery(input) },
+    });
+  const engine = base.withDelivery({
+    event: async (row) => {
+      for (const subscriptionId of row.payload.subscriptionIds) {
+        const target = { instanceId: row.payload.instanceId, eventId: row.payload.eventId, subscriptionId };
+        launched.push(target);
+        runs.push(run(target));
+      }
+    },
+  });
+  const ready = (async () => {
+    const workflow = { id: 'w', displayName: 'W', initialStateId: 'a', subscriptions: [{ id: 'hook', url: 'https://hook.example/' }], states: { a: { transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] }] }, b: {} } };
+    await base.createWorkflow(base.validateWorkflow(workflow));
+    // Made on the base engine: its in-process dispatcher must not see them, so nothing is handed over yet.
+    await base.withDelivery({ event: async () => {} }).createInstance({ workflowId: 'w', instanceId: 'i1' });
+    await base.withDelivery({ event: async () => {} }).applyTrigger('i1', { id: 'go', name: 'Go', subjects: ['i1'] });
+  })();
+  return { engine, taken, launched, runs, run, ready };
+}
+const transitioned: EventDeliveryTarget = { instanceId: 'i1', eventId: 'i1:1:transitioned', subscriptionId: 'hook' };
+
 describe('event delivery orchestration (durable replay)', () => {
   it('retries on durable timers with the policy\'s backoff until the subscriber takes the event, the same id each time', async () => {
     const { engine, requests, ready, run } = setup([503, 500, 429]);
@@ -83,6 +126,29 @@ describe('event delivery orchestration (durable replay)', () => {
     const again = await run(created);
     expect(again.output).toBe('delivered');
     expect(requests).toHaveLength(1);
+  });
+
+  it('event order: a later event waits for an earlier one that was never handed over, hands it over, and goes after it', async () => {
+    const { taken, launched, runs, run, ready } = twoEvents([]);
+    await ready;
+    const later = await run(transitioned);
+    await Promise.all(runs);
+    expect(later.output).toBe('delivered');
+    expect(launched).toContainEqual(created);
+    expect(taken).toEqual(['i1:0:created', 'i1:1:transitioned']);
+  });
+
+  it('event order: behind an earlier event that is being retried, a later one waits at least until that retry, not polling every second', async () => {
+    const { engine, taken, run, ready } = twoEvents([503, 503]);
+    await ready;
+    // The earlier event failed once: its next attempt is 30 to 60 s away.
+    expect(await engine.attemptEventDelivery(created)).toMatchObject({ next: 'retry' });
+    const [earlier, later] = await Promise.all([run(created), run(transitioned)]);
+    expect([earlier.output, later.output]).toEqual(['delivered', 'delivered']);
+    expect(taken).toEqual(['i1:0:created', 'i1:1:transitioned']);
+    const waits = later.history.filter((entry) => entry.EventType === EventType.TimerCreated).map((entry) => Date.parse(String(entry.FireAt)) - Date.parse(String(entry.Timestamp)));
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toBeGreaterThanOrEqual(30_000);
   });
 
   it('starts one orchestration per delivery, skipping running ones and restarting finished ones (redelivery)', async () => {

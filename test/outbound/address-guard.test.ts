@@ -6,7 +6,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { validateDefinition } from '../../src/engine';
-import { createOutboundClient, isAddressAllowed, isHostAllowed, isPublicAddress, type ResolveAll } from '../../src/outbound';
+import { ExternalServiceError, OutboundRefusedError, createOutboundClient, isAddressAllowed, isHostAllowed, isPublicAddress, type ResolveAll } from '../../src/outbound';
 import { instanceIn, json, processTrigger, startServer, testEffects, trigger } from '../engine/support';
 import { testCertificate } from './support';
 
@@ -105,5 +105,39 @@ describe('the allow-list checks the resolved address', () => {
     expect(isHostAllowed(new URL('http://10.0.0.1/'), ['*.0.1'])).toBe(false);
     expect(isHostAllowed(new URL('http://[fd00::1]/'), ['*.1'])).toBe(false);
     expect(isHostAllowed(new URL('http://10.0.0.1/'), ['10.0.0.1'])).toBe(true);
+  });
+});
+
+describe('IP literals and refusals', () => {
+  it('connects to a listed IPv6 literal (brackets and all), by the real resolver', async () => {
+    const { port } = new URL(server.url);
+    // ::ffff:7f00:1 is 127.0.0.1 written as IPv4-mapped IPv6: it reaches the IPv4 loopback server.
+    const http = createOutboundClient({ allowedHosts: ['::ffff:7f00:1'], retryDelayInMs: 1 });
+    const response = await http.send({ url: `http://[::ffff:7f00:1]:${port}/v6`, method: 'GET', headers: {} });
+    expect(response.status).toBe(200);
+    expect(server.requests.map((request) => request.url)).toEqual(['/v6']);
+  });
+
+  it('refuses an IPv6 literal that is not listed, as a refusal of the configuration', async () => {
+    const { port } = new URL(server.url);
+    const http = createOutboundClient({ allowedHosts: ['example.test'] });
+    await expect(http.send({ url: `http://[::ffff:7f00:1]:${port}/v6`, method: 'GET', headers: {} })).rejects.toBeInstanceOf(OutboundRefusedError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('says which URLs it would refuse before sending, and refuses them and refused addresses with OutboundRefusedError', async () => {
+    const http = createOutboundClient({ allowedHosts: ['*.example.test', '127.0.0.1'], resolveAll: resolver({ 'svc.example.test': ['10.0.0.1'] }) });
+    expect(http.refusal?.('https://other.example/')).toBe('the host "other.example" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)');
+    expect(http.refusal?.('ftp://svc.example.test/')).toContain('is not http or https');
+    expect(http.refusal?.('https://svc.example.test/')).toBeUndefined();
+    expect(http.refusal?.(`${server.url}/x`)).toBeUndefined();
+    await expect(http.send({ url: 'https://other.example/', method: 'GET', headers: {} })).rejects.toBeInstanceOf(OutboundRefusedError);
+    // Listed by its wildcard, but it resolves to a private address: refused at connect time, the same kind.
+    await expect(http.send({ url: `http://svc.example.test:${new URL(server.url).port}/`, method: 'GET', headers: {} })).rejects.toBeInstanceOf(OutboundRefusedError);
+    // A transient failure is not a refusal.
+    const closed = createOutboundClient({ allowedHosts: ['127.0.0.1'], maxRetries: 0 });
+    const failure = await closed.send({ url: 'http://127.0.0.1:1/', method: 'GET', headers: {} }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ExternalServiceError);
+    expect(failure).not.toBeInstanceOf(OutboundRefusedError);
   });
 });

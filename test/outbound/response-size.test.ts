@@ -80,6 +80,24 @@ describe('outbound response size limit', () => {
     }
   });
 
+  it('a request for the status only takes a 2xx with an endless body, without reading it (a subscriber\'s answer)', async () => {
+    const server = await serverAnswering((response, sent) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      void stream(response, 100 * MiB, sent);
+    });
+    try {
+      const http = await localHttp();
+      const response = await http.send({ url: server.url, method: 'POST', headers: {}, body: '{}', statusOnly: true });
+      expect(response).toEqual({ status: 200, body: undefined });
+      await server.sent.done; // dropped, not drained
+      expect(server.sent.bytes).toBeLessThan(32 * MiB);
+      // The same answer to a request that reads the body is over the limit.
+      await expect(http.send({ url: server.url, method: 'POST', headers: {}, body: '{}' })).rejects.toThrow(/is larger than/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a Content-Length over the limit is refused before the body is read', async () => {
     const server = await serverAnswering((response, sent) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * MiB) });

@@ -19,6 +19,8 @@ export const WarningCode = {
   selfLoopWithoutActions: 'selfLoopWithoutActions',
   startsItself: 'startsItself',
   timerLoop: 'timerLoop',
+  /** A URL the host's outbound client refuses (outbound-hosts.ts): decided with the host's configuration. */
+  hostNotAllowed: 'hostNotAllowed',
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];
 

@@ -9,7 +9,7 @@
 import type { Clock } from '../engine-options';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ExternalServiceClient } from '../outbound-port';
-import { ExternalServiceError } from '../outbound-port';
+import { ExternalServiceError, OutboundRefusedError } from '../outbound-port';
 import type { EventStore, OperationOptions } from '../ports';
 import type { WorkflowVersionCache } from '../workflow-version-cache';
 import { structuredMessage, toCloudEvent } from './cloud-event';
@@ -26,8 +26,14 @@ export interface EventDeliveryTarget {
 
 export type AttemptResult =
   | { readonly next: 'done'; readonly status: DeliveryStatus | 'gone' }
-  /** Try again after `delayInMs`: a retryable failure (`retry`) or an earlier event still pending (`wait`). */
-  | { readonly next: 'retry' | 'wait'; readonly delayInMs: number };
+  /** Try again after `delayInMs`: a retryable failure. */
+  | { readonly next: 'retry'; readonly delayInMs: number }
+  /**
+   * Not this event's turn: `earlierEventId`, an earlier event of the instance, is still pending for the
+   * subscription. Look again after `delayInMs` (no sooner than that one's next attempt can end it);
+   * `earlierUnattempted` says it was never attempted, so its delivery may never have been handed over.
+   */
+  | { readonly next: 'wait'; readonly delayInMs: number; readonly earlierEventId: string; readonly earlierUnattempted: boolean };
 
 /** How long an event waits before looking again whether the earlier ones for its subscription are settled. */
 const TURN_POLL_IN_MS = 1_000;
@@ -56,17 +62,21 @@ export class EventDeliveryService {
   }
 
   /**
-   * One attempt. `ordered: true` skips the order check (the caller delivers the subscription's events
-   * one at a time, oldest first, as the local dispatcher does). Storage failures are thrown.
+   * One attempt, only in its turn: while an earlier event of the instance is pending for the same
+   * subscription, nothing is sent and the answer is `wait`, naming that event. This check is the order
+   * guarantee on both hosts; no caller may skip it, whatever order deliveries were handed over in (a
+   * relay that applies a raised trigger before handing over its own change's events, the start-up
+   * re-queuing racing new changes, several relays at once). Storage failures are thrown.
    */
-  async attempt(target: EventDeliveryTarget, options: OperationOptions & { ordered?: boolean } = {}): Promise<AttemptResult> {
+  async attempt(target: EventDeliveryTarget, options: OperationOptions = {}): Promise<AttemptResult> {
     const { store, versions, clock } = this.options;
     const record = await store.getEvent(target.instanceId, target.eventId, options);
     const index = record?.deliveries.findIndex((delivery) => delivery.subscriptionId === target.subscriptionId) ?? -1;
     if (!record || index < 0) return { next: 'done', status: 'gone' };
     const delivery = record.deliveries[index]!;
     if (delivery.status !== DeliveryStatus.pending) return { next: 'done', status: delivery.status };
-    if (!options.ordered && (await this.hasEarlierPending(target, record, options))) return { next: 'wait', delayInMs: TURN_POLL_IN_MS };
+    const earlier = await this.earlierPending(target, record, options);
+    if (earlier) return this.waitFor(earlier);
 
     const { definition } = await versions.get(record.data.workflowId, record.data.workflowVersion, options);
     const subscription = definition.subscriptions?.find((item) => item.id === target.subscriptionId);
@@ -77,7 +87,7 @@ export class EventDeliveryService {
       return { next: 'done', status: DeliveryStatus.deadLettered };
     }
     const message = structuredMessage(toCloudEvent(record, subscription, this.options.sourcePrefix));
-    let failure: { status: number | undefined; message: string } | undefined;
+    let failure: { status: number | undefined; message: string; refused?: boolean } | undefined;
     try {
       const response = await this.options.http.send({
         url: subscription.url,
@@ -85,20 +95,23 @@ export class EventDeliveryService {
         headers: message.headers,
         body: message.body,
         timeoutInMs: this.options.policy.timeoutInMs,
+        // A 2xx is a delivery whatever the subscriber says after it: its body is not read (no size limit to fail).
+        statusOnly: true,
         ...(subscription.authentication ? { managedIdentityResource: subscription.authentication.managedIdentity } : {}),
         ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       });
       if (response.status < 200 || response.status > 299) failure = { status: response.status, message: `the subscriber answered ${response.status}` };
     } catch (error) {
       const status = error instanceof ExternalServiceError ? error.status : undefined;
-      failure = { status, message: error instanceof Error ? error.message : String(error) };
+      // Refused by the host's configuration (allow-list, address): the same answer for hours, so no retries.
+      failure = { status, message: error instanceof Error ? error.message : String(error), refused: error instanceof OutboundRefusedError };
     }
     if (!failure) {
       await this.record(target, index, { subscriptionId: delivery.subscriptionId, status: DeliveryStatus.delivered, attempts, lastAttemptAt: at }, options);
       return { next: 'done', status: DeliveryStatus.delivered };
     }
     const lastError = failure.message.slice(0, MAX_ERROR_LENGTH);
-    const retry = isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
+    const retry = !failure.refused && isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
     const status = retry ? DeliveryStatus.pending : DeliveryStatus.deadLettered;
     await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at }, options);
     if (!retry) return { next: 'done', status };
@@ -115,7 +128,13 @@ export class EventDeliveryService {
     const targets: EventDeliveryTarget[] = [];
     for (const [index, delivery] of record.deliveries.entries()) {
       if (delivery.status !== DeliveryStatus.deadLettered) continue;
-      await this.record({ instanceId, eventId, subscriptionId: delivery.subscriptionId }, index, { ...delivery, status: DeliveryStatus.pending, attempts: 0 }, options);
+      try {
+        // Only while still dead-lettered: of concurrent requests one wins, so the event is sent once.
+        await this.options.store.updateDelivery(instanceId, eventId, index, { ...delivery, status: DeliveryStatus.pending, attempts: 0 }, { ...options, ifStatus: DeliveryStatus.deadLettered });
+      } catch (error) {
+        if (error instanceof ConflictError) continue;
+        throw error;
+      }
       targets.push({ instanceId, eventId, subscriptionId: delivery.subscriptionId });
     }
     if (targets.length === 0) throw new ConflictError(`Event "${eventId}" has no dead-lettered delivery to retry`);
@@ -126,11 +145,29 @@ export class EventDeliveryService {
     return this.options.store.updateDelivery(target.instanceId, target.eventId, index, delivery, options);
   }
 
-  private async hasEarlierPending(target: EventDeliveryTarget, record: LifecycleEventRecord, options: OperationOptions): Promise<boolean> {
-    for await (const other of this.options.store.listEvents(target.instanceId, { ...options, maxPageSize: 1000 })) {
-      if (!before(other, record)) return false;
-      if (other.deliveries.some((delivery) => delivery.subscriptionId === target.subscriptionId && delivery.status === DeliveryStatus.pending)) return true;
+  /** The oldest event of the instance before `record` whose delivery to the subscription is pending, with that delivery. */
+  private async earlierPending(target: EventDeliveryTarget, record: LifecycleEventRecord, options: OperationOptions): Promise<{ eventId: string; delivery: EventDelivery } | undefined> {
+    // Only the instance's pending events are read (a filtered query), not its whole event history.
+    for await (const { event } of this.options.store.listPendingEvents({ ...options, instanceId: target.instanceId, maxPageSize: 100 })) {
+      if (!before(event, record)) return undefined;
+      const delivery = event.deliveries.find((item) => item.subscriptionId === target.subscriptionId && item.status === DeliveryStatus.pending);
+      if (delivery) return { eventId: event.id, delivery };
     }
-    return false;
+    return undefined;
+  }
+
+  /**
+   * Waits for `earlier`: until the soonest its next attempt may run (the shortest jittered delay after its
+   * last failure), at least TURN_POLL_IN_MS. So an orchestration behind a subscriber that is down for hours
+   * looks again about as often as the earlier one is retried, not every second.
+   */
+  private waitFor(earlier: { eventId: string; delivery: EventDelivery }): AttemptResult {
+    const { attempts, lastAttemptAt } = earlier.delivery;
+    let delayInMs = TURN_POLL_IN_MS;
+    if (attempts > 0 && lastAttemptAt) {
+      const soonest = Date.parse(lastAttemptAt) + retryDelayInMs(this.options.policy, attempts, 0);
+      delayInMs = Math.max(TURN_POLL_IN_MS, soonest - this.options.clock.now().getTime());
+    }
+    return { next: 'wait', delayInMs, earlierEventId: earlier.eventId, earlierUnattempted: attempts === 0 };
   }
 }

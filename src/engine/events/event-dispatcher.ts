@@ -1,7 +1,10 @@
 /**
  * @module In-process delivery of lifecycle events (the local host, the library): one queue per instance
- * and subscription, worked oldest first, so each subscription hears an instance's events in order while
- * a failing subscriber holds up only its own queue. Retries sleep the policy's delays (timers that do
+ * and subscription, worked one delivery at a time, so a failing subscriber holds up only its own queue.
+ * The order is not the queue's: deliveries are handed over in whatever order relays and the start-up
+ * re-queuing run, and every attempt checks its turn (EventDeliveryService.attempt). When an attempt
+ * answers that an earlier event is still pending, that event goes to the head of the queue and is worked
+ * at once, queued or not, so each subscription hears an instance's events in the order of its history. Retries sleep the policy's delays (timers that do
  * not keep the process alive); Engine.resumeEventDeliveries re-queues every pending delivery at start-up, so a crash or
  * restart loses none (they are recorded with the save). Delivery never runs under an instance's lease
  * and never touches the instance: a subscriber cannot fault, block or slow it.
@@ -12,6 +15,8 @@ import type { EventDeliveryService, EventDeliveryTarget } from './event-delivery
 
 /** After a storage failure, the queue tries again after this long. */
 const STORAGE_RETRY_IN_MS = 5_000;
+/** Earlier events put ahead one after the other without any being settled before the queue sleeps a turn. */
+const MAX_TURNS_IN_A_ROW = 1_000;
 
 interface Queue {
   readonly eventIds: string[];
@@ -59,17 +64,28 @@ export class EventDispatcher {
 
   private async work(key: string, queue: Queue, instanceId: string, subscriptionId: string): Promise<void> {
     queue.running = true;
+    let turnsInARow = 0;
     try {
       while (!this.stopped && queue.eventIds.length > 0) {
         const target = { instanceId, eventId: queue.eventIds[0]!, subscriptionId };
         let delayInMs: number;
         try {
-          const result = await this.delivery.attempt(target, { ordered: true });
+          const result = await this.delivery.attempt(target);
           if (result.next === 'done') {
             queue.eventIds.shift();
+            turnsInARow = 0;
             if (result.status === DeliveryStatus.deadLettered) this.logger.warn('A lifecycle event was dead-lettered', { ...target });
             continue;
           }
+          if (result.next === 'wait') {
+            // The earlier event first: each such step goes strictly earlier, and working it settles it or
+            // sleeps its retry, so this ends; the bound only keeps a store that disagrees with itself from spinning.
+            const at = queue.eventIds.indexOf(result.earlierEventId);
+            if (at >= 0) queue.eventIds.splice(at, 1);
+            queue.eventIds.unshift(result.earlierEventId);
+            if (++turnsInARow <= MAX_TURNS_IN_A_ROW) continue;
+          }
+          turnsInARow = 0;
           delayInMs = result.delayInMs;
         } catch (error) {
           this.logger.warn('Could not deliver a lifecycle event now; trying again', { ...target, error: String(error) });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../engine/errors';
 import type { Engine } from '../../engine/engine';
-import { analyzeDefinition } from '../../engine/analysis';
+import { analyzeDefinition, outboundHostWarnings } from '../../engine/analysis';
 import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
@@ -44,10 +44,14 @@ export async function putWorkflow(engine: Engine, workflowId: string, body: unkn
     throw error;
   }
 }
-/** PUT and POST answer with the analysis' warnings too: they never block storing a definition. */
-function storedWorkflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
+/**
+ * PUT and POST answer with the analysis' warnings too: they never block storing a definition. With them,
+ * the URLs this host's outbound clients would refuse (the allow-list is the host's, not the definition's).
+ */
+function storedWorkflowResponse(engine: Engine, status: number, workflow: WorkflowVersion, location?: string) {
   const response = workflowResponse(status, workflow, location);
-  return { ...response, body: { ...response.body, warnings: analyzeDefinition(workflow.definition) } };
+  const hosts = outboundHostWarnings(workflow.definition, { events: engine.options.events.http, steps: engine.options.http });
+  return { ...response, body: { ...response.body, warnings: [...analyzeDefinition(workflow.definition), ...hosts] } };
 }
 
 const workflowPath = z.object({ workflowId: z.string().meta({ description: 'The workflow id (the definition\'s `id`).' }) });
@@ -78,7 +82,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
       const { workflow, created } = await putWorkflow(engine, request.params.workflowId!, body, ifMatch);
-      return storedWorkflowResponse(created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
+      return storedWorkflowResponse(engine, created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
   },
   {
@@ -100,7 +104,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       // Parsed at the edge: the service stores the typed, validated definition.
       const definition = engine.validateWorkflow(readJsonBody(request));
       const workflow = await engine.workflows.create(definition);
-      return storedWorkflowResponse(201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
+      return storedWorkflowResponse(engine, 201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
     },
   },
   {

@@ -183,22 +183,25 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return this.events.get(instanceId)?.find((event) => event.id === eventId);
   }
 
-  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, _options?: OperationOptions): Promise<void> {
+  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions & { ifStatus?: DeliveryStatus } = {}): Promise<void> {
     const records = this.events.get(instanceId);
     const position = records?.findIndex((event) => event.id === eventId) ?? -1;
     if (!records || position < 0) throw new Error(`Event "${eventId}" of instance "${instanceId}" does not exist`);
     const record = records[position]!;
+    if (options.ifStatus !== undefined && record.deliveries[index]?.status !== options.ifStatus) {
+      throw new ConflictError(`The delivery of event "${eventId}" to "${delivery.subscriptionId}" is not ${options.ifStatus}`);
+    }
     const deliveries = record.deliveries.map((item, at) => (at === index ? delivery : item));
     records[position] = deepFreeze(structuredClone({ ...record, deliveries }));
   }
 
-  listPendingEvents(options?: PageOptions): PagedAsyncIterable<StoredEventRecord> {
-    return pagedList((page) => this.listPendingEventsPage(page), options);
+  listPendingEvents(options: PageOptions & { instanceId?: string } = {}): PagedAsyncIterable<StoredEventRecord> {
+    return pagedList((page) => this.listPendingEventsPage(options.instanceId, page), options);
   }
 
-  private async listPendingEventsPage(options?: PageOptions): Promise<Page<StoredEventRecord>> {
+  private async listPendingEventsPage(only: string | undefined, options?: PageOptions): Promise<Page<StoredEventRecord>> {
     const pending: StoredEventRecord[] = [];
-    for (const instanceId of [...this.events.keys()].sort()) {
+    for (const instanceId of only !== undefined ? [only].filter((id) => this.events.has(id)) : [...this.events.keys()].sort()) {
       for (const event of this.events.get(instanceId)!) if (event.deliveries.some((delivery) => delivery.status === DeliveryStatus.pending)) pending.push({ instanceId, event });
     }
     return pageOf(pending, options);
