@@ -182,9 +182,22 @@ describe('against a server', () => {
     file('review.json', { ...reviewWorkflow, displayName: 'Review, second edition' });
     const second = await signalbox(['push', path, '--json'], { env });
     expect(second.exitCode).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual([{ file: path, workflowId: 'review', version: 2, created: false }]);
+    expect(JSON.parse(second.stdout)).toEqual([{ file: path, workflowId: 'review', version: 2, created: false, unchanged: false }]);
     const stored = await api.request('GET', '/api/workflows/review');
     expect(stored.body).toMatchObject({ version: 2, displayName: 'Review, second edition' });
+  });
+
+  it('pushes an unchanged file without a new version, and versions it anyway with --force', async () => {
+    const path = file('same.json', { ...reviewWorkflow, id: 'same' });
+    expect((await signalbox(['push', path], { env })).stdout).toBe(`same: created, version 1 (${path})\n`);
+    const again = await signalbox(['push', path], { env });
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toBe(`same: unchanged, version 1 (${path})\n`);
+    const json = await signalbox(['push', path, '--json'], { env });
+    expect(JSON.parse(json.stdout)).toEqual([{ file: path, workflowId: 'same', version: 1, created: false, unchanged: true }]);
+    const forced = await signalbox(['push', path, '--force'], { env });
+    expect(forced.stdout).toBe(`same: version 2 (${path})\n`);
+    expect((await api.request('GET', '/api/workflows/same')).body).toMatchObject({ version: 2 });
   });
 
   it('refuses to push anything when one file is invalid, before any request', async () => {
