@@ -24,10 +24,16 @@ export interface EventDeliveryTarget {
   readonly subscriptionId: string;
 }
 
+/** Why an attempt failed, for the log: the event's workflow and the failure (on `retry` and dead-lettering). */
+export interface AttemptFailure {
+  readonly workflowId?: string;
+  readonly reason?: string;
+}
+
 export type AttemptResult =
-  | { readonly next: 'done'; readonly status: DeliveryStatus | 'gone' }
+  | ({ readonly next: 'done'; readonly status: DeliveryStatus | 'gone' } & AttemptFailure)
   /** Try again after `delayInMs`: a retryable failure (`retry`) or an earlier event still pending (`wait`). */
-  | { readonly next: 'retry' | 'wait'; readonly delayInMs: number };
+  | ({ readonly next: 'retry' | 'wait'; readonly delayInMs: number } & AttemptFailure);
 
 /** How long an event waits before looking again whether the earlier ones for its subscription are settled. */
 const TURN_POLL_IN_MS = 1_000;
@@ -73,8 +79,9 @@ export class EventDeliveryService {
     const attempts = delivery.attempts + 1;
     const at = clock.now().toISOString();
     if (!subscription) {
-      await this.record(target, index, { ...delivery, status: DeliveryStatus.deadLettered, attempts, lastError: 'the subscription is not in the workflow version', lastAttemptAt: at }, options);
-      return { next: 'done', status: DeliveryStatus.deadLettered };
+      const reason = 'the subscription is not in the workflow version';
+      await this.record(target, index, { ...delivery, status: DeliveryStatus.deadLettered, attempts, lastError: reason, lastAttemptAt: at }, options);
+      return { next: 'done', status: DeliveryStatus.deadLettered, workflowId: record.data.workflowId, reason };
     }
     const message = structuredMessage(toCloudEvent(record, subscription, this.options.sourcePrefix));
     let failure: { status: number | undefined; message: string } | undefined;
@@ -101,8 +108,9 @@ export class EventDeliveryService {
     const retry = isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
     const status = retry ? DeliveryStatus.pending : DeliveryStatus.deadLettered;
     await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at }, options);
-    if (!retry) return { next: 'done', status };
-    return { next: 'retry', delayInMs: retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()) };
+    const failed = { workflowId: record.data.workflowId, reason: lastError };
+    if (!retry) return { next: 'done', status, ...failed };
+    return { next: 'retry', delayInMs: retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()), ...failed };
   }
 
   /**

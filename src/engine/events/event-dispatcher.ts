@@ -67,9 +67,11 @@ export class EventDispatcher {
           const result = await this.delivery.attempt(target, { ordered: true });
           if (result.next === 'done') {
             queue.eventIds.shift();
-            if (result.status === DeliveryStatus.deadLettered) this.logger.warn('A lifecycle event was dead-lettered', { ...target });
+            if (result.status === DeliveryStatus.deadLettered) this.logger.warn('A lifecycle event was dead-lettered', { ...target, workflowId: result.workflowId, reason: result.reason });
             continue;
           }
+          // A subscriber that failed the delivery (a 5xx, a 429, no answer): said, since it may fail for hours.
+          if (result.next === 'retry') this.logger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
           delayInMs = result.delayInMs;
         } catch (error) {
           this.logger.warn('Could not deliver a lifecycle event now; trying again', { ...target, error: String(error) });
