@@ -44,7 +44,7 @@ export function buildProgram(output: Output): Command {
     .option('--json', 'print machine-readable JSON on stdout')
     .addHelpText(
       'after',
-      `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached.\n` +
+      `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached, 5 instances faulted (an operation's, or a started one).\n` +
         examples(
           'signalbox validate examples/*.json',
           'signalbox push examples/expense-claim.json',
