@@ -33,6 +33,9 @@ param allowedOutboundHosts string = ''
 @description('Days after which finished (complete, cancelled) instances are purged by the hourly retention function; empty (the default) turns retention off.')
 param retentionDays string = ''
 
+@description('Put before /signalbox/workflows/<id> in lifecycle events\' CloudEvents source; empty (the default) uses /<function app name>.')
+param eventSourcePrefix string = ''
+
 @minValue(40)
 @maxValue(1000)
 @description('Most instances Flex Consumption may scale the app out to.')
@@ -176,6 +179,7 @@ module functionApp 'modules/functionapp.bicep' = {
     taskHubName: taskHubName
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
+    eventSourcePrefix: eventSourcePrefix
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB

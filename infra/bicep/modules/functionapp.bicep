@@ -30,6 +30,9 @@ param allowedOutboundHosts string = ''
 @description('Days after which finished instances are purged by the hourly retention function; empty turns retention off.')
 param retentionDays string = ''
 
+@description('Lifecycle events\' source prefix; empty uses /<function app name>.')
+param eventSourcePrefix string = ''
+
 @allowed([
   '20'
   '22'
@@ -156,10 +159,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           name: 'SIGNALBOX_ALLOWED_HOSTS'
           value: allowedOutboundHosts
         }
-        // Lifecycle events' `source` names the deployment: /<app name>/signalbox/workflows/<id>.
+        // Lifecycle events' `source` names the deployment: /<app name>/signalbox/workflows/<id>, unless set.
         {
           name: 'SIGNALBOX_EVENT_SOURCE_PREFIX'
-          value: '/${functionAppName}'
+          value: empty(eventSourcePrefix) ? '/${functionAppName}' : eventSourcePrefix
         }
         {
           name: 'SIGNALBOX_RETENTION_DAYS'
