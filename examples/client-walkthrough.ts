@@ -1,14 +1,18 @@
 /**
  * The README's walkthrough with the typed client (src/client): every path, parameter, body and answer
  * is checked by TypeScript against the types generated from the OpenAPI document, with no casts. A
- * test runs it against the local server. Try it: `npm start`, then
+ * test runs it against the local server, twice. Try it: `npm start`, then
  * `npx tsx examples/client-walkthrough.ts http://127.0.0.1:7071/api`.
+ *
+ * It keeps to ids of its own, so it never changes what you have: the workflow `walkthrough-claim` (not your
+ * `expense-claim`), a new claim id and claimant on every run, and queries narrowed to its workflow. Run
+ * it as often as you like; an unchanged definition is not a new version.
  */
 import { createSignalboxClient, waitForOperation, type WorkflowDefinition } from '../src/client';
 
 export const expenseClaim: WorkflowDefinition = {
-  id: 'expense-claim',
-  displayName: 'Simple expense claim',
+  id: 'walkthrough-claim',
+  displayName: 'Expense claim (the client walkthrough\'s own)',
   initialStateId: 'waiting-for-submission',
   states: {
     'waiting-for-submission': {
@@ -40,9 +44,13 @@ export const expenseClaim: WorkflowDefinition = {
 /** Runs the walkthrough against `baseUrl` (ending in /api) and returns what it saw. */
 export async function runClientWalkthrough(baseUrl: string, options: { apiKey?: string; claimId?: string } = {}) {
   const client = createSignalboxClient({ baseUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
-  const claimId = options.claimId ?? 'claim-42';
+  // A new claim (and claimant) on every run, so a second run never meets the first one's.
+  const run = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const claimId = options.claimId ?? `walkthrough-${run}`;
+  const claimantId = `walkthrough-${run}`;
 
-  // 1. Define the workflow: 201 the first time; after that, a new version needs the current ETag.
+  // 1. Define the workflow: 201 the first time; after that, PUT with the current ETag, which answers the
+  //    current version (200) while the definition is unchanged, and adds a version when it differs.
   const existing = await client.GET('/workflows/{workflowId}', { params: { path: { workflowId: expenseClaim.id } } });
   const defined = await client.PUT('/workflows/{workflowId}', {
     params: { path: { workflowId: expenseClaim.id }, header: existing.data ? { 'If-Match': existing.data.etag } : {} },
@@ -51,11 +59,11 @@ export async function runClientWalkthrough(baseUrl: string, options: { apiKey?: 
   if (!defined.data) throw new Error(`defining the workflow failed: ${defined.error?.detail}`);
 
   // 2. Start an instance.
-  const started = await client.POST('/instances', { body: { workflowId: expenseClaim.id, instanceId: claimId, context: { claimantId: 'ann' } } });
+  const started = await client.POST('/instances', { body: { workflowId: expenseClaim.id, instanceId: claimId, context: { claimantId } } });
   if (!started.data) throw new Error(`starting the instance failed: ${started.error?.detail}`);
 
   // 3. Send a trigger to a subject, then poll its operation until it has finished.
-  const update = await client.POST('/triggers', { body: { name: 'Update', subjects: ['claimant:ann'], parameters: { amount: 120, description: 'Train' } } });
+  const update = await client.POST('/triggers', { body: { name: 'Update', subjects: [`claimant:${claimantId}`], parameters: { amount: 120, description: 'Train' } } });
   if (!update.data) throw new Error(`the trigger was refused: ${update.error?.detail}`);
   // Without `Prefer: wait` the answer is always the 202 (AcceptedOperation).
   if (!('operationId' in update.data)) throw new Error('a trigger sent without Prefer: wait answered 200');
@@ -75,11 +83,12 @@ export async function runClientWalkthrough(baseUrl: string, options: { apiKey?: 
   if (!read.data) throw new Error(`reading the instance failed: ${read.error?.detail}`);
   const unchanged = await client.GET('/instances/{instanceId}', { params: { path: { instanceId: claimId }, header: { 'If-None-Match': read.data.etag } } });
 
-  // 6. Its history, and the instances waiting for approvers, one page of at most 10.
+  // 6. Its history, and this workflow's instances waiting for approvers, one page of at most 10.
   const history = await client.GET('/instances/{instanceId}/history', { params: { path: { instanceId: claimId } } });
-  const waiting = await client.GET('/instances', { params: { query: { subject: 'approvers', status: 'waiting', maxPageSize: 10 } } });
+  const waiting = await client.GET('/instances', { params: { query: { workflowId: expenseClaim.id, subject: 'approvers', status: 'waiting', maxPageSize: 10 } } });
 
   return {
+    claimId,
     version: defined.data.version,
     instance: read.data,
     updateSummary: updated.summary,

@@ -9,7 +9,12 @@ import { ATTEMPT_EVENT_DELIVERY, type AttemptResult, type EventDeliveryTarget } 
 import { hostCore, inInvocation } from './wiring';
 
 export async function attemptEventDelivery(input: unknown, context: InvocationContext): Promise<AttemptResult> {
-  return inInvocation(context, async () => (await hostCore()).engine.attemptEventDelivery(input as EventDeliveryTarget));
+  const target = input as EventDeliveryTarget;
+  const result = await inInvocation(context, async () => (await hostCore()).engine.attemptEventDelivery(target));
+  // As the local dispatcher does: a refused or failed delivery is said at warn, with its workflow and reason.
+  if (result.next === 'done' && result.status === 'deadLettered') context.warn('A lifecycle event was dead-lettered', { ...target, workflowId: result.workflowId, reason: result.reason });
+  else if (result.next === 'retry') context.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
+  return result;
 }
 
 df.app.activity(ATTEMPT_EVENT_DELIVERY, { extraInputs: [df.input.durableClient()], handler: attemptEventDelivery });

@@ -35,6 +35,8 @@ param retentionDays string = ''
 
 @description('Days after which finished operation records are deleted by the hourly purge; empty (the default) means the app\'s default of 30 days, 0 keeps them forever.')
 param operationRetentionDays string = ''
+@description('Put before /signalbox/workflows/<id> in lifecycle events\' CloudEvents source; empty (the default) uses /<function app name>.')
+param eventSourcePrefix string = ''
 
 @minValue(40)
 @maxValue(1000)
@@ -180,6 +182,7 @@ module functionApp 'modules/functionapp.bicep' = {
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
     operationRetentionDays: operationRetentionDays
+    eventSourcePrefix: eventSourcePrefix
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB

@@ -79,11 +79,14 @@ export class ApiClient {
     }
   }
 
-  /** PUT: creates (no `ifMatch`) or adds a version (`ifMatch` = the current ETag). */
-  async putWorkflow(workflowId: string, definition: unknown, options: { ifMatch?: string } = {}): Promise<ApiWorkflow & { readonly warnings?: readonly unknown[] }> {
+  /**
+   * PUT: creates (no `ifMatch`) or adds a version (`ifMatch` = the current ETag); a definition equal to
+   * the latest version's answers the latest as it is, unless `force`.
+   */
+  async putWorkflow(workflowId: string, definition: unknown, options: { ifMatch?: string; force?: boolean } = {}): Promise<ApiWorkflow & { readonly warnings?: readonly unknown[] }> {
     return this.call(() =>
       this.client.PUT('/workflows/{workflowId}', {
-        params: { path: { workflowId }, header: { ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}) } },
+        params: { path: { workflowId }, query: { ...(options.force ? { force: 'true' as const } : {}) }, header: { ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}) } },
         // The file's JSON as it is: the server validates it exactly as `validate` did.
         body: definition as Schemas['WorkflowDefinition'],
         ...this.init(),

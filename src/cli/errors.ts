@@ -14,6 +14,8 @@ export const ExitCode = {
   api: 3,
   /** The server could not be reached, or did not answer in time. */
   network: 4,
+  /** The request was taken, but instances faulted: an operation's (`send --wait`, `watch`), or a started one. */
+  faulted: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -69,5 +71,12 @@ export class OperationFailedError extends CliError {
 export class NetworkError extends CliError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(ExitCode.network, message, options);
+  }
+}
+
+/** Instances faulted: the operation or the instance has been shown; this says which and why. */
+export class InstancesFaultedError extends CliError {
+  constructor(message: string) {
+    super(ExitCode.faulted, message);
   }
 }

@@ -7,7 +7,7 @@
 import { SingleBar } from 'cli-progress';
 import type { ApiClient, ApiOperation } from './api';
 import { plural } from './definition-check';
-import { OperationFailedError } from './errors';
+import { InstancesFaultedError, OperationFailedError } from './errors';
 import type { Output } from './output';
 
 export interface WatchOptions {
@@ -104,11 +104,21 @@ class ProgressBar {
   }
 }
 
-/** The summary line, the non-zero outcome counts and a table of the first per-instance results. */
-export function printOperation(output: Output, operation: ApiOperation, options: Pick<WatchOptions, 'results'> = {}): void {
+/** Faulted instances an operation counted (a migration's or bulk action's `failed` too). */
+function faultedCount(operation: ApiOperation): number {
+  const summary = operation.summary as Record<string, number>;
+  return (summary.faulted ?? 0) + (operation.kind === 'trigger' || operation.kind === undefined ? 0 : (summary.failed ?? 0));
+}
+
+/**
+ * The summary line, the non-zero outcome counts and a table of the first per-instance results, with why
+ * each that did not move did not (`reasons`: instance id → line, from outcome-reasons.ts).
+ */
+export function printOperation(output: Output, operation: ApiOperation, options: Pick<WatchOptions, 'results'> & { reasons?: ReadonlyMap<string, string> } = {}): void {
   const { colors } = output;
   const { processed, total } = operationProgress(operation);
-  const status = operation.status === 'succeeded' ? colors.green(operation.status) : operation.status === 'failed' ? colors.red(operation.status) : colors.yellow(operation.status);
+  // `succeeded` says the dispatch finished; it is not shown green when instances faulted on the way.
+  const status = operation.status === 'succeeded' ? (faultedCount(operation) > 0 ? colors.yellow(operation.status) : colors.green(operation.status)) : operation.status === 'failed' ? colors.red(operation.status) : colors.yellow(operation.status);
   output.print(`Operation ${operation.id}${describeWork(operation)} ${status}: ${processed} of ${plural(total ?? processed, 'instance')} processed`);
   const counts = Object.entries(operation.summary).filter(([, count]) => count > 0);
   if (counts.length) output.print(`  ${counts.map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`);
@@ -120,7 +130,16 @@ export function printOperation(output: Output, operation: ApiOperation, options:
     // A trigger's results always have the transition columns; a migration's or a bulk action's only the
     // columns some result fills (a bulk cancel has no transition).
     const columns = RESULT_COLUMNS.filter((column) => column.always || (column.forTrigger && operation.kind === 'trigger') || shown.some((result) => result[column.field] !== undefined));
-    output.print('', output.table(columns.map((column) => column.title), shown.map((result) => columns.map((column) => result[column.field]))));
+    const reasons = options.reasons ?? new Map<string, string>();
+    // WHY: a fault's message, or the condition that stopped the instance; only when some row has one.
+    const why = shown.some((result) => reasons.has(result.instanceId) || result.error !== undefined);
+    output.print(
+      '',
+      output.table(
+        [...columns.map((column) => column.title), ...(why ? ['WHY'] : [])],
+        shown.map((result) => [...columns.map((column) => result[column.field]), ...(why ? [reasons.get(result.instanceId) ?? result.error] : [])]),
+      ),
+    );
     const more = processed - shown.length;
     if (more > 0) output.print(`… and ${more} more${operation.instances.length > shown.length ? ' (--results N shows more, --json all the operation keeps)' : ''}`);
   }
@@ -133,7 +152,6 @@ const RESULT_COLUMNS: readonly { title: string; field: keyof Omit<OperationResul
   { title: 'TRANSITION', field: 'transitionId', forTrigger: true },
   { title: 'FROM', field: 'fromStateId', forTrigger: true },
   { title: 'TO', field: 'toStateId', forTrigger: true },
-  { title: 'ERROR', field: 'error' },
 ];
 
 /** What a migration or a bulk action does, in a few words (a trigger's operation id says enough). */
@@ -149,9 +167,17 @@ function describeWork(operation: ApiOperation): string {
   return '';
 }
 
-/** A failed operation is an error of the API kind (exit code 3) once its summary has been shown. */
+/**
+ * A failed operation is an error of the API kind (exit code 3) once its summary has been shown; one whose
+ * instances faulted ends with exit code 5, naming the first fault.
+ */
 export function failIfFailed(operation: ApiOperation): void {
   if (operation.status === 'failed') throw new OperationFailedError(`operation ${operation.id} failed${operation.error ? `: ${operation.error}` : ''}`);
+  const faulted = faultedCount(operation);
+  if (faulted > 0) {
+    const first = operation.instances.find((result) => result.error !== undefined);
+    throw new InstancesFaultedError(`${plural(faulted, 'instance')} faulted${first ? ` (${first.instanceId}: ${first.error})` : ''}`);
+  }
 }
 
 function delay(ms: number): Promise<void> {

@@ -45,7 +45,7 @@ export function buildProgram(output: Output): Command {
     .option('--json', 'print machine-readable JSON on stdout')
     .addHelpText(
       'after',
-      `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached.\n` +
+      `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached, 5 instances faulted (an operation's, or a started one).\n` +
         examples(
           'signalbox validate examples/*.json',
           'signalbox push examples/expense-claim.json',
@@ -77,10 +77,11 @@ export function buildProgram(output: Output): Command {
 
   program
     .command('push')
-    .description('create each workflow, or add a version to it (If-Match with its current ETag); invalid files are refused before any request')
+    .description('create each workflow, or add a version to it (If-Match with its current ETag); a file equal to the latest version adds none; invalid files are refused before any request')
     .argument('<file...>', 'workflow definition files (JSON)')
-    .addHelpText('after', examples('signalbox push examples/expense-claim.json', 'signalbox push examples/*.json --json'))
-    .action((files: string[], _options, command: Command) => pushCommand(contextOf(command), files));
+    .option('--force', 'add a version even when the file equals the latest version')
+    .addHelpText('after', examples('signalbox push examples/expense-claim.json', 'signalbox push examples/*.json --json', 'signalbox push examples/expense-claim.json --force'))
+    .action((files: string[], options: { force?: boolean }, command: Command) => pushCommand(contextOf(command), files, options));
 
   program
     .command('start')

@@ -1421,7 +1421,10 @@ export interface operations {
     };
     putWorkflow: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true` adds a version even when the definition equals the latest one (which otherwise answers 200 with the latest, unchanged). */
+                force?: "true" | "false";
+            };
             header?: {
                 /** @description The current ETag (or `*`) to add a version; without it an existing workflow is a 409. */
                 "If-Match"?: string;
@@ -1438,7 +1441,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A new version (If-Match matched), with the analysis' warnings. */
+            /** @description A new version (If-Match matched), with the analysis' warnings; or, when the definition equals the latest version's (and `force` is not `true`), the latest version as it is: same `version`, same ETag, nothing stored. */
             200: {
                 headers: {
                     /** @description The version, for If-Match and If-None-Match. */

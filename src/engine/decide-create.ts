@@ -9,7 +9,7 @@ import type { Cause, Decision } from './decision';
 import { faultDecision } from './decide-fault';
 import type { Effects } from './effects';
 import { InstanceStatus, TriggerOutcome } from './enums';
-import { entryBlockedAt, enterState } from './enter-state';
+import { entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
 import { HistoryEvent, type Instance, type InstanceParent } from './instance';
 import { jsonObjectSchema, type JsonObject } from './json';
 import type { Registry } from './registry';
@@ -62,7 +62,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
   const draft = new Draft(definition, workflow.version, initial.id, null, effects, registry, initial);
   try {
     const blocked = await entryBlockedAt(draft, stateId);
-    if (blocked >= 0) throw new Error(`entry condition [${blocked}] of the initial state "${stateId}" is false`);
+    if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `the initial state "${stateId}"`));
     const entered = await enterState(draft, cause, stateId, 0, now);
     return {
       result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },

@@ -8,7 +8,7 @@ import type { Cause, Decision } from './decision';
 import { faultDecision } from './decide-fault';
 import type { Effects } from './effects';
 import { InstanceStatus, TriggerOutcome } from './enums';
-import { entryBlockedAt, enterState } from './enter-state';
+import { entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
 import { ConflictError, ValidationError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
 import { plainInstance, withoutFault } from './instance-changes';
@@ -43,7 +43,7 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
   const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context, stateId, status });
   try {
     const blocked = await entryBlockedAt(draft, stateId);
-    if (blocked >= 0) throw new Error(`entry condition [${blocked}] of state "${stateId}" is false`);
+    if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `state "${stateId}"`));
     const entered = await enterState(draft, cause, stateId, instance.historyLength);
     const at = effects.now().toISOString();
     return {

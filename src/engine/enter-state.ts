@@ -42,6 +42,19 @@ export function entryBlockedAt(draft: Draft, stateId: string): Promise<number> {
 }
 
 /**
+ * Why entering `stateId` was refused, for a fault: the false condition by its index, type and id, and
+ * what it saw (its trace detail, else its expression), so the message says which check to look at.
+ * `stateName` is how the message names the state ("the initial state \"a\"", "state \"a\"").
+ */
+export function entryBlockedMessage(draft: Draft, stateId: string, index: number, stateName: string): string {
+  const step = stateOf(draft, stateId).entryConditions[index];
+  const path = `${statePath(stateId, 'entryConditions')}[${index}]`;
+  const detail = draft.trace.find((entry) => entry.path === path)?.detail ?? (step && typeof step.expression === 'string' ? step.expression : undefined);
+  const described = step ? ` (${step.type}${typeof step.id === 'string' ? ` "${step.id}"` : ''})` : '';
+  return `entry condition [${index}]${described} of ${stateName} is false${detail ? `: ${detail}` : ''}`;
+}
+
+/**
  * Moves the draft into `stateId` (its entry conditions already passed), runs the entry actions, arms the
  * state's timers and collects the change's outbox. `stateEntry` is the sequence number of the history
  * entry the change writes (it tells this entry from earlier ones, so their timers are stale). Throws (a

@@ -25,6 +25,7 @@ import { dryRunTrigger, type DryRunResult } from './dry-run';
 import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
+import { InstanceStatus } from './enums';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
 import { duplicateResult } from './instance-changes';
@@ -122,7 +123,7 @@ export class InstanceRuntime {
             saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
           }
           if (!saved) continue; // someone else wrote: reload and decide again
-          this.finish(deliveryKey, decision.logs);
+          this.finish(deliveryKey, decision.logs, saved, stored);
           return { decision, instance: saved, outbox: [...leftovers, ...decision.change!.outbox] };
         }
         throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
@@ -299,7 +300,7 @@ export class InstanceRuntime {
     } finally {
       await preparing;
     }
-    this.finish(deliveryKey, decision.logs);
+    this.finish(deliveryKey, decision.logs, stored);
     return { decision, instance: stored, outbox: change.outbox };
   }
 
@@ -328,10 +329,18 @@ export class InstanceRuntime {
     };
   }
 
-  /** The delivery is settled (saved, or nothing to save): emit its log lines once and drop its journal. */
-  private finish(deliveryKey: string, logs: readonly LogLine[]): void {
+  /**
+   * The delivery is settled (saved, or nothing to save): emit its log lines once and drop its journal.
+   * A fault this save recorded is logged at error, with the instance, workflow and reason, since an
+   * operation's outcome is read by whoever sent it, and the operator reads the log.
+   */
+  private finish(deliveryKey: string, logs: readonly LogLine[], saved?: Instance, before?: Instance): void {
     this.journal.forget(deliveryKey);
     for (const line of logs) this.options.logger[line.level](line.message, { ...line.properties });
+    const fault = saved?.status === InstanceStatus.faulted ? saved.fault : undefined;
+    if (fault && (before?.fault?.at !== fault.at || before.fault.message !== fault.message)) {
+      this.options.logger.error('An instance faulted', { instanceId: saved!.id, workflowId: saved!.workflowId, workflowVersion: saved!.workflowVersion, stateId: saved!.stateId, triggerId: fault.triggerId, reason: fault.message });
+    }
   }
 
   /** Rows a crash (or a failed relay) left behind: looked for only when the instance lists some. */

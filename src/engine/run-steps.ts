@@ -29,6 +29,12 @@ function describe(step: Step, index: number, where: string): string {
   return `${where} [${index}] (${step.type}${step.id ? ` "${step.id}"` : ''})`;
 }
 
+/** A condition as a fault names it: with its expression too, when it has one (the id alone may say little). */
+function describeCondition(step: Step, index: number, where: string): string {
+  const expression = typeof step.expression === 'string' ? `: ${shortDetail(step.expression)}` : '';
+  return `${where} [${index}] (${step.type}${step.id ? ` "${step.id}"` : ''}${expression})`;
+}
+
 export class Draft {
   context: JsonObject;
   stateId: string;
@@ -122,7 +128,7 @@ export class Draft {
         holds = await this.evaluateOne(step, `${path}[${index}]`);
       } catch (error) {
         this.skipFrom(conditions, index + 1, path);
-        throw new StepFailure(`${describe(step, index, where)}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error });
+        throw new StepFailure(`${describeCondition(step, index, where)}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error });
       }
       if (!holds) {
         this.skipFrom(conditions, index + 1, path);

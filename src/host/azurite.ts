@@ -34,6 +34,10 @@ export interface RunningAzurite {
   readonly queuePort: number;
   readonly tablePort: number;
   readonly pid: number | undefined;
+  /** The data folder (the embedded Azurite of the local server). */
+  readonly location?: string;
+  /** The ports it would have used (Azurite's defaults, or last start's) when they were taken. */
+  readonly movedFrom?: { readonly blobPort: number; readonly queuePort: number; readonly tablePort: number };
   stop(): Promise<void>;
 }
 
@@ -247,8 +251,11 @@ export async function startEmbeddedAzurite(location: string): Promise<RunningAzu
   }
   const record = (running: boolean): LockRecord => ({ ...pick(azurite), ...(running ? { azuritePid: azurite.pid, serverPid: process.pid } : {}) });
   await writeFile(lockFile, `${JSON.stringify(record(true), null, 2)}\n`);
+  const moved = azurite.blobPort !== preferred.blobPort || azurite.queuePort !== preferred.queuePort || azurite.tablePort !== preferred.tablePort;
   return {
     ...azurite,
+    location,
+    ...(moved ? { movedFrom: pick(preferred) } : {}),
     async stop() {
       await azurite.stop();
       // Keep the ports for the next start; drop the pids so nobody mistakes the folder for busy.

@@ -4,11 +4,12 @@
  */
 import { createConsoleLogger } from './logger';
 import { startLocalHost } from './local-host';
+import { startupMessage } from './startup-message';
 
 async function main(): Promise<void> {
   const logger = createConsoleLogger();
   const host = await startLocalHost({ logger });
-  console.log(`Signalbox is listening on ${host.url}/api (health: ${host.url}/api/health; web console: ${host.url}/console/)`);
+  for (const line of startupMessage(host.url, host.azurite)) console.log(line);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -36,7 +36,7 @@ export async function claimResumption(operations: OperationStore, operation: Sto
       const work = operation.kind === 'migration' || operation.kind === 'bulk' ? `its ${operation.kind} work` : `delivering trigger "${operation.triggerId}"`;
       const error = `resumed at ${resumes} start-ups without finishing or progressing: ${work} may be what stopped the process (poison), so it is no longer retried`;
       await operations.update({ ...operation, status: OperationStatus.failed, updatedAt: now.toISOString(), error }, { ifMatch: operation.etag });
-      logger.error('operation failed as poison', { operationId: operation.id, resumes });
+      logger.error('operation failed as poison', { operationId: operation.id, kind: operation.kind ?? 'trigger', ...poisonSubject(operation), resumes, reason: error });
       return undefined;
     }
     return await operations.update({ ...operation, resumes: resumes + 1, resumedAtProgress: Math.max(reached, furthest), updatedAt: now.toISOString() }, { ifMatch: operation.etag });
@@ -46,3 +46,10 @@ export async function claimResumption(operations: OperationStore, operation: Sto
   }
 }
 
+
+/** What the poison operation was about, for its log line: the workflow of a migration or bulk action, a trigger's name. */
+function poisonSubject(operation: StoredOperation): Record<string, string> {
+  if (operation.kind === 'migration') return { workflowId: operation.migration.workflowId };
+  if (operation.kind === 'bulk') return { workflowId: operation.bulk.filter.workflowId };
+  return { triggerId: operation.triggerId, triggerName: operation.trigger.name };
+}

@@ -182,9 +182,22 @@ describe('against a server', () => {
     file('review.json', { ...reviewWorkflow, displayName: 'Review, second edition' });
     const second = await signalbox(['push', path, '--json'], { env });
     expect(second.exitCode).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual([{ file: path, workflowId: 'review', version: 2, created: false }]);
+    expect(JSON.parse(second.stdout)).toEqual([{ file: path, workflowId: 'review', version: 2, created: false, unchanged: false }]);
     const stored = await api.request('GET', '/api/workflows/review');
     expect(stored.body).toMatchObject({ version: 2, displayName: 'Review, second edition' });
+  });
+
+  it('pushes an unchanged file without a new version, and versions it anyway with --force', async () => {
+    const path = file('same.json', { ...reviewWorkflow, id: 'same' });
+    expect((await signalbox(['push', path], { env })).stdout).toBe(`same: created, version 1 (${path})\n`);
+    const again = await signalbox(['push', path], { env });
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toBe(`same: unchanged, version 1 (${path})\n`);
+    const json = await signalbox(['push', path, '--json'], { env });
+    expect(JSON.parse(json.stdout)).toEqual([{ file: path, workflowId: 'same', version: 1, created: false, unchanged: true }]);
+    const forced = await signalbox(['push', path, '--force'], { env });
+    expect(forced.stdout).toBe(`same: version 2 (${path})\n`);
+    expect((await api.request('GET', '/api/workflows/same')).body).toMatchObject({ version: 2 });
   });
 
   it('refuses to push anything when one file is invalid, before any request', async () => {
@@ -244,12 +257,15 @@ describe('against a server', () => {
 
   it('reports a faulted instance and recovers it; cancels another', async () => {
     const faulted = await signalbox(['send-to', 'review-2', 'Break', '--id', 'break-1', '--wait', '--json'], { env });
-    expect(faulted.exitCode).toBe(0);
+    // Exit 5: the operation ran, and its instance faulted; the JSON is printed all the same.
+    expect(faulted.exitCode).toBe(5);
     const operation = JSON.parse(faulted.stdout);
     expect(operation.summary.faulted).toBe(1);
     expect(operation.instances[0].error).toContain('the action failed');
+    expect(faulted.stderr).toMatch(/^error: 1 instance faulted \(review-2: .*the action failed/);
     const watched = await signalbox(['watch', 'break-1'], { env });
-    expect(watched.stdout).toMatch(/^INSTANCE\s+OUTCOME\s+TRANSITION\s+FROM\s+TO\s+ERROR$/m);
+    expect(watched.exitCode).toBe(5);
+    expect(watched.stdout).toMatch(/^INSTANCE\s+OUTCOME\s+TRANSITION\s+FROM\s+TO\s+WHY$/m);
     expect(watched.stdout).toMatch(/^review-2\s+faulted\s+break\s+draft\s+.*the action failed/m);
 
     const recovered = await signalbox(['recover', 'review-2', '--state', 'draft'], { env });
@@ -259,6 +275,41 @@ describe('against a server', () => {
     const again = await signalbox(['cancel', 'review-2'], { env });
     expect(again.exitCode).toBe(3);
     expect(again.stderr).toContain('Conflict (HTTP 409)');
+  });
+
+  it('says why an instance did not move: the names its state answers, the entry condition that was false', async () => {
+    const guarded = {
+      id: 'guarded-claim',
+      displayName: 'Guarded claim',
+      initialStateId: 'draft',
+      states: {
+        draft: { transitions: [{ id: 'submit', targetStateId: 'review', conditions: [{ type: 'triggerName', name: 'Submit' }] }, { id: 'drop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Drop' }] }] },
+        review: { entryConditions: [{ id: 'has-amount', type: 'expression', expression: '$exists(context.amount)' }], transitions: [{ id: 'finish', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Finish' }] }] },
+        done: {},
+      },
+    };
+    expect((await signalbox(['push', file('guarded-claim.json', guarded)], { env })).exitCode).toBe(0);
+    expect((await signalbox(['start', 'guarded-claim', '--id', 'gc-1'], { env })).exitCode).toBe(0);
+    const wrongName = await signalbox(['send-to', 'gc-1', 'Approve', '--wait'], { env });
+    expect(wrongName.exitCode).toBe(0);
+    expect(wrongName.stdout).toMatch(/^gc-1\s+noTransition\s+draft\s+this state answers Submit, Drop$/m);
+    const blocked = await signalbox(['send-to', 'gc-1', 'Submit', '--wait'], { env });
+    expect(blocked.exitCode).toBe(0);
+    expect(blocked.stdout).toMatch(/^gc-1\s+entryBlocked\s+submit\s+draft\s+review\s+states\.review\.entryConditions\[0\]: \$exists\(context\.amount\) → false$/m);
+  });
+
+  it('says why a started instance faulted at once, with exit 5', async () => {
+    const strict = {
+      id: 'strict-start',
+      displayName: 'Strict start',
+      initialStateId: 'open',
+      states: { open: { entryConditions: [{ id: 'has-owner', type: 'expression', expression: '$exists(context.owner)' }], transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] }, closed: {} },
+    };
+    expect((await signalbox(['push', file('strict-start.json', strict)], { env })).exitCode).toBe(0);
+    const run = await signalbox(['start', 'strict-start', '--id', 'ss-1'], { env });
+    expect(run.exitCode).toBe(5);
+    expect(run.stdout).toBe('ss-1: started strict-start version 1, state open (faulted)\n');
+    expect(run.stderr).toBe('error: ss-1 faulted: entry condition [0] (expression "has-owner") of the initial state "open" is false: $exists(context.owner) → false\n');
   });
 
   it('draws a stored workflow with an instance highlighted, from the server', async () => {

@@ -98,20 +98,34 @@ it('finds type errors in the walkthrough when the document leaves something out 
   }
 });
 
-it('runs the typed walkthrough against the local server, key included', async () => {
+it('runs the typed walkthrough against the local server, key included, twice, leaving what the user has alone', async () => {
+  const headers = { 'content-type': 'application/json', 'x-functions-key': 'walkthrough-key' };
+  // The user's own expense claim and claim-42, as the README's walkthrough leaves them.
+  const mine = readFileSync(join(repo, 'examples', 'expense-claim.json'), 'utf8');
+  expect((await fetch(`${host.url}/api/workflows/expense-claim`, { method: 'PUT', headers, body: mine })).status).toBe(201);
+  const claim42 = await fetch(`${host.url}/api/instances`, { method: 'POST', headers, body: JSON.stringify({ workflowId: 'expense-claim', instanceId: 'claim-42', context: { claimantId: 'ann' } }) });
+  expect(claim42.status).toBe(201);
+  const before = { workflow: await (await fetch(`${host.url}/api/workflows/expense-claim`, { headers })).json(), claim: await (await fetch(`${host.url}/api/instances/claim-42`, { headers })).json() };
+
   const result = await runClientWalkthrough(`${host.url}/api`, { apiKey: 'walkthrough-key' });
   expect(result.version).toBe(1);
   expect(result.updateSummary).toMatchObject({ transitioned: 1 });
   expect(result.submitOutcome).toBe('transitioned');
-  expect(result.instance).toMatchObject({ id: 'claim-42', stateId: 'waiting-for-approval', status: 'waiting', context: { claimantId: 'ann', amount: 120, submittedAt: '2026-11-22' } });
+  expect(result.instance).toMatchObject({ id: result.claimId, workflowId: 'walkthrough-claim', stateId: 'waiting-for-approval', status: 'waiting', context: { amount: 120, submittedAt: '2026-11-22' } });
   expect(result.notModifiedStatus).toBe(304);
   expect(result.history).toEqual(['∅ → waiting-for-submission', 'waiting-for-submission → waiting-for-submission', 'waiting-for-submission → waiting-for-approval']);
-  expect(result.waitingForApproval).toEqual(['claim-42']);
+  expect(result.waitingForApproval).toEqual([result.claimId]);
 
-  // Run again: the workflow gets version 2 through If-Match, and a second claim joins the first.
-  const again = await runClientWalkthrough(`${host.url}/api`, { apiKey: 'walkthrough-key', claimId: 'claim-43' });
-  expect(again.version).toBe(2);
-  expect(again.waitingForApproval.sort()).toEqual(['claim-42', 'claim-43']);
+  // Run again: the same definition is not a new version, and a second claim of its own joins the first.
+  const again = await runClientWalkthrough(`${host.url}/api`, { apiKey: 'walkthrough-key' });
+  expect(again.claimId).not.toBe(result.claimId);
+  expect(again.version).toBe(1);
+  expect(again.updateSummary).toMatchObject({ transitioned: 1 });
+  expect(again.submitOutcome).toBe('transitioned');
+  expect(again.waitingForApproval.sort()).toEqual([result.claimId, again.claimId].sort());
+
+  const after = { workflow: await (await fetch(`${host.url}/api/workflows/expense-claim`, { headers })).json(), claim: await (await fetch(`${host.url}/api/instances/claim-42`, { headers })).json() };
+  expect(after).toEqual(before);
 });
 
 it('sends Prefer: wait through the typed client: 200 from the POST, and waitForOperation with waitInSeconds', async () => {

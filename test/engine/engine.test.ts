@@ -140,6 +140,38 @@ describe('Engine: instances', () => {
     expect(good.status).toBe('waiting');
   });
 
+  it('names the false entry condition by its id and its expression (creation and recovery)', async () => {
+    const { engine } = testEngine();
+    await engine.createWorkflow({
+      id: 'named-guard',
+      displayName: 'g',
+      initialStateId: 'a',
+      states: {
+        a: {
+          entryConditions: [{ id: 'has-amount', type: 'expression', expression: '$exists(context.amount)' }],
+          transitions: [{ id: 't', targetStateId: 'a' }],
+        },
+      },
+    });
+    const faulted = await engine.createInstance({ workflowId: 'named-guard', instanceId: 'n1' });
+    expect(faulted.fault?.message).toBe('entry condition [0] (expression "has-amount") of the initial state "a" is false: $exists(context.amount) → false');
+    const recovered = await engine.recover('n1', 'a');
+    expect(recovered.fault?.message).toBe('entry condition [0] (expression "has-amount") of state "a" is false: $exists(context.amount) → false');
+  });
+
+  it('names a condition that fails by its id and its expression', async () => {
+    const { engine } = testEngine();
+    await engine.createWorkflow({
+      id: 'exploding',
+      displayName: 'e',
+      initialStateId: 'a',
+      states: { a: { transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ id: 'explode', type: 'expression', expression: '$error("boom")' }] }] }, b: {} },
+    });
+    await engine.createInstance({ workflowId: 'exploding', instanceId: 'e1' });
+    await engine.applyTrigger('e1', { id: 'g1', name: 'Go', subjects: ['e1'] });
+    expect((await engine.getInstance('e1')).fault?.message).toMatch(/^condition of transition "go" of state "a" \[0\] \(expression "explode": \$error\("boom"\)\): .*boom/);
+  });
+
   it('getInstance and getHistory of an unknown instance are NotFound; listInstances filters', async () => {
     const { engine } = await withFlow();
     await expect(engine.getInstance('zz')).rejects.toBeInstanceOf(NotFoundError);

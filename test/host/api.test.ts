@@ -87,6 +87,27 @@ describe('workflows', () => {
     expect((await api.request('GET', '/api/workflows/review?version=9')).status).toBe(404);
   });
 
+  it('answers an unchanged definition with the current version instead of a new one, unless ?force=true', async () => {
+    const definition = { ...reviewWorkflow, id: 'unchanged' };
+    const created = await api.request('PUT', '/api/workflows/unchanged', { json: definition });
+    expect(created.status).toBe(201);
+    const etag = created.headers.get('etag')!;
+
+    const again = await api.request('PUT', '/api/workflows/unchanged', { json: definition, headers: { 'if-match': etag } });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ version: 1 });
+    expect(again.headers.get('etag')).toBe(etag);
+    const starred = await api.request('PUT', '/api/workflows/unchanged', { json: definition, headers: { 'if-match': '*' } });
+    expect(starred.body).toMatchObject({ version: 1 });
+
+    const forced = await api.request('PUT', '/api/workflows/unchanged?force=true', { json: definition, headers: { 'if-match': etag } });
+    expect(forced.status).toBe(200);
+    expect(forced.body).toMatchObject({ version: 2 });
+    // A stale ETag is still refused, unchanged body or not.
+    expect((await api.request('PUT', '/api/workflows/unchanged', { json: definition, headers: { 'if-match': etag } })).status).toBe(412);
+    expect((await api.request('GET', '/api/workflows/unchanged?version=3')).status).toBe(404);
+  });
+
   it('creates with POST (201) and refuses an existing id (409)', async () => {
     const definition = { ...reviewWorkflow, id: 'posted' };
     const created = await api.request('POST', '/api/workflows', { json: definition });

@@ -23,10 +23,16 @@ function serverEnv(location: string): NodeJS.ProcessEnv {
 }
 
 /** `node --import tsx` runs the server in one process, so SIGKILL really kills the server itself. */
+const outputs = new WeakMap<ChildProcess, () => string>();
+function outputOf(server: { child: ChildProcess }): string {
+  return outputs.get(server.child)?.() ?? '';
+}
+
 function startServer(location: string): { child: ChildProcess; ready: Promise<string>; exited: Promise<{ code: number | null; output: string }> } {
   const child = spawn(process.execPath, ['--import', 'tsx', mainScript], { env: serverEnv(location), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
+  outputs.set(child, () => output);
   const exited = new Promise<{ code: number | null; output: string }>((resolve) => child.once('exit', (code) => resolve({ code, output })));
   const ready = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -185,4 +191,56 @@ it('stops an orphaned Azurite left on the folder (its data kept), and never a pr
   expect(isAlive(bystander.pid!)).toBe(true);
   fresh.child.kill('SIGTERM');
   expect((await fresh.exited).code).toBe(0);
+}, 180_000);
+
+/** Runs `npm run reset`'s script on `folder`. */
+function reset(folder: string): Promise<{ code: number | null; output: string }> {
+  const script = path.join(__dirname, '..', '..', 'scripts', 'reset-local-data.mjs');
+  const child = spawn(process.execPath, [script], { env: serverEnv(folder), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
+
+it('says at start-up where the data lives and on which ports, that the ports moved when they were taken; npm run reset deletes the data, never under a running server', async () => {
+  const folder = await mkdtemp(path.join(tmpdir(), 'signalbox-reset-'));
+  folders.push(folder);
+  // The ports this folder would use are held by someone else.
+  const { createServer } = await import('node:net');
+  const holders = await Promise.all([0, 1, 2].map(() => new Promise<import('node:net').Server>((resolve) => {
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1', () => resolve(holder));
+  })));
+  const held = holders.map((holder) => (holder.address() as import('node:net').AddressInfo).port);
+  await writeFile(path.join(folder, AZURITE_LOCK_FILE), JSON.stringify({ blobPort: held[0], queuePort: held[1], tablePort: held[2] }));
+  try {
+    const server = startServer(folder);
+    const api = httpClient(await server.ready);
+    const lock = await readLock(folder);
+    // The lines come together; wait for the last one.
+    expect(await waitUntil(() => /were taken/.test(outputOf(server)), 20000)).toBe(true);
+    const output = outputOf(server);
+    expect(output).toContain(`Data: ${folder}, served by Azurite on Blob ${lock.blobPort}, Queue ${lock.queuePort}, Table ${lock.tablePort}`);
+    expect(output).toContain(`Azurite's usual ports (Blob ${held[0]}, Queue ${held[1]}, Table ${held[2]}) were taken, so it runs on Blob ${lock.blobPort}`);
+    expect((await api.request('PUT', '/api/workflows/w', { json: { id: 'w', displayName: 'w', initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } } } })).status).toBe(201);
+
+    const refused = await reset(folder);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain(`The Signalbox server with pid ${server.child.pid} is using ${folder}`);
+
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    expect(await waitUntil(() => !isAlive(lock.azuritePid!), 20000)).toBe(true);
+    const done = await reset(folder);
+    expect(done).toMatchObject({ code: 0, output: expect.stringContaining(`Deleted ${folder}`) });
+
+    const fresh = startServer(folder);
+    const again = httpClient(await fresh.ready);
+    expect((await again.request('GET', '/api/workflows/w')).status).toBe(404);
+    fresh.child.kill('SIGTERM');
+    await fresh.exited;
+  } finally {
+    for (const holder of holders) holder.close();
+  }
 }, 180_000);

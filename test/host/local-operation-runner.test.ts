@@ -10,6 +10,7 @@ import { InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';
 import { silentLogger } from '../../src/host/logger';
+import type { Logger } from '../../src/host/trigger-activity-service';
 import type {
   BeginOperationInput,
   CompleteOperationInput,
@@ -120,23 +121,27 @@ describe('LocalOperationRunner', () => {
 
 describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
   /** One start-up of a process that resumes what `store` holds and then dies (never finishing it). */
-  const startUpThatDies = (store: InMemoryOperationStore) => {
+  const startUpThatDies = (store: InMemoryOperationStore, logger: Logger = silentLogger) => {
     const fake = fakeActivities([['a']]);
     fake.activities.applyTrigger = () => new Promise<never>(() => {});
-    const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
+    const runner = new LocalOperationRunner(logger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
     return runner.resumeUnfinished(store);
   };
 
   it('counts each start-up that resumes an operation, and fails one that never finishes instead of resuming it forever', async () => {
     const store = new InMemoryOperationStore();
     await store.create({ ...operation('op-crashy'), status: OperationStatus.running });
-    const startUp = () => startUpThatDies(store);
+    const errors: { message: string; properties?: Record<string, unknown> }[] = [];
+    const logger: Logger = { ...silentLogger, error: (message, properties) => void errors.push({ message, ...(properties ? { properties } : {}) }) };
+    const startUp = () => startUpThatDies(store, logger);
     for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {
       expect(await startUp()).toBe(1);
       expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.running, resumes: round });
     }
     expect(await startUp()).toBe(0);
     expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
+    // Said in the log at error, with what the operation was about and why it was given up.
+    expect(errors).toEqual([{ message: 'operation failed as poison', properties: expect.objectContaining({ operationId: 'op-crashy', kind: 'trigger', triggerName: expect.any(String), reason: expect.stringContaining('(poison)') }) }]);
     expect(await startUp()).toBe(0);
   });
 

@@ -4,7 +4,9 @@
  * settings.ts without either fails here.
  */
 import { appSettings } from '../../src/host/settings';
-import { arrayItems, calledFunctions, declaration, Node, path, property, stringValue, template } from './bicep';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { arrayItems, calledFunctions, declaration, declarations, Node, path, property, referencedIdentifiers, repoRoot, stringValue, template } from './bicep';
 
 /** Settings the deployed app must NOT get, each with why. */
 const LOCAL_ONLY: Readonly<Record<string, string>> = {
@@ -128,6 +130,31 @@ describe('app settings of the deployed function app', () => {
     expect(mainArgument('retentionDays')).toBe('retentionDays');
     expect(provided.get('SIGNALBOX_OPERATION_RETENTION_DAYS')!.text).toBe('operationRetentionDays');
     expect(mainArgument('operationRetentionDays')).toBe('operationRetentionDays');
+  });
+
+  it('lets a deployment change every app setting it may want to (azd env set): each comes from a main.bicep parameter that main.parameters.json maps', () => {
+    const parameters = JSON.parse(readFileSync(join(repoRoot, 'infra/bicep/main.parameters.json'), 'utf8')) as { parameters: Record<string, { value: string }> };
+    const moduleParams = new Set(declarations(functionAppModule, 'parameter_declaration').map((p) => p.name));
+    const mainParams = new Set(declarations(main, 'parameter_declaration').map((p) => p.name));
+    // The settings a deployment tunes (the rest are wiring: endpoints, identity, telemetry).
+    const tunable = ['SIGNALBOX_ALLOWED_HOSTS', 'SIGNALBOX_CORS_ALLOWED_ORIGINS', 'SIGNALBOX_RETENTION_DAYS', 'SIGNALBOX_EVENT_SOURCE_PREFIX', 'SIGNALBOX_TASK_HUB'];
+    const unwired = tunable.filter((setting) => {
+      const fromParams = [...referencedIdentifiers(provided.get(setting)!)].filter((name) => moduleParams.has(name));
+      return !fromParams.some((name) => {
+        const argument = mainArgument(name);
+        return argument !== undefined && mainParams.has(argument) && /^\$\{[A-Z0-9_]+/.test(parameters.parameters[argument]?.value ?? '');
+      });
+    });
+    expect(unwired).toEqual([]);
+    // Named after the app setting it becomes, so `azd env set SIGNALBOX_RETENTION_DAYS 30` does what it says.
+    expect(parameters.parameters.retentionDays?.value).toBe('${SIGNALBOX_RETENTION_DAYS}');
+    expect(parameters.parameters.eventSourcePrefix?.value).toBe('${SIGNALBOX_EVENT_SOURCE_PREFIX}');
+  });
+
+  it('names the deployment in lifecycle events\' source by default, or as SIGNALBOX_EVENT_SOURCE_PREFIX says', () => {
+    expect(provided.get('SIGNALBOX_EVENT_SOURCE_PREFIX')!.text.replace(/\s/g, '')).toBe("empty(eventSourcePrefix)?'/${functionAppName}':eventSourcePrefix");
+    expect(mainArgument('eventSourcePrefix')).toBe('eventSourcePrefix');
+    expect(stringValue(declaration(main, 'parameter_declaration', 'eventSourcePrefix').body!)).toBe('');
   });
 
   it('wires one CORS parameter to the platform CORS config and to the app setting, off by default', () => {

@@ -135,6 +135,11 @@ describe('main.parameters.json', () => {
     expect(required.filter((name) => !(name in file.parameters))).toEqual([]);
   });
 
+  it('maps every parameter of main.bicep, so each can be set with azd env set', () => {
+    const declared = params.map((p) => p.name);
+    expect(declared.filter((name) => !(name in file.parameters))).toEqual([]);
+  });
+
   it('maps the environment name and location to the azd environment', () => {
     expect(file.parameters.environmentName?.value).toBe('${AZURE_ENV_NAME}');
     expect(file.parameters.location?.value).toBe('${AZURE_LOCATION}');

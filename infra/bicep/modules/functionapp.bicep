@@ -32,6 +32,8 @@ param retentionDays string = ''
 
 @description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
 param operationRetentionDays string = ''
+@description('Lifecycle events\' source prefix; empty uses /<function app name>.')
+param eventSourcePrefix string = ''
 
 @allowed([
   '20'
@@ -159,10 +161,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           name: 'SIGNALBOX_ALLOWED_HOSTS'
           value: allowedOutboundHosts
         }
-        // Lifecycle events' `source` names the deployment: /<app name>/signalbox/workflows/<id>.
+        // Lifecycle events' `source` names the deployment: /<app name>/signalbox/workflows/<id>, unless set.
         {
           name: 'SIGNALBOX_EVENT_SOURCE_PREFIX'
-          value: '/${functionAppName}'
+          value: empty(eventSourcePrefix) ? '/${functionAppName}' : eventSourcePrefix
         }
         {
           name: 'SIGNALBOX_RETENTION_DAYS'

@@ -1,6 +1,7 @@
 /**
  * @module `signalbox push <file...>`: every file is checked first and nothing is sent if any is invalid;
- * then each workflow is created, or gets a new version with `If-Match` set to its current ETag.
+ * then each workflow is created, or gets a new version with `If-Match` set to its current ETag. A file
+ * equal to the latest version is left as it is (`unchanged`), unless `--force`.
  */
 import type { CommandContext } from '../context';
 import { checkDefinitionFile, printFileChecks } from '../definition-check';
@@ -12,9 +13,16 @@ export interface PushResult {
   readonly workflowId: string;
   readonly version: number;
   readonly created: boolean;
+  /** The definition equals the latest version's: no version was added. */
+  readonly unchanged: boolean;
 }
 
-export async function pushCommand(context: CommandContext, files: readonly string[]): Promise<void> {
+export interface PushOptions {
+  /** Add a version even when the definition equals the latest one. */
+  readonly force?: boolean;
+}
+
+export async function pushCommand(context: CommandContext, files: readonly string[], options: PushOptions = {}): Promise<void> {
   const { output } = context;
   const inputs = files.map(readDefinitionFile);
   const checks = inputs.map(checkDefinitionFile);
@@ -28,10 +36,11 @@ export async function pushCommand(context: CommandContext, files: readonly strin
     const workflowId = checks[index]!.workflowId!;
     for (const warning of checks[index]!.warnings) output.note(`${input.file}: ${warning.path}: ${warning.code}: ${warning.message}`);
     const current = await context.api.findWorkflow(workflowId);
-    const stored = await context.api.putWorkflow(workflowId, input.definition, current ? { ifMatch: current.etag } : {});
-    const result = { file: input.file, workflowId, version: stored.version, created: current === undefined };
+    const stored = await context.api.putWorkflow(workflowId, input.definition, current ? { ifMatch: current.etag, ...(options.force ? { force: true } : {}) } : {});
+    const created = current === undefined;
+    const result: PushResult = { file: input.file, workflowId, version: stored.version, created, unchanged: !created && stored.version === current.version };
     results.push(result);
-    if (!context.json) output.print(`${workflowId}: ${result.created ? 'created, ' : ''}version ${stored.version} (${input.file})`);
+    if (!context.json) output.print(`${workflowId}: ${result.created ? 'created, ' : result.unchanged ? 'unchanged, ' : ''}version ${stored.version} (${input.file})`);
   }
   if (context.json) output.printJson(results);
 }

@@ -1,5 +1,6 @@
 /** @module `signalbox start <workflowId> [--id] [--context]`: a new instance of the workflow's latest version. */
 import type { CommandContext } from '../context';
+import { InstancesFaultedError } from '../errors';
 import { jsonObjectArgument } from '../inputs';
 
 export interface StartOptions {
@@ -14,6 +15,8 @@ export async function startCommand(context: CommandContext, workflowId: string, 
     ...(options.id !== undefined ? { instanceId: options.id } : {}),
     ...(instanceContext ? { context: instanceContext } : {}),
   });
-  if (context.json) return context.output.printJson(instance);
-  context.output.print(`${instance.id}: started ${instance.workflowId} version ${instance.workflowVersion}, state ${instance.stateId} (${instance.status})`);
+  if (context.json) context.output.printJson(instance);
+  else context.output.print(`${instance.id}: started ${instance.workflowId} version ${instance.workflowVersion}, state ${instance.stateId} (${instance.status})`);
+  // Created, but faulted at once (an initial entry condition, an entry action): say why, and exit 5.
+  if (instance.status === 'faulted') throw new InstancesFaultedError(`${instance.id} faulted${instance.fault ? `: ${instance.fault.message}` : ''}`);
 }

@@ -1,6 +1,7 @@
 /** @module `signalbox watch <operationId>`: the progress view of an operation until it finishes. */
 import type { CommandContext } from '../context';
 import { failIfFailed, printOperation, waitForOperation } from '../operation-view';
+import { outcomeReasons } from '../outcome-reasons';
 
 export interface WatchCommandOptions {
   readonly results?: number;
@@ -10,7 +11,10 @@ export interface WatchCommandOptions {
 export async function followOperation(context: CommandContext, operationId: string, options: WatchCommandOptions): Promise<void> {
   const operation = await waitForOperation(context.api, operationId, context.output, { progress: options.progress !== false && !context.json, ...(options.results !== undefined ? { results: options.results } : {}) });
   if (context.json) context.output.printJson(operation);
-  else printOperation(context.output, operation, options.results !== undefined ? { results: options.results } : {});
+  else {
+    const reasons = await outcomeReasons(context.api, operation.instances.slice(0, options.results ?? 10));
+    printOperation(context.output, operation, { reasons, ...(options.results !== undefined ? { results: options.results } : {}) });
+  }
   failIfFailed(operation);
 }
 

@@ -24,10 +24,16 @@ export interface EventDeliveryTarget {
   readonly subscriptionId: string;
 }
 
+/** Why an attempt failed, for the log: the event's workflow and the failure (on `retry` and dead-lettering). */
+export interface AttemptFailure {
+  readonly workflowId?: string;
+  readonly reason?: string;
+}
+
 export type AttemptResult =
-  | { readonly next: 'done'; readonly status: DeliveryStatus | 'gone' }
+  | ({ readonly next: 'done'; readonly status: DeliveryStatus | 'gone' } & AttemptFailure)
   /** Try again after `delayInMs`: a retryable failure. */
-  | { readonly next: 'retry'; readonly delayInMs: number }
+  | ({ readonly next: 'retry'; readonly delayInMs: number } & AttemptFailure)
   /**
    * Not this event's turn: `earlierEventId`, an earlier event of the instance, is still pending for the
    * subscription. Look again after `delayInMs` (no sooner than that one's next attempt can end it);
@@ -83,8 +89,9 @@ export class EventDeliveryService {
     const attempts = delivery.attempts + 1;
     const at = clock.now().toISOString();
     if (!subscription) {
-      await this.record(target, index, { ...delivery, status: DeliveryStatus.deadLettered, attempts, lastError: 'the subscription is not in the workflow version', lastAttemptAt: at }, options);
-      return { next: 'done', status: DeliveryStatus.deadLettered };
+      const reason = 'the subscription is not in the workflow version';
+      await this.record(target, index, { ...delivery, status: DeliveryStatus.deadLettered, attempts, lastError: reason, lastAttemptAt: at }, options);
+      return { next: 'done', status: DeliveryStatus.deadLettered, workflowId: record.data.workflowId, reason };
     }
     const message = structuredMessage(toCloudEvent(record, subscription, this.options.sourcePrefix));
     let failure: { status: number | undefined; message: string; refused?: boolean } | undefined;
@@ -114,8 +121,9 @@ export class EventDeliveryService {
     const retry = !failure.refused && isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
     const status = retry ? DeliveryStatus.pending : DeliveryStatus.deadLettered;
     await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at }, options);
-    if (!retry) return { next: 'done', status };
-    return { next: 'retry', delayInMs: retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()) };
+    const failed = { workflowId: record.data.workflowId, reason: lastError };
+    if (!retry) return { next: 'done', status, ...failed };
+    return { next: 'retry', delayInMs: retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()), ...failed };
   }
 
   /**

@@ -74,7 +74,7 @@ export class EventDispatcher {
           if (result.next === 'done') {
             queue.eventIds.shift();
             turnsInARow = 0;
-            if (result.status === DeliveryStatus.deadLettered) this.logger.warn('A lifecycle event was dead-lettered', { ...target });
+            if (result.status === DeliveryStatus.deadLettered) this.logger.warn('A lifecycle event was dead-lettered', { ...target, workflowId: result.workflowId, reason: result.reason });
             continue;
           }
           if (result.next === 'wait') {
@@ -85,6 +85,8 @@ export class EventDispatcher {
             queue.eventIds.unshift(result.earlierEventId);
             if (++turnsInARow <= MAX_TURNS_IN_A_ROW) continue;
           }
+          // A subscriber that failed the delivery (a 5xx, a 429, no answer): said, since it may fail for hours.
+          if (result.next === 'retry') this.logger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
           turnsInARow = 0;
           delayInMs = result.delayInMs;
         } catch (error) {

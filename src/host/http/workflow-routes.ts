@@ -9,6 +9,8 @@ import { pageQuerySchema, parseQuery } from './query';
 import { pageBody, workflowBody } from './representations';
 import type { RouteDefinition } from './types';
 import type { WorkflowVersion } from '../../engine/definition';
+import { jsonEqual } from '../../engine/json-equal';
+import type { JsonValue } from '../../engine/json';
 
 function workflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
   return {
@@ -21,9 +23,11 @@ function workflowResponse(status: number, workflow: WorkflowVersion, location?: 
 /**
  * PUT semantics: the body's `id`, if any, must be the route's; without If-Match the workflow is created
  * (version 1) if new, else 409; with If-Match (the latest ETag, or `*`) a version is added, and If-Match
- * on a workflow that does not exist fails the precondition (412) rather than creating it.
+ * on a workflow that does not exist fails the precondition (412) rather than creating it. A definition
+ * equal to the latest version's is not a new version: the latest is answered as it is (so pushing the
+ * same file twice leaves one version), unless `force` asks for a version anyway.
  */
-export async function putWorkflow(engine: Engine, workflowId: string, body: unknown, ifMatch: string | undefined): Promise<{ workflow: WorkflowVersion; created: boolean }> {
+export async function putWorkflow(engine: Engine, workflowId: string, body: unknown, ifMatch: string | undefined, options: { force?: boolean } = {}): Promise<{ workflow: WorkflowVersion; created: boolean }> {
   let input = body;
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     const id = (input as { id?: unknown }).id;
@@ -36,6 +40,13 @@ export async function putWorkflow(engine: Engine, workflowId: string, body: unkn
   if (!ifMatch) {
     if (await engine.workflows.find(workflowId)) throw new ConflictError(`Workflow "${workflowId}" exists: send If-Match with its ETag (or *) to add a version`);
     return { workflow: await engine.workflows.create(definition), created: true };
+  }
+  if (!options.force) {
+    const latest = await engine.workflows.find(workflowId);
+    // A stale ETag is refused by addVersion below (412), even for an unchanged body.
+    if (latest && (ifMatch === '*' || ifMatch === latest.etag) && jsonEqual(latest.definition as unknown as JsonValue, definition as unknown as JsonValue)) {
+      return { workflow: latest, created: false };
+    }
   }
   try {
     return { workflow: await engine.workflows.addVersion(definition, { ifMatch }), created: false };
@@ -55,6 +66,9 @@ function storedWorkflowResponse(engine: Engine, status: number, workflow: Workfl
 }
 
 const workflowPath = z.object({ workflowId: z.string().meta({ description: 'The workflow id (the definition\'s `id`).' }) });
+const putWorkflowQuery = z.object({
+  force: z.enum(['true', 'false']).optional().meta({ description: '`true` adds a version even when the definition equals the latest one (which otherwise answers 200 with the latest, unchanged).' }),
+});
 const getWorkflowQuery = z.object({ version: z.coerce.number().int().min(1).optional().meta({ description: 'An older version; the latest by default.' }) });
 const listWorkflowsQuery = z.object(pageQuerySchema);
 
@@ -68,10 +82,11 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       summary: 'Create or version a workflow',
       tags: ['workflows'],
       path: workflowPath,
+      query: putWorkflowQuery,
       headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The current ETag (or `*`) to add a version; without it an existing workflow is a 409.' }) }),
       body: workflowDefinitionReference,
       responses: {
-        200: { description: 'A new version (If-Match matched), with the analysis\' warnings.', body: storedWorkflowReference, headers: etagHeaders },
+        200: { description: 'A new version (If-Match matched), with the analysis\' warnings; or, when the definition equals the latest version\'s (and `force` is not `true`), the latest version as it is: same `version`, same ETag, nothing stored.', body: storedWorkflowReference, headers: etagHeaders },
         201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
         400: 'The definition is invalid (every problem listed), or its `id` differs from the route\'s.',
         409: 'The workflow exists and no If-Match was sent.',
@@ -81,7 +96,8 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     async handle(request, { engine }) {
       const body = readJsonBody(request);
       const ifMatch = request.headers.get('if-match') ?? undefined;
-      const { workflow, created } = await putWorkflow(engine, request.params.workflowId!, body, ifMatch);
+      const { force } = parseQuery(request, putWorkflowQuery);
+      const { workflow, created } = await putWorkflow(engine, request.params.workflowId!, body, ifMatch, { force: force === 'true' });
       return storedWorkflowResponse(engine, created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
   },
