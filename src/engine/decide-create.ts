@@ -27,6 +27,8 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
+  /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
+  readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */
   readonly parent?: InstanceParent;
 }
@@ -39,6 +41,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
   const cause: Cause = { kind: 'create' };
   const initial: Instance = {
     id: input.instanceId,
+    ...(input.incarnation !== undefined ? { incarnation: input.incarnation } : {}),
     workflowId: definition.id,
     workflowVersion: workflow.version,
     stateId,

@@ -11,6 +11,7 @@ import { InstanceStatus, TriggerOutcome } from './enums';
 import { entryBlockedAt, enterState } from './enter-state';
 import { ConflictError, ValidationError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
+import { withRelease } from './held-triggers';
 import { plainInstance, withoutFault } from './instance-changes';
 import type { Registry } from './registry';
 import { Draft, messageOf } from './run-steps';
@@ -27,13 +28,14 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
   const fromStateId = instance.stateId;
   // Entry conditions see the instance as it will be: in the state, waiting (or complete).
   const status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
-  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context: instance.context, stateId, status });
+  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context: instance.context, stateId, status, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}) });
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(`entry condition [${blocked}] of state "${stateId}" is false`);
     const entered = await enterState(draft, cause, stateId, instance.historyLength);
     const at = effects.now().toISOString();
-    return {
+    // What was held while it was faulted is released, oldest first (held-triggers.ts).
+    return withRelease({
       result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: stateId },
       change: {
         instance: {
@@ -52,7 +54,7 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
         outbox: entered.outbox,
       },
       logs: draft.logs,
-    };
+    });
   } catch (error) {
     return faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
   }

@@ -25,10 +25,12 @@ import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
+import { isChildOf, markParent, runningChildStatuses } from './child-cascade';
 import type { HistoryEntry, Instance, StoredInstance } from './instance';
 import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
 import { newlyArmed } from './timers';
+import { newIncarnation } from './trigger-ids';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -205,6 +207,10 @@ export class InstanceRuntime {
             const refused = guarded(stored, guard);
             if (refused) return { decision: refused, instance: stored, outbox: leftovers };
             decision = decideDelete(stored, force, this.options.clock.now());
+            // A parent with running children is running too (child-cascade.ts).
+            if (!force && (await this.childrenOf(stored, options)).some((child) => runningChildStatuses.has(child.status))) {
+              throw new ConflictError(`Instance "${instanceId}" has running children: delete it with force=true (its children are deleted with it), or cancel it first`);
+            }
             lease.assertHeld();
             try {
               await this.ports.instances.save(decision.change!.instance, { history: historyOf(decision.change!) }, { ...options, ifMatch: stored.etag });
@@ -214,6 +220,7 @@ export class InstanceRuntime {
             }
           }
           // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
+          for (const child of await this.childrenOf(stored, options)) await this.delete(child.id, true, options);
           await this.ports.interests.remove(instanceId, stored.interests, options);
           await lease.discard();
           await this.ports.instances.purge(instanceId, options);
@@ -237,7 +244,9 @@ export class InstanceRuntime {
   async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
     if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
-    const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
+    // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
+    const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation(this.options.newId(), this.options.clock.now().toISOString()) };
+    const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
     // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
@@ -259,6 +268,16 @@ export class InstanceRuntime {
     }
     this.finish(deliveryKey, decision.logs);
     return { decision, instance: stored, outbox: change.outbox };
+  }
+
+  /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */
+  async childrenOf(parent: Pick<Instance, 'id' | 'incarnation' | 'startedChildren'>, options: OperationOptions = {}): Promise<StoredInstance[]> {
+    if (!parent.startedChildren) return [];
+    const children: StoredInstance[] = [];
+    for await (const child of this.ports.instances.query({ parentId: parent.id }, { ...options, maxPageSize: 1000 })) {
+      if (!child.deleting && isChildOf(child, parent)) children.push(child);
+    }
+    return children;
   }
 
   private async prepareLease(instanceId: string, options: OperationOptions): Promise<void> {
@@ -342,7 +361,7 @@ export class InstanceRuntime {
 
 /** The decision with its change's lifecycle events (records and outbox rows), written with it. */
 function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
-  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, decision.change, cause) } : decision;
+  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, markParent(decision.change), cause) } : decision;
 }
 
 /** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */

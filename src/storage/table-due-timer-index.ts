@@ -35,6 +35,7 @@ function toTimer(row: TableRow): DueTimer {
     transitionId: String(row.transitionId),
     stateEntry: Number(row.stateEntry),
     dueAt: String(row.dueAt),
+    ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
   };
 }
 
@@ -77,7 +78,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
   }
 
   private entity(timer: DueTimer) {
-    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt };
+    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) };
   }
 
   private async inChunks(timers: readonly DueTimer[], write: (chunk: DueTimer[]) => Promise<unknown>): Promise<void> {

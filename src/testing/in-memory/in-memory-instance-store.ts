@@ -105,12 +105,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   async purge(instanceId: string, _options?: OperationOptions): Promise<void> {
     this.histories.delete(instanceId);
     this.outboxes.delete(instanceId);
+    this.events.delete(instanceId);
     this.instances.delete(instanceId);
   }
 
   /** Whether anything of the instance is left: its row, history or outbox rows (tests). */
   holdsAnythingOf(instanceId: string): boolean {
-    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId);
+    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.events.has(instanceId);
   }
 
   list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry> {
