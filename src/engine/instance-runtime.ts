@@ -245,7 +245,7 @@ export class InstanceRuntime {
     if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     const deliveryKey = `${input.instanceId}|${causeKey({ kind: 'create' })}`;
     // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
-    const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation(this.options.newId(), this.options.clock.now().toISOString()) };
+    const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
     const decision = withEvents(workflow.definition, undefined, { kind: 'create' }, await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed

@@ -77,9 +77,9 @@ export function incarnationSegment(incarnation: string | undefined): string {
 }
 
 /**
- * A new incarnation tag: 12 hex digits (48 bits) of a hash of a fresh id and the creation time. It only
- * has to differ from the other incarnations of the same instance id.
+ * A new incarnation tag: 12 random hex digits (48 bits; it only has to differ from the other incarnations
+ * of the same instance id). Not taken from `EngineOptions.newId`, whose ids callers may count on.
  */
-export function newIncarnation(freshId: string, createdAt: string): string {
-  return hashString(`${freshId}\u0000${createdAt}`).slice(0, 12);
+export function newIncarnation(): string {
+  return globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 12);
 }
