@@ -27,6 +27,8 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
+  /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
+  readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */
   readonly parent?: InstanceParent;
   /** A child's creation is follow-up work of its parent's change: its causal depth (causal-budget.ts). Absent: 0. */
@@ -46,6 +48,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
   const cause = creationCause(input);
   const initial: Instance = {
     id: input.instanceId,
+    ...(input.incarnation !== undefined ? { incarnation: input.incarnation } : {}),
     workflowId: definition.id,
     workflowVersion: workflow.version,
     stateId,

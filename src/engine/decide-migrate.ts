@@ -76,7 +76,7 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
     return unchanged({ instanceId: instance.id, outcome: ActionOutcome.failed, fromStateId: instance.stateId, error: `the timers of state "${toStateId}" could not be armed: ${messageOf(error)}` });
   }
   const stateEntry = instance.historyLength;
-  const outbox = timerOutboxRows(instance.id, stateEntry, timers);
+  const outbox = timerOutboxRows(instance, stateEntry, timers);
   return {
     result: { instanceId: instance.id, outcome: ActionOutcome.migrated, fromStateId: instance.stateId, toStateId },
     change: {

@@ -11,6 +11,7 @@ import { InstanceStatus, TriggerOutcome } from './enums';
 import { entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
 import { ConflictError, ValidationError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
+import { withRelease } from './held-triggers';
 import { plainInstance, withoutFault } from './instance-changes';
 import type { JsonObject } from './json';
 import { applyMergePatch } from './merge-patch';
@@ -40,13 +41,14 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
   // The patch comes first: the entry conditions and actions see the repaired context.
   const context = repair.contextPatch ? applyMergePatch(instance.context, repair.contextPatch) : instance.context;
   const recorded = { ...(repair.contextPatch ? { contextPatch: repair.contextPatch } : {}), ...(repair.by !== undefined ? { by: repair.by } : {}) };
-  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context, stateId, status });
+  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context, stateId, status, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}) });
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `state "${stateId}"`));
     const entered = await enterState(draft, cause, stateId, instance.historyLength);
     const at = effects.now().toISOString();
-    return {
+    // What was held while it was faulted is released, oldest first (held-triggers.ts).
+    return withRelease({
       result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: stateId },
       change: {
         instance: {
@@ -65,7 +67,7 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
         outbox: entered.outbox,
       },
       logs: draft.logs,
-    };
+    });
   } catch (error) {
     const faulted = faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
     // A repair that did not help is still a change someone made: the fault entry says so too.

@@ -8,6 +8,7 @@ import { ActionOutcome, InstanceStatus } from './enums';
 import { ConflictError } from './errors';
 import { HistoryEvent, type Instance } from './instance';
 import { plainInstance } from './instance-changes';
+import { withRelease } from './held-triggers';
 import { timerOutboxRows } from './timers';
 
 function relabel(stored: Instance, status: InstanceStatus, event: HistoryEvent, outcome: ActionOutcome, now: Date): Decision {
@@ -38,10 +39,11 @@ export function decideSuspend(stored: Instance, now: Date): Decision {
  */
 export function decideResume(stored: Instance, now: Date): Decision {
   if (stored.status !== InstanceStatus.suspended) throw new ConflictError(`Instance "${stored.id}" is ${stored.status}, not suspended: only suspended instances can be resumed`);
-  const decision = relabel(stored, InstanceStatus.waiting, HistoryEvent.resumed, ActionOutcome.resumed, now);
+  // What was held while it was suspended is released, oldest first (held-triggers.ts).
+  const decision = withRelease(relabel(stored, InstanceStatus.waiting, HistoryEvent.resumed, ActionOutcome.resumed, now));
   const change = decision.change!;
   if (!change.instance.timers?.length) return decision;
   const stateEntry = stored.historyLength;
-  const outbox = timerOutboxRows(stored.id, stateEntry, change.instance.timers);
+  const outbox = [...change.outbox, ...timerOutboxRows(stored, stateEntry, change.instance.timers)];
   return { ...decision, change: { ...change, instance: { ...change.instance, stateEntry, outbox: outbox.map((row) => row.id) }, outbox } };
 }

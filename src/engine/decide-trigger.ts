@@ -14,6 +14,7 @@ import type { Effects } from './effects';
 import { TriggerOutcome, inactiveStatuses } from './enums';
 import { entryBlockedAt, enterState } from './enter-state';
 import { selfCausedFault, withSelfCausedCount } from './causal-budget';
+import { decideAddressed } from './held-triggers';
 import { HistoryEvent, type Instance } from './instance';
 import { appliedRecord, duplicateResult, plainInstance, rememberApplied, withoutFault } from './instance-changes';
 import type { InstanceResult } from './operation';
@@ -27,9 +28,9 @@ function sharesSubject(interests: readonly string[], subjects: readonly string[]
   return false;
 }
 
-/** Whether the timer is armed for the instance's current state entry (not stale, not spent). */
+/** Whether the timer is armed for the instance's current state entry (not stale, not spent), by this incarnation. */
 function isArmed(instance: Instance, timer: TimerTarget): boolean {
-  return instance.stateEntry === timer.stateEntry && (instance.timers ?? []).some((armed) => armed.transitionId === timer.transitionId);
+  return timer.incarnation === instance.incarnation && instance.stateEntry === timer.stateEntry && (instance.timers ?? []).some((armed) => armed.transitionId === timer.transitionId);
 }
 
 /**
@@ -86,6 +87,9 @@ async function decideWithDraft(
   // whatever has happened since (it may have completed or faulted the instance, or moved it on).
   const applied = appliedRecord(instance, trigger.id);
   if (applied) return unchanged(duplicateResult(id, applied));
+  // A trigger for one instance (a child's notification): for this incarnation only, held while it cannot take it.
+  const addressed = await decideAddressed(instance, trigger, effects.now(), (without, held) => decideWithDraft(definition, without, held, effects, registry, madeDraft));
+  if (addressed) return addressed;
   // Step 2: only waiting (or initializing) instances take triggers (and fire timers).
   if (inactiveStatuses.has(instance.status)) return unchanged({ instanceId: id, outcome: TriggerOutcome.notActive });
   // Step 3: a stale index may offer a trigger the instance no longer wants. A timer's trigger is addressed

@@ -109,6 +109,7 @@ export class Engine {
       trigger: async (row) => void (await this.publish(row.payload)),
       event: async (row) => this.dispatchInProcess(row),
       startInstance: async (row, rowOptions) => this.startChild(row.payload, rowOptions),
+      cancelChildren: async (row, rowOptions) => this.cancelChildren(row.payload.parentId, row.payload.incarnation, rowOptions),
       ...(handlers.timer ? {} : { timer: this.inProcessTimerHandler() }),
       ...handlers,
     } as Required<OutboxHandlers>;
@@ -406,9 +407,32 @@ export class Engine {
       const created = await this.runtime.create(workflow, { instanceId: payload.instanceId, context: payload.context, parent: payload.parent, causalDepth: payload.causalDepth ?? 1 }, options);
       await this.relayAfter(created, options);
     } catch (error) {
-      if (error instanceof ConflictError) return;
+      if (error instanceof ConflictError) {
+        // The earlier delivery's child, or an instance of its own that holds the id: the parent is told
+        // nothing in either case, so say so when it is not its child.
+        const existing = await this.ports.instances.get(payload.instanceId, options);
+        const own = existing && existing.parent?.instanceId === payload.parent.instanceId && existing.parent.incarnation === payload.parent.incarnation;
+        if (!own) this.options.logger.error('Could not start a child instance: its id is taken by another instance', { parentId: payload.parent.instanceId, instanceId: payload.instanceId, workflowId: payload.workflowId });
+        return;
+      }
       if (isRetryable(error)) throw error;
       this.options.logger.error('Could not start a child instance', { parentId: payload.parent.instanceId, instanceId: payload.instanceId, workflowId: payload.workflowId, error: String(error) });
+    }
+  }
+
+  /**
+   * Cancels the running children of a cancelled parent (of its incarnation), each through the run loop,
+   * so each cascades to its own. One finished meanwhile is left as it is (ConflictError).
+   */
+  private async cancelChildren(parentId: string, incarnation: string | undefined, options: OperationOptions = {}): Promise<void> {
+    const parent = { id: parentId, startedChildren: true as const, ...(incarnation !== undefined ? { incarnation } : {}) };
+    for (const child of await this.runtime.childrenOf(parent, options)) {
+      if (child.status === 'complete' || child.status === 'cancelled') continue;
+      try {
+        await this.cancel(child.id, options);
+      } catch (error) {
+        if (!(error instanceof ConflictError) && !(error instanceof NotFoundError)) throw error;
+      }
     }
   }
 

@@ -68,7 +68,7 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
   const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
   const timers = await armTimers(draft, state, enteredAt, followUpDepth(cause), cause);
-  const outbox = [...outboxRows(draft, cause), ...timerOutboxRows(draft.instanceId, stateEntry, timers)];
+  const outbox = [...outboxRows(draft, cause), ...timerOutboxRows({ id: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}) }, stateEntry, timers)];
   if (outbox.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and arm timers for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length}`);
   }
@@ -91,8 +91,8 @@ function childRows(draft: Draft, cause: Cause): OutboxRow[] {
   if (fault) throw new Error(fault);
   const key = causeKey(cause);
   return draft.started.map(({ child, location }, index) => {
-    const instanceId = child.instanceId ?? derivedChildId(draft.instanceId, key, location, index);
-    const parent = { instanceId: draft.instanceId, ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}) };
+    const instanceId = child.instanceId ?? derivedChildId(draft.instanceId, key, location, index, draft.incarnation);
+    const parent = { instanceId: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}), ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}) };
     return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth } };
   });
 }
@@ -107,7 +107,7 @@ function triggerRows(draft: Draft, cause: Cause): OutboxRow[] {
   }
   const key = causeKey(cause);
   return draft.raised.map((trigger, index) => {
-    const id = raisedTriggerId(draft.instanceId, key, index);
+    const id = raisedTriggerId(draft.instanceId, key, index, draft.incarnation);
     return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, raisedBy: draft.instanceId } };
   });
 }

@@ -27,12 +27,14 @@ import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { InstanceStatus } from './enums';
 import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
+import { isChildOf, markParent, runningChildStatuses } from './child-cascade';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
 import { duplicateResult } from './instance-changes';
 import { isStoredOutboxRow, type OutboxRow } from './outbox';
 import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from './ports';
 import { newlyArmed, noLongerArmed } from './timers';
 import { offerOf } from './offers';
+import { newIncarnation } from './trigger-ids';
 import type { Trigger } from './trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 
@@ -246,6 +248,10 @@ export class InstanceRuntime {
             const refused = guarded(stored, guard);
             if (refused) return { decision: refused, instance: stored, outbox: leftovers };
             decision = decideDelete(stored, force, this.options.clock.now());
+            // A parent with running children is running too (child-cascade.ts).
+            if (!force && (await this.childrenOf(stored, options)).some((child) => runningChildStatuses.has(child.status))) {
+              throw new ConflictError(`Instance "${instanceId}" has running children: delete it with force=true (its children are deleted with it), or cancel it first`);
+            }
             lease.assertHeld();
             try {
               await this.ports.instances.save(decision.change!.instance, { history: historyOf(decision.change!) }, { ...options, ifMatch: stored.etag });
@@ -255,6 +261,7 @@ export class InstanceRuntime {
             }
           }
           // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
+          for (const child of await this.childrenOf(stored, options)) await this.delete(child.id, true, options);
           await this.ports.interests.remove(instanceId, stored.interests, options);
           await this.unindexTimers(stored, { ...stored, timers: [] }, options);
           await lease.discard();
@@ -280,7 +287,9 @@ export class InstanceRuntime {
     if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     const cause = creationCause(input);
     const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
-    const decision = withEvents(workflow.definition, undefined, cause, await decideCreate(workflow, input, this.effects(deliveryKey, options.abortSignal), this.options.registry));
+    // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
+    const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
+    const decision = withEvents(workflow.definition, undefined, cause, await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry));
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
     // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
@@ -302,6 +311,16 @@ export class InstanceRuntime {
     }
     this.finish(deliveryKey, decision.logs, stored);
     return { decision, instance: stored, outbox: change.outbox };
+  }
+
+  /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */
+  async childrenOf(parent: Pick<Instance, 'id' | 'incarnation' | 'startedChildren'>, options: OperationOptions = {}): Promise<StoredInstance[]> {
+    if (!parent.startedChildren) return [];
+    const children: StoredInstance[] = [];
+    for await (const child of this.ports.instances.query({ parentId: parent.id }, { ...options, maxPageSize: 1000 })) {
+      if (!child.deleting && isChildOf(child, parent)) children.push(child);
+    }
+    return children;
   }
 
   private async prepareLease(instanceId: string, options: OperationOptions): Promise<void> {
@@ -412,7 +431,7 @@ export class InstanceRuntime {
 
 /** The decision with its change's lifecycle events (records and outbox rows), written with it. */
 function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
-  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, decision.change, cause) } : decision;
+  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, markParent(decision.change), cause) } : decision;
 }
 
 /** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry. */

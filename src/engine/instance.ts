@@ -1,6 +1,7 @@
 /** @module Workflow instances and their history. */
 import type { InstanceStatus, TriggerOutcome } from './enums';
 import type { JsonObject } from './json';
+import type { Trigger } from './trigger';
 
 /** Maximum number of recently applied triggers an instance remembers (with what each did) for idempotency. */
 export const APPLIED_TRIGGER_MEMORY = 128;
@@ -44,6 +45,13 @@ export interface SelfCausedChanges {
 
 export interface Instance {
   readonly id: string;
+  /**
+   * Which instance of this id it is: set at creation (a random 12-character tag), kept for life, and part
+   * of every id derived from the instance (timers, raised triggers, children, events), so an id used again
+   * after a deletion is a new instance that nothing of the old one can reach. Absent on instances created
+   * before incarnations existed: their derived ids stay as they were.
+   */
+  readonly incarnation?: string;
   readonly workflowId: string;
   readonly workflowVersion: number;
   readonly stateId: string;
@@ -87,10 +95,20 @@ export interface Instance {
   readonly parent?: InstanceParent;
   /** Self-caused changes in the current window (causal-budget.ts); absent after outside input. Internal. */
   readonly selfCausedChanges?: SelfCausedChanges;
+  /** Set once the instance has started a child: cancelling or deleting it then cascades to its children. */
+  readonly startedChildren?: true;
+  /**
+   * Notifications addressed to this instance (a child's `ChildCompleted`, ...) that arrived while it could
+   * not take them (suspended, faulted), oldest first (at most MAX_HELD_TRIGGERS): applied one by one, in
+   * order, once it is resumed or recovered (held-triggers.ts).
+   */
+  readonly heldTriggers?: readonly Trigger[];
 }
 
 export interface InstanceParent {
   readonly instanceId: string;
+  /** The parent's incarnation (absent for a parent created before incarnations): its children are its own. */
+  readonly incarnation?: string;
   /** Context keys of the child sent to the parent with `ChildCompleted`/`ChildFaulted`/`ChildCancelled`. */
   readonly returnContextItems?: readonly string[];
 }

@@ -18,6 +18,7 @@ export const OutboxKind = {
   timer: 'timer',
   event: 'event',
   startInstance: 'startInstance',
+  cancelChildren: 'cancelChildren',
 } as const;
 export type OutboxKind = (typeof OutboxKind)[keyof typeof OutboxKind];
 
@@ -39,17 +40,20 @@ export interface StartInstancePayload {
   readonly workflowId: string;
   readonly instanceId: string;
   readonly context: JsonObject;
-  readonly parent: { readonly instanceId: string; readonly returnContextItems?: readonly string[] };
+  readonly parent: { readonly instanceId: string; readonly incarnation?: string; readonly returnContextItems?: readonly string[] };
   /** The causal depth of the child's creation (causal-budget.ts): the parent's change + 1. Absent on rows written before issue 22. */
   readonly causalDepth?: number;
 }
 export type StartInstanceOutboxRow = OutboxRowOf<typeof OutboxKind.startInstance, StartInstancePayload>;
 
+/** A cancelled parent's children to cancel too (those of its incarnation still running): delivered by the engine. */
+export type CancelChildrenOutboxRow = OutboxRowOf<typeof OutboxKind.cancelChildren, { readonly parentId: string; readonly incarnation?: string }>;
+
 /** A timer armed on entering a state: delivered to the host's scheduler (row id = the timer's trigger id). */
 export type TimerOutboxRow = OutboxRowOf<typeof OutboxKind.timer, DueTimer>;
 
 /** Every row kind the engine writes (payloads must be JSON objects). */
-export type OutboxRow = TriggerOutboxRow | TimerOutboxRow | EventOutboxRow | StartInstanceOutboxRow;
+export type OutboxRow = TriggerOutboxRow | TimerOutboxRow | EventOutboxRow | StartInstanceOutboxRow | CancelChildrenOutboxRow;
 
 /** A row as stored, with the instance it belongs to (the start-up sweep lists rows of every instance). */
 export interface StoredOutboxRow {

@@ -43,6 +43,8 @@ export class Draft {
   /** Children to start, with the step that started each (it keys a derived child id). */
   readonly started: Array<{ readonly child: InstanceToStart; readonly location: string }> = [];
   readonly logs: LogLine[] = [];
+  /** The instance's incarnation (instance.ts): part of every id derived from what the draft raises or starts. */
+  readonly incarnation?: string;
   /** Every action run so far, in order, with where it is (a dry run lists them: dry-run.ts). */
   readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
   /** Every condition evaluated so far, in order (decision-trace.ts). */
@@ -55,8 +57,9 @@ export class Draft {
     readonly trigger: Trigger | null,
     readonly effects: Effects,
     readonly registry: Registry,
-    start: { context: JsonObject; stateId: string; status: InstanceStatus },
+    start: { context: JsonObject; stateId: string; status: InstanceStatus; incarnation?: string },
   ) {
+    if (start.incarnation !== undefined) this.incarnation = start.incarnation;
     this.context = start.context;
     this.stateId = start.stateId;
     this.status = start.status;

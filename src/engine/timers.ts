@@ -33,6 +33,8 @@ export interface DueTimer {
   readonly dueAt: string;
   /** The causal depth its trigger carries (ArmedTimer.causalDepth); absent: 0. */
   readonly causalDepth?: number;
+  /** The incarnation that armed it (absent for instances without one): another incarnation never fires it. */
+  readonly incarnation?: string;
 }
 
 /** The trigger a due timer applies to its instance (subject: the instance's own id). */
@@ -42,28 +44,29 @@ export function timerTrigger(timer: DueTimer): Trigger {
     name: TIMER_TRIGGER_NAME,
     subjects: [timer.instanceId],
     parameters: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt },
-    timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry },
+    timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
     // Only when there is one, so every path that builds this trigger (relay, due-timer row) builds the same body.
     ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
   };
 }
 
 /** The due timers of an instance as saved (what schedulers and the due-time index hold). */
-export function dueTimersOf(instance: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+export function dueTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'>): DueTimer[] {
   if (!instance.timers?.length || instance.stateEntry === undefined) return [];
-  const stateEntry = instance.stateEntry;
+  const { stateEntry, incarnation } = instance;
   return instance.timers.map((timer) => ({
-    timerId: timerTriggerId(instance.id, stateEntry, timer.transitionId),
+    timerId: timerTriggerId(instance.id, stateEntry, timer.transitionId, incarnation),
     instanceId: instance.id,
     transitionId: timer.transitionId,
     stateEntry,
     dueAt: timer.dueAt,
     ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+    ...(incarnation !== undefined ? { incarnation } : {}),
   }));
 }
 
 /** Timers of `next` that `previous` did not have (a new entry, or a new transition): what to index and schedule. */
-export function newlyArmed(previous: Pick<Instance, 'id' | 'stateEntry' | 'timers'> | undefined, next: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+export function newlyArmed(previous: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'> | undefined, next: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'>): DueTimer[] {
   const before = new Set(previous ? dueTimersOf(previous).map((timer) => timer.timerId) : []);
   return dueTimersOf(next).filter((timer) => !before.has(timer.timerId));
 }
@@ -123,6 +126,6 @@ export async function armTimers(draft: Draft, state: StateDefinition, enteredAt:
 }
 
 /** The outbox rows that hand armed timers to the host's scheduler after the save. */
-export function timerOutboxRows(instanceId: string, stateEntry: number, timers: readonly ArmedTimer[]): TimerOutboxRow[] {
-  return dueTimersOf({ id: instanceId, stateEntry, timers }).map((payload) => ({ id: payload.timerId, kind: OutboxKind.timer, payload }));
+export function timerOutboxRows(instance: Pick<Instance, 'id' | 'incarnation'>, stateEntry: number, timers: readonly ArmedTimer[]): TimerOutboxRow[] {
+  return dueTimersOf({ id: instance.id, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}), stateEntry, timers }).map((payload) => ({ id: payload.timerId, kind: OutboxKind.timer, payload }));
 }

@@ -7,6 +7,11 @@
  * characters the text is replaced by a 128-bit hash of it (`raised:h.<32 hex>`, which no readable id can
  * look like). The same inputs always give the same id, so a repeated delivery of an outbox row is
  * recognised downstream as the same trigger.
+ *
+ * An instance's incarnation (instance.ts) is part of every id derived from it, as an `i.<incarnation>`
+ * segment right after the instance id: no cause tag, state entry or hash starts with `i.`, so an id with
+ * one can never equal an id without one. Instances without an incarnation (created before it existed)
+ * keep the ids they always had.
  */
 const MAX_ID_LENGTH = 128;
 
@@ -47,8 +52,8 @@ export function toTriggerId(raw: string): string {
  * The id of the `index`-th trigger raised by the change `causeKey` (see decision.ts) of `instanceId`.
  * Instance and trigger ids use the id charset already, so the readable form needs no escaping.
  */
-export function raisedTriggerId(instanceId: string, causeKey: string, index: number): string {
-  const readable = `${RAISED_TRIGGER_ID_PREFIX}${instanceId.length}:${instanceId}:${causeKey}:${index}`;
+export function raisedTriggerId(instanceId: string, causeKey: string, index: number, incarnation?: string): string {
+  const readable = `${RAISED_TRIGGER_ID_PREFIX}${instanceId.length}:${instanceId}:${incarnationSegment(incarnation)}${causeKey}:${index}`;
   if (readable.length <= MAX_ID_LENGTH && /^[A-Za-z0-9._:-]+$/.test(readable)) return readable;
   return `${RAISED_TRIGGER_ID_PREFIX}h.${hash128(readable)}`;
 }
@@ -60,8 +65,21 @@ export function raisedTriggerId(instanceId: string, causeKey: string, index: num
  * `timer:h.<128-bit hash>` of it (one ':' only, so it cannot look like a readable one). Deterministic:
  * arming twice gives one id, so a timer applies at most once (it is its operation's id too).
  */
-export function timerTriggerId(instanceId: string, stateEntry: number, transitionId: string): string {
-  const readable = `${TIMER_TRIGGER_ID_PREFIX}${instanceId}:${stateEntry}:${transitionId}`;
+export function timerTriggerId(instanceId: string, stateEntry: number, transitionId: string, incarnation?: string): string {
+  const readable = `${TIMER_TRIGGER_ID_PREFIX}${instanceId}:${incarnationSegment(incarnation)}${stateEntry}:${transitionId}`;
   if (!instanceId.includes(':') && readable.length <= MAX_ID_LENGTH && /^[A-Za-z0-9._:-]+$/.test(readable)) return readable;
-  return `${TIMER_TRIGGER_ID_PREFIX}h.${hash128(`${instanceId.length}:${instanceId}:${stateEntry}:${transitionId}`)}`;
+  return `${TIMER_TRIGGER_ID_PREFIX}h.${hash128(`${instanceId.length}:${instanceId}:${incarnationSegment(incarnation)}${stateEntry}:${transitionId}`)}`;
+}
+
+/** `i.<incarnation>:`, or nothing for an instance without one (its ids stay as they were). */
+export function incarnationSegment(incarnation: string | undefined): string {
+  return incarnation === undefined ? '' : `i.${incarnation}:`;
+}
+
+/**
+ * A new incarnation tag: 12 random hex digits (48 bits; it only has to differ from the other incarnations
+ * of the same instance id). Not taken from `EngineOptions.newId`, whose ids callers may count on.
+ */
+export function newIncarnation(): string {
+  return globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 12);
 }

@@ -74,12 +74,29 @@ export interface Trigger {
   readonly raisedBy?: string;
   /** Present only on a timer's trigger (timers.ts): the one timer transition it may choose, and for which entry. */
   readonly timer?: TimerTarget;
+  /**
+   * Present only on a system trigger addressed to one instance that must not miss it (a child's
+   * `ChildCompleted`, ...; held-triggers.ts): another incarnation of that id answers `notInterested`, and
+   * a suspended or faulted one keeps it until it is resumed or recovered.
+   */
+  readonly recipient?: TriggerRecipient;
 }
 
 /** What a timer trigger fires: a transition of the state entry the timer was armed for. */
 export interface TimerTarget {
   readonly transitionId: string;
   readonly stateEntry: number;
+  /** The incarnation that armed it (absent for instances without one). */
+  readonly incarnation?: string;
+}
+
+/** The one instance a system trigger is for. */
+export interface TriggerRecipient {
+  readonly instanceId: string;
+  /** Absent for an instance without an incarnation. */
+  readonly incarnation?: string;
+  /** Set on the copy that releases a held trigger: the id of the held trigger it applies. */
+  readonly releases?: string;
 }
 
 /** Validates input from outside; throws ValidationError listing every problem. */

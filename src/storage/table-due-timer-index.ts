@@ -37,6 +37,7 @@ function toTimer(row: TableRow): DueTimer {
     dueAt: String(row.dueAt),
     // Written only when the timer carries one (causal-budget.ts); rows from before issue 22 have none.
     ...(typeof row.causalDepth === 'number' && row.causalDepth > 0 ? { causalDepth: row.causalDepth } : {}),
+    ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
   };
 }
 
@@ -79,7 +80,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
   }
 
   private entity(timer: DueTimer) {
-    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}) };
+    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}), ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) };
   }
 
   private async inChunks(timers: readonly DueTimer[], write: (chunk: DueTimer[]) => Promise<unknown>): Promise<void> {

@@ -235,7 +235,9 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     const rowKey = eventRowKeyOf(instanceId, eventId);
     if (!rowKey) return undefined;
     try {
-      return fromEventRow(await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), rowKey, { abortSignal: options.abortSignal }));
+      const record = fromEventRow(await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), rowKey, { abortSignal: options.abortSignal }));
+      // The row of another incarnation of the instance id (the key holds no incarnation): not this event.
+      return record.id === eventId ? record : undefined;
     } catch (error) {
       if (isEntityNotFound(error)) return undefined;
       throw toSignalboxError(error, `event "${eventId}"`);

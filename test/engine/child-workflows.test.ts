@@ -65,9 +65,11 @@ describe('child workflows', () => {
     await engine.applyTrigger('o1', { id: 'split-1', name: 'Split', subjects: ['o1'], parameters: { w1: 5 } });
 
     const children = await collectAll((page) => engine.listInstances({ parentId: 'o1' }, page));
+    // Changed by issue 22: a child knows its parent's incarnation (an instance id used again is a new parent).
+    const { incarnation } = await engine.getInstance('o1');
     expect(children.map((child) => [child.id, child.parent, child.context])).toEqual([
-      ['o1-parcel-1', { instanceId: 'o1', returnContextItems: ['tracking', 'weight'] }, { weight: 5 }],
-      ['o1-parcel-2', { instanceId: 'o1' }, { weight: 2 }],
+      ['o1-parcel-1', { instanceId: 'o1', incarnation, returnContextItems: ['tracking', 'weight'] }, { weight: 5 }],
+      ['o1-parcel-2', { instanceId: 'o1', incarnation }, { weight: 2 }],
     ]);
     // A repeated delivery of the parent's trigger starts nobody again.
     await engine.applyTrigger('o1', { id: 'split-1', name: 'Split', subjects: ['o1'], parameters: { w1: 5 } });

@@ -7,6 +7,8 @@ import {
   PreconditionFailedError,
   StorageError,
   ValidationError,
+  raisedTriggerId,
+  type Engine,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
 import { putWorkflow } from '../../src/host/http/workflow-routes';
@@ -43,6 +45,11 @@ async function withFlow(options: Parameters<typeof testEngine>[0] = {}) {
 }
 
 const go = (id: string, name = 'Go', subjects = ['i1']) => ({ id, name, subjects });
+
+/** The id of the first trigger raised by `cause` of instance `instanceId`, with its incarnation. */
+async function raised(engine: Engine, instanceId: string, cause: string): Promise<string> {
+  return raisedTriggerId(instanceId, cause, 0, (await engine.getInstance(instanceId)).incarnation);
+}
 
 describe('Engine: workflows', () => {
   it('creates, rejects an invalid definition with every issue, and refuses a duplicate id', async () => {
@@ -221,10 +228,10 @@ describe('Engine: applyTrigger', () => {
     // Changed by issue 10: one save (the change, its history entry and its outbox row), not a second one
     // to clear the outbox; the relay deletes the delivered row instead.
     expect(instances.writes).toBe(writes + 1);
-    expect(delivery.delivered).toEqual([{ id: 'raised:2:i1:t.t1:0', name: 'EnteredB', subjects: ['audit', 'i1'], causalDepth: 1, raisedBy: 'i1' }]);
+    expect(delivery.delivered).toEqual([{ id: await raised(engine, 'i1', 't.t1'), name: 'EnteredB', subjects: ['audit', 'i1'], causalDepth: 1, raisedBy: 'i1' }]);
     expect(await instances.listOutbox('i1')).toEqual([]);
     const stored = await engine.getInstance('i1');
-    expect(stored).toMatchObject({ stateId: 'b', outbox: ['raised:2:i1:t.t1:0'], historyLength: 2, interests: ['Fail', 'Finish', 'b-watchers', 'i1'] });
+    expect(stored).toMatchObject({ stateId: 'b', outbox: [await raised(engine, 'i1', 't.t1')], historyLength: 2, interests: ['Fail', 'Finish', 'b-watchers', 'i1'] });
     expect(interests.subjectsOf('i1')).toEqual(['Fail', 'Finish', 'b-watchers', 'i1']);
     expect((await engine.getHistory('i1')).items.map((entry) => [entry.sequence, entry.event, entry.transitionId])).toEqual([
       [0, 'created', null],
@@ -284,7 +291,7 @@ describe('Engine: applyTrigger', () => {
     await engine.applyTrigger('i1', go('t1'));
     await engine.applyTrigger('i1', go('t2', 'Fail'));
     await engine.recover('i1', 'b');
-    expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0', 'raised:2:i1:r3:0']);
+    expect(delivery.delivered.map((item) => item.id)).toEqual([await raised(engine, 'i1', 't.t1'), await raised(engine, 'i1', 'r3')]);
   });
 
   it('cancel: cancels waiting or faulted instances; ConflictError for complete or cancelled ones', async () => {
@@ -349,12 +356,12 @@ describe('Engine: applyTrigger', () => {
     // A retryable failure is thrown (the caller retries); the change itself is saved.
     delivery.failWith = new StorageError('operations table busy', 503, true);
     await expect(engine.applyTrigger('i1', go('t1'))).rejects.toThrow('operations table busy');
-    expect(await instances.get('i1')).toMatchObject({ stateId: 'b', outbox: ['raised:2:i1:t.t1:0'] });
-    expect((await instances.listOutbox('i1')).map((row) => row.id)).toEqual(['raised:2:i1:t.t1:0']);
+    expect(await instances.get('i1')).toMatchObject({ stateId: 'b', outbox: [await raised(engine, 'i1', 't.t1')] });
+    expect((await instances.listOutbox('i1')).map((row) => row.id)).toEqual([await raised(engine, 'i1', 't.t1')]);
     delivery.failWith = undefined;
     // The retry of the same trigger is a duplicate, and the load hands the leftover row to the relay.
     expect((await engine.applyTrigger('i1', go('t1'))).outcome).toBe('duplicate');
-    expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0']);
+    expect(delivery.delivered.map((item) => item.id)).toEqual([await raised(engine, 'i1', 't.t1')]);
     expect(await instances.listOutbox('i1')).toEqual([]);
   });
 
@@ -369,7 +376,7 @@ describe('Engine: applyTrigger', () => {
     expect(logger.lines.filter((line) => line.message.startsWith('Could not deliver outbox rows'))).toHaveLength(2);
     delivery.failWith = undefined;
     expect(await engine.relayLeftovers()).toBe(2);
-    expect(delivery.delivered.map((item) => item.id)).toEqual(['raised:2:i1:t.t1:0', 'raised:2:i2:t.t2:0']);
+    expect(delivery.delivered.map((item) => item.id)).toEqual([await raised(engine, 'i1', 't.t1'), await raised(engine, 'i2', 't.t2')]);
     expect((await onePage(instances.listAllOutbox())).items).toEqual([]);
     expect(await engine.relayLeftovers()).toBe(0);
   });

@@ -1,6 +1,6 @@
 import expenseClaim from '../../examples/expense-claim.json';
 import dataCatalogItem from '../../examples/data-catalog-item.json';
-import { Engine } from '../../src/engine';
+import { Engine, timerTriggerId } from '../../src/engine';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, testEngine } from './support';
 
@@ -63,7 +63,7 @@ describe('reference workflow: simple expense claim', () => {
     expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'Claim claim-9 escalated: 16 working hours without approval' }));
     await clock.advanceBy(7 * 24 * 3600_000);
     expect(await engine.getInstance('claim-9')).toMatchObject({ stateId: 'waiting-for-approval', timers: [] });
-    expect((await engine.getHistory('claim-9')).items.map((entry) => entry.triggerId)).toEqual([null, expect.stringMatching(/^r/), 'timer:claim-9:1:escalate']);
+    expect((await engine.getHistory('claim-9')).items.map((entry) => entry.triggerId)).toEqual([null, expect.stringMatching(/^r/), timerTriggerId('claim-9', 1, 'escalate', (await engine.getInstance('claim-9')).incarnation)]);
   });
 
   it('cannot be submitted without an amount (entry condition of waiting-for-approval); can be abandoned', async () => {

@@ -7,6 +7,11 @@ import { DefinitionInvalidError, Engine, TriggerOutcome, ValidationError, parseT
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger } from './support';
 
+/** The id of c1's timer of `escalate` for `entry`, with the instance's incarnation. */
+async function c1Timer(engine: { getInstance(id: string): Promise<{ incarnation?: string }> }, entry: number): Promise<string> {
+  return timerTriggerId('c1', entry, 'escalate', (await engine.getInstance('c1')).incarnation);
+}
+
 const HOUR = 3600_000;
 
 function escalation(overrides: Partial<WorkflowDefinitionInput> = {}): WorkflowDefinitionInput {
@@ -65,7 +70,7 @@ describe('timers in the engine', () => {
     const fired = await engine.getInstance('c1');
     expect(fired).toMatchObject({ stateId: 'escalated', status: 'complete', timers: [], context: { escalatedAt: '2026-11-22T16:00:00.000Z' } });
     const history = await historyOf(engine, 'c1');
-    expect(history[1]).toMatchObject({ event: 'transitioned', triggerId: 'timer:c1:0:escalate', transitionId: 'escalate', fromStateId: 'waiting', toStateId: 'escalated' });
+    expect(history[1]).toMatchObject({ event: 'transitioned', triggerId: await c1Timer(engine, 0), transitionId: 'escalate', fromStateId: 'waiting', toStateId: 'escalated' });
     expect(logger.lines.map((line) => line.message)).toContain('escalating c1');
   });
 
@@ -109,7 +114,7 @@ describe('timers in the engine', () => {
 
     await clock.advanceBy(HOUR);
     expect(await engine.getInstance('c1')).toMatchObject({ stateId: 'escalated' });
-    expect((await historyOf(engine, 'c1'))[3]).toMatchObject({ triggerId: 'timer:c1:2:escalate', transitionId: 'escalate' });
+    expect((await historyOf(engine, 'c1'))[3]).toMatchObject({ triggerId: await c1Timer(engine, 2), transitionId: 'escalate' });
   });
 
   it('a timer whose conditions are false is `noTransition` and spent: no history row, it does not fire again', async () => {
@@ -130,8 +135,8 @@ describe('timers in the engine', () => {
 
   it('reports what the firing did: transitioned, then duplicate for a repeated delivery', async () => {
     const { clock, engine } = await setup();
-    await engine.createInstance({ workflowId: 'claim', instanceId: 'c1' });
-    const timer: DueTimer = { timerId: timerTriggerId('c1', 0, 'escalate'), instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-22T16:00:00.000Z' };
+    const { incarnation } = await engine.createInstance({ workflowId: 'claim', instanceId: 'c1' });
+    const timer: DueTimer = { timerId: timerTriggerId('c1', 0, 'escalate', incarnation), instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-22T16:00:00.000Z', incarnation: incarnation! };
     await clock.advanceTo('2026-11-22T16:00:00.000Z');
     expect(await engine.fireTimer(timer)).toMatchObject({ outcome: TriggerOutcome.duplicate, applied: { outcome: 'transitioned', transitionId: 'escalate' } });
     expect(await historyOf(engine, 'c1')).toHaveLength(2);
@@ -197,7 +202,7 @@ describe('timers in the engine', () => {
     expect((await engine.getInstance('c1')).stateId).toBe('waiting');
     await clock.advanceBy(24 * HOUR);
     expect(await engine.getInstance('c1')).toMatchObject({ stateId: 'escalated' });
-    expect((await historyOf(engine, 'c1')).map((entry) => entry.triggerId)).toEqual([null, `Again-${Date.parse('2026-11-21T16:00:00.000Z')}`, 'timer:c1:1:escalate']);
+    expect((await historyOf(engine, 'c1')).map((entry) => entry.triggerId)).toEqual([null, `Again-${Date.parse('2026-11-21T16:00:00.000Z')}`, await c1Timer(engine, 1)]);
   });
 
   it('never fires for cancelled or completed instances', async () => {
@@ -313,7 +318,7 @@ describe('timers and operating a live system', () => {
     expect(after).toMatchObject({ stateId: 'escalated', status: 'complete' });
     const history = await historyOf(engine, 'c1');
     expect(history.map((entry) => entry.event)).toEqual(['created', 'suspended', 'resumed', 'transitioned']);
-    expect(history[3]).toMatchObject({ triggerId: 'timer:c1:2:escalate', transitionId: 'escalate' });
+    expect(history[3]).toMatchObject({ triggerId: await c1Timer(engine, 2), transitionId: 'escalate' });
     // The schedule armed for the first entry is stale now.
     const stale = await engine.fireTimer({ timerId: timerTriggerId('c1', 0, 'escalate'), instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-22T16:00:00.000Z' });
     expect(stale.outcome).toBe(TriggerOutcome.notActive);

@@ -6,6 +6,7 @@
  */
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
+import { eventId } from '../../src/engine/events/lifecycle-events';
 import { eventDeliveryOrchestrator } from '../../functions/event-delivery-orchestrator';
 import { deliveryInstanceId, durableEventLauncher } from '../../functions/event-launcher';
 import type { ExternalRequest, ExternalResponse } from '../../src/engine';
@@ -28,7 +29,9 @@ function setup(answers: number[]) {
   const engine = base.withDelivery({ event: async () => {} });
   const ready = (async () => {
     await engine.createWorkflow({ id: 'w', displayName: 'W', initialStateId: 'a', subscriptions: [{ id: 'hook', url: 'https://hook.example/' }], states: { a: {} } });
-    await engine.createInstance({ workflowId: 'w', instanceId: 'i1' });
+    const instance = await engine.createInstance({ workflowId: 'w', instanceId: 'i1' });
+    // The created event's delivery (its id carries the instance's incarnation).
+    return { ...created, eventId: eventId('i1', 0, 'created', instance.incarnation) };
   })();
   const run = (target: EventDeliveryTarget) =>
     runOrchestration(EVENT_DELIVERY_ORCHESTRATOR, target, deliveryInstanceId(target), {
@@ -86,12 +89,12 @@ const transitioned: EventDeliveryTarget = { instanceId: 'i1', eventId: 'i1:1:tra
 describe('event delivery orchestration (durable replay)', () => {
   it('retries on durable timers with the policy\'s backoff until the subscriber takes the event, the same id each time', async () => {
     const { engine, requests, ready, run } = setup([503, 500, 429]);
-    await ready;
-    const result = await run(created);
+    const target = await ready;
+    const result = await run(target);
     expect(result.error).toBeUndefined();
     expect(result.status).toBe('completed');
     expect(result.output).toBe('delivered');
-    expect(requests.map((request) => JSON.parse(request.body!).id)).toEqual(Array(4).fill('i1:0:created'));
+    expect(requests.map((request) => JSON.parse(request.body!).id)).toEqual(Array(4).fill(target.eventId));
     const timers = result.history.filter((entry) => entry.EventType === EventType.TimerCreated).map((entry) => Date.parse(String(entry.FireAt)) - Date.parse(String(entry.Timestamp)));
     expect(timers).toHaveLength(3);
     // Equal jitter: each wait is between half and all of 1, 2 and 4 minutes.
@@ -105,14 +108,14 @@ describe('event delivery orchestration (durable replay)', () => {
 
   it('dead-letters after the last attempt, and at once on a status that retrying cannot fix', async () => {
     const exhausted = setup([500, 500, 500, 500]);
-    await exhausted.ready;
-    const run = await exhausted.run(created);
+    const target = await exhausted.ready;
+    const run = await exhausted.run(target);
     expect(run.output).toBe('deadLettered');
     expect(exhausted.requests).toHaveLength(4);
 
     const refused = setup([400]);
-    await refused.ready;
-    const once = await refused.run(created);
+    const target2 = await refused.ready;
+    const once = await refused.run(target2);
     expect(once.output).toBe('deadLettered');
     expect(once.history.some((entry) => entry.EventType === EventType.TimerCreated)).toBe(false);
     const [event] = await collectAll((page) => refused.engine.listEvents('i1', page));
@@ -121,9 +124,9 @@ describe('event delivery orchestration (durable replay)', () => {
 
   it('ends at once for a delivery already settled (a repeated start)', async () => {
     const { requests, ready, run } = setup([]);
-    await ready;
-    expect((await run(created)).output).toBe('delivered');
-    const again = await run(created);
+    const target = await ready;
+    expect((await run(target)).output).toBe('delivered');
+    const again = await run(target);
     expect(again.output).toBe('delivered');
     expect(requests).toHaveLength(1);
   });

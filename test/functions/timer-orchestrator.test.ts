@@ -6,6 +6,7 @@
  */
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
+import { timerTriggerId } from '../../src/engine';
 import { activityHandlers } from '../../functions/activities';
 import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
 import { fireTimer } from '../../functions/timer-activities';
@@ -84,7 +85,7 @@ describe('timerOrchestrator on the replay engine', () => {
   it('sleeps through a 10-day timer in durable timers of at most three days, then applies the timer trigger', async () => {
     const created = await services.engine.createInstance({ workflowId: 'claim-p10d', instanceId: 'long-wait' });
     const timer = armed.find((item) => item.instanceId === 'long-wait')!;
-    expect(timer).toMatchObject({ timerId: 'timer:long-wait:0:escalate', transitionId: 'escalate', stateEntry: 0, dueAt: created.timers![0]!.dueAt });
+    expect(timer).toMatchObject({ timerId: timerTriggerId('long-wait', 0, 'escalate', created.incarnation), transitionId: 'escalate', stateEntry: 0, dueAt: created.timers![0]!.dueAt });
 
     const { run, operationId, operation } = await runTimer(timer, created.createdAt);
     const fireTimes = run.history.filter((event) => event.EventType === EventType.TimerCreated).map((event) => Date.parse(String(event.FireAt)));
@@ -96,11 +97,11 @@ describe('timerOrchestrator on the replay engine', () => {
       previous = fireAt;
     }
     expect(run.activityCalls.map((call) => call.name)).toEqual([FIRE_TIMER_ACTIVITY]);
-    expect(operationId).toBe('timer:long-wait:0:escalate');
+    expect(operationId).toBe(timerTriggerId('long-wait', 0, 'escalate', created.incarnation));
     expect(operation).toMatchObject({ status: 'succeeded', summary: expect.objectContaining({ transitioned: 1 }) });
     expect(await services.engine.getInstance('long-wait')).toMatchObject({ stateId: 'escalated', timers: [] });
     const history = await services.engine.getHistory('long-wait');
-    expect(history.items.map((entry) => [entry.triggerId, entry.transitionId])).toEqual([[null, null], ['timer:long-wait:0:escalate', 'escalate']]);
+    expect(history.items.map((entry) => [entry.triggerId, entry.transitionId])).toEqual([[null, null], [timerTriggerId('long-wait', 0, 'escalate', created.incarnation), 'escalate']]);
   });
 
   it('wakes a stale timer (the instance moved on) that finds nothing to do: nothing saved', async () => {

@@ -4,6 +4,7 @@
  * falls due while the server is killed (SIGKILL) fires exactly once after it starts again.
  */
 import { onePage } from '../../src/engine/paging';
+import { timerTriggerId } from '../../src/engine';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../src/host/azurite';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
@@ -31,6 +32,12 @@ function escalation(after: string) {
       escalated: {},
     },
   };
+}
+
+/** The id of `instanceId`'s `escalate` timer for state entry 0, with the incarnation it has in storage. */
+async function timerIdOf(storageNames: ReturnType<typeof prefixedStorageNames>, instanceId: string): Promise<string> {
+  const storage = await createAzureStorage({ connection: testConnectionString(), names: storageNames, createIfMissing: false });
+  return timerTriggerId(instanceId, 0, 'escalate', (await storage.instances.get(instanceId))?.incarnation);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,16 +75,17 @@ describe('timers on the local server', () => {
     expect(created.body.timers).toEqual([{ transitionId: 'escalate', dueAt: new Date(Date.parse(created.body.createdAt) + 2000).toISOString() }]);
     expect((await api.request('GET', '/api/instances/fires')).body.timers).toEqual(created.body.timers);
 
-    const operation = await pollUntil(api, '/api/operations/timer:fires:0:escalate', finished);
+    const timerId = await timerIdOf(names, 'fires');
+    const operation = await pollUntil(api, `/api/operations/${timerId}`, finished);
     expect(operation.status).toBe(200);
-    expect(operation.body).toMatchObject({ triggerId: 'timer:fires:0:escalate', status: 'succeeded', summary: { transitioned: 1 } });
+    expect(operation.body).toMatchObject({ triggerId: timerId, status: 'succeeded', summary: { transitioned: 1 } });
     expect(operation.body.instances).toEqual([{ instanceId: 'fires', outcome: 'transitioned', transitionId: 'escalate', fromStateId: 'waiting', toStateId: 'escalated' }]);
     const instance = await api.request('GET', '/api/instances/fires');
     expect(instance.body).toMatchObject({ stateId: 'escalated', status: 'complete', timers: [], context: { escalated: true } });
     const history = await api.request('GET', '/api/instances/fires/history');
     expect(history.body.items.map((entry: { triggerId: string | null; transitionId: string | null }) => [entry.triggerId, entry.transitionId])).toEqual([
       [null, null],
-      ['timer:fires:0:escalate', 'escalate'],
+      [timerId, 'escalate'],
     ]);
   });
 
@@ -98,7 +106,7 @@ describe('timers on the local server', () => {
     // Past its due time (2 s after creation) and a scheduler pass, still no operation and nothing saved.
     await sleep(Math.max(0, createdAt + 3000 - Date.now()));
     await host.timers.idle();
-    expect((await api.request('GET', '/api/operations/timer:approved-first:0:escalate')).status).toBe(404);
+    expect((await api.request('GET', `/api/operations/${await timerIdOf(names, 'approved-first')}`)).status).toBe(404);
     const unchanged = await api.request('GET', '/api/instances/approved-first');
     expect(unchanged.body.etag).toBe(after.body.etag);
     const history = await api.request('GET', '/api/instances/approved-first/history');
@@ -134,11 +142,12 @@ describe('timers across a restart of the local server', () => {
 
     const second = await startServer(env);
     const resumed = httpClient(second.url);
-    const operation = await pollUntil(resumed, '/api/operations/timer:sleeper:0:escalate', finished);
+    const timerId = await timerIdOf(prefixedStorageNames(env.SIGNALBOX_STORAGE_PREFIX), 'sleeper');
+    const operation = await pollUntil(resumed, `/api/operations/${timerId}`, finished);
     expect(operation.body).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });
     expect((await resumed.request('GET', '/api/instances/sleeper')).body).toMatchObject({ stateId: 'escalated', timers: [] });
     const history = await resumed.request('GET', '/api/instances/sleeper/history');
-    expect(history.body.items.filter((entry: { triggerId: string | null }) => entry.triggerId === 'timer:sleeper:0:escalate')).toHaveLength(1);
+    expect(history.body.items.filter((entry: { triggerId: string | null }) => entry.triggerId === timerId)).toHaveLength(1);
     expect(history.body.items).toHaveLength(2);
   });
 });

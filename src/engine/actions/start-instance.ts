@@ -16,10 +16,12 @@ import { hashString, toTriggerId } from '../trigger-ids';
 
 /**
  * The id of a child started without one: the parent's id and a hash of the change's cause, the action's
- * place in the definition and its order in the change. The same delivery always gives the same id.
+ * place in the definition and its order in the change, and the parent's incarnation when it has one (so a
+ * parent created again with the same id starts new children). The same delivery always gives the same id.
  */
-export function derivedChildId(parentId: string, causeKey: string, location: string, index: number): string {
-  return toTriggerId(`${parentId}.child.${hashString(`${causeKey}\u0000${location}\u0000${index}`)}`);
+export function derivedChildId(parentId: string, causeKey: string, location: string, index: number, incarnation?: string): string {
+  const keyed = `${causeKey}\u0000${location}\u0000${index}`;
+  return toTriggerId(`${parentId}.child.${hashString(incarnation === undefined ? keyed : `i.${incarnation}\u0000${keyed}`)}`);
 }
 
 export const startInstanceAction = defineAction({

@@ -66,16 +66,20 @@ export const CHILD_TRIGGER_NAMES: Partial<Record<LifecycleEventType, string>> = 
   cancelled: 'ChildCancelled',
 };
 
-export function eventId(instanceId: string, sequence: number, type: LifecycleEventType): string {
-  return `${instanceId}:${sequence}:${type}`;
+/**
+ * `<instanceId>:<incarnation>:<sequence>:<type>`, or `<instanceId>:<sequence>:<type>` for an instance
+ * without an incarnation (as before incarnations existed): an instance id used again never repeats an id.
+ */
+export function eventId(instanceId: string, sequence: number, type: LifecycleEventType, incarnation?: string): string {
+  return incarnation === undefined ? `${instanceId}:${sequence}:${type}` : `${instanceId}:${incarnation}:${sequence}:${type}`;
 }
 
-/** The sequence and type of an event id (undefined when it is not one of `instanceId`'s). */
-export function parseEventId(instanceId: string, id: string): { sequence: number; type: LifecycleEventType } | undefined {
+/** The sequence, type and incarnation of an event id (undefined when it is not one of `instanceId`'s). */
+export function parseEventId(instanceId: string, id: string): { sequence: number; type: LifecycleEventType; incarnation?: string } | undefined {
   if (!id.startsWith(`${instanceId}:`)) return undefined;
-  const match = /^(\d{1,10}):([A-Za-z]+)$/.exec(id.slice(instanceId.length + 1));
-  if (!match || !isLifecycleEventType(match[2]!)) return undefined;
-  return { sequence: Number(match[1]), type: match[2] };
+  const match = /^(?:([0-9a-z]{1,32}):)?(\d{1,10}):([A-Za-z]+)$/.exec(id.slice(instanceId.length + 1));
+  if (!match || !isLifecycleEventType(match[3]!)) return undefined;
+  return { sequence: Number(match[2]), type: match[3], ...(match[1] !== undefined ? { incarnation: match[1] } : {}) };
 }
 
 /** A change that writes a history entry: only those emit events (a spent timer's save writes none, and emits none). */
@@ -118,7 +122,7 @@ export function lifecycleEventWrite(definition: WorkflowDefinition, before: Inst
   for (const type of lifecycleEventsOf(before, change)) {
     const subscribed = subscriptions.filter((subscription) => wants(subscription, type));
     if (subscribed.length > 0) {
-      const id = eventId(after.id, sequence, type);
+      const id = eventId(after.id, sequence, type, after.incarnation);
       const keys = new Set(subscribed.flatMap((subscription) => subscription.contextItemsToInclude ?? []));
       records.push({
         id,
@@ -153,7 +157,7 @@ export function lifecycleEventWrite(definition: WorkflowDefinition, before: Inst
 function parentTriggerRow(child: Instance, name: string, sequence: number, cause: Cause): TriggerOutboxRow {
   const parent = child.parent!;
   // `p<sequence>` is a cause tag of its own (trigger-ids.ts): no trigger the child raises can share the id.
-  const id = raisedTriggerId(child.id, `p${sequence}`, 0);
+  const id = raisedTriggerId(child.id, `p${sequence}`, 0, child.incarnation);
   return {
     id,
     kind: OutboxKind.trigger,
@@ -161,6 +165,8 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
       id,
       name,
       subjects: [parent.instanceId],
+      // For this parent's incarnation only, and kept by it while it cannot take it (held-triggers.ts).
+      recipient: { instanceId: parent.instanceId, ...(parent.incarnation !== undefined ? { incarnation: parent.incarnation } : {}) },
       parameters: {
         childInstanceId: child.id,
         workflowId: child.workflowId,

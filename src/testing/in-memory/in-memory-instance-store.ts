@@ -131,12 +131,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     this.histories.delete(instanceId);
     this.outboxes.delete(instanceId);
     this.applied.delete(instanceId);
+    this.events.delete(instanceId);
     this.instances.delete(instanceId);
   }
 
   /** Whether anything of the instance is left: its row, history, outbox or applied-trigger rows (tests). */
   holdsAnythingOf(instanceId: string): boolean {
-    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId);
+    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId) || this.events.has(instanceId);
   }
 
   list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry> {
