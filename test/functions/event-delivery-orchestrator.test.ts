@@ -84,7 +84,14 @@ function twoEvents(answers: number[]) {
   })();
   return { engine, taken, launched, runs, run, ready };
 }
-const transitioned: EventDeliveryTarget = { instanceId: 'i1', eventId: 'i1:1:transitioned', subscriptionId: 'hook' };
+/** The two events' targets, with the ids i1's incarnation gives them. */
+async function targetsOf(engine: { getInstance(id: string): Promise<{ incarnation?: string }> }): Promise<{ created: EventDeliveryTarget; transitioned: EventDeliveryTarget }> {
+  const { incarnation } = await engine.getInstance('i1');
+  return {
+    created: { instanceId: 'i1', eventId: eventId('i1', 0, 'created', incarnation), subscriptionId: 'hook' },
+    transitioned: { instanceId: 'i1', eventId: eventId('i1', 1, 'transitioned', incarnation), subscriptionId: 'hook' },
+  };
+}
 
 describe('event delivery orchestration (durable replay)', () => {
   it('retries on durable timers with the policy\'s backoff until the subscriber takes the event, the same id each time', async () => {
@@ -132,23 +139,25 @@ describe('event delivery orchestration (durable replay)', () => {
   });
 
   it('event order: a later event waits for an earlier one that was never handed over, hands it over, and goes after it', async () => {
-    const { taken, launched, runs, run, ready } = twoEvents([]);
+    const { engine, taken, launched, runs, run, ready } = twoEvents([]);
     await ready;
+    const { created, transitioned } = await targetsOf(engine);
     const later = await run(transitioned);
     await Promise.all(runs);
     expect(later.output).toBe('delivered');
     expect(launched).toContainEqual(created);
-    expect(taken).toEqual(['i1:0:created', 'i1:1:transitioned']);
+    expect(taken).toEqual([created.eventId, transitioned.eventId]);
   });
 
   it('event order: behind an earlier event that is being retried, a later one waits at least until that retry, not polling every second', async () => {
     const { engine, taken, run, ready } = twoEvents([503, 503]);
     await ready;
+    const { created, transitioned } = await targetsOf(engine);
     // The earlier event failed once: its next attempt is 30 to 60 s away.
     expect(await engine.attemptEventDelivery(created)).toMatchObject({ next: 'retry' });
     const [earlier, later] = await Promise.all([run(created), run(transitioned)]);
     expect([earlier.output, later.output]).toEqual(['delivered', 'delivered']);
-    expect(taken).toEqual(['i1:0:created', 'i1:1:transitioned']);
+    expect(taken).toEqual([created.eventId, transitioned.eventId]);
     const waits = later.history.filter((entry) => entry.EventType === EventType.TimerCreated).map((entry) => Date.parse(String(entry.FireAt)) - Date.parse(String(entry.Timestamp)));
     expect(waits.length).toBeGreaterThan(0);
     expect(waits[0]).toBeGreaterThanOrEqual(30_000);

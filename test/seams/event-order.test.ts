@@ -58,7 +58,12 @@ async function expectHeardInOrder(engine: Engine, subscriber: RecordingSubscribe
   const ids = await recorded(engine, instanceId);
   await settled(engine, subscriber, instanceId, ids.length);
   expect(subscriber.taken.filter((id) => ids.includes(id))).toEqual(ids);
-  return ids;
+  return ids.map(withoutIncarnation);
+}
+
+/** An event id without its instance's incarnation (`o1:<12 hex>:0:created` → `o1:0:created`), to compare with readable expectations. */
+function withoutIncarnation(id: string): string {
+  return id.replace(/:[0-9a-f]{12}:(?=\d+:)/, ':');
 }
 
 /** A counter whose every Tick raises a Tock on itself: two changes per trigger, the second caused by the first. */
@@ -158,7 +163,7 @@ describe('event order', () => {
     await after.applyTrigger('r1', { id: 'after-1', name: 'Tick', subjects: ['r1'] });
     await after.resumeEventDeliveries();
     await settled(after, subscriber, 'r1', 5);
-    expect(subscriber.taken).toEqual(['r1:0:created', 'r1:1:transitioned', 'r1:2:transitioned', 'r1:3:transitioned', 'r1:4:transitioned']);
+    expect(subscriber.taken.map(withoutIncarnation)).toEqual(['r1:0:created', 'r1:1:transitioned', 'r1:2:transitioned', 'r1:3:transitioned', 'r1:4:transitioned']);
   });
 
   it('event order × timers: a timer\'s change is heard after the changes before it, while the subscriber is still retrying them', async () => {
