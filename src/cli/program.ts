@@ -4,7 +4,7 @@
  */
 import { Argument, Command, Option } from 'commander';
 import { CommandContext, DEFAULT_URL, type GlobalOptions } from './context';
-import { collect, wholeNumber } from './inputs';
+import { collect, positiveNumber, wholeNumber } from './inputs';
 import type { BulkAction, InstanceStatusName } from './api';
 import type { Output } from './output';
 import { diagramCommand } from './commands/diagram';
@@ -35,13 +35,14 @@ export function buildProgram(output: Output): Command {
 
   program
     .description('The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers (or dry-run them) and watch them fan out, migrate, suspend, cancel and delete instances, one or in bulk.')
-    .configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) })
+    .configureOutput({ writeOut: (text) => output.stdout.write(output.layout(text)), writeErr: (text) => output.stderr.write(output.layout(text)) })
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
     .addOption(new Option('--url <url>', 'the API base URL, /api included').env('SIGNALBOX_URL').default(DEFAULT_URL))
     .addOption(new Option('--key <key>', 'API key, sent as x-functions-key').env('SIGNALBOX_API_KEY'))
     .option('--json', 'print machine-readable JSON on stdout')
+    .addOption(new Option('--timeout <seconds>', 'how long each request may take, its response body included').env('SIGNALBOX_TIMEOUT').default(30).argParser(positiveNumber('--timeout')))
     .addHelpText(
       'after',
       `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached.\n` +
