@@ -19,6 +19,7 @@ import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_L
 import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/outbox';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
 import { MAX_TIMER_DELAY_IN_DAYS } from '../src/engine/timer-definition';
+import { MAX_RESPONSE_BODY_BYTES } from '../src/cli/api';
 import { MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_HOPS, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
 import { MAX_JSON_DEPTH } from '../src/host/http/request-body';
 import { MAX_BODY_SIZE_IN_BYTES } from '../src/host/http/types';
@@ -61,6 +62,7 @@ describe('the README limits table', () => {
     ['Triggers raised by one change', [String(MAX_OUTBOX_ROWS_PER_CHANGE)]],
     ["Raised-trigger hop count (a client's trigger 0, each raise +1)", [String(MAX_TRIGGER_HOPS)]],
     ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
+    ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],
     ['Timer delay (`after`, or an `at` instant, from entering the state)', [`${number(MAX_TIMER_DELAY_IN_DAYS)} days`]],
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],

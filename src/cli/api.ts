@@ -40,6 +40,7 @@ export type MigrationRequest = NonNullable<operations['migrateInstances']['reque
 export type BulkRequest = NonNullable<operations['bulkInstances']['requestBody']>['content']['application/json'];
 export type BulkAction = BulkRequest['action'];
 export type AcceptedOperation = Schemas['AcceptedOperation'];
+export type BulkDryRun = Schemas['BulkDryRun'];
 export type InstanceStatusName = Instance['status'];
 export interface ApiPage<T> {
   readonly items: readonly T[];
@@ -157,9 +158,18 @@ export class ApiClient {
     return answer;
   }
 
-  /** A bulk action on every instance the filter matches, as an operation (202). */
-  async bulk(request: BulkRequest): Promise<AcceptedOperation> {
-    return this.call(() => this.client.POST('/instances/bulk', { body: request, ...this.init() }));
+  /** A bulk action on every instance the filter matches, as an operation (202). A delete names `expectedCount`. */
+  async bulk(request: Omit<BulkRequest, 'dryRun'>): Promise<AcceptedOperation> {
+    const answer = await this.call(() => this.client.POST('/instances/bulk', { body: { ...request, dryRun: false }, ...this.init() }));
+    if (!('operationId' in answer)) throw new Error('the server answered a dry run to a bulk action that was not one');
+    return answer;
+  }
+
+  /** How many instances a bulk action's filter matches now; nothing changes. */
+  async bulkDryRun(request: Omit<BulkRequest, 'dryRun' | 'expectedCount'>): Promise<BulkDryRun> {
+    const answer = await this.call(() => this.client.POST('/instances/bulk', { body: { ...request, dryRun: true }, ...this.init() }));
+    if (!('matched' in answer)) throw new Error('the server answered an operation to a bulk dry run');
+    return answer;
   }
 
   /** What the trigger would do (`?dryRun=true`), to each of the first 100 candidates or to the one instance; nothing is saved. */

@@ -195,7 +195,7 @@ export function buildProgram(output: Output): Command {
     .command('delete-workflow')
     .description('delete a workflow and every version of it (the server refuses while instances of it exist)')
     .argument('<workflowId>', 'the workflow')
-    .addHelpText('after', examples('signalbox bulk delete --workflow old-claims --force --wait', 'signalbox delete-workflow old-claims'))
+    .addHelpText('after', examples('signalbox bulk delete --workflow old-claims --force --dry-run', 'signalbox bulk delete --workflow old-claims --force --expect-count 12 --wait', 'signalbox delete-workflow old-claims'))
     .action((workflowId: string, _options, command: Command) => deleteWorkflowCommand(contextOf(command), workflowId));
 
   const addOperationOptions = (command: Command) =>
@@ -230,14 +230,17 @@ export function buildProgram(output: Output): Command {
       .option('--subject <subject>', 'only instances interested in this subject')
       .option('--updated-before <time>', 'only instances last changed before this moment (ISO 8601, e.g. 2026-11-01T00:00:00Z)')
       .option('--to-state <stateId>', 'recover: the state whose entry runs again (required for recover)')
-      .option('--force', 'delete: waiting and initializing instances too'),
+      .option('--force', 'delete: waiting and initializing instances too')
+      .option('--expect-count <n>', 'delete (required): how many instances the filter matches, as --dry-run tells; refused if it matches another number', wholeNumber('--expect-count'))
+      .option('--dry-run', 'change nothing: say how many instances the filter matches now'),
   )
     .addHelpText(
       'after',
       examples(
         'signalbox bulk cancel --workflow expense-claim --state awaiting-receipts --wait',
         'signalbox bulk recover --workflow expense-claim --status faulted --to-state draft',
-        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --wait',
+        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --dry-run',
+        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --expect-count 42 --wait',
       ),
     )
     .action((action: BulkAction, options, command: Command) => bulkCommand(contextOf(command), action, options));

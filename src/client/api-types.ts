@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Act on every instance a filter matches
-         * @description cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each.
+         * @description cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each. `dryRun: true` answers 200 with how many instances the filter matches and changes nothing; a delete must name that number as `expectedCount`, and is refused (409) when the filter matches another.
          */
         post: operations["bulkInstances"];
         delete?: never;
@@ -743,6 +743,18 @@ export interface components {
                 /** @description A few of the instance ids. */
                 sample: string[];
             }[];
+        };
+        BulkDryRun: {
+            action: string;
+            filter: {
+                workflowId: string;
+                stateId?: string;
+                status?: string;
+                subject?: string;
+                updatedBefore?: string;
+            };
+            /** @description How many instances the filter matches now: the `expectedCount` a bulk delete names. */
+            matched: number;
         };
         DefinitionCheck: {
             valid: boolean;
@@ -2672,10 +2684,26 @@ export interface operations {
                      * @default false
                      */
                     force?: boolean;
+                    /**
+                     * @description `true`: answer 200 with how many instances the filter matches now; nothing changes.
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                    /** @description Required to `delete`: how many instances the filter matches (a dry run tells). The request is refused (409) when the filter matches another number, so a filter wider than meant deletes nothing. */
+                    expectedCount?: number;
                 };
             };
         };
         responses: {
+            /** @description The dry run: how many instances the filter matches now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkDryRun"];
+                };
+            };
             /** @description Accepted: poll `statusUrl` until it answers 200. */
             202: {
                 headers: {
@@ -2693,7 +2721,7 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedOperation"];
                 };
             };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            /** @description The request is invalid (a delete without `expectedCount`, a recover without `stateId`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2704,6 +2732,15 @@ export interface operations {
             };
             /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A delete whose `expectedCount` is not the number of instances the filter matches: nothing is deleted. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

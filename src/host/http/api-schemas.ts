@@ -143,6 +143,14 @@ export const operationSchema = z
   })
   .meta({ id: 'Operation' });
 
+export const bulkDryRunSchema = z
+  .object({
+    action: z.string(),
+    filter: z.object({ workflowId: z.string(), stateId: z.string().optional(), status: z.string().optional(), subject: z.string().optional(), updatedBefore: z.string().optional() }),
+    matched: z.number().int().meta({ description: 'How many instances the filter matches now: the `expectedCount` a bulk delete names.' }),
+  })
+  .meta({ id: 'BulkDryRun' });
+
 const reportSample = z.array(z.string()).meta({ description: 'A few of the instance ids.' });
 export const migrationReportSchema = z
   .object({
