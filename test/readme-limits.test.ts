@@ -22,6 +22,8 @@ import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/merge-patch';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
 import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
 import { MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/causal-budget';
+import { MAX_TIMER_DELAY_IN_DAYS } from '../src/engine/timer-definition';
+import { MAX_RESPONSE_BODY_BYTES } from '../src/cli/api';
 import { MAX_JSON_DEPTH } from '../src/host/http/request-body';
 import { MAX_BODY_SIZE_IN_BYTES } from '../src/host/http/types';
 import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
@@ -67,6 +69,8 @@ describe('the README limits table', () => {
     ["Causal depth of follow-up work (a client's trigger or request 0; each raised trigger, timer due at once, child start and child notification +1)", [`| ${MAX_CAUSAL_DEPTH} |`]],
     ['Self-caused changes of one instance without outside input', [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`]],
     ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
+    ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],
+    ['Timer delay (`after`, or an `at` instant, from entering the state)', [`${number(MAX_TIMER_DELAY_IN_DAYS)} days`]],
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
     ['Per-instance results on an operation', [number(MAX_OPERATION_RESULTS), number(MAX_OPERATION_RESULTS_LENGTH), `${MAX_RESULT_ERROR_LENGTH} characters`]],

@@ -15,9 +15,17 @@ export interface ApiClientOptions {
   readonly baseUrl: string;
   /** Sent as `x-functions-key` when set. */
   readonly apiKey?: string;
-  /** @default 30000 */
+  /** For each request, its response body included. @default 30000 */
   readonly timeoutInMs?: number;
+  /** @default MAX_RESPONSE_BODY_BYTES */
+  readonly maxResponseBodyBytes?: number;
 }
+
+/**
+ * The most a response body may hold (16 MiB): a larger answer is refused as it arrives, never buffered.
+ * The API's largest answers (a page of 1,000 instances, an operation's results) are far smaller.
+ */
+export const MAX_RESPONSE_BODY_BYTES = 16 * 1024 * 1024;
 
 type Schemas = components['schemas'];
 export type ApiWorkflow = Workflow;
@@ -32,6 +40,7 @@ export type MigrationRequest = NonNullable<operations['migrateInstances']['reque
 export type BulkRequest = NonNullable<operations['bulkInstances']['requestBody']>['content']['application/json'];
 export type BulkAction = BulkRequest['action'];
 export type AcceptedOperation = Schemas['AcceptedOperation'];
+export type BulkDryRun = Schemas['BulkDryRun'];
 export type InstanceStatusName = Instance['status'];
 export interface ApiPage<T> {
   readonly items: readonly T[];
@@ -62,11 +71,13 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly client: SignalboxClient;
   private readonly timeoutInMs: number;
+  private readonly maxResponseBodyBytes: number;
 
   constructor(options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutInMs = options.timeoutInMs ?? 30_000;
-    this.client = createSignalboxClient({ baseUrl: this.baseUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
+    this.maxResponseBodyBytes = options.maxResponseBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
+    this.client = createSignalboxClient({ baseUrl: this.baseUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}), fetch: boundedFetch(this.maxResponseBodyBytes) });
   }
 
   /** The latest version (or `version`); undefined when the workflow does not exist. */
@@ -158,9 +169,18 @@ export class ApiClient {
     return answer;
   }
 
-  /** A bulk action on every instance the filter matches, as an operation (202). */
-  async bulk(request: BulkRequest): Promise<AcceptedOperation> {
-    return this.call(() => this.client.POST('/instances/bulk', { body: request, ...this.init() }));
+  /** A bulk action on every instance the filter matches, as an operation (202). A delete names `expectedCount`. */
+  async bulk(request: Omit<BulkRequest, 'dryRun'>): Promise<AcceptedOperation> {
+    const answer = await this.call(() => this.client.POST('/instances/bulk', { body: { ...request, dryRun: false }, ...this.init() }));
+    if (!('operationId' in answer)) throw new Error('the server answered a dry run to a bulk action that was not one');
+    return answer;
+  }
+
+  /** How many instances a bulk action's filter matches now; nothing changes. */
+  async bulkDryRun(request: Omit<BulkRequest, 'dryRun' | 'expectedCount'>): Promise<BulkDryRun> {
+    const answer = await this.call(() => this.client.POST('/instances/bulk', { body: { ...request, dryRun: true }, ...this.init() }));
+    if (!('matched' in answer)) throw new Error('the server answered an operation to a bulk dry run');
+    return answer;
   }
 
   /** What the trigger would do (`?dryRun=true`), to each of the first 100 candidates or to the one instance; nothing is saved. */
@@ -213,6 +233,7 @@ export class ApiClient {
     try {
       result = await call();
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw new NetworkError(`${this.baseUrl} answered with a body larger than ${formatBytes(error.limitInBytes)}, the most the CLI reads`, { cause: error });
       throw networkError(this.baseUrl, error, this.timeoutInMs);
     }
     if (!result.response.ok) throw apiError(result.response, result.error);
@@ -223,6 +244,58 @@ export class ApiClient {
     return (await this.send(call)).data;
   }
 
+}
+
+class ResponseTooLargeError extends Error {
+  constructor(readonly limitInBytes: number) {
+    super(`the response body is larger than ${limitInBytes} bytes`);
+  }
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/** Statuses whose answers have no body (a Response with one cannot be made). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * fetch, with the body read here, in full, before the typed client sees it: at most `maxBodyBytes` (a
+ * larger one is cancelled as soon as it is seen to be larger), and within the request's deadline (its
+ * signal), which fetch itself applies to the headers only once a body has begun to stream.
+ */
+function boundedFetch(maxBodyBytes: number): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const response = await fetch(request);
+    if (!response.body) return response;
+    const declared = Number(response.headers.get('content-length'));
+    if (declared > maxBodyBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw new ResponseTooLargeError(maxBodyBytes);
+    }
+    const reader = response.body.getReader();
+    const stopReading = () => void reader.cancel().catch(() => undefined);
+    request.signal.addEventListener('abort', stopReading, { once: true });
+    try {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (request.signal.aborted) throw request.signal.reason;
+        if (done) break;
+        size += value.byteLength;
+        if (size > maxBodyBytes) {
+          await reader.cancel().catch(() => undefined);
+          throw new ResponseTooLargeError(maxBodyBytes);
+        }
+        chunks.push(value);
+      }
+      const body = NULL_BODY_STATUSES.has(response.status) ? null : Buffer.concat(chunks);
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } finally {
+      request.signal.removeEventListener('abort', stopReading);
+    }
+  };
 }
 
 function apiError(response: Response, body: unknown): ApiError {

@@ -9,6 +9,8 @@ export interface GlobalOptions {
   readonly url: string;
   readonly key?: string;
   readonly json?: boolean;
+  /** Seconds each request may take, its response body included. */
+  readonly timeout?: number;
 }
 
 export class CommandContext {
@@ -21,7 +23,7 @@ export class CommandContext {
 
   /** The API client, made on first use: offline commands never need one. */
   get api(): ApiClient {
-    this.client ??= new ApiClient({ baseUrl: this.globals.url, ...(this.globals.key ? { apiKey: this.globals.key } : {}) });
+    this.client ??= new ApiClient({ baseUrl: this.globals.url, ...(this.globals.key ? { apiKey: this.globals.key } : {}), ...(this.globals.timeout ? { timeoutInMs: this.globals.timeout * 1000 } : {}) });
     return this.client;
   }
 }

@@ -39,14 +39,14 @@ function instanceLines(output: Output, result: ApiDryRunInstance): string[] {
   const lines = [headline];
   if (result.error) lines.push(`  ${colors.red('error')}: ${result.error}`);
   if (result.trace?.length) {
-    lines.push('  trace:', ...indent(output.table(['RESULT', 'CONDITION', 'TYPE', 'DETAIL'], result.trace.map((entry) => [traceResult(output, entry), entry.path, entry.type, entry.detail])), 4));
+    lines.push('  trace:', output.table(['RESULT', 'CONDITION', 'TYPE', 'DETAIL'], result.trace.map((entry) => [traceResult(output, entry), entry.path, entry.type, entry.detail]), { indent: 4 }));
   }
   lines.push(`  context after: ${JSON.stringify(result.contextAfter)}`);
   if (result.actions.length) {
     // The third column only when some action has a request, a log line or a trigger to show.
     const details = result.actions.map(actionDetail);
     const withDetails = details.some(Boolean);
-    lines.push('  actions:', ...indent(output.table(['STEP', 'TYPE', ...(withDetails ? ['WOULD'] : [])], result.actions.map((action, index) => [action.step, action.type, ...(withDetails ? [details[index]] : [])])), 4));
+    lines.push('  actions:', output.table(['STEP', 'TYPE', ...(withDetails ? ['WOULD'] : [])], result.actions.map((action, index) => [action.step, action.type, ...(withDetails ? [details[index]] : [])]), { indent: 4 }));
   } else lines.push('  actions: none');
   for (const raised of result.raisedTriggers) lines.push(`  raises: ${raised.name} → ${raised.subjects.join(', ')}${raised.parameters ? ` ${JSON.stringify(raised.parameters)}` : ''}`);
   for (const event of result.events) lines.push(`  event: ${event.type} → ${event.subscriptionIds.join(', ')}`);
@@ -73,8 +73,4 @@ function actionDetail(action: PlannedAction): string {
   if (action.log) return `log ${action.log.level}: ${action.log.message}`;
   if (action.trigger) return `raise ${action.trigger.name} → ${action.trigger.subjects.join(', ')}`;
   return '';
-}
-
-function indent(text: string, width: number): string[] {
-  return text.split('\n').map((line) => `${' '.repeat(width)}${line}`);
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { JsonObject, JsonValue } from '../engine/json';
 import { UsageError } from './errors';
+import { describeJsonSyntaxError } from './json-syntax';
 
 /** Reads a file as UTF-8 text; a missing or unreadable file is a usage error. */
 export function readTextFile(path: string): string {
@@ -19,8 +20,9 @@ export function jsonObjectArgument(value: string, what: string): JsonObject {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${what} is not valid JSON: ${oneLine((error as Error).message)}`);
+  } catch {
+    // Never JSON.parse's message: it quotes the text, which may be a file of secrets given by mistake.
+    throw new UsageError(`${what} is not valid JSON (at ${describeJsonSyntaxError(text)})`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${what} must be a JSON object`);
   return parsed as JsonObject;
@@ -56,6 +58,15 @@ export function wholeNumber(name: string): (value: string) => number {
   };
 }
 
+/** A commander parser for a number above zero (`--timeout 2.5`). */
+export function positiveNumber(name: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0) throw new UsageError(`${name} must be a number above 0, not "${value}"`);
+    return number;
+  };
+}
+
 export type DefinitionFile =
   | { readonly file: string; readonly definition: unknown; readonly parseError?: undefined }
   | { readonly file: string; readonly definition?: undefined; readonly parseError: string };
@@ -65,12 +76,7 @@ export function readDefinitionFile(file: string): DefinitionFile {
   const text = readTextFile(file);
   try {
     return { file, definition: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { file, parseError: `not valid JSON: ${oneLine((error as Error).message)}` };
+  } catch {
+    return { file, parseError: `not valid JSON (at ${describeJsonSyntaxError(text)})` };
   }
-}
-
-/** JSON.parse quotes the offending text, line breaks included; a diagnostic is one line. */
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ');
 }

@@ -9,6 +9,7 @@ import type { ApiClient, ApiOperation } from './api';
 import { plural } from './definition-check';
 import { InstancesFaultedError, OperationFailedError } from './errors';
 import type { Output } from './output';
+import { escapeControlCharacters } from './terminal-text';
 
 export interface WatchOptions {
   /** Per-instance outcomes to print after the summary. @default 10 */
@@ -71,7 +72,8 @@ class ProgressBar {
     const { colors } = output;
     this.bar = new SingleBar({
       stream: output.stdout,
-      format: `${colors.cyan('{bar}')} {processed}/{totalText} instances | {status} | {duration_formatted}`,
+      // The format is the CLI's own text (its colour marks become escape codes); the payload is data: escaped.
+      format: output.layout(`${colors.cyan('{bar}')} {processed}/{totalText} instances | {status} | {duration_formatted}`),
       barCompleteChar: '\u2588',
       barIncompleteChar: '\u2591',
       hideCursor: true,
@@ -85,7 +87,7 @@ class ProgressBar {
   update(operation: ApiOperation): void {
     const { processed, total } = operationProgress(operation);
     // cli-progress needs a total: an unknown one draws an empty bar and shows "?".
-    const payload = { processed, totalText: total === undefined ? '?' : String(total), status: operation.status, id: this.operationId };
+    const payload = { processed, totalText: total === undefined ? '?' : String(total), status: escapeControlCharacters(String(operation.status)), id: escapeControlCharacters(this.operationId) };
     const barTotal = Math.max(total ?? 0, 1);
     const barValue = total === undefined ? 0 : processed;
     if (!this.started) {

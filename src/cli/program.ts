@@ -4,7 +4,7 @@
  */
 import { Argument, Command, Option } from 'commander';
 import { CommandContext, DEFAULT_URL, type GlobalOptions } from './context';
-import { collect, wholeNumber } from './inputs';
+import { collect, positiveNumber, wholeNumber } from './inputs';
 import type { BulkAction, InstanceStatusName } from './api';
 import type { Output } from './output';
 import { diagramCommand } from './commands/diagram';
@@ -36,13 +36,14 @@ export function buildProgram(output: Output): Command {
 
   program
     .description('The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers (or dry-run them) and watch them fan out, migrate, suspend, cancel and delete instances, one or in bulk.')
-    .configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) })
+    .configureOutput({ writeOut: (text) => output.stdout.write(output.layout(text)), writeErr: (text) => output.stderr.write(output.layout(text)) })
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
     .addOption(new Option('--url <url>', 'the API base URL, /api included').env('SIGNALBOX_URL').default(DEFAULT_URL))
     .addOption(new Option('--key <key>', 'API key, sent as x-functions-key').env('SIGNALBOX_API_KEY'))
     .option('--json', 'print machine-readable JSON on stdout')
+    .addOption(new Option('--timeout <seconds>', 'how long each request may take, its response body included').env('SIGNALBOX_TIMEOUT').default(30).argParser(positiveNumber('--timeout')))
     .addHelpText(
       'after',
       `\nExit codes: 0 ok, 1 invalid definition, 2 usage, 3 the API refused (or an operation failed), 4 the API cannot be reached, 5 instances faulted (an operation's, or a started one).\n` +
@@ -212,7 +213,7 @@ export function buildProgram(output: Output): Command {
     .command('delete-workflow')
     .description('delete a workflow and every version of it (the server refuses while instances of it exist)')
     .argument('<workflowId>', 'the workflow')
-    .addHelpText('after', examples('signalbox bulk delete --workflow old-claims --force --wait', 'signalbox delete-workflow old-claims'))
+    .addHelpText('after', examples('signalbox bulk delete --workflow old-claims --force --dry-run', 'signalbox bulk delete --workflow old-claims --force --expect-count 12 --wait', 'signalbox delete-workflow old-claims'))
     .action((workflowId: string, _options, command: Command) => deleteWorkflowCommand(contextOf(command), workflowId));
 
   const addOperationOptions = (command: Command) =>
@@ -247,14 +248,17 @@ export function buildProgram(output: Output): Command {
       .option('--subject <subject>', 'only instances interested in this subject')
       .option('--updated-before <time>', 'only instances last changed before this moment (ISO 8601, e.g. 2026-11-01T00:00:00Z)')
       .option('--to-state <stateId>', 'recover: the state whose entry runs again (required for recover)')
-      .option('--force', 'delete: waiting and initializing instances too'),
+      .option('--force', 'delete: waiting and initializing instances too')
+      .option('--expect-count <n>', 'delete (required): how many instances the filter matches, as --dry-run tells; refused if it matches another number', wholeNumber('--expect-count'))
+      .option('--dry-run', 'change nothing: say how many instances the filter matches now'),
   )
     .addHelpText(
       'after',
       examples(
         'signalbox bulk cancel --workflow expense-claim --state awaiting-receipts --wait',
         'signalbox bulk recover --workflow expense-claim --status faulted --to-state draft',
-        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --wait',
+        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --dry-run',
+        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --expect-count 42 --wait',
       ),
     )
     .action((action: BulkAction, options, command: Command) => bulkCommand(contextOf(command), action, options));

@@ -285,7 +285,7 @@ export interface paths {
         put?: never;
         /**
          * Act on every instance a filter matches
-         * @description cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each.
+         * @description cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each. `dryRun: true` answers 200 with how many instances the filter matches and changes nothing; a delete must name that number as `expectedCount`, and is refused (409) when the filter matches another.
          */
         post: operations["bulkInstances"];
         delete?: never;
@@ -820,6 +820,18 @@ export interface components {
                 /** @description A few of the instance ids. */
                 sample: string[];
             }[];
+        };
+        BulkDryRun: {
+            action: string;
+            filter: {
+                workflowId: string;
+                stateId?: string;
+                status?: string;
+                subject?: string;
+                updatedBefore?: string;
+            };
+            /** @description How many instances the filter matches now: the `expectedCount` a bulk delete names. */
+            matched: number;
         };
         OperationPage: {
             items: components["schemas"]["ListedOperation"][];
@@ -3052,10 +3064,26 @@ export interface operations {
                      * @default false
                      */
                     force?: boolean;
+                    /**
+                     * @description `true`: answer 200 with how many instances the filter matches now; nothing changes.
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                    /** @description Required to `delete`: how many instances the filter matches (a dry run tells). The request is refused (409) when the filter matches another number, so a filter wider than meant deletes nothing. */
+                    expectedCount?: number;
                 };
             };
         };
         responses: {
+            /** @description The dry run: how many instances the filter matches now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkDryRun"];
+                };
+            };
             /** @description Accepted: poll `statusUrl` until it answers 200. */
             202: {
                 headers: {
@@ -3073,7 +3101,7 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedOperation"];
                 };
             };
-            /** @description The request is invalid (a workflow, or a state in no version of it, that does not exist). */
+            /** @description The request is invalid (a workflow, or a state in no version of it, that does not exist; a delete without `expectedCount`; a recover without `stateId`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,6 +3121,15 @@ export interface operations {
             };
             /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A delete whose `expectedCount` is not the number of instances the filter matches: nothing is deleted. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,7 @@
  */
 import { workflowDefinitionSchema, type WorkflowDefinition } from './definition';
 import { DefinitionInvalidError, type ValidationIssue } from './errors';
+import { repeatedSubscriptionIds } from './events/subscriptions';
 import { compileExpression, parseTemplate } from './expressions';
 import { MAX_INTERESTS_PER_STATE, stateInterestCount } from './interests';
 import { builtInRegistry, type Registry } from './registry';
@@ -57,7 +58,11 @@ function checkTimer(timer: Record<string, unknown>, path: Path, calendars: unkno
 
 function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  if (!isObject(input) || !isObject(input.states)) return issues;
+  if (!isObject(input)) return issues;
+  for (const { index, id, first } of repeatedSubscriptionIds(input.subscriptions)) {
+    issues.push({ path: formatPath(['subscriptions', index, 'id']), message: `subscription id "${id}" repeats subscriptions[${first}]` });
+  }
+  if (!isObject(input.states)) return issues;
   const states = input.states;
   const has = (id: unknown) => typeof id === 'string' && Object.hasOwn(states, id);
   if (typeof input.initialStateId === 'string' && !has(input.initialStateId)) {

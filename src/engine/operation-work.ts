@@ -66,8 +66,18 @@ export const bulkRequestSchema = z
     }),
     stateId: stateIdSchema.optional().meta({ description: 'For `recover`: the state whose entry runs again.' }),
     force: z.boolean().default(false).meta({ description: 'For `delete`: delete waiting and initializing instances too.' }),
+    dryRun: z.boolean().default(false).meta({ description: '`true`: answer 200 with how many instances the filter matches now; nothing changes.' }),
+    expectedCount: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'Required to `delete`: how many instances the filter matches (a dry run tells). The request is refused (409) when the filter matches another number, so a filter wider than meant deletes nothing.' }),
   })
   .superRefine((request, context) => {
+    if (request.action === BulkAction.delete && !request.dryRun && request.expectedCount === undefined) {
+      context.addIssue({ code: 'custom', path: ['expectedCount'], message: 'is required to delete: the number of instances the filter matches, which a request with dryRun: true answers' });
+    }
     if (request.action === BulkAction.recover && request.stateId === undefined) {
       context.addIssue({ code: 'custom', path: ['stateId'], message: 'is required to recover (the state to recover to)' });
     }

@@ -10,12 +10,22 @@ import { z } from 'zod';
 /** Durations with a calendar count working time, so only clock units (hours, minutes, seconds) make sense. */
 const CALENDAR_UNITS = new Set(['hours', 'minutes', 'seconds', 'milliseconds']);
 
+/**
+ * The longest a timer may wait after its state is entered: 36,525 days (100 years). Past it an `after` is
+ * refused when the workflow is defined, and an `at` instant faults the instance; JavaScript's own limit
+ * (the year 275760) was reached as "Invalid time value", naming nothing.
+ */
+export const MAX_TIMER_DELAY_IN_DAYS = 36_525;
+export const MAX_TIMER_DELAY_TEXT = `${MAX_TIMER_DELAY_IN_DAYS.toLocaleString('en-US')} days (100 years)`;
+
 /** The duration an ISO 8601 text gives, or a message saying why it is not one. */
 export function parseIsoDuration(text: string): Duration | string {
   const duration = Duration.fromISO(text);
   if (!duration.isValid) return `"${text}" is not an ISO 8601 duration (e.g. PT48H, P3D, P1DT12H)`;
   const units = duration.toObject();
   if (Object.values(units).some((value) => (value ?? 0) < 0)) return `"${text}" is negative; a timer counts forward`;
+  // Years and months count as 365 and 30 days here (luxon's casual conversion).
+  if (duration.as('days') > MAX_TIMER_DELAY_IN_DAYS) return `"${text}" is longer than the ${MAX_TIMER_DELAY_TEXT} a timer may wait`;
   return duration;
 }
 

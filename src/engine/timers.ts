@@ -15,7 +15,7 @@ import { evaluateExpression } from './expressions';
 import type { ArmedTimer, Instance } from './instance';
 import { OutboxKind, type TimerOutboxRow } from './outbox';
 import type { Draft } from './run-steps';
-import { parseIsoDuration, type TimerDefinition } from './timer-definition';
+import { MAX_TIMER_DELAY_IN_DAYS, MAX_TIMER_DELAY_TEXT, parseIsoDuration, type TimerDefinition } from './timer-definition';
 import type { Trigger } from './trigger';
 import { timerTriggerId } from './trigger-ids';
 
@@ -91,8 +91,18 @@ function instantOf(value: unknown, transitionId: string): Date {
   throw new Error(`the timer of transition "${transitionId}": "at" gave ${shown}, not an ISO 8601 instant`);
 }
 
-/** The due time of one timer armed at `enteredAt`; throws (a fault) when `at` gives no instant. */
+/** The due time of one timer armed at `enteredAt`; throws (a fault) when `at` gives no instant, or one past the limit. */
 async function dueAtOf(timer: TimerDefinition, transitionId: string, definition: WorkflowDefinition, draft: Draft, enteredAt: Date): Promise<Date> {
+  const dueAt = await unboundedDueAtOf(timer, transitionId, definition, draft, enteredAt);
+  if (!(dueAt.getTime() - enteredAt.getTime() <= MAX_TIMER_DELAY_IN_DAYS * DAY_IN_MS)) {
+    throw new Error(`the timer of transition "${transitionId}": "${timer.at !== undefined ? 'at' : 'after'}" is due more than ${MAX_TIMER_DELAY_TEXT} after the state was entered, the limit`);
+  }
+  return dueAt;
+}
+
+const DAY_IN_MS = 24 * 3600_000;
+
+async function unboundedDueAtOf(timer: TimerDefinition, transitionId: string, definition: WorkflowDefinition, draft: Draft, enteredAt: Date): Promise<Date> {
   if (timer.at !== undefined) return instantOf(await evaluateExpression(timer.at, draft.scope(), { now: () => draft.effects.now() }), transitionId);
   const duration = parseIsoDuration(timer.after!);
   if (typeof duration === 'string') throw new Error(`the timer of transition "${transitionId}": ${duration}`);

@@ -161,6 +161,34 @@ it('draws the workflow diagram with the number of instances in each state', asyn
   await screenshot(page, 'workflow-diagram');
 });
 
+it('draws names that hold markup as text: no link, form, input or image appears in the diagram, and no script runs', async () => {
+  const markup = '<a href="javascript:window.signalboxOwned=1">link</a><form action="https://evil.example/"><input name="password" value="x"></form><img src="x" onerror="window.signalboxOwned=2"><script>window.signalboxOwned=3</script>';
+  const hostile = {
+    id: 'hostile-names',
+    displayName: 'Hostile names',
+    initialStateId: 'start',
+    states: {
+      start: { displayName: `Start ${markup}`, transitions: [{ id: 'go', targetStateId: 'done', conditions: [{ type: 'triggerName', name: `Go ${markup}` }] }] },
+      done: { displayName: `<b onmouseover="window.signalboxOwned=4">Done</b>` },
+    },
+  };
+  expect((await api.request('PUT', '/api/workflows/hostile-names', { json: hostile })).status).toBe(201);
+  expect((await api.request('POST', '/api/instances', { json: { workflowId: 'hostile-names', instanceId: 'hostile-1' } })).status).toBe(201);
+  await openWithKey('#/workflows');
+  for (const hash of ['#/workflows/hostile-names', '#/instances/hostile-1']) {
+    await page.goto(`${host.url}/console/${hash}`);
+    const svg = page.getByTestId('diagram').locator('svg');
+    await svg.waitFor();
+    // The names are there, as the text they are.
+    await page.waitForFunction(() => document.querySelector('[data-testid="diagram"] svg')?.textContent?.includes('<form action='));
+    await expect(svg.locator('a, form, input, img, script, iframe, button, b').count()).resolves.toBe(0);
+    await expect(page.locator('form[action="https://evil.example/"], input[name="password"]').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as unknown as { signalboxOwned?: number }).signalboxOwned)).resolves.toBeUndefined();
+  }
+  expect((await api.request('DELETE', '/api/instances/hostile-1?force=true')).status).toBe(204);
+  expect((await api.request('DELETE', '/api/workflows/hostile-names')).status).toBe(204);
+});
+
 it('switches between versions of a workflow, each with its own instances', async () => {
   await openWithKey('#/workflows/order');
   await page.getByText('No instances of version 2').waitFor();

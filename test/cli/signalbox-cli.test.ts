@@ -533,7 +533,16 @@ describe('operating from the command line: dry runs, migrations, bulk actions, s
     const refused = await signalbox(['delete-workflow', 'stages'], { env });
     expect(refused.exitCode).toBe(3);
     expect(refused.stderr).toContain('(HTTP 409)');
-    const purged = await signalbox(['bulk', 'delete', '--workflow', 'stages', '--force', '--wait', '--json'], { env });
+    // Only a workflow id and --force: refused before anything is deleted, with the count to confirm.
+    const unconfirmed = await signalbox(['bulk', 'delete', '--workflow', 'stages', '--force'], { env });
+    expect(unconfirmed.exitCode).toBe(2);
+    expect(unconfirmed.stderr).toContain('the filter matches 3 instances now; to delete them, add --expect-count 3');
+    const dryRun = await signalbox(['bulk', 'delete', '--workflow', 'stages', '--force', '--dry-run'], { env });
+    expect(dryRun).toMatchObject({ exitCode: 0, stdout: 'Dry run: bulk delete would act on 3 instances of stages now; nothing was changed\n' });
+    const miscounted = await signalbox(['bulk', 'delete', '--workflow', 'stages', '--force', '--expect-count', '2'], { env });
+    expect(miscounted.exitCode).toBe(3);
+    expect(miscounted.stderr).toContain('matches 3 instances, not 2');
+    const purged = await signalbox(['bulk', 'delete', '--workflow', 'stages', '--force', '--expect-count', '3', '--wait', '--json'], { env });
     expect(purged.exitCode).toBe(0);
     expect(JSON.parse(purged.stdout).summary).toMatchObject({ deleted: 3 });
     const deleted = await signalbox(['delete-workflow', 'stages'], { env });

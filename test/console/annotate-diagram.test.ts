@@ -63,3 +63,18 @@ describe('annotateDiagram', () => {
     expect(annotateDiagram(diagram, states, { 'retired-state': { waiting: 4 } })).toBe(diagram);
   });
 });
+
+describe('with the server diagram of names that hold markup, emoji and control characters', () => {
+  it('finds every state by its label as the server escapes it', () => {
+    // Required here rather than imported: the console tests otherwise load nothing of the engine.
+    const { buildDefinitionGraph, mermaidStateDiagram } = require('../../src/engine/analysis') as typeof import('../../src/engine/analysis');
+    const { validateDefinition } = require('../../src/engine/definition-validation') as typeof import('../../src/engine/definition-validation');
+    const hostileStates = {
+      a: { displayName: 'Start <form><input name="x"></form> 🚀 & "quoted"', transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] }] },
+      b: { displayName: 'Done\u001b]52;c;eA==\u0007\ttoo' },
+    };
+    const definition = validateDefinition({ id: 'hostile', displayName: 'Hostile', initialStateId: 'a', states: hostileStates });
+    const text = mermaidStateDiagram(buildDefinitionGraph(definition));
+    expect(Object.fromEntries(diagramStateIds(text, hostileStates))).toEqual({ a: 's0', b: 's1' });
+  });
+});

@@ -293,11 +293,24 @@ describe('Mermaid diagrams', () => {
     },
     'state with "quotes"',
   );
+  // Markup, Mermaid syntax and control characters in every label: each must be drawn as the text it is.
+  const hostileName = '<a href="javascript:alert(1)">link</a><form action="https://evil.example/"><input name="password"></form><img src=x onerror="alert(1)">';
+  const hostile = define(
+    {
+      'a<i>': {
+        displayName: `Start ${hostileName} \`**md**\` {x} [y] |z| &amp; &lt;b&gt; \u001b]52;c;eA==\u0007 end`,
+        transitions: [go('t', 'b', name(`Go ${hostileName} -->  &#60;i&#62; \u009b2J`)), go('u', 'b', { type: 'not', condition: name('<b>not</b>') })],
+      },
+      b: { displayName: '<script>window.signalboxOwned = true</script>done' },
+    },
+    'a<i>',
+  );
   const cases: { title: string; definition: WorkflowDefinition; highlightStateId?: string }[] = [
     ...examples.map((example) => ({ title: example.id, definition: example })),
     { title: 'expense-claim, one state highlighted', definition: expense, highlightStateId: 'waiting-for-approval' },
     { title: 'a timer and an exclusion', definition: timed },
     { title: 'names Mermaid would otherwise misread', definition: awkward, highlightStateId: 'state with "quotes"' },
+    { title: 'names that hold markup and control characters', definition: hostile, highlightStateId: 'a<i>' },
   ];
   const texts = cases.map(({ definition, highlightStateId }) => mermaidStateDiagram(buildDefinitionGraph(definition), { highlightStateId }));
   let parsed: ParsedStateDiagram[];
@@ -306,7 +319,8 @@ describe('Mermaid diagrams', () => {
     parsed = await parseMermaid(texts);
   });
 
-  const flat = (text: string) => text.replace(/[\r\n]+/g, ' ').trim();
+  // A label is one line: line breaks and other control characters are drawn as a space.
+  const flat = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
 
   it.each(cases.map((testCase, index) => [testCase.title, index] as const))('draws every state and transition of %s in valid Mermaid', (_title, index) => {
     const { definition, highlightStateId } = cases[index]!;
@@ -318,13 +332,22 @@ describe('Mermaid diagrams', () => {
     const idOf = (stateId: string) => drawn.find((state) => state.descriptions[0] === flat(graph.state(stateId)!.displayName))!.id;
     const relations = diagram.relations.map(({ from, to, label }) => `${from} -> ${to}: ${label}`).sort();
     const expected = [
-      ...graph.transitions.map((edge) => `${idOf(edge.stateId)} -> ${idOf(edge.targetStateId)}: ${transitionLabel(edge)}`),
+      ...graph.transitions.map((edge) => `${idOf(edge.stateId)} -> ${idOf(edge.targetStateId)}: ${flat(transitionLabel(edge))}`),
       `root_start -> ${idOf(graph.initialStateId)}: `,
       ...graph.states.filter((state) => state.final).map((state) => `${idOf(state.id)} -> root_end: `),
     ].sort();
     expect(relations).toEqual(expected);
     const highlighted = diagram.states.filter((state) => state.classes.includes('current')).map((state) => state.id);
     expect(highlighted).toEqual(highlightStateId === undefined ? [] : [idOf(highlightStateId)]);
+    // Labels are text: drawn, they make no element (no link, form, input, image or script).
+    expect(diagram.elements).toEqual([]);
+  });
+
+  it('writes no markup character and no control character into a label', () => {
+    const text = texts[cases.findIndex((testCase) => testCase.definition === hostile)]!;
+    const labels = [...text.matchAll(/^ {4}state "(.*)" as s\d+$|^ {4}s\d+ --> s\d+: (.*)$/gm)].map((match) => match[1] ?? match[2]!);
+    expect(labels).toHaveLength(4);
+    for (const label of labels) expect(label).not.toMatch(/[<>&`*_{}[\]|"\u0000-\u001f\u007f-\u009f]/);
   });
 
   it('labels transitions with trigger names or their timer, marks initial and final states, highlights a state', () => {

@@ -60,6 +60,22 @@ describe('validateDefinition', () => {
     expect(new Set(issues.map((issue) => `${issue.path}|${issue.message}`)).size).toBe(issues.length);
   });
 
+  it('lists a repeated subscription id whatever else is wrong with the subscriptions', () => {
+    const subscription = (id: string, url = 'https://hooks.example/signalbox') => ({ id, url });
+    const issues = issuesOf({
+      id: 'subscribed',
+      displayName: 'Subscribed',
+      initialStateId: 'a',
+      states: { a: {} },
+      subscriptions: [subscription('audit'), subscription('audit'), subscription('other', 'not a url'), { ...subscription('third'), events: ['noSuchEvent'] }],
+    });
+    expect(issues.map((issue) => issue.path)).toEqual(expect.arrayContaining(['subscriptions[1].id', 'subscriptions[2].url', 'subscriptions[3].events[0]']));
+    expect(issues.find((issue) => issue.path === 'subscriptions[1].id')?.message).toBe('subscription id "audit" repeats subscriptions[0]');
+    // Alone, it is listed once.
+    const alone = issuesOf({ id: 'subscribed', displayName: 'Subscribed', initialStateId: 'a', states: { a: {} }, subscriptions: [subscription('audit'), subscription('audit')] });
+    expect(alone).toEqual([{ path: 'subscriptions[1].id', message: 'subscription id "audit" repeats subscriptions[0]' }]);
+  });
+
   it('reports structural problems (missing fields, wrong types) with the semantic ones', () => {
     const issues = issuesOf({ id: 'x', initialStateId: 'a', states: { a: { transitions: 'no' } } });
     expect(issues.map((issue) => issue.path)).toEqual(expect.arrayContaining(['displayName', 'states.a.transitions']));

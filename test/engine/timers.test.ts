@@ -190,6 +190,21 @@ describe('timers in the engine', () => {
     expect(created).toMatchObject({ status: 'faulted', stateId: 'open', timers: [], fault: { message: expect.stringContaining('"at" gave nothing') } });
   });
 
+  it('faults naming the field and the limit when `at` gives an instant past the limit', async () => {
+    const definition: WorkflowDefinitionInput = {
+      id: 'far',
+      displayName: 'Far',
+      initialStateId: 'open',
+      states: { open: { transitions: [{ id: 'expire', targetStateId: 'expired', timer: { at: 'context.until' } }] }, expired: {} },
+    };
+    const { engine } = await setup(definition);
+    for (const [instanceId, until] of [['far-1', '2200-01-01T00:00:00Z'], ['far-2', '9999-12-31T23:59:59Z']] as const) {
+      const created = await engine.createInstance({ workflowId: 'far', instanceId, context: { until } });
+      expect(created).toMatchObject({ status: 'faulted', timers: [] });
+      expect(created.fault?.message).toContain('the timer of transition "expire": "at" is due more than 36,525 days (100 years) after the state was entered, the limit');
+    }
+  });
+
   it('re-arms on a self-transition: the earlier entry\'s timer is stale, the new one counts from the re-entry', async () => {
     const { clock, engine, send } = await setup();
     await engine.createInstance({ workflowId: 'claim', instanceId: 'c1' });
@@ -281,6 +296,12 @@ describe('timer definitions', () => {
   it('names the path of a malformed duration', () => {
     expect(problems(withTimer({ after: '48 hours' }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('not an ISO 8601 duration') }]);
     expect(problems(withTimer({ after: '-PT1H' }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('negative') }]);
+  });
+
+  it('refuses an `after` longer than the limit, naming the field and the limit', () => {
+    expect(problems(withTimer({ after: 'P1000000Y' }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: '"P1000000Y" is longer than the 36,525 days (100 years) a timer may wait' }]);
+    expect(problems(withTimer({ after: 'PT900000H', calendar: 'office' }, { office }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('36,525 days') }]);
+    expect(problems(withTimer({ after: 'P100Y' }))).toEqual([]);
   });
 
   it('needs exactly one of after and at; a calendar only with after, and one the workflow declares', () => {

@@ -147,7 +147,7 @@ describe('the operation orchestrator runs migrations and bulk actions with the r
     expect((await call('GET', `operations/${suspend}`)).body).toMatchObject({ kind: 'bulk', status: 'succeeded', candidates: 1, summary: { suspended: 1, conflict: 0 } });
     expect((await call('GET', 'instances/task-0000')).body.status).toBe('suspended');
 
-    const purge = await accepted('POST', 'instances/bulk', { action: 'delete', filter: { workflowId: 'tasks', status: 'complete', updatedBefore: new Date(Date.now() + 60_000).toISOString() } });
+    const purge = await accepted('POST', 'instances/bulk', { action: 'delete', filter: { workflowId: 'tasks', status: 'complete', updatedBefore: new Date(Date.now() + 60_000).toISOString() }, expectedCount: 1 });
     expect((await runOperation(purge)).status).toBe('completed');
     expect((await call('GET', `operations/${purge}`)).body).toMatchObject({ candidates: 1, summary: { deleted: 1 } });
     await expect(call('GET', 'instances/task-0001')).rejects.toBeInstanceOf(NotFoundError);

@@ -161,13 +161,38 @@ describe('bulk operations', () => {
     const none = await runOperation('POST', '/api/instances/bulk', { action: 'suspend', filter: { workflowId: 'chore', stateId: 'parked' } });
     expect(none).toMatchObject({ status: 'succeeded', candidates: 0, summary: { suspended: 0 } });
 
-    const purge = await runOperation('POST', '/api/instances/bulk', { action: 'delete', filter: { workflowId: 'chore', status: 'cancelled', updatedBefore: new Date(Date.now() + 60_000).toISOString() } });
+    const purge = await runOperation('POST', '/api/instances/bulk', { action: 'delete', filter: { workflowId: 'chore', status: 'cancelled', updatedBefore: new Date(Date.now() + 60_000).toISOString() }, expectedCount: 2 });
     expect(purge).toMatchObject({ summary: { deleted: 2 } });
     expect((await api.request('GET', '/api/instances/b1')).status).toBe(404);
 
     const bad = await api.request('POST', '/api/instances/bulk', { json: { action: 'recover', filter: { workflowId: 'chore' } } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ path: 'stateId', message: expect.any(String) }]);
+  });
+
+  it('deletes in bulk only with the count the filter matches named: a dry run tells it, another count is refused', async () => {
+    await api.request('PUT', '/api/workflows/purge', { json: { ...v1, id: 'purge' } });
+    for (const id of ['p1', 'p2', 'p3']) expect((await api.request('POST', '/api/instances', { json: { workflowId: 'purge', instanceId: id, context: { queue: 'purge' } } })).status).toBe(201);
+    const everything = { action: 'delete', filter: { workflowId: 'purge' }, force: true };
+
+    // Only a workflow id and force: refused, naming the field, and nothing is deleted.
+    const unguarded = await api.request('POST', '/api/instances/bulk', { json: everything });
+    expect(unguarded.status).toBe(400);
+    expect(unguarded.body.errors).toEqual([{ path: 'expectedCount', message: expect.stringContaining('dryRun') }]);
+
+    const dryRun = await api.request('POST', '/api/instances/bulk', { json: { ...everything, dryRun: true } });
+    expect(dryRun.status).toBe(200);
+    expect(dryRun.body).toEqual({ action: 'delete', filter: { workflowId: 'purge' }, matched: 3 });
+
+    const wrong = await api.request('POST', '/api/instances/bulk', { json: { ...everything, expectedCount: 2 } });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.detail).toContain('matches 3 instances, not 2');
+    for (const id of ['p1', 'p2', 'p3']) expect((await api.request('GET', `/api/instances/${id}`)).status).toBe(200);
+
+    const purged = await runOperation('POST', '/api/instances/bulk', { ...everything, expectedCount: 3 });
+    expect(purged).toMatchObject({ status: 'succeeded', summary: { deleted: 3 } });
+    // Other actions need no count.
+    expect((await api.request('POST', '/api/instances/bulk', { json: { action: 'cancel', filter: { workflowId: 'purge' } } })).status).toBe(202);
   });
 });
 

@@ -16,6 +16,14 @@ function decode(text) {
   return textarea.value;
 }
 
+// The elements a label would make when drawn: mermaid draws labels as HTML (inside a foreignObject),
+// with its entity placeholders turned back into character references.
+const container = window.document.createElement('div');
+function elementsIn(text) {
+  container.innerHTML = text.replace(/ﬂ°°/g, '&#').replace(/ﬂ°/g, '&').replace(/¶ß/g, ';');
+  return [...container.querySelectorAll('*')].map((element) => element.tagName.toLowerCase());
+}
+
 let input = '';
 for await (const chunk of process.stdin) input += chunk;
 const results = [];
@@ -25,7 +33,8 @@ for (const text of JSON.parse(input)) {
     const diagram = await mermaid.mermaidAPI.getDiagramFromText(text);
     const states = [...diagram.db.getStates()].map(([id, state]) => ({ id, descriptions: (state.descriptions ?? []).map(decode), classes: state.classes ?? [] }));
     const relations = diagram.db.getRelations().map(({ id1, id2, relationTitle }) => ({ from: id1, to: id2, label: decode(relationTitle ?? '') }));
-    results.push({ type: diagram.type, states, relations });
+    const labels = [...[...diagram.db.getStates().values()].flatMap((state) => state.descriptions ?? []), ...diagram.db.getRelations().map(({ relationTitle }) => relationTitle ?? '')];
+    results.push({ type: diagram.type, states, relations, elements: labels.flatMap(elementsIn) });
   } catch (error) {
     results.push({ error: error instanceof Error ? error.message : String(error) });
   }

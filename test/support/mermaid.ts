@@ -10,6 +10,8 @@ export interface ParsedStateDiagram {
   /** Labels decoded as mermaid draws them. */
   readonly states: { id: string; descriptions: string[]; classes: string[] }[];
   readonly relations: { from: string; to: string; label: string }[];
+  /** The HTML elements (tag names) the labels would make when drawn: none, for labels that are text. */
+  readonly elements: string[];
 }
 
 export function parseMermaid(texts: readonly string[]): Promise<ParsedStateDiagram[]> {

@@ -20,7 +20,11 @@ interface Declaration {
 /** Mermaid entity codes (`#quot;`, `#35;`) back to characters. */
 function decodeEntities(text: string): string {
   const named: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', semi: ';' };
-  return text.replace(/#(\d+|[a-z]+);/g, (whole, code: string) => (/^\d+$/.test(code) ? String.fromCharCode(Number(code)) : named[code] ?? whole));
+  return text.replace(/#(\d+|[a-z]+);/g, (whole, code: string) => (/^\d+$/.test(code) ? codePoint(Number(code), whole) : named[code] ?? whole));
+}
+
+function codePoint(code: number, whole: string): string {
+  return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
 }
 
 function declarations(diagram: string): Declaration[] {
@@ -41,7 +45,8 @@ export function diagramStateIds(diagram: string, states: Record<string, DiagramS
   const used = new Set<number>();
   const ids = new Map<string, string>();
   for (const [stateId, state] of Object.entries(states)) {
-    const label = (state.displayName ?? stateId).replace(/[\r\n]+/g, ' ').trim();
+    // As the server writes it (mermaidLabel): control characters and line breaks drawn as a space.
+    const label = (state.displayName ?? stateId).replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
     const index = declared.findIndex((declaration, position) => !used.has(position) && declaration.label === label);
     if (index >= 0) {
       used.add(index);

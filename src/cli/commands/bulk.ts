@@ -1,10 +1,12 @@
 /**
  * @module `signalbox bulk <cancel|recover|suspend|resume|delete> --workflow <id> [filters]`: one operation
  * that acts on every instance the filter matches (each under its lease, the filter checked again), with
- * `--wait` followed to its end (`watch`'s view).
+ * `--wait` followed to its end (`watch`'s view). `--dry-run` says how many instances the filter matches; a
+ * delete must name that number (`--expect-count N`), so a filter wider than meant deletes nothing.
  */
 import type { BulkAction, BulkRequest, InstanceStatusName } from '../api';
 import type { CommandContext } from '../context';
+import { plural } from '../definition-check';
 import { UsageError } from '../errors';
 import { followOperation } from './watch';
 
@@ -18,6 +20,8 @@ export interface BulkOptions {
   readonly updatedBefore?: string;
   readonly toState?: string;
   readonly force?: boolean;
+  readonly dryRun?: boolean;
+  readonly expectCount?: number;
   readonly wait?: boolean;
   readonly results?: number;
   readonly progress?: boolean;
@@ -28,7 +32,9 @@ export async function bulkCommand(context: CommandContext, action: BulkAction, o
   if (action === 'recover' && options.toState === undefined) throw new UsageError('bulk recover needs --to-state <stateId> (the state whose entry runs again)');
   if (action !== 'recover' && options.toState !== undefined) throw new UsageError('--to-state is only for bulk recover');
   if (action !== 'delete' && options.force) throw new UsageError('--force is only for bulk delete');
-  const request: BulkRequest = {
+  if (options.dryRun && options.wait) throw new UsageError('--dry-run changes nothing, so there is nothing to --wait for');
+  if (action !== 'delete' && options.expectCount !== undefined) throw new UsageError('--expect-count is only for bulk delete');
+  const request: Omit<BulkRequest, 'dryRun' | 'expectedCount'> = {
     action,
     filter: {
       workflowId: options.workflow,
@@ -40,7 +46,15 @@ export async function bulkCommand(context: CommandContext, action: BulkAction, o
     ...(options.toState !== undefined ? { stateId: options.toState } : {}),
     ...(options.force ? { force: true } : {}),
   };
-  const accepted = await context.api.bulk(request);
+  if (options.dryRun || (action === 'delete' && options.expectCount === undefined)) {
+    const { matched } = await context.api.bulkDryRun(request);
+    if (!options.dryRun) {
+      throw new UsageError(`bulk delete needs --expect-count: the filter matches ${plural(matched, 'instance')} now; to delete them, add --expect-count ${matched}`);
+    }
+    if (context.json) return context.output.printJson({ action, filter: request.filter, matched });
+    return context.output.print(`Dry run: bulk ${action} would act on ${plural(matched, 'instance')} of ${options.workflow} now; nothing was changed`);
+  }
+  const accepted = await context.api.bulk({ ...request, ...(options.expectCount !== undefined ? { expectedCount: options.expectCount } : {}) });
   if (options.wait) return followOperation(context, accepted.operationId, options);
   if (context.json) return context.output.printJson(accepted);
   context.output.print(`Bulk ${action} ${accepted.operationId} ${accepted.status}; follow it with: signalbox watch ${accepted.operationId}`);

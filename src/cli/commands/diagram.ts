@@ -20,7 +20,7 @@ export async function diagramCommand(context: CommandContext, target: string, op
   const isFile = existsSync(target) || target.endsWith('.json');
   const diagram = isFile ? await diagramOfFile(context, target, options) : await diagramOfWorkflow(context, target, options);
   if (context.json) return context.output.printJson({ [isFile ? 'file' : 'workflowId']: target, diagram });
-  context.output.stdout.write(diagram.endsWith('\n') ? diagram : `${diagram}\n`);
+  context.output.printDocument(diagram);
 }
 
 async function diagramOfWorkflow(context: CommandContext, workflowId: string, options: DiagramOptions): Promise<string> {

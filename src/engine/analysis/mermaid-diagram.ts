@@ -11,13 +11,26 @@ export interface DiagramOptions {
   readonly highlightStateId?: string;
 }
 
+/** Control characters (a label is one line): drawn as one space. */
+const CONTROL_CHARACTERS = /[\p{Cc}\u2028\u2029]+/gu;
 /**
- * Text safe inside a Mermaid label: quotes, `#`, `;` and `%` become Mermaid entity codes (`#quot;`), line
- * breaks become spaces, since a label ends at the end of its line.
+ * What a label may hold as it is: letters, marks, digits, spaces and punctuation that is neither markup
+ * (`<`, `>`, `&`), Mermaid syntax (`"`, `#`, `;`, `%`, `:`-free...) nor Markdown (`` ` ``, `*`, `_`).
+ */
+const NOT_PLAIN = /[^\p{L}\p{M}\p{N} \-.,:()/'!?+=@$~]/gu;
+
+/**
+ * Text that Mermaid draws as the text it is, whatever it holds: every character outside a small plain
+ * set becomes a Mermaid entity code (`#60;` for `<`), which Mermaid turns into an HTML character
+ * reference, so names from a definition never become elements (links, forms, inputs, scripts), Mermaid
+ * syntax or Markdown. Control characters and line breaks become a space, since a label ends at the end
+ * of its line.
  */
 export function mermaidLabel(text: string): string {
-  const entities: Record<string, string> = { '#': '#35;', '"': '#quot;', ';': '#59;', '%': '#37;' };
-  return text.replace(/[\r\n]+/g, ' ').replace(/[#";%]/g, (character) => entities[character]!).trim();
+  return text
+    .replace(CONTROL_CHARACTERS, ' ')
+    .trim()
+    .replace(NOT_PLAIN, (character) => `#${character.codePointAt(0)};`);
 }
 
 /** What a transition's arrow says: its timer, its trigger names, "any trigger", or "no trigger". */

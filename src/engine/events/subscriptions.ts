@@ -25,16 +25,25 @@ export const subscriptionSchema = z.strictObject({
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
-export const subscriptionsSchema = z
-  .array(subscriptionSchema)
-  .max(MAX_SUBSCRIPTIONS_PER_WORKFLOW, `a workflow may have at most ${MAX_SUBSCRIPTIONS_PER_WORKFLOW} subscriptions`)
-  .superRefine((subscriptions, ctx) => {
-    const seen = new Set<string>();
-    subscriptions.forEach((subscription, index) => {
-      if (seen.has(subscription.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate subscription id "${subscription.id}"` });
-      seen.add(subscription.id);
-    });
+// Unique ids are checked with the definition's other cross-references (definition-validation.ts), on the
+// input as it came: a refinement here would run only once every subscription had parsed, so a repeated id
+// went unlisted whenever another subscription had a problem of its own.
+export const subscriptionsSchema = z.array(subscriptionSchema).max(MAX_SUBSCRIPTIONS_PER_WORKFLOW, `a workflow may have at most ${MAX_SUBSCRIPTIONS_PER_WORKFLOW} subscriptions`);
+
+/** `subscriptions[i].id` issues for each id that repeats an earlier one; on unparsed input, so they are listed whatever else fails. */
+export function repeatedSubscriptionIds(subscriptions: unknown): { readonly index: number; readonly id: string; readonly first: number }[] {
+  if (!Array.isArray(subscriptions)) return [];
+  const seen = new Map<string, number>();
+  const repeated: { index: number; id: string; first: number }[] = [];
+  subscriptions.forEach((subscription: unknown, index) => {
+    const id = (subscription as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') return;
+    const first = seen.get(id);
+    if (first !== undefined) repeated.push({ index, id, first });
+    else seen.set(id, index);
   });
+  return repeated;
+}
 
 /** Whether `subscription` wants events of `type`. */
 export function wants(subscription: Subscription, type: LifecycleEventType): boolean {

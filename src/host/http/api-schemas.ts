@@ -170,6 +170,13 @@ export const offerListSchema = z
 export const listedOperationSchema = operationSchema
   .omit({ instances: true, progress: true, instancesTruncated: true, tracesTruncated: true })
   .meta({ id: 'ListedOperation', description: 'An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`).' });
+export const bulkDryRunSchema = z
+  .object({
+    action: z.string(),
+    filter: z.object({ workflowId: z.string(), stateId: z.string().optional(), status: z.string().optional(), subject: z.string().optional(), updatedBefore: z.string().optional() }),
+    matched: z.number().int().meta({ description: 'How many instances the filter matches now: the `expectedCount` a bulk delete names.' }),
+  })
+  .meta({ id: 'BulkDryRun' });
 
 const reportSample = z.array(z.string()).meta({ description: 'A few of the instance ids.' });
 export const migrationReportSchema = z

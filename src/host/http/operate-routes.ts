@@ -3,8 +3,9 @@
  * resume, bulk actions (an operation), deleting instances and workflows.
  */
 import { z } from 'zod';
-import { bulkRequestSchema, migrationRequestSchema } from '../../engine/operation-work';
-import { acceptedHeaders, acceptedOperationSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
+import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/operation-work';
+import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
+import { ConflictError } from '../../engine/errors';
 import { readJsonBody } from './request-body';
 import { parseQuery } from './query';
 import { instanceBody } from './representations';
@@ -19,6 +20,25 @@ const workflowPath = z.object({ workflowId: z.string() });
 const noQuery = z.object({});
 const accepted = { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders };
 const instanceAnswer = (description: string) => ({ description, body: instanceSchema, headers: etagHeaders });
+
+/**
+ * How many instances a bulk filter matches now (the guard of a bulk delete): the instances of the workflow
+ * (in the state, with the status), paged through, each checked against the whole filter as the operation
+ * will check it.
+ */
+async function countMatching(engine: ApiServices['engine'], filter: BulkRequest['filter']): Promise<number> {
+  let matched = 0;
+  let continuationToken: string | undefined;
+  do {
+    const page = await engine.listInstances(
+      { workflowId: filter.workflowId, ...(filter.stateId !== undefined ? { stateId: filter.stateId } : {}), ...(filter.status !== undefined ? { status: filter.status } : {}) },
+      { maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}) },
+    );
+    matched += page.items.filter((instance) => matchesSelection(instance, filter)).length;
+    continuationToken = page.continuationToken;
+  } while (continuationToken);
+  return matched;
+}
 
 /** Suspend and resume: no query, no body (an empty one is tolerated), 200 with the instance and its ETag. */
 function changeStatus(change: (engine: ApiServices['engine'], instanceId: string) => Promise<StoredInstance>): RouteDefinition['handle'] {
@@ -131,15 +151,31 @@ export const operateRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Act on every instance a filter matches',
-      description: 'cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each.',
+      description:
+        'cancel, recover (to `stateId`), suspend, resume or delete, each instance under its lease; the filter is checked again for each. `dryRun: true` answers 200 with how many instances the filter matches and changes nothing; a delete must name that number as `expectedCount`, and is refused (409) when the filter matches another.',
       tags: ['operations'],
       query: noQuery,
       body: bulkRequestSchema,
-      responses: { 202: accepted, 400: 'The request is invalid (a workflow, or a state in no version of it, that does not exist).' },
+      responses: {
+        200: { description: 'The dry run: how many instances the filter matches now.', body: bulkDryRunSchema },
+        202: accepted,
+        400: 'The request is invalid (a workflow, or a state in no version of it, that does not exist; a delete without `expectedCount`; a recover without `stateId`).',
+        409: 'A delete whose `expectedCount` is not the number of instances the filter matches: nothing is deleted.',
+      },
     },
     async handle(request, { engine, triggers }) {
       parseQuery(request, {});
-      const bulk = await engine.operations.parseBulk(readJsonBody(request));
+      const body = readJsonBody(request);
+      // Checked against the workflows first (a misspelt workflow or state is a 400, dry run or not).
+      const bulk = await engine.operations.parseBulk(body);
+      const { dryRun, expectedCount } = bulkRequestSchema.parse(body);
+      if (dryRun) return { status: 200, body: { action: bulk.action, filter: bulk.filter, matched: await countMatching(engine, bulk.filter) } };
+      if (bulk.action === 'delete') {
+        const matched = await countMatching(engine, bulk.filter);
+        if (matched !== expectedCount) {
+          throw new ConflictError(`expectedCount: the filter matches ${matched} instance${matched === 1 ? '' : 's'}, not ${expectedCount}; nothing was deleted (a request with dryRun: true tells the number)`);
+        }
+      }
       return acceptedOperation(await triggers.submitWork({ bulk }));
     },
   },
