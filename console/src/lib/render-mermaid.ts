@@ -8,7 +8,15 @@ let renders = 0;
 
 function loadMermaid() {
   loaded ??= import('mermaid').then(({ default: mermaid }) => {
-    mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral', fontFamily: 'system-ui, sans-serif' });
+    mermaid.initialize({
+      startOnLoad: false,
+      securityLevel: 'strict',
+      theme: 'neutral',
+      fontFamily: 'system-ui, sans-serif',
+      // Room between states and between ranks, so a self-loop's label (a timer's) does not sit on a
+      // neighbouring edge's label: Mermaid's default 50 px put "timer: after PT16H" over "Approve".
+      state: { nodeSpacing: 90, rankSpacing: 80 },
+    });
     return mermaid;
   });
   return loaded;
