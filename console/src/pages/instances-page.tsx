@@ -159,7 +159,7 @@ export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFil
         </EmptyState>
       )}
       {shown && shown.length > 0 && (
-        <table data-testid="instances">
+        <table data-testid="instances" class="card-table">
           <caption class="visually-hidden">
             Instances, page {pageIndex + 1} of {pageCount}
           </caption>
