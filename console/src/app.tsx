@@ -5,6 +5,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiContext } from './api-context';
 import type { ConsoleApi } from './api/console-api';
+import { InstanceSearch } from './components/instance-search';
 import { KeyForm } from './components/key-form';
 import { Link } from './components/link';
 import { parseHash, type ConsoleRoute } from './lib/hash-route';
@@ -23,7 +24,7 @@ function Page({ route }: { route: ConsoleRoute }) {
     case 'workflow':
       return <WorkflowPage workflowId={route.workflowId} version={route.version} />;
     case 'instances':
-      return <InstancesPage filter={route.filter} />;
+      return <InstancesPage filter={route.filter} sort={route.sort} />;
     case 'instance':
       return <InstancePage instanceId={route.instanceId} />;
     case 'operations':
@@ -98,6 +99,7 @@ export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
             </li>
           </ul>
         </nav>
+        <InstanceSearch />
         <KeyForm
           apiKey={apiKey}
           onChange={(key) => {

@@ -8,6 +8,7 @@ import { ApiError, asProblem } from '../../console/src/api/api-error';
 import { createHttpConsoleApi } from '../../console/src/api/console-api';
 
 interface Seen {
+  contentType: string | undefined;
   method: string;
   url: string;
   key: string | undefined;
@@ -24,7 +25,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      seen.push({ method: request.method!, url: request.url!, key: request.headers['x-functions-key'] as string | undefined, body: Buffer.concat(chunks).toString() });
+      seen.push({ contentType: request.headers['content-type'], method: request.method!, url: request.url!, key: request.headers['x-functions-key'] as string | undefined, body: Buffer.concat(chunks).toString() });
       const { status, type, body } = answer(request);
       response.writeHead(status, { 'content-type': type ?? 'application/json' });
       response.end(body);
@@ -86,6 +87,18 @@ it('posts triggers, dry runs, recover, cancel, suspend and resume with JSON bodi
     'POST /api/instances/c1/cancel ',
     'POST /api/instances/c%201/suspend ',
     'POST /api/instances/c%201/resume ',
+  ]);
+});
+
+it('starts an instance and a bulk action with JSON bodies, typed as content-type: application/json', async () => {
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
+  answer = () => ({ status: 201, body: '{"id":"c9"}' });
+  expect(await api.createInstance({ workflowId: 'w', instanceId: 'c9', context: { a: 1 } })).toMatchObject({ id: 'c9' });
+  answer = () => ({ status: 202, body: '{"operationId":"op-2","status":"notStarted","statusUrl":"/api/operations/op-2"}' });
+  expect(await api.bulkInstances({ action: 'cancel', filter: { workflowId: 'w', status: 'faulted' } })).toMatchObject({ operationId: 'op-2' });
+  expect(seen.map(({ method, url, body, contentType }) => `${method} ${url} ${contentType} ${body}`)).toEqual([
+    'POST /api/instances application/json {"workflowId":"w","instanceId":"c9","context":{"a":1}}',
+    'POST /api/instances/bulk application/json {"action":"cancel","filter":{"workflowId":"w","status":"faulted"}}',
   ]);
 });
 

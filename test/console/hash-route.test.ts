@@ -8,6 +8,8 @@ const routes: ConsoleRoute[] = [
   { page: 'instances', filter: {} },
   { page: 'instances', filter: { workflowId: 'w', stateId: 'open', status: 'faulted', subject: 'claimant:ann' } },
   { page: 'instances', filter: { parentId: 'order 7' } },
+  { page: 'instances', filter: { workflowId: 'w' }, sort: { key: 'updatedAt', descending: true } },
+  { page: 'instances', filter: {}, sort: { key: 'id', descending: false } },
   { page: 'instance', instanceId: 'claim 42' },
   { page: 'operation', operationId: 'op-1' },
 ];
@@ -22,6 +24,7 @@ it.each([
   ['#/workflows/w?version=abc', { page: 'workflow', workflowId: 'w' }],
   ['#/workflows/w?version=0', { page: 'workflow', workflowId: 'w' }],
   ['#/instances?status=sleeping&workflowId=w', { page: 'instances', filter: { workflowId: 'w' } }],
+  ['#/instances?sort=-colour', { page: 'instances', filter: {} }],
   ['#/instances/a/b', { page: 'notFound', path: '/instances/a/b' }],
   ['#/elsewhere', { page: 'notFound', path: '/elsewhere' }],
 ])('reads %s leniently', (hash, route) => {

@@ -4,7 +4,7 @@
  * path, parameter and body is checked against the API's own description. Every call carries the key
  * (`x-functions-key`) when one is set, and every failure is an ApiError holding the problem+json.
  */
-import { createSignalboxClient } from '../../../src/client';
+import { createSignalboxClient, type operations } from '../../../src/client';
 import { ApiError } from './api-error';
 import { capabilitiesFrom, type Capabilities } from './capabilities';
 import type {
@@ -24,6 +24,10 @@ import type {
   Workflow,
   WorkflowSummary,
 } from './types';
+
+/** `POST /api/instances`'s body and `POST /api/instances/bulk`'s, as the API describes them (the generated client types). */
+export type CreateInstanceInput = operations['createInstance']['requestBody']['content']['application/json'];
+export type BulkInput = operations['bulkInstances']['requestBody']['content']['application/json'];
 
 export interface ConsoleApi {
   capabilities(): Promise<Capabilities>;
@@ -50,6 +54,10 @@ export interface ConsoleApi {
   /** Sets an event's dead-lettered deliveries back to pending and delivers them again (202). */
   redeliverEvent(instanceId: string, eventId: string): Promise<{ eventId: string }>;
   getOperation(operationId: string): Promise<Operation>;
+  /** Starts an instance of the workflow's latest version (201 the instance). */
+  createInstance(input: CreateInstanceInput): Promise<Instance>;
+  /** Acts on every instance the filter matches (202 an operation). */
+  bulkInstances(input: BulkInput): Promise<Accepted>;
 }
 
 export interface HttpConsoleApiOptions {
@@ -150,5 +158,8 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     redeliverEvent: (instanceId, eventId) =>
       unwrap(client.POST('/instances/{instanceId}/events/{eventId}/redeliver', { params: { path: { instanceId, eventId } } })),
     getOperation: (operationId) => unwrap(client.GET('/operations/{operationId}', { params: { path: { operationId } } })),
+    // openapi-fetch sends a JSON body with `content-type: application/json`.
+    createInstance: (input) => unwrap(client.POST('/instances', { body: input })),
+    bulkInstances: (input) => unwrap(client.POST('/instances/bulk', { body: input })),
   };
 }

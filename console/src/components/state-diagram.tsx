@@ -1,6 +1,19 @@
-/** @module A Mermaid diagram rendered into the page, with a text alternative for screen readers. */
+/**
+ * @module A Mermaid diagram rendered into the page, with a text alternative for screen readers. On a
+ * wide frame it is laid out left to right, so it spreads along the width it has instead of standing as
+ * a narrow column; on a narrow one (a phone) top to bottom.
+ */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { renderMermaid } from '../lib/render-mermaid';
+
+/** Frames at least this wide (CSS px) get a left-to-right layout. */
+const WIDE_FRAME = 720;
+
+/** The diagram text with `direction LR` added after its header, unless it names a direction itself. */
+export function laidOutForWidth(text: string, frameWidth: number): string {
+  if (frameWidth < WIDE_FRAME || /^\s*direction\s/m.test(text)) return text;
+  return text.replace(/^(\s*stateDiagram(?:-v2)?[^\n]*\n)/, '$1    direction LR\n');
+}
 
 export function StateDiagram({ text, label }: { text: string; label: string }) {
   const container = useRef<HTMLDivElement>(null);
@@ -8,7 +21,7 @@ export function StateDiagram({ text, label }: { text: string; label: string }) {
   useEffect(() => {
     let current = true;
     setError(undefined);
-    renderMermaid(text).then(
+    renderMermaid(laidOutForWidth(text, container.current?.clientWidth ?? 0)).then(
       (svg) => {
         if (current && container.current) container.current.innerHTML = svg;
       },

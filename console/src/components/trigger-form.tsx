@@ -8,6 +8,7 @@ import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
 import type { AvailableTrigger, DryRunResult, Problem, TriggerInput } from '../api/types';
 import { DryRunView } from './dry-run-view';
+import { FieldError, invalidProps, splitProblem, type FieldErrors } from './field-error';
 import { ProblemAlert } from './problem-alert';
 
 function parseParameters(text: string): { parameters?: Record<string, unknown>; error?: string } {
@@ -36,19 +37,21 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
   const [parametersText, setParametersText] = useState('');
   const [contentType, setContentType] = useState('');
   const [problem, setProblem] = useState<Problem>();
-  const [inputError, setInputError] = useState<string>();
+  /** What the form itself refused, per field (`form` for what belongs to none). */
+  const [inputErrors, setInputErrors] = useState<FieldErrors>({});
   const [preview, setPreview] = useState<{ input: string; result: DryRunResult }>();
   const [busy, setBusy] = useState(false);
 
   const build = (): TriggerInput | undefined => {
-    setInputError(undefined);
+    setInputErrors({});
+    setProblem(undefined);
     if (!name.trim()) {
-      setInputError('A trigger name is required');
+      setInputErrors({ name: 'A trigger name is required' });
       return undefined;
     }
     const { parameters, error } = parseParameters(parametersText);
     if (error) {
-      setInputError(error);
+      setInputErrors({ parameters: error });
       return undefined;
     }
     return { name: name.trim(), ...(parameters ? { parameters } : {}), ...(contentType.trim() ? { contentType: contentType.trim() } : {}) };
@@ -72,7 +75,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
     const input = build();
     if (!input) return;
     if (dryRunAvailable && preview?.input !== JSON.stringify(input)) {
-      setInputError('The trigger changed since its dry run: run it again before sending');
+      setInputErrors({ form: 'The trigger changed since its dry run: run it again before sending' });
       return;
     }
     void run(async () => {
@@ -83,6 +86,8 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
   };
   const previewed = preview?.result.instances.find((item) => item.instanceId === instanceId) ?? preview?.result.instances[0];
   const readyToSend = !dryRunAvailable || (preview !== undefined && !busy);
+  const { byField: refused, rest } = splitProblem(problem, ['name', 'parameters', 'contentType']);
+  const errors: FieldErrors = { ...refused, ...inputErrors };
 
   return (
     <form
@@ -101,6 +106,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
           list="trigger-names"
           value={name}
           required
+          {...invalidProps('trigger-name', errors.name)}
           onInput={(event) => (setName(event.currentTarget.value), setPreview(undefined))}
         />
         <datalist id="trigger-names">
@@ -108,6 +114,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
             <option key={candidate} value={candidate} />
           ))}
         </datalist>
+        <FieldError id="trigger-name" error={errors.name} />
       </div>
       <div class="field">
         <label for="trigger-parameters">Parameters (JSON object, optional)</label>
@@ -116,19 +123,27 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
           rows={4}
           value={parametersText}
           placeholder='{"amount": 120}'
+          {...invalidProps('trigger-parameters', errors.parameters)}
           onInput={(event) => (setParametersText(event.currentTarget.value), setPreview(undefined))}
         />
+        <FieldError id="trigger-parameters" error={errors.parameters} />
       </div>
       <div class="field">
         <label for="trigger-content-type">Content type (optional)</label>
-        <input id="trigger-content-type" value={contentType} onInput={(event) => (setContentType(event.currentTarget.value), setPreview(undefined))} />
+        <input
+          id="trigger-content-type"
+          value={contentType}
+          {...invalidProps('trigger-content-type', errors.contentType)}
+          onInput={(event) => (setContentType(event.currentTarget.value), setPreview(undefined))}
+        />
+        <FieldError id="trigger-content-type" error={errors.contentType} />
       </div>
-      {inputError && (
+      {errors.form && (
         <p class="problem" role="alert">
-          {inputError}
+          {errors.form}
         </p>
       )}
-      {problem && <ProblemAlert problem={problem} context="The trigger was not accepted" />}
+      {rest && <ProblemAlert problem={rest} context="The trigger was not accepted" />}
       <div class="field-actions">
         {dryRunAvailable && (
           <button type="button" class={preview ? 'secondary' : undefined} disabled={busy} onClick={dryRun}>

@@ -4,10 +4,18 @@
  */
 import { instanceStatuses, operationKinds, operationStatuses, type InstanceFilter, type InstanceStatus, type OperationFilter } from '../api/types';
 
+/** The instance list's order: a column, and which way (the URL writes `sort=-updatedAt` for descending). */
+export const instanceSortKeys = ['id', 'workflowId', 'stateId', 'status', 'updatedAt', 'createdAt'] as const;
+export type InstanceSortKey = (typeof instanceSortKeys)[number];
+export interface InstanceSort {
+  key: InstanceSortKey;
+  descending: boolean;
+}
+
 export type ConsoleRoute =
   | { page: 'workflows' }
   | { page: 'workflow'; workflowId: string; version?: number }
-  | { page: 'instances'; filter: InstanceFilter }
+  | { page: 'instances'; filter: InstanceFilter; sort?: InstanceSort }
   | { page: 'instance'; instanceId: string }
   | { page: 'operations'; filter: OperationFilter }
   | { page: 'operation'; operationId: string }
@@ -37,6 +45,9 @@ export function parseHash(hash: string): ConsoleRoute {
     }
     const status = url.searchParams.get('status');
     if (status && (instanceStatuses as readonly string[]).includes(status)) filter.status = status as InstanceStatus;
+    const sort = url.searchParams.get('sort');
+    const sortKey = sort?.replace(/^-/, '');
+    if (sort && (instanceSortKeys as readonly string[]).includes(sortKey!)) return { page: 'instances', filter, sort: { key: sortKey as InstanceSortKey, descending: sort.startsWith('-') } };
     return { page: 'instances', filter };
   }
   if (section === 'instances' && id) return { page: 'instance', instanceId: id };
@@ -64,6 +75,7 @@ export function formatHash(route: ConsoleRoute): string {
     case 'instances': {
       const params = new URLSearchParams();
       for (const [key, value] of Object.entries(route.filter)) if (value) params.set(key, value);
+      if (route.sort) params.set('sort', `${route.sort.descending ? '-' : ''}${route.sort.key}`);
       const text = params.toString();
       return `#/instances${text ? `?${text}` : ''}`;
     }

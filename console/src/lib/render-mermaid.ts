@@ -17,6 +17,9 @@ function loadMermaid() {
       dompurifyConfig: { ALLOWED_TAGS: ['b', 'strong', 'i', 'em', 'br', 'span', 'p', 'div'], ALLOWED_ATTR: ['class'] },
       theme: 'neutral',
       fontFamily: 'system-ui, sans-serif',
+      // Room between states and between ranks, so a self-loop's label (a timer's) does not sit on a
+      // neighbouring edge's label: Mermaid's default 50 px put "timer: after PT16H" over "Approve".
+      state: { nodeSpacing: 90, rankSpacing: 80 },
     });
     return mermaid;
   });

@@ -72,7 +72,15 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
       <h1 id="page-title" tabIndex={-1}>
         Instance {instanceId}
       </h1>
-      {instance.problem && <ProblemAlert problem={instance.problem} context="Reading the instance failed" />}
+      {instance.problem?.status === 404 ? (
+        <EmptyState title={`No instance has the id ${instanceId}`}>
+          <p>
+            It was never started, or it was deleted. Ids are exact (case and spaces count). <Link to={{ page: 'instances', filter: {} }}>Go to the instance list</Link>
+          </p>
+        </EmptyState>
+      ) : (
+        instance.problem && <ProblemAlert problem={instance.problem} context="Reading the instance failed" />
+      )}
       {instance.loading && !loaded && <p aria-live="polite">Loading instance…</p>}
       {loaded && (
         <>

@@ -1,21 +1,33 @@
 /**
- * @module Instances, filtered by workflow, state, status and subject (the filter lives in the URL), a
- * page at a time with the API's continuation tokens.
+ * @module Instances, filtered by workflow, state, status and subject, sorted by a column (filter and
+ * order live in the URL), with their total, 50 a page, and one action on all of them (bulk, after a
+ * dry-run count). The filtered set is read whole up to a limit (lib/instance-listing.ts says why).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { firstWaveStatuses } from '../api/capabilities';
 import type { InstanceFilter, InstanceStatus } from '../api/types';
+import { BulkActionForm } from '../components/bulk-action-form';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
 import { StatusBadge } from '../components/status-badge';
 import { TimeText } from '../components/time-text';
+import type { InstanceSort, InstanceSortKey } from '../lib/hash-route';
+import { defaultInstanceSort, formatCount, READ_LIMIT, readInstances, sortInstances } from '../lib/instance-listing';
 import { useAsync } from '../lib/use-async';
 
 const PAGE_SIZE = 50;
 
-function FilterForm({ filter }: { filter: InstanceFilter }) {
+const columns: Array<{ key: InstanceSortKey; label: string }> = [
+  { key: 'id', label: 'Instance' },
+  { key: 'workflowId', label: 'Workflow' },
+  { key: 'stateId', label: 'State' },
+  { key: 'status', label: 'Status' },
+  { key: 'updatedAt', label: 'Updated' },
+];
+
+function FilterForm({ filter, sort }: { filter: InstanceFilter; sort: InstanceSort | undefined }) {
   const api = useApi();
   const [draft, setDraft] = useState<InstanceFilter>(filter);
   useEffect(() => setDraft(filter), [filter.workflowId, filter.stateId, filter.status, filter.subject, filter.parentId]);
@@ -29,7 +41,7 @@ function FilterForm({ filter }: { filter: InstanceFilter }) {
       aria-label="Filter instances"
       onSubmit={(event) => {
         event.preventDefault();
-        navigate({ page: 'instances', filter: Object.fromEntries(Object.entries(draft).filter(([, value]) => value)) as InstanceFilter });
+        navigate({ page: 'instances', filter: Object.fromEntries(Object.entries(draft).filter(([, value]) => value)) as InstanceFilter, ...(sort ? { sort } : {}) });
       }}
     >
       <div class="field">
@@ -94,56 +106,86 @@ function FilterForm({ filter }: { filter: InstanceFilter }) {
   );
 }
 
-export function InstancesPage({ filter }: { filter: InstanceFilter }) {
+/** A column header that sorts by its column: ascending first, the other way on a second click (dates newest first). */
+function SortHeader({ column, sort, filter }: { column: (typeof columns)[number]; sort: InstanceSort; filter: InstanceFilter }) {
+  const active = sort.key === column.key;
+  const next: InstanceSort = active ? { key: column.key, descending: !sort.descending } : { key: column.key, descending: column.key === 'updatedAt' };
+  return (
+    <th scope="col" aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : undefined}>
+      <button type="button" class="sort-button" onClick={() => navigate({ page: 'instances', filter, sort: next })}>
+        <span class="visually-hidden">Sort by </span>
+        {column.label}
+        <span aria-hidden="true" class="sort-mark">
+          {active ? (sort.descending ? ' ▼' : ' ▲') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFilter; sort?: InstanceSort }) {
   const api = useApi();
-  // Tokens of the pages before this one, so "Previous" can go back; reset when the filter changes.
-  const [tokens, setTokens] = useState<Array<string | undefined>>([undefined]);
+  const sort = routeSort ?? defaultInstanceSort;
   const filterKey = JSON.stringify(filter);
-  useEffect(() => setTokens([undefined]), [filterKey]);
-  const token = tokens[tokens.length - 1];
-  const page = useAsync(() => api.listInstances(filter, token, PAGE_SIZE), [api, filterKey, token]);
+  const read = useAsync(() => readInstances(api, filter), [api, filterKey]);
+  const sorted = useMemo(() => (read.data ? sortInstances(read.data.items, sort) : undefined), [read.data, sort.key, sort.descending]);
+  const [pageIndex, setPageIndex] = useState(0);
+  useEffect(() => setPageIndex(0), [filterKey, sort.key, sort.descending]);
+  const pageCount = Math.max(1, Math.ceil((sorted?.length ?? 0) / PAGE_SIZE));
+  const shown = sorted?.slice(pageIndex * PAGE_SIZE, (pageIndex + 1) * PAGE_SIZE);
   const filtered = Object.values(filter).some(Boolean);
+  const total = read.data?.items.length ?? 0;
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title" tabIndex={-1}>
         Instances
       </h1>
-      <FilterForm filter={filter} />
-      {page.problem && <ProblemAlert problem={page.problem} context="Listing instances failed" />}
-      {page.loading && !page.data && <p aria-live="polite">Loading instances…</p>}
-      {page.data && page.data.items.length === 0 && (
+      <FilterForm filter={filter} sort={routeSort} />
+      {read.problem && <ProblemAlert problem={read.problem} context="Listing instances failed" />}
+      {read.loading && !read.data && <p aria-live="polite">Loading instances…</p>}
+      {read.data && (
+        <p class="count" data-testid="instance-count" role="status">
+          {read.data.truncated ? `${formatCount(total)}+ instances match` : `${formatCount(total)} ${total === 1 ? 'instance matches' : 'instances match'}`}
+        </p>
+      )}
+      {read.data?.truncated && (
+        <p class="note">
+          Sorted among the first {formatCount(READ_LIMIT)} read (the API lists instances by id); narrow the filter to count and sort them all.
+        </p>
+      )}
+      {read.data && read.data.items.length === 0 && (
         <EmptyState title={filtered ? 'No instance matches these filters' : 'No instances yet'}>
-          {filtered ? <p>Clear a filter to see more.</p> : <p>Start one with <code>POST /api/instances</code>.</p>}
+          {filtered ? <p>Clear a filter to see more.</p> : <p>Start one from a workflow's page, or with <code>POST /api/instances</code>.</p>}
         </EmptyState>
       )}
-      {page.data && page.data.items.length > 0 && (
-        <table data-testid="instances">
-          <caption class="visually-hidden">Instances, page {tokens.length}</caption>
+      {shown && shown.length > 0 && (
+        <table data-testid="instances" class="card-table">
+          <caption class="visually-hidden">
+            Instances, page {pageIndex + 1} of {pageCount}
+          </caption>
           <thead>
             <tr>
-              <th scope="col">Instance</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">State</th>
-              <th scope="col">Status</th>
-              <th scope="col">Updated</th>
+              {columns.map((column) => (
+                <SortHeader key={column.key} column={column} sort={sort} filter={filter} />
+              ))}
             </tr>
           </thead>
           <tbody>
-            {page.data.items.map((instance) => (
+            {shown.map((instance) => (
               <tr key={instance.id}>
-                <td>
+                <td data-label="Instance">
                   <Link to={{ page: 'instance', instanceId: instance.id }}>{instance.id}</Link>
                 </td>
-                <td>
+                <td data-label="Workflow">
                   <Link to={{ page: 'workflow', workflowId: instance.workflowId, version: instance.workflowVersion }}>
                     {instance.workflowId} v{instance.workflowVersion}
                   </Link>
                 </td>
-                <td>{instance.stateId}</td>
-                <td>
+                <td data-label="State">{instance.stateId}</td>
+                <td data-label="Status">
                   <StatusBadge status={instance.status} />
                 </td>
-                <td>
+                <td data-label="Updated">
                   <TimeText value={instance.updatedAt} />
                 </td>
               </tr>
@@ -151,20 +193,31 @@ export function InstancesPage({ filter }: { filter: InstanceFilter }) {
           </tbody>
         </table>
       )}
-      <nav class="pager" aria-label="Pages of instances">
-        <button type="button" class="secondary" disabled={tokens.length <= 1} onClick={() => setTokens((previous) => previous.slice(0, -1))}>
-          Previous page
-        </button>
-        <span>Page {tokens.length}</span>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!page.data?.continuationToken}
-          onClick={() => setTokens((previous) => [...previous, page.data!.continuationToken])}
-        >
-          Next page
-        </button>
-      </nav>
+      {pageCount > 1 && (
+        <nav class="pager" aria-label="Pages of instances">
+          <button type="button" class="secondary" disabled={pageIndex === 0} onClick={() => setPageIndex((index) => index - 1)}>
+            Previous page
+          </button>
+          <span>
+            Page {pageIndex + 1} of {pageCount}
+          </span>
+          <button type="button" class="secondary" disabled={pageIndex + 1 >= pageCount} onClick={() => setPageIndex((index) => index + 1)}>
+            Next page
+          </button>
+        </nav>
+      )}
+      {read.data && read.data.items.length > 0 && (
+        <>
+          <h2>Act on all of them</h2>
+          {!filter.workflowId ? (
+            <p class="note">Choose a workflow to act on every instance that matches.</p>
+          ) : filter.parentId ? (
+            <p class="note">A bulk action cannot be limited to one parent's children: clear the parent filter to act on every instance that matches.</p>
+          ) : (
+            <BulkActionForm filter={{ ...filter, workflowId: filter.workflowId }} />
+          )}
+        </>
+      )}
     </section>
   );
 }

@@ -1,12 +1,14 @@
 /**
  * @module One workflow version: its diagram (from the API's diagram route) with the number of instances
- * in each state drawn on it, a table of the same counts per status, and a version switch.
+ * in each state drawn on it, a table of the same counts per status, a version switch, the definition
+ * itself as JSON, and a form that starts an instance.
  */
 import { useApi } from '../api-context';
 import { firstWaveStatuses } from '../api/capabilities';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
+import { StartInstanceForm } from '../components/start-instance-form';
 import { StateDiagram } from '../components/state-diagram';
 import { annotateDiagram } from '../lib/annotate-diagram';
 import { countInstancesByState, countOf } from '../lib/state-counts';
@@ -117,9 +119,27 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
       {counts.data && counts.data.total === 0 && (
         <EmptyState title={`No instances of version ${shownVersion}`}>
           <p>
-            Start one with <code>POST /api/instances</code> and <code>&#123;"workflowId": "{workflowId}"&#125;</code>.
+            Start one below, or with <code>POST /api/instances</code> and <code>&#123;"workflowId": "{workflowId}"&#125;</code>.
           </p>
         </EmptyState>
+      )}
+      {latest.data && (
+        <>
+          <h2>Start an instance</h2>
+          <StartInstanceForm workflowId={workflowId} latestVersion={latest.data.version} />
+        </>
+      )}
+      {definition && (
+        <>
+          <h2>Definition</h2>
+          <details class="definition">
+            <summary>The JSON of version {definition.version}</summary>
+            {/* Focusable, so a keyboard can scroll it when it is wider than the page. */}
+            <pre class="json-source" tabIndex={0} aria-label={`Definition of ${workflowId} version ${definition.version}`} data-testid="definition-json">
+              {JSON.stringify(definition, null, 2)}
+            </pre>
+          </details>
+        </>
       )}
     </section>
   );
