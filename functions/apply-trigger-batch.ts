@@ -1,14 +1,20 @@
 /**
  * @module The sub-orchestrator that applies one operation (a trigger, a migration, a bulk action) to one
- * page of candidate instances: one `applyTrigger` activity per instance, retried for lease and transient storage faults. Pages are
+ * batch of candidate instances (a page, the fan-out's `apply` step: src/engine/operations/fan-out.ts): one
+ * `applyTrigger` activity per instance, retried for lease and transient storage faults. Batches are
  * sub-orchestrations so that each durable history holds at most one page of tasks.
+ *
+ * A batch runs to its end: when an instance's activity fails for good, the others (all scheduled at
+ * once) are still waited for and counted, and the batch reports the first failure in its outcome, so
+ * that the operation never ends while one of its instances is still being applied, nor leaves one uncounted.
  *
  * Deterministic code: it imports only durable-functions and pure engine helpers, and reads no clock,
  * environment or randomness (test/functions/determinism.test.ts checks the imports).
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { accumulateResults, emptyTotals, type InstanceResult, type OperationTotals } from '../src/engine/operation';
+import { accumulateResults, emptyTotals, type InstanceResult } from '../src/engine/operation';
+import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyTriggerInput } from '../src/host/trigger-activities';
 
 export const APPLY_TRIGGER_BATCH = 'applyTriggerBatch';
@@ -18,8 +24,8 @@ export interface ApplyTriggerBatchInput {
   readonly instanceIds: readonly string[];
 }
 
-/** The batch's totals; its results in the order of `instanceIds`. */
-export type ApplyTriggerBatchOutput = OperationTotals;
+/** The batch's totals (its results in the order of `instanceIds`), and the first failure. */
+export type ApplyTriggerBatchOutput = BatchOutcome;
 
 /** Retries for every Signalbox activity: the contract's one policy (ACTIVITY_RETRY_POLICY), which the local runner follows too. */
 export const activityRetryOptions: df.RetryOptions = (() => {
@@ -34,10 +40,26 @@ export const applyTriggerBatch: OrchestrationHandler = function* (context: Orche
   const tasks = instanceIds.map((instanceId) =>
     context.df.callActivityWithRetry(ActivityName.applyTrigger, activityRetryOptions, { operationId, instanceId } satisfies ApplyTriggerInput),
   );
+  let results: InstanceResult[] = [];
+  let error: string | undefined;
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.
-  const results: InstanceResult[] = tasks.length > 0 ? yield context.df.Task.all(tasks) : [];
+  if (tasks.length > 0) {
+    try {
+      results = yield context.df.Task.all(tasks);
+    } catch {
+      // Task.all ends at the first failure: wait for each of the others (each yielded on its own, as #574 requires).
+      results = [];
+      for (const task of tasks) {
+        try {
+          results.push(yield task);
+        } catch (failure) {
+          error ??= failureReason(failure);
+        }
+      }
+    }
+  }
   // Only the outcomes seen: the orchestrator's totals list the operation kind's outcomes at 0.
-  const output: ApplyTriggerBatchOutput = accumulateResults(emptyTotals([]), results);
+  const output: ApplyTriggerBatchOutput = { ...accumulateResults(emptyTotals([]), results), ...(error !== undefined ? { error } : {}) };
   return output;
 };
 

@@ -14,3 +14,4 @@ import './timer-activities';
 import './console';
 import './http';
 import './retention';
+import './recovery';

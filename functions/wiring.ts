@@ -130,37 +130,12 @@ function isMissingInstance(error: unknown): boolean {
   return error instanceof Error && /\b404\b/.test(error.message);
 }
 
-let sweptLeftovers = false;
-
-/**
- * The start-up sweep of outbox rows a crash left between a save and its relay, run once per worker at
- * its first HTTP invocation (the first moment a durable client is at hand to start their operations).
- * In the background: a request never waits for it; a failure is logged and the rows wait for the next
- * load of their instance.
- */
-function sweepOnce(services: ApiServices): void {
-  if (sweptLeftovers) return;
-  sweptLeftovers = true;
-  services.engine
-    .relayLeftovers()
-    .then(
-      (count) => void (count > 0 && invocationLogger.info('delivered leftover outbox rows', { count })),
-      (error: unknown) => invocationLogger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
-    )
-    // Lifecycle events saved but not handed to delivery (a crash after the save): their orchestrations start now.
-    .then(() => services.engine.resumeEventDeliveries())
-    .then(
-      (count) => void (count > 0 && invocationLogger.info('resumed lifecycle event deliveries', { count })),
-      (error: unknown) => invocationLogger.warn('could not resume lifecycle event deliveries; they wait for the next worker start', { error: String(error) }),
-    );
-}
-
 export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
   const core = await hostCore();
   const client = df.getClient(context);
-  const services = core.servicesFor(durableLauncher(client), durableEventLauncher(client));
-  if (services.engine) sweepOnce(services);
-  return services;
+  // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
+  // not at each worker's first call: N workers cost one sweep.
+  return core.servicesFor(durableLauncher(client), durableEventLauncher(client));
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */

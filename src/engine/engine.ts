@@ -19,7 +19,8 @@ import type { EventOutboxRow, StartInstancePayload } from './outbox';
 import { OperationRuns } from './operation-runs';
 import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type ApplyTriggerOptions, type Decided } from './instance-runtime';
-import type { InstanceResult } from './operation';
+import { accumulateResults, emptyTotals, type InstanceResult } from './operation';
+import { FanOut, failureReason } from './operations/fan-out';
 import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
 import { InProcessTimers } from './in-process-timers';
 import { onePage } from './paging';
@@ -313,14 +314,43 @@ export class Engine {
   }
 
   /**
-   * Offers a trigger to every candidate, one at a time (in-process delivery; the hosts fan out through
-   * their operation runners instead). Returns each instance's result.
+   * Offers a trigger to every candidate (in-process delivery; the hosts fan out through their operation
+   * runners instead), driving the same fan-out as they do (operations/fan-out.ts) with no operation
+   * record: pages of candidates, each instance offered once, one at a time. Returns each instance's
+   * result; the first failure is thrown once the instances already being offered are done.
    */
   async publish(trigger: Trigger, options: OperationOptions = {}): Promise<InstanceResult[]> {
     const results: InstanceResult[] = [];
-    for await (const instanceId of this.ports.interests.findCandidates(trigger.subjects, { ...options, maxPageSize: 1000 })) {
-      results.push(await this.applyTrigger(instanceId, trigger, options));
+    let failure: unknown;
+    const fanOut = new FanOut({}, { batchesInFlight: 1 });
+    for (;;) {
+      const step = fanOut.next();
+      if (step.next === 'complete') break;
+      if (step.next === 'read') {
+        try {
+          const page = await onePage(this.ports.interests.findCandidates(trigger.subjects, options), { maxPageSize: 1000, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) });
+          fanOut.pageRead({ instanceIds: page.items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) });
+        } catch (error) {
+          failure ??= error;
+          fanOut.failed(failureReason(error));
+        }
+      } else if (step.next === 'apply') {
+        // Applied here, one instance after another; `wait` then hands the batch's results over.
+        const batch: InstanceResult[] = [];
+        for (const instanceId of step.batch.instanceIds) {
+          try {
+            batch.push(await this.applyTrigger(instanceId, trigger, options));
+          } catch (error) {
+            failure ??= error;
+            break;
+          }
+        }
+        results.push(...batch);
+        fanOut.batchFinished({ ...accumulateResults(emptyTotals([]), batch), ...(failure !== undefined ? { error: failureReason(failure) } : {}) });
+      }
+      // `wait` has nothing left to wait for, and `record` nothing to record: no operation record in process.
     }
+    if (failure !== undefined) throw failure;
     return results;
   }
 

@@ -6,6 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
+import { recoverLeftovers } from './start-up-recovery';
 import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
@@ -96,17 +97,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     // Rows a crash left between a save and its relay: delivered in the background (each becomes an
     // operation, idempotently); start-up does not wait for them, stop() does. Then lifecycle events
     // recorded but not yet delivered (a crash, a restart, retries that were waiting) are queued again.
-    const sweep = services.engine
-      .relayLeftovers()
-      .then(
-        (count) => void (count > 0 && logger.info('delivered leftover outbox rows', { count })),
-        (error: unknown) => logger.warn('the outbox sweep failed; rows wait for their instance to be loaded', { error: String(error) }),
-      )
-      .then(() => services.engine.resumeEventDeliveries())
-      .then(
-        (count) => void (count > 0 && logger.info('resumed lifecycle event deliveries', { count })),
-        (error: unknown) => logger.warn('could not resume lifecycle event deliveries; they wait for the next start', { error: String(error) }),
-      );
+    const sweep = recoverLeftovers(services.engine, logger);
     // Timers that fell due while the server was down fire now, once each.
     timers.start();
     // Finished operation records past their retention, now and hourly (retention.ts).

@@ -1,7 +1,8 @@
 /**
- * @module Runs operations in-process for the local server: a thin driver of the activity contract
- * (trigger-activities.ts: begin, find a page, apply the operation to each instance of the page,
- * record progress, complete), the same contract and retry policy the durable orchestrator drives.
+ * @module Runs operations in-process for the local server: a thin scheduler of the one fan-out algorithm
+ * (src/engine/operations/fan-out.ts) over the activity contract (trigger-activities.ts: begin, find a
+ * page, apply the operation to each instance of a batch, record progress, complete), the same algorithm,
+ * contract and retry policy the durable orchestrator drives.
  *
  * What stays here is what only an in-process host needs: bounded concurrency of applications across
  * operations (the durable host has its own fan-out limits), resumption of operations a crash left
@@ -15,21 +16,13 @@
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
-import { accumulateResults, countsToAdd, emptyTotals, mergeTotals, type StoredOperation } from '../engine/operation';
+import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../engine/operation';
+import { FanOut, failureReason, type BatchOutcome } from '../engine/operations/fan-out';
 import type { OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
 import { delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
-import {
-  ACTIVITY_RETRY_POLICY,
-  progressCheckpoint,
-  retryIntervalInMs,
-  type ActivityRetryPolicy,
-  type CandidateSource,
-  type FindCandidatesOutput,
-  type TriggerActivities,
-  type UncountedBatch,
-} from './trigger-activities';
+import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type TriggerActivities } from './trigger-activities';
 import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
 import type { Logger } from './trigger-activity-service';
@@ -151,93 +144,84 @@ export class LocalOperationRunner implements OperationLauncher {
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
   }
 
+  /**
+   * Drives the one fan-out algorithm (src/engine/operations/fan-out.ts), as the durable orchestrator does:
+   * one batch (a page) applied at a time, the next page read while it runs.
+   */
   private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>): Promise<void> {
     const activities = this.activities;
     // With the record in hand (just created, or listed for resumption) begin needs no read; `running` is
-    // written with the first progress, so an operation of one instance goes from notStarted to done.
+    // written with the fan-out's first progress, so an operation of one instance goes from notStarted to done.
     const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true }));
     if (!begun.shouldRun) return;
-    const source: CandidateSource = {
-      subjects: begun.subjects,
-      ...(begun.selection ? { selection: begun.selection } : {}),
-      ...(begun.includeDeleting ? { includeDeleting: true } : {}),
-      ...(begun.instanceIds ? { instanceIds: begun.instanceIds } : {}),
-    };
+    const source = candidateSource(begun);
     const read = (continuationToken: string | undefined): Promise<FindCandidatesOutput> => {
       const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) }));
       // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
       const prefetched = continuationToken === undefined ? firstPage : undefined;
       return prefetched ? prefetched.catch(lookUp) : lookUp();
     };
-    // As the orchestrator does (functions/trigger-orchestrator.ts): batches counted so far, each batch
-    // recorded in a checkpoint before it runs and counted by the next write, so that a resumed run offers
-    // no counted instance again and reports every one. Here one batch (a page) runs at a time.
-    const resumed = begun.resume;
-    let totals = resumed ? resumed.totals : emptyTotals(begun.outcomes);
-    let counted = resumed?.checkpoint.batches ?? 0;
-    let finished = emptyTotals([]);
-    /** Results the totals held before `finished` was added. */
-    let held = totals.instances.length;
-    const seen = new Set<string>();
-    let recordsProgress = Boolean(resumed);
-    let error: string | undefined;
-    try {
-      // The batch about to run: a resumed run's pending instances first, else the first page.
-      let batch: UncountedBatch;
-      /** The next page to read; undefined once every page has been read. */
-      let nextPage: { continuationToken?: string } | undefined;
-      if (resumed) {
-        const { checkpoint } = resumed;
-        batch = { instanceIds: checkpoint.pending };
-        nextPage = checkpoint.allFound ? undefined : checkpoint.continuationToken !== undefined ? { continuationToken: checkpoint.continuationToken } : {};
-      } else {
-        const page = await read(undefined);
-        batch = { instanceIds: page.instanceIds, readWith: {} };
-        nextPage = page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : undefined;
+    const fanOut = new FanOut(begun, { batchesInFlight: 1 });
+    /** Batches started, oldest first; each settles (never rejects) once every instance of it has. */
+    const batches: Promise<BatchOutcome>[] = [];
+    for (;;) {
+      // Left `running` in the store: the next start resumes it.
+      if (this.shutdown.signal.aborted) {
+        await Promise.all(batches);
+        throw new Error('shutting down');
       }
-      for (;;) {
-        // An instance can match several subjects and so appear on several pages: offer it the trigger once.
-        const fresh = batch.instanceIds.filter((id) => !seen.has(id));
-        fresh.forEach((id) => seen.add(id));
-        // Progress for clients' progress bars (the total once the last page is found), before each page
-        // of an operation that will take a while; one of a single instance finishes about as fast as that write.
-        recordsProgress ||= nextPage !== undefined || fresh.length > 1;
-        if (recordsProgress) {
-          const progress = { processed: totals.candidates, ...(nextPage === undefined ? { total: totals.candidates + fresh.length } : {}) };
-          const checkpoint = progressCheckpoint(counted, countsToAdd(finished, held), [{ ...batch, instanceIds: fresh }], nextPage?.continuationToken, nextPage === undefined);
-          await this.withRetry(() => activities.recordProgress({ operationId, progress, checkpoint }));
+      const step = fanOut.next();
+      if (step.next === 'complete') {
+        await this.withRetry(() => activities.completeOperation({ operationId, ...step.completion }));
+        return;
+      }
+      try {
+        switch (step.next) {
+          case 'read':
+            fanOut.pageRead(await read(step.continuationToken));
+            break;
+          case 'apply':
+            batches.push(this.applyBatch(operationId, step.batch.instanceIds, () => fanOut.progress));
+            break;
+          case 'wait':
+            fanOut.batchFinished(await batches.shift()!);
+            break;
+          case 'record':
+            await this.withRetry(() => activities.recordProgress({ operationId, progress: step.progress, checkpoint: step.checkpoint }));
+            break;
         }
-        const total = nextPage === undefined ? totals.candidates + fresh.length : undefined;
-        const pageProgress = recordsProgress ? this.progressWithin(operationId, totals.candidates, total) : undefined;
-        const results = await Promise.all(
-          fresh.map((instanceId) => this.semaphore.run(() => this.withRetry(() => activities.applyTrigger({ operationId, instanceId }))).then((result) => (pageProgress?.applied(), result))),
-        );
-        await pageProgress?.settled();
-        finished = accumulateResults(emptyTotals([]), results);
-        held = totals.instances.length;
-        totals = mergeTotals(totals, finished);
-        counted += 1;
-        if (!nextPage) break;
-        const readWith = nextPage;
-        const page = await read(readWith.continuationToken);
-        batch = { instanceIds: page.instanceIds, readWith };
-        nextPage = page.continuationToken !== undefined ? { continuationToken: page.continuationToken } : undefined;
+      } catch (failure) {
+        fanOut.failed(failureReason(failure));
       }
-    } catch (failure) {
-      if (this.shutdown.signal.aborted) throw failure; // left `running`: the next start resumes it
-      error = failure instanceof Error ? failure.message : String(failure);
     }
-    const completion = { operationId, ...totals, ...(error !== undefined ? { error } : {}) };
-    await this.withRetry(() => activities.completeOperation(completion));
   }
 
   /**
-   * Progress within a page, as its instances are applied: at most one write per PROGRESS_INTERVAL_IN_MS
-   * of the runner's clock, one at a time, none once the page is done (the next page's or the completion
-   * follows). So an operation of a few hundred instances shows progress, and a fast one costs no more
-   * writes than before. A failed write is logged: progress is for display, never the operation's failure.
+   * Applies the operation to each instance of a batch (bounded by the runner's semaphore) and settles once
+   * every one has: a failure does not leave the others running uncounted (the fan-out's rule for every host).
    */
-  private progressWithin(operationId: string, processedBefore: number, total: number | undefined) {
+  private async applyBatch(operationId: string, instanceIds: readonly string[], progress: () => OperationProgress): Promise<BatchOutcome> {
+    const pageProgress = this.progressWithin(operationId, progress);
+    const settled = await Promise.allSettled(
+      instanceIds.map((instanceId) =>
+        this.semaphore.run(() => this.withRetry(() => this.activities.applyTrigger({ operationId, instanceId }))).then((result) => (pageProgress.applied(), result)),
+      ),
+    );
+    await pageProgress.settled();
+    const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    return { ...accumulateResults(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+  }
+
+  /**
+   * Progress within a batch, as its instances are applied: at most one write per PROGRESS_INTERVAL_IN_MS
+   * of the runner's clock, one at a time, none once the batch is done (the fan-out's record or the
+   * completion follows). So an operation of a few hundred instances shows progress, and a fast one costs
+   * no more writes. A failed write is logged: progress is for display, never the operation's failure.
+   * A local host's addition to the fan-out's records: a durable orchestrator sees a batch only as a whole.
+   */
+  private progressWithin(operationId: string, before: () => OperationProgress) {
+    const { processed: processedBefore } = before();
     let applied = 0;
     let lastWrite = this.now().getTime();
     let writing: Promise<void> | undefined;
@@ -245,6 +229,7 @@ export class LocalOperationRunner implements OperationLauncher {
       applied: () => {
         applied += 1;
         const at = this.now().getTime();
+        const { total } = before();
         if (writing || at - lastWrite < PROGRESS_INTERVAL_IN_MS || (total !== undefined && processedBefore + applied >= total)) return;
         lastWrite = at;
         const progress = { processed: processedBefore + applied, ...(total !== undefined ? { total } : {}) };

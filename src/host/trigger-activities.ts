@@ -11,6 +11,7 @@
  */
 import type { OperationOutcome } from '../engine/enums';
 import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../engine/operation';
+import type { ProgressCheckpoint } from '../engine/operations/fan-out';
 import type { InstanceSelection } from '../engine/operation-work';
 import type { Trigger } from '../engine/trigger';
 
@@ -61,6 +62,16 @@ export interface BeginOperationOutput extends CandidateSource {
   readonly resume?: { readonly checkpoint: OperationCheckpoint; readonly totals: OperationTotals };
 }
 
+/** The candidate source of a begun operation (the rest of beginOperation's answer left out). */
+export function candidateSource(begun: BeginOperationOutput): CandidateSource {
+  return {
+    subjects: begun.subjects,
+    ...(begun.selection ? { selection: begun.selection } : {}),
+    ...(begun.includeDeleting ? { includeDeleting: true } : {}),
+    ...(begun.instanceIds ? { instanceIds: begun.instanceIds } : {}),
+  };
+}
+
 export interface FindCandidatesInput extends CandidateSource {
   readonly continuationToken?: string;
 }
@@ -72,46 +83,8 @@ export interface RecordProgressInput {
   readonly checkpoint?: ProgressCheckpoint;
 }
 
-/**
- * A checkpoint as a driver records it: `finished` holds the results of batch number `batches - 1`, which
- * this write adds to the record's totals (once: a repeated write finds it counted already); empty when
- * no batch finished since the last write.
- */
-export interface ProgressCheckpoint extends OperationCheckpoint {
-  readonly finished: OperationTotals;
-}
-
-/**
- * Characters of instance ids a checkpoint keeps in `pending`: with the results (MAX_OPERATION_RESULTS_LENGTH)
- * and the trigger, the record stays within Table Storage's 1 MiB. Past it, batches whose page can be read
- * again are read again on resumption (from the token that read the first of them) instead of listed.
- */
-export const MAX_CHECKPOINT_PENDING_LENGTH = 64_000;
-
-/** A batch a driver found and has not counted yet: its instances, and the read that found them. */
-export interface UncountedBatch {
-  readonly instanceIds: readonly string[];
-  /** The page read that found them (token absent: the first page); absent when they came from a checkpoint. */
-  readonly readWith?: { readonly continuationToken?: string };
-}
-
-/**
- * The checkpoint both drivers record (pure, so the orchestrator stays deterministic): `counted` batches
- * in the totals (the last of them `finished`, added by this write), `uncounted` found and not yet counted,
- * oldest first, and where reading goes on (`nextPage`, absent with `allFound`). Give `finished` through
- * `countsToAdd` (operation.ts), so it carries no results the record could not keep.
- */
-export function progressCheckpoint(counted: number, finished: OperationTotals, uncounted: readonly UncountedBatch[], nextPage: string | undefined, allFound: boolean): ProgressCheckpoint {
-  const counts = finished;
-  const pending = uncounted.flatMap((batch) => batch.instanceIds);
-  if (pending.reduce((length, id) => length + id.length + 3, 0) <= MAX_CHECKPOINT_PENDING_LENGTH) {
-    return { batches: counted, finished: counts, pending, allFound, ...(!allFound && nextPage !== undefined ? { continuationToken: nextPage } : {}) };
-  }
-  const firstReadable = uncounted.findIndex((batch) => batch.readWith !== undefined);
-  const kept = uncounted.slice(0, firstReadable).flatMap((batch) => batch.instanceIds);
-  const from = uncounted[firstReadable]!.readWith!.continuationToken;
-  return { batches: counted, finished: counts, pending: kept, allFound: false, ...(from !== undefined ? { continuationToken: from } : {}) };
-}
+// The checkpoint and its bound belong to the one fan-out algorithm (src/engine/operations/fan-out.ts).
+export { MAX_CHECKPOINT_PENDING_LENGTH, progressCheckpoint, type ProgressCheckpoint, type UncountedBatch } from '../engine/operations/fan-out';
 
 export interface FindCandidatesOutput {
   readonly instanceIds: string[];

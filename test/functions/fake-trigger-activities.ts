@@ -7,6 +7,7 @@ import { TriggerOutcome } from '../../src/engine/enums';
 import type { InstanceResult } from '../../src/engine/operation';
 import type {
   ApplyTriggerInput,
+  BeginOperationInput,
   BeginOperationOutput,
   CompleteOperationInput,
   FindCandidatesInput,
@@ -37,8 +38,8 @@ export class FakeTriggerActivities implements TriggerActivities {
 
   constructor(private readonly options: FakeTriggerActivitiesOptions) {}
 
-  async beginOperation(operationId: string): Promise<BeginOperationOutput> {
-    this.begun.push(operationId);
+  async beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput> {
+    this.begun.push(typeof input === 'string' ? input : input.operationId);
     return { subjects: ['order:1'], shouldRun: this.options.shouldRun ?? true, ...(this.options.resume ? { resume: this.options.resume } : {}) };
   }
 
@@ -67,7 +68,7 @@ export class FakeTriggerActivities implements TriggerActivities {
 /** The activity functions as the durable app registers them, over any TriggerActivities. */
 export function activityFunctions(activities: TriggerActivities): Record<string, ActivityFunction> {
   return {
-    beginOperation: (operationId: string) => activities.beginOperation(operationId),
+    beginOperation: (input: BeginOperationInput) => activities.beginOperation(input),
     findCandidates: (input: FindCandidatesInput) => activities.findCandidates(input),
     applyTrigger: (input: ApplyTriggerInput) => activities.applyTrigger(input),
     completeOperation: (input: CompleteOperationInput) => activities.completeOperation(input),

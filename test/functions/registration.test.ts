@@ -125,6 +125,14 @@ describe('registered functions', () => {
     const retention = registered.find((fn) => fn.name === 'retentionPurge')!;
     expect(triggerOf(retention)).toMatchObject({ type: 'timerTrigger', schedule: '0 0 * * * *' });
     expect(bindingsOf(retention).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
+    // Issue 23: recovery of leftovers (outbox rows, event deliveries) is one timer function, every 10
+    // minutes, so N workers cost one sweep (it ran at every worker's first HTTP call before); not at each
+    // worker's start-up either (runOnStartup).
+    const recovery = registered.find((fn) => fn.name === 'recoverLeftovers')!;
+    expect(triggerOf(recovery)).toMatchObject({ type: 'timerTrigger', schedule: '0 */10 * * * *' });
+    expect((triggerOf(recovery) as Binding & { runOnStartup?: boolean }).runOnStartup).toBeFalsy();
+    expect(bindingsOf(recovery).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
+    expect(registered.filter((fn) => triggerOf(fn).type === 'timerTrigger').map((fn) => fn.name).sort()).toEqual(['recoverLeftovers', 'retentionPurge']);
     for (const fn of registered.filter((candidate) => triggerOf(candidate).type === 'activityTrigger')) {
       expect(bindingsOf(fn).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     }

@@ -148,14 +148,18 @@ describe('triggerOrchestrator', () => {
     const result = await run(fake, 'op-fail', { injectFailure });
 
     expect(result.activityCalls.filter((call) => (call.input as { instanceId?: string }).instanceId === 'i0004')).toHaveLength(5);
-    expect(result.subOrchestrations.map((sub) => sub.status)).toEqual(['completed', 'failed', 'completed']);
+    // Issue 23: a batch runs to its end and reports the failure in its outcome (before, it failed at the
+    // first one and its other instances, applied all the same, were not counted).
+    expect(result.subOrchestrations.map((sub) => sub.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(result.subOrchestrations[1]!.output).toMatchObject({ candidates: 2, error: expect.stringMatching(/applyTrigger.*storage unavailable/) });
     expect(result.status).toBe('completed');
     expect(fake.completions).toHaveLength(1);
     const completion = fake.completions[0]!;
     expect(completion.error).toMatch(/applyTrigger.*storage unavailable/);
     expect(completion.error).not.toMatch(/\n/);
-    // The batches that finished still count; the failed one does not.
-    expect(completion.candidates).toBe(4);
+    // Every instance applied counts: the batches that finished, and the failed one's other two instances.
+    expect(completion.candidates).toBe(6);
+    expect(completion.candidates).toBe([...fake.applied.keys()].length);
     expect(result.output).toMatchObject({ error: completion.error });
   });
 
@@ -216,17 +220,20 @@ describe('triggerOrchestrator', () => {
     expect(result.actions.map((action) => action.functionName)).toEqual([
       'beginOperation',
       'findCandidates',
+      // Issue 23 (one fan-out for every host): progress when the first batch starts marks the operation running.
       APPLY_TRIGGER_BATCH,
+      'recordProgress',
       'findCandidates',
       APPLY_TRIGGER_BATCH,
       'findCandidates',
       APPLY_TRIGGER_BATCH,
       'findCandidates',
-      // Progress after each batch but the last (whose totals complete the operation at once).
-      'recordProgress',
-      'recordProgress',
-      'recordProgress',
+      // The last batch, scheduled with the first record after a batch: progress after each batch but
+      // the last (whose totals complete the operation at once).
       APPLY_TRIGGER_BATCH,
+      'recordProgress',
+      'recordProgress',
+      'recordProgress',
       'completeOperation',
     ]);
   });
@@ -236,8 +243,10 @@ describe('triggerOrchestrator', () => {
 
     await run(fake, 'op-progress');
 
-    expect(fake.progress.map((entry) => entry.operationId)).toEqual(['op-progress', 'op-progress', 'op-progress']);
+    expect(fake.progress.map((entry) => entry.operationId)).toEqual(['op-progress', 'op-progress', 'op-progress', 'op-progress']);
     expect(fake.progress.map((entry) => entry.progress)).toEqual([
+      // Issue 23: as the first batch starts (the record that marks it running; the total is not known yet).
+      { processed: 0 },
       { processed: 3, total: 10 },
       { processed: 6, total: 10 },
       { processed: 9, total: 10 },
@@ -251,11 +260,13 @@ describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
 
     await run(fake, 'op-checkpoint');
 
-    const [first] = fake.progress;
+    const [started, first] = fake.progress;
+    // Issue 23: the record as the first batch starts lists it pending, and reading goes on from the second page.
+    expect(started!.checkpoint).toMatchObject({ batches: 0, finished: { candidates: 0 }, pending: instanceIds(3), allFound: false, continuationToken: '3' });
     expect(first!.checkpoint).toMatchObject({ batches: 1, finished: { candidates: 3 }, allFound: true });
     // Every page was read before the first batch finished: the three others are pending.
     expect(first!.checkpoint!.pending).toEqual(instanceIds(10).slice(3));
-    expect(fake.progress.map((entry) => entry.checkpoint!.batches)).toEqual([1, 2, 3]);
+    expect(fake.progress.map((entry) => entry.checkpoint!.batches)).toEqual([0, 1, 2, 3]);
   });
 
   it('an orchestration started anew goes on from the checkpoint: counted instances are not offered again, and the report counts them', async () => {

@@ -85,8 +85,9 @@ describe('LocalOperationRunner', () => {
     expect(fake.finished[0]).toMatchObject({ operationId: 'op', candidates: 3, summary: { transitioned: 3 } });
     expect(fake.finished[0]!.error).toBeUndefined();
     expect(fake.statuses).toEqual(['running', 'running']); // marked running, then finished from that record
-    // Progress before each page: what was processed, and the total once the last page is found.
-    expect(fake.progress).toEqual([{ processed: 0 }, { processed: 2 }, { processed: 3, total: 3 }]);
+    // Issue 23, one fan-out for both hosts: progress as the first batch starts, then after each batch but
+    // the last (whose totals complete the operation); the total once every page is read.
+    expect(fake.progress).toEqual([{ processed: 0 }, { processed: 2 }]);
   });
 
   it('does not write `running` for a single-instance operation', async () => {
@@ -116,6 +117,48 @@ describe('LocalOperationRunner', () => {
     await run(exhausted);
     expect(exhausted.applied).toEqual([]);
     expect(exhausted.finished[0]!.error).toContain('Lease "a" was not available');
+  });
+});
+
+describe('LocalOperationRunner: a page with a failure (issue 23)', () => {
+  // Before the fix the runner's Promise.all over a page rejected at the first failure: the operation was
+  // completed `failed` while the rest of the page was still queued, and went on applying the trigger, uncounted.
+  it('completes the operation failed only once every started application has ended, and counts each applied instance', async () => {
+    const fake = fakeActivities([['a', 'b', 'c', 'd', 'e']], { apply: { a: [new ValidationError('no such workflow', [])] } });
+    const started: string[] = [];
+    const ended: string[] = [];
+    let atCompletion: { started: string[]; ended: string[] } | undefined;
+    const apply = fake.activities.applyTrigger.bind(fake.activities);
+    fake.activities.applyTrigger = async (input) => {
+      started.push(input.instanceId);
+      try {
+        // The others take a while, so that they are still running or queued when `a` fails.
+        if (input.instanceId !== 'a') await new Promise((resolve) => setTimeout(resolve, 5));
+        return await apply(input);
+      } finally {
+        ended.push(input.instanceId);
+      }
+    };
+    const complete = fake.activities.completeOperation.bind(fake.activities);
+    fake.activities.completeOperation = async (input) => {
+      atCompletion = { started: [...started], ended: [...ended] };
+      await complete(input);
+    };
+    const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 }, concurrency: 2, now: () => new Date(0) });
+    await runner.start('op-partial');
+    await runner.whenDone('op-partial');
+    // Anything still queued would start as soon as the applications before it end: give it every chance.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    expect(fake.finished).toHaveLength(1);
+    const completion = fake.finished[0]!;
+    expect(completion.error).toBe('no such workflow');
+    // Nothing was being applied when the operation was reported, and nothing started after it.
+    expect(atCompletion!.ended.sort()).toEqual(atCompletion!.started.sort());
+    expect(started.sort()).toEqual(atCompletion!.started.sort());
+    // Every instance the trigger was applied to is counted.
+    expect(completion.candidates).toBe(fake.applied.length);
+    expect(completion.instances.map((result) => result.instanceId).sort()).toEqual([...fake.applied].sort());
   });
 });
 

@@ -1,0 +1,44 @@
+/**
+ * `npm run bench:operation-history`: the durable history of one operation over BENCH_INSTANCES (default
+ * 1,000) instances, run by the real durable-functions replay engine (test/support/durable-replay.ts) over
+ * in-memory activities whose results look like a trigger's (a transition and a one-condition trace).
+ * Prints the bytes of the replay history (JSON of every history event) of the orchestrator and of its
+ * batch sub-orchestrations, and how many events; asserts nothing. Issue 23 §1: measured before and after
+ * per-instance results stopped travelling through history.
+ */
+import { TriggerOutcome } from '../src/engine/enums';
+import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../functions/apply-trigger-batch';
+import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../functions/trigger-orchestrator';
+import { runOrchestration } from '../test/support/durable-replay';
+import { FakeTriggerActivities, activityFunctions, instanceIds } from '../test/functions/fake-trigger-activities';
+
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
+
+async function main(): Promise<void> {
+  const fake = new FakeTriggerActivities({
+    candidates: instanceIds(INSTANCES),
+    pageSize: 500,
+    outcomeFor: (instanceId) => ({
+      instanceId,
+      outcome: TriggerOutcome.transitioned,
+      transitionId: 'approve',
+      fromStateId: 'submitted',
+      toStateId: 'approved',
+      trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: true }] as never,
+    }),
+  });
+  const orchestrators = { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch };
+  const result = await runOrchestration(TRIGGER_ORCHESTRATOR, { operationId: 'op-bench' }, 'op-bench', { orchestrators, activities: activityFunctions(fake) });
+  const bytes = (history: readonly unknown[]) => Buffer.byteLength(JSON.stringify(history));
+  const parent = bytes(result.history);
+  const batches = result.subOrchestrations.reduce((sum, sub) => sum + bytes(sub.history), 0);
+  const events = result.history.length + result.subOrchestrations.reduce((sum, sub) => sum + sub.history.length, 0);
+  console.log(
+    JSON.stringify({ instances: INSTANCES, status: result.status, orchestratorHistoryBytes: parent, batchHistoryBytes: batches, totalHistoryBytes: parent + batches, historyEvents: events }, null, 2),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
