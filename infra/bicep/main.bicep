@@ -56,8 +56,8 @@ param instanceMemoryMB int = 2048
 @description('Concurrent HTTP requests per instance; 0 keeps the platform default for the instance size.')
 param httpPerInstanceConcurrency int = 0
 
+// Only 22: three Azure Monitor telemetry packages the app loads on Azure declare Node >= 22.
 @allowed([
-  '20'
   '22'
 ])
 @description('Node.js version of the Functions runtime.')

@@ -198,9 +198,14 @@ describe('bulk actions refuse what does not exist', () => {
     ['a misspelt workflow', { action: 'cancel', filter: { workflowId: 'opclaimm' } }, 'filter.workflowId'],
     ['a state no version has', { action: 'suspend', filter: { workflowId: claim.id, stateId: 'nowhere' } }, 'filter.stateId'],
     ['recovery to a state no version has', { action: 'recover', filter: { workflowId: claim.id }, stateId: 'nowhere' }, 'stateId'],
-  ])('%s: 400 naming the field, and no operation', async (_what, body, path) => {
-    const refused = await api.request('POST', '/api/instances/bulk', { json: body });
-    expect(refused.status).toBe(400);
-    expect(refused.body.errors).toEqual([{ path, message: expect.any(String) }]);
+  ])('%s: 400 naming the field, dry run or not, and no operation', async (_what, body, path) => {
+    const bulkOperations = async () => (await api.request('GET', '/api/operations?kind=bulk')).body.items.map((item: { id: string }) => item.id);
+    const before = await bulkOperations();
+    for (const request of [body, { ...body, dryRun: true }]) {
+      const refused = await api.request('POST', '/api/instances/bulk', { json: request });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([{ path, message: expect.any(String) }]);
+    }
+    expect(await bulkOperations()).toEqual(before);
   });
 });

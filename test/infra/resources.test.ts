@@ -1,7 +1,7 @@
 /**
  * What the templates create and how: storage hardening and the Signalbox tables and lease container
  * (names read from src/storage/names.ts), Application Insights with local auth off, the FC1 plan and a
- * Node >= 20 app, azd tags, main.bicep parameters, and outputs that never carry a key or secret.
+ * Node >= 22 app, azd tags, main.bicep parameters, and outputs that never carry a key or secret.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -140,17 +140,17 @@ describe('function app', () => {
     for (const resource of [plan, site]) expect((resource.target ?? '').split('@')[1]! >= '2023-12-01').toBe(true);
   });
 
-  it('runs Node 20 or later, in main.bicep and in the module', () => {
+  it('runs Node 22 or later, in main.bicep and in the module', () => {
     expect(literal(path(config, 'runtime', 'name'))).toBe('node');
     expect(path(config, 'runtime', 'version')?.text).toBe('nodeVersion');
     expect(path(moduleOf('modules/functionapp.bicep').body, 'params', 'nodeVersion')?.text).toBe('nodeVersion');
     for (const tpl of [main, functionAppModule]) {
       const param = declaration(tpl, 'parameter_declaration', 'nodeVersion');
-      expect(Number(literal(param.body))).toBeGreaterThanOrEqual(20);
+      expect(Number(literal(param.body))).toBeGreaterThanOrEqual(22);
       const allowed = param.decorators.find((d) => d.name === 'allowed');
       const versions = arrayItems(allowed?.args[0]).map((v) => Number(literal(v)));
       expect(versions.length).toBeGreaterThan(0);
-      for (const version of versions) expect(version).toBeGreaterThanOrEqual(20);
+      for (const version of versions) expect(version).toBeGreaterThanOrEqual(22);
     }
   });
 

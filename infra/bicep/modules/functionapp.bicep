@@ -36,7 +36,6 @@ param operationRetentionDays string = ''
 param eventSourcePrefix string = ''
 
 @allowed([
-  '20'
   '22'
 ])
 param nodeVersion string = '22'
