@@ -1,5 +1,5 @@
 /**
- * @module One causal budget for every kind of follow-up work (issue 22). Two bounds, both enforced where
+ * @module One causal budget for every kind of follow-up work (issue 22). Three bounds, all enforced where
  * a change is decided, so every host and every kind of work gets them:
  *
  * - **Causal depth.** Work a change makes happen later (a raised trigger, a timer due at once, a child
@@ -11,6 +11,16 @@
  *   notification is the one exception: the child's end is a fact, so it is sent at whatever depth, and
  *   its parent cannot make anything further from it past the limit. A timer due later than the change
  *   that armed it starts a chain of its own (depth 0): waiting paces it, and the rate bound below applies.
+ * - **Causal budget.** The depth bounds each chain, not a tree that branches (two `startInstance` of its
+ *   own workflow would make 2^33 instances before every branch reaches the depth). A client's trigger or
+ *   request starts a tree with MAX_CAUSAL_BUDGET; a change spends 1 and shares the rest evenly among its
+ *   follow-up work (`budgetShare`: each raised trigger, child start and timer due at once, plus one share
+ *   for the parent's notification when it enters a final state), which carries its share beside its
+ *   depth, wherever the depth is stored; absent means the whole budget (old rows, timers due later). A
+ *   share below 1 faults the change (`budgetFault`), but for a child's notification, sent at 0. So a tree
+ *   makes at most MAX_CAUSAL_BUDGET changes, except that a raised trigger is applied by every instance
+ *   interested in its subjects, each with the trigger's share: the recipients are bounded by the
+ *   instances interested, each recipient's subtree by its share, and every chain by the depth.
  * - **Self-caused rate.** An instance may change itself without outside input (its own timer fired, or a
  *   trigger it raised came back to it) at most MAX_SELF_CAUSED_CHANGES_PER_MINUTE times in a window of a
  *   minute that opens at the first such change; one more faults it. The count lives on the instance
