@@ -21,7 +21,7 @@ import { MAX_OFFER_TRACE_ENTRIES, MAX_RECENT_OFFERS } from '../src/engine/offers
 import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/merge-patch';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
 import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
-import { MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/causal-budget';
+import { MAX_CAUSAL_BUDGET, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/causal-budget';
 import { MAX_TIMER_DELAY_IN_DAYS } from '../src/engine/timer-definition';
 import { MAX_RESPONSE_BODY_BYTES } from '../src/cli/api';
 import { MAX_JSON_DEPTH } from '../src/host/http/request-body';
@@ -67,6 +67,7 @@ describe('the README limits table', () => {
     ['Interests per instance (its own id included)', [String(MAX_INTERESTS_PER_INSTANCE)]],
     ['Triggers raised by one change', [String(MAX_OUTBOX_ROWS_PER_CHANGE)]],
     ["Causal depth of follow-up work (a client's trigger or request 0; each raised trigger, timer due at once, child start and child notification +1)", [`| ${MAX_CAUSAL_DEPTH} |`]],
+    ["Causal budget of one tree of follow-up work (a client's trigger or request starts one; each change spends 1 and shares the rest among its follow-up work)", [`| ${number(MAX_CAUSAL_BUDGET)} changes |`]],
     ['Self-caused changes of one instance without outside input', [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`]],
     ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
     ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],

@@ -33,11 +33,17 @@ export interface NewInstance {
   readonly parent?: InstanceParent;
   /** A child's creation is follow-up work of its parent's change: its causal depth (causal-budget.ts). Absent: 0. */
   readonly causalDepth?: number;
+  /** A child's share of its parent's causal budget (causal-budget.ts). Absent: the whole budget. */
+  readonly causalBudget?: number;
 }
 
-/** What causes a creation: a client's request (depth 0), or a parent's change (a child, deeper). */
-export function creationCause(input: Pick<NewInstance, 'causalDepth'>): Cause {
-  return input.causalDepth ? { kind: 'create', causalDepth: input.causalDepth } : { kind: 'create' };
+/** What causes a creation: a client's request (depth 0, the whole budget), or a parent's change (a child, deeper, with its share). */
+export function creationCause(input: Pick<NewInstance, 'causalDepth' | 'causalBudget'>): Cause {
+  return {
+    kind: 'create',
+    ...(input.causalDepth ? { causalDepth: input.causalDepth } : {}),
+    ...(input.causalBudget !== undefined ? { causalBudget: input.causalBudget } : {}),
+  };
 }
 
 export async function decideCreate(workflow: WorkflowVersion, input: NewInstance, effects: Effects, registry: Registry): Promise<Decision> {

@@ -43,8 +43,11 @@ export interface Decision {
  */
 export type Cause =
   | { readonly kind: 'trigger'; readonly trigger: Trigger }
-  /** `causalDepth`: a child's creation is follow-up work of its parent's change (absent: 0, a client's request). */
-  | { readonly kind: 'create'; readonly causalDepth?: number }
+  /**
+   * `causalDepth`, `causalBudget`: a child's creation is follow-up work of its parent's change (absent:
+   * 0 and the whole budget, a client's request).
+   */
+  | { readonly kind: 'create'; readonly causalDepth?: number; readonly causalBudget?: number }
   | { readonly kind: 'recover'; readonly sequence: number }
   | { readonly kind: 'cancel'; readonly sequence: number }
   | { readonly kind: 'migrate'; readonly sequence: number }

@@ -434,7 +434,7 @@ export class Engine {
     try {
       const workflow = await this.workflows.find(payload.workflowId, options);
       if (!workflow) throw new NotFoundError(`Workflow "${payload.workflowId}" does not exist`);
-      const created = await this.runtime.create(workflow, { instanceId: payload.instanceId, context: payload.context, parent: payload.parent, causalDepth: payload.causalDepth ?? 1 }, options);
+      const created = await this.runtime.create(workflow, { instanceId: payload.instanceId, context: payload.context, parent: payload.parent, causalDepth: payload.causalDepth ?? 1, ...(payload.causalBudget !== undefined ? { causalBudget: payload.causalBudget } : {}) }, options);
       await this.relayAfter(created, options);
     } catch (error) {
       if (error instanceof ConflictError) {

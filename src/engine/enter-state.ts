@@ -6,7 +6,7 @@
  */
 import { isFinalState } from './definition';
 import { statePath } from './decision-trace';
-import { depthFault } from './causal-budget';
+import { budgetFault, budgetShare, depthFault, isDueAtOnce } from './causal-budget';
 import { causeKey, followUpDepth, type Cause } from './decision';
 import { InstanceStatus } from './enums';
 import { computeInterests } from './interests';
@@ -67,40 +67,50 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
   await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
   const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
-  const timers = await armTimers(draft, state, enteredAt, followUpDepth(cause), cause);
-  const outbox = [...outboxRows(draft, cause), ...timerOutboxRows({ id: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}) }, stateEntry, timers)];
+  const armed = await armTimers(draft, state, enteredAt, followUpDepth(cause), cause);
+  // The change's causal budget, shared among all its follow-up work (causal-budget.ts); a change that
+  // ends its instance keeps a share for the notification its parent (if any) gets.
+  const pieces = draft.raised.length + draft.started.length + armed.filter(isDueAtOnce).length + (isFinalState(state) ? 1 : 0);
+  const share = budgetShare(cause, pieces);
+  const timers = armed.map((timer) => (isDueAtOnce(timer) ? { ...timer, causalBudget: share } : timer));
+  const outbox = [...outboxRows(draft, cause, share, pieces), ...timerOutboxRows({ id: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}) }, stateEntry, timers)];
   if (outbox.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and arm timers for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length}`);
   }
+  const dueAtOnce = timers.find(isDueAtOnce);
+  const timerFault = dueAtOnce && budgetFault(`the timer of transition "${dueAtOnce.transitionId}" (due at once)`, share, pieces, cause);
+  if (timerFault) throw new Error(timerFault);
   return { stateId, status: draft.status, interests, stateEntry, timers, outbox };
 }
 
 /** The rows for what the draft raised and the children it starts, with deterministic ids; past the causal depth or row limits, a fault. */
-export function outboxRows(draft: Draft, cause: Cause): OutboxRow[] {
-  return [...triggerRows(draft, cause), ...childRows(draft, cause)];
+export function outboxRows(draft: Draft, cause: Cause, share: number, pieces: number): OutboxRow[] {
+  return [...triggerRows(draft, cause, share, pieces), ...childRows(draft, cause, share, pieces)];
 }
 
 /** `startInstance` rows: the child's id as rendered, or derived from the parent, the cause and the action. */
-function childRows(draft: Draft, cause: Cause): OutboxRow[] {
+function childRows(draft: Draft, cause: Cause, causalBudget: number, pieces: number): OutboxRow[] {
   if (draft.started.length === 0) return [];
   if (draft.raised.length + draft.started.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and start instances ${MAX_OUTBOX_ROWS_PER_CHANGE} times at most, not ${draft.raised.length + draft.started.length}`);
   }
   const causalDepth = followUpDepth(cause);
-  const fault = depthFault(`starting an instance of workflow "${draft.started[0]!.child.workflowId}"`, causalDepth, cause);
+  const work = `starting an instance of workflow "${draft.started[0]!.child.workflowId}"`;
+  const fault = depthFault(work, causalDepth, cause) ?? budgetFault(work, causalBudget, pieces, cause);
   if (fault) throw new Error(fault);
   const key = causeKey(cause);
   return draft.started.map(({ child, location }, index) => {
     const instanceId = child.instanceId ?? derivedChildId(draft.instanceId, key, location, index, draft.incarnation);
     const parent = { instanceId: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}), ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}) };
-    return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth } };
+    return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth, causalBudget } };
   });
 }
 
-function triggerRows(draft: Draft, cause: Cause): OutboxRow[] {
+function triggerRows(draft: Draft, cause: Cause, causalBudget: number, pieces: number): OutboxRow[] {
   if (draft.raised.length === 0) return [];
   const causalDepth = followUpDepth(cause);
-  const fault = depthFault(`raising trigger "${draft.raised[0]!.name}"`, causalDepth, cause);
+  const work = `raising trigger "${draft.raised[0]!.name}"`;
+  const fault = depthFault(work, causalDepth, cause) ?? budgetFault(work, causalBudget, pieces, cause);
   if (fault) throw new Error(fault);
   if (draft.raised.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise at most ${MAX_OUTBOX_ROWS_PER_CHANGE} triggers, not ${draft.raised.length}`);
@@ -108,6 +118,6 @@ function triggerRows(draft: Draft, cause: Cause): OutboxRow[] {
   const key = causeKey(cause);
   return draft.raised.map((trigger, index) => {
     const id = raisedTriggerId(draft.instanceId, key, index, draft.incarnation);
-    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, raisedBy: draft.instanceId } };
+    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, causalBudget, raisedBy: draft.instanceId } };
   });
 }

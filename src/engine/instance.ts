@@ -35,6 +35,8 @@ export interface ArmedTimer {
    * once, absent (0) when it was due later. Internal: the API shows `transitionId` and `dueAt` only.
    */
   readonly causalDepth?: number;
+  /** Its share of the arming change's causal budget (causal-budget.ts), when it was due at once; absent (the whole budget) otherwise. */
+  readonly causalBudget?: number;
 }
 
 /** How many changes an instance made to itself without outside input, in the window that opened at `windowStartedAt` (causal-budget.ts). */

@@ -43,6 +43,8 @@ export interface StartInstancePayload {
   readonly parent: { readonly instanceId: string; readonly incarnation?: string; readonly returnContextItems?: readonly string[] };
   /** The causal depth of the child's creation (causal-budget.ts): the parent's change + 1. Absent on rows written before issue 22. */
   readonly causalDepth?: number;
+  /** The child's share of its parent's causal budget (causal-budget.ts). Absent on rows written before it: the whole budget. */
+  readonly causalBudget?: number;
 }
 export type StartInstanceOutboxRow = OutboxRowOf<typeof OutboxKind.startInstance, StartInstancePayload>;
 

@@ -33,6 +33,8 @@ export interface DueTimer {
   readonly dueAt: string;
   /** The causal depth its trigger carries (ArmedTimer.causalDepth); absent: 0. */
   readonly causalDepth?: number;
+  /** The causal budget its trigger carries (ArmedTimer.causalBudget); absent: the whole budget. */
+  readonly causalBudget?: number;
   /** The incarnation that armed it (absent for instances without one): another incarnation never fires it. */
   readonly incarnation?: string;
 }
@@ -47,6 +49,7 @@ export function timerTrigger(timer: DueTimer): Trigger {
     timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
     // Only when there is one, so every path that builds this trigger (relay, due-timer row) builds the same body.
     ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+    ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
   };
 }
 
@@ -61,6 +64,7 @@ export function dueTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'sta
     stateEntry,
     dueAt: timer.dueAt,
     ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+    ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
     ...(incarnation !== undefined ? { incarnation } : {}),
   }));
 }

@@ -68,6 +68,12 @@ export interface Trigger {
    * 1 for one raised while applying it or creating an instance, one more per step after that.
    */
   readonly causalDepth?: number;
+  /**
+   * What is left of the causal budget of the tree of follow-up work it belongs to (causal-budget.ts):
+   * absent (MAX_CAUSAL_BUDGET, the whole budget) for a client's, a due-later timer's and rows written
+   * before the budget existed.
+   */
+  readonly causalBudget?: number;
   /** @deprecated The name `causalDepth` had on rows written before issue 22; read, never written. */
   readonly hops?: number;
   /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */

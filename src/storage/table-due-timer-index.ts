@@ -37,6 +37,8 @@ function toTimer(row: TableRow): DueTimer {
     dueAt: String(row.dueAt),
     // Written only when the timer carries one (causal-budget.ts); rows from before issue 22 have none.
     ...(typeof row.causalDepth === 'number' && row.causalDepth > 0 ? { causalDepth: row.causalDepth } : {}),
+    // Likewise the budget (absent: the whole budget), so the trigger built from the row is the relay's.
+    ...(typeof row.causalBudget === 'number' ? { causalBudget: row.causalBudget } : {}),
     ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
   };
 }
@@ -80,7 +82,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
   }
 
   private entity(timer: DueTimer) {
-    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}), ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) };
+    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}), ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}), ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) };
   }
 
   private async inChunks(timers: readonly DueTimer[], write: (chunk: DueTimer[]) => Promise<unknown>): Promise<void> {

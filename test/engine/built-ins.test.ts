@@ -102,7 +102,7 @@ describe('built-in actions', () => {
       { type: 'raiseTrigger', trigger: { name: 'Paid{{trigger.parameters.amount}}', subjects: ['claim:{{instance.id}}', 'none:{{context.nothing}}'], contentType: 'text/plain', parameters: { amount: '{{trigger.parameters.amount}}', who: '{{trigger.parameters.who}}', text: 'by {{trigger.parameters.who.name}}', list: ['{{trigger.parameters.amount}}'] } } },
     ]);
     expect(result.raisedTriggers).toEqual([
-      { id: expect.stringMatching(/^raised:2:i1:t\..*:0$/), name: 'Paid3', subjects: ['claim:i1'], contentType: 'text/plain', parameters: { amount: 3, who: { name: 'ann' }, text: 'by ann', list: [3] }, causalDepth: 1, raisedBy: 'i1' },
+      { id: expect.stringMatching(/^raised:2:i1:t\..*:0$/), name: 'Paid3', subjects: ['claim:i1'], contentType: 'text/plain', parameters: { amount: 3, who: { name: 'ann' }, text: 'by ann', list: [3] }, causalDepth: 1, causalBudget: 9999, raisedBy: 'i1' },
     ]);
   });
 

@@ -6,7 +6,7 @@
  * bounds must never fault. Loops that ran without end before are cut by a fuse (a store that refuses
  * after a few hundred writes, or a capped pump), so a failure is an assertion, not a hang.
  */
-import { Engine, MAX_CAUSAL_DEPTH, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, type DueTimer, type WorkflowDefinitionInput } from '../../src/engine';
+import { Engine, MAX_CAUSAL_BUDGET, MAX_CAUSAL_DEPTH, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, type DueTimer, type WorkflowDefinitionInput } from '../../src/engine';
 import { InMemoryDueTimerIndex, ManualClock, collectAll, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, testEngine } from './support';
 
@@ -219,4 +219,115 @@ describe('the bound on changes an instance makes to itself without outside input
     expect(instance).toMatchObject({ status: 'waiting', stateId: 'idle' });
     expect(instance.historyLength).toBe(1 + 900);
   });
+});
+
+describe('one causal budget for a whole tree of follow-up work', () => {
+  const twinStarting: WorkflowDefinitionInput = {
+    id: 'twin-starter',
+    displayName: 'Starts itself twice',
+    initialStateId: 'born',
+    states: {
+      born: {
+        entryActions: [
+          { type: 'startInstance', workflowId: 'twin-starter' },
+          { type: 'startInstance', workflowId: 'twin-starter' },
+        ],
+        transitions: [{ id: 'stop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Stop' }] }],
+      },
+      done: {},
+    },
+  };
+
+  it(`a workflow whose initial state starts itself twice makes at most ${MAX_CAUSAL_BUDGET} instances, not 2^33: the branches fault naming the budget`, async () => {
+    // The fuse stops the run a little past the budget, so a failing bound is an assertion, not 2^33 creations.
+    const { ports, created } = fusedPorts(MAX_CAUSAL_BUDGET + 50);
+    const engine = new Engine(ports, { logger: recordingLogger() });
+    await engine.createWorkflow(twinStarting);
+    const first = await engine.createInstance({ workflowId: 'twin-starter', instanceId: 'eve' });
+    expect(first.status).toBe('waiting');
+
+    expect(created()).toBeLessThanOrEqual(MAX_CAUSAL_BUDGET);
+    const all = await collectAll((page) => engine.listInstances({ workflowId: 'twin-starter' }, page));
+    expect(all).toHaveLength(created());
+    const faulted = all.filter((instance) => instance.status === 'faulted');
+    expect(faulted.length).toBeGreaterThan(0);
+    expect(all.filter((instance) => instance.status !== 'faulted').every((instance) => instance.status === 'waiting')).toBe(true);
+    for (const instance of faulted) {
+      expect(instance.fault!.message).toMatch(/^causal budget/);
+      expect(instance.fault!.message).toContain('starting an instance of workflow "twin-starter"');
+    }
+    // Each creation spends 1 and gives each of its two children half the rest, rounded down: 10,000,
+    // 4,999, 2,499, 1,249, 624, 311, 155, 77, 38, 18, 8, 3, 1. Thirteen generations; the last cannot start any.
+    expect(created()).toBe(2 ** 13 - 1);
+    expect(faulted).toHaveLength(2 ** 12);
+    // The tree stops long before the depth would: the budget, not the depth, ended every branch.
+    expect(faulted.every((instance) => !/causal depth/.test(instance.fault!.message))).toBe(true);
+  }, 120_000);
+
+  it('a legitimate wide tree works: a parent starts 50 children that each start 5 grandchildren, and hears all of them complete', async () => {
+    const engine = new Engine(createInMemoryPorts({ maxLeaseWaitInMs: 5000 }), { logger: recordingLogger() });
+    const gatherer = (id: string, childWorkflowId: string, children: number): WorkflowDefinitionInput => ({
+      id,
+      displayName: id,
+      initialStateId: 'starting',
+      states: {
+        starting: {
+          entryActions: Array.from({ length: children }, () => ({ type: 'startInstance', workflowId: childWorkflowId })),
+          transitions: [{ id: 'first', targetStateId: 'gathering', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', values: { heard: 1 } }] }],
+        },
+        gathering: {
+          transitions: [
+            { id: 'last', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }, { type: 'expression', expression: `context.heard = ${children - 1}` }] },
+            { id: 'next', targetStateId: 'gathering', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', expressions: { heard: 'context.heard + 1' } }] },
+          ],
+        },
+        done: {},
+      },
+    });
+    await engine.createWorkflow({ id: 'leaf', displayName: 'Leaf', initialStateId: 'done', states: { done: {} } });
+    await engine.createWorkflow(gatherer('middle', 'leaf', 5));
+    await engine.createWorkflow(gatherer('root', 'middle', 50));
+    await engine.createInstance({ workflowId: 'root', instanceId: 'root-1' });
+
+    expect(await engine.getInstance('root-1')).toMatchObject({ status: 'complete', stateId: 'done' });
+    const middles = await collectAll((page) => engine.listInstances({ workflowId: 'middle' }, page));
+    const leaves = await collectAll((page) => engine.listInstances({ workflowId: 'leaf' }, page));
+    expect(middles).toHaveLength(50);
+    expect(leaves).toHaveLength(250);
+    expect([...middles, ...leaves].every((instance) => instance.status === 'complete')).toBe(true);
+  }, 60_000);
+
+  it('a broadcast to 10,000 instances works, from a client and raised by an instance: every recipient applies it with the budget it carries', async () => {
+    const engine = new Engine(createInMemoryPorts({ maxLeaseWaitInMs: 5000 }), { logger: recordingLogger() });
+    await engine.createWorkflow({
+      id: 'member',
+      displayName: 'Member',
+      initialStateId: 'idle',
+      states: {
+        idle: {
+          interests: ['fleet'],
+          // Each recipient's change makes follow-up work of its own: a trigger to itself.
+          transitions: [{ id: 'ping', targetStateId: 'pinged', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Pong', subjects: ['{{instance.id}}'] } }] }],
+        },
+        pinged: { transitions: [{ id: 'pong', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Pong' }] }] },
+      },
+    });
+    await engine.createWorkflow({
+      id: 'caller',
+      displayName: 'Caller',
+      initialStateId: 'idle',
+      states: { idle: { transitions: [{ id: 'call', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Ping', subjects: ['fleet'] } }] }] } },
+    });
+    const fleet = 10_000;
+    for (let index = 0; index < fleet; index++) await engine.createInstance({ workflowId: 'member', instanceId: `m-${index}` });
+    await engine.createInstance({ workflowId: 'caller', instanceId: 'caller-1' });
+
+    const fromClient = await engine.publish({ id: 'ping-1', name: 'Ping', subjects: ['fleet'] });
+    expect(fromClient.filter((result) => result.outcome === 'transitioned')).toHaveLength(fleet);
+    // Raised by an instance: more recipients than the budget, each applying it (and raising more) unfaulted.
+    await engine.applyTrigger('caller-1', { id: 'call-1', name: 'Call', subjects: ['caller-1'] });
+    const members = await collectAll((page) => engine.listInstances({ workflowId: 'member' }, page));
+    expect(members.filter((instance) => instance.status === 'faulted')).toEqual([]);
+    expect(members.every((instance) => instance.stateId === 'idle' && instance.historyLength === 5)).toBe(true);
+  }, 300_000);
 });

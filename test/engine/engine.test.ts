@@ -228,7 +228,7 @@ describe('Engine: applyTrigger', () => {
     // Changed by issue 10: one save (the change, its history entry and its outbox row), not a second one
     // to clear the outbox; the relay deletes the delivered row instead.
     expect(instances.writes).toBe(writes + 1);
-    expect(delivery.delivered).toEqual([{ id: await raised(engine, 'i1', 't.t1'), name: 'EnteredB', subjects: ['audit', 'i1'], causalDepth: 1, raisedBy: 'i1' }]);
+    expect(delivery.delivered).toEqual([{ id: await raised(engine, 'i1', 't.t1'), name: 'EnteredB', subjects: ['audit', 'i1'], causalDepth: 1, causalBudget: 9999, raisedBy: 'i1' }]);
     expect(await instances.listOutbox('i1')).toEqual([]);
     const stored = await engine.getInstance('i1');
     expect(stored).toMatchObject({ stateId: 'b', outbox: [await raised(engine, 'i1', 't.t1')], historyLength: 2, interests: ['Fail', 'Finish', 'b-watchers', 'i1'] });

@@ -314,9 +314,11 @@ describe('processTrigger: interests and raised triggers', () => {
     const first = await processTrigger(def, instanceIn(def, 'a'), t, testEffects());
     const again = await processTrigger(def, instanceIn(def, 'a'), t, testEffects());
     // Ids changed by issue 9 (item 5): the reserved `raised:` prefix, the instance id length-prefixed.
+    // The causal budget (issue 22): the change spends 1 of 10,000 and shares the rest among its two raised
+    // triggers and the share it keeps for a parent's notification (it enters a final state): 3,333 each.
     expect(first.raisedTriggers).toEqual([
-      { id: 'raised:2:i1:t.trig-1:0', name: 'Done', subjects: ['owner:7', 'all'], parameters: { n: 7, text: 'n=7' }, causalDepth: 1, raisedBy: 'i1' },
-      { id: 'raised:2:i1:t.trig-1:1', name: 'Second', subjects: ['all'], causalDepth: 1, raisedBy: 'i1' },
+      { id: 'raised:2:i1:t.trig-1:0', name: 'Done', subjects: ['owner:7', 'all'], parameters: { n: 7, text: 'n=7' }, causalDepth: 1, causalBudget: 3333, raisedBy: 'i1' },
+      { id: 'raised:2:i1:t.trig-1:1', name: 'Second', subjects: ['all'], causalDepth: 1, causalBudget: 3333, raisedBy: 'i1' },
     ]);
     expect(again.raisedTriggers).toEqual(first.raisedTriggers);
     expect(first.decision.change!.outbox.map((row) => [row.id, row.kind])).toEqual([

@@ -15,6 +15,7 @@ import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigg
 import { durableLauncher } from '../../functions/wiring';
 import type { DueTimer } from '../../src/engine/timers';
 import { MAX_CAUSAL_DEPTH } from '../../src/engine/trigger';
+import { MAX_CAUSAL_BUDGET } from '../../src/engine/causal-budget';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import type { ApiServices } from '../../src/host/http/types';
 import { silentLogger } from '../../src/host/logger';
@@ -130,14 +131,18 @@ describe('a timer loop on the durable path (issue 22)', () => {
   it('a timer re-entering its state with PT0S carries its causal depth through the orchestration, the activity and the operation, and faults at the limit', async () => {
     const created = await services.engine.createInstance({ workflowId: 'ticker', instanceId: 'ticker-1' });
     const depths: number[] = [];
+    const budgets: (number | undefined)[] = [];
     for (let turn = 0; turn < 3 * MAX_CAUSAL_DEPTH; turn += 1) {
       const timer = armed.find((item) => item.instanceId === 'ticker-1' && !depths.includes(item.causalDepth ?? 0));
       if (!timer) break;
       depths.push(timer.causalDepth ?? 0);
+      budgets.push(timer.causalBudget);
       await runTimer(timer, created.createdAt);
     }
     // Depth 1 (armed by the client's creation) to MAX; the firing at MAX could not arm one deeper.
     expect(depths).toEqual(Array.from({ length: MAX_CAUSAL_DEPTH }, (_, index) => index + 1));
+    // The causal budget travels with it: each turn spends 1 of the 10,000 its creation started with.
+    expect(budgets).toEqual(Array.from({ length: MAX_CAUSAL_DEPTH }, (_, index) => MAX_CAUSAL_BUDGET - 1 - index));
     const instance = await services.engine.getInstance('ticker-1');
     expect(instance.status).toBe('faulted');
     expect(instance.fault!.message).toContain('the timer of transition "again" (due at once)');

@@ -4,7 +4,7 @@
  * behaviour is the engine's. The local server's and the durable path's rows are in
  * test/host/hostile-workflows.test.ts and test/functions/timer-orchestrator.test.ts.
  */
-import { Engine, MAX_CAUSAL_DEPTH, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, type DueTimer, type ExternalRequest, type ExternalResponse, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
+import { Engine, MAX_CAUSAL_BUDGET, MAX_CAUSAL_DEPTH, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, type DueTimer, type ExternalRequest, type ExternalResponse, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, testEngine } from '../engine/support';
 
@@ -183,5 +183,110 @@ describe('causal depth × every kind of follow-up work', () => {
     // The whole budget again: MAX - 1 turns before the fault, as the first time.
     await pumpTimers(engine, delivery.timers);
     expect((await engine.getHistory('r1', { maxPageSize: 1000 })).items).toHaveLength(MAX_CAUSAL_DEPTH + 1);
+  });
+});
+
+describe('causal budget × every kind of follow-up work', () => {
+  it('causal budget × raised triggers: a change shares what it has left among what it raises; every recipient reached by subject applies the trigger with that share', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow({
+      id: 'splitter',
+      displayName: 'Splitter',
+      initialStateId: 'idle',
+      states: {
+        idle: {
+          transitions: [
+            {
+              id: 'go',
+              targetStateId: 'idle',
+              conditions: [{ type: 'triggerName', name: 'Go' }],
+              actions: [1, 2, 3].map((n) => ({ type: 'raiseTrigger', trigger: { name: 'Hit', subjects: ['team'], parameters: { n } } })),
+            },
+          ],
+        },
+      },
+    });
+    await engine.createWorkflow({
+      id: 'player',
+      displayName: 'Player',
+      initialStateId: 'ready',
+      states: {
+        ready: { interests: ['team'], transitions: [{ id: 'hit', targetStateId: 'hit', conditions: [{ type: 'triggerName', name: 'Hit' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Ack', subjects: ['{{instance.id}}'] } }] }] },
+        hit: { transitions: [{ id: 'acked', targetStateId: 'ready', conditions: [{ type: 'triggerName', name: 'Ack' }] }] },
+      },
+    });
+    await engine.createInstance({ workflowId: 'splitter', instanceId: 'sp' });
+    for (const id of ['p1', 'p2']) await engine.createInstance({ workflowId: 'player', instanceId: id });
+    await engine.applyTrigger('sp', { id: 'go-1', name: 'Go', subjects: ['sp'] });
+    // The client's trigger has the whole budget; its change spends 1 and shares the rest three ways.
+    const share = Math.floor((MAX_CAUSAL_BUDGET - 1) / 3);
+    expect(delivery.delivered.map((trigger) => trigger.causalBudget)).toEqual([share, share, share]);
+
+    // Both players apply the first Hit with its share (the budget bounds what each makes of it, not how
+    // many it reaches: that is bounded by the instances interested, and the chain by the depth).
+    const hit = delivery.delivered[0]!;
+    for (const id of ['p1', 'p2']) expect(await engine.applyTrigger(id, hit)).toMatchObject({ outcome: 'transitioned' });
+    const acks = delivery.delivered.filter((trigger) => trigger.name === 'Ack');
+    expect(acks.map((trigger) => [trigger.raisedBy, trigger.causalBudget])).toEqual([
+      ['p1', share - 1],
+      ['p2', share - 1],
+    ]);
+  });
+
+  it('causal budget × timers: a timer due at once carries its share of the budget; one due later starts with the whole budget again', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(ticker('PT0S'));
+    await engine.createWorkflow(ticker('PT1H', 'hourly'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'now' });
+    const fired = await pumpTimers(engine, delivery.timers, 3);
+    expect(fired.map((timer) => timer.causalBudget)).toEqual([MAX_CAUSAL_BUDGET - 1, MAX_CAUSAL_BUDGET - 2, MAX_CAUSAL_BUDGET - 3]);
+    await engine.createInstance({ workflowId: 'hourly', instanceId: 'later' });
+    const hourly = await pumpTimers(engine, delivery.timers.filter((timer) => timer.instanceId === 'later').splice(0), 1);
+    expect(hourly).toEqual([expect.not.objectContaining({ causalBudget: expect.anything() })]);
+  });
+
+  it("causal budget × children: each child's creation gets its share of its parent's change, and its notification a share of the child's change", async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow({ id: 'leaf', displayName: 'Leaf', initialStateId: 'done', states: { done: {} } });
+    await engine.createWorkflow({
+      id: 'pair',
+      displayName: 'Pair',
+      initialStateId: 'idle',
+      states: {
+        idle: {
+          transitions: [
+            {
+              id: 'grow',
+              targetStateId: 'waiting',
+              conditions: [{ type: 'triggerName', name: 'Grow' }],
+              actions: [
+                { type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-a' },
+                { type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-b' },
+              ],
+            },
+          ],
+        },
+        waiting: { transitions: [{ id: 'heard', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }] }] },
+      },
+    });
+    await engine.createInstance({ workflowId: 'pair', instanceId: 'pair-1' });
+    await engine.applyTrigger('pair-1', { id: 'grow-1', name: 'Grow', subjects: ['pair-1'] });
+    // Each child's creation had (MAX - 1) / 2; ending at once, it spends 1 and its notification gets the rest.
+    const childShare = Math.floor((MAX_CAUSAL_BUDGET - 1) / 2);
+    expect(delivery.delivered).toEqual([
+      expect.objectContaining({ name: 'ChildCompleted', causalDepth: 2, causalBudget: childShare - 1 }),
+      expect.objectContaining({ name: 'ChildCompleted', causalDepth: 2, causalBudget: childShare - 1 }),
+    ]);
+  });
+
+  it('causal budget × re-creation: an instance created again under the same id starts with the whole budget', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(ticker('PT0S'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'again' });
+    await pumpTimers(engine, delivery.timers, 5);
+    await engine.deleteInstance('again', { force: true });
+    delivery.timers.splice(0);
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'again' });
+    expect(delivery.timers).toEqual([expect.objectContaining({ instanceId: 'again', causalBudget: MAX_CAUSAL_BUDGET - 1 })]);
   });
 });

@@ -6,6 +6,7 @@
 import type { Step, WorkflowDefinition } from '../definition';
 import { formatPath } from '../validation';
 import { MAX_CAUSAL_DEPTH } from '../trigger';
+import { MAX_CAUSAL_BUDGET } from '../causal-budget';
 import { contextEffectOfAction, contextKeysReadByCondition, contextKeysReadByTemplate } from './context-keys';
 import { buildDefinitionGraph, type DefinitionGraph, type TransitionEdge } from './definition-graph';
 import { isEmpty, isSubset, sortedNames } from './name-set';
@@ -220,8 +221,8 @@ function selfStarts(graph: DefinitionGraph): DefinitionWarning[] {
     actions.forEach((action, index) => {
       if (action.type !== 'startInstance' || (action as { workflowId?: unknown }).workflowId !== definition.id) return;
       const message = atCreation
-        ? `starts an instance of this workflow ("${definition.id}") on entering the initial state, so every instance starts another: a chain that only the causal depth limit (${MAX_CAUSAL_DEPTH}) ends, faulting its last instance`
-        : `starts an instance of this workflow ("${definition.id}"): when that instance gets here too, it starts another, a chain that only the causal depth limit (${MAX_CAUSAL_DEPTH}) ends`;
+        ? `starts an instance of this workflow ("${definition.id}") on entering the initial state, so every instance starts another: a chain (a tree, if it starts more than one) that only the causal depth limit (${MAX_CAUSAL_DEPTH}) and budget (${MAX_CAUSAL_BUDGET}) end, faulting its last instances`
+        : `starts an instance of this workflow ("${definition.id}"): when that instance gets here too, it starts another, a chain that only the causal depth limit (${MAX_CAUSAL_DEPTH}) and budget (${MAX_CAUSAL_BUDGET}) end`;
       warnings.push({ path: formatPath([...path, index]), code: WarningCode.startsItself, message });
     });
   };

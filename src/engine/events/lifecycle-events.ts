@@ -12,6 +12,7 @@
 import type { WorkflowDefinition } from '../definition';
 import type { Cause, Change } from '../decision';
 import { followUpDepth } from '../decision';
+import { budgetShare, followUpPieces } from '../causal-budget';
 import { InstanceStatus } from '../enums';
 import type { Instance, InstanceFault } from '../instance';
 import type { JsonObject } from '../json';
@@ -83,7 +84,8 @@ export function parseEventId(instanceId: string, id: string): { sequence: number
 }
 
 /** A change that writes a history entry: only those emit events (a spent timer's save writes none, and emits none). */
-export type RecordedChange = Pick<Change, 'instance'> & { readonly historyEntry: NonNullable<Change['historyEntry']> };
+/** `outbox`: the change's own rows (its follow-up work shares the causal budget with a parent's notification). */
+export type RecordedChange = Pick<Change, 'instance'> & { readonly historyEntry: NonNullable<Change['historyEntry']>; readonly outbox?: Change['outbox'] };
 
 /** Which events a change means, in emission order: its history event, then the status it ended in. */
 export function lifecycleEventsOf(before: Instance | undefined, change: RecordedChange): LifecycleEventType[] {
@@ -148,13 +150,13 @@ export function lifecycleEventWrite(definition: WorkflowDefinition, before: Inst
       outbox.push(row);
     }
     const childTrigger = CHILD_TRIGGER_NAMES[type];
-    if (childTrigger && after.parent) outbox.push(parentTriggerRow(after, childTrigger, sequence, cause));
+    if (childTrigger && after.parent) outbox.push(parentTriggerRow(after, childTrigger, sequence, cause, followUpPieces(after.id, change.outbox ?? [])));
   }
   return { records, outbox };
 }
 
 /** `ChildCompleted` (or Faulted, Cancelled) for the parent: subject the parent's id, a deterministic id. */
-function parentTriggerRow(child: Instance, name: string, sequence: number, cause: Cause): TriggerOutboxRow {
+function parentTriggerRow(child: Instance, name: string, sequence: number, cause: Cause, otherPieces: number): TriggerOutboxRow {
   const parent = child.parent!;
   // `p<sequence>` is a cause tag of its own (trigger-ids.ts): no trigger the child raises can share the id.
   const id = raisedTriggerId(child.id, `p${sequence}`, 0, child.incarnation);
@@ -176,6 +178,9 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
       },
       // One step deeper than the child's change; never refused for depth (causal-budget.ts): the end is a fact.
       causalDepth: followUpDepth(cause),
+      // Its share of the change's budget, counted with the change's other follow-up work as enterState
+      // counts it; sent even below 1, and its parent can then make nothing further from it.
+      causalBudget: budgetShare(cause, otherPieces + 1),
     },
   };
 }
@@ -183,7 +188,7 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
 /** `change` with its events: the records to write, the rows appended to its outbox and listed on the instance. */
 export function withLifecycleEvents(definition: WorkflowDefinition, before: Instance | undefined, change: Change, cause: Cause): Change {
   if (!change.historyEntry) return change;
-  const events = lifecycleEventWrite(definition, before, { instance: change.instance, historyEntry: change.historyEntry }, cause);
+  const events = lifecycleEventWrite(definition, before, { instance: change.instance, historyEntry: change.historyEntry, outbox: change.outbox }, cause);
   if (events.records.length === 0 && events.outbox.length === 0) return change;
   return {
     ...change,

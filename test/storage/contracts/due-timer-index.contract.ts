@@ -29,8 +29,8 @@ export function dueTimerIndexContract(label: string, create: () => Promise<DueTi
       expect(await due('2030-01-01T00:00:00.000Z', 1)).toEqual([early, exact, late]); // across pages
     });
 
-    it('keeps the causal depth a timer due at once carries (issue 22: a restart must not start its loop again at 0)', async () => {
-      const deep = { ...timer('deep', '2000-01-01T00:00:00.000Z'), causalDepth: 7 };
+    it('keeps the causal depth and budget a timer due at once carries (issue 22: a restart must not start its loop again at 0, nor its tree with the whole budget)', async () => {
+      const deep = { ...timer('deep', '2000-01-01T00:00:00.000Z'), causalDepth: 7, causalBudget: 155 };
       const shallow = timer('shallow', '2000-01-01T00:00:01.000Z');
       await index.add([deep, shallow]);
       expect(await due('2030-01-01T00:00:00.000Z')).toEqual([deep, shallow]);

@@ -9,7 +9,7 @@ import { OutboxKind, OutboxRelay, PreconditionFailedError, type InstanceStore, t
 import { makeHistoryEntry, makeInstance } from '../fixtures';
 
 function row(id: string, name = 'Next'): OutboxRow {
-  return { id, kind: OutboxKind.trigger, payload: { id, name, subjects: ['s'], parameters: { text: 'ünï 😀' }, causalDepth: 1 } };
+  return { id, kind: OutboxKind.trigger, payload: { id, name, subjects: ['s'], parameters: { text: 'ünï 😀' }, causalDepth: 1, causalBudget: 4999 } };
 }
 
 export function outboxContract(label: string, create: () => Promise<{ instances: InstanceStore; outbox: OutboxStore }>): void {
