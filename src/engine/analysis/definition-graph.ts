@@ -231,6 +231,12 @@ export function buildDefinitionGraph(definition: WorkflowDefinition): Definition
 function closure(start: readonly string[], next: (id: string) => readonly string[]): Set<string> {
   const seen = new Set<string>(start);
   const queue = [...start];
-  while (queue.length) for (const id of next(queue.shift()!)) if (!seen.has(id)) (seen.add(id), queue.push(id));
+  while (queue.length) {
+    for (const id of next(queue.shift()!)) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      queue.push(id);
+    }
+  }
   return seen;
 }

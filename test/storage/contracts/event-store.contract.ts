@@ -57,7 +57,11 @@ export function eventStoreContract(label: string, create: () => Promise<{ instan
     it('writes records with a create or a save, atomically (a save that fails its precondition writes none), and lists them oldest first', async () => {
       const created = await instances.create(makeInstance('e-1', { historyLength: 1 }), { history: [makeHistoryEntry(0)], events: [record('e-1', 0, 'created', [delivery('hook')])] });
       // One save emitting two events: the move, then the status it ended in (emission order, not id order).
-      await instances.save(makeInstance('e-1', { historyLength: 2 }), { history: [makeHistoryEntry(1)], events: [record('e-1', 1, 'transitioned', [delivery('hook')]), record('e-1', 1, 'completed', [delivery('hook')])] }, { ifMatch: created.etag });
+      await instances.save(
+        makeInstance('e-1', { historyLength: 2 }),
+        { history: [makeHistoryEntry(1)], events: [record('e-1', 1, 'transitioned', [delivery('hook')]), record('e-1', 1, 'completed', [delivery('hook')])] },
+        { ifMatch: created.etag },
+      );
       await expect(
         instances.save(makeInstance('e-1', { historyLength: 3 }), { history: [makeHistoryEntry(2)], events: [record('e-1', 2, 'transitioned', [delivery('hook')])] }, { ifMatch: created.etag }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
@@ -70,7 +74,11 @@ export function eventStoreContract(label: string, create: () => Promise<{ instan
     it('pages the events of an instance without losing or repeating one', async () => {
       let stored = await instances.create(makeInstance('e-page', { historyLength: 1 }), { history: [makeHistoryEntry(0)], events: [record('e-page', 0, 'created', [delivery('hook')])] });
       for (let sequence = 1; sequence <= 4; sequence++) {
-        stored = await instances.save(makeInstance('e-page', { historyLength: sequence + 1 }), { history: [makeHistoryEntry(sequence)], events: [record('e-page', sequence, 'transitioned', [delivery('hook')])] }, { ifMatch: stored.etag });
+        stored = await instances.save(
+          makeInstance('e-page', { historyLength: sequence + 1 }),
+          { history: [makeHistoryEntry(sequence)], events: [record('e-page', sequence, 'transitioned', [delivery('hook')])] },
+          { ifMatch: stored.etag },
+        );
       }
       const seen: string[] = [];
       let continuationToken: string | undefined;
@@ -83,7 +91,7 @@ export function eventStoreContract(label: string, create: () => Promise<{ instan
       expect(seen).toEqual(['e-page:0:created', 'e-page:1:transitioned', 'e-page:2:transitioned', 'e-page:3:transitioned', 'e-page:4:transitioned']);
     });
 
-    it('gets an event by its id, and nothing for an unknown id, another instance\'s id or another incarnation\'s id', async () => {
+    it("gets an event by its id, and nothing for an unknown id, another instance's id or another incarnation's id", async () => {
       await instances.create(makeInstance('e-get', { historyLength: 1, incarnation: 'inc1' }), { history: [makeHistoryEntry(0)], events: [record('e-get', 0, 'created', [delivery('hook')], 'inc1')] });
       expect(await events.getEvent('e-get', 'e-get:inc1:0:created')).toEqual(record('e-get', 0, 'created', [delivery('hook')], 'inc1'));
       expect(await events.getEvent('e-get', 'e-get:inc2:0:created')).toBeUndefined();
@@ -116,8 +124,15 @@ export function eventStoreContract(label: string, create: () => Promise<{ instan
     });
 
     it('lists events with a pending delivery, oldest first per instance, of one instance or of every instance', async () => {
-      let stored = await instances.create(makeInstance('e-pend', { historyLength: 1 }), { history: [makeHistoryEntry(0)], events: [record('e-pend', 0, 'created', [delivery('a', DeliveryStatus.delivered, 1), delivery('b')])] });
-      stored = await instances.save(makeInstance('e-pend', { historyLength: 2 }), { history: [makeHistoryEntry(1)], events: [record('e-pend', 1, 'transitioned', [delivery('a', DeliveryStatus.delivered, 1)])] }, { ifMatch: stored.etag });
+      let stored = await instances.create(makeInstance('e-pend', { historyLength: 1 }), {
+        history: [makeHistoryEntry(0)],
+        events: [record('e-pend', 0, 'created', [delivery('a', DeliveryStatus.delivered, 1), delivery('b')])],
+      });
+      stored = await instances.save(
+        makeInstance('e-pend', { historyLength: 2 }),
+        { history: [makeHistoryEntry(1)], events: [record('e-pend', 1, 'transitioned', [delivery('a', DeliveryStatus.delivered, 1)])] },
+        { ifMatch: stored.etag },
+      );
       await instances.save(makeInstance('e-pend', { historyLength: 3 }), { history: [makeHistoryEntry(2)], events: [record('e-pend', 2, 'transitioned', [delivery('a')])] }, { ifMatch: stored.etag });
       const ofOne = (await onePage(events.listPendingEvents({ instanceId: 'e-pend' }))).items;
       expect(ofOne.map((item) => [item.instanceId, item.event.id])).toEqual([
@@ -137,7 +152,7 @@ export function eventStoreContract(label: string, create: () => Promise<{ instan
       expect((await onePage(events.listPendingEvents({ instanceId: 'nobody' }))).items).toEqual([]);
     });
 
-    it('a purge removes the instance\'s events', async () => {
+    it("a purge removes the instance's events", async () => {
       await instances.create(makeInstance('e-purge', { historyLength: 1 }), { history: [makeHistoryEntry(0)], events: [record('e-purge', 0, 'created', [delivery('hook')])] });
       await instances.purge('e-purge');
       expect((await onePage(events.listEvents('e-purge'))).items).toEqual([]);
