@@ -75,5 +75,3 @@ export function isStoredOutboxRow(row: OutboxRow): boolean {
 
 /** Rows of the same instance written by one change: at most this many (a save is one table transaction of at most 100 operations). */
 export const MAX_OUTBOX_ROWS_PER_CHANGE = 90;
-
-export type OutboxPayload = OutboxRow['payload'];

@@ -31,8 +31,6 @@ export const OFFERS_ROW_KEY = 'offers';
 export const APPLIED_ROW_PREFIX = 'a-';
 /** A transaction holds at most 100 operations; one is the instance. */
 export const MAX_ROWS_PER_SAVE = 99;
-/** @deprecated the limit counts history and outbox rows together: MAX_ROWS_PER_SAVE */
-export const MAX_HISTORY_ENTRIES_PER_SAVE = MAX_ROWS_PER_SAVE;
 
 type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
 
