@@ -68,7 +68,7 @@ export interface Trigger {
    * 1 for one raised while applying it or creating an instance, one more per step after that.
    */
   readonly causalDepth?: number;
-  /** @deprecated The name `causalDepth` had on rows written before issue 22; read, never written. */
+  /** @deprecated The name `causalDepth` had on rows written before causal depths existed; read, never written. */
   readonly hops?: number;
   /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */
   readonly raisedBy?: string;

@@ -5,8 +5,9 @@
  * (its JSON in `body`, split if large, plus `workflowId`, `stateId`, `status`, `workflowVersion` as
  * columns for queries); RowKey `h-0000000000`, `h-0000000001`, ... hold history entries. A save is ONE
  * entity-group transaction: the conditional Replace of the instance row plus the inserts of its new
- * history rows, so history never disagrees with the instance and a save costs one round trip. Raised
- * triggers (the outbox) are inside the instance entity, so they are atomic with it for free.
+ * history rows, outbox rows (`o-<id>`), lifecycle event records (`e-<sequence>-<rank>`, event-rows.ts) and
+ * applied-trigger rows (`a-<trigger id>`), so none of them ever disagrees with the instance and a save costs
+ * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/instance';

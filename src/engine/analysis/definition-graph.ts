@@ -9,14 +9,14 @@ import type { JsonValue } from '../json';
 import { formatPath } from '../validation';
 import { complement, everyName, intersection, noNames, onlyNames, union, type NameSet } from './name-set';
 
-/** A transition's timer (issue 13: `transition.timer`), as the definition states it. */
+/** A transition's timer (`transition.timer`), as the definition states it. */
 export interface TimerSpec {
   readonly after?: string;
   readonly at?: string;
   readonly calendar?: string;
 }
 
-/** The timer of a transition (`transition.timer`, issue 13), as the analysis and the diagram show it. */
+/** The timer of a transition (`transition.timer`), as the analysis and the diagram show it. */
 export function transitionTimer(transition: TransitionDefinition): TimerSpec | undefined {
   const timer = transition.timer;
   if (!timer) return undefined;
