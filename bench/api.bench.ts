@@ -42,7 +42,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CONTENDED = 30;
 const WAIT = { prefer: 'wait=30' };
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;  
 
 /** CPU time (user + system) a process has used so far, from /proc (Linux; 0 elsewhere). */
 function cpuMillisecondsOf(pid: number | undefined): number {

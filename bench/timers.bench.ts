@@ -38,7 +38,7 @@ const workflow = {
   },
 };
 
-async function json(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function json(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> {  
   // The server refuses a state-changing request without a JSON body type or X-Signalbox-Client (web pages cannot send either).
   const response = await fetch(url, { method, headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await response.text();

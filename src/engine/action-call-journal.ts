@@ -5,7 +5,7 @@
  * Entries are keyed by delivery (instance and cause) and step, and dropped once the delivery's change is
  * saved or needs no save. Bounded: the oldest deliveries are forgotten first. A crash of the process
  * loses the journal, so across processes an action may be called again (at least once, as documented in
- * src/engine/README.md).
+ * docs/architecture.md, "What deciding guarantees").
  */
 import type { ExternalRequest, ExternalResponse, ExternalServiceClient } from './outbound-port';
 

@@ -1,5 +1,5 @@
 /**
- * @module One causal budget for every kind of follow-up work (issue 22). Three bounds, all enforced where
+ * @module One causal budget for every kind of follow-up work. Three bounds, all enforced where
  * a change is decided, so every host and every kind of work gets them:
  *
  * - **Causal depth.** Work a change makes happen later (a raised trigger, a timer due at once, a child

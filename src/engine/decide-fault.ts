@@ -3,7 +3,7 @@
  * reached, keeping the context changes made before the fault (they help diagnose it, and recovery re-runs
  * entry actions anyway); nothing it raised is written (the change did not happen, so nobody should hear
  * about it). A change too large to save faults the instance as it was before the change, with a short
- * message, so that the record stays small and the fault is real (issue 9).
+ * message, so that the record stays small and the fault is real.
  */
 import type { Cause, Decision, LogLine } from './decision';
 import { InstanceStatus, TriggerOutcome } from './enums';

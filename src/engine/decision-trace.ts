@@ -1,5 +1,5 @@
 /**
- * @module Decision traces (issue 16): the conditions a decision evaluated, in order, so that every
+ * @module Decision traces: the conditions a decision evaluated, in order, so that every
  * `exitBlocked`, `noTransition` and `entryBlocked` says why. A trace travels in the result (and so in the
  * operation record written anyway), never in the instance's own record.
  */

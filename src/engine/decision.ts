@@ -1,9 +1,10 @@
 /**
- * @module The one result of every pure decision (apply a trigger, create, recover, cancel; and later
- * suspend, resume, migrate, fire a timer). A decision writes nothing and performs no effect that must
- * not repeat: it says what the instance's result is and, when something changes, the change to save
- * atomically (the next instance, its history entry, its outbox rows). Log lines are collected here and
- * emitted by the runtime once the change is saved, so a decision re-made after a 412 logs once.
+ * @module The one result of every decision (apply a trigger or a timer, create, recover, cancel, fault,
+ * migrate, suspend, resume, delete). A decision writes nothing: it says what the instance's result is and,
+ * when something changes, the change to save atomically (the next instance, its history entry, its outbox
+ * rows). It may call out through `effects` (effects.ts), so it is not pure; log lines are collected here
+ * and emitted by the runtime once the change is saved, so a decision re-made after a 412 logs once
+ * (docs/architecture.md, "What deciding guarantees").
  */
 import type { HistoryEntry, Instance } from './instance';
 import type { InstanceResult } from './operation';
@@ -80,7 +81,7 @@ export function causeKey(cause: Cause): string {
   }
 }
 
-/** How deep in a chain of follow-up work a trigger is (0: a client's); rows written before issue 22 said `hops`. */
+/** How deep in a chain of follow-up work a trigger is (0: a client's); rows written before causal depths said `hops`. */
 export function triggerDepth(trigger: Pick<Trigger, 'causalDepth' | 'hops'>): number {
   return trigger.causalDepth ?? trigger.hops ?? 0;
 }

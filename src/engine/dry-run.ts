@@ -1,5 +1,5 @@
 /**
- * @module Dry runs (issue 16): "what would this trigger do?", answered by the very decision a real
+ * @module Dry runs: "what would this trigger do?", answered by the very decision a real
  * trigger makes (decide-trigger.ts), then not saved. No lease, no save, no relay. Conditions are reads by
  * contract and are evaluated for real (external ones included); an action's outbound call is recorded,
  * not sent (it is answered 204, so it changes nothing), and `log` and `raiseTrigger` are listed from the

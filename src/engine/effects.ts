@@ -1,7 +1,10 @@
 /**
  * @module The effects a decision may use: the clock, outbound HTTP and an abort signal; nothing else.
- * Logging is not an effect of deciding: `log` actions add lines to the Decision, which the runtime emits
- * once, after the save (decision.ts).
+ * A decision may be made more than once for one delivery (a 412, a lost lease, a crash, a dry run), so:
+ * conditions call `http` once per decision made (they must be reads); actions call `actionHttp`, which the
+ * runtime journals per delivery and step (once within one engine, at least once across processes); the
+ * clock is read again each time. Logging is not an effect of deciding: `log` actions add lines to the
+ * Decision, which the runtime emits once, after the save (docs/architecture.md, "What deciding guarantees").
  */
 import { escapeLogText } from './log-text';
 import type { ExternalServiceClient } from './outbound-port';

@@ -25,7 +25,6 @@ export const TriggerOutcome = {
   notFound: 'notFound',
 } as const;
 export type TriggerOutcome = (typeof TriggerOutcome)[keyof typeof TriggerOutcome];
-export const triggerOutcomeValues = Object.values(TriggerOutcome) as [TriggerOutcome, ...TriggerOutcome[]];
 
 /**
  * Per-instance outcomes of operations that are not triggers (migrations and bulk actions): each kind's

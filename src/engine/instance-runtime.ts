@@ -1,6 +1,6 @@
 /**
  * @module The instance runtime: every change to an instance goes through one loop, `decideUnderLease`:
- * lease → load (and the outbox rows a crash left behind) → decide (pure, decision.ts) → index rows added
+ * lease → load (and the outbox rows a crash left behind) → decide (writes nothing, decision.ts) → index rows added
  * → one conditional save of the instance, its history entry and its outbox rows → stale index rows
  * removed → log lines emitted → lease released. A 412 (someone else saved first) reloads and decides
  * again; the rows to relay are returned for delivery after the lease is released (outbox-relay.ts).

@@ -66,10 +66,3 @@ export async function computeInterests(instanceId: string, state: StateDefinitio
   if (out.size > MAX_INTERESTS_PER_INSTANCE) throw new Error(`the instance would have ${out.size} interests; at most ${MAX_INTERESTS_PER_INSTANCE} are allowed`);
   return [...out].sort();
 }
-
-/** Whether two sorted-or-not interest lists hold the same strings. */
-export function sameInterests(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const set = new Set(a);
-  return b.every((item) => set.has(item));
-}

@@ -3,7 +3,6 @@
  * state is entered again (decide-recover.ts). Chosen over JSON Patch (RFC 6902) because a repair is
  * nearly always "set these keys" and reads as the context itself; `null` removes a key.
  */
-import { z } from 'zod';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject, type JsonValue } from './json';
 
 /** A context patch is at most this large as UTF-8 JSON (the same bound as a trigger). */

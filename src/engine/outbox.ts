@@ -5,9 +5,10 @@
  * released and deletes each row once delivered. Row ids are deterministic, so a delivery repeated after a
  * crash is recognised downstream (a raised trigger's id is its operation id).
  *
- * Kinds: `trigger` (a raised trigger) and `timer` (a timer armed on entering a state, timers.ts); `event`
- * and `startInstance` are reserved for the features built on this (lifecycle events, child workflows):
- * add a row type to `OutboxRow` and a handler to the relay's `OutboxHandlers`.
+ * Kinds: `trigger` (a raised trigger), `timer` (a timer armed on entering a state, timers.ts), `event` (a
+ * lifecycle event handed to delivery; record-backed, never stored), `startInstance` (a child to create) and
+ * `cancelChildren` (a parent's children to cancel). A new kind adds a row type to `OutboxRow` and a handler
+ * to the relay's `OutboxHandlers` (docs/decisions/0001-outbox.md).
  */
 import type { JsonObject } from './json';
 import type { DueTimer } from './timers';
@@ -41,7 +42,7 @@ export interface StartInstancePayload {
   readonly instanceId: string;
   readonly context: JsonObject;
   readonly parent: { readonly instanceId: string; readonly incarnation?: string; readonly returnContextItems?: readonly string[] };
-  /** The causal depth of the child's creation (causal-budget.ts): the parent's change + 1. Absent on rows written before issue 22. */
+  /** The causal depth of the child's creation (causal-budget.ts): the parent's change + 1. Absent on rows written before causal depths existed. */
   readonly causalDepth?: number;
   /** The child's share of its parent's causal budget (causal-budget.ts). Absent on rows written before it: the whole budget. */
   readonly causalBudget?: number;
@@ -77,5 +78,3 @@ export function isStoredOutboxRow(row: OutboxRow): boolean {
 
 /** Rows of the same instance written by one change: at most this many (a save is one table transaction of at most 100 operations). */
 export const MAX_OUTBOX_ROWS_PER_CHANGE = 90;
-
-export type OutboxPayload = OutboxRow['payload'];

@@ -1,5 +1,5 @@
 /**
- * @module The one redaction of secrets that leave the outbound layer (issue 22, "Secrets never leave").
+ * @module The one redaction of secrets that leave the outbound layer ("Secrets never leave").
  * A workflow's URLs may carry credentials: `https://user:password@host/...`, `?code=<function key>`,
  * `?sig=<SAS signature>`; and requests carry headers such as `Authorization`. Whatever describes a URL or a
  * request outside that layer (fault messages, decision traces, operation records, lifecycle events, log

@@ -24,7 +24,9 @@ export interface Registry {
 
 export interface RegistryOptions {
   // `any` here lets callers pass conditions with their own config types; each is checked by defineCondition.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   conditions?: readonly ConditionType<any>[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
   actions?: readonly ActionType<any>[];
 }
 

@@ -61,7 +61,6 @@ export const timerSchema = z
 export type TimerDefinition = z.infer<typeof timerSchema>;
 
 export const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
-export type DayName = (typeof DAY_NAMES)[number];
 
 const clockTimeSchema = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time of day "HH:MM" (00:00 to 24:00)');
 

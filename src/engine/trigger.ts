@@ -74,7 +74,7 @@ export interface Trigger {
    * before the budget existed.
    */
   readonly causalBudget?: number;
-  /** @deprecated The name `causalDepth` had on rows written before issue 22; read, never written. */
+  /** @deprecated The name `causalDepth` had on rows written before causal depths existed; read, never written. */
   readonly hops?: number;
   /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */
   readonly raisedBy?: string;

@@ -124,7 +124,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
     await Promise.all([blobPort, queuePort, tablePort].map((port) => waitForPort(port, 30000, child)));
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message}\n${stderr}`);
+    throw new Error(`${(error as Error).message}\n${stderr}`, { cause: error });
   }
   return {
     connectionString: azuriteConnectionString({ blobPort, queuePort, tablePort }),

@@ -24,10 +24,6 @@ export function isRestError(error: unknown): error is RestErrorLike {
   return error instanceof Error && error.name === 'RestError';
 }
 
-export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
-}
-
 /** The service's error code wherever this SDK and service put it (code, details.errorCode, odata body). */
 export function serviceErrorCode(error: RestErrorLike): string | undefined {
   if (error.code) return error.code;

@@ -35,7 +35,7 @@ function toTimer(row: TableRow): DueTimer {
     transitionId: String(row.transitionId),
     stateEntry: Number(row.stateEntry),
     dueAt: String(row.dueAt),
-    // Written only when the timer carries one (causal-budget.ts); rows from before issue 22 have none.
+    // Written only when the timer carries one (causal-budget.ts); rows from before causal depths have none.
     ...(typeof row.causalDepth === 'number' && row.causalDepth > 0 ? { causalDepth: row.causalDepth } : {}),
     // Likewise the budget (absent: the whole budget), so the trigger built from the row is the relay's.
     ...(typeof row.causalBudget === 'number' ? { causalBudget: row.causalBudget } : {}),

@@ -5,8 +5,9 @@
  * (its JSON in `body`, split if large, plus `workflowId`, `stateId`, `status`, `workflowVersion` as
  * columns for queries); RowKey `h-0000000000`, `h-0000000001`, ... hold history entries. A save is ONE
  * entity-group transaction: the conditional Replace of the instance row plus the inserts of its new
- * history rows, so history never disagrees with the instance and a save costs one round trip. Raised
- * triggers (the outbox) are inside the instance entity, so they are atomic with it for free.
+ * history rows, outbox rows (`o-<id>`), lifecycle event records (`e-<sequence>-<rank>`, event-rows.ts) and
+ * applied-trigger rows (`a-<trigger id>`), so none of them ever disagrees with the instance and a save costs
+ * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/instance';
@@ -31,8 +32,6 @@ export const OFFERS_ROW_KEY = 'offers';
 export const APPLIED_ROW_PREFIX = 'a-';
 /** A transaction holds at most 100 operations; one is the instance. */
 export const MAX_ROWS_PER_SAVE = 99;
-/** @deprecated the limit counts history and outbox rows together: MAX_ROWS_PER_SAVE */
-export const MAX_HISTORY_ENTRIES_PER_SAVE = MAX_ROWS_PER_SAVE;
 
 type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
 

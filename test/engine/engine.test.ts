@@ -6,13 +6,12 @@ import {
   NotFoundError,
   PreconditionFailedError,
   StorageError,
-  ValidationError,
   raisedTriggerId,
   type Engine,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
 import { putWorkflow } from '../../src/host/http/workflow-routes';
-import { json, startServer, testEngine } from './support';
+import { testEngine } from './support';
 
 const flow: WorkflowDefinitionInput = {
   id: 'flow',

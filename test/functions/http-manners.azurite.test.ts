@@ -39,7 +39,7 @@ function invocationContext(): InvocationContext {
 interface Answer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape, asserted by the tests
+  readonly body: any;  
   readonly raw: HttpResponseInit['body'];
 }
 
@@ -62,7 +62,7 @@ async function call(name: string, method: string, path: string, options: { param
 beforeAll(async () => {
   // Read by functions/http.ts when it loads, as the worker reads its app settings once.
   process.env.SIGNALBOX_CORS_ALLOWED_ORIGINS = `${allowedOrigin}, https://other.example.com`;
-  require('../../functions/http'); // eslint-disable-line @typescript-eslint/no-require-imports -- loaded after the setting, not hoisted
+  require('../../functions/http');  
   const env = { SIGNALBOX_STORAGE: testConnectionString() };
   const ports = await createAzurePorts({ env, names: prefixedStorageNames(uniquePrefix('fnmanners')) });
   setHostCore(createHostCore({ ports, logger: silentLogger, env }));

@@ -12,7 +12,7 @@ import { getLanguageService, TextDocument, type LanguageService } from 'vscode-j
 import type { LocalHost } from '../../src/host/local-host';
 import { httpClient } from './http-client';
 
-type Definition = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- broken on purpose
+type Definition = Record<string, any>;  
 
 function valid(): Definition {
   return {

@@ -2,7 +2,7 @@
 export interface HttpResult {
   readonly status: number;
   readonly headers: Headers;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape, asserted by the tests
+  readonly body: any;  
   readonly text: string;
 }
 

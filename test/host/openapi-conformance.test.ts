@@ -26,7 +26,7 @@ const definition = {
   },
 };
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an OpenAPI document, walked by key
+type Json = Record<string, any>;  
 
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;

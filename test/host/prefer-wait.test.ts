@@ -30,7 +30,7 @@ let api: ReturnType<typeof httpClient>;
 let names: StorageNames;
 const counter = createRequestCounter();
 let external: Server;
-let held: ServerResponse[] = [];
+const held: ServerResponse[] = [];
 
 beforeAll(async () => {
   external = createServer((request: IncomingMessage, response: ServerResponse) => {

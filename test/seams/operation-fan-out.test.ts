@@ -1,6 +1,6 @@
 /**
  * Seams of "one fan-out for every operation" (issue 23 §1; src/engine/operations/fan-out.ts,
- * docs/decisions/0001-one-operation-fan-out.md): each instance offered once, a started batch run to its
+ * docs/decisions/0013-one-operation-fan-out.md): each instance offered once, a started batch run to its
  * end and counted, progress and checkpoints the same on every host, crossed with the kinds of follow-up
  * work an operation carries. In memory: the algorithm is pure and `Engine.publish` drives it in process;
  * the hosts' schedulers have their own tests (test/host/local-operation-runner.test.ts,

@@ -1,6 +1,7 @@
 /** Every store contract against Azure Table Storage (Azurite) and the in-memory stores. */
 import { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemoryWorkflowStore } from '../../src/testing';
 import { dueTimerIndexContract } from './contracts/due-timer-index.contract';
+import { eventStoreContract } from './contracts/event-store.contract';
 import { instanceStoreContract } from './contracts/instance-store.contract';
 import { interestIndexContract } from './contracts/interest-index.contract';
 import { operationStoreContract } from './contracts/operation-store.contract';
@@ -33,6 +34,15 @@ outboxContract('Azure Table Storage', async () => {
 outboxContract('in memory', async () => {
   const store = new InMemoryInstanceStore();
   return { instances: store, outbox: store };
+});
+
+eventStoreContract('Azure Table Storage', async () => {
+  const storage = await createTestStorage();
+  return { instances: storage.instances, events: storage.events };
+});
+eventStoreContract('in memory', async () => {
+  const store = new InMemoryInstanceStore();
+  return { instances: store, events: store };
 });
 
 dueTimerIndexContract('Azure Table Storage', async () => {

@@ -69,7 +69,6 @@ export function OperationView({ operationId, onFinished }: { operationId: string
   useEffect(() => {
     if (finished && operation) onFinished?.(operation);
     // Only the moment it finishes matters.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [finished]);
   return (
     <div class="operation" data-testid="operation">

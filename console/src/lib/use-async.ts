@@ -22,7 +22,6 @@ export function useAsync<T>(load: () => Promise<T>, inputs: readonly unknown[]):
       (error: unknown) => call === latest.current && setState({ problem: asProblem(error), loading: false }),
     );
     // The caller lists what `load` depends on, as with useEffect.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...inputs, generation]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
   return { data: state.data, problem: state.problem, loading: state.loading, reload };

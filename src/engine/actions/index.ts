@@ -8,4 +8,5 @@ import type { ActionType } from '../step-types';
 
 export { invokeExternalServiceAction, logAction, raiseTriggerAction, setContextAction, startInstanceAction };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of types with their own config types (invariant in it); each was checked by defineAction.
 export const builtInActions: readonly ActionType<any>[] = [setContextAction, invokeExternalServiceAction, raiseTriggerAction, logAction, startInstanceAction];

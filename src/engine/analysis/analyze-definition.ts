@@ -207,7 +207,7 @@ function undefinedContextKeys(graph: DefinitionGraph): DefinitionWarning[] {
   return warnings;
 }
 
-// ---- loops of follow-up work (issue 22) -----------------------------------------------------------
+// ---- loops of follow-up work ---------------------------------------------------------------------
 
 /**
  * `startsItself`: a `startInstance` of the workflow's own id. From the initial state's entry actions every

@@ -9,14 +9,14 @@ import type { JsonValue } from '../json';
 import { formatPath } from '../validation';
 import { complement, everyName, intersection, noNames, onlyNames, union, type NameSet } from './name-set';
 
-/** A transition's timer (issue 13: `transition.timer`), as the definition states it. */
+/** A transition's timer (`transition.timer`), as the definition states it. */
 export interface TimerSpec {
   readonly after?: string;
   readonly at?: string;
   readonly calendar?: string;
 }
 
-/** The timer of a transition (`transition.timer`, issue 13), as the analysis and the diagram show it. */
+/** The timer of a transition (`transition.timer`), as the analysis and the diagram show it. */
 export function transitionTimer(transition: TransitionDefinition): TimerSpec | undefined {
   const timer = transition.timer;
   if (!timer) return undefined;
@@ -231,6 +231,12 @@ export function buildDefinitionGraph(definition: WorkflowDefinition): Definition
 function closure(start: readonly string[], next: (id: string) => readonly string[]): Set<string> {
   const seen = new Set<string>(start);
   const queue = [...start];
-  while (queue.length) for (const id of next(queue.shift()!)) if (!seen.has(id)) (seen.add(id), queue.push(id));
+  while (queue.length) {
+    for (const id of next(queue.shift()!)) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      queue.push(id);
+    }
+  }
   return seen;
 }

@@ -20,6 +20,7 @@ export {
   triggerParameterCondition,
 };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of types with their own config types (invariant in it); each was checked by defineCondition.
 export const builtInConditions: readonly ConditionType<any>[] = [
   triggerNameCondition,
   triggerContentTypeCondition,

@@ -7,7 +7,7 @@
  * host does the step (an activity, a sub-orchestration, a call) and hands the answer back. It does no I/O
  * and reads no clock, so the durable orchestrator can run it and stay deterministic.
  *
- * The behaviour it settles for every host (docs/decisions/0001-one-operation-fan-out.md):
+ * The behaviour it settles for every host (docs/decisions/0013-one-operation-fan-out.md):
  * - a page's instances not offered before (an instance can match several subjects) make one batch;
  *   at most `batchesInFlight` batches run at once, and the next page is read while they run;
  * - progress is recorded when the first batch starts (processed 0; the record that marks the operation

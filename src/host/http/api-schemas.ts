@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DeliveryStatus } from '../../engine/events/lifecycle-events';
 import { lifecycleEventTypeSchema } from '../../engine/events/lifecycle-event-type';
-import { instanceStatusSchema, operationOutcomeValues, OperationStatus, triggerOutcomeValues } from '../../engine/enums';
+import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/enums';
 import { HistoryEvent } from '../../engine/instance';
 import { WarningCode } from '../../engine/analysis';
 import { jsonObjectSchema } from '../../engine/json';

@@ -8,7 +8,7 @@ import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
 import { parseWith } from '../../engine/validation';
 import { contextPatchSchema } from '../../engine/merge-patch';
 import { principalOf } from './types';
-import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
+import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
 import { readJsonBody } from './request-body';
 import { pageQuerySchema, parseQuery } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';

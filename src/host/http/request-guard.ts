@@ -1,5 +1,5 @@
 /**
- * @module What keeps web pages from using the API through a browser (issue 22, "The local server is not
+ * @module What keeps web pages from using the API through a browser ("The local server is not
  * a door for web pages"). Without an API key (the default for local use) the browser of anyone running
  * the server is a way in: a page on another origin can send a form POST or a `no-cors` fetch (a "simple"
  * request, no preflight), and a DNS-rebinding page (its own name resolved to 127.0.0.1) can read and

@@ -5,7 +5,7 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, PreconditionFailedError, TooLargeError } from '../../engine/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/errors';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
 import { plainInstance } from '../../engine/instance-changes';
 import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
@@ -187,7 +187,8 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions & { ifStatus?: DeliveryStatus } = {}): Promise<void> {
     const records = this.events.get(instanceId);
     const position = records?.findIndex((event) => event.id === eventId) ?? -1;
-    if (!records || position < 0) throw new Error(`Event "${eventId}" of instance "${instanceId}" does not exist`);
+    // As on Table Storage (a Merge of a missing row is a 404), so callers handle one error for both stores.
+    if (!records || position < 0) throw new NotFoundError(`event "${eventId}" was not found`);
     const record = records[position]!;
     if (options.ifStatus !== undefined && record.deliveries[index]?.status !== options.ifStatus) {
       throw new ConflictError(`The delivery of event "${eventId}" to "${delivery.subscriptionId}" is not ${options.ifStatus}`);
