@@ -43,7 +43,8 @@ class Subscriber {
   stop(): Promise<void> {
     return new Promise((resolve) => {
       this.server?.closeAllConnections();
-      this.server ? this.server.close(() => resolve()) : resolve();
+      if (this.server) this.server.close(() => resolve());
+      else resolve();
     });
   }
 }
