@@ -226,4 +226,27 @@ describe('event order', () => {
     await expectHeardInOrder(engine, subscriber, 'd2');
     await engine.eventDeliveriesIdle();
   });
+
+  it('event order × re-creation: a re-created instance\'s events are heard in order, without waiting on the deleted incarnation\'s retries', async () => {
+    const ports = createInMemoryPorts();
+    const subscriber = new RecordingSubscriber();
+    // Retries an hour apart: the deleted incarnation's event is waiting for its retry when the id is used again.
+    let n = 0;
+    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger(), newId: () => `gen-${++n}`, events: { http: subscriber, policy: { maxAttempts: 5, firstRetryDelayInMs: 3_600_000, maxRetryDelayInMs: 3_600_000 } } });
+    await engine.createWorkflow(engine.validateWorkflow(ticker));
+    subscriber.failing = true;
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'rc1' });
+    const old = await recorded(engine, 'rc1');
+    for (let poll = 0; poll < 2_000 && (await engine.listEvents('rc1')).items[0]?.deliveries[0]?.attempts !== 1; poll++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await engine.deleteInstance('rc1', { force: true });
+    subscriber.failing = false;
+
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'rc1' });
+    await engine.applyTrigger('rc1', { id: 'tick', name: 'Tick', subjects: ['rc1'] });
+    const ids = await recorded(engine, 'rc1');
+    expect(ids.some((id) => old.includes(id))).toBe(false);
+    await settled(engine, subscriber, 'rc1', ids.length);
+    expect(subscriber.taken).toEqual(ids);
+    engine.stopEventDeliveries();
+  });
 });
