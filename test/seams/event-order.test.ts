@@ -227,6 +227,32 @@ describe('event order', () => {
     await engine.eventDeliveriesIdle();
   });
 
+  it('event order × events: with two subscriptions, one that fails and retries, each hears the instance\'s events in order, once', async () => {
+    const ports = createInMemoryPorts();
+    const subscriber = new RecordingSubscriber();
+    // The second subscription fails its first 3 requests (fewer than the 5 attempts): its first event retries while the rest wait.
+    const flaky = { failures: 3, taken: [] as string[] };
+    const http: ExternalServiceClient = {
+      send: async (request) => {
+        if (!request.url.includes('flaky.example')) return subscriber.send(request);
+        if (flaky.failures > 0 && flaky.failures--) throw new ExternalServiceError('the subscriber answered 503', 503);
+        flaky.taken.push((JSON.parse(request.body!) as { id: string }).id);
+        return { status: 204, body: undefined };
+      },
+    };
+    let n = 0;
+    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger(), newId: () => `gen-${++n}`, events: { http, policy: fastPolicy } });
+    await engine.createWorkflow(engine.validateWorkflow({ ...ticker, subscriptions: [...ticker.subscriptions, { id: 'flaky', url: 'https://flaky.example/' }] }));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'two1' });
+    for (let tick = 0; tick < 3; tick++) await engine.applyTrigger('two1', { id: `tick-${tick}`, name: 'Tick', subjects: ['two1'] });
+    const ids = await recorded(engine, 'two1');
+    expect(ids).toHaveLength(7);
+    for (let poll = 0; poll < 2_000 && (subscriber.taken.length < ids.length || flaky.taken.length < ids.length); poll++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await engine.eventDeliveriesIdle();
+    expect(subscriber.taken).toEqual(ids);
+    expect(flaky.taken).toEqual(ids);
+  });
+
   it('event order × re-creation: a re-created instance\'s events are heard in order, without waiting on the deleted incarnation\'s retries', async () => {
     const ports = createInMemoryPorts();
     const subscriber = new RecordingSubscriber();
