@@ -94,7 +94,8 @@ describe('human output', () => {
   });
 
   it('send-to --wait: the WHY column of an instance that did not move shows the condition escaped', async () => {
-    const run = await signalbox(['send-to', 'calm', 'Hold', '--id', 'hold-calm', '--wait'], { env });
+    expect((await testHost.api.request('POST', '/api/instances', { json: { workflowId: 'hostile', instanceId: 'still' } })).status).toBe(201);
+    const run = await signalbox(['send-to', 'still', 'Hold', '--id', 'hold-still', '--wait'], { env });
     expectNoControls(run);
     expect(run.stdout).toMatch(/WHY$/m);
     expect(run.stdout).toContain('noTransition');
