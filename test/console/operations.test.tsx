@@ -147,7 +147,7 @@ describe('operations data is rendered as text, never markup', () => {
       ...overrides,
     });
   /** Elements the data could have made: none may exist inside `root`. */
-  const madeFromData = (root: HTMLElement) => root.querySelectorAll('img, script, b, a[href^="javascript:"], input[name="password"]');
+  const madeFromData = (root: Element) => root.querySelectorAll('img, script, b, a[href^="javascript:"], input[name="password"]');
 
   it('the operations list, an operation, a bulk filter and its results show names, subjects, parameters and errors as text', async () => {
     const bulk = hostile('op-bulk', { kind: 'bulk', triggerId: undefined, trigger: undefined, bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: `draft${markup}` } } });
