@@ -126,15 +126,18 @@ describe('lifecycle events in order on the local server', () => {
     const workflow = { id: 'picky', displayName: 'Picky', initialStateId: 'a', subscriptions: [{ id: 'picky', url: `${subscriber.url}/picky`, events: ['created'] }], states: { a: {} } };
     expect((await test.api.request('PUT', '/api/workflows/picky', { json: workflow })).status).toBe(201);
     expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'picky', instanceId: 'pk-1' } })).status).toBe(201);
-    await eventsWhen('pk-1', (items) => items[0]?.deliveries[0]?.status === 'deadLettered');
+    const [deadLettered] = await eventsWhen('pk-1', (items) => items[0]?.deliveries[0]?.status === 'deadLettered');
+    // The id carries the instance's incarnation (pk-1:<incarnation>:0:created).
+    const createdId = deadLettered!.id;
+    expect(createdId).toMatch(/^pk-1:[0-9a-f]{12}:0:created$/);
     refuse = false;
-    const asks = await Promise.all(Array.from({ length: 8 }, () => test.api.request('POST', `/api/instances/pk-1/events/${encodeURIComponent('pk-1:0:created')}/redeliver`)));
+    const asks = await Promise.all(Array.from({ length: 8 }, () => test.api.request('POST', `/api/instances/pk-1/events/${encodeURIComponent(createdId)}/redeliver`)));
     expect(asks.map((ask) => ask.status).sort()).toEqual([202, ...Array(7).fill(409)]);
     const [event] = await eventsWhen('pk-1', allSettled);
     expect(event!.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 });
     // Time for any second delivery to show up: the queue is idle once the record says delivered.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(subscriber.taken.filter((item) => item.path === '/picky').map((item) => item.id)).toEqual(['pk-1:0:created', 'pk-1:0:created']);
+    expect(subscriber.taken.filter((item) => item.path === '/picky').map((item) => item.id)).toEqual([createdId, createdId]);
   });
 });
 
