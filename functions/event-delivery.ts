@@ -6,14 +6,17 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { ATTEMPT_EVENT_DELIVERY, type AttemptResult, type EventDeliveryTarget } from '../src/host/event-activities';
-import { hostCore, inInvocation } from './wiring';
+import { hostCore, inInvocation, invocationLogger } from './wiring';
 
 export async function attemptEventDelivery(input: unknown, context: InvocationContext): Promise<AttemptResult> {
   const target = input as EventDeliveryTarget;
   const result = await inInvocation(context, async () => (await hostCore()).engine.attemptEventDelivery(target));
   // As the local dispatcher does: a refused or failed delivery is said at warn, with its workflow and reason.
-  if (result.next === 'done' && result.status === 'deadLettered') context.warn('A lifecycle event was dead-lettered', { ...target, workflowId: result.workflowId, reason: result.reason });
-  else if (result.next === 'retry') context.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
+  // Through the invocation logger, which redacts secrets in URLs (a reason may quote the subscriber's URL).
+  await inInvocation(context, async () => {
+    if (result.next === 'done' && result.status === 'deadLettered') invocationLogger.warn('A lifecycle event was dead-lettered', { ...target, workflowId: result.workflowId, reason: result.reason });
+    else if (result.next === 'retry') invocationLogger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
+  });
   return result;
 }
 

@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import type { DurableClient } from 'durable-functions';
+import { redactSecrets } from '../src/engine/redaction';
 import { createAzurePorts } from '../src/host/azure-ports';
 import type { ApiServices } from '../src/host/http/types';
 import type { Environment } from '../src/host/settings';
@@ -33,8 +34,12 @@ export const invocationLogger: Logger = {
   error: (message, properties) => logLine('error', message, properties),
 };
 
+/**
+ * Secrets in URLs (userinfo, query values, fragment) are redacted from the message and every property, as
+ * the local server's logger does (src/host/logger.ts): a log line is the last place a key could leave by.
+ */
 function logLine(level: 'info' | 'warn' | 'error', message: string, properties?: Record<string, unknown>): void {
-  const args = properties ? [message, properties] : [message];
+  const args = properties ? [redactSecrets(message), redactSecrets(properties)] : [redactSecrets(message)];
   const context = currentInvocation.getStore();
   if (context) context[level](...args);
   else console[level](...args);

@@ -284,7 +284,11 @@ export class InstanceRuntime {
    * save an instance that does not exist yet, and the create itself refuses a second one.
    */
   async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
-    if (await this.ports.instances.get(input.instanceId, options)) throw new ConflictError(`Instance "${input.instanceId}" exists`);
+    const existing = await this.ports.instances.get(input.instanceId, options);
+    // One marked `deleting` is gone for every reader (a deletion stopped by a crash after its mark): the
+    // deletion is finished first, its leftover rows relayed with the creation's, so the id is free as it reads.
+    const leftovers = existing?.deleting ? (await this.delete(input.instanceId, true, options)).outbox : [];
+    if (existing && !existing.deleting) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     const cause = creationCause(input);
     const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
     // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
@@ -310,7 +314,7 @@ export class InstanceRuntime {
       await preparing;
     }
     this.finish(deliveryKey, decision.logs, stored);
-    return { decision, instance: stored, outbox: change.outbox };
+    return { decision, instance: stored, outbox: [...leftovers, ...change.outbox] };
   }
 
   /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */

@@ -183,14 +183,26 @@ export class OperationRuns {
     try {
       decided = await this.decideBulk(instanceId, request, options, guard);
     } catch (error) {
-      if (error instanceof ConflictError) return { instanceId, outcome: ActionOutcome.conflict, error: error.message };
-      throw error;
+      if (!(error instanceof ConflictError)) throw error;
+      // Offered again by this operation resumed after a crash (the change was saved, the checkpoint counting
+      // it was not): its own change refuses the action. Skipped, as any instance it changed already.
+      if (await this.changedLastBy(instanceId, options)) return { instanceId, outcome: ActionOutcome.skipped, error: 'changed by this operation already (before it was resumed)' };
+      return { instanceId, outcome: ActionOutcome.conflict, error: error.message };
     }
     await this.relayAfter(decided, options);
     const result = decided.decision?.result;
     if (!result) return { instanceId, outcome: TriggerOutcome.notFound };
     // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays).
     return result.outcome === TriggerOutcome.transitioned ? { ...result, outcome: bulkDoneOutcome(request.action) } : result;
+  }
+
+  /** Whether the instance's latest history entry is the change of `options.operationId` (one read, on the conflict path only). */
+  private async changedLastBy(instanceId: string, options: ChangeOptions): Promise<boolean> {
+    if (!options.operationId) return false;
+    const instance = await this.ports.instances.get(instanceId, options);
+    if (!instance || instance.deleting || instance.historyLength === 0) return false;
+    const last = await onePage(this.ports.history.list(instanceId, { ...options, fromSequence: instance.historyLength - 1, maxPageSize: 1 }));
+    return last.items[0]?.operationId === options.operationId;
   }
 
   private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: Guard): Promise<Decided> {

@@ -33,6 +33,8 @@ const hostileWorkflow = {
       displayName: `Waiting${HOSTILE}`,
       transitions: [
         { id: 'go', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Go' }] },
+        // Never moves: the operation view says why (WHY), naming the condition by its path, which holds the state id.
+        { id: 'hold', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Hold' }, { type: 'expression', expression: `context.note = ${JSON.stringify(`never${HOSTILE}`)}` }] },
         // A fault whose message the workflow's author wrote: the escape sequences are in it.
         { id: 'break', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Break' }], actions: [{ type: 'setContext', expressions: { broken: `$error(${JSON.stringify(`boom${HOSTILE}`)})` } }] },
       ],
@@ -89,6 +91,15 @@ describe('human output', () => {
     const run = await signalbox(['send-to', 'calm', 'Break', '--id', 'break-calm', '--wait'], { env });
     expectNoControls(run);
     expect(run.stdout).toContain('boom\\u001b]52;c;');
+  });
+
+  it('send-to --wait: the WHY column of an instance that did not move shows the condition escaped', async () => {
+    expect((await testHost.api.request('POST', '/api/instances', { json: { workflowId: 'hostile', instanceId: 'still' } })).status).toBe(201);
+    const run = await signalbox(['send-to', 'still', 'Hold', '--id', 'hold-still', '--wait'], { env });
+    expectNoControls(run);
+    expect(run.stdout).toMatch(/WHY$/m);
+    expect(run.stdout).toContain('noTransition');
+    expect(run.stdout).toContain('\\u009b31m');
   });
 
   it('an error answer: the problem detail is shown escaped on stderr', async () => {

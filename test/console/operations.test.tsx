@@ -135,3 +135,47 @@ describe('InstancePage: operations, offers, repair', () => {
     await waitFor(() => expect(api.recoverInstance).toHaveBeenCalledWith('claim-1', 'submitted', { amount: 120, junk: null }));
   });
 });
+
+describe('operations data is rendered as text, never markup', () => {
+  const markup = '<img src=x onerror="window.owned=1"><a href="javascript:window.owned=2">link</a><script>window.owned=3</script><b>bold</b>';
+  const hostile = (id: string, overrides: Partial<Operation> = {}) =>
+    listed(id, {
+      trigger: { name: `Approve${markup}`, subjects: [`claim${markup}`], parameters: { note: markup } },
+      status: 'failed',
+      error: `failed ${markup}`,
+      instances: [{ instanceId: `claim${markup}`, outcome: 'faulted', error: `boom ${markup}` }],
+      ...overrides,
+    });
+  /** Elements the data could have made: none may exist inside `root`. */
+  const madeFromData = (root: Element) => root.querySelectorAll('img, script, b, a[href^="javascript:"], input[name="password"]');
+
+  it('the operations list, an operation, a bulk filter and its results show names, subjects, parameters and errors as text', async () => {
+    const bulk = hostile('op-bulk', { kind: 'bulk', triggerId: undefined, trigger: undefined, bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: `draft${markup}` } } });
+    const api = fakeApi({ listOperations: jest.fn(async () => ({ items: [hostile('op-1'), bulk] })), getOperation: jest.fn(async () => hostile('op-1')) });
+    const list = renderWith(api, <OperationsPage filter={{}} />);
+    const table = await screen.findByTestId('operations');
+    expect(table.textContent).toContain(`Approve${markup}`);
+    expect(table.textContent).toContain(`stateId draft${markup}`);
+    expect(madeFromData(list.container)).toHaveLength(0);
+    list.unmount();
+
+    const page = renderWith(api, <OperationPage operationId="op-1" />);
+    const outcomes = await screen.findByTestId('outcomes');
+    expect(outcomes.textContent).toContain(`claim${markup}`);
+    expect((await screen.findByTestId('operation-kind')).textContent).toContain(`Approve${markup}`);
+    expect(madeFromData(page.container)).toHaveLength(0);
+    expect((window as unknown as { owned?: number }).owned).toBeUndefined();
+  });
+
+  it('the offers of an instance show the trigger name and the trace as text', async () => {
+    const api = fakeApi({
+      getOffers: jest.fn(async () => ({
+        items: [{ operationId: `op${markup}`, triggerName: `Approve${markup}`, at: '2026-11-23T10:00:30.000Z', outcome: 'noTransition', fromStateId: 'draft', trace: [{ path: `states.draft${markup}`, type: 'expression', result: false, detail: markup }] }],
+      })),
+    });
+    const page = renderWith(api, <InstancePage instanceId="claim-1" />);
+    const offers = await screen.findByTestId('offers');
+    expect(offers.textContent).toContain(`Approve${markup}`);
+    expect(madeFromData(page.container)).toHaveLength(0);
+  });
+});

@@ -110,6 +110,63 @@ describe('applied once × follow-up work', () => {
   });
 });
 
+/** Starts a parcel child on `Split` and counts its notifications; `Tick` is remembered and changes nothing. */
+const parcel: WorkflowDefinitionInput = {
+  id: 'parcel',
+  displayName: 'Parcel',
+  initialStateId: 'packing',
+  states: { packing: { transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }] }] }, shipped: {} },
+};
+const sender: WorkflowDefinitionInput = {
+  id: 'sender',
+  displayName: 'Sender',
+  initialStateId: 'on',
+  subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
+  states: {
+    on: {
+      transitions: [
+        { id: 'split', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Split' }], actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-p' }] },
+        { id: 'heard', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', expressions: { heard: '$exists(context.heard) ? context.heard + 1 : 1' } }] },
+        { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] },
+        { id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] },
+      ],
+    },
+    closed: {},
+  },
+} as WorkflowDefinitionInput;
+
+describe('applied once × children and events', () => {
+  it(`applied once × children: a child's notification delivered again after ${OTHERS} other triggers is a duplicate`, async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow(parcel);
+    await engine.createWorkflow(sender);
+    await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
+    await engine.applyTrigger('s1', trigger('Split', { id: 'split-1', subjects: ['s1'] }));
+    await engine.applyTrigger('s1-p', trigger('Ship', { id: 'ship-1', subjects: ['s1-p'] }));
+    const notice = delivery.delivered.find((raised) => raised.name === 'ChildCompleted')!;
+    expect((await engine.applyTrigger('s1', notice)).outcome).toBe('transitioned');
+    await forgetMany(engine, 's1');
+
+    expect((await engine.applyTrigger('s1', notice)).outcome).toBe('duplicate');
+    expect((await engine.getInstance('s1')).context.heard).toBe(1);
+  });
+
+  it(`applied once × events: a trigger offered again after ${OTHERS} others records no second event`, async () => {
+    const { engine } = testEngine();
+    await engine.createWorkflow(parcel);
+    await engine.createWorkflow(sender);
+    await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
+    await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }));
+    const events = async () => (await engine.listEvents('s1', { maxPageSize: 1000 })).items.map((event) => event.id);
+    const before = await events();
+    expect(before.filter((id) => id.endsWith(':completed'))).toHaveLength(1);
+    for (let index = 0; index < OTHERS; index++) await engine.applyTrigger('s1', trigger('Tick', { id: `other-${index}`, subjects: ['s1'] }));
+
+    expect((await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }))).outcome).toBe('duplicate');
+    expect(await events()).toEqual(before);
+  });
+});
+
 describe('growth × follow-up work', () => {
   function engineWithDueTimers() {
     const dueTimers = new InMemoryDueTimerIndex();
@@ -122,7 +179,7 @@ describe('growth × follow-up work', () => {
     return { engine, rows };
   }
 
-  it('due-timer rows × triggers (self-transitions re-entering the state): one row for the current entry', async () => {
+  it('due-timer rows × timers (self-transitions re-entering the state): one row for the current entry', async () => {
     const { engine, rows } = engineWithDueTimers();
     await engine.createWorkflow(counter());
     await engine.createInstance({ workflowId: 'counter', instanceId: 'i1' });
@@ -156,5 +213,53 @@ describe('growth × follow-up work', () => {
 
     expect(await purgeFinishedOperations(operations, 30, new Date('2026-03-01T00:00:00.000Z'))).toBe(3);
     expect(await operations.get('still-running')).toBeDefined();
+  });
+
+  /** What the instance retention purge does to one instance: a bulk delete of finished instances, without force. */
+  const retentionDelete = (status: 'complete' | 'cancelled') => ({ action: 'delete' as const, filter: { workflowId: 'sender', status } });
+
+  it('instance retention × children: a finished parent goes with its children, and a cancelled one with the running children its cancellation cancelled', async () => {
+    const { engine, instances } = testEngine({ inProcess: true });
+    await engine.createWorkflow(parcel);
+    await engine.createWorkflow(sender);
+    for (const id of ['done', 'busy']) {
+      await engine.createInstance({ workflowId: 'sender', instanceId: id });
+      await engine.applyTrigger(id, trigger('Split', { id: `split-${id}`, subjects: [id] }));
+    }
+    await engine.applyTrigger('done-p', trigger('Ship', { id: 'ship-done', subjects: ['done-p'] }));
+    await engine.applyTrigger('done', trigger('Close', { id: 'close-done', subjects: ['done'] }));
+    expect((await engine.operations.applyBulk('done', retentionDelete('complete'))).outcome).toBe('deleted');
+    expect(instances.holdsAnythingOf('done')).toBe(false);
+    expect(instances.holdsAnythingOf('done-p')).toBe(false);
+
+    // Cancelling cascades to the running child, so the finished parent and its child go together.
+    await engine.cancel('busy');
+    expect((await engine.getInstance('busy-p')).status).toBe('cancelled');
+    expect((await engine.operations.applyBulk('busy', retentionDelete('cancelled'))).outcome).toBe('deleted');
+    expect(instances.holdsAnythingOf('busy-p')).toBe(false);
+  });
+
+  it('instance retention × events: a purged instance\'s event records go with it', async () => {
+    const { engine, instances } = testEngine();
+    await engine.createWorkflow(parcel);
+    await engine.createWorkflow(sender);
+    await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
+    await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }));
+    expect((await engine.listEvents('s1')).items.length).toBeGreaterThan(0);
+    expect((await engine.operations.applyBulk('s1', retentionDelete('complete'))).outcome).toBe('deleted');
+    expect(instances.holdsAnythingOf('s1')).toBe(false);
+  });
+
+  it('instance retention × re-creation: an id the retention delete purged is new again: a trigger id its old instance applied applies to the new one', async () => {
+    const { engine } = testEngine();
+    await engine.createWorkflow(parcel);
+    await engine.createWorkflow(sender);
+    await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
+    await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }));
+    expect((await engine.operations.applyBulk('s1', retentionDelete('complete'))).outcome).toBe('deleted');
+
+    await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
+    expect((await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }))).outcome).toBe('transitioned');
+    expect((await engine.getInstance('s1')).status).toBe('complete');
   });
 });

@@ -109,6 +109,33 @@ describe('causal depth × every kind of follow-up work', () => {
     expect(delivery.delivered[0]!.raisedBy).toBeUndefined(); // a child's notification is not the parent acting on itself
   });
 
+  it('causal depth × children: a notification held while its parent is suspended keeps its depth when released, and what it causes is one deeper', async () => {
+    const { engine, delivery } = testEngine();
+    await engine.createWorkflow({ id: 'leaf', displayName: 'Leaf', initialStateId: 'done', states: { done: {} } });
+    await engine.createWorkflow({
+      id: 'tree',
+      displayName: 'Tree',
+      initialStateId: 'idle',
+      states: {
+        idle: { transitions: [{ id: 'grow', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-1' }] }] },
+        waiting: { transitions: [{ id: 'heard', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }] }] },
+      },
+    } as WorkflowDefinitionInput);
+    await engine.createInstance({ workflowId: 'tree', instanceId: 'root' });
+    await engine.applyTrigger('root', { id: 'grow-1', name: 'Grow', subjects: ['root'] });
+    const notice = delivery.delivered.find((raised) => raised.name === 'ChildCompleted')!;
+    expect(notice.causalDepth).toBe(2);
+    await engine.suspend('root');
+    expect((await engine.applyTrigger('root', notice)).outcome).toBe('notActive');
+    expect((await engine.getInstance('root')).heldTriggers).toEqual([expect.objectContaining({ id: notice.id, causalDepth: 2 })]);
+
+    await engine.resume('root');
+    const release = delivery.delivered.find((raised) => raised.recipient?.releases === notice.id)!;
+    expect(release.causalDepth).toBe(2);
+    expect((await engine.applyTrigger('root', release)).outcome).toBe('transitioned');
+    expect(delivery.delivered.find((raised) => raised.name === 'Echo')).toMatchObject({ causalDepth: 3 });
+  });
+
   it('causal depth × events: the fault that stops a loop is an ordinary fault, recorded once as a `faulted` event', async () => {
     const sent: ExternalRequest[] = [];
     const http = { send: async (request: ExternalRequest): Promise<ExternalResponse> => (sent.push(request), { status: 204, body: undefined }) };

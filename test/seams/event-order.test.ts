@@ -226,4 +226,53 @@ describe('event order', () => {
     await expectHeardInOrder(engine, subscriber, 'd2');
     await engine.eventDeliveriesIdle();
   });
+
+  it('event order × events: with two subscriptions, one that fails and retries, each hears the instance\'s events in order, once', async () => {
+    const ports = createInMemoryPorts();
+    const subscriber = new RecordingSubscriber();
+    // The second subscription fails its first 3 requests (fewer than the 5 attempts): its first event retries while the rest wait.
+    const flaky = { failures: 3, taken: [] as string[] };
+    const http: ExternalServiceClient = {
+      send: async (request) => {
+        if (!request.url.includes('flaky.example')) return subscriber.send(request);
+        if (flaky.failures > 0 && flaky.failures--) throw new ExternalServiceError('the subscriber answered 503', 503);
+        flaky.taken.push((JSON.parse(request.body!) as { id: string }).id);
+        return { status: 204, body: undefined };
+      },
+    };
+    let n = 0;
+    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger(), newId: () => `gen-${++n}`, events: { http, policy: fastPolicy } });
+    await engine.createWorkflow(engine.validateWorkflow({ ...ticker, subscriptions: [...ticker.subscriptions, { id: 'flaky', url: 'https://flaky.example/' }] }));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'two1' });
+    for (let tick = 0; tick < 3; tick++) await engine.applyTrigger('two1', { id: `tick-${tick}`, name: 'Tick', subjects: ['two1'] });
+    const ids = await recorded(engine, 'two1');
+    expect(ids).toHaveLength(7);
+    for (let poll = 0; poll < 2_000 && (subscriber.taken.length < ids.length || flaky.taken.length < ids.length); poll++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await engine.eventDeliveriesIdle();
+    expect(subscriber.taken).toEqual(ids);
+    expect(flaky.taken).toEqual(ids);
+  });
+
+  it('event order × re-creation: a re-created instance\'s events are heard in order, without waiting on the deleted incarnation\'s retries', async () => {
+    const ports = createInMemoryPorts();
+    const subscriber = new RecordingSubscriber();
+    // Retries an hour apart: the deleted incarnation's event is waiting for its retry when the id is used again.
+    let n = 0;
+    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger(), newId: () => `gen-${++n}`, events: { http: subscriber, policy: { maxAttempts: 5, firstRetryDelayInMs: 3_600_000, maxRetryDelayInMs: 3_600_000 } } });
+    await engine.createWorkflow(engine.validateWorkflow(ticker));
+    subscriber.failing = true;
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'rc1' });
+    const old = await recorded(engine, 'rc1');
+    for (let poll = 0; poll < 2_000 && (await engine.listEvents('rc1')).items[0]?.deliveries[0]?.attempts !== 1; poll++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await engine.deleteInstance('rc1', { force: true });
+    subscriber.failing = false;
+
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'rc1' });
+    await engine.applyTrigger('rc1', { id: 'tick', name: 'Tick', subjects: ['rc1'] });
+    const ids = await recorded(engine, 'rc1');
+    expect(ids.some((id) => old.includes(id))).toBe(false);
+    await settled(engine, subscriber, 'rc1', ids.length);
+    expect(subscriber.taken).toEqual(ids);
+    engine.stopEventDeliveries();
+  });
 });

@@ -8,11 +8,11 @@
  *   parent cascades to its children.
  * The engine's behaviour on in-memory ports; the re-creation on the local server over Azurite at the end.
  */
-import { decideTrigger, timerTriggerId, raisedTriggerId, validateDefinition, type DueTimer, type Trigger } from '../../src/engine';
+import { Engine, decideTrigger, timerTriggerId, raisedTriggerId, validateDefinition, type DueTimer, type Trigger } from '../../src/engine';
 import { derivedChildId } from '../../src/engine/actions/start-instance';
 import { eventId } from '../../src/engine/events/lifecycle-events';
-import { collectAll } from '../../src/testing';
-import { instanceIn, testEffects, testEngine } from '../engine/support';
+import { InMemoryDueTimerIndex, collectAll, createInMemoryPorts } from '../../src/testing';
+import { FakeClock, RecordingDelivery, instanceIn, recordingLogger, testEffects, testEngine } from '../engine/support';
 import { startTestHost, type TestHost } from '../support/local-host';
 
 /** A state with a one-hour timer, an entry action raising a trigger to itself, and a subscription. */
@@ -275,6 +275,54 @@ describe('held notifications: nothing addressed to an instance is lost while it 
     expect(await childrenOf(engine, 's1')).toHaveLength(2);
     await engine.deleteInstance('s1', { force: true });
     for (const child of children) await expect(engine.getInstance(child)).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe('incarnations × deletion: a deleted incarnation leaves nothing a re-created one finds (engine)', () => {
+  it('incarnations × deletion: applied-trigger rows, due-timer rows, recent offers and held notifications of the deleted incarnation are gone, and its notifications are not interested', async () => {
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex() };
+    const delivery = new RecordingDelivery();
+    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery(delivery.handlers);
+    const dueRows = async () => {
+      const rows: DueTimer[] = [];
+      for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) rows.push(row);
+      return rows;
+    };
+    await engine.createWorkflow(parcel);
+    await engine.createWorkflow(order);
+    await engine.createWorkflow(shipment);
+    // Everything an incarnation leaves beside itself: a timer row (order), applied-trigger rows, an offer
+    // that changed nothing, and (shipment) a child's notification held while suspended.
+    await engine.createInstance({ workflowId: 'order', instanceId: 'o1' });
+    const oldOrder = await engine.getInstance('o1');
+    expect((await engine.applyTrigger('o1', { id: 'nothing-1', name: 'Nothing', subjects: ['o1'] })).outcome).toBe('noTransition');
+    await engine.createInstance({ workflowId: 'shipment', instanceId: 's1' });
+    await engine.applyTrigger('s1', { id: 'split-1', name: 'Split', subjects: ['s1'] });
+    await engine.suspend('s1');
+    await engine.applyTrigger('s1-p1', { id: 'ship-a', name: 'Shipped', subjects: ['s1-p1'] });
+    const notice = delivery.delivered.find((t) => t.name === 'ChildCompleted')!;
+    expect((await engine.applyTrigger('s1', notice)).outcome).toBe('notActive');
+    expect((await engine.getInstance('s1')).heldTriggers).toHaveLength(1);
+    expect(await ports.instances.getApplied('s1', 'split-1')).toBeDefined();
+    expect((await engine.getOffers('o1')).map((offer) => offer.operationId)).toEqual(['nothing-1']);
+    expect((await dueRows()).filter((row) => row.instanceId === 'o1')).toHaveLength(1);
+
+    await engine.deleteInstance('o1', { force: true });
+    await engine.deleteInstance('s1', { force: true });
+    expect(await dueRows()).toEqual([]);
+    await engine.createInstance({ workflowId: 'order', instanceId: 'o1' });
+    await engine.createInstance({ workflowId: 'shipment', instanceId: 's1' });
+
+    const order1 = await engine.getInstance('o1');
+    expect(order1.incarnation).not.toBe(oldOrder.incarnation);
+    expect(await engine.getOffers('o1')).toEqual([]);
+    expect((await dueRows()).map((row) => [row.instanceId, row.incarnation])).toEqual([['o1', order1.incarnation]]);
+    const shipment1 = await engine.getInstance('s1');
+    expect(shipment1.heldTriggers).toBeUndefined();
+    expect(await ports.instances.getApplied('s1', 'split-1')).toBeUndefined();
+    // The old incarnation's notification, delivered late, is for another incarnation.
+    expect((await engine.applyTrigger('s1', notice)).outcome).toBe('notInterested');
+    expect((await engine.applyTrigger('s1', { id: 'split-1', name: 'Split', subjects: ['s1'] })).outcome).toBe('transitioned');
   });
 });
 

@@ -55,6 +55,7 @@ beforeAll(async () => {
     serviceCalls.push(request.url ?? '');
     request.resume();
     if (request.url?.startsWith('/yes')) response.writeHead(200, { 'content-type': 'application/json' }).end('true');
+    else if (request.url?.startsWith('/no')) response.writeHead(200, { 'content-type': 'application/json' }).end('false');
     else response.writeHead(500).end('broken');
   });
   subscriber = createServer((request, response) => {
@@ -90,6 +91,8 @@ describe('redaction', () => {
     states: {
       open: {
         transitions: [
+          // Answered false: the offer changes nothing, and is kept with its trace (GET .../offers).
+          { id: 'probe', targetStateId: 'called', conditions: [{ type: 'triggerName', name: 'Probe' }, { type: 'invokeExternalService', method: 'GET', url: secretUrl('/no') }] },
           {
             id: 'check',
             targetStateId: 'checked',
@@ -145,11 +148,25 @@ describe('redaction', () => {
     expectNoSecret('the delivery records', (await test.api.request('GET', '/api/instances/leak-1/events')).text);
   });
 
-  it('redaction × logs: the retry lines and every other log line hold no secret', () => {
+  it('redaction × logs: the retry lines, the fault\'s own line and every other log line hold no secret', () => {
     const retries = logLines.filter((line) => line.includes('Retrying an outbound call'));
     expect(retries).toHaveLength(2);
     expect(retries[0]).toContain(`http://***@${serviceBase}/fail`);
+    // The line that says an instance faulted (at error, with its reason) names the service redacted.
+    const faulted = logLines.filter((line) => line.includes('An instance faulted') && line.includes('leak-1'));
+    expect(faulted).toHaveLength(1);
+    expect(faulted[0]).toContain(`http://***@${serviceBase}/fail?code=***`);
     for (const line of logLines) expectNoSecret('a log line', line);
+  });
+
+  it('redaction × offers: a trigger that changed nothing is kept with its trace (GET /api/instances/{id}/offers), the service named redacted', async () => {
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'leaky', instanceId: 'leak-3' } })).status).toBe(201);
+    const probe = await test.api.request('POST', '/api/instances/leak-3/triggers', { json: { name: 'Probe' } });
+    expect((await test.api.waitForOperation(probe.body.operationId)).text).toContain('noTransition');
+    const offers = await test.api.request('GET', '/api/instances/leak-3/offers');
+    expect(offers.status).toBe(200);
+    expect(offers.text).toContain(`GET http://***@${serviceBase}/no?code=***&sig=***#*** answered false`);
+    expectNoSecret('the offers', offers.text);
   });
 
   it('redaction × dry runs (the console shows them): the simulated request names the service redacted', async () => {

@@ -7,10 +7,12 @@
  * at once, queued or not, so each subscription hears an instance's events in the order of its history. Retries sleep the policy's delays (timers that do
  * not keep the process alive); Engine.resumeEventDeliveries re-queues every pending delivery at start-up, so a crash or
  * restart loses none (they are recorded with the save). Delivery never runs under an instance's lease
- * and never touches the instance: a subscriber cannot fault, block or slow it.
+ * and never touches the instance: a subscriber cannot fault, block or slow it. A queue sleeping on a
+ * deleted incarnation's retry is woken when an event of a new incarnation of the id arrives (the old
+ * event is gone, so the attempt ends it at once).
  */
 import type { EngineLogger } from '../effects';
-import { DeliveryStatus } from './lifecycle-events';
+import { DeliveryStatus, parseEventId } from './lifecycle-events';
 import type { EventDeliveryService, EventDeliveryTarget } from './event-delivery';
 
 /** After a storage failure, the queue tries again after this long. */
@@ -21,6 +23,8 @@ const MAX_TURNS_IN_A_ROW = 1_000;
 interface Queue {
   readonly eventIds: string[];
   running: boolean;
+  /** Ends the queue's sleep before a retry (set while it sleeps). */
+  wake?: () => void;
 }
 
 export class EventDispatcher {
@@ -43,6 +47,9 @@ export class EventDispatcher {
       if (!queue) this.queues.set(key, (queue = { eventIds: [], running: false }));
       if (!queue.eventIds.includes(target.eventId)) queue.eventIds.push(target.eventId);
       if (!queue.running) void this.work(key, queue, target.instanceId, target.subscriptionId);
+      // An event of another incarnation of the id: the one the queue sleeps on was deleted with its
+      // instance, so its retry (hours, for a subscriber that is down) must not hold up the new one's.
+      else if (queue.wake && incarnationOf(target.instanceId, queue.eventIds[0]!) !== incarnationOf(target.instanceId, target.eventId)) queue.wake();
     }
   }
 
@@ -93,7 +100,7 @@ export class EventDispatcher {
           this.logger.warn('Could not deliver a lifecycle event now; trying again', { ...target, error: String(error) });
           delayInMs = STORAGE_RETRY_IN_MS;
         }
-        await this.sleep(delayInMs);
+        await this.sleep(delayInMs, queue);
       }
     } finally {
       queue.running = false;
@@ -102,17 +109,29 @@ export class EventDispatcher {
     }
   }
 
-  private sleep(delayInMs: number): Promise<void> {
-    return new Promise((resolve) => {
+  private sleep(delayInMs: number, queue: Queue): Promise<void> {
+    return new Promise<void>((resolve) => {
       const entry = {
         timer: setTimeout(() => {
           this.timers.delete(entry);
           resolve();
         }, delayInMs),
-        wake: resolve,
+        wake: () => {
+          clearTimeout(entry.timer);
+          this.timers.delete(entry);
+          resolve();
+        },
       };
       entry.timer.unref();
       this.timers.add(entry);
+      queue.wake = entry.wake;
+    }).finally(() => {
+      delete queue.wake;
     });
   }
+}
+
+/** The incarnation an event id names ('' for an id without one, or one that is not the instance's). */
+function incarnationOf(instanceId: string, eventId: string): string {
+  return parseEventId(instanceId, eventId)?.incarnation ?? '';
 }

@@ -135,9 +135,9 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     this.instances.delete(instanceId);
   }
 
-  /** Whether anything of the instance is left: its row, history, outbox or applied-trigger rows (tests). */
+  /** Whether anything of the instance is left: its row, history, outbox, applied-trigger rows, events or recent offers (tests). */
   holdsAnythingOf(instanceId: string): boolean {
-    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId) || this.events.has(instanceId);
+    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId) || this.events.has(instanceId) || this.offers.has(instanceId);
   }
 
   list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry> {

@@ -33,14 +33,18 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect((await onePage(history.list('i-create'))).items).toEqual([makeHistoryEntry(0)]);
     });
 
-    it('purges an instance: every history entry (over several transactions) and outbox row, then the instance; absent is fine', async () => {
+    it('purges an instance: every history entry (over several transactions), outbox row, applied-trigger row and its offers, then the instance; absent is fine', async () => {
       const entries = Array.from({ length: 150 }, (_, sequence) => makeHistoryEntry(sequence));
       let stored = await instances.create(makeInstance('i-purge', { historyLength: 1 }), { history: entries.slice(0, 1) });
       stored = await instances.save(makeInstance('i-purge', { historyLength: 90 }), { history: entries.slice(1, 90) }, { ifMatch: stored.etag });
       const outboxRow = { id: 'row-1', kind: 'trigger' as const, payload: { id: 'row-1', name: 'Raised', subjects: ['x'] } };
-      await instances.save(makeInstance('i-purge', { historyLength: 150, outbox: ['row-1'] }), { history: entries.slice(90), outbox: [outboxRow] }, { ifMatch: stored.etag });
+      const applied = { triggerId: 'applied-1', outcome: 'transitioned' as const, transitionId: 'go' };
+      await instances.save(makeInstance('i-purge', { historyLength: 150, outbox: ['row-1'] }), { history: entries.slice(90), outbox: [outboxRow], applied: [applied] }, { ifMatch: stored.etag });
+      await instances.recordOffer?.('i-purge', { operationId: 'offered-1', triggerName: 'Nothing', at: '2026-01-01T00:00:00.000Z', outcome: 'noTransition' });
       const outbox = instances as unknown as OutboxStore;
       expect(await outbox.listOutbox('i-purge')).toHaveLength(1);
+      expect(await instances.getApplied('i-purge', 'applied-1')).toEqual(applied);
+      if (instances.listOffers) expect(await instances.listOffers('i-purge')).toHaveLength(1);
       await instances.create(makeInstance('i-neighbour', { historyLength: 1 }), { history: [makeHistoryEntry(0)] });
 
       await instances.purge('i-purge');
@@ -48,6 +52,9 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect(await instances.get('i-purge')).toBeUndefined();
       expect((await onePage(history.list('i-purge'))).items).toEqual([]);
       expect(await outbox.listOutbox('i-purge')).toEqual([]);
+      // Nothing a new incarnation with the id could find: its applied-trigger rows (`a-`) and recent offers go too.
+      expect(await instances.getApplied('i-purge', 'applied-1')).toBeUndefined();
+      if (instances.listOffers) expect(await instances.listOffers('i-purge')).toEqual([]);
       expect(await instances.get('i-neighbour')).toBeDefined();
       await instances.purge('i-purge');
       await instances.purge('i-never');

@@ -1,0 +1,244 @@
+/**
+ * The seam "crash resumption": a process that stops after a change is saved and before its follow-up work
+ * is handed on (the outbox relay, event deliveries, an operation's next checkpoint, a deletion's purge)
+ * loses nothing and doubles nothing once a process starts again, crossed with each kind of follow-up work.
+ *
+ * In memory: a "crash" is an engine whose outbox handlers throw (the process died between the save and
+ * the relay) or a store call that fails once (a deletion stopped after its mark); the "restart" is a new
+ * Engine on the same ports, whose start-up sweep (`relayLeftovers`, `resumeEventDeliveries`) and next
+ * loads pick up what was left. The hosts' own restarts are tested with real processes in
+ * test/host/crash-recovery.test.ts, test/host/event-crash.test.ts and test/host/resumed-operations.test.ts.
+ */
+import { Engine, ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient, type WorkflowDefinitionInput } from '../../src/engine';
+import { InMemoryDueTimerIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
+import { recordingLogger, trigger } from '../engine/support';
+
+/** The process stops here: whatever the handler was to hand on is not handed on. */
+const stopped = async (): Promise<void> => {
+  throw new Error('the process stopped');
+};
+const crashingHandlers = { trigger: stopped, timer: stopped, startInstance: stopped, cancelChildren: stopped };
+
+/** A subscriber in memory: records event ids; `failing` answers 503. */
+class Subscriber implements ExternalServiceClient {
+  readonly taken: string[] = [];
+  failing = false;
+  async send(request: ExternalRequest): Promise<ExternalResponse> {
+    if (this.failing) throw new ExternalServiceError('the subscriber answered 503', 503);
+    this.taken.push((JSON.parse(request.body!) as { id: string }).id);
+    return { status: 204, body: undefined };
+  }
+}
+
+/** Ports shared by the process that crashes and the one started after it (in-process delivery, timers on one manual clock). */
+function processes(options: { subscriber?: Subscriber } = {}) {
+  const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex() };
+  const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+  let n = 0;
+  const start = () =>
+    new Engine(ports, {
+      clock,
+      logger: recordingLogger(),
+      newId: () => `gen-${++n}`,
+      ...(options.subscriber ? { events: { http: options.subscriber, policy: { maxAttempts: 5, firstRetryDelayInMs: 60_000, maxRetryDelayInMs: 60_000 } } } : {}),
+    });
+  const first = start();
+  return { ports, clock, first, crashing: first.withDelivery(crashingHandlers), start };
+}
+
+/** `Bump` counts in `context.b` and raises `Echo` on itself, which counts in `context.echoes`; a minute in `on` times out to `late`. */
+const counter: WorkflowDefinitionInput = {
+  id: 'counter',
+  displayName: 'Counter',
+  initialStateId: 'on',
+  subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
+  states: {
+    on: {
+      transitions: [
+        {
+          id: 'bump',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'Bump' }],
+          actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }, { type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }],
+        },
+        { id: 'echo', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Echo' }], actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }] },
+        { id: 'late', targetStateId: 'late', timer: { after: 'PT1M' } },
+      ],
+    },
+    late: {},
+  },
+} as WorkflowDefinitionInput;
+
+const parcel: WorkflowDefinitionInput = {
+  id: 'parcel',
+  displayName: 'Parcel',
+  initialStateId: 'packing',
+  states: { packing: { transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }] }] }, shipped: {} },
+};
+const order: WorkflowDefinitionInput = {
+  id: 'order',
+  displayName: 'Order',
+  initialStateId: 'new',
+  states: {
+    new: { transitions: [{ id: 'split', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Split' }], actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' }] }] },
+    waiting: { transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }] }] },
+    done: {},
+  },
+};
+
+async function dueTimerRows(ports: { dueTimers: InMemoryDueTimerIndex }) {
+  const rows = [];
+  for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) rows.push(row);
+  return rows;
+}
+
+describe('crash resumption × follow-up work', () => {
+  it('crash resumption × raised triggers: a trigger raised by a change saved just before the crash is applied once after the restart', async () => {
+    const { ports, first, crashing, start } = processes();
+    await first.createWorkflow(counter);
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await crashing.applyTrigger('c1', trigger('Bump', { id: 'bump-1', subjects: ['c1'] }));
+    // Left in the outbox: the raised Echo, and the timer of the state's new entry.
+    expect((await crashing.getInstance('c1')).outbox).toEqual([expect.stringMatching(/^raised:/), expect.stringMatching(/^timer:/)]);
+
+    const restarted = start();
+    expect(await restarted.relayLeftovers()).toBe(2);
+    // A second sweep, or a load, finds nothing left to hand on; the raised trigger took effect once.
+    expect(await restarted.relayLeftovers()).toBe(0);
+    await restarted.applyTrigger('c1', trigger('Bump', { id: 'bump-1', subjects: ['c1'] }));
+    expect((await restarted.getInstance('c1')).context).toEqual({ b: 1, echoes: 1 });
+    expect(await ports.outbox.listOutbox('c1')).toEqual([]);
+  });
+
+  it('crash resumption × timers: a timer armed just before the crash fires once after the restart', async () => {
+    const { ports, clock, crashing, start } = processes();
+    await crashing.createWorkflow(counter);
+    await crashing.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    // The due-timer row was written before the save (the local scheduler would find it); the in-process arm was lost.
+    expect(await dueTimerRows(ports)).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(0);
+
+    const restarted = start();
+    await restarted.relayLeftovers();
+    await restarted.relayLeftovers();
+    await clock.advanceBy(60_000);
+    const instance = await restarted.getInstance('c1');
+    expect(instance.stateId).toBe('late');
+    expect(instance.historyLength).toBe(2);
+    expect(await dueTimerRows(ports)).toEqual([]);
+  });
+
+  it('crash resumption × children: a child started by a change saved just before the crash is created once, and its parent hears it', async () => {
+    const { ports, crashing, start } = processes();
+    await crashing.createWorkflow(parcel);
+    await crashing.createWorkflow(order);
+    await crashing.createInstance({ workflowId: 'order', instanceId: 'o1' });
+    await crashing.applyTrigger('o1', trigger('Split', { id: 'split-1', subjects: ['o1'] }));
+    expect(await ports.instances.get('o1-parcel')).toBeUndefined();
+
+    const restarted = start();
+    expect(await restarted.relayLeftovers()).toBe(1);
+    expect(await restarted.relayLeftovers()).toBe(0);
+    const child = await restarted.getInstance('o1-parcel');
+    expect(child.parent).toMatchObject({ instanceId: 'o1' });
+    await restarted.applyTrigger('o1-parcel', trigger('Ship', { id: 'ship-1', subjects: ['o1-parcel'] }));
+    expect((await restarted.getInstance('o1')).stateId).toBe('done');
+    expect((await restarted.listInstances({ parentId: 'o1' })).items.map((item) => item.id)).toEqual(['o1-parcel']);
+  });
+
+  it('crash resumption × events: deliveries pending when the process stopped are each delivered once after the restart', async () => {
+    const subscriber = new Subscriber();
+    const { first, start } = processes({ subscriber });
+    await first.createWorkflow(counter);
+    subscriber.failing = true;
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await first.applyTrigger('c1', trigger('Bump', { id: 'bump-1', subjects: ['c1'] }));
+    first.stopEventDeliveries();
+    subscriber.failing = false;
+
+    const restarted = start();
+    await restarted.resumeEventDeliveries();
+    await restarted.resumeEventDeliveries();
+    const recorded = (await restarted.listEvents('c1', { maxPageSize: 100 })).items.map((event) => event.id);
+    expect(recorded).toHaveLength(3); // created, Bump, the raised Echo
+    for (let poll = 0; poll < 2_000 && subscriber.taken.length < recorded.length; poll++) {
+      await restarted.eventDeliveriesIdle();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await restarted.eventDeliveriesIdle();
+    expect(subscriber.taken).toEqual(recorded);
+    restarted.stopEventDeliveries();
+  });
+
+  it('crash resumption × migrations: an instance migrated before the crash, offered again by the resumed run, is skipped, not migrated twice', async () => {
+    const { first } = processes();
+    const version1 = await first.createWorkflow(counter);
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await first.addWorkflowVersion({ ...counter, displayName: 'Counter 2' }, { ifMatch: version1.etag });
+    const migration = { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} };
+    expect((await first.operations.migrate('c1', migration)).outcome).toBe('migrated');
+    // The crash came before the checkpoint that counts it: the resumed run offers it again.
+    expect((await first.operations.migrate('c1', migration)).outcome).toBe('skipped');
+    const instance = await first.getInstance('c1');
+    expect(instance.workflowVersion).toBe(2);
+    expect(instance.historyLength).toBe(2);
+  });
+
+  it('crash resumption × bulk actions: an instance suspended before the crash, offered again by the resumed run, is skipped, not suspended twice', async () => {
+    const { first } = processes();
+    await first.createWorkflow(counter);
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    const bulk = { action: 'suspend', filter: { workflowId: 'counter' } } as const;
+    expect((await first.operations.applyBulk('c1', bulk, { operationId: 'bulk-1' })).outcome).toBe('suspended');
+    // The crash came before the checkpoint that counts it: the resumed run offers it again. Its filter
+    // (no status) still matches, and a suspended instance refuses suspend: it was this operation's doing.
+    expect(await first.operations.applyBulk('c1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'skipped' });
+    // Another operation finding it suspended is a conflict, as before.
+    expect((await first.operations.applyBulk('c1', bulk, { operationId: 'bulk-2' })).outcome).toBe('conflict');
+    expect((await first.getInstance('c1')).historyLength).toBe(2);
+  });
+
+  it('crash resumption × deletion: a deletion stopped after its mark hides the instance, and run again finishes, children and due-timer rows included', async () => {
+    const { ports, first, start } = processes();
+    await first.createWorkflow(counter);
+    await first.createWorkflow(parcel);
+    await first.createWorkflow(order);
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    const purge = ports.instances.purge.bind(ports.instances);
+    ports.instances.purge = async () => {
+      ports.instances.purge = purge;
+      throw new Error('the process stopped');
+    };
+    await expect(first.deleteInstance('c1', { force: true })).rejects.toThrow('the process stopped');
+    await expect(first.getInstance('c1')).rejects.toThrow('does not exist');
+    expect((await first.listInstances({ workflowId: 'counter' })).items).toEqual([]);
+
+    const restarted = start();
+    await restarted.deleteInstance('c1', { force: true });
+    expect(ports.instances.holdsAnythingOf('c1')).toBe(false);
+    expect(await dueTimerRows(ports)).toEqual([]);
+  });
+
+  it('crash resumption × re-creation: an id whose deletion stopped after its mark can be created again, as a new instance', async () => {
+    const { ports, first, start } = processes();
+    await first.createWorkflow(counter);
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await first.applyTrigger('c1', trigger('Bump', { id: 'bump-1', subjects: ['c1'] }));
+    const old = await first.getInstance('c1');
+    const purge = ports.instances.purge.bind(ports.instances);
+    ports.instances.purge = async () => {
+      ports.instances.purge = purge;
+      throw new Error('the process stopped');
+    };
+    await expect(first.deleteInstance('c1', { force: true })).rejects.toThrow('the process stopped');
+
+    // The id reads as free (404), so creating it must not answer "exists".
+    const restarted = start();
+    const created = await restarted.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    expect(created.incarnation).not.toBe(old.incarnation);
+    expect(created.historyLength).toBe(1);
+    expect((await restarted.getHistory('c1')).items).toHaveLength(1);
+    expect((await restarted.applyTrigger('c1', trigger('Bump', { id: 'bump-1', subjects: ['c1'] }))).outcome).toBe('transitioned');
+    expect((await restarted.getInstance('c1')).context.b).toBe(1);
+  });
+});
