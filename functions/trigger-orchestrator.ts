@@ -30,8 +30,15 @@ import { APPLY_TRIGGER_BATCH, activityRetryOptions, type ApplyTriggerBatchInput,
 
 export const TRIGGER_ORCHESTRATOR = 'triggerOrchestrator';
 
-/** Batches (pages of up to CANDIDATE_PAGE_SIZE instances) running at once in one operation. */
+/** Batches (pages of up to DURABLE_PAGE_SIZE instances) running at once in one operation. */
 export const MAX_BATCHES_IN_FLIGHT = 8;
+/**
+ * Instances a page (and so a batch) of a durable fan-out. Progress is recorded as batches finish, so this
+ * is how far progress moves at a time on Azure: small enough that an operation of a hundred instances
+ * shows it, at the cost of one candidate read and one progress write per 50 instances (each instance
+ * costs several storage requests of its own).
+ */
+export const DURABLE_PAGE_SIZE = 50;
 
 export interface TriggerOrchestratorInput {
   readonly operationId: string;
@@ -77,7 +84,7 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
     const step = fanOut.next();
     switch (step.next) {
       case 'read': {
-        const input: FindCandidatesInput = { ...source, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) };
+        const input: FindCandidatesInput = { ...source, maxPageSize: DURABLE_PAGE_SIZE, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) };
         try {
           fanOut.pageRead((yield* settle(callActivity(ActivityName.findCandidates, input))) as FindCandidatesOutput);
         } catch (failure) {

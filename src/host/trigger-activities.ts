@@ -74,6 +74,8 @@ export function candidateSource(begun: BeginOperationOutput): CandidateSource {
 
 export interface FindCandidatesInput extends CandidateSource {
   readonly continuationToken?: string;
+  /** At most this many instances a page (1 to CANDIDATE_PAGE_SIZE; absent: CANDIDATE_PAGE_SIZE). */
+  readonly maxPageSize?: number;
 }
 
 export interface RecordProgressInput {

@@ -121,7 +121,8 @@ export class TriggerActivityService implements TriggerActivities {
 
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
     if (input.instanceIds) return { instanceIds: [...input.instanceIds] };
-    const pageOptions = { maxPageSize: CANDIDATE_PAGE_SIZE, ...(input.continuationToken ? { continuationToken: input.continuationToken } : {}) };
+    const maxPageSize = Math.max(1, Math.min(CANDIDATE_PAGE_SIZE, Math.floor(input.maxPageSize ?? CANDIDATE_PAGE_SIZE)));
+    const pageOptions = { maxPageSize, ...(input.continuationToken ? { continuationToken: input.continuationToken } : {}) };
     const page = input.selection
       ? await this.options.engine.operations.selectPage(input.selection, pageOptions, input.includeDeleting ?? false)
       : await this.options.engine.findCandidates(input.subjects, pageOptions);

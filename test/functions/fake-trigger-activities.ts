@@ -46,7 +46,7 @@ export class FakeTriggerActivities implements TriggerActivities {
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
     this.pagesRead.push(input);
     const start = input.continuationToken === undefined ? 0 : Number(input.continuationToken);
-    const end = start + this.options.pageSize;
+    const end = start + Math.min(this.options.pageSize, input.maxPageSize ?? Infinity);
     const instanceIds = this.options.candidates.slice(start, end);
     return end < this.options.candidates.length ? { instanceIds, continuationToken: String(end) } : { instanceIds };
   }

@@ -6,7 +6,7 @@ import { TriggerOutcome } from '../../src/engine/enums';
 import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
 import { APPLY_TRIGGER_BATCH, activityRetryOptions, applyTriggerBatch } from '../../functions/apply-trigger-batch';
 import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/trigger-activities';
-import { MAX_BATCHES_IN_FLIGHT, TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
 import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
 import { FakeTriggerActivities, activityFunctions, instanceIds } from './fake-trigger-activities';
 
@@ -28,17 +28,11 @@ describe('triggerOrchestrator', () => {
 
     expect(result.status).toBe('completed');
     expect(fake.begun).toEqual(['op-1']);
-    expect(fake.pagesRead).toEqual([
-      { subjects: ['order:1'] },
-      { subjects: ['order:1'], continuationToken: '500' },
-      { subjects: ['order:1'], continuationToken: '1000' },
-    ]);
-    expect(result.subOrchestrations.map((sub) => [sub.instanceId, sub.status])).toEqual([
-      ['op-1:batch:0', 'completed'],
-      ['op-1:batch:1', 'completed'],
-      ['op-1:batch:2', 'completed'],
-    ]);
-    expect(result.subOrchestrations.map((sub) => (sub.output as { candidates: number }).candidates)).toEqual([500, 500, 200]);
+    // Pages of DURABLE_PAGE_SIZE however large a page the activity could answer: a batch each.
+    const pages = 1200 / DURABLE_PAGE_SIZE;
+    expect(fake.pagesRead).toEqual(Array.from({ length: pages }, (_, page) => ({ subjects: ['order:1'], maxPageSize: DURABLE_PAGE_SIZE, ...(page > 0 ? { continuationToken: String(page * DURABLE_PAGE_SIZE) } : {}) })));
+    expect(result.subOrchestrations.map((sub) => [sub.instanceId, sub.status])).toEqual(Array.from({ length: pages }, (_, batch) => [`op-1:batch:${batch}`, 'completed']));
+    expect(result.subOrchestrations.map((sub) => (sub.output as { candidates: number }).candidates)).toEqual(Array(pages).fill(DURABLE_PAGE_SIZE));
     expect([...fake.applied.keys()].sort()).toEqual(candidates);
     expect([...fake.applied.values()].every((count) => count === 1)).toBe(true);
 
@@ -254,6 +248,20 @@ describe('triggerOrchestrator', () => {
   });
 });
 
+describe('triggerOrchestrator progress on Azure', () => {
+  it('moves progress every DURABLE_PAGE_SIZE instances: an operation of 120 shows progress before it ends', async () => {
+    // The activity could answer pages of 500: the orchestrator asks for small ones.
+    const fake = new FakeTriggerActivities({ candidates: instanceIds(120), pageSize: 500 });
+
+    await run(fake, 'op-small-pages');
+
+    expect(DURABLE_PAGE_SIZE).toBe(50);
+    expect(fake.pagesRead.map((page) => page.maxPageSize)).toEqual([50, 50, 50]);
+    expect(fake.progress.map((entry) => entry.progress)).toEqual([{ processed: 0 }, { processed: 50, total: 120 }, { processed: 100, total: 120 }]);
+    expect(fake.completions[0]).toMatchObject({ candidates: 120 });
+  });
+});
+
 describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
   it('records with each finished batch a checkpoint: that batch\'s results, the batches still uncounted and where reading goes on', async () => {
     const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
@@ -284,7 +292,7 @@ describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
     const result = await run(fake, 'op-resumed');
 
     expect(result.status).toBe('completed');
-    expect(fake.pagesRead).toEqual([{ subjects: ['order:1'], continuationToken: '9' }]);
+    expect(fake.pagesRead).toEqual([{ subjects: ['order:1'], maxPageSize: DURABLE_PAGE_SIZE, continuationToken: '9' }]);
     expect([...fake.applied.keys()].sort()).toEqual(candidates.slice(6));
     const completion = fake.completions[0]!;
     expect(completion.candidates).toBe(12);
