@@ -81,10 +81,10 @@ async function main(): Promise<void> {
     );
     const createSeconds = (performance.now() - createStart) / 1000;
     await engine.addWorkflowVersion(v2, { ifMatch: '*' });
-    const { request } = await engine.operations.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { submitted: 'review' } });
+    const { request } = await engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { submitted: 'review' } });
 
     const dryStart = performance.now();
-    const report = await engine.operations.migrationReport(request);
+    const report = await engine.migrationsAndBulkActions.migrationReport(request);
     const drySeconds = (performance.now() - dryStart) / 1000;
 
     requestCounter.reset();

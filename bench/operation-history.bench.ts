@@ -7,15 +7,15 @@
  * per-instance results stopped travelling through history.
  */
 import { TriggerOutcome } from '../src/engine/enums';
-import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../functions/apply-trigger-batch';
-import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../functions/trigger-orchestrator';
+import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../functions/apply-operation-batch';
+import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../functions/operation-orchestrator';
 import { runOrchestration } from '../test/support/durable-replay';
-import { FakeTriggerActivities, activityFunctions, instanceIds } from '../test/functions/fake-trigger-activities';
+import { FakeOperationActivities, activityFunctions, instanceIds } from '../test/functions/fake-operation-activities';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
 
 async function main(): Promise<void> {
-  const fake = new FakeTriggerActivities({
+  const fake = new FakeOperationActivities({
     candidates: instanceIds(INSTANCES),
     pageSize: 500,
     outcomeFor: (instanceId) => ({
@@ -27,8 +27,8 @@ async function main(): Promise<void> {
       trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: true }] as never,
     }),
   });
-  const orchestrators = { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch };
-  const result = await runOrchestration(TRIGGER_ORCHESTRATOR, { operationId: 'op-bench' }, 'op-bench', { orchestrators, activities: activityFunctions(fake) });
+  const orchestrators = { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch };
+  const result = await runOrchestration(OPERATION_ORCHESTRATOR, { operationId: 'op-bench' }, 'op-bench', { orchestrators, activities: activityFunctions(fake) });
   const bytes = (history: readonly unknown[]) => Buffer.byteLength(JSON.stringify(history));
   const parent = bytes(result.history);
   const batches = result.subOrchestrations.reduce((sum, sub) => sum + bytes(sub.history), 0);

@@ -1,6 +1,6 @@
 /**
- * @module The activities of an operation's fan-out (the contract in src/host/trigger-activities.ts),
- * registered with durable-functions. Each is a thin call into the TriggerActivities shared with the
+ * @module The activities of an operation's fan-out (the contract in src/host/operation-activities.ts),
+ * registered with durable-functions. Each is a thin call into the OperationActivities shared with the
  * local server, in a span carrying the operation and
  * instance ids. They carry a durable client: an action may raise a trigger, which starts its own
  * orchestration.
@@ -9,24 +9,25 @@ import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import {
   ActivityName,
-  type ApplyTriggerInput,
+  type ApplyOperationInput,
   type BeginOperationInput,
   type CompleteOperationInput,
   type FindCandidatesInput,
   type RecordProgressInput,
-  type TriggerActivities,
-} from '../src/host/trigger-activities';
+  type OperationActivities,
+} from '../src/host/operation-activities';
 import { withSpan, type SpanIds } from './telemetry';
 import { activitiesFor, inInvocation } from './wiring';
 
 export type ActivityFunctionName = (typeof ActivityName)[keyof typeof ActivityName];
 
 /** Each activity's input as durable-functions delivers it, onto the shared contract. */
-export function activityHandlers(activities: TriggerActivities): Record<ActivityFunctionName, (input: unknown) => Promise<unknown>> {
+export function activityHandlers(activities: OperationActivities): Record<ActivityFunctionName, (input: unknown) => Promise<unknown>> {
   return {
     beginOperation: (input) => activities.beginOperation(input as BeginOperationInput),
     findCandidates: (input) => activities.findCandidates(input as FindCandidatesInput),
-    applyTrigger: (input) => activities.applyTrigger(input as ApplyTriggerInput),
+    // Keyed by registered name (ActivityName says why it is still `applyTrigger`).
+    applyTrigger: (input) => activities.applyOperation(input as ApplyOperationInput),
     completeOperation: (input) => activities.completeOperation(input as CompleteOperationInput),
     recordProgress: (input) => activities.recordProgress(input as RecordProgressInput),
   };
@@ -40,7 +41,7 @@ function spanIds(input: unknown): SpanIds {
 
 export function runActivity(name: ActivityFunctionName, input: unknown, context: InvocationContext): Promise<unknown> {
   return inInvocation(context, () =>
-    withSpan(`TriggerActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)),
+    withSpan(`OperationActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)),
   );
 }
 

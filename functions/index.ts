@@ -4,8 +4,8 @@
  * module registers its functions.
  */
 import './telemetry';
-import './trigger-orchestrator';
-import './apply-trigger-batch';
+import './operation-orchestrator';
+import './apply-operation-batch';
 import './activities';
 import './event-delivery-orchestrator';
 import './event-delivery';

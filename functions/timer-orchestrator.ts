@@ -16,7 +16,7 @@
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import { FIRE_TIMER_ACTIVITY, nextTimerFireAt, type FireTimerInput, type FireTimerOutput } from '../src/host/timer-activities';
-import { activityRetryOptions } from './apply-trigger-batch';
+import { activityRetryOptions } from './apply-operation-batch';
 
 export const TIMER_ORCHESTRATOR = 'timerOrchestrator';
 

@@ -11,14 +11,14 @@ import { redactSecrets } from '../src/engine/redaction';
 import { createAzurePorts } from '../src/host/azure-ports';
 import type { ApiServices } from '../src/host/http/types';
 import type { Environment } from '../src/host/settings';
-import type { TriggerActivities } from '../src/host/trigger-activities';
-import type { Logger } from '../src/host/trigger-activity-service';
+import type { OperationActivities } from '../src/host/operation-activities';
+import type { Logger } from '../src/host/operation-activity-service';
 import type { OperationLauncher } from '../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../src/host/wiring';
 import { durableEventLauncher } from './event-launcher';
 import { timerOrchestrationId } from '../src/host/timer-activities';
 import { TIMER_ORCHESTRATOR } from './timer-orchestrator';
-import { TRIGGER_ORCHESTRATOR, type TriggerOrchestratorInput } from './trigger-orchestrator';
+import { OPERATION_ORCHESTRATOR, type OperationOrchestratorInput } from './operation-orchestrator';
 
 const currentInvocation = new AsyncLocalStorage<InvocationContext>();
 
@@ -124,8 +124,8 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      const input: TriggerOrchestratorInput = { operationId };
-      await client.startNew(TRIGGER_ORCHESTRATOR, { instanceId: operationId, input });
+      const input: OperationOrchestratorInput = { operationId };
+      await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: operationId, input });
     },
   };
 }
@@ -144,7 +144,7 @@ export async function servicesFor(context: InvocationContext): Promise<ApiServic
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
-export async function activitiesFor(context: InvocationContext): Promise<TriggerActivities> {
+export async function activitiesFor(context: InvocationContext): Promise<OperationActivities> {
   const core = await hostCore();
   const client = df.getClient(context);
   return core.activitiesFor(durableLauncher(client), durableEventLauncher(client));

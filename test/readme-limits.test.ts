@@ -30,7 +30,7 @@ import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
 import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH } from '../src/host/logger';
 import { MAX_OPERATION_RESUMES } from '../src/host/operation-resumption';
 import { APPLIED_TRIGGER_MEMORY } from '../src/engine/instance';
-import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/trigger-activities';
+import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/operation-activities';
 import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';

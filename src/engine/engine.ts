@@ -16,7 +16,7 @@ import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } fr
 import { EventDispatcher } from './events/event-dispatcher';
 import type { LifecycleEventRecord } from './events/lifecycle-events';
 import type { EventOutboxRow, StartInstancePayload } from './outbox';
-import { OperationRuns } from './operation-runs';
+import { MigrationsAndBulkActions } from './migrations-and-bulk-actions';
 import type { HistoryEntry, StoredInstance } from './instance';
 import { InstanceRuntime, type ApplyTriggerOptions, type Decided } from './instance-runtime';
 import { accumulateResults, emptyTotals, type InstanceResult } from './operation';
@@ -84,7 +84,7 @@ export class Engine {
   private readonly eventDelivery?: EventDeliveryService;
   /** In-process delivery of lifecycle events (shared by every view of this engine). */
   private readonly dispatcher?: EventDispatcher;
-  private operationRuns?: OperationRuns;
+  private migrationsAndBulkActionsInstance?: MigrationsAndBulkActions;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
   constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
@@ -308,9 +308,18 @@ export class Engine {
     await this.workflows.delete(workflowId, options);
   }
 
-  /** Migration, dry run, and the per-instance steps of migrations and bulk actions: operation-runs.ts. */
-  get operations(): OperationRuns {
-    return (this.operationRuns ??= new OperationRuns(this, this.ports, this.runtime, (decided, options) => this.relayAfter(decided, options)));
+  /** Migration, dry run, and the per-instance steps of migrations and bulk actions: migrations-and-bulk-actions.ts. */
+  get migrationsAndBulkActions(): MigrationsAndBulkActions {
+    return (this.migrationsAndBulkActionsInstance ??= new MigrationsAndBulkActions(this, this.ports, this.runtime, (decided, options) => this.relayAfter(decided, options)));
+  }
+
+  /**
+   * @deprecated The old name of `migrationsAndBulkActions` ("operations" is the records of triggers,
+   * migrations and bulk actions, not this). Kept only until the HTTP routes (src/host/http/operate-routes.ts,
+   * being reworked on another branch) use the new name.
+   */
+  get operations(): MigrationsAndBulkActions {
+    return this.migrationsAndBulkActions;
   }
 
   /**

@@ -97,15 +97,16 @@ export class StorageError extends SignalboxError {
 
 /** Whether a failure of a port is worth retrying (lease contention, lease loss, transient storage faults). */
 export function isRetryable(error: unknown): boolean {
-  if (!(error instanceof SignalboxError)) return false;
-  switch (error.code) {
-    case 'leaseUnavailable':
-    case 'leaseLost':
-    case 'preconditionFailed':
-      return true;
-    case 'storage':
-      return (error as StorageError).retryable;
-    default:
-      return false;
-  }
+  if (error instanceof StorageError) return error.retryable;
+  return error instanceof LeaseUnavailableError || error instanceof LeaseLostError || error instanceof PreconditionFailedError;
+}
+
+/**
+ * The `code` of an error this codebase did not make: a Node system error (`EPERM`, `ERR_WORKER_OUT_OF_MEMORY`),
+ * one a callback was given (`ERR_SIGNALBOX_ADDRESS_REFUSED`), or JSONata's plain-object errors (`D1011`).
+ * Our own errors are told apart by class (`instanceof NotFoundError`, ...), never by this.
+ */
+export function foreignErrorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
 }

@@ -3,6 +3,7 @@
  * overruns one fails with ExpressionLimitError, which faults the instance like any other step failure;
  * it never hangs or kills the process.
  */
+import { foreignErrorCode } from './errors';
 
 /** Wall-clock time one evaluation may take. */
 export const EXPRESSION_DEADLINE_IN_MS = 1000;
@@ -38,13 +39,13 @@ const limitCodes = new Set(['D1011', 'D1012', 'D2015']);
 
 /** Turns JSONata's plain-object errors into Errors; its guardrail errors into ExpressionLimitError. */
 export function toExpressionError(error: unknown): Error {
-  if (error instanceof Error && !(typeof (error as { code?: unknown }).code === 'string')) return error;
-  const detail = error as { code?: string; message?: string };
-  const message = detail?.message ?? String(error);
-  if (detail?.code && limitCodes.has(detail.code)) {
-    const what = detail.code === 'D1011' ? `nests deeper than ${MAX_EXPRESSION_DEPTH} steps (unbounded recursion?)` : detail.code === 'D1012' ? `ran past its deadline of ${EXPRESSION_DEADLINE_IN_MS} ms` : `built a sequence of more than ${MAX_EXPRESSION_SEQUENCE} items`;
+  const code = foreignErrorCode(error);
+  if (error instanceof Error && code === undefined) return error;
+  if (code && limitCodes.has(code)) {
+    const what = code === 'D1011' ? `nests deeper than ${MAX_EXPRESSION_DEPTH} steps (unbounded recursion?)` : code === 'D1012' ? `ran past its deadline of ${EXPRESSION_DEADLINE_IN_MS} ms` : `built a sequence of more than ${MAX_EXPRESSION_SEQUENCE} items`;
     return new ExpressionLimitError(`the expression ${what}`);
   }
   if (error instanceof Error) return error;
-  return Object.assign(new Error(message), detail?.code ? { code: detail.code } : {});
+  const message = typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' ? error.message : String(error);
+  return Object.assign(new Error(message), code ? { code } : {});
 }

@@ -7,6 +7,7 @@
  * termination. Node's worker_threads is the one Node module the engine uses: it is isolation, not I/O.
  */
 import { Worker } from 'node:worker_threads';
+import { foreignErrorCode } from './errors';
 import type { JsonValue } from './json';
 import {
   EXPRESSION_DEADLINE_IN_MS,
@@ -186,8 +187,8 @@ export class ExpressionWorkerPool {
       else job.resolve(reply.json === undefined ? undefined : (JSON.parse(reply.json) as JsonValue));
       this.pump();
     });
-    worker.on('error', (error: Error & { code?: string }) => {
-      const limit = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new ExpressionLimitError(`the expression exceeded the memory limit of ${EXPRESSION_MEMORY_LIMIT_IN_MB} MB`) : error;
+    worker.on('error', (error: Error) => {
+      const limit = foreignErrorCode(error) === 'ERR_WORKER_OUT_OF_MEMORY' ? new ExpressionLimitError(`the expression exceeded the memory limit of ${EXPRESSION_MEMORY_LIMIT_IN_MB} MB`) : error;
       this.fail(slot, limit);
     });
     worker.on('exit', () => this.fail(slot, new Error('the expression worker stopped')));

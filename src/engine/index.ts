@@ -33,7 +33,7 @@ export { decideMigrate, migrationVerdict, type MigrationVerdict } from './decide
 export { decideResume, decideSuspend } from './decide-suspend';
 export { decideDelete } from './decide-delete';
 export * from './operation-work';
-export { MIGRATION_SAMPLE_SIZE, OperationRuns, type MigrationBlockedRow, type MigrationReport, type MigrationReportRow } from './operation-runs';
+export { MIGRATION_SAMPLE_SIZE, MigrationsAndBulkActions, type MigrationBlockedRow, type MigrationReport, type MigrationReportRow } from './migrations-and-bulk-actions';
 export { faultDecision, oversizeFaultDecision } from './decide-fault';
 export { enterState, entryBlockedAt, outboxRows, type EnteredState } from './enter-state';
 export { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow, type OutboxRowOf, type StoredOutboxRow, type TimerOutboxRow, type TriggerOutboxRow } from './outbox';

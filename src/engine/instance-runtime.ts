@@ -26,7 +26,7 @@ import type { Effects } from './effects';
 import { withLifecycleEvents } from './events/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { InstanceStatus } from './enums';
-import { ConflictError, PreconditionFailedError, TooLargeError } from './errors';
+import { ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from './errors';
 import { isChildOf, markParent, runningChildStatuses } from './child-cascade';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from './instance';
 import { duplicateResult } from './instance-changes';
@@ -232,6 +232,11 @@ export class InstanceRuntime {
    * one marked `deleting`, which nobody can reach, and a deletion run again (which finds the mark and
    * skips the decision) finishes. Rows a crash left undelivered are returned for the relay, as after
    * any change. Undefined decision: no such instance.
+   *
+   * Not through `decideUnderLease`: that loop treats an instance marked `deleting` as gone (so no other
+   * change reaches it), while a deletion must find that mark and finish; and a deletion's work goes on
+   * under the lease after its save (children, index rows, the lease blob, the rows), where the loop
+   * releases the lease at the save. Its save is the same conditional save on the stored ETag.
    */
   async delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: Guard): Promise<Decided> {
     // Looked up first: taking the lease of an id that does not exist would create its lease blob.
@@ -281,7 +286,9 @@ export class InstanceRuntime {
 
   /**
    * Creates an instance of `workflow`: ConflictError for an id that exists. No lease: nothing else can
-   * save an instance that does not exist yet, and the create itself refuses a second one.
+   * save an instance that does not exist yet, and the create itself refuses a second one. So not through
+   * `decideUnderLease`, which leases, loads a stored instance and saves on its ETag: here there is none to
+   * load, and the store's create (insert, 409 on an existing id) is the condition.
    */
   async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
     const existing = await this.ports.instances.get(input.instanceId, options);
@@ -308,7 +315,7 @@ export class InstanceRuntime {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
       // have happened after all (the index is a superset of the truth).
-      if (error instanceof TooLargeError || (error as { code?: string }).code === 'validation') await this.removeInterests(input.instanceId, change.instance.interests, options);
+      if (error instanceof TooLargeError || error instanceof ValidationError) await this.removeInterests(input.instanceId, change.instance.interests, options);
       throw error;
     } finally {
       await preparing;

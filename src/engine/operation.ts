@@ -96,7 +96,7 @@ interface OperationRecord {
 }
 
 /**
- * Where an unfinished operation's fan-out stands, written with its progress (trigger-activities.ts): the
+ * Where an unfinished operation's fan-out stands, written with its progress (operation-activities.ts): the
  * record's totals count the first `batches` batches (pages) of instances; `pending` were found and not
  * yet counted (offered first when the run resumes); candidates not yet found are read on from
  * `continuationToken` (absent: from the first page) unless `allFound`.
@@ -203,7 +203,7 @@ export function mergeTotals(into: OperationTotals, more: OperationTotals): Opera
 }
 
 /**
- * A batch's totals as a checkpoint carries them to the record (trigger-activities.ts), given how many
+ * A batch's totals as a checkpoint carries them to the record (operation-activities.ts), given how many
  * results the totals held before it: past MAX_OPERATION_RESULTS only its counts, as the record keeps no more (pure).
  */
 export function countsToAdd(finished: OperationTotals, held: number): OperationTotals {

@@ -15,6 +15,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import path from 'node:path';
 
+import { foreignErrorCode } from '../engine/errors';
 import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from '../storage/development-storage';
 
 export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME };
@@ -164,7 +165,7 @@ function isAlive(pid: number | undefined): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return foreignErrorCode(error) === 'EPERM';
   }
 }
 

@@ -16,7 +16,7 @@ import type { Trigger } from '../engine/trigger';
 import { corsAllowedOrigins, readSetting, serverNames, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts, type AzurePortsOptions } from './azure-ports';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 import { OPERATION_PURGE_INTERVAL_MS, operationRetentionDays, purgeFinishedOperations } from './retention';
 import type { StorageNames } from '../storage/names';
 import type { RequestCounter } from '../storage/request-counter';

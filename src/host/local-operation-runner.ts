@@ -1,6 +1,6 @@
 /**
  * @module Runs operations in-process for the local server: a thin scheduler of the one fan-out algorithm
- * (src/engine/operations/fan-out.ts) over the activity contract (trigger-activities.ts: begin, find a
+ * (src/engine/operations/fan-out.ts) over the activity contract (operation-activities.ts: begin, find a
  * page, apply the operation to each instance of a batch, record progress, complete), the same algorithm,
  * contract and retry policy the durable orchestrator drives.
  *
@@ -22,10 +22,10 @@ import type { OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
 import { delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
-import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type TriggerActivities } from './trigger-activities';
+import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from './operation-activities';
 import { claimResumption } from './operation-resumption';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 
 /** Progress within a page is written at most once per this many milliseconds of the runner's clock. */
 export const PROGRESS_INTERVAL_IN_MS = 1000;
@@ -42,7 +42,7 @@ export interface LocalOperationRunnerOptions {
 }
 
 export class LocalOperationRunner implements OperationLauncher {
-  private readonly activities: TriggerActivities;
+  private readonly activities: OperationActivities;
   private readonly running = new Map<string, Promise<void>>();
   private readonly semaphore: Semaphore;
   private readonly retryPolicy: ActivityRetryPolicy;
@@ -56,7 +56,7 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   constructor(
     private readonly logger: Logger,
-    activitiesFor: (launcher: OperationLauncher) => TriggerActivities,
+    activitiesFor: (launcher: OperationLauncher) => OperationActivities,
     options: LocalOperationRunnerOptions = {},
   ) {
     // Before the activities are built: they bind this launcher's armTimer.
@@ -204,7 +204,7 @@ export class LocalOperationRunner implements OperationLauncher {
     const pageProgress = this.progressWithin(operationId, progress);
     const settled = await Promise.allSettled(
       instanceIds.map((instanceId) =>
-        this.semaphore.run(() => this.withRetry(() => this.activities.applyTrigger({ operationId, instanceId }))).then((result) => (pageProgress.applied(), result)),
+        this.semaphore.run(() => this.withRetry(() => this.activities.applyOperation({ operationId, instanceId }))).then((result) => (pageProgress.applied(), result)),
       ),
     );
     await pageProgress.settled();

@@ -15,7 +15,7 @@ import { crossSiteRefusal, hostRefusal } from './http/request-guard';
 import { allowedMethods, matchRoute, unmatchedResponse } from './http/routes';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
 import { problem, problemResponse } from './problem';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 
 export interface LocalServerOptions {
   /** @default 7071 */

@@ -17,7 +17,7 @@ import type { DueTimerIndex } from '../engine/ports';
 import { timerTrigger, type DueTimer } from '../engine/timers';
 import type { Trigger } from '../engine/trigger';
 import { Semaphore } from './concurrency';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 import { onePage } from '../engine/paging';
 
 export interface LocalTimerSchedulerOptions {

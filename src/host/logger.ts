@@ -9,7 +9,7 @@
 import pino from 'pino';
 import { capText } from '../engine/log-text';
 import { redactSecrets } from '../engine/redaction';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 
 /** Characters of a log message; the rest is cut, saying how much. */
 export const MAX_LOG_LINE_LENGTH = 8192;

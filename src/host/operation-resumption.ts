@@ -15,7 +15,7 @@ import { OperationStatus } from '../engine/enums';
 import { PreconditionFailedError } from '../engine/errors';
 import type { StoredOperation } from '../engine/operation';
 import type { OperationStore } from '../engine/ports';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 
 /**
  * Start-ups in a row that may resume one operation without it getting further in between; a graceful

@@ -8,7 +8,7 @@
  * could not recover waits for the next sweep (or, for outbox rows, the next load of their instance).
  */
 import type { Engine } from '../engine/engine';
-import type { Logger } from './trigger-activity-service';
+import type { Logger } from './operation-activity-service';
 
 export interface RecoveryCounts {
   /** Outbox rows delivered. */

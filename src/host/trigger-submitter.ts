@@ -10,7 +10,7 @@ import { outcomesOf, type BulkRequest, type MigrationRequest } from '../engine/o
 import type { OperationOptions, OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
 import type { Trigger } from '../engine/trigger';
-import type { FindCandidatesOutput } from './trigger-activities';
+import type { FindCandidatesOutput } from './operation-activities';
 import { assertSameTrigger, triggerFingerprint } from './trigger-fingerprint';
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */

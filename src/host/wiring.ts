@@ -13,7 +13,7 @@ import type { ApiServices } from './http/types';
 import { FinishedOperationCache } from './finished-operation-cache';
 import { operationAwaiter } from './operation-wait';
 import { allowedHosts, readSetting, type Environment } from './settings';
-import { TriggerActivityService, TriggerCache, type Logger } from './trigger-activity-service';
+import { OperationActivityService, OperationWorkCache, type Logger } from './operation-activity-service';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 
 export interface SignalboxPorts {
@@ -46,7 +46,7 @@ export interface HostCore {
    */
   servicesFor(launcher: OperationLauncher, events?: EventLauncher, stopping?: AbortSignal): ApiServices;
   /** Activities whose raised triggers are dispatched through `launcher` (and events through `events`). */
-  activitiesFor(launcher: OperationLauncher, events?: EventLauncher): TriggerActivityService;
+  activitiesFor(launcher: OperationLauncher, events?: EventLauncher): OperationActivityService;
 }
 
 /** Starts the delivery of lifecycle events somewhere durable (the Functions app: one orchestration per delivery). */
@@ -94,7 +94,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       },
     },
   );
-  const triggerCache = new TriggerCache();
+  const operationWorkCache = new OperationWorkCache();
   // Every reader and writer of operation records goes through it: a finished record written or read
   // here is answered from memory from then on (polls, repeated trigger ids).
   const operations = new FinishedOperationCache(ports.operations);
@@ -132,7 +132,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       };
     },
     activitiesFor(launcher, events) {
-      return new TriggerActivityService({ engine: bound(launcher, events).engine, operations, triggerCache, logger, now });
+      return new OperationActivityService({ engine: bound(launcher, events).engine, operations, operationWorkCache, logger, now });
     },
   };
 }

@@ -15,6 +15,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
 import { ExternalServiceError, OutboundRefusedError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+import { foreignErrorCode } from '../engine/errors';
 import { redactSecrets } from '../engine/redaction';
 import { allowListPolicy, allowListRefusal } from './allow-list-policy';
 import { createConnectionAgents } from './connection-agents';
@@ -119,6 +120,6 @@ function asExternalServiceError(error: unknown, request: ExternalRequest): Exter
   const status = isRestError(error) ? error.statusCode : undefined;
   // The SDK's message may quote the URL too: the whole message is redacted.
   // The guarded lookup refused the address: the configuration's answer, the same on every try.
-  if ((error as { code?: unknown } | null)?.code === ADDRESS_REFUSED) return new OutboundRefusedError(redactSecrets(`${request.method} ${request.url} failed: ${message}`), { cause: error });
+  if (foreignErrorCode(error) === ADDRESS_REFUSED) return new OutboundRefusedError(redactSecrets(`${request.method} ${request.url} failed: ${message}`), { cause: error });
   return new ExternalServiceError(redactSecrets(`${request.method} ${request.url} failed: ${message}`), status, { cause: error });
 }

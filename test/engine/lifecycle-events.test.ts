@@ -71,7 +71,7 @@ describe('lifecycle events', () => {
     await engine.suspend('o1');
     await engine.resume('o1');
     await engine.addWorkflowVersion(engine.validateWorkflow(orderWorkflow([{ id: 'audit', url: 'https://audit.example/hook', events: ['migrated'] }])), { ifMatch: version1.etag });
-    expect((await engine.operations.migrate('o1', { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
+    expect((await engine.migrationsAndBulkActions.migrate('o1', { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
     await engine.eventDeliveriesIdle();
 
     const events = await collectAll((page) => engine.listEvents('o1', page));

@@ -49,9 +49,9 @@ describe('migration', () => {
     await env.create('c1');
     await toReview(env, 'c1');
     await env.engine.addWorkflowVersion(v2, { ifMatch: '*' });
-    const { request } = await env.engine.operations.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'checking' } });
+    const { request } = await env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'checking' } });
 
-    const result = await env.engine.operations.migrate('c1', request);
+    const result = await env.engine.migrationsAndBulkActions.migrate('c1', request);
 
     expect(result).toEqual({ instanceId: 'c1', outcome: 'migrated', fromStateId: 'review', toStateId: 'checking' });
     const after = await env.engine.getInstance('c1');
@@ -71,11 +71,11 @@ describe('migration', () => {
     const env = await withClaims();
     await env.create('c1');
     await env.engine.addWorkflowVersion(v2, { ifMatch: '*' });
-    const { request } = await env.engine.operations.parseMigration('claim', { fromVersion: 1, toVersion: 2 });
-    expect((await env.engine.operations.migrate('c1', request)).outcome).toBe('migrated');
+    const { request } = await env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2 });
+    expect((await env.engine.migrationsAndBulkActions.migrate('c1', request)).outcome).toBe('migrated');
     const writes = env.instances.writes;
 
-    expect(await env.engine.operations.migrate('c1', request)).toMatchObject({ outcome: 'skipped', error: 'already on version 2' });
+    expect(await env.engine.migrationsAndBulkActions.migrate('c1', request)).toMatchObject({ outcome: 'skipped', error: 'already on version 2' });
     expect(env.instances.writes).toBe(writes);
     expect((await env.engine.getHistory('c1')).items).toHaveLength(2);
     // An unmapped state keeps its id when the target has it: draft stays draft, with version 2's interests.
@@ -100,12 +100,12 @@ describe('migration', () => {
     await env.create('old');
     await env.engine.applyTrigger('old', { id: 'o1', name: 'Submit', subjects: ['old'] });
     await env.engine.addWorkflowVersion(v2, { ifMatch: '*' });
-    const { request } = await env.engine.operations.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'checking' } });
+    const { request } = await env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'checking' } });
     // `old` is moved to a state v2 lacks by hand (the v1 state `legacy`), to test the unmapped rule.
     const old = await env.engine.getInstance('old');
     await env.instances.save({ ...old, stateId: 'legacy' }, {}, { ifMatch: old.etag });
 
-    const report = await env.engine.operations.migrationReport(request);
+    const report = await env.engine.migrationsAndBulkActions.migrationReport(request);
 
     expect(report.rows).toEqual([{ fromStateId: 'review', toStateId: 'checking', count: 1, sample: ['broken'] }]);
     expect(report.blocked).toEqual([
@@ -113,9 +113,9 @@ describe('migration', () => {
       { fromStateId: 'paid', reason: 'status complete is not migratable', count: 1, sample: ['gone'] },
       { fromStateId: 'draft', reason: 'status cancelled is not migratable', count: 1, sample: ['stopped'] },
     ].sort((a, b) => (a.fromStateId < b.fromStateId ? -1 : 1)));
-    expect(await env.engine.operations.migrate('old', request)).toMatchObject({ outcome: 'notMigratable' });
-    expect(await env.engine.operations.migrate('gone', request)).toMatchObject({ outcome: 'notMigratable', error: 'status complete is not migratable' });
-    expect(await env.engine.operations.migrate('broken', request)).toMatchObject({ outcome: 'migrated', toStateId: 'checking' });
+    expect(await env.engine.migrationsAndBulkActions.migrate('old', request)).toMatchObject({ outcome: 'notMigratable' });
+    expect(await env.engine.migrationsAndBulkActions.migrate('gone', request)).toMatchObject({ outcome: 'notMigratable', error: 'status complete is not migratable' });
+    expect(await env.engine.migrationsAndBulkActions.migrate('broken', request)).toMatchObject({ outcome: 'migrated', toStateId: 'checking' });
     // Then recovered in the new version: its entry actions run now, because recovery is a transition.
     expect(await env.engine.recover('broken', 'checking')).toMatchObject({ status: 'waiting', workflowVersion: 2, context: { enteredChecking: true } });
   });
@@ -123,12 +123,12 @@ describe('migration', () => {
   it('refuses a request naming versions or states that do not exist, field by field', async () => {
     const env = await withClaims();
     await env.engine.addWorkflowVersion(v2, { ifMatch: '*' });
-    const refused = await env.engine.operations.parseMigration('claim', { fromVersion: 1, toVersion: 7, stateMap: { nope: 'checking', review: 'missing' } }).catch((error: unknown) => error);
+    const refused = await env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 7, stateMap: { nope: 'checking', review: 'missing' } }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ValidationError);
     expect((refused as ValidationError).issues.map((issue) => issue.path).sort()).toEqual(['stateMap.nope', 'toVersion']);
-    await expect(env.engine.operations.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'missing' } })).rejects.toMatchObject({ issues: [{ path: 'stateMap.review' }] });
-    await expect(env.engine.operations.parseMigration('claim', { fromVersion: 2, toVersion: 2 })).rejects.toMatchObject({ issues: [{ path: 'toVersion' }] });
-    await expect(env.engine.operations.parseMigration('nobody', { fromVersion: 1, toVersion: 2 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'missing' } })).rejects.toMatchObject({ issues: [{ path: 'stateMap.review' }] });
+    await expect(env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 2, toVersion: 2 })).rejects.toMatchObject({ issues: [{ path: 'toVersion' }] });
+    await expect(env.engine.migrationsAndBulkActions.parseMigration('nobody', { fromVersion: 1, toVersion: 2 })).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -233,7 +233,7 @@ describe('bulk selection', () => {
     await env.create('c', 'cat');
     await toReview(env, 'a');
     await env.engine.cancel('b');
-    const select = (filter: Parameters<typeof env.engine.operations.selectPage>[0]) => collectAll((page) => env.engine.operations.selectPage(filter, page), 2);
+    const select = (filter: Parameters<typeof env.engine.migrationsAndBulkActions.selectPage>[0]) => collectAll((page) => env.engine.migrationsAndBulkActions.selectPage(filter, page), 2);
 
     expect(await select({ workflowId: 'claim' })).toEqual(['a', 'b', 'c']);
     expect(await select({ workflowId: 'claim', stateId: 'draft' })).toEqual(['b', 'c']);
@@ -250,12 +250,12 @@ describe('bulk selection', () => {
     // Selected in draft, but moved on before its turn: skipped, not cancelled.
     const bulk = { action: 'cancel' as const, filter: { workflowId: 'claim', stateId: 'draft' } };
     await toReview(env, 'c');
-    expect(await env.engine.operations.applyBulk('c', bulk)).toMatchObject({ outcome: 'skipped' });
-    expect(await env.engine.operations.applyBulk('b', bulk)).toMatchObject({ outcome: 'conflict', error: expect.stringContaining('cancelled') });
-    expect(await env.engine.operations.applyBulk('zzz', bulk)).toEqual({ instanceId: 'zzz', outcome: 'notFound' });
-    expect(await env.engine.operations.applyBulk('a', { action: 'suspend', filter: { workflowId: 'claim' } })).toMatchObject({ outcome: 'suspended' });
-    expect(await env.engine.operations.applyBulk('a', { action: 'resume', filter: { workflowId: 'claim' } })).toMatchObject({ outcome: 'resumed' });
-    expect(await env.engine.operations.applyBulk('b', { action: 'delete', filter: { workflowId: 'claim', status: 'cancelled' } })).toMatchObject({ outcome: 'deleted' });
+    expect(await env.engine.migrationsAndBulkActions.applyBulk('c', bulk)).toMatchObject({ outcome: 'skipped' });
+    expect(await env.engine.migrationsAndBulkActions.applyBulk('b', bulk)).toMatchObject({ outcome: 'conflict', error: expect.stringContaining('cancelled') });
+    expect(await env.engine.migrationsAndBulkActions.applyBulk('zzz', bulk)).toEqual({ instanceId: 'zzz', outcome: 'notFound' });
+    expect(await env.engine.migrationsAndBulkActions.applyBulk('a', { action: 'suspend', filter: { workflowId: 'claim' } })).toMatchObject({ outcome: 'suspended' });
+    expect(await env.engine.migrationsAndBulkActions.applyBulk('a', { action: 'resume', filter: { workflowId: 'claim' } })).toMatchObject({ outcome: 'resumed' });
+    expect(await env.engine.migrationsAndBulkActions.applyBulk('b', { action: 'delete', filter: { workflowId: 'claim', status: 'cancelled' } })).toMatchObject({ outcome: 'deleted' });
     expect(env.instances.holdsAnythingOf('b')).toBe(false);
   });
 });

@@ -375,7 +375,7 @@ describe('timers and operating a live system', () => {
       { ifMatch: version1.etag },
     );
     await clock.advanceBy(HOUR);
-    const migrated = await engine.operations.migrate('c1', { workflowId: 'claim', fromVersion: 1, toVersion: 2, stateMap: {} });
+    const migrated = await engine.migrationsAndBulkActions.migrate('c1', { workflowId: 'claim', fromVersion: 1, toVersion: 2, stateMap: {} });
     expect(migrated.outcome).toBe('migrated');
     const instance = await engine.getInstance('c1');
     expect(instance).toMatchObject({ workflowVersion: 2, stateEntry: 1 });

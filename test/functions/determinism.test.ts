@@ -7,14 +7,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
-const orchestratorFiles = ['functions/trigger-orchestrator.ts', 'functions/apply-trigger-batch.ts', 'functions/event-delivery-orchestrator.ts', 'functions/timer-orchestrator.ts'];
-const allowed = new Set(['durable-functions', '../src/engine/operation', '../src/engine/operations/fan-out', '../src/engine/enums', '../src/host/trigger-activities', '../src/host/event-activities', '../src/host/timer-activities', './apply-trigger-batch']);
+const orchestratorFiles = ['functions/operation-orchestrator.ts', 'functions/apply-operation-batch.ts', 'functions/event-delivery-orchestrator.ts', 'functions/timer-orchestrator.ts'];
+const allowed = new Set(['durable-functions', '../src/engine/operation', '../src/engine/operations/fan-out', '../src/engine/enums', '../src/host/operation-activities', '../src/host/event-activities', '../src/host/timer-activities', './apply-operation-batch']);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
 const allowedTransitive: Record<string, string[]> = {
   'src/engine/operation.ts': ['./enums'],
   'src/engine/operations/fan-out.ts': ['../operation'],
   'src/engine/enums.ts': ['zod'],
-  'src/host/trigger-activities.ts': ['../engine/operations/fan-out'],
+  'src/host/operation-activities.ts': ['../engine/operations/fan-out'],
   'src/host/event-activities.ts': [],
   'src/host/timer-activities.ts': [],
 };

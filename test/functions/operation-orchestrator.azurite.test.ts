@@ -7,14 +7,14 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import { activityHandlers } from '../../functions/activities';
-import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
-import { DURABLE_PAGE_SIZE, TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
+import { DURABLE_PAGE_SIZE, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { NotFoundError } from '../../src/engine/errors';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import { matchRoute } from '../../src/host/http/routes';
 import type { ApiResponse, ApiServices } from '../../src/host/http/types';
 import { silentLogger } from '../../src/host/logger';
-import { CANDIDATE_PAGE_SIZE, type RecordProgressInput, type TriggerActivities } from '../../src/host/trigger-activities';
+import { CANDIDATE_PAGE_SIZE, type RecordProgressInput, type OperationActivities } from '../../src/host/operation-activities';
 import type { OperationLauncher } from '../../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../../src/host/wiring';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -46,7 +46,7 @@ const v2 = {
 
 let core: HostCore;
 let services: ApiServices;
-let activities: TriggerActivities;
+let activities: OperationActivities;
 const started: string[] = [];
 
 async function call(method: string, path: string, body?: unknown): Promise<ApiResponse & { body: any }> {
@@ -64,8 +64,8 @@ async function call(method: string, path: string, body?: unknown): Promise<ApiRe
 function runOperation(operationId: string, extra: Partial<ReplayOptions> = {}) {
   const progress: RecordProgressInput[] = [];
   const handlers = activityHandlers(activities);
-  const run = runOrchestration(TRIGGER_ORCHESTRATOR, { operationId }, operationId, {
-    orchestrators: { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch },
+  const run = runOrchestration(OPERATION_ORCHESTRATOR, { operationId }, operationId, {
+    orchestrators: { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch },
     activities: { ...handlers, recordProgress: async (input: RecordProgressInput) => (progress.push(input), handlers.recordProgress(input)) },
     maxConcurrentActivities: 16,
     ...extra,

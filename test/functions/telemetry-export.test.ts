@@ -29,7 +29,7 @@ it('registers a recording tracer provider when a connection string is set, once 
   telemetry = startTelemetry(env);
   expect(telemetry).toBeDefined();
   expect(startTelemetry(env)).toBe(telemetry);
-  const recorded = await withSpan('TriggerActivities.applyTrigger', { operationId: 'op-telemetry' }, async () => trace.getActiveSpan());
+  const recorded = await withSpan('OperationActivities.applyTrigger', { operationId: 'op-telemetry' }, async () => trace.getActiveSpan());
   expect(recorded && isSpanContextValid(recorded.spanContext())).toBe(true);
   expect(recorded?.isRecording()).toBe(false); // ended by withSpan
 });

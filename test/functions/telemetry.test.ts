@@ -46,13 +46,13 @@ describe('telemetry', () => {
   });
 
   it('runs work in a span with the operation and instance ids', async () => {
-    await expect(withSpan('TriggerActivities.applyTrigger', { operationId: 'op-1', instanceId: 'i-1' }, async () => 42)).resolves.toBe(42);
-    expect(recorded.at(-1)).toMatchObject({ name: 'TriggerActivities.applyTrigger', attributes: { operationId: 'op-1', instanceId: 'i-1' }, ended: true });
+    await expect(withSpan('OperationActivities.applyTrigger', { operationId: 'op-1', instanceId: 'i-1' }, async () => 42)).resolves.toBe(42);
+    expect(recorded.at(-1)).toMatchObject({ name: 'OperationActivities.applyTrigger', attributes: { operationId: 'op-1', instanceId: 'i-1' }, ended: true });
   });
 
   it('records a failure on the span and rethrows it', async () => {
     const failure = new Error('lease unavailable');
-    await expect(withSpan('TriggerActivities.applyTrigger', { operationId: 'op-1' }, async () => Promise.reject(failure))).rejects.toBe(failure);
+    await expect(withSpan('OperationActivities.applyTrigger', { operationId: 'op-1' }, async () => Promise.reject(failure))).rejects.toBe(failure);
     expect(recorded.at(-1)).toMatchObject({ attributes: { operationId: 'op-1' }, ended: true, exceptions: [failure], status: { code: 2, message: 'lease unavailable' } });
   });
 

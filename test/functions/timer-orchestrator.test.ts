@@ -8,10 +8,10 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 
 import { timerTriggerId } from '../../src/engine';
 import { activityHandlers } from '../../functions/activities';
-import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
+import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { fireTimer } from '../../functions/timer-activities';
 import { TIMER_ORCHESTRATOR, timerOrchestrator } from '../../functions/timer-orchestrator';
-import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { durableLauncher } from '../../functions/wiring';
 import type { DueTimer } from '../../src/engine/timers';
 import { MAX_CAUSAL_DEPTH } from '../../src/engine/trigger';
@@ -20,7 +20,7 @@ import { createAzurePorts } from '../../src/host/azure-ports';
 import type { ApiServices } from '../../src/host/http/types';
 import { silentLogger } from '../../src/host/logger';
 import { FIRE_TIMER_ACTIVITY, MAX_TIMER_INTERVAL_IN_MS, timerOrchestrationId } from '../../src/host/timer-activities';
-import type { TriggerActivities } from '../../src/host/trigger-activities';
+import type { OperationActivities } from '../../src/host/operation-activities';
 import type { OperationLauncher } from '../../src/host/trigger-submitter';
 import { createHostCore } from '../../src/host/wiring';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -44,7 +44,7 @@ const workflow = (after: string) => ({
 });
 
 let services: ApiServices;
-let activities: TriggerActivities;
+let activities: OperationActivities;
 /** What the relay handed to the durable launcher: on Azure each starts a timer orchestration. */
 const armed: DueTimer[] = [];
 
@@ -74,8 +74,8 @@ async function runTimer(timer: DueTimer, startAt: string) {
   });
   expect(run.status).toBe('completed');
   const { operationId } = run.output as { operationId: string };
-  const operation = await runOrchestration(TRIGGER_ORCHESTRATOR, { operationId }, operationId, {
-    orchestrators: { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch },
+  const operation = await runOrchestration(OPERATION_ORCHESTRATOR, { operationId }, operationId, {
+    orchestrators: { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch },
     activities: activityHandlers(activities),
   });
   expect(operation.status).toBe('completed');

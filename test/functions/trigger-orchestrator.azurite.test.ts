@@ -7,14 +7,14 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import { activityHandlers } from '../../functions/activities';
-import { APPLY_TRIGGER_BATCH, applyTriggerBatch } from '../../functions/apply-trigger-batch';
-import { TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
+import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import { matchRoute } from '../../src/host/http/routes';
 import type { ApiResponse, ApiServices } from '../../src/host/http/types';
 import { silentLogger } from '../../src/host/logger';
-import { CANDIDATE_PAGE_SIZE, type TriggerActivities } from '../../src/host/trigger-activities';
+import { CANDIDATE_PAGE_SIZE, type OperationActivities } from '../../src/host/operation-activities';
 import type { OperationLauncher } from '../../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../../src/host/wiring';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -40,7 +40,7 @@ const workflow = {
 
 let core: HostCore;
 let services: ApiServices;
-let activities: TriggerActivities;
+let activities: OperationActivities;
 /** Operations the API asked to start: on Azure, a durable client would; here the test runs them. */
 const started: string[] = [];
 
@@ -63,10 +63,10 @@ async function inParallel<T>(items: readonly T[], width: number, work: (item: T)
   }));
 }
 
-function runTriggerOrchestration(operationId: string, extra: Partial<ReplayOptions> = {}) {
+function runOperationOrchestration(operationId: string, extra: Partial<ReplayOptions> = {}) {
   const handlers = activityHandlers(activities);
-  return runOrchestration(TRIGGER_ORCHESTRATOR, { operationId }, operationId, {
-    orchestrators: { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch },
+  return runOrchestration(OPERATION_ORCHESTRATOR, { operationId }, operationId, {
+    orchestrators: { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch },
     activities: handlers,
     maxConcurrentActivities: 16,
     ...extra,
@@ -98,7 +98,7 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     const operationId: string = accepted.body.operationId;
     expect(started).toContain(operationId);
 
-    const run = await runTriggerOrchestration(operationId);
+    const run = await runOperationOrchestration(operationId);
 
     expect(run.status).toBe('completed');
     expect(run.subOrchestrations.length).toBeGreaterThanOrEqual(3);
@@ -118,7 +118,7 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     expect((await call('GET', `instances/order-${ORDERS - 1}`)).body).toMatchObject({ stateId: 'submitted' });
 
     // Running the same orchestration again (a redelivered start) changes nothing.
-    const again = await runTriggerOrchestration(operationId);
+    const again = await runOperationOrchestration(operationId);
     expect(again.status).toBe('completed');
     expect(again.activityCalls.map((activityCall) => activityCall.name)).toEqual(['beginOperation']);
   }, 180_000);
@@ -129,7 +129,7 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     const accepted = await call('POST', 'triggers', { name: 'Submit', subjects: ['single:1'] });
     const operationId: string = accepted.body.operationId;
 
-    const run = await runTriggerOrchestration(operationId, { injectFailure: failFirstAttempts(2, (activityCall) => activityCall.name === 'applyTrigger') });
+    const run = await runOperationOrchestration(operationId, { injectFailure: failFirstAttempts(2, (activityCall) => activityCall.name === 'applyTrigger') });
 
     expect(run.activityCalls.filter((activityCall) => activityCall.name === 'applyTrigger').map((activityCall) => activityCall.attempt)).toEqual([1, 2, 3]);
     const operation = await call('GET', `operations/${operationId}`);
@@ -142,7 +142,7 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     const accepted = await call('POST', 'triggers', { name: 'Submit', subjects: ['nobody:here'] });
     const operationId: string = accepted.body.operationId;
 
-    const run = await runTriggerOrchestration(operationId, { injectFailure: failFirstAttempts(99, (activityCall) => activityCall.name === 'findCandidates', 'storage unavailable') });
+    const run = await runOperationOrchestration(operationId, { injectFailure: failFirstAttempts(99, (activityCall) => activityCall.name === 'findCandidates', 'storage unavailable') });
 
     expect(run.status).toBe('completed');
     const operation = await call('GET', `operations/${operationId}`);

@@ -6,7 +6,7 @@
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
-import type { Logger } from '../../src/host/trigger-activity-service';
+import type { Logger } from '../../src/host/operation-activity-service';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
 

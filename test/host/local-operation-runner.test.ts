@@ -10,15 +10,15 @@ import { InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';
 import { silentLogger } from '../../src/host/logger';
-import type { Logger } from '../../src/host/trigger-activity-service';
+import type { Logger } from '../../src/host/operation-activity-service';
 import type {
   BeginOperationInput,
   CompleteOperationInput,
   FindCandidatesInput,
   FindCandidatesOutput,
   RecordProgressInput,
-  TriggerActivities,
-} from '../../src/host/trigger-activities';
+  OperationActivities,
+} from '../../src/host/operation-activities';
 
 function operation(id: string): StoredOperation {
   const trigger = { id, name: 'Go', subjects: ['s'] };
@@ -36,7 +36,7 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
   const applied: string[] = [];
   const progress: { processed: number; total?: number }[] = [];
   let record: StoredOperation | undefined;
-  const activities: TriggerActivities = {
+  const activities: OperationActivities = {
     beginOperation: async (input: BeginOperationInput) => {
       const { operationId, operation: known } = typeof input === 'string' ? { operationId: input, operation: undefined } : input;
       record = known ?? operation(operationId);
@@ -48,7 +48,7 @@ function fakeActivities(pages: string[][], failures: { find?: unknown[]; apply?:
       const index = input.continuationToken ? Number(input.continuationToken) : 0;
       return { instanceIds: pages[index]!, ...(index + 1 < pages.length ? { continuationToken: String(index + 1) } : {}) };
     },
-    applyTrigger: async ({ instanceId }: { instanceId: string }): Promise<InstanceResult> => {
+    applyOperation: async ({ instanceId }: { instanceId: string }): Promise<InstanceResult> => {
       const failure = failures.apply?.[instanceId]?.shift();
       if (failure) throw failure;
       applied.push(instanceId);
@@ -128,8 +128,8 @@ describe('LocalOperationRunner: a page with a failure (issue 23)', () => {
     const started: string[] = [];
     const ended: string[] = [];
     let atCompletion: { started: string[]; ended: string[] } | undefined;
-    const apply = fake.activities.applyTrigger.bind(fake.activities);
-    fake.activities.applyTrigger = async (input) => {
+    const apply = fake.activities.applyOperation.bind(fake.activities);
+    fake.activities.applyOperation = async (input) => {
       started.push(input.instanceId);
       try {
         // The others take a while, so that they are still running or queued when `a` fails.
@@ -166,7 +166,7 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
   /** One start-up of a process that resumes what `store` holds and then dies (never finishing it). */
   const startUpThatDies = (store: InMemoryOperationStore, logger: Logger = silentLogger) => {
     const fake = fakeActivities([['a']]);
-    fake.activities.applyTrigger = () => new Promise<never>(() => {});
+    fake.activities.applyOperation = () => new Promise<never>(() => {});
     const runner = new LocalOperationRunner(logger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
     return runner.resumeUnfinished(store);
   };

@@ -8,7 +8,7 @@ import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
 import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operation';
 import { LocalOperationRunner, PROGRESS_INTERVAL_IN_MS } from '../../src/host/local-operation-runner';
 import { silentLogger } from '../../src/host/logger';
-import type { CompleteOperationInput, RecordProgressInput, TriggerActivities } from '../../src/host/trigger-activities';
+import type { CompleteOperationInput, RecordProgressInput, OperationActivities } from '../../src/host/operation-activities';
 
 function setup(instanceIds: string[], applicationInMs: number) {
   let now = Date.parse('2026-05-01T00:00:00Z');
@@ -18,10 +18,10 @@ function setup(instanceIds: string[], applicationInMs: number) {
     id: 'op', triggerId: 'op', trigger: { id: 'op', name: 'Go', subjects: ['s'] }, status: OperationStatus.notStarted,
     createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [], etag: 'e',
   };
-  const activities: TriggerActivities = {
+  const activities: OperationActivities = {
     beginOperation: async () => ({ subjects: ['s'], shouldRun: true }),
     findCandidates: async () => ({ instanceIds }),
-    applyTrigger: async ({ instanceId }): Promise<InstanceResult> => {
+    applyOperation: async ({ instanceId }): Promise<InstanceResult> => {
       now += applicationInMs;
       events.push(`apply ${instanceId}`);
       return { instanceId, outcome: TriggerOutcome.transitioned };

@@ -12,8 +12,8 @@ import type { StoredOperation } from '../../src/engine/operation';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { silentLogger } from '../../src/host/logger';
 import { TriggerSubmitter } from '../../src/host/trigger-submitter';
-import { TriggerActivityService, TriggerCache } from '../../src/host/trigger-activity-service';
-import type { TriggerActivities } from '../../src/host/trigger-activities';
+import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
+import type { OperationActivities } from '../../src/host/operation-activities';
 import { InMemoryLeaseProvider, createInMemoryPorts } from '../../src/testing';
 import { FakeClock } from '../engine/support';
 
@@ -41,19 +41,19 @@ type Ports = ReturnType<typeof createInMemoryPorts>;
 function process(ports: Ports, clock: FakeClock, stuck: (instanceId: string) => boolean = () => false) {
   const offered: string[] = [];
   const engine = new Engine({ ...ports, leases: new InMemoryLeaseProvider() }, { clock, newId: (() => { let n = 0; return () => `gen-${clock.now().getTime()}-${++n}`; })() });
-  let service!: TriggerActivityService;
+  let service!: OperationActivityService;
   const runner = new LocalOperationRunner(
     silentLogger,
     (launcher) => {
-      service = new TriggerActivityService({ engine: engine.withDelivery({ trigger: async (row) => void (await submitter.submit(row.payload)), timer: async () => undefined }), operations: ports.operations, triggerCache: new TriggerCache(), logger: silentLogger, now: clock.now });
-      const activities: TriggerActivities = {
+      service = new OperationActivityService({ engine: engine.withDelivery({ trigger: async (row) => void (await submitter.submit(row.payload)), timer: async () => undefined }), operations: ports.operations, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: clock.now });
+      const activities: OperationActivities = {
         beginOperation: (input) => service.beginOperation(input),
         findCandidates: (input) => service.findCandidates(input),
         recordProgress: (input) => service.recordProgress(input),
         completeOperation: (input) => service.completeOperation(input),
-        applyTrigger: (input) => {
+        applyOperation: (input) => {
           offered.push(input.instanceId);
-          return stuck(input.instanceId) ? new Promise(() => undefined) : service.applyTrigger(input);
+          return stuck(input.instanceId) ? new Promise(() => undefined) : service.applyOperation(input);
         },
       };
       void launcher;

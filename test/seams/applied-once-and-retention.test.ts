@@ -4,7 +4,7 @@
  * as a row beside it), operation checkpoints, due-timer rows and operation retention, crossed with each
  * kind of follow-up work. In memory: the behaviour is the engine's and the activities'; the local runner
  * and the orchestrator paths have their own tests (test/host/resumed-operations.test.ts,
- * test/functions/trigger-orchestrator.test.ts).
+ * test/functions/operation-orchestrator.test.ts).
  */
 import { APPLIED_TRIGGER_MEMORY, Engine, type WorkflowDefinitionInput } from '../../src/engine';
 import { OperationStatus } from '../../src/engine/enums';
@@ -77,7 +77,7 @@ describe('applied once × follow-up work', () => {
     await engine.applyTrigger('i1', trigger('Bump', { id: 'bump-1', subjects: ['i1'] }));
     await forgetMany(engine, 'i1');
     await engine.addWorkflowVersion(counter('Counter 2'), { ifMatch: '*' });
-    expect((await engine.operations.migrate('i1', { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
+    expect((await engine.migrationsAndBulkActions.migrate('i1', { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
 
     expect((await engine.applyTrigger('i1', trigger('Bump', { id: 'bump-1', subjects: ['i1'] }))).outcome).toBe('duplicate');
     expect((await engine.getInstance('i1')).context.b).toBe(1);
@@ -89,8 +89,8 @@ describe('applied once × follow-up work', () => {
     await engine.createInstance({ workflowId: 'counter', instanceId: 'i1' });
     await engine.applyTrigger('i1', trigger('Bump', { id: 'bump-1', subjects: ['i1'] }));
     await forgetMany(engine, 'i1');
-    expect((await engine.operations.applyBulk('i1', { action: 'suspend', filter: { workflowId: 'counter' } })).outcome).toBe('suspended');
-    expect((await engine.operations.applyBulk('i1', { action: 'resume', filter: { workflowId: 'counter' } })).outcome).toBe('resumed');
+    expect((await engine.migrationsAndBulkActions.applyBulk('i1', { action: 'suspend', filter: { workflowId: 'counter' } })).outcome).toBe('suspended');
+    expect((await engine.migrationsAndBulkActions.applyBulk('i1', { action: 'resume', filter: { workflowId: 'counter' } })).outcome).toBe('resumed');
 
     expect((await engine.applyTrigger('i1', trigger('Bump', { id: 'bump-1', subjects: ['i1'] }))).outcome).toBe('duplicate');
   });
@@ -199,7 +199,7 @@ describe('growth × follow-up work', () => {
     const { engine, rows } = engineWithDueTimers();
     await engine.createWorkflow(counter());
     await engine.createInstance({ workflowId: 'counter', instanceId: 'i1' });
-    expect((await engine.operations.applyBulk('i1', { action: 'cancel', filter: { workflowId: 'counter' } })).outcome).toBe('cancelled');
+    expect((await engine.migrationsAndBulkActions.applyBulk('i1', { action: 'cancel', filter: { workflowId: 'counter' } })).outcome).toBe('cancelled');
     expect(await rows()).toEqual([]);
   });
 

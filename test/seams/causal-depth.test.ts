@@ -160,7 +160,7 @@ describe('causal depth × every kind of follow-up work', () => {
     expect((await engine.getInstance('m1')).selfCausedChanges?.count).toBe(10);
     const latest = await engine.getWorkflow('ticker');
     await engine.addWorkflowVersion(ticker('PT0S'), { ifMatch: latest.etag });
-    const result = await engine.operations.migrate('m1', { workflowId: 'ticker', fromVersion: 1, toVersion: 2, stateMap: {} });
+    const result = await engine.migrationsAndBulkActions.migrate('m1', { workflowId: 'ticker', fromVersion: 1, toVersion: 2, stateMap: {} });
     expect(result.outcome).toBe('migrated');
     const migrated = await engine.getInstance('m1');
     expect(migrated.selfCausedChanges).toBeUndefined();
@@ -174,7 +174,7 @@ describe('causal depth × every kind of follow-up work', () => {
     await clock.advanceBy(30_000);
     const faulted = await engine.getInstance('b1');
     expect(faulted.fault?.message).toContain(`${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} times within a minute`);
-    const result = await engine.operations.applyBulk('b1', { action: 'recover', filter: { workflowId: 'ticker' }, stateId: 'resting' });
+    const result = await engine.migrationsAndBulkActions.applyBulk('b1', { action: 'recover', filter: { workflowId: 'ticker' }, stateId: 'resting' });
     expect(result.outcome).toBe('recovered');
     expect((await engine.getInstance('b1')).selfCausedChanges).toBeUndefined();
     // Woken from outside, it runs a full window again before the bound stops it.

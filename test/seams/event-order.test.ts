@@ -205,9 +205,9 @@ describe('event order', () => {
     await engine.createInstance({ workflowId: 'ticker', instanceId: 'm1' });
     await engine.applyTrigger('m1', { id: 'tick', name: 'Tick', subjects: ['m1'] });
     await engine.addWorkflowVersion(engine.validateWorkflow({ ...ticker, displayName: 'Ticker 2' }), { ifMatch: version1.etag });
-    expect((await engine.operations.migrate('m1', { workflowId: 'ticker', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
-    expect((await engine.operations.applyBulk('m1', { action: 'suspend', filter: { workflowId: 'ticker' } })).outcome).toBe('suspended');
-    expect((await engine.operations.applyBulk('m1', { action: 'resume', filter: { workflowId: 'ticker' } })).outcome).toBe('resumed');
+    expect((await engine.migrationsAndBulkActions.migrate('m1', { workflowId: 'ticker', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
+    expect((await engine.migrationsAndBulkActions.applyBulk('m1', { action: 'suspend', filter: { workflowId: 'ticker' } })).outcome).toBe('suspended');
+    expect((await engine.migrationsAndBulkActions.applyBulk('m1', { action: 'resume', filter: { workflowId: 'ticker' } })).outcome).toBe('resumed');
     const ids = await expectHeardInOrder(engine, subscriber, 'm1');
     expect(ids.slice(-3).map((id) => id.split(':').at(-1))).toEqual(['migrated', 'suspended', 'resumed']);
   });

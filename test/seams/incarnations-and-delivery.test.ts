@@ -174,7 +174,7 @@ describe('incarnations: an instance id used again is a new instance (engine)', (
     const { engine, delivery } = testEngine();
     await engine.createWorkflow(order);
     await engine.createInstance({ workflowId: 'order', instanceId: 'order-1' });
-    const decided = await engine.operations.applyBulk('order-1', { action: 'delete', force: true, filter: { workflowId: 'order' } });
+    const decided = await engine.migrationsAndBulkActions.applyBulk('order-1', { action: 'delete', force: true, filter: { workflowId: 'order' } });
     expect(decided.outcome).toBe('deleted');
     await engine.createInstance({ workflowId: 'order', instanceId: 'order-1' });
     expect(delivery.timers[1]!.timerId).not.toBe(delivery.timers[0]!.timerId);
@@ -186,7 +186,7 @@ describe('incarnations: an instance id used again is a new instance (engine)', (
     const v1 = await engine.createWorkflow(order);
     const created = await engine.createInstance({ workflowId: 'order', instanceId: 'order-1' });
     await engine.addWorkflowVersion(order, { ifMatch: v1.etag });
-    expect((await engine.operations.migrate('order-1', { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
+    expect((await engine.migrationsAndBulkActions.migrate('order-1', { workflowId: 'order', fromVersion: 1, toVersion: 2, stateMap: {} })).outcome).toBe('migrated');
     const migrated = await engine.getInstance('order-1');
     expect(migrated.incarnation).toBe(created.incarnation);
     const last = delivery.timers.at(-1)!;
@@ -235,7 +235,7 @@ describe('held notifications: nothing addressed to an instance is lost while it 
     const { engine, children } = await splitShipment();
     await engine.suspend('s1');
     for (const child of children) await engine.applyTrigger(child, { id: `ship-${child}`, name: 'Shipped', subjects: [child] });
-    expect((await engine.operations.applyBulk('s1', { action: 'resume', filter: { workflowId: 'shipment' } })).outcome).toBe('resumed');
+    expect((await engine.migrationsAndBulkActions.applyBulk('s1', { action: 'resume', filter: { workflowId: 'shipment' } })).outcome).toBe('resumed');
     expect((await engine.getInstance('s1')).status).toBe('complete');
   });
 

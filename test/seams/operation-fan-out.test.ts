@@ -4,7 +4,7 @@
  * end and counted, progress and checkpoints the same on every host, crossed with the kinds of follow-up
  * work an operation carries. In memory: the algorithm is pure and `Engine.publish` drives it in process;
  * the hosts' schedulers have their own tests (test/host/local-operation-runner.test.ts,
- * test/functions/trigger-orchestrator.test.ts).
+ * test/functions/operation-orchestrator.test.ts).
  */
 import type { WorkflowDefinitionInput } from '../../src/engine';
 import { ActionOutcome } from '../../src/engine/enums';

@@ -201,10 +201,10 @@ describe('operating on Azure storage', () => {
     const [first] = Object.keys(states);
     const v2 = { ...counterWorkflow, id: 'counter-m', states: { ...states, [first!]: { ...states[first!], interests: [...(states[first!]!.interests ?? []), 'migrated-watchers'] } } };
     await engine.addWorkflowVersion(v2, { ifMatch: latest.etag });
-    const { request } = await engine.operations.parseMigration('counter-m', { fromVersion: 1, toVersion: 2 });
+    const { request } = await engine.migrationsAndBulkActions.parseMigration('counter-m', { fromVersion: 1, toVersion: 2 });
 
-    expect(await engine.operations.migrate('migrant', request)).toMatchObject({ outcome: 'migrated' });
-    expect(await engine.operations.migrate('migrant', request)).toMatchObject({ outcome: 'skipped' });
+    expect(await engine.migrationsAndBulkActions.migrate('migrant', request)).toMatchObject({ outcome: 'migrated' });
+    expect(await engine.migrationsAndBulkActions.migrate('migrant', request)).toMatchObject({ outcome: 'skipped' });
 
     expect(await admin.instances.get('migrant')).toMatchObject({ workflowVersion: 2 });
     expect((await onePage(admin.interests.findCandidates(['migrated-watchers']))).items).toEqual(['migrant']);

@@ -1,23 +1,23 @@
 /**
- * In-memory TriggerActivities for the orchestrator tests: candidates come from a list (duplicates
+ * In-memory OperationActivities for the orchestrator tests: candidates come from a list (duplicates
  * allowed, to exercise de-duplication across pages), pages of a chosen size, and every call is
  * recorded. Not a storage fake: the storage-backed activities are exercised against Azurite.
  */
 import { TriggerOutcome } from '../../src/engine/enums';
 import type { InstanceResult } from '../../src/engine/operation';
 import type {
-  ApplyTriggerInput,
+  ApplyOperationInput,
   BeginOperationInput,
   BeginOperationOutput,
   CompleteOperationInput,
   FindCandidatesInput,
   FindCandidatesOutput,
   RecordProgressInput,
-  TriggerActivities,
-} from '../../src/host/trigger-activities';
+  OperationActivities,
+} from '../../src/host/operation-activities';
 import type { ActivityFunction } from '../support/durable-replay';
 
-export interface FakeTriggerActivitiesOptions {
+export interface FakeOperationActivitiesOptions {
   /** Candidate ids in index order; an id may repeat (it matches several subjects). */
   readonly candidates: readonly string[];
   readonly pageSize: number;
@@ -29,14 +29,14 @@ export interface FakeTriggerActivitiesOptions {
   readonly resume?: BeginOperationOutput['resume'];
 }
 
-export class FakeTriggerActivities implements TriggerActivities {
+export class FakeOperationActivities implements OperationActivities {
   readonly begun: string[] = [];
   readonly pagesRead: FindCandidatesInput[] = [];
   readonly applied = new Map<string, number>();
   readonly completions: CompleteOperationInput[] = [];
   readonly progress: RecordProgressInput[] = [];
 
-  constructor(private readonly options: FakeTriggerActivitiesOptions) {}
+  constructor(private readonly options: FakeOperationActivitiesOptions) {}
 
   async beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput> {
     this.begun.push(typeof input === 'string' ? input : input.operationId);
@@ -51,7 +51,7 @@ export class FakeTriggerActivities implements TriggerActivities {
     return end < this.options.candidates.length ? { instanceIds, continuationToken: String(end) } : { instanceIds };
   }
 
-  async applyTrigger({ instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
+  async applyOperation({ instanceId }: ApplyOperationInput): Promise<InstanceResult> {
     this.applied.set(instanceId, (this.applied.get(instanceId) ?? 0) + 1);
     return this.options.outcomeFor?.(instanceId) ?? { instanceId, outcome: TriggerOutcome.transitioned, transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted' };
   }
@@ -65,12 +65,12 @@ export class FakeTriggerActivities implements TriggerActivities {
   }
 }
 
-/** The activity functions as the durable app registers them, over any TriggerActivities. */
-export function activityFunctions(activities: TriggerActivities): Record<string, ActivityFunction> {
+/** The activity functions as the durable app registers them, over any OperationActivities. */
+export function activityFunctions(activities: OperationActivities): Record<string, ActivityFunction> {
   return {
     beginOperation: (input: BeginOperationInput) => activities.beginOperation(input),
     findCandidates: (input: FindCandidatesInput) => activities.findCandidates(input),
-    applyTrigger: (input: ApplyTriggerInput) => activities.applyTrigger(input),
+    applyTrigger: (input: ApplyOperationInput) => activities.applyOperation(input),
     completeOperation: (input: CompleteOperationInput) => activities.completeOperation(input),
     recordProgress: (input: RecordProgressInput) => activities.recordProgress(input),
   };

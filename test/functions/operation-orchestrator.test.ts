@@ -4,25 +4,25 @@
  */
 import { TriggerOutcome } from '../../src/engine/enums';
 import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
-import { APPLY_TRIGGER_BATCH, activityRetryOptions, applyTriggerBatch } from '../../functions/apply-trigger-batch';
-import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/trigger-activities';
-import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, TRIGGER_ORCHESTRATOR, triggerOrchestrator } from '../../functions/trigger-orchestrator';
+import { APPLY_OPERATION_BATCH, activityRetryOptions, applyOperationBatch } from '../../functions/apply-operation-batch';
+import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/operation-activities';
+import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
-import { FakeTriggerActivities, activityFunctions, instanceIds } from './fake-trigger-activities';
+import { FakeOperationActivities, activityFunctions, instanceIds } from './fake-operation-activities';
 
 // Registration needs the Functions host; a stand-in keeps @azure/functions quiet (it only records).
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
-const orchestrators = { [TRIGGER_ORCHESTRATOR]: triggerOrchestrator, [APPLY_TRIGGER_BATCH]: applyTriggerBatch };
+const orchestrators = { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch };
 
-function run(fake: FakeTriggerActivities, operationId = 'op-1', extra: Partial<ReplayOptions> = {}) {
-  return runOrchestration(TRIGGER_ORCHESTRATOR, { operationId }, operationId, { orchestrators, activities: activityFunctions(fake), ...extra });
+function run(fake: FakeOperationActivities, operationId = 'op-1', extra: Partial<ReplayOptions> = {}) {
+  return runOrchestration(OPERATION_ORCHESTRATOR, { operationId }, operationId, { orchestrators, activities: activityFunctions(fake), ...extra });
 }
 
 describe('triggerOrchestrator', () => {
   it('fans out over every page in sub-orchestrations and records the totals', async () => {
     const candidates = instanceIds(1200);
-    const fake = new FakeTriggerActivities({ candidates, pageSize: 500 });
+    const fake = new FakeOperationActivities({ candidates, pageSize: 500 });
 
     const result = await run(fake);
 
@@ -49,7 +49,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('offers the trigger once to an instance found on several pages', async () => {
-    const fake = new FakeTriggerActivities({ candidates: ['a', 'b', 'c', 'b', 'd', 'a', 'c', 'e', 'e'], pageSize: 3 });
+    const fake = new FakeOperationActivities({ candidates: ['a', 'b', 'c', 'b', 'd', 'a', 'c', 'e', 'e'], pageSize: 3 });
 
     await run(fake);
 
@@ -60,7 +60,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('skips a page left empty by de-duplication without starting a batch', async () => {
-    const fake = new FakeTriggerActivities({ candidates: ['a', 'b', 'a', 'b', 'c'], pageSize: 2 });
+    const fake = new FakeOperationActivities({ candidates: ['a', 'b', 'a', 'b', 'c'], pageSize: 2 });
 
     const result = await run(fake);
 
@@ -73,7 +73,7 @@ describe('triggerOrchestrator', () => {
 
   it('counts every outcome in the summary', async () => {
     const outcomes = [TriggerOutcome.transitioned, TriggerOutcome.noTransition, TriggerOutcome.faulted, TriggerOutcome.notInterested];
-    const fake = new FakeTriggerActivities({
+    const fake = new FakeOperationActivities({
       candidates: instanceIds(8),
       pageSize: 3,
       outcomeFor: (instanceId) => {
@@ -90,7 +90,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('does nothing more when the operation had already finished', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(3), pageSize: 2, shouldRun: false });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(3), pageSize: 2, shouldRun: false });
 
     const result = await run(fake);
 
@@ -100,7 +100,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('finishes an operation with no candidates', async () => {
-    const fake = new FakeTriggerActivities({ candidates: [], pageSize: 500 });
+    const fake = new FakeOperationActivities({ candidates: [], pageSize: 500 });
 
     const result = await run(fake);
 
@@ -109,7 +109,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('retries a failing applyTrigger and succeeds', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(6), pageSize: 4 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(6), pageSize: 4 });
     const injectFailure = failFirstAttempts(2, (call) => call.name === 'applyTrigger' && (call.input as { instanceId: string }).instanceId === 'i0005', 'lease unavailable');
 
     const result = await run(fake, 'op-retry', { injectFailure });
@@ -125,7 +125,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('retries the other activities too', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(5), pageSize: 2 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(5), pageSize: 2 });
     const injectFailure = failFirstAttempts(1, (call) => call.name === 'findCandidates' || call.name === 'beginOperation');
 
     const result = await run(fake, 'op-pages', { injectFailure });
@@ -136,7 +136,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('marks the operation failed with the reason once the retries are exhausted', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(7), pageSize: 3 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(7), pageSize: 3 });
     const injectFailure = failFirstAttempts(99, (call) => call.name === 'applyTrigger' && (call.input as { instanceId: string }).instanceId === 'i0004', 'storage unavailable');
 
     const result = await run(fake, 'op-fail', { injectFailure });
@@ -158,7 +158,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('marks the operation failed when reading candidates keeps failing', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(5), pageSize: 2 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(5), pageSize: 2 });
     const injectFailure = failFirstAttempts(99, (call) => call.name === 'findCandidates' && (call.input as { continuationToken?: string }).continuationToken === '2');
 
     const result = await run(fake, 'op-pages-fail', { injectFailure });
@@ -171,7 +171,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('fails the orchestration when even completing the operation fails', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(2), pageSize: 2 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(2), pageSize: 2 });
     const injectFailure = failFirstAttempts(99, (call) => call.name === 'completeOperation');
 
     const result = await run(fake, 'op-complete-fail', { injectFailure });
@@ -182,7 +182,7 @@ describe('triggerOrchestrator', () => {
 
   it(`keeps at most ${MAX_BATCHES_IN_FLIGHT} batches running`, async () => {
     const pages = MAX_BATCHES_IN_FLIGHT * 2 + 3;
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(pages * 2), pageSize: 2 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(pages * 2), pageSize: 2 });
 
     // Slow batches, fast pages: the window, not the pages, must be what holds batches back.
     const result = await run(fake, 'op-window', { subOrchestrationsLast: true });
@@ -201,7 +201,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('schedules every task once (no duplicate actions on replay)', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(10), pageSize: 3 });
 
     const result = await run(fake, 'op-once');
 
@@ -210,21 +210,21 @@ describe('triggerOrchestrator', () => {
     const pagesScheduled = result.history.filter((record) => record.EventType === EventType.TaskScheduled && record.Name === 'findCandidates');
     expect(pagesScheduled).toHaveLength(4);
     // What the extension would schedule: each batch and each page once (Azure/azure-functions-durable-js#574).
-    expect(result.actions.filter((action) => action.functionName === APPLY_TRIGGER_BATCH).map((action) => action.instanceId)).toEqual(created);
+    expect(result.actions.filter((action) => action.functionName === APPLY_OPERATION_BATCH).map((action) => action.instanceId)).toEqual(created);
     expect(result.actions.map((action) => action.functionName)).toEqual([
       'beginOperation',
       'findCandidates',
       // Issue 23 (one fan-out for every host): progress when the first batch starts marks the operation running.
-      APPLY_TRIGGER_BATCH,
+      APPLY_OPERATION_BATCH,
       'recordProgress',
       'findCandidates',
-      APPLY_TRIGGER_BATCH,
+      APPLY_OPERATION_BATCH,
       'findCandidates',
-      APPLY_TRIGGER_BATCH,
+      APPLY_OPERATION_BATCH,
       'findCandidates',
       // The last batch, scheduled with the first record after a batch: progress after each batch but
       // the last (whose totals complete the operation at once).
-      APPLY_TRIGGER_BATCH,
+      APPLY_OPERATION_BATCH,
       'recordProgress',
       'recordProgress',
       'recordProgress',
@@ -233,7 +233,7 @@ describe('triggerOrchestrator', () => {
   });
 
   it('records progress as batches finish: processed grows, the total once every page is read', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(10), pageSize: 3 });
 
     await run(fake, 'op-progress');
 
@@ -251,7 +251,7 @@ describe('triggerOrchestrator', () => {
 describe('triggerOrchestrator progress on Azure', () => {
   it('moves progress every DURABLE_PAGE_SIZE instances: an operation of 120 shows progress before it ends', async () => {
     // The activity could answer pages of 500: the orchestrator asks for small ones.
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(120), pageSize: 500 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(120), pageSize: 500 });
 
     await run(fake, 'op-small-pages');
 
@@ -264,7 +264,7 @@ describe('triggerOrchestrator progress on Azure', () => {
 
 describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
   it('records with each finished batch a checkpoint: that batch\'s results, the batches still uncounted and where reading goes on', async () => {
-    const fake = new FakeTriggerActivities({ candidates: instanceIds(10), pageSize: 3 });
+    const fake = new FakeOperationActivities({ candidates: instanceIds(10), pageSize: 3 });
 
     await run(fake, 'op-checkpoint');
 
@@ -280,7 +280,7 @@ describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
   it('an orchestration started anew goes on from the checkpoint: counted instances are not offered again, and the report counts them', async () => {
     const candidates = instanceIds(12);
     const counted = candidates.slice(0, 6).map((instanceId) => ({ instanceId, outcome: TriggerOutcome.transitioned }));
-    const fake = new FakeTriggerActivities({
+    const fake = new FakeOperationActivities({
       candidates,
       pageSize: 3,
       resume: {
@@ -303,7 +303,7 @@ describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
   });
 
   it('a checkpoint with every page found offers only its pending instances', async () => {
-    const fake = new FakeTriggerActivities({
+    const fake = new FakeOperationActivities({
       candidates: instanceIds(5),
       pageSize: 5,
       resume: { checkpoint: { batches: 1, pending: ['i0004'], allFound: true }, totals: { candidates: 4, summary: { transitioned: 4 }, instances: [] } },

@@ -2,10 +2,10 @@
  * @module The activity contract of one operation's fan-out, the only thing both hosts drive: begin, find
  * a page of candidates, apply the operation to each instance of a page (a batch), record progress,
  * complete; every call retried by ACTIVITY_RETRY_POLICY. The durable orchestrator
- * (functions/trigger-orchestrator.ts, apply-trigger-batch.ts) calls them as activities; the local
+ * (functions/operation-orchestrator.ts, apply-operation-batch.ts) calls them as activities; the local
  * server's runner (local-operation-runner.ts) calls them directly. One fan-out serves every kind of
  * operation: a trigger's candidates come from the interest index, a migration's or bulk action's from
- * its selection, and `applyTrigger` applies the operation's work (the trigger, the migration, the bulk
+ * its selection, and `applyOperation` (the `applyTrigger` activity) applies the operation's work (the trigger, the migration, the bulk
  * action) to one instance. Inputs and outputs are small, JSON-serialisable values (ids, not payloads),
  * as durable history requires.
  */
@@ -93,7 +93,7 @@ export interface FindCandidatesOutput {
   readonly continuationToken?: string;
 }
 
-export interface ApplyTriggerInput {
+export interface ApplyOperationInput {
   readonly operationId: string;
   readonly instanceId: string;
 }
@@ -109,11 +109,15 @@ export interface CompleteOperationInput {
   readonly error?: string;
 }
 
-/** Activity names as registered with durable-functions. */
+/**
+ * Activity names as registered with durable-functions. The strings stay as first deployed (`applyTrigger`
+ * though it applies migrations and bulk actions too): an orchestration in flight on a deployed app
+ * replays against the names in its history, and a renamed activity would never complete for it.
+ */
 export const ActivityName = {
   beginOperation: 'beginOperation',
   findCandidates: 'findCandidates',
-  applyTrigger: 'applyTrigger',
+  applyOperation: 'applyTrigger',
   completeOperation: 'completeOperation',
   recordProgress: 'recordProgress',
 } as const;
@@ -123,7 +127,7 @@ export const ActivityName = {
  * unavailable or lost, transient storage faults; `isRetryable`). Attempts at about 0, 1, 3, 7 and 15 s:
  * a busy instance or a storage hiccup gets about a lease's shortest duration (15 s) to clear, and a
  * storage account that stays down fails the operation in seconds rather than holding it open.
- * functions/apply-trigger-batch.ts turns it into durable RetryOptions; the local runner waits the same.
+ * functions/apply-operation-batch.ts turns it into durable RetryOptions; the local runner waits the same.
  */
 export interface ActivityRetryPolicy {
   /** Attempts in all, the first included. */
@@ -145,7 +149,7 @@ export function retryIntervalInMs(policy: ActivityRetryPolicy, retry: number): n
   return Math.min(policy.maxRetryIntervalInMs, policy.firstRetryIntervalInMs * policy.backoffCoefficient ** Math.max(0, retry - 1));
 }
 
-export interface TriggerActivities {
+export interface OperationActivities {
   /**
    * Marks the operation running (unless `deferRunning`) and returns what the fan-out needs; `shouldRun`
    * is false for one already finished.
@@ -156,7 +160,7 @@ export interface TriggerActivities {
    * Applies the operation to one instance under its lease: its trigger, migration or bulk action. Throws
    * only retryable errors (lease unavailable or lost, transient storage faults): the caller retries them.
    */
-  applyTrigger(input: ApplyTriggerInput): Promise<InstanceResult>;
+  applyOperation(input: ApplyOperationInput): Promise<InstanceResult>;
   /** Records the summary and results and marks the operation succeeded (or failed with `error`). */
   completeOperation(input: CompleteOperationInput): Promise<void>;
   /**

@@ -9,7 +9,7 @@ import { OperationStatus } from '../../src/engine/enums';
 import { emptySummary, type StoredOperation } from '../../src/engine/operation';
 import type { OperationStore } from '../../src/engine/ports';
 import { silentLogger } from '../../src/host/logger';
-import { TriggerActivityService, TriggerCache } from '../../src/host/trigger-activity-service';
+import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
 import { createInMemoryPorts, InMemoryOperationStore } from '../../src/testing';
 import { timerTrigger } from '../../src/engine/timers';
 
@@ -33,11 +33,11 @@ async function setup() {
   const { store, reads, writes } = countingStore();
   const trigger = { id: 'op', name: 'Go', subjects: ['s'] };
   const { operation } = await store.create({ id: 'op', triggerId: 'op', trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
-  const service = new TriggerActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, triggerCache: new TriggerCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+  const service = new OperationActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
   return { store, service, operation, reads, writes };
 }
 
-describe('TriggerActivityService (the activity contract on storage)', () => {
+describe('OperationActivityService (the activity contract on storage)', () => {
   it('begin by id reads the record and marks it running, as the durable orchestrator calls it', async () => {
     const { store, service, reads, writes } = await setup();
     await expect(service.beginOperation('op')).resolves.toMatchObject({ shouldRun: true, subjects: ['s'] });
@@ -86,7 +86,7 @@ describe("a timer's operation", () => {
     await store.create({ id: trigger.id, triggerId: trigger.id, trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
     await store.create({ id: 'plain', triggerId: 'plain', trigger: { id: 'plain', name: 'Go', subjects: ['c1'] }, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
     // The interest index is empty: an ordinary trigger to the same subject finds nobody.
-    const service = new TriggerActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, triggerCache: new TriggerCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+    const service = new OperationActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
 
     const begun = await service.beginOperation(trigger.id);
     expect(begun).toMatchObject({ shouldRun: true, instanceIds: ['c1'] });

@@ -15,17 +15,21 @@ import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import { accumulateResults, emptyTotals, type InstanceResult } from '../src/engine/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
-import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyTriggerInput } from '../src/host/trigger-activities';
+import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/operation-activities';
 
-export const APPLY_TRIGGER_BATCH = 'applyTriggerBatch';
+/**
+ * The registered name stays as first deployed: an operation orchestration in flight on a deployed app
+ * replays against the sub-orchestration name in its history.
+ */
+export const APPLY_OPERATION_BATCH = 'applyTriggerBatch';
 
-export interface ApplyTriggerBatchInput {
+export interface ApplyOperationBatchInput {
   readonly operationId: string;
   readonly instanceIds: readonly string[];
 }
 
 /** The batch's totals (its results in the order of `instanceIds`), and the first failure. */
-export type ApplyTriggerBatchOutput = BatchOutcome;
+export type ApplyOperationBatchOutput = BatchOutcome;
 
 /** Retries for every Signalbox activity: the contract's one policy (ACTIVITY_RETRY_POLICY), which the local runner follows too. */
 export const activityRetryOptions: df.RetryOptions = (() => {
@@ -35,10 +39,10 @@ export const activityRetryOptions: df.RetryOptions = (() => {
   return options;
 })();
 
-export const applyTriggerBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { operationId, instanceIds } = context.df.getInput<ApplyTriggerBatchInput>();
+export const applyOperationBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
+  const { operationId, instanceIds } = context.df.getInput<ApplyOperationBatchInput>();
   const tasks = instanceIds.map((instanceId) =>
-    context.df.callActivityWithRetry(ActivityName.applyTrigger, activityRetryOptions, { operationId, instanceId } satisfies ApplyTriggerInput),
+    context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, instanceId } satisfies ApplyOperationInput),
   );
   let results: InstanceResult[] = [];
   let error: string | undefined;
@@ -59,8 +63,8 @@ export const applyTriggerBatch: OrchestrationHandler = function* (context: Orche
     }
   }
   // Only the outcomes seen: the orchestrator's totals list the operation kind's outcomes at 0.
-  const output: ApplyTriggerBatchOutput = { ...accumulateResults(emptyTotals([]), results), ...(error !== undefined ? { error } : {}) };
+  const output: ApplyOperationBatchOutput = { ...accumulateResults(emptyTotals([]), results), ...(error !== undefined ? { error } : {}) };
   return output;
 };
 
-df.app.orchestration(APPLY_TRIGGER_BATCH, applyTriggerBatch);
+df.app.orchestration(APPLY_OPERATION_BATCH, applyOperationBatch);

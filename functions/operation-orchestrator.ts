@@ -3,7 +3,7 @@
  * (a trigger, a migration, a bulk action): a thin scheduler of the one fan-out algorithm
  * (src/engine/operations/fan-out.ts), which the local runner and `Engine.publish` drive too. Each step
  * it is given becomes a task: a page read (the trigger's interest index lookup, or the selection) and a
- * progress record are activities, a batch is an `applyTriggerBatch` sub-orchestration (at most
+ * progress record are activities, a batch is an `applyOperationBatch` sub-orchestration (at most
  * MAX_BATCHES_IN_FLIGHT at a time, scheduled with the next task so that it runs while pages are read).
  *
  * Deterministic code: it imports only durable-functions, pure engine helpers and the activity contract,
@@ -25,10 +25,14 @@ import {
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
-} from '../src/host/trigger-activities';
-import { APPLY_TRIGGER_BATCH, activityRetryOptions, type ApplyTriggerBatchInput, type ApplyTriggerBatchOutput } from './apply-trigger-batch';
+} from '../src/host/operation-activities';
+import { APPLY_OPERATION_BATCH, activityRetryOptions, type ApplyOperationBatchInput, type ApplyOperationBatchOutput } from './apply-operation-batch';
 
-export const TRIGGER_ORCHESTRATOR = 'triggerOrchestrator';
+/**
+ * The registered name stays as first deployed (from when every operation was a trigger): orchestrations
+ * in flight on a deployed app, and their durable status queries, go by this name.
+ */
+export const OPERATION_ORCHESTRATOR = 'triggerOrchestrator';
 
 /** Batches (pages of up to DURABLE_PAGE_SIZE instances) running at once in one operation. */
 export const MAX_BATCHES_IN_FLIGHT = 8;
@@ -40,19 +44,19 @@ export const MAX_BATCHES_IN_FLIGHT = 8;
  */
 export const DURABLE_PAGE_SIZE = 50;
 
-export interface TriggerOrchestratorInput {
+export interface OperationOrchestratorInput {
   readonly operationId: string;
 }
 
 /** The orchestration's output (the durable status shows it); the operation record has the details. */
-export interface TriggerOrchestratorOutput {
+export interface OperationOrchestratorOutput {
   readonly candidates: number;
-  readonly summary: ApplyTriggerBatchOutput['summary'];
+  readonly summary: ApplyOperationBatchOutput['summary'];
   readonly error?: string;
 }
 
-export const triggerOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { operationId } = context.df.getInput<TriggerOrchestratorInput>();
+export const operationOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {
+  const { operationId } = context.df.getInput<OperationOrchestratorInput>();
   const callActivity = (name: string, input: unknown): Task => context.df.callActivityWithRetry(name, activityRetryOptions, input);
   // `running` is written by the fan-out's first progress record, as on every host (fan-out.ts).
   const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, { operationId, deferRunning: true } satisfies BeginOperationInput);
@@ -93,8 +97,8 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
         break;
       }
       case 'apply': {
-        const input: ApplyTriggerBatchInput = { operationId, instanceIds: step.batch.instanceIds };
-        const batch = context.df.callSubOrchestrator(APPLY_TRIGGER_BATCH, input, `${operationId}:batch:${step.batch.number}`);
+        const input: ApplyOperationBatchInput = { operationId, instanceIds: step.batch.instanceIds };
+        const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, input, `${operationId}:batch:${step.batch.number}`);
         batches.push(batch);
         unscheduled.push(batch);
         break;
@@ -119,7 +123,7 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
       case 'complete': {
         const { completion } = step;
         yield callActivity(ActivityName.completeOperation, { operationId, ...completion } satisfies CompleteOperationInput);
-        const output: TriggerOrchestratorOutput = {
+        const output: OperationOrchestratorOutput = {
           candidates: completion.candidates,
           summary: completion.summary,
           ...(completion.error !== undefined ? { error: completion.error } : {}),
@@ -130,4 +134,4 @@ export const triggerOrchestrator: OrchestrationHandler = function* (context: Orc
   }
 };
 
-df.app.orchestration(TRIGGER_ORCHESTRATOR, triggerOrchestrator);
+df.app.orchestration(OPERATION_ORCHESTRATOR, operationOrchestrator);

@@ -53,7 +53,7 @@ export interface MigrationReport {
   readonly blocked: readonly MigrationBlockedRow[];
 }
 
-export class OperationRuns {
+export class MigrationsAndBulkActions {
   constructor(
     private readonly engine: Engine,
     private readonly ports: EnginePorts,

@@ -1,5 +1,5 @@
 /**
- * @module The TriggerActivities both hosts run: the durable activities on Azure and the local runner's
+ * @module The OperationActivities both hosts run: the durable activities on Azure and the local runner's
  * steps, for every kind of operation (a trigger, a migration, a bulk action). Per-instance failures
  * that retrying cannot fix become a `faulted` result (a trigger's) or `failed` (the other kinds') for
  * that instance, so one bad instance never fails a whole operation; retryable ones are thrown for the
@@ -13,7 +13,7 @@ import { BulkAction, outcomesOf, selectionOf } from '../engine/operation-work';
 import type { OperationStore } from '../engine/ports';
 import {
   CANDIDATE_PAGE_SIZE,
-  type ApplyTriggerInput,
+  type ApplyOperationInput,
   type BeginOperationInput,
   type BeginOperationOutput,
   type CandidateSource,
@@ -21,8 +21,8 @@ import {
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
-  type TriggerActivities,
-} from './trigger-activities';
+  type OperationActivities,
+} from './operation-activities';
 
 export interface Logger {
   info(message: string, properties?: Record<string, unknown>): void;
@@ -34,7 +34,7 @@ export interface Logger {
  * Recent operations (what each applies: its trigger, migration or bulk action), so each worker reads an
  * operation once, not once per instance. The work of an operation never changes once recorded.
  */
-export class TriggerCache {
+export class OperationWorkCache {
   private readonly operations = new Map<string, Operation>();
   constructor(private readonly capacity = 1000) {}
 
@@ -65,16 +65,16 @@ export function candidateSourceOf(operation: Operation): CandidateSource {
   return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };
 }
 
-export interface TriggerActivityServiceOptions {
+export interface OperationActivityServiceOptions {
   readonly engine: Engine;
   readonly operations: OperationStore;
-  readonly triggerCache: TriggerCache;
+  readonly operationWorkCache: OperationWorkCache;
   readonly logger: Logger;
   /** The engine's clock (one clock for the host's times). */
   readonly now: () => Date;
 }
 
-export class TriggerActivityService implements TriggerActivities {
+export class OperationActivityService implements OperationActivities {
   /**
    * The record of each operation this service began and has not completed, as last written: progress and
    * completion write from it without reading. Only within one service: the local runner keeps one for
@@ -83,7 +83,7 @@ export class TriggerActivityService implements TriggerActivities {
    */
   private readonly inHand = new Map<string, StoredOperation>();
 
-  constructor(private readonly options: TriggerActivityServiceOptions) {}
+  constructor(private readonly options: OperationActivityServiceOptions) {}
 
   private now(): string {
     return this.options.now().toISOString();
@@ -93,7 +93,7 @@ export class TriggerActivityService implements TriggerActivities {
     const { operationId, operation: known, deferRunning = false } = typeof input === 'string' ? { operationId: input } : input;
     const operation = known ?? (await this.options.operations.get(operationId));
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
-    this.options.triggerCache.set(operationId, operation);
+    this.options.operationWorkCache.set(operationId, operation);
     const source = candidateSourceOf(operation);
     const outcomes = operation.kind === undefined || operation.kind === OperationKind.trigger ? {} : { outcomes: outcomesOf(operation) };
     if (operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) {
@@ -124,29 +124,29 @@ export class TriggerActivityService implements TriggerActivities {
     const maxPageSize = Math.max(1, Math.min(CANDIDATE_PAGE_SIZE, Math.floor(input.maxPageSize ?? CANDIDATE_PAGE_SIZE)));
     const pageOptions = { maxPageSize, ...(input.continuationToken ? { continuationToken: input.continuationToken } : {}) };
     const page = input.selection
-      ? await this.options.engine.operations.selectPage(input.selection, pageOptions, input.includeDeleting ?? false)
+      ? await this.options.engine.migrationsAndBulkActions.selectPage(input.selection, pageOptions, input.includeDeleting ?? false)
       : await this.options.engine.findCandidates(input.subjects, pageOptions);
     return { instanceIds: page.items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) };
   }
 
   private async operationOf(operationId: string): Promise<Operation> {
-    const cached = this.options.triggerCache.get(operationId);
+    const cached = this.options.operationWorkCache.get(operationId);
     if (cached) return cached;
     const operation = await this.options.operations.get(operationId);
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
-    this.options.triggerCache.set(operationId, operation);
+    this.options.operationWorkCache.set(operationId, operation);
     return operation;
   }
 
-  async applyTrigger({ operationId, instanceId }: ApplyTriggerInput): Promise<InstanceResult> {
+  async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<InstanceResult> {
     const operation = await this.operationOf(operationId);
     const { engine } = this.options;
     try {
       switch (operation.kind) {
         case OperationKind.migration:
-          return await engine.operations.migrate(instanceId, operation.migration, { operationId });
+          return await engine.migrationsAndBulkActions.migrate(instanceId, operation.migration, { operationId });
         case OperationKind.bulk:
-          return await engine.operations.applyBulk(instanceId, operation.bulk, { operationId });
+          return await engine.migrationsAndBulkActions.applyBulk(instanceId, operation.bulk, { operationId });
         default:
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
           // the operation's totals report that (operationResult in src/engine/operation.ts).
