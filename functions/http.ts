@@ -5,44 +5,34 @@
  */
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { TooLargeError } from '../src/engine/errors';
 import { finishResponse, preflightResponse, type CorsPolicy } from '../src/host/http/http-manners';
 import { crossSiteRefusal } from '../src/host/http/request-guard';
 import { allowedMethods, routes, unmatchedResponse } from '../src/host/http/routes';
-import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type RouteDefinition } from '../src/host/http/types';
+import { bodyText, checkBodySize, encodeResponse } from '../src/host/http/transport';
+import type { ApiRequest, ApiResponse, RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
 import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './wiring';
 
-/** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES, as the local server does. */
+/** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
 export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  const tooLarge = () => new TooLargeError(`The request body is over ${MAX_BODY_SIZE_IN_BYTES} bytes`);
-  if (declared > MAX_BODY_SIZE_IN_BYTES) throw tooLarge();
+  checkBodySize(Number(request.headers.get('content-length') ?? 0));
   const body = Buffer.from(await request.arrayBuffer());
-  if (body.length > MAX_BODY_SIZE_IN_BYTES) throw tooLarge();
+  checkBodySize(body.length);
   return {
     method: request.method.toUpperCase(),
     url: new URL(request.url),
     params: { ...request.params },
     headers: { get: (name) => request.headers.get(name) },
-    bodyText: body.length > 0 ? body.toString('utf8') : undefined,
+    bodyText: bodyText(body),
     // The Functions host checked the function key before this runs (authLevel `function`).
     principal: 'function-key',
   };
 }
 
 export function toHttpResponse(response: ApiResponse): HttpResponseInit {
-  const headers: Record<string, string> = { ...response.headers };
-  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
-  if (response.text !== undefined) {
-    if (!hasContentType) headers['content-type'] = 'text/plain; charset=utf-8';
-    return { status: response.status, headers, body: response.text };
-  }
-  if (response.body === undefined) return { status: response.status, headers };
-  if (!hasContentType) headers['content-type'] = 'application/json; charset=utf-8';
-  return { status: response.status, headers, body: JSON.stringify(response.body) };
+  return encodeResponse(response);
 }
 
 /** CORS as the app setting says; on Azure the platform's CORS (same origins, from infra) answers first. */

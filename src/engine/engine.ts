@@ -159,6 +159,14 @@ export class Engine {
     return this.workflows.addVersion(this.workflows.validate(definition), options);
   }
 
+  /**
+   * Creates or versions a workflow from an untyped definition, with If-Match semantics (PUT): see
+   * WorkflowService.put. `created` says which it did.
+   */
+  putWorkflow(workflowId: string, input: unknown, options?: OperationOptions & { ifMatch?: string; force?: boolean }): Promise<{ workflow: WorkflowVersion; created: boolean }> {
+    return this.workflows.put(workflowId, input, options);
+  }
+
   /** The latest version, or the given one. NotFoundError if absent. */
   getWorkflow(workflowId: string, version?: number, options?: OperationOptions): Promise<WorkflowVersion> {
     return this.workflows.get(workflowId, version, options);
@@ -220,6 +228,29 @@ export class Engine {
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */
   findCandidates(subjects: readonly string[], pageOptions?: PageOptions): Promise<Page<string>> {
     return onePage(this.ports.interests.findCandidates(subjects, pageOptions));
+  }
+
+  /**
+   * Instances interested in `subject` (an instance id, an interest, a trigger name a transition answers)
+   * that match `query` too. The interest index answers the page (its continuation token is the page's);
+   * each candidate is then read, concurrently, and kept only if it still holds the interest: the index
+   * is a superset of the truth (stale rows, instances being deleted). A page may hold fewer than
+   * `maxPageSize` instances and still have a next one.
+   */
+  async findInstancesBySubject(subject: string, query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
+    const candidates = await this.findCandidates([subject], pageOptions);
+    const loaded = await Promise.all(candidates.items.map((instanceId) => this.ports.instances.get(instanceId, pageOptions)));
+    const items = loaded.filter(
+      (instance): instance is StoredInstance =>
+        instance !== undefined &&
+        !instance.deleting &&
+        instance.interests.includes(subject) &&
+        (query.workflowId === undefined || instance.workflowId === query.workflowId) &&
+        (query.stateId === undefined || instance.stateId === query.stateId) &&
+        (query.status === undefined || instance.status === query.status) &&
+        (query.parentId === undefined || instance.parent?.instanceId === query.parentId),
+    );
+    return { ...candidates, items };
   }
 
   /**

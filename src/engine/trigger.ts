@@ -107,6 +107,10 @@ export interface TriggerRecipient {
 
 /** Validates input from outside; throws ValidationError listing every problem. */
 export function parseTrigger(input: unknown, newId: () => string): Trigger {
-  const parsed = parseWith(triggerInputSchema, input, 'The trigger is invalid');
+  return triggerFromInput(parseWith(triggerInputSchema, input, 'The trigger is invalid'), newId);
+}
+
+/** The trigger a parsed client input stands for: an id when it named none, each subject once. */
+export function triggerFromInput(parsed: TriggerInput, newId: () => string): Trigger {
   return { ...parsed, id: parsed.id ?? newId(), subjects: [...new Set(parsed.subjects)] };
 }

@@ -8,12 +8,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { TooLargeError } from '../engine/errors';
 import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from './console-assets';
 import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from './http/http-manners';
 import { crossSiteRefusal, hostRefusal } from './http/request-guard';
 import { allowedMethods, matchRoute, unmatchedResponse } from './http/routes';
-import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type ApiServices } from './http/types';
+import { bodyText, checkBodySize, encodeResponse } from './http/transport';
+import type { ApiRequest, ApiResponse, ApiServices } from './http/types';
 import { problem, problemResponse } from './problem';
 import type { Logger } from './operation-activity-service';
 
@@ -49,14 +49,17 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_SIZE_IN_BYTES) {
-        reject(new TooLargeError(`The request body is over ${MAX_BODY_SIZE_IN_BYTES} bytes`));
+      try {
+        checkBodySize(size);
+      } catch (error) {
+        // Answered at once; the rest of the body is read and dropped so that the answer reaches the client.
+        reject(error as Error);
         request.resume();
         return;
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined));
+    request.on('end', () => resolve(bodyText(Buffer.concat(chunks))));
     request.on('error', reject);
   });
 }
@@ -69,17 +72,9 @@ function keyMatches(expected: string, given: string | null): boolean {
 }
 
 function send(response: ServerResponse, apiResponse: ApiResponse): void {
-  const headers: Record<string, string> = { ...apiResponse.headers };
-  let payload: string | undefined;
-  if (apiResponse.text !== undefined) {
-    payload = apiResponse.text;
-    headers['content-type'] ??= 'text/plain; charset=utf-8';
-  } else if (apiResponse.body !== undefined) {
-    payload = JSON.stringify(apiResponse.body);
-    headers['content-type'] ??= 'application/json; charset=utf-8';
-  }
-  response.writeHead(apiResponse.status, headers);
-  response.end(payload);
+  const { status, headers, body } = encodeResponse(apiResponse);
+  response.writeHead(status, headers);
+  response.end(body);
 }
 
 function sendAsset(response: ServerResponse, asset: ConsoleAssetResponse): void {

@@ -10,7 +10,6 @@ import {
   type Engine,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
-import { putWorkflow } from '../../src/host/http/workflow-routes';
 import { testEngine } from './support';
 
 const flow: WorkflowDefinitionInput = {
@@ -75,7 +74,8 @@ describe('Engine: workflows', () => {
     expect(() => engine.validateWorkflow({ id: 'bad' })).toThrow(DefinitionInvalidError);
   });
 
-  // PUT semantics (If-Match, the body's id) moved from the engine to the route by issue 10 (section 4).
+  // PUT semantics (If-Match, the body's id): in the engine again since issue 23 (section 3), the route only reads the header.
+  const putWorkflow = (engine: Engine, workflowId: string, body: unknown, ifMatch: string | undefined) => engine.putWorkflow(workflowId, body, ifMatch === undefined ? {} : { ifMatch });
   it('PUT: creates v1 without If-Match when absent, conflicts when present, versions with a matching ETag, refuses stale ones', async () => {
     const { engine } = testEngine();
     const { id: _id, ...body } = flow;

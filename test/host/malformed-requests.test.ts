@@ -1,12 +1,9 @@
 /**
  * Malformed requests against the local server over real HTTP: each gets a 4xx problem+json answer
- * (naming the field where there is one) and changes nothing that the API can show.
+ * (naming the field where there is one) and changes nothing that the API can show. Validation is the
+ * route table's (route.ts) and needs no storage: the server runs in process on in-memory storage.
  */
-import { startTestHost } from '../support/local-host';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
-import { prefixedStorageNames } from '../../src/storage/names';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import { startInMemoryTestHost, type InMemoryTestHost } from '../support/in-memory-host';
 import { httpClient } from './http-client';
 
 const workflow = {
@@ -88,11 +85,12 @@ const cases: MalformedCase[] = [
   { name: 'method not allowed on triggers', method: 'PATCH', path: '/api/triggers', json: {}, status: 405 },
 ];
 
-let host: LocalHost;
+let host: InMemoryTestHost;
 let api: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
-  ({ host, api } = await startTestHost('bad'));
+  host = await startInMemoryTestHost();
+  ({ api } = host);
   expect((await api.request('PUT', '/api/workflows/counter', { json: workflow })).status).toBe(201);
   expect((await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'c1', context: { count: 0 } } })).status).toBe(201);
 });
@@ -136,12 +134,7 @@ it.each(cases)('$name → $status, problem+json, nothing changed', async (malfor
 });
 
 it('checks the function key when SIGNALBOX_API_KEY is set (health stays open)', async () => {
-  const keyed = await startLocalHost({
-    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_API_KEY: 'local-test-key' },
-    port: 0,
-    storageNames: prefixedStorageNames(uniquePrefix('key')),
-    logger: silentLogger,
-  });
+  const keyed = await startInMemoryTestHost({ apiKey: 'local-test-key' });
   try {
     const client = httpClient(keyed.url);
     const refused = await client.request('GET', '/api/workflows');

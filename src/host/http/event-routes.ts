@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import type { LifecycleEventRecord } from '../../engine/events/lifecycle-events';
 import { lifecycleEventSchema, pageSchemaOf } from './api-schemas';
-import { readJsonBody } from './request-body';
-import { pageQuerySchema, parseQuery } from './query';
+import { pageQuerySchema } from './query';
+import { defineRoute } from './route';
 import { pageBody } from './representations';
 import type { RouteDefinition } from './types';
 
@@ -20,7 +20,7 @@ const eventsQuery = z.object(pageQuerySchema);
 const eventPage = pageSchemaOf(lifecycleEventSchema, 'LifecycleEventPage');
 
 export const eventRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'listInstanceEvents',
     methods: ['GET'],
     route: 'instances/{instanceId}/events',
@@ -33,13 +33,12 @@ export const eventRoutes: readonly RouteDefinition[] = [
       query: eventsQuery,
       responses: { 200: { description: 'A page of events.', body: eventPage }, 404: 'No such instance.' },
     },
-    async handle(request, { engine }) {
-      const page = parseQuery(request, eventsQuery);
-      const events = await engine.listEvents(request.params.instanceId!, page);
+    async handle({ params, query }, { engine }) {
+      const events = await engine.listEvents(params.instanceId, query);
       return { status: 200, body: pageBody(events.items.map(eventBody), events) };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'redeliverInstanceEvent',
     methods: ['POST'],
     route: 'instances/{instanceId}/events/{eventId}/redeliver',
@@ -55,11 +54,9 @@ export const eventRoutes: readonly RouteDefinition[] = [
         409: 'No delivery of the event is dead-lettered.',
       },
     },
-    async handle(request, { engine }) {
-      readJsonBody(request, { optional: true });
-      parseQuery(request, {});
-      await engine.redeliverEvent(request.params.instanceId!, request.params.eventId!);
-      return { status: 202, body: { eventId: request.params.eventId! } };
+    async handle({ params: { instanceId, eventId } }, { engine }) {
+      await engine.redeliverEvent(instanceId, eventId);
+      return { status: 202, body: { eventId } };
     },
-  },
+  }),
 ];

@@ -7,8 +7,7 @@ import { z } from 'zod';
 import { availableTriggers, buildDefinitionGraph, checkDefinition, mermaidStateDiagram } from '../../engine/analysis';
 import { ValidationError } from '../../engine/errors';
 import { availableTriggersSchema, definitionCheckSchema, workflowDefinitionReference } from './api-schemas';
-import { readJsonBody } from './request-body';
-import { parseQuery } from './query';
+import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
 
 const diagramQuery = z.object({
@@ -17,7 +16,7 @@ const diagramQuery = z.object({
 });
 
 export const explainRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'validateWorkflow',
     methods: ['POST'],
     route: 'workflows/validate',
@@ -30,13 +29,12 @@ export const explainRoutes: readonly RouteDefinition[] = [
       withoutStorage: true,
       responses: { 200: { description: 'The verdict.', body: definitionCheckSchema } },
     },
-    async handle(request, { engine }) {
-      parseQuery(request, {});
+    async handle({ body }, { engine }) {
       // An invalid definition is an answer here, not a failed request: 200 with its errors.
-      return { status: 200, body: checkDefinition(readJsonBody(request), engine.options.registry) };
+      return { status: 200, body: checkDefinition(body, engine.options.registry) };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getWorkflowDiagram',
     methods: ['GET'],
     route: 'workflows/{workflowId}/diagram',
@@ -53,9 +51,7 @@ export const explainRoutes: readonly RouteDefinition[] = [
         404: 'No such workflow, version or instance.',
       },
     },
-    async handle(request, { engine }) {
-      const { version, instanceId } = parseQuery(request, diagramQuery.shape);
-      const workflowId = request.params.workflowId!;
+    async handle({ params: { workflowId }, query: { version, instanceId } }, { engine }) {
       const instance = instanceId === undefined ? undefined : await engine.getInstance(instanceId);
       if (instance && instance.workflowId !== workflowId) {
         throw new ValidationError('The query string is invalid', [{ path: 'instanceId', message: `instance "${instance.id}" belongs to workflow "${instance.workflowId}", not "${workflowId}"` }]);
@@ -65,8 +61,8 @@ export const explainRoutes: readonly RouteDefinition[] = [
       const text = mermaidStateDiagram(buildDefinitionGraph(workflow.definition), { highlightStateId: instance?.stateId });
       return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, text };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getAvailableTriggers',
     methods: ['GET'],
     route: 'instances/{instanceId}/available-triggers',
@@ -78,11 +74,10 @@ export const explainRoutes: readonly RouteDefinition[] = [
       path: z.object({ instanceId: z.string() }),
       responses: { 200: { description: 'Its status and the transitions of its state.', body: availableTriggersSchema }, 404: 'No such instance.' },
     },
-    async handle(request, { engine }) {
-      parseQuery(request, {});
-      const instance = await engine.getInstance(request.params.instanceId!);
+    async handle({ params }, { engine }) {
+      const instance = await engine.getInstance(params.instanceId);
       const { definition } = await engine.getWorkflow(instance.workflowId, instance.workflowVersion);
       return { status: 200, body: availableTriggers(definition, instance) };
     },
-  },
+  }),
 ];

@@ -2,18 +2,16 @@
 import { z } from 'zod';
 import { createInstanceInputSchema } from '../../engine/decide-create';
 import { instanceStatusSchema } from '../../engine/enums';
-import { NotFoundError } from '../../engine/errors';
 import type { StoredInstance } from '../../engine/instance';
 import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
-import { parseWith } from '../../engine/validation';
 import { contextPatchSchema } from '../../engine/merge-patch';
 import { principalOf } from './types';
 import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
-import { readJsonBody } from './request-body';
-import { pageQuerySchema, parseQuery } from './query';
+import { pageQuerySchema } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
 import { preferWaitHeaders } from './prefer-wait';
 import { submittedOperation, submittedResponses } from './trigger-routes';
+import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
@@ -41,10 +39,14 @@ const listInstancesQuery = z.object({
   ...pageQuerySchema,
 });
 const historyQuery = z.object(pageQuerySchema);
+/** The instance is the subject: a body naming subjects is refused (the dispatcher names the field) rather than silently overridden. */
+const instanceTriggerBody = z.strictObject(triggerFieldsSchema.omit({ subjects: true }).shape, {
+  error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('subjects') ? 'subjects are not allowed here: the instance id is the subject' : undefined),
+});
 const instancePage = pageSchemaOf(instanceSchema, 'InstancePage');
 
 export const instanceRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'createInstance',
     methods: ['POST'],
     route: 'instances',
@@ -59,14 +61,13 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         409: 'An instance with this id exists.',
       },
     },
-    async handle(request, { engine }) {
-      // Parsed here, at the edge: the engine gets a typed request.
-      const input = parseWith(createInstanceInputSchema, readJsonBody(request), 'The instance request is invalid');
-      const instance = await engine.createInstance(input);
+    invalidBody: 'The instance request is invalid',
+    async handle({ body }, { engine }) {
+      const instance = await engine.createInstance(body);
       return instanceResponse(201, instance, true);
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getInstance',
     methods: ['GET'],
     route: 'instances/{instanceId}',
@@ -82,12 +83,11 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         404: 'No such instance.',
       },
     },
-    async handle(request, services) {
-      parseQuery(request, {});
-      return instanceResponse(200, await services.engine.getInstance(request.params.instanceId!));
+    async handle({ params }, { engine }) {
+      return instanceResponse(200, await engine.getInstance(params.instanceId));
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'listInstances',
     methods: ['GET'],
     route: 'instances',
@@ -98,34 +98,14 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       query: listInstancesQuery,
       responses: { 200: { description: 'A page of instances.', body: instancePage } },
     },
-    async handle(request, { engine }) {
-      const { workflowId, stateId, status, subject, parentId, ...page } = parseQuery(request, listInstancesQuery);
-      if (subject !== undefined) {
-        // The interest index answers "who is interested in this subject"; the instances are then read
-        // and filtered, since the index may hold stale rows (it is a superset of the truth).
-        const candidates = await engine.findCandidates([subject], page);
-        const loaded = await Promise.all(
-          candidates.items.map((id) => engine.getInstance(id).catch((error: unknown) => {
-            if (error instanceof NotFoundError) return undefined; // a stale index row
-            throw error;
-          })),
-        );
-        const items = loaded.filter(
-          (instance): instance is StoredInstance =>
-            instance !== undefined &&
-            instance.interests.includes(subject) &&
-            (workflowId === undefined || instance.workflowId === workflowId) &&
-            (stateId === undefined || instance.stateId === stateId) &&
-            (status === undefined || instance.status === status) &&
-            (parentId === undefined || instance.parent?.instanceId === parentId),
-        );
-        return { status: 200, body: pageBody(items.map(instanceBody), candidates) };
-      }
-      const result = await engine.listInstances({ workflowId, stateId, status, ...(parentId !== undefined ? { parentId } : {}) }, page);
+    async handle({ query }, { engine }) {
+      const { workflowId, stateId, status, subject, parentId, ...page } = query;
+      const filter = { workflowId, stateId, status, ...(parentId !== undefined ? { parentId } : {}) };
+      const result = subject !== undefined ? await engine.findInstancesBySubject(subject, filter, page) : await engine.listInstances(filter, page);
       return { status: 200, body: pageBody(result.items.map(instanceBody), result) };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getInstanceHistory',
     methods: ['GET'],
     route: 'instances/{instanceId}/history',
@@ -137,10 +117,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       query: historyQuery,
       responses: { 200: { description: 'A page of history entries, oldest first.', body: pageSchemaOf(historyEntrySchema, 'HistoryPage') }, 404: 'No such instance.' },
     },
-    async handle(request, services) {
-      const page = parseQuery(request, historyQuery);
-      const instanceId = request.params.instanceId!;
-      const history = await services.engine.getHistory(instanceId, page);
+    async handle({ params, query }, { engine }) {
+      const history = await engine.getHistory(params.instanceId, query);
       const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by }) => ({
         at,
         event,
@@ -158,8 +136,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       }));
       return { status: 200, body: pageBody(items, history) };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getInstanceOffers',
     methods: ['GET'],
     route: 'instances/{instanceId}/offers',
@@ -173,12 +151,11 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       path: instancePath,
       responses: { 200: { description: 'The recent offers, newest first.', body: offerListSchema }, 404: 'No such instance.' },
     },
-    async handle(request, { engine }) {
-      parseQuery(request, {});
-      return { status: 200, body: { items: await engine.getOffers(request.params.instanceId!) } };
+    async handle({ params }, { engine }) {
+      return { status: 200, body: { items: await engine.getOffers(params.instanceId) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'sendInstanceTrigger',
     methods: ['POST'],
     route: 'instances/{instanceId}/triggers',
@@ -192,22 +169,19 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       path: instancePath,
       query: dryRunQuerySchema,
       headers: preferWaitHeaders,
-      body: triggerFieldsSchema.omit({ subjects: true }),
+      body: instanceTriggerBody,
       responses: { ...submittedResponses, 404: 'No such instance.' },
     },
-    async handle(request, services) {
-      const instanceId = request.params.instanceId!;
-      const { dryRun } = parseQuery(request, dryRunQuerySchema);
-      const body = readJsonBody(request);
-      // The instance is the subject: a body naming subjects is refused rather than silently overridden.
-      const input = parseWith(z.looseObject({ subjects: z.never({ error: 'subjects are not allowed here: the instance id is the subject' }).optional() }), body, 'The trigger is invalid');
-      const trigger = parseTrigger({ ...input, subjects: [instanceId] }, services.newId);
-      if (dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
+    invalidBody: 'The trigger is invalid',
+    async handle({ params: { instanceId }, query, body, request }, services) {
+      // Checked again as a whole (the size of a trigger with its subject).
+      const trigger = parseTrigger({ ...body, subjects: [instanceId] }, services.newId);
+      if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'recoverInstance',
     methods: ['POST'],
     route: 'instances/{instanceId}/recover',
@@ -223,12 +197,12 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         409: 'The instance is not faulted.',
       },
     },
-    async handle(request, { engine }) {
-      const { stateId, context } = parseWith(recoverBodySchema, readJsonBody(request), 'The recovery request is invalid');
-      return instanceResponse(200, await engine.recover(request.params.instanceId!, stateId, {}, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
+    invalidBody: 'The recovery request is invalid',
+    async handle({ params, body: { stateId, context }, request }, { engine }) {
+      return instanceResponse(200, await engine.recover(params.instanceId, stateId, {}, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'cancelInstance',
     methods: ['POST'],
     route: 'instances/{instanceId}/cancel',
@@ -244,9 +218,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         409: 'The instance is already complete or cancelled.',
       },
     },
-    async handle(request, { engine }) {
-      readJsonBody(request, { optional: true });
-      return instanceResponse(200, await engine.cancel(request.params.instanceId!));
+    async handle({ params }, { engine }) {
+      return instanceResponse(200, await engine.cancel(params.instanceId));
     },
-  },
+  }),
 ];

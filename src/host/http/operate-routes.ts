@@ -6,8 +6,7 @@ import { z } from 'zod';
 import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/operation-work';
 import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
 import { ConflictError } from '../../engine/errors';
-import { readJsonBody } from './request-body';
-import { parseQuery } from './query';
+import { defineRoute } from './route';
 import { instanceBody } from './representations';
 import { acceptedOperation } from './trigger-routes';
 import type { StoredInstance } from '../../engine/instance';
@@ -41,17 +40,15 @@ async function countMatching(engine: ApiServices['engine'], filter: BulkRequest[
 }
 
 /** Suspend and resume: no query, no body (an empty one is tolerated), 200 with the instance and its ETag. */
-function changeStatus(change: (engine: ApiServices['engine'], instanceId: string) => Promise<StoredInstance>): RouteDefinition['handle'] {
-  return async (request, { engine }) => {
-    parseQuery(request, {});
-    readJsonBody(request, { optional: true });
-    const instance = await change(engine, request.params.instanceId!);
+function changeStatus(change: (engine: ApiServices['engine'], instanceId: string) => Promise<StoredInstance>) {
+  return async ({ params }: { params: { instanceId: string } }, { engine }: ApiServices) => {
+    const instance = await change(engine, params.instanceId);
     return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
   };
 }
 
 export const operateRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'migrateInstances',
     methods: ['POST'],
     route: 'workflows/{workflowId}/migrations',
@@ -70,14 +67,15 @@ export const operateRoutes: readonly RouteDefinition[] = [
         404: 'No such workflow.',
       },
     },
-    async handle(request, { engine, triggers }) {
-      parseQuery(request, {});
-      const { request: migration, dryRun } = await engine.operations.parseMigration(request.params.workflowId!, readJsonBody(request));
+    invalidBody: 'The migration request is invalid',
+    async handle({ params, body }, { engine, triggers }) {
+      // The body's shape is checked; the engine checks it against the workflow's versions.
+      const { request: migration, dryRun } = await engine.operations.parseMigration(params.workflowId, body);
       if (dryRun) return { status: 200, body: await engine.operations.migrationReport(migration) };
       return acceptedOperation(await triggers.submitWork({ migration }));
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'deleteWorkflow',
     methods: ['DELETE'],
     route: 'workflows/{workflowId}',
@@ -89,13 +87,12 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 204: { description: 'Deleted.' }, 404: 'No such workflow.', 409: 'Instances of it exist: delete them first.' },
     },
-    async handle(request, { engine }) {
-      parseQuery(request, {});
-      await engine.deleteWorkflow(request.params.workflowId!);
+    async handle({ params }, { engine }) {
+      await engine.deleteWorkflow(params.workflowId);
       return { status: 204 };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'deleteInstance',
     methods: ['DELETE'],
     route: 'instances/{instanceId}',
@@ -108,13 +105,12 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: forceQuery,
       responses: { 204: { description: 'Deleted.' }, 404: 'No such instance.', 409: 'The instance is waiting or initializing (use force=true).' },
     },
-    async handle(request, { engine }) {
-      const { force } = parseQuery(request, forceShape);
-      await engine.deleteInstance(request.params.instanceId!, { force: force === 'true' });
+    async handle({ params, query }, { engine }) {
+      await engine.deleteInstance(params.instanceId, { force: query.force === 'true' });
       return { status: 204 };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'suspendInstance',
     methods: ['POST'],
     route: 'instances/{instanceId}/suspend',
@@ -128,8 +124,8 @@ export const operateRoutes: readonly RouteDefinition[] = [
       responses: { 200: instanceAnswer('The instance, now `suspended`.'), 404: 'No such instance.', 409: 'The instance is not waiting.' },
     },
     handle: changeStatus((engine, instanceId) => engine.suspend(instanceId)),
-  },
-  {
+  }),
+  defineRoute({
     name: 'resumeInstance',
     methods: ['POST'],
     route: 'instances/{instanceId}/resume',
@@ -143,8 +139,8 @@ export const operateRoutes: readonly RouteDefinition[] = [
       responses: { 200: instanceAnswer('The instance, `waiting` again.'), 404: 'No such instance.', 409: 'The instance is not suspended.' },
     },
     handle: changeStatus((engine, instanceId) => engine.resume(instanceId)),
-  },
-  {
+  }),
+  defineRoute({
     name: 'bulkInstances',
     methods: ['POST'],
     route: 'instances/bulk',
@@ -163,12 +159,11 @@ export const operateRoutes: readonly RouteDefinition[] = [
         409: 'A delete whose `expectedCount` is not the number of instances the filter matches: nothing is deleted.',
       },
     },
-    async handle(request, { engine, triggers }) {
-      parseQuery(request, {});
-      const body = readJsonBody(request);
-      // Checked against the workflows first (a misspelt workflow or state is a 400, dry run or not).
+    invalidBody: 'The bulk request is invalid',
+    async handle({ body }, { engine, triggers }) {
+      // Checked against the workflows too (a misspelt workflow or state is a 400, dry run or not).
       const bulk = await engine.operations.parseBulk(body);
-      const { dryRun, expectedCount } = bulkRequestSchema.parse(body);
+      const { dryRun, expectedCount } = body;
       if (dryRun) return { status: 200, body: { action: bulk.action, filter: bulk.filter, matched: await countMatching(engine, bulk.filter) } };
       if (bulk.action === 'delete') {
         const matched = await countMatching(engine, bulk.filter);
@@ -178,5 +173,5 @@ export const operateRoutes: readonly RouteDefinition[] = [
       }
       return acceptedOperation(await triggers.submitWork({ bulk }));
     },
-  },
+  }),
 ];

@@ -2,9 +2,10 @@
  * @module Reading a request's JSON body: content type, size, nesting depth, syntax, `__proto__` keys;
  * each failure is a clear 4xx.
  */
-import { SignalboxError, TooLargeError, ValidationError } from '../../engine/errors';
+import { SignalboxError, ValidationError } from '../../engine/errors';
 import { formatPath } from '../../engine/validation';
-import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest } from './types';
+import { checkBodySize } from './transport';
+import type { ApiRequest } from './types';
 
 /**
  * Nesting of objects and arrays a body may have. Deeper JSON parses, but every recursive walk after it
@@ -32,9 +33,8 @@ export function readJsonBody(request: ApiRequest, { optional = false }: { option
     if (optional) return undefined;
     throw new ValidationError('A JSON request body is required', [{ path: '$', message: 'the body is empty' }]);
   }
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_SIZE_IN_BYTES) {
-    throw new TooLargeError(`The request body is over ${MAX_BODY_SIZE_IN_BYTES} bytes`);
-  }
+  // Hosts cap what they read; a request built by other code (tests, an embedding) is capped here.
+  checkBodySize(Buffer.byteLength(text, 'utf8'));
   if (!isJsonContentType(request.headers.get('content-type'))) throw new UnsupportedMediaTypeError(request.headers.get('content-type'));
   const depth = nestingDepth(text);
   if (depth > MAX_JSON_DEPTH) {

@@ -9,7 +9,7 @@ import { healthSchema } from './api-schemas';
 import { explainRoutes } from './explain-routes';
 import { instanceRoutes } from './instance-routes';
 import { operateRoutes } from './operate-routes';
-import { parseQuery } from './query';
+import { defineRoute } from './route';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './trigger-routes';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
@@ -17,7 +17,7 @@ import { workflowRoutes } from './workflow-routes';
 import { problem } from '../problem';
 
 const systemRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'health',
     methods: ['GET'],
     route: 'health',
@@ -27,13 +27,12 @@ const systemRoutes: readonly RouteDefinition[] = [
       tags: ['system'],
       responses: { 200: { description: 'Storage answers.', body: healthSchema }, 503: 'Storage does not answer.' },
     },
-    async handle(request, services) {
-      parseQuery(request, {});
+    async handle(_input, services) {
       const healthy = await services.checkHealth().catch(() => false);
       return healthy ? { status: 200, body: { status: 'ok' } } : problem(503, 'Unhealthy', 'Storage does not answer');
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'openApi',
     methods: ['GET'],
     route: 'openapi.json',
@@ -45,12 +44,11 @@ const systemRoutes: readonly RouteDefinition[] = [
       withoutStorage: true,
       responses: { 200: { description: 'The OpenAPI 3.1 document of this API.', body: z.record(z.string(), z.unknown()) } },
     },
-    async handle(request, services) {
-      parseQuery(request, {});
+    async handle(_input, services) {
       return { status: 200, body: openApiDocument(services) };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'workflowDefinitionSchema',
     methods: ['GET'],
     route: 'schemas/workflow-definition.json',
@@ -63,11 +61,10 @@ const systemRoutes: readonly RouteDefinition[] = [
       withoutStorage: true,
       responses: { 200: { description: 'The schema.', body: z.record(z.string(), z.unknown()), contentType: 'application/schema+json' } },
     },
-    async handle(request, services) {
-      parseQuery(request, {});
+    async handle(_input, services) {
       return { status: 200, headers: { 'content-type': 'application/schema+json' }, body: definitionSchema(services) };
     },
-  },
+  }),
 ];
 
 export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes];

@@ -3,13 +3,13 @@ import { NotFoundError } from '../../engine/errors';
 import { OperationKind, type StoredOperation } from '../../engine/operation';
 import { OperationStatus } from '../../engine/enums';
 import { onePage } from '../../engine/paging';
-import { triggerFieldsSchema, parseTrigger } from '../../engine/trigger';
+import { triggerInputSchema, triggerFromInput } from '../../engine/trigger';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
 import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, finishedOperationHeaders, listedOperationSchema, operationSchema, pageSchemaOf, pendingOperationHeaders } from './api-schemas';
 import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './prefer-wait';
-import { readJsonBody } from './request-body';
-import { pageQuerySchema, parseQuery } from './query';
+import { pageQuerySchema } from './query';
+import { defineRoute } from './route';
 import { listedOperationBody, operationBody, operationUrl, pageBody } from './representations';
 import type { ApiRequest, ApiResponse, ApiServices, ResponseContract, RouteDefinition } from './types';
 
@@ -65,7 +65,7 @@ const listOperationsQuery = z.object({
 });
 
 export const triggerRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'sendTrigger',
     methods: ['POST'],
     route: 'triggers',
@@ -79,17 +79,18 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       tags: ['triggers'],
       query: dryRunQuerySchema,
       headers: preferWaitHeaders,
-      body: triggerFieldsSchema,
+      // The fields as the document shows them, with the size check a trigger needs as a whole.
+      body: triggerInputSchema,
       responses: submittedResponses,
     },
-    async handle(request, services) {
-      const { dryRun } = parseQuery(request, dryRunQuerySchema);
-      const trigger = parseTrigger(readJsonBody(request), services.newId);
-      if (dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
+    invalidBody: 'The trigger is invalid',
+    async handle({ query, body, request }, services) {
+      const trigger = triggerFromInput(body, services.newId);
+      if (query.dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'listOperations',
     methods: ['GET'],
     route: 'operations',
@@ -101,14 +102,13 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       query: listOperationsQuery,
       responses: { 200: { description: 'A page of operations, newest first.', body: pageSchemaOf(listedOperationSchema, 'OperationPage') } },
     },
-    async handle(request, { operations }) {
-      const { kind, status, workflowId, createdSince, createdBefore, ...page } = parseQuery(request, listOperationsQuery);
+    async handle({ query: { kind, status, workflowId, createdSince, createdBefore, ...page } }, { operations }) {
       const query = { ...(kind ? { kind } : {}), ...(status ? { status } : {}), ...(workflowId ? { workflowId } : {}), ...(createdSince ? { createdSince } : {}), ...(createdBefore ? { createdBefore } : {}) };
       const result = await onePage(operations.list(query, page));
       return { status: 200, body: pageBody(result.items.map(listedOperationBody), result) };
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getOperation',
     methods: ['GET'],
     route: 'operations/{operationId}',
@@ -125,14 +125,12 @@ export const triggerRoutes: readonly RouteDefinition[] = [
         404: 'No such operation.',
       },
     },
-    async handle(request, services) {
-      parseQuery(request, {});
-      const operationId = request.params.operationId!;
+    async handle({ params: { operationId }, request }, services) {
       const waitInSeconds = requestedWaitInSeconds(request);
       const operation = waitInSeconds === undefined ? await services.operations.get(operationId) : await services.awaitOperation(operationId, waitInSeconds * 1000);
       if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
       if (isFinished(operation)) return finishedOperation(operation, waitInSeconds);
       return { status: 202, headers: { 'retry-after': String(RETRY_AFTER_IN_SECONDS), ...preferenceApplied(waitInSeconds) }, body: operationBody(operation) };
     },
-  },
+  }),
 ];

@@ -1,16 +1,13 @@
 /** @module /api/workflows: versioned definitions with ETags. */
 import { z } from 'zod';
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../engine/errors';
 import type { Engine } from '../../engine/engine';
 import { analyzeDefinition, outboundHostWarnings } from '../../engine/analysis';
 import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
-import { readJsonBody } from './request-body';
-import { pageQuerySchema, parseQuery } from './query';
+import { pageQuerySchema } from './query';
 import { pageBody, workflowBody } from './representations';
+import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
 import type { WorkflowVersion } from '../../engine/definition';
-import { jsonEqual } from '../../engine/json-equal';
-import type { JsonValue } from '../../engine/json';
 
 function workflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
   return {
@@ -20,41 +17,6 @@ function workflowResponse(status: number, workflow: WorkflowVersion, location?: 
   };
 }
 
-/**
- * PUT semantics: the body's `id`, if any, must be the route's; without If-Match the workflow is created
- * (version 1) if new, else 409; with If-Match (the latest ETag, or `*`) a version is added, and If-Match
- * on a workflow that does not exist fails the precondition (412) rather than creating it. A definition
- * equal to the latest version's is not a new version: the latest is answered as it is (so pushing the
- * same file twice leaves one version), unless `force` asks for a version anyway.
- */
-export async function putWorkflow(engine: Engine, workflowId: string, body: unknown, ifMatch: string | undefined, options: { force?: boolean } = {}): Promise<{ workflow: WorkflowVersion; created: boolean }> {
-  let input = body;
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-    const id = (input as { id?: unknown }).id;
-    if (id !== undefined && id !== workflowId) {
-      throw new ValidationError('The workflow definition is invalid', [{ path: 'id', message: `the body's id "${String(id)}" differs from the workflow id "${workflowId}" in the request` }]);
-    }
-    input = { ...input, id: workflowId };
-  }
-  const definition = engine.validateWorkflow(input);
-  if (!ifMatch) {
-    if (await engine.workflows.find(workflowId)) throw new ConflictError(`Workflow "${workflowId}" exists: send If-Match with its ETag (or *) to add a version`);
-    return { workflow: await engine.workflows.create(definition), created: true };
-  }
-  if (!options.force) {
-    const latest = await engine.workflows.find(workflowId);
-    // A stale ETag is refused by addVersion below (412), even for an unchanged body.
-    if (latest && (ifMatch === '*' || ifMatch === latest.etag) && jsonEqual(latest.definition as unknown as JsonValue, definition as unknown as JsonValue)) {
-      return { workflow: latest, created: false };
-    }
-  }
-  try {
-    return { workflow: await engine.workflows.addVersion(definition, { ifMatch }), created: false };
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new PreconditionFailedError(`Workflow "${workflowId}" does not exist, so If-Match cannot match`, { cause: error });
-    throw error;
-  }
-}
 /**
  * PUT and POST answer with the analysis' warnings too: they never block storing a definition. With them,
  * the URLs this host's outbound clients would refuse (the allow-list is the host's, not the definition's).
@@ -73,7 +35,7 @@ const getWorkflowQuery = z.object({ version: z.coerce.number().int().min(1).opti
 const listWorkflowsQuery = z.object(pageQuerySchema);
 
 export const workflowRoutes: readonly RouteDefinition[] = [
-  {
+  defineRoute({
     name: 'putWorkflow',
     methods: ['PUT'],
     route: 'workflows/{workflowId}',
@@ -93,15 +55,13 @@ export const workflowRoutes: readonly RouteDefinition[] = [
         412: 'If-Match is not the current ETag.',
       },
     },
-    async handle(request, { engine }) {
-      const body = readJsonBody(request);
-      const ifMatch = request.headers.get('if-match') ?? undefined;
-      const { force } = parseQuery(request, putWorkflowQuery);
-      const { workflow, created } = await putWorkflow(engine, request.params.workflowId!, body, ifMatch, { force: force === 'true' });
+    async handle({ params, query, headers, body }, { engine }) {
+      const ifMatch = headers['If-Match'];
+      const { workflow, created } = await engine.putWorkflow(params.workflowId, body, { ...(ifMatch ? { ifMatch } : {}), force: query.force === 'true' });
       return storedWorkflowResponse(engine, created ? 201 : 200, workflow, created ? `/api/workflows/${encodeURIComponent(workflow.definition.id)}` : undefined);
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'createWorkflow',
     methods: ['POST'],
     route: 'workflows',
@@ -116,14 +76,14 @@ export const workflowRoutes: readonly RouteDefinition[] = [
         409: 'A workflow with this id exists.',
       },
     },
-    async handle(request, { engine }) {
-      // Parsed at the edge: the service stores the typed, validated definition.
-      const definition = engine.validateWorkflow(readJsonBody(request));
+    async handle({ body }, { engine }) {
+      // Validated at the edge against the registry: the service stores the typed definition.
+      const definition = engine.validateWorkflow(body);
       const workflow = await engine.workflows.create(definition);
       return storedWorkflowResponse(engine, 201, workflow, `/api/workflows/${encodeURIComponent(workflow.definition.id)}`);
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'getWorkflow',
     methods: ['GET'],
     route: 'workflows/{workflowId}',
@@ -140,13 +100,11 @@ export const workflowRoutes: readonly RouteDefinition[] = [
         404: 'No such workflow or version.',
       },
     },
-    async handle(request, { engine }) {
-      const { version } = parseQuery(request, getWorkflowQuery);
-      const workflowId = request.params.workflowId!;
-      return workflowResponse(200, await engine.getWorkflow(workflowId, version));
+    async handle({ params, query }, { engine }) {
+      return workflowResponse(200, await engine.getWorkflow(params.workflowId, query.version));
     },
-  },
-  {
+  }),
+  defineRoute({
     name: 'listWorkflows',
     methods: ['GET'],
     route: 'workflows',
@@ -157,9 +115,9 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       query: listWorkflowsQuery,
       responses: { 200: { description: 'A page of workflows.', body: pageSchemaOf(workflowSummarySchema, 'WorkflowPage') } },
     },
-    async handle(request, { engine }) {
-      const page = await engine.listWorkflows(parseQuery(request, listWorkflowsQuery));
+    async handle({ query }, { engine }) {
+      const page = await engine.listWorkflows(query);
       return { status: 200, body: pageBody(page.items, page) };
     },
-  },
+  }),
 ];
