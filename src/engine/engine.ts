@@ -344,14 +344,6 @@ export class Engine {
     return (this.migrationsAndBulkActionsInstance ??= new MigrationsAndBulkActions(this, this.ports, this.runtime, (decided, options) => this.relayAfter(decided, options)));
   }
 
-  /**
-   * @deprecated The old name of `migrationsAndBulkActions` ("operations" is the records of triggers,
-   * migrations and bulk actions, not this). Kept only until the HTTP routes (src/host/http/operate-routes.ts,
-   * being reworked on another branch) use the new name.
-   */
-  get operations(): MigrationsAndBulkActions {
-    return this.migrationsAndBulkActions;
-  }
 
   /**
    * Offers a trigger to every candidate (in-process delivery; the hosts fan out through their operation

@@ -228,14 +228,14 @@ describe('growth × follow-up work', () => {
     }
     await engine.applyTrigger('done-p', trigger('Ship', { id: 'ship-done', subjects: ['done-p'] }));
     await engine.applyTrigger('done', trigger('Close', { id: 'close-done', subjects: ['done'] }));
-    expect((await engine.operations.applyBulk('done', retentionDelete('complete'))).outcome).toBe('deleted');
+    expect((await engine.migrationsAndBulkActions.applyBulk('done', retentionDelete('complete'))).outcome).toBe('deleted');
     expect(instances.holdsAnythingOf('done')).toBe(false);
     expect(instances.holdsAnythingOf('done-p')).toBe(false);
 
     // Cancelling cascades to the running child, so the finished parent and its child go together.
     await engine.cancel('busy');
     expect((await engine.getInstance('busy-p')).status).toBe('cancelled');
-    expect((await engine.operations.applyBulk('busy', retentionDelete('cancelled'))).outcome).toBe('deleted');
+    expect((await engine.migrationsAndBulkActions.applyBulk('busy', retentionDelete('cancelled'))).outcome).toBe('deleted');
     expect(instances.holdsAnythingOf('busy-p')).toBe(false);
   });
 
@@ -246,7 +246,7 @@ describe('growth × follow-up work', () => {
     await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
     await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }));
     expect((await engine.listEvents('s1')).items.length).toBeGreaterThan(0);
-    expect((await engine.operations.applyBulk('s1', retentionDelete('complete'))).outcome).toBe('deleted');
+    expect((await engine.migrationsAndBulkActions.applyBulk('s1', retentionDelete('complete'))).outcome).toBe('deleted');
     expect(instances.holdsAnythingOf('s1')).toBe(false);
   });
 
@@ -256,7 +256,7 @@ describe('growth × follow-up work', () => {
     await engine.createWorkflow(sender);
     await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
     await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }));
-    expect((await engine.operations.applyBulk('s1', retentionDelete('complete'))).outcome).toBe('deleted');
+    expect((await engine.migrationsAndBulkActions.applyBulk('s1', retentionDelete('complete'))).outcome).toBe('deleted');
 
     await engine.createInstance({ workflowId: 'sender', instanceId: 's1' });
     expect((await engine.applyTrigger('s1', trigger('Close', { id: 'close-1', subjects: ['s1'] }))).outcome).toBe('transitioned');

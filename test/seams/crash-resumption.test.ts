@@ -176,9 +176,9 @@ describe('crash resumption × follow-up work', () => {
     await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
     await first.addWorkflowVersion({ ...counter, displayName: 'Counter 2' }, { ifMatch: version1.etag });
     const migration = { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} };
-    expect((await first.operations.migrate('c1', migration)).outcome).toBe('migrated');
+    expect((await first.migrationsAndBulkActions.migrate('c1', migration)).outcome).toBe('migrated');
     // The crash came before the checkpoint that counts it: the resumed run offers it again.
-    expect((await first.operations.migrate('c1', migration)).outcome).toBe('skipped');
+    expect((await first.migrationsAndBulkActions.migrate('c1', migration)).outcome).toBe('skipped');
     const instance = await first.getInstance('c1');
     expect(instance.workflowVersion).toBe(2);
     expect(instance.historyLength).toBe(2);
@@ -189,12 +189,12 @@ describe('crash resumption × follow-up work', () => {
     await first.createWorkflow(counter);
     await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
     const bulk = { action: 'suspend', filter: { workflowId: 'counter' } } as const;
-    expect((await first.operations.applyBulk('c1', bulk, { operationId: 'bulk-1' })).outcome).toBe('suspended');
+    expect((await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-1' })).outcome).toBe('suspended');
     // The crash came before the checkpoint that counts it: the resumed run offers it again. Its filter
     // (no status) still matches, and a suspended instance refuses suspend: it was this operation's doing.
-    expect(await first.operations.applyBulk('c1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'skipped' });
+    expect(await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'skipped' });
     // Another operation finding it suspended is a conflict, as before.
-    expect((await first.operations.applyBulk('c1', bulk, { operationId: 'bulk-2' })).outcome).toBe('conflict');
+    expect((await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-2' })).outcome).toBe('conflict');
     expect((await first.getInstance('c1')).historyLength).toBe(2);
   });
 

@@ -70,8 +70,8 @@ export const operateRoutes: readonly RouteDefinition[] = [
     invalidBody: 'The migration request is invalid',
     async handle({ params, body }, { engine, triggers }) {
       // The body's shape is checked; the engine checks it against the workflow's versions.
-      const { request: migration, dryRun } = await engine.operations.parseMigration(params.workflowId, body);
-      if (dryRun) return { status: 200, body: await engine.operations.migrationReport(migration) };
+      const { request: migration, dryRun } = await engine.migrationsAndBulkActions.parseMigration(params.workflowId, body);
+      if (dryRun) return { status: 200, body: await engine.migrationsAndBulkActions.migrationReport(migration) };
       return acceptedOperation(await triggers.submitWork({ migration }));
     },
   }),
@@ -162,7 +162,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     invalidBody: 'The bulk request is invalid',
     async handle({ body }, { engine, triggers }) {
       // Checked against the workflows too (a misspelt workflow or state is a 400, dry run or not).
-      const bulk = await engine.operations.parseBulk(body);
+      const bulk = await engine.migrationsAndBulkActions.parseBulk(body);
       const { dryRun, expectedCount } = body;
       if (dryRun) return { status: 200, body: { action: bulk.action, filter: bulk.filter, matched: await countMatching(engine, bulk.filter) } };
       if (bulk.action === 'delete') {
