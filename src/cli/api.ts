@@ -6,9 +6,9 @@
  * an error status, NetworkError when the server cannot be reached), and paging helpers. Every route goes
  * through the typed client: there is no hand-written URL here.
  */
-import { createSignalboxClient, type components, type DryRun, type Instance, type Operation, type operations, type SignalboxClient, type Workflow } from '../client';
+import { createSignalboxClient, problemInAnswer, type components, type DryRun, type Instance, type Operation, type operations, type SignalboxClient, type Workflow } from '../client';
 import type { JsonObject } from '../engine/json';
-import { ApiError, NetworkError, type Problem } from './errors';
+import { ApiError, NetworkError } from './errors';
 
 export interface ApiClientOptions {
   /** The API's base URL, `/api` included, e.g. `http://127.0.0.1:7071/api`. */
@@ -299,8 +299,7 @@ function boundedFetch(maxBodyBytes: number): (request: Request) => Promise<Respo
 }
 
 function apiError(response: Response, body: unknown): ApiError {
-  const isProblem = body !== null && typeof body === 'object' && /json/.test(response.headers.get('content-type') ?? '');
-  return new ApiError(response.status, isProblem ? (body as Problem) : undefined, typeof body === 'string' ? body : '');
+  return new ApiError(response.status, problemInAnswer(body, response), typeof body === 'string' ? body : '');
 }
 
 /** A message that says what could not be reached and why (fetch's own is only "fetch failed"). */
