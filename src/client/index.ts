@@ -14,6 +14,7 @@ export type { components, operations, paths };
 export { delay, isFinished, operationProgress, pollOperation, type OperationProgress, type OperationRead, type PollOperationOptions } from './operation-polling';
 export { problemFromAnswer, problemInAnswer, problemWithoutAnswer, type ClientProblem } from './problem';
 export * from './types';
+export { acceptedFromAnswer, dryRunFromAnswer } from './answers';
 export type SignalboxClient = Client<paths>;
 
 export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
