@@ -6,9 +6,35 @@
  * an error status, NetworkError when the server cannot be reached), and paging helpers. Every route goes
  * through the typed client: there is no hand-written URL here.
  */
-import { createSignalboxClient, type components, type DryRun, type Instance, type Operation, type operations, type SignalboxClient, type Workflow } from '../client';
+import {
+  acceptedFromAnswer,
+  createSignalboxClient,
+  dryRunFromAnswer,
+  problemInAnswer,
+  type AcceptedOperation,
+  type AvailableTriggers,
+  type BulkDryRun,
+  type BulkRequest,
+  type DryRun,
+  type DryRunInstance,
+  type HistoryEntry,
+  type Instance,
+  type InstanceFilter,
+  type InstanceOutcome,
+  type InstanceStatus,
+  type ListedOperation,
+  type MigrationReport,
+  type MigrationRequest,
+  type Operation,
+  type OperationFilter,
+  type operations,
+  type Page,
+  type Schemas,
+  type SignalboxClient,
+  type Workflow,
+} from '../client';
 import type { JsonObject } from '../engine/json';
-import { ApiError, NetworkError, type Problem } from './errors';
+import { ApiError, NetworkError } from './errors';
 
 export interface ApiClientOptions {
   /** The API's base URL, `/api` included, e.g. `http://127.0.0.1:7071/api`. */
@@ -27,25 +53,18 @@ export interface ApiClientOptions {
  */
 export const MAX_RESPONSE_BODY_BYTES = 16 * 1024 * 1024;
 
-type Schemas = components['schemas'];
+// The CLI's names for the API's shapes (src/client/types.ts names them from the generated types).
+export type { AcceptedOperation, AvailableTriggers, BulkAction, BulkDryRun, BulkRequest, InstanceFilter, MigrationReport, MigrationRequest, OperationFilter } from '../client';
 export type ApiWorkflow = Workflow;
 export type ApiInstance = Instance;
-export type ApiHistoryEntry = Schemas['HistoryEntry'];
-export type ApiInstanceResult = Operation['instances'][number];
+export type ApiHistoryEntry = HistoryEntry;
+export type ApiInstanceResult = InstanceOutcome;
 export type ApiOperation = Operation;
 export type ApiDryRun = DryRun;
-export type ApiDryRunInstance = DryRun['instances'][number];
-export type MigrationReport = Schemas['MigrationReport'];
-export type MigrationRequest = NonNullable<operations['migrateInstances']['requestBody']>['content']['application/json'];
-export type BulkRequest = NonNullable<operations['bulkInstances']['requestBody']>['content']['application/json'];
-export type BulkAction = BulkRequest['action'];
-export type AcceptedOperation = Schemas['AcceptedOperation'];
-export type BulkDryRun = Schemas['BulkDryRun'];
-export type InstanceStatusName = Instance['status'];
-export interface ApiPage<T> {
-  readonly items: readonly T[];
-  readonly continuationToken?: string;
-}
+export type ApiDryRunInstance = DryRunInstance;
+export type InstanceStatusName = InstanceStatus;
+export type ApiPage<T> = Page<T>;
+export type ApiListedOperation = ListedOperation;
 export interface TriggerToSend {
   readonly id?: string;
   readonly name: string;
@@ -54,11 +73,7 @@ export interface TriggerToSend {
   readonly parameters?: JsonObject;
 }
 type InstanceQuery = NonNullable<operations['listInstances']['parameters']['query']>;
-export type InstanceFilter = Pick<InstanceQuery, 'workflowId' | 'stateId' | 'status' | 'subject' | 'parentId'>;
 type OperationQuery = NonNullable<operations['listOperations']['parameters']['query']>;
-export type OperationFilter = Pick<OperationQuery, 'kind' | 'status' | 'workflowId' | 'createdSince' | 'createdBefore'>;
-export type ApiListedOperation = Schemas['ListedOperation'];
-export type AvailableTriggers = Schemas['AvailableTriggers'];
 
 /** What every openapi-fetch call resolves to. */
 interface FetchResult<T> {
@@ -191,8 +206,7 @@ export class ApiClient {
       options.instanceId !== undefined
         ? await this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId: options.instanceId! }, query }, body: withoutSubjects, ...this.init() }))
         : await this.call(() => this.client.POST('/triggers', { params: { query }, body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() }));
-    if ('operationId' in answer || 'id' in answer) throw new Error('the server answered an operation to a dry run');
-    return answer;
+    return dryRunFromAnswer(answer);
   }
 
   /** `POST /api/triggers`, or the instance-scoped route when `instanceId` is given (the instance is the subject). */
@@ -200,9 +214,9 @@ export class ApiClient {
     const { subjects, ...withoutSubjects } = trigger;
     if (options.instanceId !== undefined) {
       const instanceId = options.instanceId;
-      return acceptedOf(await this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: withoutSubjects, ...this.init() })));
+      return acceptedFromAnswer(await this.call(() => this.client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: withoutSubjects, ...this.init() })));
     }
-    return acceptedOf(await this.call(() => this.client.POST('/triggers', { body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() })));
+    return acceptedFromAnswer(await this.call(() => this.client.POST('/triggers', { body: { ...withoutSubjects, subjects: subjects ?? [] }, ...this.init() })));
   }
 
   /** The operation, and how long the server asks a poller to wait (Retry-After) while it runs. */
@@ -299,8 +313,7 @@ function boundedFetch(maxBodyBytes: number): (request: Request) => Promise<Respo
 }
 
 function apiError(response: Response, body: unknown): ApiError {
-  const isProblem = body !== null && typeof body === 'object' && /json/.test(response.headers.get('content-type') ?? '');
-  return new ApiError(response.status, isProblem ? (body as Problem) : undefined, typeof body === 'string' ? body : '');
+  return new ApiError(response.status, problemInAnswer(body, response), typeof body === 'string' ? body : '');
 }
 
 /** A message that says what could not be reached and why (fetch's own is only "fetch failed"). */
@@ -312,15 +325,4 @@ function networkError(baseUrl: string, error: unknown, timeoutInMs: number): Net
   const code = (cause as { code?: string } | undefined)?.code;
   const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : cause?.message ?? (error instanceof Error ? error.message : String(error));
   return new NetworkError(`cannot reach the Signalbox API at ${baseUrl} (${reason}); is the server running? Set --url or SIGNALBOX_URL`, { cause: error });
-}
-
-/**
- * The 202 body of a sent trigger. The routes answer 200 with the finished operation only to a request
- * with `Prefer: wait`, which this client does not send; should one come, it is described the same way.
- */
-function acceptedOf(answer: AcceptedOperation | ApiOperation | Schemas['DryRun']): AcceptedOperation {
-  if ('operationId' in answer) return answer;
-  // 200 is also a dry run's answer, to `?dryRun=true` only, which this call never sends.
-  if (!('id' in answer)) throw new Error('the server answered a dry run to a trigger that was not one');
-  return { operationId: answer.id, status: answer.status, statusUrl: `/api/operations/${encodeURIComponent(answer.id)}` };
 }

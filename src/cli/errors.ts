@@ -2,7 +2,7 @@
  * @module What can end a command, each with its own exit code, so scripts and CI can tell a typo from a
  * broken definition, a refusal by the server and a server that cannot be reached.
  */
-import type { ValidationIssue } from '../engine/errors';
+import type { ClientProblem } from '../client';
 
 export const ExitCode = {
   ok: 0,
@@ -19,14 +19,8 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** An RFC 9457 problem as the API sends it (shared/design/api.md). */
-export interface Problem {
-  readonly type?: string;
-  readonly title?: string;
-  readonly status?: number;
-  readonly detail?: string;
-  readonly errors?: readonly ValidationIssue[];
-}
+/** An RFC 9457 problem as the API sends it (shared/design/api.md), mapped by the client (src/client/problem.ts). */
+export type Problem = ClientProblem;
 
 export class CliError extends Error {
   readonly exitCode: ExitCode;

@@ -5,6 +5,7 @@
  * it, otherwise the outcomes counted in `summary` of `candidates`.
  */
 import { SingleBar } from 'cli-progress';
+import { operationProgress, pollOperation } from '../client';
 import type { ApiClient, ApiOperation } from './api';
 import { plural } from './definition-check';
 import { InstancesFaultedError, OperationFailedError } from './errors';
@@ -20,29 +21,9 @@ export interface WatchOptions {
   readonly firstPollInMs?: number;
 }
 
-export interface OperationProgress {
-  readonly processed: number;
-  /** Undefined while the server does not know yet how many instances there are. */
-  readonly total: number | undefined;
-}
-
-export function isFinished(operation: ApiOperation): boolean {
-  return operation.status === 'succeeded' || operation.status === 'failed';
-}
-
-export function operationProgress(operation: ApiOperation): OperationProgress {
-  const counted = Object.values(operation.summary ?? {}).reduce((sum, count) => sum + count, 0);
-  if (operation.progress) {
-    return { processed: operation.progress.processed, total: operation.progress.total ?? (isFinished(operation) ? operation.progress.processed : undefined) };
-  }
-  const total = operation.candidates > 0 || isFinished(operation) ? Math.max(operation.candidates, counted) : undefined;
-  return { processed: counted, total };
-}
-
 /** Polls until the operation finishes; returns it. Draws the bar on a terminal. */
 export async function waitForOperation(api: ApiClient, operationId: string, output: Output, options: WatchOptions = {}): Promise<ApiOperation> {
   const bar = output.interactive && options.progress !== false ? new ProgressBar(output, operationId) : undefined;
-  let waitInMs = options.firstPollInMs ?? 100;
   // Ctrl-C stops the watching, not the operation: put the cursor back and say how to pick it up again.
   const onInterrupt = () => {
     bar?.stop();
@@ -51,13 +32,7 @@ export async function waitForOperation(api: ApiClient, operationId: string, outp
   };
   process.once('SIGINT', onInterrupt);
   try {
-    for (;;) {
-      const { operation, retryAfterInMs } = await api.getOperation(operationId);
-      bar?.update(operation);
-      if (isFinished(operation)) return operation;
-      await delay(waitInMs);
-      waitInMs = Math.min(waitInMs * 2, retryAfterInMs ?? 1000, 1000);
-    }
+    return await pollOperation(() => api.getOperation(operationId), { firstIntervalInMs: options.firstPollInMs ?? 100, maxIntervalInMs: 1000, onUpdate: (operation) => bar?.update(operation) });
   } finally {
     process.off('SIGINT', onInterrupt);
     bar?.stop();
@@ -180,8 +155,4 @@ export function failIfFailed(operation: ApiOperation): void {
     const first = operation.instances.find((result) => result.error !== undefined);
     throw new InstancesFaultedError(`${plural(faulted, 'instance')} faulted${first ? ` (${first.instanceId}: ${first.error})` : ''}`);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -7,16 +7,14 @@
  */
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { components, operations, paths } from './api-types';
+import { delay } from './operation-polling';
+import type { Operation } from './types';
 
 export type { components, operations, paths };
-export type Schemas = components['schemas'];
-export type Instance = Schemas['Instance'];
-export type Operation = Schemas['Operation'];
-export type Workflow = Schemas['Workflow'];
-export type WorkflowDefinition = Schemas['WorkflowDefinition'];
-export type Problem = Schemas['Problem'];
-export type DryRun = Schemas['DryRun'];
-export type TraceEntry = Schemas['TraceEntry'];
+export { delay, isFinished, operationProgress, pollOperation, type OperationProgress, type OperationRead, type PollOperationOptions } from './operation-polling';
+export { problemFromAnswer, problemInAnswer, problemWithoutAnswer, type ClientProblem } from './problem';
+export * from './types';
+export { acceptedFromAnswer, dryRunFromAnswer } from './answers';
 export type SignalboxClient = Client<paths>;
 
 export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
@@ -46,11 +44,6 @@ export function createSignalboxClient({ baseUrl, apiKey, headers, ...options }: 
     },
   });
   return client;
-}
-
-/** Resolves after `milliseconds` (for polling loops). */
-export function delay(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
 export interface WaitForOperationOptions {

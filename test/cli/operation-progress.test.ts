@@ -1,6 +1,6 @@
 /** What the progress bar counts: the operation's `progress` when the server sends it, else its summary. */
 import type { ApiOperation } from '../../src/cli/api';
-import { operationProgress } from '../../src/cli/operation-view';
+import { operationProgress } from '../../src/client';
 import { emptySummary } from '../../src/engine/operation';
 
 function operation(fields: Partial<ApiOperation>): ApiOperation {

@@ -124,13 +124,3 @@ it('reports a network failure as a problem with status 0', async () => {
   const problem = asProblem(await api.getInstance('c1').catch((thrown: unknown) => thrown));
   expect(problem).toMatchObject({ status: 0, title: 'The request did not complete' });
 });
-
-it('reads capabilities once, and again after a failure', async () => {
-  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined });
-  answer = () => ({ status: 503, type: 'application/problem+json', body: '{"title":"Unhealthy","status":503}' });
-  await expect(api.capabilities()).rejects.toBeInstanceOf(ApiError);
-  answer = () => ({ status: 200, body: JSON.stringify({ paths: { '/api/workflows/{id}/diagram': { get: {} } } }) });
-  expect(await api.capabilities()).toMatchObject({ diagram: true });
-  expect(await api.capabilities()).toMatchObject({ diagram: true });
-  expect(seen.filter((request) => request.url === '/api/openapi.json')).toHaveLength(2);
-});

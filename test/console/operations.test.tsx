@@ -11,7 +11,7 @@ import { configure, fireEvent, render, screen, waitFor, within } from '@testing-
 import type { ComponentChildren } from 'preact';
 import { ApiContext } from '../../console/src/api-context';
 import type { ConsoleApi } from '../../console/src/api/console-api';
-import type { Operation } from '../../console/src/api/types';
+import type { ListedOperation, Operation } from '../../src/client';
 import { RESULTS_PER_PAGE } from '../../console/src/components/operation-view';
 import { formatHash, parseHash } from '../../console/src/lib/hash-route';
 import { InstancePage } from '../../console/src/pages/instance-page';
@@ -26,7 +26,7 @@ function renderWith(api: FakeApi, children: ComponentChildren) {
   return render(<ApiContext.Provider value={api as unknown as ConsoleApi}>{children}</ApiContext.Provider>);
 }
 
-const listed = (id: string, overrides: Partial<Operation> = {}): Operation => ({
+const listed = (id: string, overrides: Partial<Operation> = {}): ListedOperation & Partial<Operation> => ({
   id,
   kind: 'trigger',
   triggerId: id,
@@ -78,7 +78,7 @@ describe('OperationsPage', () => {
 
 describe('OperationPage results', () => {
   it(`shows ${RESULTS_PER_PAGE} results at a time, with pages, not one endless table`, async () => {
-    const instances = Array.from({ length: 120 }, (_, index) => ({ instanceId: `claim-${index}`, outcome: 'transitioned' }));
+    const instances = Array.from({ length: 120 }, (_, index) => ({ instanceId: `claim-${index}`, outcome: 'transitioned' as const }));
     renderWith(fakeApi({ getOperation: jest.fn(async () => listed('op-big', { candidates: 120, summary: { transitioned: 120 }, instances })) }), <OperationPage operationId="op-big" />);
     const table = await screen.findByTestId('outcomes');
     expect(within(table).getAllByRole('row')).toHaveLength(RESULTS_PER_PAGE + 1);
@@ -122,7 +122,7 @@ describe('InstancePage: operations, offers, repair', () => {
   });
 
   it('recovers with a context patch, and refuses a patch that is not JSON before calling the API', async () => {
-    const faulted = instance({ status: 'faulted', stateId: 'submitted', fault: { message: 'entry condition [0] of state "submitted" is false', at: '2026-11-23T10:07:00.000Z' } });
+    const faulted = instance({ status: 'faulted', stateId: 'submitted', fault: { message: 'entry condition [0] of state "submitted" is false', triggerId: null, at: '2026-11-23T10:07:00.000Z' } });
     const api = fakeApi({ getInstance: jest.fn(async () => faulted) });
     renderWith(api, <InstancePage instanceId="claim-1" />);
     const patch = (await screen.findByLabelText('Repair the context first (optional)')) as HTMLTextAreaElement;

@@ -88,17 +88,10 @@ describe('WorkflowPage', () => {
     expect(await diagramText()).toContain('s1 : 1 complete');
     expect(api.getDiagram).toHaveBeenCalledWith('expense-claim', { version: 2 });
     const draft = within(screen.getByTestId('state-counts')).getByRole('row', { name: /Draft/ });
-    // initializing, waiting, faulted, complete, cancelled (no suspended: the API does not offer it), total
-    expect(within(draft).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['0', '1', '1', '0', '0', '2']);
+    // initializing, waiting, suspended, faulted, complete, cancelled, total
+    expect(within(draft).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['0', '1', '0', '1', '0', '0', '2']);
   });
 
-  it('still counts when the server offers no diagram, and says so', async () => {
-    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false, suspendResume: false, lifecycleEvents: false })) });
-    renderWith(api, <WorkflowPage workflowId="expense-claim" />);
-    expect((await screen.findByText('This server offers no diagram route')).textContent).toBeTruthy();
-    await screen.findByTestId('state-counts');
-    expect(api.getDiagram).not.toHaveBeenCalled();
-  });
 });
 
 describe('InstancesPage', () => {
@@ -175,27 +168,18 @@ describe('InstancePage', () => {
     expect(api.dryRunInstanceTrigger).not.toHaveBeenCalled();
   });
 
-  it('sends directly, and says so, on a server without dry runs', async () => {
-    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: false, suspendResume: true, lifecycleEvents: true })) });
-    renderWith(api, <InstancePage instanceId="claim-1" />);
-    await screen.findByText('This server offers no dry run, so the trigger is sent as it is.');
-    await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
-    fireEvent.click(screen.getByRole('button', { name: 'Send trigger' }));
-    await screen.findByTestId('outcomes');
-    expect(api.sendInstanceTrigger).toHaveBeenCalledWith('claim-1', { name: 'Submit' });
-    expect(api.dryRunInstanceTrigger).not.toHaveBeenCalled();
-  });
-
   it('shows the problem when a send is refused', async () => {
     const api = fakeApi({
-      capabilities: jest.fn(async () => ({ diagram: false, availableTriggers: false, dryRun: false, suspendResume: false, lifecycleEvents: false })),
       sendInstanceTrigger: jest.fn(async () => {
         throw new ApiError({ title: 'Invalid request', status: 400, detail: 'The trigger is invalid', errors: [{ path: 'name', message: 'Too long' }] });
       }),
     });
     renderWith(api, <InstancePage instanceId="claim-1" />);
-    fireEvent.input(await screen.findByLabelText('Trigger name'), { target: { value: 'X' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Send trigger' }));
+    await waitFor(() => expect((screen.getByLabelText('Trigger name') as HTMLInputElement).value).toBe('Submit'));
+    fireEvent.input(screen.getByLabelText('Trigger name'), { target: { value: 'X' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Dry run' }));
+    await screen.findByTestId('dry-run');
+    fireEvent.click(screen.getByRole('button', { name: 'Send for real' }));
     // The title and detail in the alert; the invalid field beside its input.
     expect((await screen.findByRole('alert')).textContent).toContain('The trigger was not accepted: Invalid request (400)');
     expect(screen.getByText('Too long').id).toBe(screen.getByLabelText('Trigger name').getAttribute('aria-describedby'));
@@ -441,16 +425,6 @@ describe('InstancePage, wave 2', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Yes, resume it' }));
     await waitFor(() => expect(resumeInstance).toHaveBeenCalledTimes(2));
     await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
-  });
-
-  it('offers no suspend or resume on a server without those routes', async () => {
-    const api = fakeApi({ capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: true, suspendResume: false, lifecycleEvents: false })) });
-    renderWith(api, <InstancePage instanceId="claim-1" />);
-    await screen.findByRole('button', { name: 'Cancel instance…' });
-    await screen.findByTestId('available-triggers');
-    expect(screen.queryByRole('button', { name: 'Suspend instance…' })).toBeNull();
-    expect(screen.queryByRole('heading', { name: 'Lifecycle events' })).toBeNull();
-    expect(api.getEvents).not.toHaveBeenCalled();
   });
 
   it('lists the lifecycle events with each delivery', async () => {

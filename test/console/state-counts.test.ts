@@ -1,10 +1,10 @@
 /** Instance counts per state and status, from paging through the instance list. */
 import type { ConsoleApi } from '../../console/src/api/console-api';
-import type { Instance, InstanceStatus } from '../../console/src/api/types';
+import type { Instance, InstanceStatus } from '../../src/client';
 import { countInstancesByState, countOf, describeCounts } from '../../console/src/lib/state-counts';
 
 function instance(id: string, stateId: string, status: InstanceStatus, workflowVersion = 2): Instance {
-  return { id, workflowId: 'w', workflowVersion, stateId, status, context: {}, interests: [], createdAt: '', updatedAt: '' };
+  return { id, workflowId: 'w', workflowVersion, stateId, status, context: {}, interests: [], timers: [], createdAt: '', updatedAt: '', etag: '"1"' };
 }
 
 /** A list route over these instances, `pageSize` at a time, with numeric continuation tokens. */

@@ -1,8 +1,8 @@
-/** @module The one error the console's API calls throw: the problem+json the server answered with. */
-import type { Problem } from './types';
+/** @module The one error the console's API calls throw: the problem the client mapped the answer to (src/client/problem.ts). */
+import { problemWithoutAnswer, type ClientProblem } from '../../../src/client';
 
 export class ApiError extends Error {
-  constructor(readonly problem: Problem) {
+  constructor(readonly problem: ClientProblem) {
     super(problem.detail ?? problem.title);
     this.name = 'ApiError';
   }
@@ -13,7 +13,7 @@ export class ApiError extends Error {
 }
 
 /** Any thrown value as a problem to show: ApiErrors keep theirs, network failures become status 0. */
-export function asProblem(error: unknown): Problem {
+export function asProblem(error: unknown): ClientProblem {
   if (error instanceof ApiError) return error.problem;
-  return { title: 'The request did not complete', status: 0, detail: error instanceof Error ? error.message : String(error) };
+  return problemWithoutAnswer(error);
 }

@@ -4,33 +4,32 @@
  * path, parameter and body is checked against the API's own description. Every call carries the key
  * (`x-functions-key`) when one is set, and every failure is an ApiError holding the problem+json.
  */
-import { createSignalboxClient, type operations } from '../../../src/client';
+import {
+  acceptedFromAnswer,
+  createSignalboxClient,
+  dryRunFromAnswer,
+  problemFromAnswer,
+  type AcceptedOperation,
+  type AvailableTriggers,
+  type BulkRequest,
+  type CreateInstanceRequest,
+  type DryRun,
+  type HistoryEntry,
+  type Instance,
+  type InstanceFilter,
+  type InstanceTrigger,
+  type LifecycleEvent,
+  type ListedOperation,
+  type Offer,
+  type Operation,
+  type OperationFilter,
+  type Page,
+  type Workflow,
+  type WorkflowSummary,
+} from '../../../src/client';
 import { ApiError } from './api-error';
-import { capabilitiesFrom, type Capabilities } from './capabilities';
-import type {
-  Accepted,
-  AvailableTriggers,
-  DryRunResult,
-  HistoryEntry,
-  Instance,
-  InstanceFilter,
-  LifecycleEvent,
-  Offer,
-  Operation,
-  OperationFilter,
-  Page,
-  Problem,
-  TriggerInput,
-  Workflow,
-  WorkflowSummary,
-} from './types';
-
-/** `POST /api/instances`'s body and `POST /api/instances/bulk`'s, as the API describes them (the generated client types). */
-export type CreateInstanceInput = operations['createInstance']['requestBody']['content']['application/json'];
-export type BulkInput = operations['bulkInstances']['requestBody']['content']['application/json'];
 
 export interface ConsoleApi {
-  capabilities(): Promise<Capabilities>;
   listWorkflows(continuationToken?: string): Promise<Page<WorkflowSummary>>;
   getWorkflow(workflowId: string, version?: number): Promise<Workflow>;
   getDiagram(workflowId: string, options?: { version?: number; instanceId?: string }): Promise<string>;
@@ -38,14 +37,14 @@ export interface ConsoleApi {
   getInstance(instanceId: string): Promise<Instance>;
   getHistory(instanceId: string): Promise<Page<HistoryEntry>>;
   getAvailableTriggers(instanceId: string): Promise<AvailableTriggers>;
-  sendInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<Accepted>;
-  dryRunInstanceTrigger(instanceId: string, trigger: TriggerInput): Promise<DryRunResult>;
+  sendInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<AcceptedOperation>;
+  dryRunInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<DryRun>;
   /** `contextPatch`: a JSON Merge Patch of the context, applied before the state is entered. */
   recoverInstance(instanceId: string, stateId: string, contextPatch?: Record<string, unknown>): Promise<Instance>;
   /** Triggers recently offered to the instance that changed nothing, newest first. */
-  getOffers(instanceId: string): Promise<{ items: Offer[] }>;
+  getOffers(instanceId: string): Promise<{ items: readonly Offer[] }>;
   /** Operations newest first, without their per-instance results. */
-  listOperations(filter: OperationFilter, continuationToken?: string, maxPageSize?: number): Promise<Page<Operation>>;
+  listOperations(filter: OperationFilter, continuationToken?: string, maxPageSize?: number): Promise<Page<ListedOperation>>;
   cancelInstance(instanceId: string): Promise<Instance>;
   suspendInstance(instanceId: string): Promise<Instance>;
   resumeInstance(instanceId: string): Promise<Instance>;
@@ -55,9 +54,9 @@ export interface ConsoleApi {
   redeliverEvent(instanceId: string, eventId: string): Promise<{ eventId: string }>;
   getOperation(operationId: string): Promise<Operation>;
   /** Starts an instance of the workflow's latest version (201 the instance). */
-  createInstance(input: CreateInstanceInput): Promise<Instance>;
+  createInstance(input: CreateInstanceRequest): Promise<Instance>;
   /** Acts on every instance the filter matches (202 an operation). */
-  bulkInstances(input: BulkInput): Promise<Accepted>;
+  bulkInstances(input: BulkRequest): Promise<AcceptedOperation>;
 }
 
 export interface HttpConsoleApiOptions {
@@ -68,21 +67,11 @@ export interface HttpConsoleApiOptions {
   fetch?: typeof fetch;
 }
 
-function isProblem(value: unknown): value is Problem {
-  return typeof value === 'object' && value !== null && typeof (value as Problem).title === 'string';
-}
-
-/** The error of an answer that was not 2xx: its problem+json, or one made from whatever it held. */
-function apiError(error: unknown, response: Response): ApiError {
-  if (isProblem(error)) return new ApiError({ ...error, status: error.status ?? response.status });
-  const text = typeof error === 'string' ? error : error === undefined ? '' : JSON.stringify(error);
-  return new ApiError({ title: response.statusText || 'Request failed', status: response.status, detail: text.slice(0, 500) || undefined });
-}
-
 /** The answer's data, or the ApiError for its problem. */
-async function unwrap<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
-  if (!response.ok) throw apiError(error, response);
+  if (!response.ok) throw new ApiError(problemFromAnswer(error, response));
+  // openapi-fetch leaves `data` undefined only for an error answer (handled above) or an empty body (204, none here).
   return data as T;
 }
 
@@ -96,19 +85,9 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
       return request;
     },
   });
-  let capabilities: Promise<Capabilities> | undefined;
-
   const orUndefined = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
 
   return {
-    capabilities() {
-      // Fetched once per page load; a failure is not cached, so a later call tries again.
-      capabilities ??= unwrap<unknown>(client.GET('/openapi.json')).then(capabilitiesFrom, (error: unknown) => {
-        capabilities = undefined;
-        throw error;
-      });
-      return capabilities;
-    },
     listWorkflows: (continuationToken) => unwrap(client.GET('/workflows', { params: { query: { continuationToken } } })),
     getWorkflow: (workflowId, version) => unwrap(client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { version } } })),
     getDiagram: (workflowId, diagramOptions = {}) =>
@@ -138,10 +117,9 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getHistory: (instanceId) => unwrap(client.GET('/instances/{instanceId}/history', { params: { path: { instanceId } } })),
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
     sendInstanceTrigger: (instanceId, trigger) =>
-      unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })),
-    // 200 with ?dryRun=true is always the DryRun (the Operation is the 200 of a `Prefer: wait` send).
+      unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })).then(acceptedFromAnswer),
     dryRunInstanceTrigger: (instanceId, trigger) =>
-      unwrap<DryRunResult>(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })),
+      unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })).then(dryRunFromAnswer),
     recoverInstance: (instanceId, stateId, contextPatch) =>
       unwrap(client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId, ...(contextPatch ? { context: contextPatch as never /* the console's JSON is unknown-typed; the API checks it */ } : {}) } })),
     getOffers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/offers', { params: { path: { instanceId } } })),
@@ -160,6 +138,6 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getOperation: (operationId) => unwrap(client.GET('/operations/{operationId}', { params: { path: { operationId } } })),
     // openapi-fetch sends a JSON body with `content-type: application/json`.
     createInstance: (input) => unwrap(client.POST('/instances', { body: input })),
-    bulkInstances: (input) => unwrap(client.POST('/instances/bulk', { body: input })),
+    bulkInstances: (input) => unwrap(client.POST('/instances/bulk', { body: input })).then(acceptedFromAnswer),
   };
 }

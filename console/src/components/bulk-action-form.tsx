@@ -7,15 +7,14 @@
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import type { BulkInput } from '../api/console-api';
-import type { InstanceFilter, InstanceStatus } from '../api/types';
+import type { BulkRequest, InstanceFilter, InstanceStatus } from '../../../src/client';
 import { bulkActions, formatCount, readInstances, type BulkActionName } from '../lib/instance-listing';
 import { useAsync } from '../lib/use-async';
 import { asProblem } from '../api/api-error';
 import { ConfirmedAction } from './confirmed-action';
 import { navigate } from './link';
 import { ProblemAlert } from './problem-alert';
-import type { Problem } from '../api/types';
+import type { ClientProblem } from '../../../src/client';
 
 const statusOrder: InstanceStatus[] = ['waiting', 'initializing', 'suspended', 'faulted', 'complete', 'cancelled'];
 
@@ -52,7 +51,7 @@ export function BulkActionForm({ filter }: { filter: InstanceFilter & { workflow
   const [stateId, setStateId] = useState('');
   const [force, setForce] = useState(false);
   const [count, setCount] = useState<Count>();
-  const [problem, setProblem] = useState<Problem>();
+  const [problem, setProblem] = useState<ClientProblem>();
   const [busy, setBusy] = useState(false);
   const definition = useAsync(() => api.getWorkflow(filter.workflowId), [api, filter.workflowId]);
   const chosen = bulkActions.find((candidate) => candidate.action === action)!;
@@ -74,7 +73,7 @@ export function BulkActionForm({ filter }: { filter: InstanceFilter & { workflow
       setBusy(false);
     }
   };
-  const body = (): BulkInput => ({
+  const body = (): BulkRequest => ({
     action,
     filter: {
       workflowId: filter.workflowId,

@@ -1,6 +1,6 @@
 /** @module Cancel for an active instance, behind an inline confirmation. */
 import { useApi } from '../api-context';
-import type { Instance } from '../api/types';
+import type { Instance } from '../../../src/client';
 import { ConfirmedAction } from './confirmed-action';
 
 export function CancelControl({ instance, onDone }: { instance: Instance; onDone: () => void }) {

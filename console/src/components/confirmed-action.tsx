@@ -6,7 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { asProblem } from '../api/api-error';
-import type { Problem } from '../api/types';
+import type { ClientProblem } from '../../../src/client';
 import { ProblemAlert } from './problem-alert';
 
 export interface ConfirmedActionProps {
@@ -29,7 +29,7 @@ export interface ConfirmedActionProps {
 export function ConfirmedAction({ label, question, confirmLabel, yesLabel, noLabel, tone, failureContext, run, onDone }: ConfirmedActionProps) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem>();
+  const [problem, setProblem] = useState<ClientProblem>();
   const openButton = useRef<HTMLButtonElement>(null);
   const safeButton = useRef<HTMLButtonElement>(null);
   const returnFocus = useRef(false);

@@ -3,7 +3,7 @@
  * decision trace, the actions it would run with their rendered inputs, the triggers it would raise, the
  * lifecycle events it would publish and the context afterwards. Nothing of it happened.
  */
-import type { DryRunInstance } from '../api/types';
+import type { DryRunInstance } from '../../../src/client';
 import { JsonView } from './json-view';
 import { StatusBadge } from './status-badge';
 import { TraceView } from './trace-view';

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
-import type { LifecycleEvent, Problem } from '../api/types';
+import type { LifecycleEvent, ClientProblem } from '../../../src/client';
 import { ProblemAlert } from './problem-alert';
 import { StatusBadge } from './status-badge';
 import { TimeText } from './time-text';
@@ -14,7 +14,7 @@ import { TimeText } from './time-text';
 function RedeliverButton({ instanceId, eventId, onDone }: { instanceId: string; eventId: string; onDone: () => void }) {
   const api = useApi();
   const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem>();
+  const [problem, setProblem] = useState<ClientProblem>();
   return (
     <>
       <button
@@ -42,7 +42,7 @@ function RedeliverButton({ instanceId, eventId, onDone }: { instanceId: string; 
   );
 }
 
-export function EventList({ instanceId, events, onRedelivered }: { instanceId: string; events: LifecycleEvent[]; onRedelivered: () => void }) {
+export function EventList({ instanceId, events, onRedelivered }: { instanceId: string; events: readonly LifecycleEvent[]; onRedelivered: () => void }) {
   if (events.length === 0) return <p class="muted">No lifecycle events recorded (only events a subscription wants are kept).</p>;
   return (
     <table data-testid="lifecycle-events">

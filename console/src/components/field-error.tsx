@@ -3,15 +3,15 @@
  * names (an error at `context.amount` belongs to `context`), each shown under its input and tied to it
  * with aria-describedby and aria-invalid; what belongs to no field stays in the form's alert.
  */
-import type { Problem } from '../api/types';
+import type { ClientProblem } from '../../../src/client';
 
 export type FieldErrors = Partial<Record<string, string>>;
 
 /** The problem's errors per field, and the problem without them (undefined when nothing is left to say). */
-export function splitProblem(problem: Problem | undefined, fields: readonly string[]): { byField: FieldErrors; rest: Problem | undefined } {
+export function splitProblem(problem: ClientProblem | undefined, fields: readonly string[]): { byField: FieldErrors; rest: ClientProblem | undefined } {
   if (!problem) return { byField: {}, rest: undefined };
   const byField: FieldErrors = {};
-  const rest: NonNullable<Problem['errors']> = [];
+  const rest: NonNullable<ClientProblem['errors']> = [];
   for (const error of problem.errors ?? []) {
     const field = fields.find((name) => error.path === name || error.path.startsWith(`${name}.`) || error.path.startsWith(`${name}[`));
     if (field) byField[field] = byField[field] ? `${byField[field]}; ${error.message}` : error.message;

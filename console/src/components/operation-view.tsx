@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import type { Operation } from '../api/types';
+import { operationProgress, type ListedOperation, type Operation } from '../../../src/client';
 import { isFinished, useOperation } from '../lib/use-operation';
 import { Link } from './link';
 import { ProblemAlert } from './problem-alert';
@@ -12,11 +12,9 @@ import { StatusBadge } from './status-badge';
 import { TimeText } from './time-text';
 import { TraceView } from './trace-view';
 
-/** While running, `progress` (its `total` once every candidate is known); once finished, the summary's count of `candidates`. */
+/** Processed of candidates as the client counts them (src/client): unknown while candidates are still being found. */
 function Progress({ operation }: { operation: Operation }) {
-  const running = operation.progress !== undefined;
-  const total = running ? operation.progress?.total : operation.candidates;
-  const processed = operation.progress?.processed ?? Object.values(operation.summary ?? {}).reduce((sum, count) => sum + count, 0);
+  const { processed, total } = operationProgress(operation);
   if (total === undefined) {
     return (
       <p class="progress" aria-live="polite" data-testid="progress">
@@ -39,7 +37,7 @@ function Progress({ operation }: { operation: Operation }) {
 export const RESULTS_PER_PAGE = 50;
 
 /** What the operation was, in a sentence: the trigger sent (name, subjects, parameters), the migration, the bulk action. */
-export function describeOperation(operation: Operation): string {
+export function describeOperation(operation: ListedOperation): string {
   if (operation.trigger) {
     const { name, subjects, parameters } = operation.trigger;
     const shownParameters = parameters && Object.keys(parameters).length ? ` with ${JSON.stringify(parameters).slice(0, 200)}` : '';

@@ -1,7 +1,7 @@
 /** @module A problem+json answer shown as an alert: title, detail, and every invalid field by its path. */
-import type { Problem } from '../api/types';
+import type { ClientProblem } from '../../../src/client';
 
-export function ProblemAlert({ problem, context }: { problem: Problem; context?: string }) {
+export function ProblemAlert({ problem, context }: { problem: ClientProblem; context?: string }) {
   return (
     <div class="problem" role="alert">
       <p class="problem-title">

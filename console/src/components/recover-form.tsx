@@ -5,14 +5,14 @@
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
-import type { Instance, Problem, Workflow } from '../api/types';
+import type { Instance, ClientProblem, Workflow } from '../../../src/client';
 import { ProblemAlert } from './problem-alert';
 
 export function RecoverForm({ instance, workflow, onDone }: { instance: Instance; workflow: Workflow | undefined; onDone: () => void }) {
   const api = useApi();
   const [stateId, setStateId] = useState(instance.stateId);
   const [patchText, setPatchText] = useState('');
-  const [problem, setProblem] = useState<Problem>();
+  const [problem, setProblem] = useState<ClientProblem>();
   const [busy, setBusy] = useState(false);
   return (
     <form

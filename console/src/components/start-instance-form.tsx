@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
-import type { Problem } from '../api/types';
+import type { ClientProblem } from '../../../src/client';
 import { FieldError, invalidProps, splitProblem, type FieldErrors } from './field-error';
 import { navigate } from './link';
 import { ProblemAlert } from './problem-alert';
@@ -27,7 +27,7 @@ export function StartInstanceForm({ workflowId, latestVersion }: { workflowId: s
   const [instanceId, setInstanceId] = useState('');
   const [contextText, setContextText] = useState('');
   const [inputErrors, setInputErrors] = useState<FieldErrors>({});
-  const [problem, setProblem] = useState<Problem>();
+  const [problem, setProblem] = useState<ClientProblem>();
   const [busy, setBusy] = useState(false);
 
   const start = async () => {

@@ -3,7 +3,7 @@
  * each behind an inline confirmation like Cancel. Only where the API offers both routes.
  */
 import { useApi } from '../api-context';
-import type { Instance } from '../api/types';
+import type { Instance } from '../../../src/client';
 import { ConfirmedAction } from './confirmed-action';
 
 export function SuspendControl({ instance, onDone }: { instance: Instance; onDone: () => void }) {

@@ -2,7 +2,7 @@
  * @module An instance's armed timers: the transition each fires, where it leads, when (relative and
  * absolute) and what the definition says (`after`, `at`, a calendar).
  */
-import type { Instance, Workflow } from '../api/types';
+import type { Instance, Workflow } from '../../../src/client';
 import { relativeTime } from '../lib/relative-time';
 import { useNow } from '../lib/use-now';
 import { TimeText } from './time-text';

@@ -1,13 +1,13 @@
 /** @module A trigger's trace: each condition or action visited, with whether it held. */
-import type { TraceStep } from '../api/types';
+import type { TraceEntry } from '../../../src/client';
 
-function resultText(result: TraceStep['result']): string {
-  if (result === true || result === 'true') return 'held';
-  if (result === false || result === 'false') return 'did not hold';
+function resultText(result: TraceEntry['result']): string {
+  if (result === true) return 'held';
+  if (result === false) return 'did not hold';
   return String(result);
 }
 
-export function TraceView({ trace }: { trace: TraceStep[] | undefined }) {
+export function TraceView({ trace }: { trace: TraceEntry[] | undefined }) {
   if (!trace || trace.length === 0) return <p class="muted">No trace recorded.</p>;
   return (
     <ol class="trace">

@@ -1,12 +1,11 @@
 /**
- * @module Sends a trigger to one instance. With a dry-run route the form previews first (outcome, trace,
- * actions, raised triggers, events, context after) and sends only what was previewed; without one it says
- * so and sends directly.
+ * @module Sends a trigger to one instance: the form previews it first with a dry run (outcome, trace,
+ * actions, raised triggers, events, context after) and sends only what was previewed.
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
-import type { AvailableTrigger, DryRunResult, Problem, TriggerInput } from '../api/types';
+import type { AvailableTrigger, DryRun, ClientProblem, InstanceTrigger } from '../../../src/client';
 import { DryRunView } from './dry-run-view';
 import { FieldError, invalidProps, splitProblem, type FieldErrors } from './field-error';
 import { ProblemAlert } from './problem-alert';
@@ -24,25 +23,24 @@ function parseParameters(text: string): { parameters?: Record<string, unknown>; 
 
 export interface TriggerFormProps {
   instanceId: string;
-  available: AvailableTrigger[] | undefined;
-  dryRunAvailable: boolean;
+  available: readonly AvailableTrigger[] | undefined;
   /** Called with the operation the API started for the trigger. */
   onSent: (operationId: string) => void;
 }
 
-export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: TriggerFormProps) {
+export function TriggerForm({ instanceId, available, onSent }: TriggerFormProps) {
   const api = useApi();
   const names = [...new Set((available ?? []).flatMap((item) => item.triggerNames).filter((name) => name !== '*'))];
   const [name, setName] = useState(names[0] ?? '');
   const [parametersText, setParametersText] = useState('');
   const [contentType, setContentType] = useState('');
-  const [problem, setProblem] = useState<Problem>();
+  const [problem, setProblem] = useState<ClientProblem>();
   /** What the form itself refused, per field (`form` for what belongs to none). */
   const [inputErrors, setInputErrors] = useState<FieldErrors>({});
-  const [preview, setPreview] = useState<{ input: string; result: DryRunResult }>();
+  const [preview, setPreview] = useState<{ input: string; result: DryRun }>();
   const [busy, setBusy] = useState(false);
 
-  const build = (): TriggerInput | undefined => {
+  const build = (): InstanceTrigger | undefined => {
     setInputErrors({});
     setProblem(undefined);
     if (!name.trim()) {
@@ -74,7 +72,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
   const send = () => {
     const input = build();
     if (!input) return;
-    if (dryRunAvailable && preview?.input !== JSON.stringify(input)) {
+    if (preview?.input !== JSON.stringify(input)) {
       setInputErrors({ form: 'The trigger changed since its dry run: run it again before sending' });
       return;
     }
@@ -85,7 +83,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
     });
   };
   const previewed = preview?.result.instances.find((item) => item.instanceId === instanceId) ?? preview?.result.instances[0];
-  const readyToSend = !dryRunAvailable || (preview !== undefined && !busy);
+  const readyToSend = preview !== undefined && !busy;
   const { byField: refused, rest } = splitProblem(problem, ['name', 'parameters', 'contentType']);
   const errors: FieldErrors = { ...refused, ...inputErrors };
 
@@ -95,7 +93,7 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
       aria-label="Send a trigger"
       onSubmit={(event) => {
         event.preventDefault();
-        if (dryRunAvailable && !preview) dryRun();
+        if (!preview) dryRun();
         else send();
       }}
     >
@@ -145,16 +143,13 @@ export function TriggerForm({ instanceId, available, dryRunAvailable, onSent }: 
       )}
       {rest && <ProblemAlert problem={rest} context="The trigger was not accepted" />}
       <div class="field-actions">
-        {dryRunAvailable && (
-          <button type="button" class={preview ? 'secondary' : undefined} disabled={busy} onClick={dryRun}>
-            Dry run
-          </button>
-        )}
-        <button type="button" class={dryRunAvailable && !preview ? 'secondary' : undefined} disabled={!readyToSend || busy} onClick={send}>
-          {dryRunAvailable ? 'Send for real' : 'Send trigger'}
+        <button type="button" class={preview ? 'secondary' : undefined} disabled={busy} onClick={dryRun}>
+          Dry run
+        </button>
+        <button type="button" class={!preview ? 'secondary' : undefined} disabled={!readyToSend || busy} onClick={send}>
+          Send for real
         </button>
       </div>
-      {!dryRunAvailable && <p class="note">This server offers no dry run, so the trigger is sent as it is.</p>}
       <div aria-live="polite">{previewed && <DryRunView result={previewed} truncated={preview?.result.truncated} />}</div>
     </form>
   );

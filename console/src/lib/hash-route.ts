@@ -2,7 +2,7 @@
  * @module The console's pages as hash routes (`#/workflows/expense-claim?version=2`): the server serves
  * one index.html, so deep links and the back button work without any server-side routing.
  */
-import { instanceStatuses, operationKinds, operationStatuses, type InstanceFilter, type InstanceStatus, type OperationFilter } from '../api/types';
+import { instanceStatuses, operationKinds, operationStatuses, type InstanceFilter, type InstanceStatus, type OperationFilter } from '../../../src/client';
 
 /** The instance list's order: a column, and which way (the URL writes `sort=-updatedAt` for descending). */
 export const instanceSortKeys = ['id', 'workflowId', 'stateId', 'status', 'updatedAt', 'createdAt'] as const;

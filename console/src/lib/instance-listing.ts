@@ -6,7 +6,7 @@
  * order of what was read, which the page says.
  */
 import type { ConsoleApi } from '../api/console-api';
-import type { Instance, InstanceFilter, InstanceStatus } from '../api/types';
+import type { Instance, InstanceFilter, InstanceStatus } from '../../../src/client';
 import type { InstanceSort } from './hash-route';
 
 export const READ_LIMIT = 5000;

@@ -3,7 +3,7 @@
  * `GET /api/instances?workflowId=` (the API has no count route): one walk answers every state at once.
  */
 import type { ConsoleApi } from '../api/console-api';
-import type { InstanceStatus } from '../api/types';
+import type { InstanceStatus } from '../../../src/client';
 
 export type StatusCounts = Partial<Record<InstanceStatus, number>>;
 

@@ -1,17 +1,17 @@
 /** @module Loads data for a component and re-loads when its inputs change; stale answers are dropped. */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { asProblem } from '../api/api-error';
-import type { Problem } from '../api/types';
+import type { ClientProblem } from '../../../src/client';
 
 export interface AsyncState<T> {
   data: T | undefined;
-  problem: Problem | undefined;
+  problem: ClientProblem | undefined;
   loading: boolean;
   reload: () => void;
 }
 
 export function useAsync<T>(load: () => Promise<T>, inputs: readonly unknown[]): AsyncState<T> {
-  const [state, setState] = useState<{ data?: T; problem?: Problem; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ data?: T; problem?: ClientProblem; loading: boolean }>({ loading: true });
   const [generation, setGeneration] = useState(0);
   const latest = useRef(0);
   useEffect(() => {

@@ -1,41 +1,35 @@
 /**
- * @module Follows an operation until it finishes: polls `GET /api/operations/{id}` while it is
- * notStarted or running (every `intervalInMs`), then stops.
+ * @module Follows an operation until it finishes, with the client's polling loop (src/client): reads
+ * `GET /api/operations/{id}` every `intervalInMs` while it is notStarted or running, then stops; a network
+ * blip is read again (after twice the interval), an answer from the server (e.g. 404) is final.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { pollOperation, type ClientProblem, type Operation } from '../../../src/client';
 import type { ConsoleApi } from '../api/console-api';
 import { asProblem } from '../api/api-error';
-import type { Operation, Problem } from '../api/types';
 
-export function isFinished(operation: Operation | undefined): boolean {
-  return operation?.status === 'succeeded' || operation?.status === 'failed';
-}
+export { isFinished } from '../../../src/client';
 
-export function useOperation(api: ConsoleApi, operationId: string, intervalInMs = 1000): { operation?: Operation; problem?: Problem } {
-  const [state, setState] = useState<{ operation?: Operation; problem?: Problem }>({});
+export function useOperation(api: ConsoleApi, operationId: string, intervalInMs = 1000): { operation?: Operation; problem?: ClientProblem } {
+  const [state, setState] = useState<{ operation?: Operation; problem?: ClientProblem }>({});
   useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = new AbortController();
     setState({});
-    const poll = async () => {
-      try {
-        const operation = await api.getOperation(operationId);
-        if (stopped) return;
-        setState({ operation });
-        if (!isFinished(operation)) timer = setTimeout(poll, intervalInMs);
-      } catch (error) {
-        if (stopped) return;
-        const problem = asProblem(error);
-        setState((previous) => ({ ...previous, problem }));
-        // A network blip is retried; an answer from the server (e.g. 404) is final.
-        if (problem.status === 0) timer = setTimeout(poll, intervalInMs * 2);
-      }
+    const showProblem = (error: unknown) => {
+      const problem = asProblem(error);
+      setState((previous) => ({ ...previous, problem }));
+      return problem;
     };
-    void poll();
-    return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-    };
+    pollOperation(async () => ({ operation: await api.getOperation(operationId) }), {
+      firstIntervalInMs: intervalInMs,
+      maxIntervalInMs: intervalInMs,
+      signal: stop.signal,
+      onUpdate: (operation) => setState({ operation }),
+      retryAfterFailure: (error) => showProblem(error).status === 0,
+    }).catch((error: unknown) => {
+      if (!stop.signal.aborted) showProblem(error);
+    });
+    return () => stop.abort();
   }, [api, operationId, intervalInMs]);
   return state;
 }

@@ -5,8 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import { firstWaveStatuses } from '../api/capabilities';
-import type { InstanceFilter, InstanceStatus } from '../api/types';
+import { instanceStatuses, type InstanceFilter, type InstanceStatus } from '../../../src/client';
 import { BulkActionForm } from '../components/bulk-action-form';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
@@ -32,7 +31,6 @@ function FilterForm({ filter, sort }: { filter: InstanceFilter; sort: InstanceSo
   const [draft, setDraft] = useState<InstanceFilter>(filter);
   useEffect(() => setDraft(filter), [filter.workflowId, filter.stateId, filter.status, filter.subject, filter.parentId]);
   const workflows = useAsync(() => api.listWorkflows(), [api]);
-  const capabilities = useAsync(() => api.capabilities(), [api]);
   const definition = useAsync(async () => (draft.workflowId ? api.getWorkflow(draft.workflowId) : undefined), [api, draft.workflowId]);
   const set = (change: Partial<InstanceFilter>) => setDraft((previous) => ({ ...previous, ...change }));
   return (
@@ -72,7 +70,7 @@ function FilterForm({ filter, sort }: { filter: InstanceFilter; sort: InstanceSo
         <label for="filter-status">Status</label>
         <select id="filter-status" value={draft.status ?? ''} onChange={(event) => set({ status: (event.currentTarget.value || undefined) as InstanceStatus | undefined })}>
           <option value="">Any status</option>
-          {(capabilities.data?.statuses ?? firstWaveStatuses).map((status) => (
+          {instanceStatuses.map((status) => (
             <option key={status} value={status}>
               {status}
             </option>

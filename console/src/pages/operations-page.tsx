@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import { operationKinds, operationStatuses, type Operation, type OperationFilter } from '../api/types';
+import { operationKinds, operationStatuses, type ListedOperation, type OperationFilter } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { describeOperation } from '../components/operation-view';
@@ -16,7 +16,7 @@ import { useAsync } from '../lib/use-async';
 
 const PAGE_SIZE = 50;
 
-function outcomes(operation: Operation): string {
+function outcomes(operation: ListedOperation): string {
   const counted = Object.entries(operation.summary ?? {}).filter(([, count]) => count > 0);
   return counted.length ? counted.map(([outcome, count]) => `${outcome} ${count}`).join(', ') : '–';
 }

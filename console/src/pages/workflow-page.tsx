@@ -4,7 +4,7 @@
  * itself as JSON, and a form that starts an instance.
  */
 import { useApi } from '../api-context';
-import { firstWaveStatuses } from '../api/capabilities';
+import { instanceStatuses } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
@@ -20,13 +20,8 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
   const shownVersion = version ?? latest.data?.version;
   const workflow = useAsync(async () => (shownVersion === undefined ? undefined : api.getWorkflow(workflowId, shownVersion)), [api, workflowId, shownVersion]);
   const counts = useAsync(async () => (shownVersion === undefined ? undefined : countInstancesByState(api, workflowId, shownVersion)), [api, workflowId, shownVersion]);
-  const capabilities = useAsync(() => api.capabilities(), [api]);
-  const statuses = capabilities.data?.statuses ?? firstWaveStatuses;
-  const diagram = useAsync(async () => {
-    if (shownVersion === undefined) return undefined;
-    const capabilities = await api.capabilities();
-    return capabilities.diagram ? api.getDiagram(workflowId, { version: shownVersion }) : null;
-  }, [api, workflowId, shownVersion]);
+  const statuses = instanceStatuses;
+  const diagram = useAsync(async () => (shownVersion === undefined ? undefined : api.getDiagram(workflowId, { version: shownVersion })), [api, workflowId, shownVersion]);
 
   const definition = workflow.data;
   const title = definition?.displayName ?? workflowId;
@@ -60,14 +55,6 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
       {definition?.description && <p>{definition.description}</p>}
       {workflow.problem && <ProblemAlert problem={workflow.problem} context={`Reading version ${shownVersion} failed`} />}
       {diagram.problem && <ProblemAlert problem={diagram.problem} context="Reading the diagram failed" />}
-      {diagram.data === null && (
-        <EmptyState title="This server offers no diagram route">
-          <p>
-            The diagram comes from <code>GET /api/workflows/&#123;id&#125;/diagram</code>, which this server's API does not list. The counts below are
-            still current.
-          </p>
-        </EmptyState>
-      )}
       {diagram.data && (
         <StateDiagram
           text={counts.data && definition ? annotateDiagram(diagram.data, definition.states, counts.data.byState) : diagram.data}

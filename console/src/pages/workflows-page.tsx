@@ -1,12 +1,12 @@
 /** @module The workflows: each with its display name and versions, linking to its diagram and instances. */
 import { useApi } from '../api-context';
-import type { WorkflowSummary } from '../api/types';
+import type { Page, WorkflowSummary } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
 import { Link } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
 import { useAsync } from '../lib/use-async';
 
-async function listAll(load: (token?: string) => Promise<{ items: WorkflowSummary[]; continuationToken?: string }>): Promise<WorkflowSummary[]> {
+async function listAll(load: (token?: string) => Promise<Page<WorkflowSummary>>): Promise<WorkflowSummary[]> {
   const items: WorkflowSummary[] = [];
   let token: string | undefined;
   do {

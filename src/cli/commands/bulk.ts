@@ -4,6 +4,9 @@
  * `--wait` followed to its end (`watch`'s view). `--dry-run` says how many instances the filter matches; a
  * delete must name that number (`--expect-count N`), so a filter wider than meant deletes nothing.
  */
+import { Argument, Option, type Command } from 'commander';
+import { examples, INSTANCE_STATUSES, addOperationOptions, type ContextOf } from '../command-options';
+import { wholeNumber } from '../inputs';
 import type { BulkAction, BulkRequest, InstanceStatusName } from '../api';
 import type { CommandContext } from '../context';
 import { plural } from '../definition-check';
@@ -58,4 +61,33 @@ export async function bulkCommand(context: CommandContext, action: BulkAction, o
   if (options.wait) return followOperation(context, accepted.operationId, options);
   if (context.json) return context.output.printJson(accepted);
   context.output.print(`Bulk ${action} ${accepted.operationId} ${accepted.status}; follow it with: signalbox watch ${accepted.operationId}`);
+}
+
+/** `signalbox bulk`: arguments, options, examples and the action. */
+export function defineBulkCommand(program: Command, contextOf: ContextOf): void {
+  addOperationOptions(
+    program
+      .command('bulk')
+      .description('act on every instance of a workflow that the filter matches, as one operation (each instance under its lease)')
+      .addArgument(new Argument('<action>', 'what to do to each instance').choices(BULK_ACTIONS))
+      .requiredOption('--workflow <workflowId>', 'the workflow whose instances to act on')
+      .option('--state <stateId>', 'only instances in this state')
+      .addOption(new Option('--status <status>', 'only instances with this status').choices(INSTANCE_STATUSES))
+      .option('--subject <subject>', 'only instances interested in this subject')
+      .option('--updated-before <time>', 'only instances last changed before this moment (ISO 8601, e.g. 2026-11-01T00:00:00Z)')
+      .option('--to-state <stateId>', 'recover: the state whose entry runs again (required for recover)')
+      .option('--force', 'delete: waiting and initializing instances too')
+      .option('--expect-count <n>', 'delete (required): how many instances the filter matches, as --dry-run tells; refused if it matches another number', wholeNumber('--expect-count'))
+      .option('--dry-run', 'change nothing: say how many instances the filter matches now'),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'signalbox bulk cancel --workflow expense-claim --state awaiting-receipts --wait',
+        'signalbox bulk recover --workflow expense-claim --status faulted --to-state draft',
+        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --dry-run',
+        'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --expect-count 42 --wait',
+      ),
+    )
+    .action((action: BulkAction, options, command: Command) => bulkCommand(contextOf(command), action, options));
 }

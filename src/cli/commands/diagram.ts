@@ -4,12 +4,14 @@
  * the server uses); a workflow id asks the server's diagram route. `--instance` highlights that
  * instance's current state (read from the server).
  */
+import type { Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
 import { existsSync } from 'node:fs';
 import type { WorkflowDefinition } from '../../engine/definition';
 import type { CommandContext } from '../context';
 import { checkDefinitionFile, engineAnalysis, printFileChecks } from '../definition-check';
 import { UsageError, ValidationFailedError } from '../errors';
-import { readDefinitionFile } from '../inputs';
+import { readDefinitionFile, wholeNumber } from '../inputs';
 
 export interface DiagramOptions {
   readonly instance?: string;
@@ -42,4 +44,16 @@ async function diagramOfFile(context: CommandContext, file: string, options: Dia
   const definition: WorkflowDefinition = analysis.validateDefinition(input.definition);
   const highlightStateId = options.instance === undefined ? undefined : (await context.api.getInstance(options.instance)).stateId;
   return analysis.mermaidStateDiagram(analysis.buildDefinitionGraph(definition), highlightStateId === undefined ? {} : { highlightStateId });
+}
+
+/** `signalbox diagram`: arguments, options, examples and the action. */
+export function defineDiagramCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('diagram')
+    .description('print the Mermaid stateDiagram-v2 of a definition file (offline) or of a stored workflow')
+    .argument('<file|workflowId>', 'a definition file, or the id of a stored workflow')
+    .option('--instance <instanceId>', "highlight this instance's current state")
+    .option('--version <n>', 'a given version (default: the latest)', wholeNumber('--version'))
+    .addHelpText('after', examples('signalbox diagram examples/expense-claim.json > claim.mmd', 'signalbox diagram expense-claim', 'signalbox diagram expense-claim --instance claim-42', 'signalbox diagram expense-claim --version 1'))
+    .action((target: string, options, command: Command) => diagramCommand(contextOf(command), target, options));
 }

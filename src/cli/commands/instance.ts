@@ -3,6 +3,8 @@
  * instance: `cancel <id>`, `recover <id> --state <stateId>`, `suspend <id>`, `resume <id>` and
  * `delete <id> [--force]`.
  */
+import type { Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
 import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
 import type { CommandContext } from '../context';
 import { jsonObjectArgument } from '../inputs';
@@ -113,4 +115,54 @@ export async function deleteCommand(context: CommandContext, instanceId: string,
   await context.api.deleteInstance(instanceId, options.force ? { force: true } : {});
   if (context.json) return context.output.printJson({ instanceId, deleted: true });
   context.output.print(`${instanceId}: deleted, with its history`);
+}
+
+/** `signalbox instance`, `cancel`, `recover`, `suspend`, `resume` and `delete`: arguments, options, examples and the action. */
+export function defineInstanceCommands(program: Command, contextOf: ContextOf): void {
+  program
+    .command('instance')
+    .description('show one instance')
+    .argument('<instanceId>', 'the instance')
+    .option('--history', 'with its history')
+    .option('--available', 'with the triggers its current state answers')
+    .addHelpText('after', examples('signalbox instance claim-42 --history', 'signalbox instance claim-42 --json'))
+    .action((instanceId: string, options, command: Command) => instanceCommand(contextOf(command), instanceId, options));
+
+  program
+    .command('cancel')
+    .description('cancel an instance')
+    .argument('<instanceId>', 'the instance')
+    .addHelpText('after', examples('signalbox cancel claim-42'))
+    .action((instanceId: string, _options, command: Command) => cancelCommand(contextOf(command), instanceId));
+
+  program
+    .command('recover')
+    .description('recover a faulted instance into a state (its entry conditions and actions run again)')
+    .argument('<instanceId>', 'the instance')
+    .requiredOption('--state <stateId>', 'the state to recover to')
+    .option('--context <json|@file>', 'repair the context first: a JSON Merge Patch (RFC 7386; null removes a key), inline or @file.json')
+    .addHelpText('after', examples('signalbox recover claim-42 --state draft', `signalbox recover claim-42 --state submitted --context '{"amount":120}'`))
+    .action((instanceId: string, options, command: Command) => recoverCommand(contextOf(command), instanceId, options));
+
+  program
+    .command('suspend')
+    .description('suspend a waiting instance: it takes no triggers (notActive) and its timers wait until it is resumed')
+    .argument('<instanceId>', 'the instance')
+    .addHelpText('after', examples('signalbox suspend claim-42'))
+    .action((instanceId: string, _options, command: Command) => suspendCommand(contextOf(command), instanceId));
+
+  program
+    .command('resume')
+    .description('resume a suspended instance (waiting again; timers that fell due meanwhile fire at once)')
+    .argument('<instanceId>', 'the instance')
+    .addHelpText('after', examples('signalbox resume claim-42'))
+    .action((instanceId: string, _options, command: Command) => resumeCommand(contextOf(command), instanceId));
+
+  program
+    .command('delete')
+    .description('delete an instance with its history (the server refuses a waiting or initializing one without --force)')
+    .argument('<instanceId>', 'the instance')
+    .option('--force', 'delete it even while it is waiting or initializing')
+    .addHelpText('after', examples('signalbox delete claim-42', 'signalbox delete claim-43 --force'))
+    .action((instanceId: string, options, command: Command) => deleteCommand(contextOf(command), instanceId, options));
 }

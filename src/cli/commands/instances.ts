@@ -1,4 +1,7 @@
 /** @module `signalbox instances [filters] [--all]`: instances as a table, one page or all of them. */
+import { Option, type Command } from 'commander';
+import { examples, INSTANCE_STATUSES, type ContextOf } from '../command-options';
+import { wholeNumber } from '../inputs';
 import type { ApiInstance, InstanceFilter, InstanceStatusName } from '../api';
 import type { CommandContext } from '../context';
 
@@ -35,4 +38,21 @@ export async function instancesCommand(context: CommandContext, options: Instanc
     output.print(output.table(['ID', 'WORKFLOW', 'VERSION', 'STATE', 'STATUS', 'UPDATED'], items.map((instance) => [instance.id, instance.workflowId, instance.workflowVersion, instance.stateId, instance.status, instance.updatedAt])));
   } else output.note('No instances.');
   if (continuationToken) output.note(`More instances: add --all, or --continuation-token '${continuationToken}'`);
+}
+
+/** `signalbox instances`: arguments, options, examples and the action. */
+export function defineInstancesCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('instances')
+    .description('list instances as a table (one page; --all for every page)')
+    .option('--workflow <workflowId>', 'only instances of this workflow')
+    .option('--state <stateId>', 'only instances in this state')
+    .addOption(new Option('--status <status>', 'only instances with this status').choices(INSTANCE_STATUSES))
+    .option('--subject <subject>', 'only instances interested in this subject')
+    .option('--parent <instanceId>', 'only children of this instance')
+    .option('--all', 'follow every page')
+    .option('--continuation-token <token>', 'start at this page')
+    .option('--page-size <n>', 'instances per page (server default 100, at most 1000)', wholeNumber('--page-size'))
+    .addHelpText('after', examples('signalbox instances --workflow expense-claim --status waiting', 'signalbox instances --subject claimant:ann --all --json'))
+    .action((options, command: Command) => instancesCommand(contextOf(command), options));
 }

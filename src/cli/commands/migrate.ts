@@ -3,6 +3,9 @@
  * with `--dry-run`, the server's report (what would move where, what cannot move and why) as two tables;
  * otherwise a migration operation, followed to its end with `--wait` (`watch`'s view).
  */
+import { Option, type Command } from 'commander';
+import { examples, INSTANCE_STATUSES, addOperationOptions, type ContextOf } from '../command-options';
+import { collect, wholeNumber } from '../inputs';
 import type { InstanceStatusName, MigrationReport, MigrationRequest } from '../api';
 import type { CommandContext } from '../context';
 import { UsageError } from '../errors';
@@ -71,4 +74,22 @@ function printMigrationReport(context: CommandContext, workflowId: string, repor
   if (report.blocked.length) {
     output.print('', output.colors.bold('Cannot move'), output.table(['FROM', 'COUNT', 'REASON', 'SAMPLE'], report.blocked.map((row) => [row.fromStateId, row.count, row.reason, row.sample.join(', ')])));
   }
+}
+
+/** `signalbox migrate`: arguments, options, examples and the action. */
+export function defineMigrateCommand(program: Command, contextOf: ContextOf): void {
+  addOperationOptions(
+    program
+      .command('migrate')
+      .description("move a workflow's instances from one version to another (relabels them: no actions run); --dry-run reports what would move")
+      .argument('<workflowId>', 'the workflow')
+      .requiredOption('--from <n>', 'the version the instances are on', wholeNumber('--from'))
+      .option('--to <n>', 'the version to move them to (default: the latest)', wholeNumber('--to'))
+      .option('--map <old=new>', 'a state of --from and the state of --to it becomes (repeatable); a state not mapped keeps its id', collect)
+      .option('--state <stateId>', 'only instances in this state')
+      .addOption(new Option('--status <status>', 'only instances with this status').choices(INSTANCE_STATUSES))
+      .option('--dry-run', 'change nothing: report what would move where, and what cannot move and why'),
+  )
+    .addHelpText('after', examples('signalbox migrate expense-claim --from 1 --to 2 --map review=checking --dry-run', 'signalbox migrate expense-claim --from 1 --map review=checking --wait', 'signalbox migrate expense-claim --from 1 --to 2 --state draft --json'))
+    .action((workflowId: string, options, command: Command) => migrateCommand(contextOf(command), workflowId, options));
 }

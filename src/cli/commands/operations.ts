@@ -1,4 +1,7 @@
 /** @module `signalbox operations list [filters] [--all]`: operations as a table, newest first. */
+import { Option, type Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
+import { wholeNumber } from '../inputs';
 import type { ApiListedOperation, OperationFilter } from '../api';
 import type { CommandContext } from '../context';
 
@@ -56,4 +59,22 @@ export async function operationsListCommand(context: CommandContext, options: Op
     output.print(output.table(['ID', 'KIND', 'WHAT', 'STATUS', 'INSTANCES', 'OUTCOMES', 'CREATED'], items.map((operation) => [operation.id, operation.kind, operationWhat(operation), operation.status, operation.candidates, counts(operation), operation.createdAt])));
   } else output.note('No operations.');
   if (continuationToken) output.note(`More operations: add --all, or --continuation-token '${continuationToken}'`);
+}
+
+/** `signalbox operations list`: arguments, options, examples and the action. */
+export function defineOperationsCommands(program: Command, contextOf: ContextOf): void {
+  const operations = program.command('operations').description('operations: triggers sent, migrations and bulk actions');
+  operations
+    .command('list')
+    .description('list operations as a table, newest first (one page; --all for every page)')
+    .addOption(new Option('--kind <kind>', 'only operations of this kind').choices(['trigger', 'migration', 'bulk']))
+    .addOption(new Option('--status <status>', 'only operations with this status').choices(['notStarted', 'running', 'succeeded', 'failed']))
+    .option('--workflow <workflowId>', 'only migrations and bulk actions of this workflow')
+    .option('--since <time>', 'only operations created at or after this moment (ISO 8601)')
+    .option('--before <time>', 'only operations created before this moment (ISO 8601)')
+    .option('--all', 'follow every page')
+    .option('--continuation-token <token>', 'start at this page')
+    .option('--page-size <n>', 'operations per page (server default 100, at most 1000)', wholeNumber('--page-size'))
+    .addHelpText('after', examples('signalbox operations list --kind bulk --status failed', 'signalbox operations list --since 2026-05-01T00:00:00Z --all --json'))
+    .action((options, command: Command) => operationsListCommand(contextOf(command), options));
 }

@@ -3,6 +3,8 @@
  * then each workflow is created, or gets a new version with `If-Match` set to its current ETag. A file
  * equal to the latest version is left as it is (`unchanged`), unless `--force`.
  */
+import type { Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
 import type { CommandContext } from '../context';
 import { checkDefinitionFile, printFileChecks } from '../definition-check';
 import { ValidationFailedError } from '../errors';
@@ -43,4 +45,15 @@ export async function pushCommand(context: CommandContext, files: readonly strin
     if (!context.json) output.print(`${workflowId}: ${result.created ? 'created, ' : result.unchanged ? 'unchanged, ' : ''}version ${stored.version} (${input.file})`);
   }
   if (context.json) output.printJson(results);
+}
+
+/** `signalbox push`: arguments, options, examples and the action. */
+export function definePushCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('push')
+    .description('create each workflow, or add a version to it (If-Match with its current ETag); a file equal to the latest version adds none; invalid files are refused before any request')
+    .argument('<file...>', 'workflow definition files (JSON)')
+    .option('--force', 'add a version even when the file equals the latest version')
+    .addHelpText('after', examples('signalbox push examples/expense-claim.json', 'signalbox push examples/*.json --json', 'signalbox push examples/expense-claim.json --force'))
+    .action((files: string[], options: { force?: boolean }, command: Command) => pushCommand(contextOf(command), files, options));
 }

@@ -3,12 +3,14 @@
  * trigger (202, an operation); with `--wait`, follow the operation to its end (`watch`'s view); with
  * `--dry-run`, show what it would do to each instance and change nothing.
  */
+import type { Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
 import type { JsonObject } from '../../engine/json';
 import type { TriggerToSend } from '../api';
 import type { CommandContext } from '../context';
 import { printDryRun } from '../dry-run-view';
 import { UsageError } from '../errors';
-import { jsonObjectArgument, parseParameter } from '../inputs';
+import { collect, jsonObjectArgument, parseParameter, wholeNumber } from '../inputs';
 import { followOperation } from './watch';
 
 export interface SendOptions {
@@ -58,4 +60,38 @@ async function submit(context: CommandContext, trigger: TriggerToSend, options: 
   if (options.wait) return followOperation(context, accepted.operationId, options);
   if (context.json) return context.output.printJson(accepted);
   context.output.print(`Operation ${accepted.operationId} ${accepted.status}; follow it with: signalbox watch ${accepted.operationId}`);
+}
+
+/** `signalbox send` and `signalbox send-to`: arguments, options, examples and the action. */
+export function defineSendCommands(program: Command, contextOf: ContextOf): void {
+  const addTriggerOptions = (command: Command) =>
+    command
+      .option('--param <name=value>', 'a trigger parameter (repeatable); the value is JSON when it parses, else a string', collect)
+      .option('--parameters <json|@file>', 'all parameters as a JSON object (inline or @file); --param adds to them')
+      .option('--content-type <type>', 'the trigger content type')
+      .option('--id <triggerId>', 'the trigger id (makes the send idempotent)')
+      .option('--wait', 'follow the operation to its end: a progress bar on a terminal, then the summary and outcomes')
+      .option('--dry-run', 'change nothing: show what the trigger would do to each instance (outcome, trace of conditions, context after, actions)')
+      .option('--results <n>', 'per-instance outcomes to show after --wait (instances detailed by --dry-run)', wholeNumber('--results'), 10)
+      .option('--no-progress', 'no progress bar, even on a terminal');
+
+  addTriggerOptions(
+    program
+      .command('send')
+      .description('send a trigger to every instance interested in one of its subjects')
+      .argument('<name>', 'the trigger name')
+      .option('--subject <subject>', 'a subject (repeatable, at least one)', collect),
+  )
+    .addHelpText('after', examples('signalbox send Update --subject claimant:ann --param amount=120 --param description=Train --wait', 'signalbox send Approve --subject approvers --dry-run', 'signalbox send Approve --subject approvers --id approve-2026-11 --json'))
+    .action((name: string, options, command: Command) => sendCommand(contextOf(command), name, options));
+
+  addTriggerOptions(
+    program
+      .command('send-to')
+      .description('send a trigger to one instance (the instance id is the subject)')
+      .argument('<instanceId>', 'the instance')
+      .argument('<name>', 'the trigger name'),
+  )
+    .addHelpText('after', examples('signalbox send-to claim-42 Submit --param at=2026-11-22 --wait', 'signalbox send-to claim-42 Submit --dry-run', 'signalbox send-to claim-42 Submit --dry-run --json'))
+    .action((instanceId: string, name: string, options, command: Command) => sendToCommand(contextOf(command), instanceId, name, options));
 }

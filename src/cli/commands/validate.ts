@@ -1,4 +1,6 @@
 /** @module `signalbox validate <file...>`: offline, like a compiler; exit 1 on errors (or warnings with --strict). */
+import type { Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
 import type { CommandContext } from '../context';
 import { checkDefinitionFile, printFileChecks } from '../definition-check';
 import { ValidationFailedError } from '../errors';
@@ -16,4 +18,15 @@ export async function validateCommand(context: CommandContext, files: readonly s
   else printFileChecks(context.output, checks);
   // Every problem is printed already; the exit code says the rest.
   if (!passes) throw new ValidationFailedError('');
+}
+
+/** `signalbox validate`: arguments, options, examples and the action. */
+export function defineValidateCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('validate')
+    .description('check definition files offline: schema errors and analysis warnings, by file and JSON path')
+    .argument('<file...>', 'workflow definition files (JSON)')
+    .option('--strict', 'warnings fail the check too (exit 1)')
+    .addHelpText('after', examples('signalbox validate examples/*.json', 'signalbox validate --strict claim.json', 'signalbox validate claim.json --json'))
+    .action((files: string[], options, command: Command) => validateCommand(contextOf(command), files, options));
 }

@@ -1,4 +1,7 @@
 /** @module `signalbox watch <operationId>`: the progress view of an operation until it finishes. */
+import type { Command } from 'commander';
+import { examples, type ContextOf } from '../command-options';
+import { wholeNumber } from '../inputs';
 import type { CommandContext } from '../context';
 import { failIfFailed, printOperation, waitForOperation } from '../operation-view';
 import { outcomeReasons } from '../outcome-reasons';
@@ -20,4 +23,16 @@ export async function followOperation(context: CommandContext, operationId: stri
 
 export async function watchCommand(context: CommandContext, operationId: string, options: WatchCommandOptions): Promise<void> {
   await followOperation(context, operationId, options);
+}
+
+/** `signalbox watch`: arguments, options, examples and the action. */
+export function defineWatchCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('watch')
+    .description("follow an operation: a progress bar on a terminal, then the summary and the first per-instance outcomes")
+    .argument('<operationId>', 'the operation (a trigger id)')
+    .option('--results <n>', 'per-instance outcomes to show', wholeNumber('--results'), 10)
+    .option('--no-progress', 'no progress bar, even on a terminal')
+    .addHelpText('after', examples('signalbox watch update-1', 'signalbox watch update-1 --json'))
+    .action((operationId: string, options, command: Command) => watchCommand(contextOf(command), operationId, options));
 }

@@ -1,12 +1,13 @@
 /** An in-memory ConsoleApi for component tests: every method a jest mock with a sensible default. */
 import type { ConsoleApi } from '../../../console/src/api/console-api';
-import type { Instance, Workflow } from '../../../console/src/api/types';
+import type { Instance, Workflow } from '../../../src/client';
 
 export const workflow: Workflow = {
   id: 'expense-claim',
   displayName: 'Expense claim',
   initialStateId: 'draft',
   version: 2,
+  etag: '"w2"',
   states: {
     draft: { displayName: 'Draft', transitions: [{ id: 'submit', targetStateId: 'submitted' }] },
     submitted: { displayName: 'Submitted' },
@@ -22,8 +23,10 @@ export function instance(overrides: Partial<Instance> = {}): Instance {
     status: 'waiting',
     context: { claimantId: 'ann', lines: [{ amount: 12 }] },
     interests: ['claim-1', 'claimant:ann'],
+    timers: [],
     createdAt: '2026-11-23T10:00:00.000Z',
     updatedAt: '2026-11-23T10:05:00.000Z',
+    etag: '"1"',
     ...overrides,
   };
 }
@@ -33,7 +36,6 @@ export type FakeApi = { [K in keyof ConsoleApi]: jest.Mock };
 
 export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
   return {
-    capabilities: jest.fn(async () => ({ diagram: true, availableTriggers: true, dryRun: true, suspendResume: true, lifecycleEvents: true })),
     listWorkflows: jest.fn(async () => ({ items: [{ id: workflow.id, displayName: workflow.displayName, version: workflow.version }] })),
     getWorkflow: jest.fn(async () => workflow),
     getDiagram: jest.fn(async () => 'stateDiagram-v2\n    state "Draft" as s0\n    state "Submitted" as s1\n    s0 --> s1: Submit\n'),
