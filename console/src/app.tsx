@@ -28,7 +28,7 @@ function Page({ route }: { route: ConsoleRoute }) {
     case 'instance':
       return <InstancePage instanceId={route.instanceId} />;
     case 'operations':
-      return <OperationsPage filter={route.filter} />;
+      return <OperationsPage filter={route.filter} sort={route.sort} />;
     case 'operation':
       return <OperationPage operationId={route.operationId} />;
     case 'notFound':

@@ -40,31 +40,75 @@ const listed = (id: string, overrides: Partial<Operation> = {}): ListedOperation
 });
 
 describe('OperationsPage', () => {
-  it('lists operations as the API gives them (newest first) with what each was, and pages with continuation tokens', async () => {
+  it('lists operations newest first with what each was, counts them, and reads the filtered set 1,000 at a time', async () => {
     const listOperations = jest
       .fn()
       .mockResolvedValueOnce({
-        items: [listed('op-2'), listed('op-b', { kind: 'bulk', triggerId: undefined, trigger: undefined, bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: 'draft' } }, summary: { cancelled: 3 }, candidates: 3 })],
+        items: [
+          listed('op-1', { createdAt: '2026-11-23T10:01:00.000Z', status: 'failed', error: 'storage down' }),
+          listed('op-b', { kind: 'bulk', triggerId: undefined, trigger: undefined, bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: 'draft' } }, summary: { cancelled: 3 }, candidates: 3, createdAt: '2026-11-23T10:03:00.000Z' }),
+        ],
         continuationToken: 'next',
       })
-      .mockResolvedValueOnce({ items: [listed('op-1', { status: 'failed', error: 'storage down' })] })
-      .mockResolvedValueOnce({ items: [listed('op-2')], continuationToken: 'next' });
+      .mockResolvedValueOnce({ items: [listed('op-2', { createdAt: '2026-11-23T10:02:00.000Z' })] });
     const api = fakeApi({ listOperations });
     renderWith(api, <OperationsPage filter={{ kind: 'trigger' }} />);
     const table = await screen.findByTestId('operations');
+    expect(screen.getByTestId('operation-count').textContent).toBe('3 operations match');
     const rows = within(table).getAllByRole('row').slice(1);
-    expect(rows.map((row) => within(row).getAllByRole('cell')[0]!.textContent)).toEqual(['op-2', 'op-b']);
-    expect(rows[0]!.textContent).toContain('Trigger Approve to claim-1 with {"by":"ann"}');
-    expect(rows[0]!.textContent).toContain('transitioned 1');
-    expect(rows[1]!.textContent).toContain('Bulk cancel of expense-claim instances (stateId draft)');
-    expect(within(rows[0]!).getByRole('link', { name: 'op-2' }).getAttribute('href')).toBe('#/operations/op-2');
-    expect(listOperations).toHaveBeenLastCalledWith({ kind: 'trigger' }, undefined, 50);
+    expect(rows.map((row) => within(row).getAllByRole('cell')[0]!.textContent)).toEqual(['op-b', 'op-2', 'op-1']);
+    expect(rows[1]!.textContent).toContain('Trigger Approve to claim-1 with {"by":"ann"}');
+    expect(rows[1]!.textContent).toContain('transitioned 1');
+    expect(rows[0]!.textContent).toContain('Bulk cancel of expense-claim instances (stateId draft)');
+    expect(within(rows[1]!).getByRole('link', { name: 'op-2' }).getAttribute('href')).toBe('#/operations/op-2');
+    expect(within(table).getByRole('columnheader', { name: /Created/ }).getAttribute('aria-sort')).toBe('descending');
+    expect(listOperations.mock.calls).toEqual([
+      [{ kind: 'trigger' }, undefined, 1000],
+      [{ kind: 'trigger' }, 'next', 1000],
+    ]);
+  });
 
+  it('sorts by a column (the order lives in the URL), and shows 50 a page', async () => {
+    const items = Array.from({ length: 120 }, (_, index) =>
+      listed(`op-${String(index).padStart(3, '0')}`, { candidates: (index * 7) % 120, createdAt: new Date(Date.UTC(2026, 10, 23, 10, 0, index)).toISOString() }),
+    );
+    const api = fakeApi({ listOperations: jest.fn(async () => ({ items })) });
+    const { rerender } = renderWith(api, <OperationsPage filter={{}} />);
+    const firstCells = () => within(screen.getByTestId('operations')).getAllByRole('row').slice(1).map((row) => within(row).getAllByRole('cell')[0]!.textContent);
+    await screen.findByTestId('operations');
+    expect(screen.getByTestId('operation-count').textContent).toBe('120 operations match');
+    expect(firstCells()).toHaveLength(50);
+    expect(firstCells()[0]).toBe('op-119');
+    expect(screen.getByText('Page 1 of 3')).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Sort by Instances' }));
+    expect(window.location.hash).toBe('#/operations?sort=candidates');
+    const sort = parseHash(window.location.hash);
+    expect(sort).toEqual({ page: 'operations', filter: {}, sort: { key: 'candidates', descending: false } });
+    rerender(
+      <ApiContext.Provider value={api as unknown as ConsoleApi}>
+        <OperationsPage filter={{}} sort={{ key: 'candidates', descending: false }} />
+      </ApiContext.Provider>,
+    );
+    // Numbers sort as numbers: 0, 1, 2 … not 0, 1, 10.
+    const counts = () => within(screen.getByTestId('operations')).getAllByRole('row').slice(1).map((row) => Number(within(row).getAllByRole('cell')[3]!.textContent));
+    await waitFor(() => expect(counts().slice(0, 12)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
     fireEvent.click(screen.getByRole('button', { name: 'Next page' }));
-    await waitFor(() => expect(listOperations).toHaveBeenLastCalledWith({ kind: 'trigger' }, 'next', 50));
-    await screen.findByText('op-1');
-    fireEvent.click(screen.getByRole('button', { name: 'Previous page' }));
-    await waitFor(() => expect(listOperations).toHaveBeenCalledTimes(3));
+    expect(screen.getByText('Page 2 of 3')).toBeTruthy();
+    expect(counts()[0]).toBe(50);
+  });
+
+  it('says "5,000+" past what it reads, and that the order is among those read', async () => {
+    let served = 0;
+    const listOperations = jest.fn(async (_filter: unknown, _token: unknown, size: number) => {
+      const items = Array.from({ length: size }, (_, index) => listed(`op-${served + index}`));
+      served += size;
+      return { items, continuationToken: 'more' };
+    });
+    renderWith(fakeApi({ listOperations }), <OperationsPage filter={{}} />);
+    expect((await screen.findByTestId('operation-count')).textContent).toBe('5,000+ operations match');
+    expect(screen.getByText(/Sorted among the first 5,000 read/)).toBeTruthy();
+    expect(listOperations).toHaveBeenCalledTimes(5);
   });
 
   it('says when no operation matches, and the filters live in the URL', async () => {
@@ -73,6 +117,9 @@ describe('OperationsPage', () => {
     expect(parseHash('#/operations?kind=bulk&status=failed&workflowId=claim')).toEqual({ page: 'operations', filter: { kind: 'bulk', status: 'failed', workflowId: 'claim' } });
     expect(parseHash('#/operations?kind=nonsense')).toEqual({ page: 'operations', filter: {} });
     expect(formatHash({ page: 'operations', filter: { kind: 'migration' } })).toBe('#/operations?kind=migration');
+    expect(parseHash('#/operations?kind=bulk&sort=-candidates')).toEqual({ page: 'operations', filter: { kind: 'bulk' }, sort: { key: 'candidates', descending: true } });
+    expect(parseHash('#/operations?sort=nonsense')).toEqual({ page: 'operations', filter: {} });
+    expect(formatHash({ page: 'operations', filter: { kind: 'bulk' }, sort: { key: 'status', descending: false } })).toBe('#/operations?kind=bulk&sort=status');
   });
 });
 

@@ -12,12 +12,35 @@ export interface InstanceSort {
   descending: boolean;
 }
 
+/** The operation list's order, written the same way (`sort=-createdAt`). */
+export const operationSortKeys = ['id', 'kind', 'status', 'candidates', 'createdAt'] as const;
+export type OperationSortKey = (typeof operationSortKeys)[number];
+export interface OperationSort {
+  key: OperationSortKey;
+  descending: boolean;
+}
+
+/** `sort=-key` as a sort when the key is one of `keys`, else undefined. */
+function parseSort<Key extends string>(searchParams: URLSearchParams, keys: readonly Key[]): { key: Key; descending: boolean } | undefined {
+  const sort = searchParams.get('sort');
+  const key = sort?.replace(/^-/, '');
+  return sort && (keys as readonly string[]).includes(key!) ? { key: key as Key, descending: sort.startsWith('-') } : undefined;
+}
+
+function formatQuery(filter: object, sort: { key: string; descending: boolean } | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filter)) if (value) params.set(key, String(value));
+  if (sort) params.set('sort', `${sort.descending ? '-' : ''}${sort.key}`);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
 export type ConsoleRoute =
   | { page: 'workflows' }
   | { page: 'workflow'; workflowId: string; version?: number }
   | { page: 'instances'; filter: InstanceFilter; sort?: InstanceSort }
   | { page: 'instance'; instanceId: string }
-  | { page: 'operations'; filter: OperationFilter }
+  | { page: 'operations'; filter: OperationFilter; sort?: OperationSort }
   | { page: 'operation'; operationId: string }
   | { page: 'notFound'; path: string };
 
@@ -45,10 +68,8 @@ export function parseHash(hash: string): ConsoleRoute {
     }
     const status = url.searchParams.get('status');
     if (status && (instanceStatuses as readonly string[]).includes(status)) filter.status = status as InstanceStatus;
-    const sort = url.searchParams.get('sort');
-    const sortKey = sort?.replace(/^-/, '');
-    if (sort && (instanceSortKeys as readonly string[]).includes(sortKey!)) return { page: 'instances', filter, sort: { key: sortKey as InstanceSortKey, descending: sort.startsWith('-') } };
-    return { page: 'instances', filter };
+    const sort = parseSort(url.searchParams, instanceSortKeys);
+    return sort ? { page: 'instances', filter, sort } : { page: 'instances', filter };
   }
   if (section === 'instances' && id) return { page: 'instance', instanceId: id };
   if (section === 'operations' && id) return { page: 'operation', operationId: id };
@@ -60,7 +81,8 @@ export function parseHash(hash: string): ConsoleRoute {
     if (status && (operationStatuses as readonly string[]).includes(status)) filter.status = status as OperationFilter['status'];
     const workflowId = url.searchParams.get('workflowId');
     if (workflowId) filter.workflowId = workflowId;
-    return { page: 'operations', filter };
+    const sort = parseSort(url.searchParams, operationSortKeys);
+    return sort ? { page: 'operations', filter, sort } : { page: 'operations', filter };
   }
   return { page: 'notFound', path: url.pathname };
 }
@@ -72,21 +94,12 @@ export function formatHash(route: ConsoleRoute): string {
       return '#/workflows';
     case 'workflow':
       return `#/workflows/${e(route.workflowId)}${route.version ? `?version=${route.version}` : ''}`;
-    case 'instances': {
-      const params = new URLSearchParams();
-      for (const [key, value] of Object.entries(route.filter)) if (value) params.set(key, value);
-      if (route.sort) params.set('sort', `${route.sort.descending ? '-' : ''}${route.sort.key}`);
-      const text = params.toString();
-      return `#/instances${text ? `?${text}` : ''}`;
-    }
+    case 'instances':
+      return `#/instances${formatQuery(route.filter, route.sort)}`;
     case 'instance':
       return `#/instances/${e(route.instanceId)}`;
-    case 'operations': {
-      const params = new URLSearchParams();
-      for (const [key, value] of Object.entries(route.filter)) if (value) params.set(key, value);
-      const text = params.toString();
-      return `#/operations${text ? `?${text}` : ''}`;
-    }
+    case 'operations':
+      return `#/operations${formatQuery(route.filter, route.sort)}`;
     case 'operation':
       return `#/operations/${e(route.operationId)}`;
     case 'notFound':

@@ -1,29 +1,27 @@
 /**
  * @module Instances, filtered by workflow, state, status and subject, sorted by a column (filter and
  * order live in the URL), with their total, 50 a page, and one action on all of them (bulk, after a
- * dry-run count). The filtered set is read whole up to a limit (lib/instance-listing.ts says why).
+ * dry-run count). The filtered set is read whole up to a limit (lib/sorted-list.tsx says why).
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { instanceStatuses, type InstanceFilter, type InstanceStatus } from '../../../src/client';
 import { BulkActionForm } from '../components/bulk-action-form';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
-import { ProblemAlert } from '../components/problem-alert';
 import { StatusBadge } from '../components/status-badge';
 import { TimeText } from '../components/time-text';
 import type { InstanceSort, InstanceSortKey } from '../lib/hash-route';
-import { defaultInstanceSort, formatCount, READ_LIMIT, readInstances, sortInstances } from '../lib/instance-listing';
+import { defaultInstanceSort, instanceSortValue, readInstances } from '../lib/instance-listing';
+import { ListPager, ListStatus, SortHeader, useSortedList } from '../lib/sorted-list';
 import { useAsync } from '../lib/use-async';
 
-const PAGE_SIZE = 50;
-
-const columns: Array<{ key: InstanceSortKey; label: string }> = [
+const columns: Array<{ key: InstanceSortKey; label: string; descendingFirst?: boolean }> = [
   { key: 'id', label: 'Instance' },
   { key: 'workflowId', label: 'Workflow' },
   { key: 'stateId', label: 'State' },
   { key: 'status', label: 'Status' },
-  { key: 'updatedAt', label: 'Updated' },
+  { key: 'updatedAt', label: 'Updated', descendingFirst: true },
 ];
 
 function FilterForm({ filter, sort }: { filter: InstanceFilter; sort: InstanceSort | undefined }) {
@@ -104,53 +102,20 @@ function FilterForm({ filter, sort }: { filter: InstanceFilter; sort: InstanceSo
   );
 }
 
-/** A column header that sorts by its column: ascending first, the other way on a second click (dates newest first). */
-function SortHeader({ column, sort, filter }: { column: (typeof columns)[number]; sort: InstanceSort; filter: InstanceFilter }) {
-  const active = sort.key === column.key;
-  const next: InstanceSort = active ? { key: column.key, descending: !sort.descending } : { key: column.key, descending: column.key === 'updatedAt' };
-  return (
-    <th scope="col" aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : undefined}>
-      <button type="button" class="sort-button" onClick={() => navigate({ page: 'instances', filter, sort: next })}>
-        <span class="visually-hidden">Sort by </span>
-        {column.label}
-        <span aria-hidden="true" class="sort-mark">
-          {active ? (sort.descending ? ' ▼' : ' ▲') : ''}
-        </span>
-      </button>
-    </th>
-  );
-}
-
 export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFilter; sort?: InstanceSort }) {
   const api = useApi();
   const sort = routeSort ?? defaultInstanceSort;
   const filterKey = JSON.stringify(filter);
-  const read = useAsync(() => readInstances(api, filter), [api, filterKey]);
-  const sorted = useMemo(() => (read.data ? sortInstances(read.data.items, sort) : undefined), [read.data, sort.key, sort.descending]);
-  const [pageIndex, setPageIndex] = useState(0);
-  useEffect(() => setPageIndex(0), [filterKey, sort.key, sort.descending]);
-  const pageCount = Math.max(1, Math.ceil((sorted?.length ?? 0) / PAGE_SIZE));
-  const shown = sorted?.slice(pageIndex * PAGE_SIZE, (pageIndex + 1) * PAGE_SIZE);
+  const list = useSortedList(() => readInstances(api, filter), [api, filterKey], sort, instanceSortValue);
+  const { read, shown, pageIndex, pageCount } = list;
   const filtered = Object.values(filter).some(Boolean);
-  const total = read.data?.items.length ?? 0;
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title" tabIndex={-1}>
         Instances
       </h1>
       <FilterForm filter={filter} sort={routeSort} />
-      {read.problem && <ProblemAlert problem={read.problem} context="Listing instances failed" />}
-      {read.loading && !read.data && <p aria-live="polite">Loading instances…</p>}
-      {read.data && (
-        <p class="count" data-testid="instance-count" role="status">
-          {read.data.truncated ? `${formatCount(total)}+ instances match` : `${formatCount(total)} ${total === 1 ? 'instance matches' : 'instances match'}`}
-        </p>
-      )}
-      {read.data?.truncated && (
-        <p class="note">
-          Sorted among the first {formatCount(READ_LIMIT)} read (the API lists instances by id); narrow the filter to count and sort them all.
-        </p>
-      )}
+      <ListStatus read={read} noun={{ one: 'instance', many: 'instances' }} apiOrder="the API lists instances by id" testId="instance-count" />
       {read.data && read.data.items.length === 0 && (
         <EmptyState title={filtered ? 'No instance matches these filters' : 'No instances yet'}>
           {filtered ? <p>Clear a filter to see more.</p> : <p>Start one from a workflow's page, or with <code>POST /api/instances</code>.</p>}
@@ -164,7 +129,7 @@ export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFil
           <thead>
             <tr>
               {columns.map((column) => (
-                <SortHeader key={column.key} column={column} sort={sort} filter={filter} />
+                <SortHeader key={column.key} column={column} sort={sort} routeFor={(next) => ({ page: 'instances', filter, sort: next })} />
               ))}
             </tr>
           </thead>
@@ -191,19 +156,7 @@ export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFil
           </tbody>
         </table>
       )}
-      {pageCount > 1 && (
-        <nav class="pager" aria-label="Pages of instances">
-          <button type="button" class="secondary" disabled={pageIndex === 0} onClick={() => setPageIndex((index) => index - 1)}>
-            Previous page
-          </button>
-          <span>
-            Page {pageIndex + 1} of {pageCount}
-          </span>
-          <button type="button" class="secondary" disabled={pageIndex + 1 >= pageCount} onClick={() => setPageIndex((index) => index + 1)}>
-            Next page
-          </button>
-        </nav>
-      )}
+      <ListPager list={list} label="Pages of instances" />
       {read.data && read.data.items.length > 0 && (
         <>
           <h2>Act on all of them</h2>

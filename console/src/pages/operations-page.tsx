@@ -1,7 +1,8 @@
 /**
- * @module Operations, newest first: triggers sent, migrations and bulk actions, each with what it was and
- * how it ended, filtered by kind, status and workflow (the filter lives in the URL), a page at a time
- * with the API's continuation tokens.
+ * @module Operations: triggers sent, migrations and bulk actions, each with what it was and how it ended,
+ * filtered by kind, status and workflow and sorted by a column (newest first unless the URL says
+ * otherwise), with their total, 50 a page. The filtered set is read whole up to a limit
+ * (lib/sorted-list.tsx says why).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
@@ -9,19 +10,38 @@ import { operationKinds, operationStatuses, type ListedOperation, type Operation
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { describeOperation } from '../components/operation-view';
-import { ProblemAlert } from '../components/problem-alert';
 import { StatusBadge } from '../components/status-badge';
 import { TimeText } from '../components/time-text';
+import type { OperationSort, OperationSortKey } from '../lib/hash-route';
+import { ListPager, ListStatus, readList, SortHeader, useSortedList } from '../lib/sorted-list';
 import { useAsync } from '../lib/use-async';
 
-const PAGE_SIZE = 50;
+/** Newest first, as the API lists them. */
+const defaultOperationSort: OperationSort = { key: 'createdAt', descending: true };
+
+/** The columns in order; Outcomes (several counts) does not sort. */
+const columns: Array<{ key: OperationSortKey; label: string; descendingFirst?: boolean } | { key?: undefined; label: string }> = [
+  { key: 'id', label: 'Operation' },
+  { key: 'kind', label: 'What' },
+  { key: 'status', label: 'Status' },
+  { key: 'candidates', label: 'Instances' },
+  { label: 'Outcomes' },
+  { key: 'createdAt', label: 'Created', descendingFirst: true },
+];
+
+/** What a column sorts by: What sorts by the description shown, Instances as a number. */
+function operationSortValue(operation: Operation, key: OperationSortKey): string | number {
+  if (key === 'kind') return describeOperation(operation);
+  if (key === 'candidates') return operation.candidates ?? 0;
+  return operation[key];
+}
 
 function outcomes(operation: ListedOperation): string {
   const counted = Object.entries(operation.summary ?? {}).filter(([, count]) => count > 0);
   return counted.length ? counted.map(([outcome, count]) => `${outcome} ${count}`).join(', ') : '–';
 }
 
-function FilterForm({ filter }: { filter: OperationFilter }) {
+function FilterForm({ filter, sort }: { filter: OperationFilter; sort: OperationSort | undefined }) {
   const api = useApi();
   const [draft, setDraft] = useState<OperationFilter>(filter);
   useEffect(() => setDraft(filter), [filter.kind, filter.status, filter.workflowId]);
@@ -33,7 +53,7 @@ function FilterForm({ filter }: { filter: OperationFilter }) {
       aria-label="Filter operations"
       onSubmit={(event) => {
         event.preventDefault();
-        navigate({ page: 'operations', filter: Object.fromEntries(Object.entries(draft).filter(([, value]) => value)) as OperationFilter });
+        navigate({ page: 'operations', filter: Object.fromEntries(Object.entries(draft).filter(([, value]) => value)) as OperationFilter, ...(sort ? { sort } : {}) });
       }}
     >
       <div class="field">
@@ -83,45 +103,47 @@ function FilterForm({ filter }: { filter: OperationFilter }) {
   );
 }
 
-export function OperationsPage({ filter }: { filter: OperationFilter }) {
+export function OperationsPage({ filter, sort: routeSort }: { filter: OperationFilter; sort?: OperationSort }) {
   const api = useApi();
-  // Tokens of the pages before this one, so "Previous" can go back; reset when the filter changes.
-  const [tokens, setTokens] = useState<Array<string | undefined>>([undefined]);
+  const sort = routeSort ?? defaultOperationSort;
   const filterKey = JSON.stringify(filter);
-  useEffect(() => setTokens([undefined]), [filterKey]);
-  const token = tokens[tokens.length - 1];
-  const page = useAsync(() => api.listOperations(filter, token, PAGE_SIZE), [api, filterKey, token]);
+  const list = useSortedList(() => readList((token, size) => api.listOperations(filter, token, size)), [api, filterKey], sort, operationSortValue);
+  const { read, shown, pageIndex, pageCount } = list;
   const filtered = Object.values(filter).some(Boolean);
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title" tabIndex={-1}>
         Operations
       </h1>
-      <p class="muted">Triggers sent, migrations and bulk actions, newest first.</p>
-      <FilterForm filter={filter} />
-      {page.problem && <ProblemAlert problem={page.problem} context="Listing operations failed" />}
-      {page.loading && !page.data && <p aria-live="polite">Loading operations…</p>}
-      {page.data && page.data.items.length === 0 && (
+      <p class="muted">Triggers sent, migrations and bulk actions.</p>
+      <FilterForm filter={filter} sort={routeSort} />
+      <ListStatus read={read} noun={{ one: 'operation', many: 'operations' }} apiOrder="the API lists operations newest first" testId="operation-count" />
+      {read.data && read.data.items.length === 0 && (
         <EmptyState title={filtered ? 'No operation matches these filters' : 'No operations yet'}>
           {filtered ? <p>Clear a filter to see more.</p> : <p>Send a trigger with <code>POST /api/triggers</code>.</p>}
         </EmptyState>
       )}
-      {page.data && page.data.items.length > 0 && (
+      {shown && shown.length > 0 && (
         <div class="table-scroll">
           <table data-testid="operations">
-            <caption class="visually-hidden">Operations, newest first, page {tokens.length}</caption>
+            <caption class="visually-hidden">
+              Operations, page {pageIndex + 1} of {pageCount}
+            </caption>
             <thead>
               <tr>
-                <th scope="col">Operation</th>
-                <th scope="col">What</th>
-                <th scope="col">Status</th>
-                <th scope="col">Instances</th>
-                <th scope="col">Outcomes</th>
-                <th scope="col">Created</th>
+                {columns.map((column) =>
+                  column.key ? (
+                    <SortHeader key={column.key} column={{ ...column, key: column.key }} sort={sort} routeFor={(next) => ({ page: 'operations', filter, sort: next })} />
+                  ) : (
+                    <th key={column.label} scope="col">
+                      {column.label}
+                    </th>
+                  ),
+                )}
               </tr>
             </thead>
             <tbody>
-              {page.data.items.map((operation) => (
+              {shown.map((operation) => (
                 <tr key={operation.id}>
                   <td>
                     <Link to={{ page: 'operation', operationId: operation.id }}>{operation.id}</Link>
@@ -141,15 +163,7 @@ export function OperationsPage({ filter }: { filter: OperationFilter }) {
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages of operations">
-        <button type="button" class="secondary" disabled={tokens.length <= 1} onClick={() => setTokens((previous) => previous.slice(0, -1))}>
-          Previous page
-        </button>
-        <span>Page {tokens.length}</span>
-        <button type="button" class="secondary" disabled={!page.data?.continuationToken} onClick={() => setTokens((previous) => [...previous, page.data!.continuationToken])}>
-          Next page
-        </button>
-      </nav>
+      <ListPager list={list} label="Pages of operations" />
     </section>
   );
 }
