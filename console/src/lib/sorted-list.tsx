@@ -6,7 +6,7 @@
  * page says. The instances and operations pages both list this way.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { Page } from '../api/types';
+import type { Page } from '../../../src/client';
 import { navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
 import type { ConsoleRoute } from './hash-route';

@@ -30,7 +30,7 @@ const columns: Array<{ key: OperationSortKey; label: string; descendingFirst?: b
 ];
 
 /** What a column sorts by: What sorts by the description shown, Instances as a number. */
-function operationSortValue(operation: Operation, key: OperationSortKey): string | number {
+function operationSortValue(operation: ListedOperation, key: OperationSortKey): string | number {
   if (key === 'kind') return describeOperation(operation);
   if (key === 'candidates') return operation.candidates ?? 0;
   return operation[key];
