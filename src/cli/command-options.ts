@@ -21,3 +21,28 @@ export function addOperationOptions(command: Command): Command {
     .option('--results <n>', 'per-instance outcomes to show after --wait', wholeNumber('--results'), 10)
     .option('--no-progress', 'no progress bar, even on a terminal');
 }
+
+/** How a list command pages: from a token, a page size, and whether to follow every page. */
+export interface ListPaging {
+  readonly all?: boolean;
+  readonly continuationToken?: string;
+  readonly pageSize?: number;
+}
+
+/**
+ * Reads one page of a list, or every page with `all`: the items, and the token of the page not read
+ * (undefined once the list is done), which a command prints so the user can go on.
+ */
+export async function readListPages<T>(
+  readPage: (page: { continuationToken?: string; maxPageSize?: number }) => Promise<{ items: readonly T[]; continuationToken?: string }>,
+  paging: ListPaging,
+): Promise<{ items: T[]; continuationToken: string | undefined }> {
+  const items: T[] = [];
+  let continuationToken = paging.continuationToken;
+  do {
+    const page = await readPage({ ...(continuationToken ? { continuationToken } : {}), ...(paging.pageSize ? { maxPageSize: paging.pageSize } : {}) });
+    items.push(...page.items);
+    continuationToken = page.continuationToken;
+  } while (paging.all && continuationToken);
+  return { items, continuationToken };
+}

@@ -1,8 +1,8 @@
 /** @module `signalbox instances [filters] [--all]`: instances as a table, one page or all of them. */
 import { Option, type Command } from 'commander';
-import { examples, INSTANCE_STATUSES, type ContextOf } from '../command-options';
+import { examples, INSTANCE_STATUSES, readListPages, type ContextOf } from '../command-options';
 import { wholeNumber } from '../inputs';
-import type { ApiInstance, InstanceFilter, InstanceStatusName } from '../api';
+import type { InstanceFilter, InstanceStatusName } from '../api';
 import type { CommandContext } from '../context';
 
 export interface InstancesOptions {
@@ -24,13 +24,7 @@ export async function instancesCommand(context: CommandContext, options: Instanc
     ...(options.subject !== undefined ? { subject: options.subject } : {}),
     ...(options.parent !== undefined ? { parentId: options.parent } : {}),
   };
-  const items: ApiInstance[] = [];
-  let continuationToken = options.continuationToken;
-  do {
-    const page = await context.api.listInstances(filter, { ...(continuationToken ? { continuationToken } : {}), ...(options.pageSize ? { maxPageSize: options.pageSize } : {}) });
-    items.push(...page.items);
-    continuationToken = page.continuationToken;
-  } while (options.all && continuationToken);
+  const { items, continuationToken } = await readListPages((page) => context.api.listInstances(filter, page), options);
 
   const { output } = context;
   if (context.json) return output.printJson({ items, ...(continuationToken ? { continuationToken } : {}) });

@@ -1,6 +1,6 @@
 /** @module `signalbox operations list [filters] [--all]`: operations as a table, newest first. */
 import { Option, type Command } from 'commander';
-import { examples, type ContextOf } from '../command-options';
+import { examples, readListPages, type ContextOf } from '../command-options';
 import { wholeNumber } from '../inputs';
 import type { ApiListedOperation, OperationFilter } from '../api';
 import type { CommandContext } from '../context';
@@ -40,13 +40,7 @@ export async function operationsListCommand(context: CommandContext, options: Op
     ...(options.since !== undefined ? { createdSince: options.since } : {}),
     ...(options.before !== undefined ? { createdBefore: options.before } : {}),
   };
-  const items: ApiListedOperation[] = [];
-  let continuationToken = options.continuationToken;
-  do {
-    const page = await context.api.listOperations(filter, { ...(continuationToken ? { continuationToken } : {}), ...(options.pageSize ? { maxPageSize: options.pageSize } : {}) });
-    items.push(...page.items);
-    continuationToken = page.continuationToken;
-  } while (options.all && continuationToken);
+  const { items, continuationToken } = await readListPages((page) => context.api.listOperations(filter, page), options);
 
   const { output } = context;
   if (context.json) return output.printJson({ items, ...(continuationToken ? { continuationToken } : {}) });
