@@ -48,3 +48,27 @@ it('every relative import points inward', () => {
   }
   expect(offences).toEqual([]);
 });
+
+/**
+ * Inside the engine, deciding sits below the runtime (docs/architecture.md): a decision takes the instance
+ * as loaded and returns a Decision; it never reaches the run loop, the facade, the relay, the stores or the
+ * operation fan-out. Checked on the direct relative imports of every decision module.
+ */
+const decisionModules = /^src\/engine\/(decide-[a-z-]+|decision|decision-trace|run-steps|enter-state|held-triggers|causal-budget|instance-changes|child-cascade|interests|merge-patch)\.ts$/;
+const runtimeModules = /^src\/engine\/(instance-runtime|engine|engine-options|outbox-relay|workflow-service|workflow-version-cache|migrations-and-bulk-actions|action-call-journal|in-process-timers|ports|paging|operations\/.*|events\/event-(delivery|dispatcher))\.ts$/;
+
+it('a decision imports neither the runtime, nor the facade, nor the ports', () => {
+  const offences: string[] = [];
+  const engineFiles = sources(join(repo, 'src/engine')).map((file) => relative(repo, file).split(sep).join('/'));
+  const deciding = engineFiles.filter((path) => decisionModules.test(path));
+  // The pattern must keep finding the decisions, or this test would pass by checking nothing.
+  expect(deciding.length).toBeGreaterThanOrEqual(15);
+  for (const path of deciding) {
+    for (const match of readFileSync(join(repo, path), 'utf8').matchAll(specifier)) {
+      const target = relative(repo, resolve(dirname(join(repo, path)), match[1] ?? match[2] ?? match[3] ?? '')).split(sep).join('/');
+      const file = target.endsWith('.ts') ? target : `${target}.ts`;
+      if (runtimeModules.test(file)) offences.push(`${path} → ${file}`);
+    }
+  }
+  expect(offences).toEqual([]);
+});
