@@ -42,7 +42,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CONTENDED = 30;
 const WAIT = { prefer: 'wait=30' };
 
-type Json = any;  
+type Json = any;
 
 /** CPU time (user + system) a process has used so far, from /proc (Linux; 0 elsewhere). */
 function cpuMillisecondsOf(pid: number | undefined): number {
@@ -63,7 +63,11 @@ function percentile(sorted: number[], p: number): number {
 
 async function json(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
   // The server refuses a state-changing request without a JSON body type or X-Signalbox-Client (web pages cannot send either).
-  const response = await fetch(url, { method, headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -244,10 +248,22 @@ async function main(): Promise<void> {
     const waitingRate = INSTANCES / waitingSeconds;
     const perOperation = (kind: keyof typeof cpu, seconds: number) =>
       `CPU per operation: this process ${(cpu[kind].own / INSTANCES).toFixed(2)} ms (${((cpu[kind].own / 1000 / seconds) * 100).toFixed(0)}% busy), Azurite ${(cpu[kind].azurite / INSTANCES).toFixed(2)} ms (${((cpu[kind].azurite / 1000 / seconds) * 100).toFixed(0)}% busy)`;
-    row(`floor: 8-call trigger operations, ${CLIENTS} clients, on Signalbox's interest table (${interestRows} rows) and lease container (${leaseBlobs} blobs)`, `${floorRate.toFixed(0)} operations/s; ${perOperation('floor', floorOperationSeconds)}`);
-    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`, `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8); ${perOperation('waiting', waitingSeconds)}`);
-    row(`Signalbox: single-instance triggers, ${CLIENTS} clients, polling`, `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor; ${perOperation('polling', pollingSeconds)}`);
-    row(`floor on its own ${floorInstances}-row interest table and ${floorInstances}-blob container (Azurite scans them)`, `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it; ${perOperation('smallFloor', smallFloorSeconds)}`);
+    row(
+      `floor: 8-call trigger operations, ${CLIENTS} clients, on Signalbox's interest table (${interestRows} rows) and lease container (${leaseBlobs} blobs)`,
+      `${floorRate.toFixed(0)} operations/s; ${perOperation('floor', floorOperationSeconds)}`,
+    );
+    row(
+      `Signalbox: single-instance triggers, ${CLIENTS} clients, Prefer: wait`,
+      `${waitingRate.toFixed(0)} triggers/s = ${(waitingRate / floorRate).toFixed(2)} of the floor (goal >= 0.8); ${perOperation('waiting', waitingSeconds)}`,
+    );
+    row(
+      `Signalbox: single-instance triggers, ${CLIENTS} clients, polling`,
+      `${(INSTANCES / pollingSeconds).toFixed(0)} triggers/s = ${(INSTANCES / pollingSeconds / floorRate).toFixed(2)} of the floor; ${perOperation('polling', pollingSeconds)}`,
+    );
+    row(
+      `floor on its own ${floorInstances}-row interest table and ${floorInstances}-blob container (Azurite scans them)`,
+      `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it; ${perOperation('smallFloor', smallFloorSeconds)}`,
+    );
 
     // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.
     const floorLatencies: number[] = [];
@@ -267,7 +283,10 @@ async function main(): Promise<void> {
     const p50 = percentile(latencies, 50);
     const floorP50 = percentile(floorLatencies, 50);
     row('floor: one bare application (acquire, read, write, release) p50', `${floorP50.toFixed(2)} ms`);
-    row('Signalbox: single trigger, POST to finished (Prefer: wait) p50 / p99', `${p50.toFixed(2)} ms / ${percentile(latencies, 99).toFixed(2)} ms = ${(p50 / floorP50).toFixed(2)}x the floor (goal <= 3)`);
+    row(
+      'Signalbox: single trigger, POST to finished (Prefer: wait) p50 / p99',
+      `${p50.toFixed(2)} ms / ${percentile(latencies, 99).toFixed(2)} ms = ${(p50 / floorP50).toFixed(2)}x the floor (goal <= 3)`,
+    );
 
     // 3. Contention: 30 triggers on one instance at once, in one server, then across two on one storage.
     const contended = async (bases: string[]) => {
@@ -298,7 +317,10 @@ async function main(): Promise<void> {
     }
     const ideal = (CONTENDED * p50) / 1000;
     const contention = (label: string, result: { seconds: number; transitioned: number }, goal = '') =>
-      row(`${CONTENDED} concurrent triggers on one instance, ${label}`, `${(result.seconds * 1000).toFixed(0)} ms = ${(result.seconds / ideal).toFixed(2)}x (30 x single p50)${goal}; ${result.transitioned} transitioned`);
+      row(
+        `${CONTENDED} concurrent triggers on one instance, ${label}`,
+        `${(result.seconds * 1000).toFixed(0)} ms = ${(result.seconds / ideal).toFixed(2)}x (30 x single p50)${goal}; ${result.transitioned} transitioned`,
+      );
     contention('one server', oneServer, ' (goal <= 1.5)');
     contention('one server, no lease hand-over', oneServerPlain);
     contention('two servers on one storage', twoServers);
@@ -320,7 +342,12 @@ async function main(): Promise<void> {
     row('storage requests of one single-instance trigger, Prefer: wait', `${countedWaiting.total} ${JSON.stringify(countedWaiting.byKind)} (${fresh.summary.transitioned} transitioned)`);
     row('storage requests of one single-instance trigger, polling', `${countedPolling.total} ${JSON.stringify(countedPolling.byKind)}`);
 
-    console.log(`\nSignalbox API benchmark: local server on Azurite (in-memory); load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+    console.log(
+      `\nSignalbox API benchmark: local server on Azurite (in-memory); load average ${(await import('node:os'))
+        .loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')}`,
+    );
     console.table(rows);
     console.log('Storage requests of one single-instance trigger (Prefer: wait), in order:');
     for (const request of requests) console.log(`  ${request}`);

@@ -36,7 +36,10 @@ interface LoadTime {
 
 /** Milliseconds one fresh process spends loading the entry. */
 function loadTime(env: NodeJS.ProcessEnv): LoadTime {
-  const output = execFileSync(process.execPath, ['-e', probe], { env, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim().split('\n');
+  const output = execFileSync(process.execPath, ['-e', probe], { env, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim()
+    .split('\n');
   return JSON.parse(output.at(-1)!) as LoadTime;
 }
 
@@ -49,7 +52,9 @@ function report(label: string, times: LoadTime[]): void {
   const cpu = median(times.map((time) => time.cpu));
   const wall = median(times.map((time) => time.wall));
   const figure = (value: number) => value.toFixed(0).padStart(5);
-  console.log(`${label.padEnd(30)} CPU median ${figure(cpu.median)} ms (${cpu.min.toFixed(0)}-${cpu.max.toFixed(0)})   wall median ${figure(wall.median)} ms (${wall.min.toFixed(0)}-${wall.max.toFixed(0)})   ${times.length} runs`);
+  console.log(
+    `${label.padEnd(30)} CPU median ${figure(cpu.median)} ms (${cpu.min.toFixed(0)}-${cpu.max.toFixed(0)})   wall median ${figure(wall.median)} ms (${wall.min.toFixed(0)}-${wall.max.toFixed(0)})   ${times.length} runs`,
+  );
 }
 
 const { APPLICATIONINSIGHTS_CONNECTION_STRING: _ignored, ...withoutTelemetry } = process.env;

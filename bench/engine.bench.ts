@@ -115,7 +115,11 @@ function expenseClaimMachine() {
             reenter: true,
             actions: assign(({ context, event }) => ({ ...context, amount: event.parameters.amount, description: event.parameters.description })),
           },
-          Submit: { target: 'waitingForApproval', guard: ({ context }) => typeof context.amount === 'number' && context.amount > 0, actions: assign(({ context, event }) => ({ ...context, submittedAt: event.parameters.at })) },
+          Submit: {
+            target: 'waitingForApproval',
+            guard: ({ context }) => typeof context.amount === 'number' && context.amount > 0,
+            actions: assign(({ context, event }) => ({ ...context, submittedAt: event.parameters.at })),
+          },
           Abandon: 'abandoned',
         },
       },

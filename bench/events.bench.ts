@@ -47,7 +47,15 @@ async function main(): Promise<void> {
   try {
     const counter = createRequestCounter();
     const storage = await createAzureStorage({ connection: azurite.connectionString, names: prefixedStorageNames('evbench'), requestCounter: counter });
-    const ports = { workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, events: storage.events, interests: storage.interests, leases: storage.leases };
+    const ports = {
+      workflows: storage.workflows,
+      instances: storage.instances,
+      history: storage.history,
+      outbox: storage.outbox,
+      events: storage.events,
+      interests: storage.interests,
+      leases: storage.leases,
+    };
     const http = createOutboundClient({ allowedHosts: ['127.0.0.1'], maxRetries: 0 });
     const engine = new Engine(ports, { logger: silentLogger, http, events: { http } });
     const url = `http://127.0.0.1:${(subscriber.address() as AddressInfo).port}/hook`;

@@ -109,7 +109,9 @@ async function main(): Promise<void> {
       peakMemory: peak,
     };
     // Printed at once: the bulk comparison below takes as long again.
-    console.log(JSON.stringify({ instances: INSTANCES, created: { seconds: round(createSeconds), perSecond: round(INSTANCES / createSeconds) }, dryRun: { seconds: round(drySeconds) }, migration }, null, 2));
+    console.log(
+      JSON.stringify({ instances: INSTANCES, created: { seconds: round(createSeconds), perSecond: round(INSTANCES / createSeconds) }, dryRun: { seconds: round(drySeconds) }, migration }, null, 2),
+    );
     if (process.env.BENCH_BULK === '0') {
       await runner.stop();
       return;
@@ -130,7 +132,13 @@ async function main(): Promise<void> {
           created: { seconds: round(createSeconds), perSecond: round(INSTANCES / createSeconds) },
           dryRun: { seconds: round(drySeconds), rows: report.rows.map((row) => ({ from: row.fromStateId, to: row.toStateId, count: row.count })) },
           migration,
-          bulkSuspend: { status: bulkFinished?.status, summary: bulkFinished?.summary, seconds: round(bulkSeconds), instancesPerSecond: round(INSTANCES / bulkSeconds), storageRequestsPerInstance: round(bulkCounts.total / INSTANCES, 2) },
+          bulkSuspend: {
+            status: bulkFinished?.status,
+            summary: bulkFinished?.summary,
+            seconds: round(bulkSeconds),
+            instancesPerSecond: round(INSTANCES / bulkSeconds),
+            storageRequestsPerInstance: round(bulkCounts.total / INSTANCES, 2),
+          },
           machine: 'shared 2-core machine, loaded by other work: figures are indicative, not a capacity statement',
         },
         null,

@@ -116,7 +116,12 @@ async function main(): Promise<void> {
       'of which Azurite': mib(median(runs.map((run) => run.azuriteMiB))),
     });
   }
-  console.log(`\nLocal server start-up, medians of ${STARTS} starts each; load average ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nLocal server start-up, medians of ${STARTS} starts each; load average ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
+  );
   console.table(rows);
 }
 

@@ -48,9 +48,7 @@ const raisingWorkflow = {
   initialStateId: 'on',
   states: {
     on: {
-      transitions: [
-        { id: 'ping', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Pong', subjects: ['nobody'] } }] },
-      ],
+      transitions: [{ id: 'ping', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Pong', subjects: ['nobody'] } }] }],
     },
   },
 };
@@ -112,7 +110,10 @@ function floorStep(table: TableClient, container: ContainerClient, instanceId: s
 
 async function newWorker(connectionString: string, names: StorageNames, counter?: RequestCounter): Promise<{ storage: AzureStorage; engine: Engine }> {
   const storage = await createAzureStorage({ connection: connectionString, names, createIfMissing: false, ...(counter && { requestCounter: counter }) });
-  const engine = new Engine({ workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases: storage.leases }, { logger: silentLogger });
+  const engine = new Engine(
+    { workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases: storage.leases },
+    { logger: silentLogger },
+  );
   return { storage, engine };
 }
 
@@ -123,7 +124,10 @@ async function main(): Promise<void> {
     const names = prefixedStorageNames('bench');
     const counter = createRequestCounter();
     const storage = await createAzureStorage({ connection: connectionString, names, requestCounter: counter });
-    const engine = new Engine({ workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases: storage.leases }, { logger: silentLogger });
+    const engine = new Engine(
+      { workflows: storage.workflows, instances: storage.instances, history: storage.history, outbox: storage.outbox, interests: storage.interests, leases: storage.leases },
+      { logger: silentLogger },
+    );
     await engine.createWorkflow(counterWorkflow);
     await engine.createWorkflow(togglingWorkflow);
     const ids = Array.from({ length: 32 }, (_, i) => `bench-${i}`);
@@ -201,7 +205,10 @@ async function main(): Promise<void> {
       const fleet = await Promise.all(Array.from({ length: size }, () => newWorker(connectionString, names, pollCounter)));
       // Warm each worker's definition cache, as a long-running worker's would be.
       for (const { engine: member } of fleet) await member.applyTrigger('hot', trigger('hot'));
-      fleets.set(size, fleet.map((member) => member.engine));
+      fleets.set(
+        size,
+        fleet.map((member) => member.engine),
+      );
     }
     let expected = 1 + 5 + 50;
     const sequential: number[] = [];

@@ -38,9 +38,13 @@ const workflow = {
   },
 };
 
-async function json(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> {  
+async function json(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> {
   // The server refuses a state-changing request without a JSON body type or X-Signalbox-Client (web pages cannot send either).
-  const response = await fetch(url, { method, headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

@@ -40,9 +40,7 @@ function spanIds(input: unknown): SpanIds {
 }
 
 export function runActivity(name: ActivityFunctionName, input: unknown, context: InvocationContext): Promise<unknown> {
-  return inInvocation(context, () =>
-    withSpan(`OperationActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)),
-  );
+  return inInvocation(context, () => withSpan(`OperationActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)));
 }
 
 for (const name of Object.values(ActivityName)) {

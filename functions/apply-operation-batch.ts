@@ -41,9 +41,7 @@ export const activityRetryOptions: df.RetryOptions = (() => {
 
 export const applyOperationBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
   const { operationId, instanceIds } = context.df.getInput<ApplyOperationBatchInput>();
-  const tasks = instanceIds.map((instanceId) =>
-    context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, instanceId } satisfies ApplyOperationInput),
-  );
+  const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, instanceId } satisfies ApplyOperationInput));
   let results: InstanceResult[] = [];
   let error: string | undefined;
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.

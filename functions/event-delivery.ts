@@ -15,7 +15,8 @@ export async function attemptEventDelivery(input: unknown, context: InvocationCo
   // Through the invocation logger, which redacts secrets in URLs (a reason may quote the subscriber's URL).
   await inInvocation(context, async () => {
     if (result.next === 'done' && result.status === 'deadLettered') invocationLogger.warn('A lifecycle event was dead-lettered', { ...target, workflowId: result.workflowId, reason: result.reason });
-    else if (result.next === 'retry') invocationLogger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
+    else if (result.next === 'retry')
+      invocationLogger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
   });
   return result;
 }

@@ -8,7 +8,6 @@ import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../src/ho
 import { hashString } from '../src/engine/trigger-ids';
 import type { EventLauncher } from '../src/host/wiring';
 
-
 /** The orchestration instance id of one delivery: readable when short, else a hash (always the same for the same delivery). */
 export function deliveryInstanceId(target: EventDeliveryTarget): string {
   const readable = `event:${target.eventId}:${target.subscriptionId}`;
@@ -38,4 +37,3 @@ export function durableEventLauncher(client: Pick<DurableClient, 'getStatus' | '
     },
   };
 }
-

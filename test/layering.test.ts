@@ -55,7 +55,8 @@ it('every relative import points inward', () => {
  * operation fan-out. Checked on the direct relative imports of every decision module.
  */
 const decisionModules = /^src\/engine\/(decide-[a-z-]+|decision|decision-trace|run-steps|enter-state|held-triggers|causal-budget|instance-changes|child-cascade|interests|merge-patch)\.ts$/;
-const runtimeModules = /^src\/engine\/(instance-runtime|engine|engine-options|outbox-relay|workflow-service|workflow-version-cache|migrations-and-bulk-actions|action-call-journal|in-process-timers|ports|paging|operations\/.*|events\/event-(delivery|dispatcher))\.ts$/;
+const runtimeModules =
+  /^src\/engine\/(instance-runtime|engine|engine-options|outbox-relay|workflow-service|workflow-version-cache|migrations-and-bulk-actions|action-call-journal|in-process-timers|ports|paging|operations\/.*|events\/event-(delivery|dispatcher))\.ts$/;
 
 it('a decision imports neither the runtime, nor the facade, nor the ports', () => {
   const offences: string[] = [];
@@ -65,7 +66,9 @@ it('a decision imports neither the runtime, nor the facade, nor the ports', () =
   expect(deciding.length).toBeGreaterThanOrEqual(15);
   for (const path of deciding) {
     for (const match of readFileSync(join(repo, path), 'utf8').matchAll(specifier)) {
-      const target = relative(repo, resolve(dirname(join(repo, path)), match[1] ?? match[2] ?? match[3] ?? '')).split(sep).join('/');
+      const target = relative(repo, resolve(dirname(join(repo, path)), match[1] ?? match[2] ?? match[3] ?? ''))
+        .split(sep)
+        .join('/');
       const file = target.endsWith('.ts') ? target : `${target}.ts`;
       if (runtimeModules.test(file)) offences.push(`${path} → ${file}`);
     }

@@ -63,5 +63,7 @@ it('the Azure deployment runs the documented major by default and offers only ve
   const parameters = readFileSync(join(repo, 'infra', 'bicep', 'main.parameters.json'), 'utf8');
   expect(parameters).toContain(`"\${SIGNALBOX_NODE_VERSION=${semver.major(oldest)}}"`);
   const row = readme.split('\n').find((line) => line.startsWith('| `SIGNALBOX_NODE_VERSION` |'));
-  expect(row).toBe(`| \`SIGNALBOX_NODE_VERSION\` | \`nodeVersion\` | \`${semver.major(oldest)}\` | The Node.js runtime version: \`${semver.major(oldest)}\` (the only one offered: Signalbox's packages need Node ${semver.major(oldest)}) |`);
+  expect(row).toBe(
+    `| \`SIGNALBOX_NODE_VERSION\` | \`nodeVersion\` | \`${semver.major(oldest)}\` | The Node.js runtime version: \`${semver.major(oldest)}\` (the only one offered: Signalbox's packages need Node ${semver.major(oldest)}) |`,
+  );
 });

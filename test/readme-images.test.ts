@@ -18,8 +18,6 @@ it('shows only images that exist, each with a description', () => {
   }
 });
 
-it('shows the console\'s workflow page, a bulk action\'s dry-run count and the operations list', () => {
-  expect(images.map((image) => image.file)).toEqual(
-    expect.arrayContaining(['docs/images/console-workflow.png', 'docs/images/console-bulk-dry-run.png', 'docs/images/console-operations.png']),
-  );
+it("shows the console's workflow page, a bulk action's dry-run count and the operations list", () => {
+  expect(images.map((image) => image.file)).toEqual(expect.arrayContaining(['docs/images/console-workflow.png', 'docs/images/console-bulk-dry-run.png', 'docs/images/console-operations.png']));
 });

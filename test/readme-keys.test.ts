@@ -14,6 +14,9 @@ it('names every route that needs no function key, and only those', () => {
   const sentence = section.split('\n\n').find((paragraph) => paragraph.includes('need no key'));
   expect(sentence).toBeDefined();
   const named = [...sentence!.matchAll(/`GET \/api\/([^`]+)`/g)].map((match) => match[1]).sort();
-  const anonymous = routes.filter((route) => route.authLevel === 'anonymous').map((route) => route.route).sort();
+  const anonymous = routes
+    .filter((route) => route.authLevel === 'anonymous')
+    .map((route) => route.route)
+    .sort();
   expect(named).toEqual(anonymous);
 });

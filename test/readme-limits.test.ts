@@ -67,8 +67,14 @@ describe('the README limits table', () => {
     ['Interests per instance (its own id included)', [String(MAX_INTERESTS_PER_INSTANCE)]],
     ['Triggers raised by one change', [String(MAX_OUTBOX_ROWS_PER_CHANGE)]],
     ["Causal depth of follow-up work (a client's trigger or request 0; each raised trigger, timer due at once, child start and child notification +1)", [`| ${MAX_CAUSAL_DEPTH} |`]],
-    ["Causal budget of one tree of follow-up work (a client's trigger or request starts one; each change spends 1 and shares the rest among its follow-up work)", [`| ${number(MAX_CAUSAL_BUDGET)} changes |`]],
-    ['Self-caused changes of one instance without outside input', [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`]],
+    [
+      "Causal budget of one tree of follow-up work (a client's trigger or request starts one; each change spends 1 and shares the rest among its follow-up work)",
+      [`| ${number(MAX_CAUSAL_BUDGET)} changes |`],
+    ],
+    [
+      'Self-caused changes of one instance without outside input',
+      [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`],
+    ],
     ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
     ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],
     ['Timer delay (`after`, or an `at` instant, from entering the state)', [`${number(MAX_TIMER_DELAY_IN_DAYS)} days`]],

@@ -48,7 +48,13 @@ export function walkthroughSteps(readme: string): Step[] {
     if (language === 'sh') {
       const next = fences[index + 1];
       // An output block directly follows its commands (only whitespace between).
-      const follows = next && next.info === '' && section.slice(fence.at + fence.body.length, next.at).replace(/```/g, '').trim() === '';
+      const follows =
+        next &&
+        next.info === '' &&
+        section
+          .slice(fence.at + fence.body.length, next.at)
+          .replace(/```/g, '')
+          .trim() === '';
       steps.push({ where, script: fence.body, exact: false, ...(follows ? { expected: next.body } : {}) });
       if (follows) index++;
     } else if (language === 'console') {
@@ -80,7 +86,12 @@ function normalise(text: string): string[] {
 }
 
 function linePattern(line: string): RegExp {
-  return new RegExp(`^${line.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${line
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 /** Undefined when `actual` shows what `expected` says; else why not. */
@@ -135,12 +146,9 @@ describe('the README walkthrough and command line section, top to bottom on a fr
     const steps = walkthroughSteps(readFileSync(join(repo, 'README.md'), 'utf8'));
     expect(steps.length).toBeGreaterThan(15);
     // One script, as a reader's terminal is one shell: variables set by one block are there for the next.
-    const script = [
-      'set -u',
-      `cd ${JSON.stringify(repo)}`,
-      ...steps.flatMap((step, index) => [`printf "\\n${MARK} ${index}\\n"`, `{\n${step.script}\n} 2>&1`]),
-      `printf "\\n${MARK} end\\n"`,
-    ].join('\n');
+    const script = ['set -u', `cd ${JSON.stringify(repo)}`, ...steps.flatMap((step, index) => [`printf "\\n${MARK} ${index}\\n"`, `{\n${step.script}\n} 2>&1`]), `printf "\\n${MARK} end\\n"`].join(
+      '\n',
+    );
     const { stdout } = await run('bash', ['-c', script], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, SIGNALBOX_URL: `${test.host.url}/api`, NO_COLOR: '1' },
       maxBuffer: 16 * 1024 * 1024,

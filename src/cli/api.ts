@@ -98,7 +98,9 @@ export class ApiClient {
   /** The latest version (or `version`); undefined when the workflow does not exist. */
   async findWorkflow(workflowId: string, options: { version?: number } = {}): Promise<ApiWorkflow | undefined> {
     try {
-      return await this.call(() => this.client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { ...(options.version !== undefined ? { version: options.version } : {}) } }, ...this.init() }));
+      return await this.call(() =>
+        this.client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { ...(options.version !== undefined ? { version: options.version } : {}) } }, ...this.init() }),
+      );
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return undefined;
       throw error;
@@ -147,7 +149,9 @@ export class ApiClient {
   }
 
   async recoverInstance(instanceId: string, stateId: string, contextPatch?: JsonObject): Promise<ApiInstance> {
-    return this.call(() => this.client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId, ...(contextPatch ? { context: contextPatch } : {}) }, ...this.init() }));
+    return this.call(() =>
+      this.client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId, ...(contextPatch ? { context: contextPatch } : {}) }, ...this.init() }),
+    );
   }
 
   /** `POST /instances/{id}/suspend`: a waiting instance becomes `suspended` (409 otherwise). */
@@ -247,7 +251,8 @@ export class ApiClient {
     try {
       result = await call();
     } catch (error) {
-      if (error instanceof ResponseTooLargeError) throw new NetworkError(`${this.baseUrl} answered with a body larger than ${formatBytes(error.limitInBytes)}, the most the CLI reads`, { cause: error });
+      if (error instanceof ResponseTooLargeError)
+        throw new NetworkError(`${this.baseUrl} answered with a body larger than ${formatBytes(error.limitInBytes)}, the most the CLI reads`, { cause: error });
       throw networkError(this.baseUrl, error, this.timeoutInMs);
     }
     if (!result.response.ok) throw apiError(result.response, result.error);
@@ -257,7 +262,6 @@ export class ApiClient {
   private async call<T>(call: () => Promise<FetchResult<T>>): Promise<T> {
     return (await this.send(call)).data;
   }
-
 }
 
 class ResponseTooLargeError extends Error {
@@ -323,6 +327,6 @@ function networkError(baseUrl: string, error: unknown, timeoutInMs: number): Net
   }
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
   const code = (cause as { code?: string } | undefined)?.code;
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : (cause?.message ?? (error instanceof Error ? error.message : String(error)));
   return new NetworkError(`cannot reach the Signalbox API at ${baseUrl} (${reason}); is the server running? Set --url or SIGNALBOX_URL`, { cause: error });
 }

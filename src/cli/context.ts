@@ -17,13 +17,20 @@ export class CommandContext {
   readonly json: boolean;
   private client: ApiClient | undefined;
 
-  constructor(readonly globals: GlobalOptions, readonly output: Output) {
+  constructor(
+    readonly globals: GlobalOptions,
+    readonly output: Output,
+  ) {
     this.json = globals.json === true;
   }
 
   /** The API client, made on first use: offline commands never need one. */
   get api(): ApiClient {
-    this.client ??= new ApiClient({ baseUrl: this.globals.url, ...(this.globals.key ? { apiKey: this.globals.key } : {}), ...(this.globals.timeout ? { timeoutInMs: this.globals.timeout * 1000 } : {}) });
+    this.client ??= new ApiClient({
+      baseUrl: this.globals.url,
+      ...(this.globals.key ? { apiKey: this.globals.key } : {}),
+      ...(this.globals.timeout ? { timeoutInMs: this.globals.timeout * 1000 } : {}),
+    });
     return this.client;
   }
 }

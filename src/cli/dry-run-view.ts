@@ -39,14 +39,28 @@ function instanceLines(output: Output, result: ApiDryRunInstance): string[] {
   const lines = [headline];
   if (result.error) lines.push(`  ${colors.red('error')}: ${result.error}`);
   if (result.trace?.length) {
-    lines.push('  trace:', output.table(['RESULT', 'CONDITION', 'TYPE', 'DETAIL'], result.trace.map((entry) => [traceResult(output, entry), entry.path, entry.type, entry.detail]), { indent: 4 }));
+    lines.push(
+      '  trace:',
+      output.table(
+        ['RESULT', 'CONDITION', 'TYPE', 'DETAIL'],
+        result.trace.map((entry) => [traceResult(output, entry), entry.path, entry.type, entry.detail]),
+        { indent: 4 },
+      ),
+    );
   }
   lines.push(`  context after: ${JSON.stringify(result.contextAfter)}`);
   if (result.actions.length) {
     // The third column only when some action has a request, a log line or a trigger to show.
     const details = result.actions.map(actionDetail);
     const withDetails = details.some(Boolean);
-    lines.push('  actions:', output.table(['STEP', 'TYPE', ...(withDetails ? ['WOULD'] : [])], result.actions.map((action, index) => [action.step, action.type, ...(withDetails ? [details[index]] : [])]), { indent: 4 }));
+    lines.push(
+      '  actions:',
+      output.table(
+        ['STEP', 'TYPE', ...(withDetails ? ['WOULD'] : [])],
+        result.actions.map((action, index) => [action.step, action.type, ...(withDetails ? [details[index]] : [])]),
+        { indent: 4 },
+      ),
+    );
   } else lines.push('  actions: none');
   for (const raised of result.raisedTriggers) lines.push(`  raises: ${raised.name} → ${raised.subjects.join(', ')}${raised.parameters ? ` ${JSON.stringify(raised.parameters)}` : ''}`);
   for (const event of result.events) lines.push(`  event: ${event.type} → ${event.subscriptionIds.join(', ')}`);

@@ -68,8 +68,7 @@ export function positiveNumber(name: string): (value: string) => number {
 }
 
 export type DefinitionFile =
-  | { readonly file: string; readonly definition: unknown; readonly parseError?: undefined }
-  | { readonly file: string; readonly definition?: undefined; readonly parseError: string };
+  { readonly file: string; readonly definition: unknown; readonly parseError?: undefined } | { readonly file: string; readonly definition?: undefined; readonly parseError: string };
 
 /** A definition file read and parsed; text that is not JSON is reported as the file's problem, not thrown. */
 export function readDefinitionFile(file: string): DefinitionFile {

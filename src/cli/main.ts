@@ -33,7 +33,7 @@ function report(output: Output, error: unknown): ExitCode {
     return error.exitCode;
   }
   // A bug: say so plainly, with the stack, rather than pretend it was the user's or the server's fault.
-  output.note(...`${colors.red('internal error')}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`.split('\n'));
+  output.note(...`${colors.red('internal error')}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n'));
   return ExitCode.api;
 }
 

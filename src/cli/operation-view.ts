@@ -43,7 +43,10 @@ class ProgressBar {
   private readonly bar: SingleBar;
   private started = false;
 
-  constructor(private readonly output: Output, private readonly operationId: string) {
+  constructor(
+    private readonly output: Output,
+    private readonly operationId: string,
+  ) {
     const { colors } = output;
     this.bar = new SingleBar({
       stream: output.stdout,
@@ -95,7 +98,14 @@ export function printOperation(output: Output, operation: ApiOperation, options:
   const { colors } = output;
   const { processed, total } = operationProgress(operation);
   // `succeeded` says the dispatch finished; it is not shown green when instances faulted on the way.
-  const status = operation.status === 'succeeded' ? (faultedCount(operation) > 0 ? colors.yellow(operation.status) : colors.green(operation.status)) : operation.status === 'failed' ? colors.red(operation.status) : colors.yellow(operation.status);
+  const status =
+    operation.status === 'succeeded'
+      ? faultedCount(operation) > 0
+        ? colors.yellow(operation.status)
+        : colors.green(operation.status)
+      : operation.status === 'failed'
+        ? colors.red(operation.status)
+        : colors.yellow(operation.status);
   output.print(`Operation ${operation.id}${describeWork(operation)} ${status}: ${processed} of ${plural(total ?? processed, 'instance')} processed`);
   const counts = Object.entries(operation.summary).filter(([, count]) => count > 0);
   if (counts.length) output.print(`  ${counts.map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`);

@@ -54,7 +54,7 @@ export async function outcomeReasons(api: ApiClient, results: readonly Operation
       const names = [...new Set(available.items.flatMap((item) => item.triggerNames))];
       reasons.set(result.instanceId, names.length ? `this state answers ${names.join(', ')}` : `this state (${available.stateId}, ${available.status}) answers no trigger`);
     } catch {
-      reasons.set(result.instanceId, 'no transition of this state answers the trigger\'s name');
+      reasons.set(result.instanceId, "no transition of this state answers the trigger's name");
     }
   }
   return reasons;

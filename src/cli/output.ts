@@ -90,7 +90,23 @@ export class Output {
     const table = new Table({
       // Cells are escaped (and styled) before the columns are measured, so that they line up as printed.
       head: head.map((title) => this.render(this.colors.bold(title))),
-      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' },
+      chars: {
+        top: '',
+        'top-mid': '',
+        'top-left': '',
+        'top-right': '',
+        bottom: '',
+        'bottom-mid': '',
+        'bottom-left': '',
+        'bottom-right': '',
+        left: '',
+        'left-mid': '',
+        mid: '',
+        'mid-mid': '',
+        right: '',
+        'right-mid': '',
+        middle: '  ',
+      },
       style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
     });
     for (const row of rows) table.push(row.map((cell) => (cell === undefined || cell === null ? '' : this.render(String(cell)))));
@@ -116,7 +132,10 @@ export class Output {
   }
 
   private createColors(enabled: boolean): Colors {
-    const style = ([open, close]: readonly [number, number]) => (text: string) => (enabled ? `${this.mark(String(open))}${text}${this.mark(String(close))}` : text);
+    const style =
+      ([open, close]: readonly [number, number]) =>
+      (text: string) =>
+        enabled ? `${this.mark(String(open))}${text}${this.mark(String(close))}` : text;
     return Object.fromEntries(Object.entries(STYLES).map(([name, codes]) => [name, style(codes)])) as unknown as Colors;
   }
 

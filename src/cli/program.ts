@@ -27,7 +27,9 @@ export function buildProgram(output: Output): Command {
   const contextOf: ContextOf = (command) => new CommandContext(command.optsWithGlobals<GlobalOptions>(), output);
 
   program
-    .description('The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers (or dry-run them) and watch them fan out, migrate, suspend, cancel and delete instances, one or in bulk.')
+    .description(
+      'The Signalbox command line: check, draw and push workflow definitions, start instances, send triggers (or dry-run them) and watch them fan out, migrate, suspend, cancel and delete instances, one or in bulk.',
+    )
     .configureOutput({ writeOut: (text) => output.stdout.write(output.layout(text)), writeErr: (text) => output.stderr.write(output.layout(text)) })
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
@@ -42,7 +44,7 @@ export function buildProgram(output: Output): Command {
         examples(
           'signalbox validate examples/*.json',
           'signalbox push examples/expense-claim.json',
-          "signalbox start expense-claim --id claim-42 --context '{\"claimantId\":\"ann\"}'",
+          'signalbox start expense-claim --id claim-42 --context \'{"claimantId":"ann"}\'',
           'signalbox send Update --subject claimant:ann --param amount=120 --wait',
           'signalbox send-to claim-42 Submit --dry-run',
           'signalbox instances --workflow expense-claim --all',

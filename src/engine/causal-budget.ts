@@ -115,9 +115,7 @@ export function isDueAtOnce(timer: ArmedTimer): boolean {
 export function followUpPieces(instanceId: string, outbox: readonly OutboxRow[]): number {
   return outbox.filter(
     (row) =>
-      (row.kind === OutboxKind.trigger && row.payload.raisedBy === instanceId) ||
-      row.kind === OutboxKind.startInstance ||
-      (row.kind === OutboxKind.timer && row.payload.causalDepth !== undefined),
+      (row.kind === OutboxKind.trigger && row.payload.raisedBy === instanceId) || row.kind === OutboxKind.startInstance || (row.kind === OutboxKind.timer && row.payload.causalDepth !== undefined),
   ).length;
 }
 

@@ -28,5 +28,7 @@ export function isChildOf(child: Pick<Instance, 'parent'>, parent: Pick<Instance
 /** The row that cancels a cancelled parent's running children (none for an instance that never started one). */
 export function cancelChildrenRows(parent: Instance): CancelChildrenOutboxRow[] {
   if (!parent.startedChildren) return [];
-  return [{ id: `x${parent.historyLength}.children`, kind: OutboxKind.cancelChildren, payload: { parentId: parent.id, ...(parent.incarnation !== undefined ? { incarnation: parent.incarnation } : {}) } }];
+  return [
+    { id: `x${parent.historyLength}.children`, kind: OutboxKind.cancelChildren, payload: { parentId: parent.id, ...(parent.incarnation !== undefined ? { incarnation: parent.incarnation } : {}) } },
+  ];
 }

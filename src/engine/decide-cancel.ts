@@ -23,7 +23,16 @@ export function decideCancel(stored: Instance, now: Date): Decision {
     result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId: instance.stateId, toStateId: instance.stateId },
     change: {
       instance: { ...instance, status: InstanceStatus.cancelled, updatedAt: at, outbox: outbox.map((row) => row.id), historyLength: instance.historyLength + 1, timers: [] },
-      historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.cancelled, triggerId: null, transitionId: null, fromStateId: instance.stateId, toStateId: instance.stateId, status: InstanceStatus.cancelled },
+      historyEntry: {
+        sequence: instance.historyLength,
+        at,
+        event: HistoryEvent.cancelled,
+        triggerId: null,
+        transitionId: null,
+        fromStateId: instance.stateId,
+        toStateId: instance.stateId,
+        status: InstanceStatus.cancelled,
+      },
       outbox,
     },
     logs: [],

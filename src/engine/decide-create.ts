@@ -76,7 +76,16 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     return {
       result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },
       change: {
-        instance: { ...initial, status: entered.status, context: draft.context, interests: entered.interests, outbox: entered.outbox.map((row) => row.id), historyLength: 1, stateEntry: entered.stateEntry, timers: entered.timers },
+        instance: {
+          ...initial,
+          status: entered.status,
+          context: draft.context,
+          interests: entered.interests,
+          outbox: entered.outbox.map((row) => row.id),
+          historyLength: 1,
+          stateEntry: entered.stateEntry,
+          timers: entered.timers,
+        },
         historyEntry: { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
         outbox: entered.outbox,
       },

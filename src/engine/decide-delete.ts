@@ -25,7 +25,16 @@ export function decideDelete(stored: Instance, force: boolean, now: Date): Decis
       // updatedAt is kept (a retention purge repeated after a crash must still match it), and so are the
       // interests: the deletion removes their index rows, and a deletion run again must know them.
       instance: { ...instance, deleting: { at }, historyLength: instance.historyLength + 1 },
-      historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.deleted, triggerId: null, transitionId: null, fromStateId: instance.stateId, toStateId: instance.stateId, status: instance.status },
+      historyEntry: {
+        sequence: instance.historyLength,
+        at,
+        event: HistoryEvent.deleted,
+        triggerId: null,
+        transitionId: null,
+        fromStateId: instance.stateId,
+        toStateId: instance.stateId,
+        status: instance.status,
+      },
       outbox: [],
     },
     logs: [],

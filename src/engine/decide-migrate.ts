@@ -23,8 +23,7 @@ import type { ArmedTimer } from './instance';
 const migratableStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.waiting, InstanceStatus.suspended, InstanceStatus.faulted]);
 
 export type MigrationVerdict =
-  | { readonly move: true; readonly toStateId: string }
-  | { readonly move: false; readonly outcome: typeof ActionOutcome.skipped | typeof ActionOutcome.notMigratable; readonly reason: string };
+  { readonly move: true; readonly toStateId: string } | { readonly move: false; readonly outcome: typeof ActionOutcome.skipped | typeof ActionOutcome.notMigratable; readonly reason: string };
 
 /** Where the instance goes under `request` into `target` (the definition of `request.toVersion`), or why it does not. */
 export function migrationVerdict(request: MigrationRequest, target: WorkflowDefinition, instance: Instance): MigrationVerdict {
@@ -60,7 +59,12 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
   try {
     interests = await computeInterests(instance.id, target.states[toStateId]!, draft.scope(), registry, effects);
   } catch (error) {
-    return unchanged({ instanceId: instance.id, outcome: ActionOutcome.failed, fromStateId: instance.stateId, error: `the interests of state "${toStateId}" could not be computed: ${messageOf(error)}` });
+    return unchanged({
+      instanceId: instance.id,
+      outcome: ActionOutcome.failed,
+      fromStateId: instance.stateId,
+      error: `the interests of state "${toStateId}" could not be computed: ${messageOf(error)}`,
+    });
   }
   const now = effects.now();
   const at = now.toISOString();

@@ -41,7 +41,12 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
   // The patch comes first: the entry conditions and actions see the repaired context.
   const context = repair.contextPatch ? applyMergePatch(instance.context, repair.contextPatch) : instance.context;
   const recorded = { ...(repair.contextPatch ? { contextPatch: repair.contextPatch } : {}), ...(repair.by !== undefined ? { by: repair.by } : {}) };
-  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, { context, stateId, status, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}) });
+  const draft = new Draft(definition, instance.workflowVersion, instance.id, null, effects, registry, {
+    context,
+    stateId,
+    status,
+    ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+  });
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `state "${stateId}"`));
@@ -63,7 +68,17 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
           stateEntry: entered.stateEntry,
           timers: entered.timers,
         },
-        historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.recovered, triggerId: null, transitionId: null, fromStateId, toStateId: stateId, status: entered.status, ...recorded },
+        historyEntry: {
+          sequence: instance.historyLength,
+          at,
+          event: HistoryEvent.recovered,
+          triggerId: null,
+          transitionId: null,
+          fromStateId,
+          toStateId: stateId,
+          status: entered.status,
+          ...recorded,
+        },
         outbox: entered.outbox,
       },
       logs: draft.logs,

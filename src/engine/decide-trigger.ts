@@ -48,21 +48,13 @@ function notTaken(instance: Instance, timer: TimerTarget | undefined, result: In
   return { result, change: { instance: next, outbox: [] }, logs: draft.logs };
 }
 
-
 /**
  * Decides what `trigger` does to `stored`. Each result carries the trace of the conditions evaluated
  * (none when the trigger stopped before any: duplicate, not active, not interested). `onDraft` sees the
  * working copy once deciding is done: a dry run reads the context after, the raised triggers and the
  * actions from it (dry-run.ts).
  */
-export async function decideTrigger(
-  definition: WorkflowDefinition,
-  stored: Instance,
-  trigger: Trigger,
-  effects: Effects,
-  registry: Registry,
-  onDraft?: (draft: Draft) => void,
-): Promise<Decision> {
+export async function decideTrigger(definition: WorkflowDefinition, stored: Instance, trigger: Trigger, effects: Effects, registry: Registry, onDraft?: (draft: Draft) => void): Promise<Decision> {
   let draft: Draft | undefined;
   const decision = await decideWithDraft(definition, stored, trigger, effects, registry, (made) => (draft = made));
   if (!draft) return decision;
@@ -73,14 +65,7 @@ export async function decideTrigger(
   return { ...decision, result: { ...decision.result, trace: draft.trace } };
 }
 
-async function decideWithDraft(
-  definition: WorkflowDefinition,
-  stored: Instance,
-  trigger: Trigger,
-  effects: Effects,
-  registry: Registry,
-  madeDraft: (draft: Draft) => void,
-): Promise<Decision> {
+async function decideWithDraft(definition: WorkflowDefinition, stored: Instance, trigger: Trigger, effects: Effects, registry: Registry, madeDraft: (draft: Draft) => void): Promise<Decision> {
   const instance = plainInstance(stored);
   const id = instance.id;
   // Each trigger applies once: a repeated delivery answers from the instance's record of what it did,
@@ -103,7 +88,8 @@ async function decideWithDraft(
   const fromStateId = instance.stateId;
   // One change too many made by the instance to itself within a minute: a loop, stopped before it runs.
   const overrun = selfCausedFault(instance, trigger, effects.now());
-  if (overrun) return faultDecision(instance, overrun, { cause, stateId: fromStateId, context: instance.context, ...(timer ? { transitionId: timer.transitionId } : {}), fromStateId, now: effects.now() });
+  if (overrun)
+    return faultDecision(instance, overrun, { cause, stateId: fromStateId, context: instance.context, ...(timer ? { transitionId: timer.transitionId } : {}), fromStateId, now: effects.now() });
   const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
   madeDraft(draft);
   let transitionId: string | undefined;
@@ -143,19 +129,23 @@ async function decideWithDraft(
 
     const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId };
     const at = effects.now().toISOString();
-    const next: Instance = withSelfCausedCount({
-      ...withoutFault(instance),
-      stateId: toStateId,
-      status: entered.status,
-      context: draft.context,
-      interests: entered.interests,
-      updatedAt: at,
-      appliedTriggers: rememberApplied(instance, trigger.id, result),
-      outbox: entered.outbox.map((row) => row.id),
-      historyLength: instance.historyLength + 1,
-      stateEntry: entered.stateEntry,
-      timers: entered.timers,
-    }, trigger, effects.now());
+    const next: Instance = withSelfCausedCount(
+      {
+        ...withoutFault(instance),
+        stateId: toStateId,
+        status: entered.status,
+        context: draft.context,
+        interests: entered.interests,
+        updatedAt: at,
+        appliedTriggers: rememberApplied(instance, trigger.id, result),
+        outbox: entered.outbox.map((row) => row.id),
+        historyLength: instance.historyLength + 1,
+        stateEntry: entered.stateEntry,
+        timers: entered.timers,
+      },
+      trigger,
+      effects.now(),
+    );
     return {
       result,
       change: {
@@ -177,4 +167,3 @@ async function decideWithDraft(
     });
   }
 }
-

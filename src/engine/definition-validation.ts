@@ -110,7 +110,9 @@ function interestCountIssues(definition: WorkflowDefinition, registry: Registry)
   return Object.entries(definition.states).flatMap(([stateId, state]) => {
     const count = stateInterestCount(state, registry);
     if (count <= MAX_INTERESTS_PER_STATE) return [];
-    return [{ path: formatPath(['states', stateId, 'interests']), message: `the state has ${count} interests (declared, and added by its conditions); at most ${MAX_INTERESTS_PER_STATE} are allowed` }];
+    return [
+      { path: formatPath(['states', stateId, 'interests']), message: `the state has ${count} interests (declared, and added by its conditions); at most ${MAX_INTERESTS_PER_STATE} are allowed` },
+    ];
   });
 }
 
@@ -122,10 +124,12 @@ export function validateDefinition(input: unknown, registry: Registry = builtInR
   if (structural.success && issues.length === 0) issues.push(...interestCountIssues(structural.data, registry));
   if (issues.length) {
     const seen = new Set<string>();
-    throw new DefinitionInvalidError(issues.filter((issue) => {
-      const key = `${issue.path}\u0000${issue.message}`;
-      return seen.has(key) ? false : (seen.add(key), true);
-    }));
+    throw new DefinitionInvalidError(
+      issues.filter((issue) => {
+        const key = `${issue.path}\u0000${issue.message}`;
+        return seen.has(key) ? false : (seen.add(key), true);
+      }),
+    );
   }
   return structural.data!;
 }

@@ -344,7 +344,6 @@ export class Engine {
     return (this.migrationsAndBulkActionsInstance ??= new MigrationsAndBulkActions(this, this.ports, this.runtime, (decided, options) => this.relayAfter(decided, options)));
   }
 
-
   /**
    * Offers a trigger to every candidate (in-process delivery; the hosts fan out through their operation
    * runners instead), driving the same fan-out as they do (operations/fan-out.ts) with no operation
@@ -360,7 +359,10 @@ export class Engine {
       if (step.next === 'complete') break;
       if (step.next === 'read') {
         try {
-          const page = await onePage(this.ports.interests.findCandidates(trigger.subjects, options), { maxPageSize: 1000, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) });
+          const page = await onePage(this.ports.interests.findCandidates(trigger.subjects, options), {
+            maxPageSize: 1000,
+            ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}),
+          });
           fanOut.pageRead({ instanceIds: page.items, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) });
         } catch (error) {
           failure ??= error;
@@ -466,7 +468,17 @@ export class Engine {
     try {
       const workflow = await this.workflows.find(payload.workflowId, options);
       if (!workflow) throw new NotFoundError(`Workflow "${payload.workflowId}" does not exist`);
-      const created = await this.runtime.create(workflow, { instanceId: payload.instanceId, context: payload.context, parent: payload.parent, causalDepth: payload.causalDepth ?? 1, ...(payload.causalBudget !== undefined ? { causalBudget: payload.causalBudget } : {}) }, options);
+      const created = await this.runtime.create(
+        workflow,
+        {
+          instanceId: payload.instanceId,
+          context: payload.context,
+          parent: payload.parent,
+          causalDepth: payload.causalDepth ?? 1,
+          ...(payload.causalBudget !== undefined ? { causalBudget: payload.causalBudget } : {}),
+        },
+        options,
+      );
       await this.relayAfter(created, options);
     } catch (error) {
       if (error instanceof ConflictError) {
@@ -474,7 +486,12 @@ export class Engine {
         // nothing in either case, so say so when it is not its child.
         const existing = await this.ports.instances.get(payload.instanceId, options);
         const own = existing && existing.parent?.instanceId === payload.parent.instanceId && existing.parent.incarnation === payload.parent.incarnation;
-        if (!own) this.options.logger.error('Could not start a child instance: its id is taken by another instance', { parentId: payload.parent.instanceId, instanceId: payload.instanceId, workflowId: payload.workflowId });
+        if (!own)
+          this.options.logger.error('Could not start a child instance: its id is taken by another instance', {
+            parentId: payload.parent.instanceId,
+            instanceId: payload.instanceId,
+            workflowId: payload.workflowId,
+          });
         return;
       }
       if (isRetryable(error)) throw error;

@@ -73,7 +73,10 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   const pieces = draft.raised.length + draft.started.length + armed.filter(isDueAtOnce).length + (isFinalState(state) ? 1 : 0);
   const share = budgetShare(cause, pieces);
   const timers = armed.map((timer) => (isDueAtOnce(timer) ? { ...timer, causalBudget: share } : timer));
-  const outbox = [...outboxRows(draft, cause, share, pieces), ...timerOutboxRows({ id: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}) }, stateEntry, timers)];
+  const outbox = [
+    ...outboxRows(draft, cause, share, pieces),
+    ...timerOutboxRows({ id: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}) }, stateEntry, timers),
+  ];
   if (outbox.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and arm timers for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length}`);
   }
@@ -101,7 +104,11 @@ function childRows(draft: Draft, cause: Cause, causalBudget: number, pieces: num
   const key = causeKey(cause);
   return draft.started.map(({ child, location }, index) => {
     const instanceId = child.instanceId ?? derivedChildId(draft.instanceId, key, location, index, draft.incarnation);
-    const parent = { instanceId: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}), ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}) };
+    const parent = {
+      instanceId: draft.instanceId,
+      ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}),
+      ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}),
+    };
     return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth, causalBudget } };
   });
 }

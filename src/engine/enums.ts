@@ -61,9 +61,4 @@ export const OperationStatus = {
 export type OperationStatus = (typeof OperationStatus)[keyof typeof OperationStatus];
 
 /** Statuses that take no triggers (step 2 of processing). */
-export const inactiveStatuses: ReadonlySet<InstanceStatus> = new Set([
-  InstanceStatus.complete,
-  InstanceStatus.suspended,
-  InstanceStatus.faulted,
-  InstanceStatus.cancelled,
-]);
+export const inactiveStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.complete, InstanceStatus.suspended, InstanceStatus.faulted, InstanceStatus.cancelled]);

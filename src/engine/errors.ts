@@ -11,16 +11,7 @@ export interface ValidationIssue {
 }
 
 export type SignalboxErrorCode =
-  | 'validation'
-  | 'definitionInvalid'
-  | 'notFound'
-  | 'conflict'
-  | 'preconditionFailed'
-  | 'leaseUnavailable'
-  | 'leaseLost'
-  | 'tooLarge'
-  | 'unsupportedMediaType'
-  | 'storage';
+  'validation' | 'definitionInvalid' | 'notFound' | 'conflict' | 'preconditionFailed' | 'leaseUnavailable' | 'leaseLost' | 'tooLarge' | 'unsupportedMediaType' | 'storage';
 
 export class SignalboxError extends Error {
   readonly code: SignalboxErrorCode;
@@ -69,14 +60,21 @@ export class PreconditionFailedError extends SignalboxError {
 
 /** The lease could not be acquired within the bounded wait. Retryable. */
 export class LeaseUnavailableError extends SignalboxError {
-  constructor(readonly leaseName: string, readonly waitedInMs: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly leaseName: string,
+    readonly waitedInMs: number,
+    options?: { cause?: unknown },
+  ) {
     super('leaseUnavailable', `Lease "${leaseName}" was not available after ${waitedInMs} ms`, options);
   }
 }
 
 /** The lease was lost while work held it (a renewal failed or it was broken); the work must not save. */
 export class LeaseLostError extends SignalboxError {
-  constructor(readonly leaseName: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly leaseName: string,
+    options?: { cause?: unknown },
+  ) {
     super('leaseLost', `Lease "${leaseName}" was lost before the work finished`, options);
   }
 }
@@ -90,7 +88,12 @@ export class TooLargeError extends SignalboxError {
 
 /** A storage or network fault. Retryable unless `retryable` is false. */
 export class StorageError extends SignalboxError {
-  constructor(message: string, readonly statusCode: number | undefined, readonly retryable: boolean, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly statusCode: number | undefined,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
     super('storage', message, options);
   }
 }

@@ -42,7 +42,12 @@ export function toExpressionError(error: unknown): Error {
   const code = foreignErrorCode(error);
   if (error instanceof Error && code === undefined) return error;
   if (code && limitCodes.has(code)) {
-    const what = code === 'D1011' ? `nests deeper than ${MAX_EXPRESSION_DEPTH} steps (unbounded recursion?)` : code === 'D1012' ? `ran past its deadline of ${EXPRESSION_DEADLINE_IN_MS} ms` : `built a sequence of more than ${MAX_EXPRESSION_SEQUENCE} items`;
+    const what =
+      code === 'D1011'
+        ? `nests deeper than ${MAX_EXPRESSION_DEPTH} steps (unbounded recursion?)`
+        : code === 'D1012'
+          ? `ran past its deadline of ${EXPRESSION_DEADLINE_IN_MS} ms`
+          : `built a sequence of more than ${MAX_EXPRESSION_SEQUENCE} items`;
     return new ExpressionLimitError(`the expression ${what}`);
   }
   if (error instanceof Error) return error;

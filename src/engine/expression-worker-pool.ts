@@ -9,14 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import { foreignErrorCode } from './errors';
 import type { JsonValue } from './json';
-import {
-  EXPRESSION_DEADLINE_IN_MS,
-  EXPRESSION_MEMORY_LIMIT_IN_MB,
-  ExpressionLimitError,
-  MAX_EXPRESSION_DEPTH,
-  MAX_EXPRESSION_SEQUENCE,
-  MAX_EXPRESSION_STRING_LENGTH,
-} from './expression-limits';
+import { EXPRESSION_DEADLINE_IN_MS, EXPRESSION_MEMORY_LIMIT_IN_MB, ExpressionLimitError, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_SEQUENCE, MAX_EXPRESSION_STRING_LENGTH } from './expression-limits';
 
 /** Workers in the pool; the machines this runs on have few cores, and most expressions never come here. */
 const POOL_SIZE = 2;
@@ -158,7 +151,10 @@ export class ExpressionWorkerPool {
   private assign(slot: Slot, job: Job): void {
     slot.job = job;
     slot.jobId = this.nextJobId++;
-    slot.timer = setTimeout(() => this.fail(slot, new ExpressionLimitError(`the expression ran past its deadline of ${EXPRESSION_DEADLINE_IN_MS} ms`)), EXPRESSION_DEADLINE_IN_MS + TERMINATION_GRACE_IN_MS);
+    slot.timer = setTimeout(
+      () => this.fail(slot, new ExpressionLimitError(`the expression ran past its deadline of ${EXPRESSION_DEADLINE_IN_MS} ms`)),
+      EXPRESSION_DEADLINE_IN_MS + TERMINATION_GRACE_IN_MS,
+    );
     try {
       slot.worker.postMessage({ id: slot.jobId, source: job.source, scope: job.scope, millis: job.millis });
     } catch (error) {
@@ -172,7 +168,13 @@ export class ExpressionWorkerPool {
       eval: true,
       workerData: {
         jsonataPath: require.resolve('jsonata'),
-        limits: { deadlineInMs: EXPRESSION_DEADLINE_IN_MS, maxDepth: MAX_EXPRESSION_DEPTH, maxSequence: MAX_EXPRESSION_SEQUENCE, maxStringLength: MAX_EXPRESSION_STRING_LENGTH, cacheCharacters: WORKER_CACHE_CHARACTERS },
+        limits: {
+          deadlineInMs: EXPRESSION_DEADLINE_IN_MS,
+          maxDepth: MAX_EXPRESSION_DEPTH,
+          maxSequence: MAX_EXPRESSION_SEQUENCE,
+          maxStringLength: MAX_EXPRESSION_STRING_LENGTH,
+          cacheCharacters: WORKER_CACHE_CHARACTERS,
+        },
       },
       resourceLimits: { maxOldGenerationSizeMb: EXPRESSION_MEMORY_LIMIT_IN_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       stdout: false,

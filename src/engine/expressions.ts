@@ -13,14 +13,7 @@ import type { JsonObject, JsonValue } from './json';
 import type { Trigger } from './trigger';
 import type { InstanceStatus } from './enums';
 import { needsIsolation } from './expression-isolation';
-import {
-  EXPRESSION_DEADLINE_IN_MS,
-  ExpressionLimitError,
-  MAX_EXPRESSION_BUILT_SIZE,
-  MAX_EXPRESSION_SEQUENCE,
-  MAX_EXPRESSION_STRING_LENGTH,
-  toExpressionError,
-} from './expression-limits';
+import { EXPRESSION_DEADLINE_IN_MS, ExpressionLimitError, MAX_EXPRESSION_BUILT_SIZE, MAX_EXPRESSION_SEQUENCE, MAX_EXPRESSION_STRING_LENGTH, toExpressionError } from './expression-limits';
 import { ExpressionWorkerPool } from './expression-worker-pool';
 
 /** What expressions and templates see (shared/design/workflow-model.md). */
@@ -32,7 +25,10 @@ export interface ExpressionScope {
 
 /** A malformed expression or template; `position` is the character offset JSONata reports. */
 export class ExpressionSyntaxError extends Error {
-  constructor(message: string, readonly position?: number) {
+  constructor(
+    message: string,
+    readonly position?: number,
+  ) {
     super(message);
     this.name = 'ExpressionSyntaxError';
   }
@@ -139,7 +135,8 @@ interface BudgetFrame {
 function countBuilt(_expression: unknown, _input: unknown, environment: BudgetFrame, result: unknown): void {
   let cost = 1;
   if (typeof result === 'string') {
-    if (result.length > MAX_EXPRESSION_STRING_LENGTH) throw new ExpressionLimitError(`the expression built a string of ${result.length} characters; at most ${MAX_EXPRESSION_STRING_LENGTH} are allowed`);
+    if (result.length > MAX_EXPRESSION_STRING_LENGTH)
+      throw new ExpressionLimitError(`the expression built a string of ${result.length} characters; at most ${MAX_EXPRESSION_STRING_LENGTH} are allowed`);
     cost += result.length;
   } else if (Array.isArray(result)) {
     cost += result.length;

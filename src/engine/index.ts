@@ -12,7 +12,18 @@ export { pagedList, type PagedAsyncIterable, type PageSettings } from './paging'
 
 export { validateDefinition } from './definition-validation';
 export { workflowDefinitionJsonSchema } from './definition-json-schema';
-export { closeExpressionWorkers, compileExpression, evaluateExpression, expressionCacheStats, EXPRESSION_CACHE_BUDGET_IN_BYTES, ExpressionSyntaxError, parseTemplate, renderTemplate, type ExpressionOptions, type ExpressionScope } from './expressions';
+export {
+  closeExpressionWorkers,
+  compileExpression,
+  evaluateExpression,
+  expressionCacheStats,
+  EXPRESSION_CACHE_BUDGET_IN_BYTES,
+  ExpressionSyntaxError,
+  parseTemplate,
+  renderTemplate,
+  type ExpressionOptions,
+  type ExpressionScope,
+} from './expressions';
 export { EXPRESSION_DEADLINE_IN_MS, EXPRESSION_MEMORY_LIMIT_IN_MB, ExpressionLimitError, MAX_EXPRESSION_DEPTH } from './expression-limits';
 export { builtInRegistry, createRegistry, defineAction, defineCondition, type Registry, type RegistryOptions } from './registry';
 export type { ActionContext, ActionType, ChildStep, ConditionContext, ConditionType, StepContext, TriggerToRaise } from './step-types';
@@ -40,7 +51,17 @@ export { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow, type OutboxRowO
 export { OutboxRelay, type OutboxHandlers } from './outbox-relay';
 export { type EventOutboxRow, type StartInstanceOutboxRow, type StartInstancePayload, RECORD_BACKED_KINDS, isStoredOutboxRow } from './outbox';
 export { LifecycleEventType, lifecycleEventTypeSchema } from './events/lifecycle-event-type';
-export { DeliveryStatus, eventId, lifecycleEventWrite, lifecycleEventsOf, withLifecycleEvents, type EventDelivery, type LifecycleEventData, type LifecycleEventRecord, type LifecycleEventWrite } from './events/lifecycle-events';
+export {
+  DeliveryStatus,
+  eventId,
+  lifecycleEventWrite,
+  lifecycleEventsOf,
+  withLifecycleEvents,
+  type EventDelivery,
+  type LifecycleEventData,
+  type LifecycleEventRecord,
+  type LifecycleEventWrite,
+} from './events/lifecycle-events';
 export { MAX_SUBSCRIPTIONS_PER_WORKFLOW, subscriptionSchema, type Subscription } from './events/subscriptions';
 export { defaultEventDeliveryPolicy, retryDelayInMs, type EventDeliveryPolicy } from './events/delivery-policy';
 export { toCloudEvent, structuredMessage, eventSource } from './events/cloud-event';

@@ -310,7 +310,11 @@ export class InstanceRuntime {
     try {
       await this.ports.interests.add(input.instanceId, change.instance.interests, options);
       await this.indexTimers(undefined, change.instance, options);
-      stored = await this.ports.instances.create(change.instance, { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) }, options);
+      stored = await this.ports.instances.create(
+        change.instance,
+        { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) },
+        options,
+      );
     } catch (error) {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
@@ -369,7 +373,14 @@ export class InstanceRuntime {
     for (const line of logs) this.options.logger[line.level](line.message, { ...line.properties });
     const fault = saved?.status === InstanceStatus.faulted ? saved.fault : undefined;
     if (fault && (before?.fault?.at !== fault.at || before.fault.message !== fault.message)) {
-      this.options.logger.error('An instance faulted', { instanceId: saved!.id, workflowId: saved!.workflowId, workflowVersion: saved!.workflowVersion, stateId: saved!.stateId, triggerId: fault.triggerId, reason: fault.message });
+      this.options.logger.error('An instance faulted', {
+        instanceId: saved!.id,
+        workflowId: saved!.workflowId,
+        workflowVersion: saved!.workflowVersion,
+        stateId: saved!.stateId,
+        triggerId: fault.triggerId,
+        reason: fault.message,
+      });
     }
   }
 

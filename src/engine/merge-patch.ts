@@ -25,7 +25,13 @@ export function applyMergePatch(target: JsonObject, patch: JsonObject): JsonObje
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     // Defined, not assigned: a `__proto__` key (refused at the HTTP edge) stays a plain key here too.
-    else Object.defineProperty(result, key, { value: isObject(value) ? applyMergePatch(Object.hasOwn(result, key) && isObject(result[key]) ? result[key] : {}, value) : value, enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(result, key, {
+        value: isObject(value) ? applyMergePatch(Object.hasOwn(result, key) && isObject(result[key]) ? result[key] : {}, value) : value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return result;
 }

@@ -27,10 +27,7 @@ export interface InstanceSelection {
 export const migrationRequestSchema = z.strictObject({
   fromVersion: versionSchema,
   toVersion: versionSchema,
-  stateMap: z
-    .record(stateIdSchema, stateIdSchema)
-    .default({})
-    .meta({ description: 'Source state → target state. A state not listed keeps its id when the target version has it.' }),
+  stateMap: z.record(stateIdSchema, stateIdSchema).default({}).meta({ description: 'Source state → target state. A state not listed keeps its id when the target version has it.' }),
   filter: z.strictObject({ stateId: stateIdSchema.optional(), status: instanceStatusSchema.optional() }).optional(),
   dryRun: z.boolean().default(false).meta({ description: 'Report what would move, change nothing (200).' }),
 });
@@ -67,12 +64,10 @@ export const bulkRequestSchema = z
     stateId: stateIdSchema.optional().meta({ description: 'For `recover`: the state whose entry runs again.' }),
     force: z.boolean().default(false).meta({ description: 'For `delete`: delete waiting and initializing instances too.' }),
     dryRun: z.boolean().default(false).meta({ description: '`true`: answer 200 with how many instances the filter matches now; nothing changes.' }),
-    expectedCount: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .meta({ description: 'Required to `delete`: how many instances the filter matches (a dry run tells). The request is refused (409) when the filter matches another number, so a filter wider than meant deletes nothing.' }),
+    expectedCount: z.number().int().min(0).optional().meta({
+      description:
+        'Required to `delete`: how many instances the filter matches (a dry run tells). The request is refused (409) when the filter matches another number, so a filter wider than meant deletes nothing.',
+    }),
   })
   .superRefine((request, context) => {
     if (request.action === BulkAction.delete && !request.dryRun && request.expectedCount === undefined) {

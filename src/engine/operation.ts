@@ -145,7 +145,15 @@ export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progres
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
-  const { instances: _instances, progress: _progress, resumes: _resumes, resumedAtProgress: _at, etag: _etag, triggerFingerprint: _fingerprint, ...rest } = operation as StoredOperation & { triggerFingerprint?: string };
+  const {
+    instances: _instances,
+    progress: _progress,
+    resumes: _resumes,
+    resumedAtProgress: _at,
+    etag: _etag,
+    triggerFingerprint: _fingerprint,
+    ...rest
+  } = operation as StoredOperation & { triggerFingerprint?: string };
   return rest as ListedOperation;
 }
 
@@ -261,8 +269,7 @@ export function fitOperation<T extends Operation>(operation: T): T {
   const counted = Object.values(operation.summary).reduce((sum, count) => sum + count, 0);
   const truncated = kept.length < operation.instances.length || kept.length < counted;
   const tracesTruncated = tracesDropped || Boolean(operation.tracesTruncated);
-  const changed =
-    truncated !== Boolean(operation.instancesTruncated) || tracesTruncated !== Boolean(operation.tracesTruncated) || kept.some((result, index) => result !== operation.instances[index]);
+  const changed = truncated !== Boolean(operation.instancesTruncated) || tracesTruncated !== Boolean(operation.tracesTruncated) || kept.some((result, index) => result !== operation.instances[index]);
   const error = operation.error !== undefined && operation.error.length > 4 * MAX_RESULT_ERROR_LENGTH ? shortened(operation.error, 4 * MAX_RESULT_ERROR_LENGTH) : operation.error;
   if (!changed && error === operation.error) return operation;
   const { instancesTruncated: _previous, tracesTruncated: _previousTraces, ...rest } = operation;

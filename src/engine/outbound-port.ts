@@ -42,7 +42,11 @@ export interface ExternalServiceClient {
 
 /** A refused or failed outbound call. The processor turns it into a fault. */
 export class ExternalServiceError extends Error {
-  constructor(message: string, readonly status?: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'ExternalServiceError';
   }
@@ -67,6 +71,8 @@ export class OutboundRefusedError extends ExternalServiceError {
 export const refusingExternalServiceClient: ExternalServiceClient = {
   send: (request) =>
     Promise.reject(
-      new OutboundRefusedError(`no outbound HTTP client is configured, so ${request.method} ${redactSecrets(request.url)} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`),
+      new OutboundRefusedError(
+        `no outbound HTTP client is configured, so ${request.method} ${redactSecrets(request.url)} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`,
+      ),
     ),
 };

@@ -34,7 +34,11 @@ export function pagedList<T>(listPage: (options: PageOptions) => Promise<Page<T>
     let continuationToken = settings.continuationToken ?? options.continuationToken;
     const maxPageSize = settings.maxPageSize ?? options.maxPageSize;
     do {
-      const page = await listPage({ ...options, ...(maxPageSize !== undefined ? { maxPageSize } : {}), ...(continuationToken !== undefined ? { continuationToken } : { continuationToken: undefined }) });
+      const page = await listPage({
+        ...options,
+        ...(maxPageSize !== undefined ? { maxPageSize } : {}),
+        ...(continuationToken !== undefined ? { continuationToken } : { continuationToken: undefined }),
+      });
       yield page;
       continuationToken = page.continuationToken;
     } while (continuationToken);

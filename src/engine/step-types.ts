@@ -82,4 +82,3 @@ export function defineCondition<S extends z.ZodType>(condition: ConditionType<z.
 export function defineAction<S extends z.ZodType>(action: ActionType<z.output<S>> & { schema: S }): ActionType<z.output<S>> {
   return action;
 }
-

@@ -82,7 +82,11 @@ const isoDateSchema = z.iso.date('must be a date "YYYY-MM-DD"');
 
 export const calendarSchema = z.strictObject({
   /** IANA time zone the working hours and holidays are in (daylight saving included). */
-  timeZone: z.string().min(1).max(64).refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone such as "Europe/London"'),
+  timeZone: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone such as "Europe/London"'),
   workingHours: z.array(workingHoursSchema).min(1).max(50),
   /** Whole days without working time, in the calendar's time zone. */
   holidays: z.array(isoDateSchema).max(2000).default([]),

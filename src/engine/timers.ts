@@ -141,5 +141,9 @@ export async function armTimers(draft: Draft, state: StateDefinition, enteredAt:
 
 /** The outbox rows that hand armed timers to the host's scheduler after the save. */
 export function timerOutboxRows(instance: Pick<Instance, 'id' | 'incarnation'>, stateEntry: number, timers: readonly ArmedTimer[]): TimerOutboxRow[] {
-  return dueTimersOf({ id: instance.id, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}), stateEntry, timers }).map((payload) => ({ id: payload.timerId, kind: OutboxKind.timer, payload }));
+  return dueTimersOf({ id: instance.id, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}), stateEntry, timers }).map((payload) => ({
+    id: payload.timerId,
+    kind: OutboxKind.timer,
+    payload,
+  }));
 }

@@ -104,10 +104,22 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
   // Resolved through the package, so it works from src/ (tsx) and from the compiled dist/ alike.
   const bin = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'azurite.js');
   const args = [
-    '--blobHost', '127.0.0.1', '--blobPort', String(blobPort),
-    '--queueHost', '127.0.0.1', '--queuePort', String(queuePort),
-    '--tableHost', '127.0.0.1', '--tablePort', String(tablePort),
-    '--silent', '--disableTelemetry', '--skipApiVersionCheck', '--loose',
+    '--blobHost',
+    '127.0.0.1',
+    '--blobPort',
+    String(blobPort),
+    '--queueHost',
+    '127.0.0.1',
+    '--queuePort',
+    String(queuePort),
+    '--tableHost',
+    '127.0.0.1',
+    '--tablePort',
+    String(tablePort),
+    '--silent',
+    '--disableTelemetry',
+    '--skipApiVersionCheck',
+    '--loose',
     ...(options.location ? ['--location', options.location] : ['--inMemoryPersistence']),
   ];
   const child = spawn(process.execPath, ['-e', launcher, 'azurite', ...args], {
@@ -234,7 +246,9 @@ export async function startEmbeddedAzurite(location: string): Promise<RunningAzu
   const previous = await readLock(lockFile);
   if (previous && isAlive(previous.azuritePid) && previous.azuritePid !== undefined && isAzuriteOf(previous.azuritePid, location)) {
     if (previous.serverPid !== process.pid && isAlive(previous.serverPid)) {
-      throw new Error(`The Azurite data folder ${location} is in use by the Signalbox server with pid ${previous.serverPid} (Azurite pid ${previous.azuritePid}): stop it first, or give this server another folder (SIGNALBOX_AZURITE_LOCATION)`);
+      throw new Error(
+        `The Azurite data folder ${location} is in use by the Signalbox server with pid ${previous.serverPid} (Azurite pid ${previous.azuritePid}): stop it first, or give this server another folder (SIGNALBOX_AZURITE_LOCATION)`,
+      );
     }
     // Its server is gone: an orphan. SIGTERM makes Azurite save its database and exit.
     process.kill(previous.azuritePid, 'SIGTERM');

@@ -76,7 +76,11 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
     let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
     const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
-    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), { now: () => core.engine.options.clock.now(), ...options.runner, armTimer: async (timer) => timers.notify(timer) });
+    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), {
+      now: () => core.engine.options.clock.now(),
+      ...options.runner,
+      armTimer: async (timer) => timers.notify(timer),
+    });
     // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
     const stopping = new AbortController();
     setMaxListeners(0, stopping.signal); // one listener per waiting request

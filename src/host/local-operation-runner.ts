@@ -203,9 +203,7 @@ export class LocalOperationRunner implements OperationLauncher {
   private async applyBatch(operationId: string, instanceIds: readonly string[], progress: () => OperationProgress): Promise<BatchOutcome> {
     const pageProgress = this.progressWithin(operationId, progress);
     const settled = await Promise.allSettled(
-      instanceIds.map((instanceId) =>
-        this.semaphore.run(() => this.withRetry(() => this.activities.applyOperation({ operationId, instanceId }))).then((result) => (pageProgress.applied(), result)),
-      ),
+      instanceIds.map((instanceId) => this.semaphore.run(() => this.withRetry(() => this.activities.applyOperation({ operationId, instanceId }))).then((result) => (pageProgress.applied(), result))),
     );
     await pageProgress.settled();
     const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));

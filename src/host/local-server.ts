@@ -92,10 +92,15 @@ export async function handleNodeRequest(
   const url = new URL(request.url ?? '/', 'http://localhost');
   const method = (request.method ?? 'GET').toUpperCase();
   const cors = options.cors ?? corsOff;
-  const headers: ApiRequest['headers'] = { get: (name) => { const value = request.headers[name.toLowerCase()]; return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value; } };
+  const headers: ApiRequest['headers'] = {
+    get: (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
   // The access log names the path only: a query string may carry a key (`code`).
   response.once('finish', () => options.logger.info('request', { method, path: url.pathname, status: response.statusCode, durationInMs: Math.round(performance.now() - startedAt) }));
-  const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+  const logError = (message: string, error: unknown) => options.logger.error(message, { method, path: url.pathname, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   const reply = (apiResponse: ApiResponse) => send(response, finishResponse({ method, headers }, apiResponse, cors));
   try {
     // First, for every path (the console's too): a DNS-rebinding page must not even read.

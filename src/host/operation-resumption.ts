@@ -46,7 +46,6 @@ export async function claimResumption(operations: OperationStore, operation: Sto
   }
 }
 
-
 /** What the poison operation was about, for its log line: the workflow of a migration or bulk action, a trigger's name. */
 function poisonSubject(operation: StoredOperation): Record<string, string> {
   if (operation.kind === 'migration') return { workflowId: operation.migration.workflowId };

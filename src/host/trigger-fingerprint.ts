@@ -20,12 +20,17 @@ function bodyOf(trigger: Trigger): JsonValue {
 function canonical(value: JsonValue): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key]!)}`).join(',')}}`;
+  return `{${Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${canonical(value[key]!)}`)
+    .join(',')}}`;
 }
 
 /** sha-256 of the trigger's body in canonical JSON (key order does not matter). */
 export function triggerFingerprint(trigger: Trigger): string {
-  return createHash('sha256').update(canonical(bodyOf(trigger))).digest('base64url');
+  return createHash('sha256')
+    .update(canonical(bodyOf(trigger)))
+    .digest('base64url');
 }
 
 function firstDifference(a: JsonValue | undefined, b: JsonValue | undefined, path: (string | number)[]): (string | number)[] | undefined {

@@ -83,7 +83,11 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
       // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.
       leaseDurationInSeconds: 15,
-      logger: { info: (message, properties) => logger.info(message, properties), warn: (message, properties) => logger.warn(message, properties), error: (message, properties) => logger.error(message, properties) },
+      logger: {
+        info: (message, properties) => logger.info(message, properties),
+        warn: (message, properties) => logger.warn(message, properties),
+        error: (message, properties) => logger.error(message, properties),
+      },
       ...engineOptions,
       // Subscribers: the same pipeline (allow-list, timeout, identity) without its own retries, since the
       // event delivery policy retries with backoff over hours. Tests may shorten the policy.

@@ -200,7 +200,10 @@ export class BlobLeaseProvider implements LeaseProvider {
     clearTimeout(held.timer);
     const pending: Promise<void> = held.lease
       .releaseLease()
-      .then(() => undefined, () => undefined)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
       .finally(() => this.releasing.delete(pending));
     this.releasing.add(pending);
   }

@@ -9,7 +9,10 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
 }
 
 function normalizedEntries(allowedHosts: readonly string[]): string[] {

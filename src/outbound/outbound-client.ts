@@ -47,7 +47,11 @@ const MAX_CACHED_SCOPES = 64;
 
 export function createOutboundClient(options: OutboundClientOptions = {}): ExternalServiceClient {
   const allowedHosts = [...(options.allowedHosts ?? [])];
-  const agents = createConnectionAgents({ allowedHosts, ...(options.trustedCertificates ? { trustedCertificates: options.trustedCertificates } : {}), ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}) });
+  const agents = createConnectionAgents({
+    allowedHosts,
+    ...(options.trustedCertificates ? { trustedCertificates: options.trustedCertificates } : {}),
+    ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
+  });
   const httpClient = options.httpClient ?? createDefaultHttpClient();
   const credential = options.credential ?? lazyDefaultAzureCredential();
   const timeouts = new WeakMap<PipelineRequest, number>();

@@ -41,7 +41,6 @@ export function expandDevelopmentStorage(connectionString: string): string {
   ].join(';');
 }
 
-
 function isInsecure(connectionString: string): boolean {
   return /DefaultEndpointsProtocol=http(;|$)/i.test(connectionString) || /Endpoint=http:/i.test(connectionString);
 }

@@ -56,8 +56,7 @@ export interface AzureStorage {
 }
 
 export async function createAzureStorage(options: AzureStorageOptions): Promise<AzureStorage> {
-  const connection: StorageConnection =
-    typeof options.connection === 'string' ? { kind: 'connectionString', connectionString: expandDevelopmentStorage(options.connection) } : options.connection;
+  const connection: StorageConnection = typeof options.connection === 'string' ? { kind: 'connectionString', connectionString: expandDevelopmentStorage(options.connection) } : options.connection;
   const names = options.names ?? defaultStorageNames;
   const clientOptions = options.requestCounter ? { requestCounter: options.requestCounter } : {};
   const clients = {
@@ -71,9 +70,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
   if (options.createIfMissing ?? true) {
     await Promise.all([
       // TableClient.createTable absorbs exactly 409 TableAlreadyExists and nothing else.
-      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers].map((table) =>
-        translate(`table "${table.tableName}"`, () => table.createTable()),
-      ),
+      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers].map((table) => translate(`table "${table.tableName}"`, () => table.createTable())),
       createContainer(clients.leases),
     ]);
   }

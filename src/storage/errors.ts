@@ -4,14 +4,7 @@
  * table errors (the service's code is only in `details.errorCode` or the body), so codes are used only
  * to refine a status (a missing table is not a missing entity).
  */
-import {
-  ConflictError,
-  NotFoundError,
-  PreconditionFailedError,
-  SignalboxError,
-  StorageError,
-  TooLargeError,
-} from '../engine/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError } from '../engine/errors';
 
 /** The parts of a RestError we read (duck-typed: several copies of core-rest-pipeline may be loaded). */
 export interface RestErrorLike extends Error {
@@ -77,12 +70,7 @@ export function toSignalboxError(error: unknown, what: string): unknown {
       // No status: the request never got a response (network); worth retrying.
       return new StorageError(`Storage request for ${what} failed: ${error.message.split('\n')[0] ?? ''}`, status, true, cause);
     default:
-      return new StorageError(
-        `Storage request for ${what} failed with ${status}${code ? ` ${code}` : ''}`,
-        status,
-        status >= 500,
-        cause,
-      );
+      return new StorageError(`Storage request for ${what} failed with ${status}${code ? ` ${code}` : ''}`, status, status >= 500, cause);
   }
 }
 

@@ -1,12 +1,6 @@
 /** @module Azure Table and Blob Storage implementations of the engine's ports. */
 export { createAzureStorage, type AzureStorage, type AzureStorageOptions } from './create-azure-storage';
-export {
-  createContainerClient,
-  createTableClient,
-  expandDevelopmentStorage,
-  type StorageClientOptions,
-  type StorageConnection,
-} from './connection';
+export { createContainerClient, createTableClient, expandDevelopmentStorage, type StorageClientOptions, type StorageConnection } from './connection';
 export { createRequestCounter, type RequestCounter, type RequestCounts, type StorageService } from './request-counter';
 export { TableWorkflowStore } from './table-workflow-store';
 export { TableInstanceStore } from './table-instance-store';

@@ -60,7 +60,7 @@ export function encodeKey(value: string, what = 'id'): string {
 /** The inverse of encodeKey. A malformed key can only come from a row written by something else. */
 export function decodeKey(key: string): string {
   const bytes: number[] = [];
-  for (let i = 0; i < key.length; ) {
+  for (let i = 0; i < key.length;) {
     const char = key[i] as string;
     if (char === '~') {
       escape.lastIndex = i;

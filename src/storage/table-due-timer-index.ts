@@ -50,7 +50,13 @@ export class TableDueTimerIndex implements DueTimerIndex {
     // Replace-upserts: a row is keyed by what it says, so writing it twice is harmless.
     await this.inChunks(timers, async (chunk) => {
       if (chunk.length === 1) await translate('due timers', () => this.client.upsertEntity(this.entity(chunk[0]!), 'Replace', { abortSignal: options.abortSignal }));
-      else await translate('due timers', () => this.client.submitTransaction(chunk.map((timer) => ['upsert', this.entity(timer), 'Replace'] as TransactionAction), { abortSignal: options.abortSignal }));
+      else
+        await translate('due timers', () =>
+          this.client.submitTransaction(
+            chunk.map((timer) => ['upsert', this.entity(timer), 'Replace'] as TransactionAction),
+            { abortSignal: options.abortSignal },
+          ),
+        );
     });
   }
 
@@ -66,7 +72,10 @@ export class TableDueTimerIndex implements DueTimerIndex {
   async remove(timers: readonly DueTimer[], options: OperationOptions = {}): Promise<void> {
     await this.inChunks(timers, async (chunk) => {
       try {
-        await this.client.submitTransaction(chunk.map((timer) => ['delete', { partitionKey: PARTITION, rowKey: rowKey(timer) }] as TransactionAction), { abortSignal: options.abortSignal });
+        await this.client.submitTransaction(
+          chunk.map((timer) => ['delete', { partitionKey: PARTITION, rowKey: rowKey(timer) }] as TransactionAction),
+          { abortSignal: options.abortSignal },
+        );
       } catch (error) {
         // A transaction fails as a whole when one row is already gone: one by one then, absorbing "not found".
         if (!isEntityNotFound(error)) throw toSignalboxError(error, 'due timers');
@@ -82,7 +91,18 @@ export class TableDueTimerIndex implements DueTimerIndex {
   }
 
   private entity(timer: DueTimer) {
-    return { partitionKey: PARTITION, rowKey: rowKey(timer), timerId: timer.timerId, instanceId: timer.instanceId, transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt, ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}), ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}), ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) };
+    return {
+      partitionKey: PARTITION,
+      rowKey: rowKey(timer),
+      timerId: timer.timerId,
+      instanceId: timer.instanceId,
+      transitionId: timer.transitionId,
+      stateEntry: timer.stateEntry,
+      dueAt: timer.dueAt,
+      ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+      ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
+      ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}),
+    };
   }
 
   private async inChunks(timers: readonly DueTimer[], write: (chunk: DueTimer[]) => Promise<unknown>): Promise<void> {

@@ -126,15 +126,18 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     const partitionKey = encodeKey(instanceId, 'instance id');
     const what = `rows of instance "${instanceId}"`;
     const rowKeys: string[] = [];
-    const rows = pagedList(
-      (page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey} and RowKey ne ${INSTANCE_ROW_KEY}`, page, (row) => String(row.rowKey), what, ['RowKey']),
-      { ...options, maxPageSize: 1000 },
-    );
+    const rows = pagedList((page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey} and RowKey ne ${INSTANCE_ROW_KEY}`, page, (row) => String(row.rowKey), what, ['RowKey']), {
+      ...options,
+      maxPageSize: 1000,
+    });
     for await (const rowKey of rows) rowKeys.push(rowKey);
     for (let start = 0; start < rowKeys.length; start += 100) {
       const chunk = rowKeys.slice(start, start + 100);
       try {
-        await this.client.submitTransaction(chunk.map((rowKey) => ['delete', { partitionKey, rowKey }] as TransactionAction), { abortSignal: options.abortSignal });
+        await this.client.submitTransaction(
+          chunk.map((rowKey) => ['delete', { partitionKey, rowKey }] as TransactionAction),
+          { abortSignal: options.abortSignal },
+        );
       } catch (error) {
         // One row gone already (a relay deleted an outbox row meanwhile) fails the whole transaction.
         if (!isEntityNotFound(error)) throw toSignalboxError(error, what);
@@ -205,7 +208,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
         continue;
       }
       try {
-        await this.client.submitTransaction(chunk.map((id) => ['delete', { partitionKey, rowKey: outboxRowKey(id) }] as TransactionAction), { abortSignal: options.abortSignal });
+        await this.client.submitTransaction(
+          chunk.map((id) => ['delete', { partitionKey, rowKey: outboxRowKey(id) }] as TransactionAction),
+          { abortSignal: options.abortSignal },
+        );
       } catch (error) {
         // A transaction fails as a whole when one row is missing (already deleted by an earlier relay):
         // delete one by one then, absorbing exactly "not found".

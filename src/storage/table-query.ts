@@ -11,14 +11,7 @@ export type TableRow = TableEntityResult<Record<string, unknown>>;
  * stops after 1,000 scanned rows or 5 s): such pages are followed at once, so a returned page is empty
  * only when the query is exhausted.
  */
-export async function queryPage<T>(
-  client: TableClient,
-  filter: string,
-  options: PageOptions | undefined,
-  map: (row: TableRow) => T,
-  what: string,
-  select?: string[],
-): Promise<Page<T>> {
+export async function queryPage<T>(client: TableClient, filter: string, options: PageOptions | undefined, map: (row: TableRow) => T, what: string, select?: string[]): Promise<Page<T>> {
   const size = pageSize(options?.maxPageSize);
   const from = unwrapTableToken(options?.continuationToken);
   const items: T[] = [];

@@ -104,10 +104,7 @@ export class TableWorkflowStore implements WorkflowStore {
     const latest: Entity = { ...columns, rowKey: LATEST_ROW_KEY };
     const versionRow: Entity = { ...columns, rowKey: versionRowKey(version) };
     assertEntityFits(latest, what);
-    const actions: TransactionAction[] = [
-      ifMatch === undefined ? ['create', latest] : ['update', latest, 'Replace', { etag: ifMatch }],
-      ['create', versionRow],
-    ];
+    const actions: TransactionAction[] = [ifMatch === undefined ? ['create', latest] : ['update', latest, 'Replace', { etag: ifMatch }], ['create', versionRow]];
     try {
       const response = await this.client.submitTransaction(actions, { abortSignal: options.abortSignal });
       const etag = response.subResponses[0]?.etag;

@@ -113,11 +113,17 @@ it('counts the filtered list and sorts it by any column, the most recently updat
   await expect(shownIds()).resolves.toEqual(['claim-a', 'claim-c', 'claim-b']);
   await page.getByRole('button', { name: 'Sort by Instance' }).click();
   await page.waitForFunction(() => window.location.hash.endsWith('sort=id'));
-  await page.getByRole('columnheader', { name: /Instance/ }).and(page.locator('[aria-sort="ascending"]')).waitFor();
+  await page
+    .getByRole('columnheader', { name: /Instance/ })
+    .and(page.locator('[aria-sort="ascending"]'))
+    .waitFor();
   await expect(shownIds()).resolves.toEqual(['claim-a', 'claim-b', 'claim-c']);
   await page.getByRole('button', { name: 'Sort by Instance' }).click();
   await page.waitForFunction(() => window.location.hash.endsWith('sort=-id'));
-  await page.getByRole('columnheader', { name: /Instance/ }).and(page.locator('[aria-sort="descending"]')).waitFor();
+  await page
+    .getByRole('columnheader', { name: /Instance/ })
+    .and(page.locator('[aria-sort="descending"]'))
+    .waitFor();
   await expect(shownIds()).resolves.toEqual(['claim-c', 'claim-b', 'claim-a']);
   // The order survives a filter change.
   await page.getByLabel('Status').selectOption('waiting');
@@ -178,7 +184,12 @@ it('shows the definition itself as JSON, for the version chosen', async () => {
   await expect(json.textContent().then((text) => JSON.parse(text!))).resolves.toMatchObject({ id: 'parcel', displayName: 'Parcel (v2)', version: 2 });
   await page.getByLabel('Version', { exact: true }).selectOption('1');
   await page.getByText('The JSON of version 1').click();
-  await expect(page.getByTestId('definition-json').textContent().then((text) => JSON.parse(text!))).resolves.toMatchObject({ displayName: 'Parcel', version: 1 });
+  await expect(
+    page
+      .getByTestId('definition-json')
+      .textContent()
+      .then((text) => JSON.parse(text!)),
+  ).resolves.toMatchObject({ displayName: 'Parcel', version: 1 });
   await expectNoViolations();
 });
 
@@ -256,16 +267,24 @@ it('fits a 390 px phone: no page scrolls sideways, each passes axe', async () =>
   await api.waitForOperation(operationId);
   const pages: Array<[string, string, () => Promise<void>]> = [
     ['workflows', '#/workflows', () => page.getByRole('row', { name: /expense-claim/ }).waitFor()],
-    ['workflow', '#/workflows/expense-claim', async () => {
-      await page.getByTestId('diagram').locator('svg').waitFor();
-      // Top to bottom on a phone, and still no label on another.
-      expect(overlapping(await labelBoxes())).toEqual([]);
-    }],
+    [
+      'workflow',
+      '#/workflows/expense-claim',
+      async () => {
+        await page.getByTestId('diagram').locator('svg').waitFor();
+        // Top to bottom on a phone, and still no label on another.
+        expect(overlapping(await labelBoxes())).toEqual([]);
+      },
+    ],
     ['instances', '#/instances', () => page.getByTestId('instances').waitFor()],
-    ['instance', '#/instances/claim-c', async () => {
-      await page.getByTestId('diagram').locator('svg').waitFor();
-      await page.getByTestId('history').waitFor();
-    }],
+    [
+      'instance',
+      '#/instances/claim-c',
+      async () => {
+        await page.getByTestId('diagram').locator('svg').waitFor();
+        await page.getByTestId('history').waitFor();
+      },
+    ],
     ['instance-missing', '#/instances/claim-zz', () => page.getByText('No instance has the id claim-zz').waitFor()],
     ['operation', `#/operations/${operationId}`, () => page.getByTestId('outcomes').waitFor()],
   ];

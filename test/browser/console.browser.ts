@@ -161,7 +161,8 @@ it('draws the workflow diagram with the number of instances in each state', asyn
 });
 
 it('draws names that hold markup as text: no link, form, input or image appears in the diagram, and no script runs', async () => {
-  const markup = '<a href="javascript:window.signalboxOwned=1">link</a><form action="https://evil.example/"><input name="password" value="x"></form><img src="x" onerror="window.signalboxOwned=2"><script>window.signalboxOwned=3</script>';
+  const markup =
+    '<a href="javascript:window.signalboxOwned=1">link</a><form action="https://evil.example/"><input name="password" value="x"></form><img src="x" onerror="window.signalboxOwned=2"><script>window.signalboxOwned=3</script>';
   const hostile = {
     id: 'hostile-names',
     displayName: 'Hostile names',
@@ -264,7 +265,7 @@ it('opens an instance, shows where it is, and sends a trigger after its dry run,
   await page.getByTestId('history').getByText('update', { exact: true }).waitFor();
 });
 
-it('shows an instance\'s armed timer: its transition, target, definition and when it is due', async () => {
+it("shows an instance's armed timer: its transition, target, definition and when it is due", async () => {
   const { timers } = (await api.request('GET', '/api/instances/claim-3')).body as { timers: Array<{ transitionId: string; dueAt: string }> };
   expect(timers).toEqual([{ transitionId: 'escalate', dueAt: expect.any(String) }]);
   await openWithKey('#/instances/claim-3');
@@ -297,7 +298,10 @@ it('suspends and resumes an instance, each after a confirmation', async () => {
   expect((await api.request('GET', '/api/instances/claim-2')).body.status).toBe('suspended');
   await page.getByText('A suspended instance takes no triggers until it is resumed.').waitFor();
   await expect(page.getByLabel('Trigger name').count()).resolves.toBe(0);
-  await page.getByTestId('history').locator('strong', { hasText: /^suspended$/ }).waitFor();
+  await page
+    .getByTestId('history')
+    .locator('strong', { hasText: /^suspended$/ })
+    .waitFor();
 
   await page.getByRole('button', { name: 'Resume instance…' }).click();
   await page.getByRole('button', { name: 'Yes, resume it' }).click();
@@ -350,7 +354,7 @@ it('follows an operation to its per-instance outcomes, each trace folded until o
   await screenshot(page, 'operation');
 });
 
-it('shows an operation\'s live progress while it runs, then processed of candidates and the summary', async () => {
+it("shows an operation's live progress while it runs, then processed of candidates and the summary", async () => {
   const gated = {
     id: 'gated',
     displayName: 'Gated',
@@ -396,8 +400,8 @@ it('can be used from the keyboard: a skip link first, and every field labelled',
   await page.getByTestId('instances').waitFor();
   await page.keyboard.press('Tab');
   await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
-  const unlabelled = await page.evaluate(() =>
-    [...document.querySelectorAll('input, select, textarea')].filter((field) => (field as HTMLInputElement).labels?.length === 0 && !field.getAttribute('aria-label')).length,
+  const unlabelled = await page.evaluate(
+    () => [...document.querySelectorAll('input, select, textarea')].filter((field) => (field as HTMLInputElement).labels?.length === 0 && !field.getAttribute('aria-label')).length,
   );
   expect(unlabelled).toBe(0);
   // Enter on the skip link moves focus to the page's content.
@@ -418,12 +422,15 @@ it('meets WCAG 2 AA (contrast, labels, names) on every page, as axe-core checks 
     ['#/workflows', () => page.getByRole('row', { name: /expense-claim/ }).waitFor()],
     ['#/workflows/expense-claim', () => page.getByTestId('diagram').locator('svg').waitFor()],
     ['#/instances', () => page.getByTestId('instances').waitFor()],
-    ['#/instances/claim-2', async () => {
-      await page.getByTestId('diagram').locator('svg').waitFor();
-      await page.getByRole('button', { name: 'Dry run' }).click();
-      await page.getByTestId('dry-run').waitFor();
-      await page.getByRole('button', { name: 'Cancel instance…' }).click();
-    }],
+    [
+      '#/instances/claim-2',
+      async () => {
+        await page.getByTestId('diagram').locator('svg').waitFor();
+        await page.getByRole('button', { name: 'Dry run' }).click();
+        await page.getByTestId('dry-run').waitFor();
+        await page.getByRole('button', { name: 'Cancel instance…' }).click();
+      },
+    ],
     ['#/instances/order-1', () => page.getByTestId('history').waitFor()],
     ['#/operations/a11y-probe', () => page.getByTestId('outcomes').waitFor()],
   ];

@@ -103,7 +103,7 @@ it('lists operations newest first with what each was, filters by kind, and opens
   await expect(page.getByTestId('operation-kind').textContent()).resolves.toBe('Bulk cancel of invoice instances (status complete)');
 });
 
-it('shows an operation\'s results 50 at a time', async () => {
+it("shows an operation's results 50 at a time", async () => {
   await openWithKey('#/operations/pay-all');
   const outcomes = page.getByTestId('outcomes');
   await outcomes.waitFor();

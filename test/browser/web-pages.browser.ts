@@ -60,7 +60,12 @@ beforeAll(async () => {
     },
   });
   api = httpClient(host.url);
-  const door = { id: 'door', displayName: 'Door', initialStateId: 'open', states: { open: { transitions: [{ id: 'shut', targetStateId: 'shut', conditions: [{ type: 'triggerName', name: 'Shut' }] }] }, shut: {} } };
+  const door = {
+    id: 'door',
+    displayName: 'Door',
+    initialStateId: 'open',
+    states: { open: { transitions: [{ id: 'shut', targetStateId: 'shut', conditions: [{ type: 'triggerName', name: 'Shut' }] }] }, shut: {} },
+  };
   expect((await api.request('PUT', '/api/workflows/door', { json: door })).status).toBe(201);
   expect((await api.request('POST', '/api/instances', { json: { workflowId: 'door', instanceId: 'victim' } })).status).toBe(201);
   attacker = createServer((request, response) => {

@@ -26,7 +26,9 @@ it('src/cli imports only itself, the engine, the API client and packages that ar
     for (const match of readFileSync(file, 'utf8').matchAll(specifier)) {
       const target = match[1] ?? match[2] ?? match[3]!;
       if (target.startsWith('.')) {
-        const path = relative(repo, resolve(dirname(file), target)).split(sep).join('/');
+        const path = relative(repo, resolve(dirname(file), target))
+          .split(sep)
+          .join('/');
         if (!allowedFolders.some((folder) => path === folder || path.startsWith(`${folder}/`))) offences.push(`${relative(repo, file)} → ${path}`);
       } else if (/^@azure\/|^durable-functions$|^applicationinsights$/.test(target)) offences.push(`${relative(repo, file)} → ${target}`);
     }

@@ -283,8 +283,16 @@ describe('against a server', () => {
       displayName: 'Guarded claim',
       initialStateId: 'draft',
       states: {
-        draft: { transitions: [{ id: 'submit', targetStateId: 'review', conditions: [{ type: 'triggerName', name: 'Submit' }] }, { id: 'drop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Drop' }] }] },
-        review: { entryConditions: [{ id: 'has-amount', type: 'expression', expression: '$exists(context.amount)' }], transitions: [{ id: 'finish', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Finish' }] }] },
+        draft: {
+          transitions: [
+            { id: 'submit', targetStateId: 'review', conditions: [{ type: 'triggerName', name: 'Submit' }] },
+            { id: 'drop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Drop' }] },
+          ],
+        },
+        review: {
+          entryConditions: [{ id: 'has-amount', type: 'expression', expression: '$exists(context.amount)' }],
+          transitions: [{ id: 'finish', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Finish' }] }],
+        },
         done: {},
       },
     };
@@ -303,7 +311,13 @@ describe('against a server', () => {
       id: 'strict-start',
       displayName: 'Strict start',
       initialStateId: 'open',
-      states: { open: { entryConditions: [{ id: 'has-owner', type: 'expression', expression: '$exists(context.owner)' }], transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] }, closed: {} },
+      states: {
+        open: {
+          entryConditions: [{ id: 'has-owner', type: 'expression', expression: '$exists(context.owner)' }],
+          transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }],
+        },
+        closed: {},
+      },
     };
     expect((await signalbox(['push', file('strict-start.json', strict)], { env })).exitCode).toBe(0);
     const run = await signalbox(['start', 'strict-start', '--id', 'ss-1'], { env });

@@ -34,9 +34,21 @@ const hostileWorkflow = {
       transitions: [
         { id: 'go', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Go' }] },
         // Never moves: the operation view says why (WHY), naming the condition by its path, which holds the state id.
-        { id: 'hold', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Hold' }, { type: 'expression', expression: `context.note = ${JSON.stringify(`never${HOSTILE}`)}` }] },
+        {
+          id: 'hold',
+          targetStateId: 'done',
+          conditions: [
+            { type: 'triggerName', name: 'Hold' },
+            { type: 'expression', expression: `context.note = ${JSON.stringify(`never${HOSTILE}`)}` },
+          ],
+        },
         // A fault whose message the workflow's author wrote: the escape sequences are in it.
-        { id: 'break', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Break' }], actions: [{ type: 'setContext', expressions: { broken: `$error(${JSON.stringify(`boom${HOSTILE}`)})` } }] },
+        {
+          id: 'break',
+          targetStateId: 'done',
+          conditions: [{ type: 'triggerName', name: 'Break' }],
+          actions: [{ type: 'setContext', expressions: { broken: `$error(${JSON.stringify(`boom${HOSTILE}`)})` } }],
+        },
       ],
     },
     done: {},

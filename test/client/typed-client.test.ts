@@ -111,7 +111,13 @@ it('runs the typed walkthrough against the local server, key included, twice, le
   expect(result.version).toBe(1);
   expect(result.updateSummary).toMatchObject({ transitioned: 1 });
   expect(result.submitOutcome).toBe('transitioned');
-  expect(result.instance).toMatchObject({ id: result.claimId, workflowId: 'walkthrough-claim', stateId: 'waiting-for-approval', status: 'waiting', context: { amount: 120, submittedAt: '2026-11-22' } });
+  expect(result.instance).toMatchObject({
+    id: result.claimId,
+    workflowId: 'walkthrough-claim',
+    stateId: 'waiting-for-approval',
+    status: 'waiting',
+    context: { amount: 120, submittedAt: '2026-11-22' },
+  });
   expect(result.notModifiedStatus).toBe(304);
   expect(result.history).toEqual(['∅ → waiting-for-submission', 'waiting-for-submission → waiting-for-submission', 'waiting-for-submission → waiting-for-approval']);
   expect(result.waitingForApproval).toEqual([result.claimId]);

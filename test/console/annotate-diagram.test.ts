@@ -45,13 +45,12 @@ describe('annotateDiagram', () => {
       'waiting-for-approval': { waiting: 2 },
     });
     expect(annotated.startsWith(diagram.trimEnd())).toBe(true);
-    const added = annotated.slice(diagram.trimEnd().length).trim().split('\n').map((line) => line.trim());
-    expect(added).toEqual([
-      's0 : 3 waiting · 1 faulted',
-      's1 : 2 waiting',
-      'classDef signalboxHasFaulted stroke:#b00020,stroke-width:3px',
-      'class s0 signalboxHasFaulted',
-    ]);
+    const added = annotated
+      .slice(diagram.trimEnd().length)
+      .trim()
+      .split('\n')
+      .map((line) => line.trim());
+    expect(added).toEqual(['s0 : 3 waiting · 1 faulted', 's1 : 2 waiting', 'classDef signalboxHasFaulted stroke:#b00020,stroke-width:3px', 'class s0 signalboxHasFaulted']);
   });
 
   it('leaves the diagram alone when no state has instances', () => {

@@ -25,7 +25,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      seen.push({ contentType: request.headers['content-type'], method: request.method!, url: request.url!, key: request.headers['x-functions-key'] as string | undefined, body: Buffer.concat(chunks).toString() });
+      seen.push({
+        contentType: request.headers['content-type'],
+        method: request.method!,
+        url: request.url!,
+        key: request.headers['x-functions-key'] as string | undefined,
+        body: Buffer.concat(chunks).toString(),
+      });
       const { status, type, body } = answer(request);
       response.writeHead(status, { 'content-type': type ?? 'application/json' });
       response.end(body);

@@ -64,7 +64,11 @@ describe('sorting and counting the instance list', () => {
     );
     renderWith(fakeApi({ listInstances }), <InstancesPage filter={{ workflowId: 'expense-claim' }} />);
     expect((await screen.findByTestId('instance-count')).textContent).toBe('3 instances match');
-    const ids = () => within(screen.getByTestId('instances')).getAllByRole('row').slice(1).map((row) => row.querySelector('td')!.textContent);
+    const ids = () =>
+      within(screen.getByTestId('instances'))
+        .getAllByRole('row')
+        .slice(1)
+        .map((row) => row.querySelector('td')!.textContent);
     expect(ids()).toEqual(['b', 'c', 'a']);
     expect(listInstances).toHaveBeenCalledWith({ workflowId: 'expense-claim' }, undefined, 1000);
     expect(listInstances).toHaveBeenCalledWith({ workflowId: 'expense-claim' }, 'next', 1000);
@@ -78,7 +82,10 @@ describe('sorting and counting the instance list', () => {
     const listInstances = jest.fn(async () => ({ items: [instance({ id: 'b' }), instance({ id: 'c' }), instance({ id: 'a' })] }));
     renderWith(fakeApi({ listInstances }), <InstancesPage filter={{}} sort={{ key: 'id', descending: false }} />);
     await screen.findByTestId('instances');
-    const ids = within(screen.getByTestId('instances')).getAllByRole('row').slice(1).map((row) => row.querySelector('td')!.textContent);
+    const ids = within(screen.getByTestId('instances'))
+      .getAllByRole('row')
+      .slice(1)
+      .map((row) => row.querySelector('td')!.textContent);
     expect(ids).toEqual(['a', 'b', 'c']);
     fireEvent.click(screen.getByRole('button', { name: 'Sort by Instance' }));
     await waitFor(() => expect(window.location.hash).toBe('#/instances?sort=-id'));
@@ -163,7 +170,14 @@ describe('the workflow definition and starting an instance', () => {
   it('puts each invalid field of the problem+json beside its field, and opens the instance it started', async () => {
     const createInstance = jest
       .fn()
-      .mockRejectedValueOnce(new ApiError({ title: 'Invalid request', status: 400, detail: 'The instance request is invalid', errors: [{ path: 'instanceId', message: 'Too big: expected string to have <=128 characters' }] }))
+      .mockRejectedValueOnce(
+        new ApiError({
+          title: 'Invalid request',
+          status: 400,
+          detail: 'The instance request is invalid',
+          errors: [{ path: 'instanceId', message: 'Too big: expected string to have <=128 characters' }],
+        }),
+      )
       .mockResolvedValueOnce(instance({ id: 'claim-9' }));
     const api = fakeApi({ createInstance });
     renderWith(api, <WorkflowPage workflowId="expense-claim" />);

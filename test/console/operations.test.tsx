@@ -46,7 +46,15 @@ describe('OperationsPage', () => {
       .mockResolvedValueOnce({
         items: [
           listed('op-1', { createdAt: '2026-11-23T10:01:00.000Z', status: 'failed', error: 'storage down' }),
-          listed('op-b', { kind: 'bulk', triggerId: undefined, trigger: undefined, bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: 'draft' } }, summary: { cancelled: 3 }, candidates: 3, createdAt: '2026-11-23T10:03:00.000Z' }),
+          listed('op-b', {
+            kind: 'bulk',
+            triggerId: undefined,
+            trigger: undefined,
+            bulk: { action: 'cancel', filter: { workflowId: 'expense-claim', stateId: 'draft' } },
+            summary: { cancelled: 3 },
+            candidates: 3,
+            createdAt: '2026-11-23T10:03:00.000Z',
+          }),
         ],
         continuationToken: 'next',
       })
@@ -61,7 +69,11 @@ describe('OperationsPage', () => {
     expect(rows[1]!.textContent).toContain('transitioned 1');
     expect(rows[0]!.textContent).toContain('Bulk cancel of expense-claim instances (stateId draft)');
     expect(within(rows[1]!).getByRole('link', { name: 'op-2' }).getAttribute('href')).toBe('#/operations/op-2');
-    expect(within(table).getByRole('columnheader', { name: /Created/ }).getAttribute('aria-sort')).toBe('descending');
+    expect(
+      within(table)
+        .getByRole('columnheader', { name: /Created/ })
+        .getAttribute('aria-sort'),
+    ).toBe('descending');
     expect(listOperations.mock.calls).toEqual([
       [{ kind: 'trigger' }, undefined, 1000],
       [{ kind: 'trigger' }, 'next', 1000],
@@ -74,7 +86,11 @@ describe('OperationsPage', () => {
     );
     const api = fakeApi({ listOperations: jest.fn(async () => ({ items })) });
     const { rerender } = renderWith(api, <OperationsPage filter={{}} />);
-    const firstCells = () => within(screen.getByTestId('operations')).getAllByRole('row').slice(1).map((row) => within(row).getAllByRole('cell')[0]!.textContent);
+    const firstCells = () =>
+      within(screen.getByTestId('operations'))
+        .getAllByRole('row')
+        .slice(1)
+        .map((row) => within(row).getAllByRole('cell')[0]!.textContent);
     await screen.findByTestId('operations');
     expect(screen.getByTestId('operation-count').textContent).toBe('120 operations match');
     expect(firstCells()).toHaveLength(50);
@@ -91,7 +107,11 @@ describe('OperationsPage', () => {
       </ApiContext.Provider>,
     );
     // Numbers sort as numbers: 0, 1, 2 … not 0, 1, 10.
-    const counts = () => within(screen.getByTestId('operations')).getAllByRole('row').slice(1).map((row) => Number(within(row).getAllByRole('cell')[3]!.textContent));
+    const counts = () =>
+      within(screen.getByTestId('operations'))
+        .getAllByRole('row')
+        .slice(1)
+        .map((row) => Number(within(row).getAllByRole('cell')[3]!.textContent));
     await waitFor(() => expect(counts().slice(0, 12)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
     fireEvent.click(screen.getByRole('button', { name: 'Next page' }));
     expect(screen.getByText('Page 2 of 3')).toBeTruthy();
@@ -155,7 +175,16 @@ describe('InstancePage: operations, offers, repair', () => {
         ],
       })),
       getOffers: jest.fn(async () => ({
-        items: [{ operationId: 'op-x', triggerName: 'Approve', at: '2026-11-23T10:00:30.000Z', outcome: 'noTransition', fromStateId: 'draft', trace: [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: false }] }],
+        items: [
+          {
+            operationId: 'op-x',
+            triggerName: 'Approve',
+            at: '2026-11-23T10:00:30.000Z',
+            outcome: 'noTransition',
+            fromStateId: 'draft',
+            trace: [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: false }],
+          },
+        ],
       })),
     });
     renderWith(api, <InstancePage instanceId="claim-1" />);
@@ -217,7 +246,16 @@ describe('operations data is rendered as text, never markup', () => {
   it('the offers of an instance show the trigger name and the trace as text', async () => {
     const api = fakeApi({
       getOffers: jest.fn(async () => ({
-        items: [{ operationId: `op${markup}`, triggerName: `Approve${markup}`, at: '2026-11-23T10:00:30.000Z', outcome: 'noTransition', fromStateId: 'draft', trace: [{ path: `states.draft${markup}`, type: 'expression', result: false, detail: markup }] }],
+        items: [
+          {
+            operationId: `op${markup}`,
+            triggerName: `Approve${markup}`,
+            at: '2026-11-23T10:00:30.000Z',
+            outcome: 'noTransition',
+            fromStateId: 'draft',
+            trace: [{ path: `states.draft${markup}`, type: 'expression', result: false, detail: markup }],
+          },
+        ],
       })),
     });
     const page = renderWith(api, <InstancePage instanceId="claim-1" />);

@@ -56,7 +56,11 @@ describe('WorkflowsPage', () => {
   it('lists each workflow with a link per version, newest first', async () => {
     renderWith(fakeApi(), <WorkflowsPage />);
     const versions = await screen.findByRole('list', { name: 'Versions of expense-claim' });
-    expect(within(versions).getAllByRole('link').map((link) => [link.textContent, link.getAttribute('href')])).toEqual([
+    expect(
+      within(versions)
+        .getAllByRole('link')
+        .map((link) => [link.textContent, link.getAttribute('href')]),
+    ).toEqual([
       ['v2 (latest)', '#/workflows/expense-claim?version=2'],
       ['v1', '#/workflows/expense-claim?version=1'],
     ]);
@@ -89,9 +93,12 @@ describe('WorkflowPage', () => {
     expect(api.getDiagram).toHaveBeenCalledWith('expense-claim', { version: 2 });
     const draft = within(screen.getByTestId('state-counts')).getByRole('row', { name: /Draft/ });
     // initializing, waiting, suspended, faulted, complete, cancelled, total
-    expect(within(draft).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['0', '1', '0', '1', '0', '0', '2']);
+    expect(
+      within(draft)
+        .getAllByRole('cell')
+        .map((cell) => cell.textContent),
+    ).toEqual(['0', '1', '0', '1', '0', '0', '2']);
   });
-
 });
 
 describe('InstancesPage', () => {
@@ -116,7 +123,9 @@ describe('InstancesPage', () => {
 describe('InstancePage', () => {
   it('shows the instance on its highlighted diagram, with context, interests and history', async () => {
     const api = fakeApi({
-      getHistory: jest.fn(async () => ({ items: [{ at: '2026-11-23T10:00:00.000Z', event: 'created', triggerId: null, transitionId: null, fromStateId: null, toStateId: 'draft', status: 'waiting' as const }] })),
+      getHistory: jest.fn(async () => ({
+        items: [{ at: '2026-11-23T10:00:00.000Z', event: 'created', triggerId: null, transitionId: null, fromStateId: null, toStateId: 'draft', status: 'waiting' as const }],
+      })),
     });
     renderWith(api, <InstancePage instanceId="claim-1" />);
     await diagramText();
@@ -251,7 +260,16 @@ describe('OperationPage', () => {
         status: 'succeeded' as const,
         candidates: 5,
         summary: { transitioned: 4, notActive: 1 },
-        instances: [{ instanceId: 'c1', outcome: 'transitioned', transitionId: 'approve', fromStateId: 'a', toStateId: 'b', trace: [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }] }],
+        instances: [
+          {
+            instanceId: 'c1',
+            outcome: 'transitioned',
+            transitionId: 'approve',
+            fromStateId: 'a',
+            toStateId: 'b',
+            trace: [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }],
+          },
+        ],
         tracesTruncated: true,
         instancesTruncated: true,
       };
@@ -303,7 +321,10 @@ describe('InstancePage, wave 2', () => {
     const waiting = instance({ timers: [{ transitionId: 'remind', dueAt }] });
     const withTimer = {
       ...workflow,
-      states: { ...workflow.states, draft: { ...workflow.states.draft!, transitions: [...workflow.states.draft!.transitions!, { id: 'remind', targetStateId: 'submitted', timer: { after: 'PT2H', calendar: 'office' } }] } },
+      states: {
+        ...workflow.states,
+        draft: { ...workflow.states.draft!, transitions: [...workflow.states.draft!.transitions!, { id: 'remind', targetStateId: 'submitted', timer: { after: 'PT2H', calendar: 'office' } }] },
+      },
     };
     renderWith(fakeApi({ getInstance: jest.fn(async () => waiting), getWorkflow: jest.fn(async () => withTimer) }), <InstancePage instanceId="claim-1" />);
     const timers = await screen.findByTestId('timers');
@@ -393,7 +414,10 @@ describe('InstancePage, wave 2', () => {
   });
 
   it('suspends a waiting instance only after a confirmation, moving focus to the safe choice and back', async () => {
-    const getInstance = jest.fn().mockResolvedValueOnce(instance()).mockResolvedValue(instance({ status: 'suspended' }));
+    const getInstance = jest
+      .fn()
+      .mockResolvedValueOnce(instance())
+      .mockResolvedValue(instance({ status: 'suspended' }));
     const api = fakeApi({ getInstance });
     renderWith(api, <InstancePage instanceId="claim-1" />);
     const open = await screen.findByRole('button', { name: 'Suspend instance…' });
@@ -431,7 +455,12 @@ describe('InstancePage, wave 2', () => {
     const getEvents = jest.fn(async () => ({
       items: [
         { id: 'claim-1:1:created', type: 'created', time: '2026-11-23T10:00:00.000Z', deliveries: [{ subscriptionId: 'audit', status: 'delivered', attempts: 1 }] },
-        { id: 'claim-1:2:transitioned', type: 'transitioned', time: '2026-11-23T10:01:00.000Z', deliveries: [{ subscriptionId: 'audit', status: 'deadLettered', attempts: 8, lastError: '503 from the sink' }] },
+        {
+          id: 'claim-1:2:transitioned',
+          type: 'transitioned',
+          time: '2026-11-23T10:01:00.000Z',
+          deliveries: [{ subscriptionId: 'audit', status: 'deadLettered', attempts: 8, lastError: '503 from the sink' }],
+        },
       ],
     }));
     renderWith(fakeApi({ getEvents }), <InstancePage instanceId="claim-1" />);
@@ -446,7 +475,10 @@ describe('InstancePage, wave 2', () => {
   it('delivers a dead-lettered event again, and reads the events afresh', async () => {
     const deadLettered = { id: 'claim-1:2:transitioned', type: 'transitioned', time: '2026-11-23T10:01:00.000Z', deliveries: [{ subscriptionId: 'audit', status: 'deadLettered', attempts: 8 }] };
     const pending = { ...deadLettered, deliveries: [{ subscriptionId: 'audit', status: 'pending', attempts: 0 }] };
-    const getEvents = jest.fn().mockResolvedValueOnce({ items: [deadLettered] }).mockResolvedValue({ items: [pending] });
+    const getEvents = jest
+      .fn()
+      .mockResolvedValueOnce({ items: [deadLettered] })
+      .mockResolvedValue({ items: [pending] });
     const api = fakeApi({ getEvents });
     renderWith(api, <InstancePage instanceId="claim-1" />);
     fireEvent.click(await screen.findByRole('button', { name: 'Deliver claim-1:2:transitioned again' }));
@@ -456,11 +488,11 @@ describe('InstancePage, wave 2', () => {
   });
 
   it('links a child to its parent, and a workflow that starts children to them', async () => {
-    const starting = { ...workflow, states: { ...workflow.states, draft: { transitions: [{ id: 'submit', targetStateId: 'submitted', actions: [{ type: 'startInstance', workflowId: 'review' }] }] } } };
-    renderWith(
-      fakeApi({ getInstance: jest.fn(async () => instance({ parent: { instanceId: 'order-9' } })), getWorkflow: jest.fn(async () => starting) }),
-      <InstancePage instanceId="claim-1" />,
-    );
+    const starting = {
+      ...workflow,
+      states: { ...workflow.states, draft: { transitions: [{ id: 'submit', targetStateId: 'submitted', actions: [{ type: 'startInstance', workflowId: 'review' }] }] } },
+    };
+    renderWith(fakeApi({ getInstance: jest.fn(async () => instance({ parent: { instanceId: 'order-9' } })), getWorkflow: jest.fn(async () => starting) }), <InstancePage instanceId="claim-1" />);
     expect((await screen.findByRole('link', { name: 'order-9' })).getAttribute('href')).toBe('#/instances/order-9');
     expect((await screen.findByRole('link', { name: 'Instances it started' })).getAttribute('href')).toBe('#/instances?parentId=claim-1');
   });

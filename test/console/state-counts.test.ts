@@ -21,19 +21,17 @@ function pagedApi(instances: Instance[]): { api: ConsoleApi; calls: Array<{ toke
   return { api, calls };
 }
 
-const instances = [
-  instance('a', 'open', 'waiting'),
-  instance('b', 'open', 'waiting'),
-  instance('c', 'open', 'faulted'),
-  instance('d', 'closed', 'complete'),
-  instance('e', 'open', 'waiting', 1),
-];
+const instances = [instance('a', 'open', 'waiting'), instance('b', 'open', 'waiting'), instance('c', 'open', 'faulted'), instance('d', 'closed', 'complete'), instance('e', 'open', 'waiting', 1)];
 
 it('counts every page by state and status, for the version asked only', async () => {
   const { api, calls } = pagedApi(instances);
   const counts = await countInstancesByState(api, 'w', 2, { pageSize: 2 });
   expect(counts).toEqual({ byState: { open: { waiting: 2, faulted: 1 }, closed: { complete: 1 } }, total: 4, truncated: false });
-  expect(calls).toEqual([{ token: undefined, size: 2 }, { token: '2', size: 2 }, { token: '4', size: 2 }]);
+  expect(calls).toEqual([
+    { token: undefined, size: 2 },
+    { token: '2', size: 2 },
+    { token: '4', size: 2 },
+  ]);
 });
 
 it('stops at the limit and says the count is partial', async () => {

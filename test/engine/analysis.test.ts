@@ -128,7 +128,13 @@ describe('definition analysis', () => {
         transitions: [
           go('check', 'c', name('Check'), { type: 'expression', expression: '$exists(context.amount)' }),
           { ...go('pay', 'c', name('Pay')), actions: [{ type: 'log', message: 'paying {{context.amount}}' }] },
-          { ...go('reset', 'c', name('Reset')), actions: [{ type: 'setContext', values: { amount: 1 } }, { type: 'log', message: '{{context.amount}}' }] },
+          {
+            ...go('reset', 'c', name('Reset')),
+            actions: [
+              { type: 'setContext', values: { amount: 1 } },
+              { type: 'log', message: '{{context.amount}}' },
+            ],
+          },
         ],
       },
       c: {},
@@ -160,8 +166,24 @@ describe('definition analysis', () => {
 
   it('startsItself: a startInstance of its own workflow, from the initial state on every creation, or anywhere else', () => {
     const definition = define({
-      a: { entryActions: [{ type: 'log', message: 'born' }, { type: 'startInstance', workflowId: 'analysed' }], transitions: [go('go', 'b', name('Go'))] },
-      b: { transitions: [{ ...go('fork', 'c', name('Fork')), actions: [{ type: 'startInstance', workflowId: 'analysed' }, { type: 'startInstance', workflowId: 'other' }] }] },
+      a: {
+        entryActions: [
+          { type: 'log', message: 'born' },
+          { type: 'startInstance', workflowId: 'analysed' },
+        ],
+        transitions: [go('go', 'b', name('Go'))],
+      },
+      b: {
+        transitions: [
+          {
+            ...go('fork', 'c', name('Fork')),
+            actions: [
+              { type: 'startInstance', workflowId: 'analysed' },
+              { type: 'startInstance', workflowId: 'other' },
+            ],
+          },
+        ],
+      },
       c: {},
     });
     expect(codes(definition)).toEqual([
@@ -252,7 +274,16 @@ describe('available triggers', () => {
           go('not-d', 'b', { type: 'not', condition: name('D') }),
           go('anything', 'b', { type: 'expression', expression: 'true' }),
           go('never', 'b', name('E'), name('F')),
-          go('neither', 'b', { type: 'not', condition: { type: 'any', conditions: [{ type: 'triggerParameter', parameter: 'x', test: 'exists' }, { type: 'triggerParameter', parameter: 'y', test: 'exists' }] } }),
+          go('neither', 'b', {
+            type: 'not',
+            condition: {
+              type: 'any',
+              conditions: [
+                { type: 'triggerParameter', parameter: 'x', test: 'exists' },
+                { type: 'triggerParameter', parameter: 'y', test: 'exists' },
+              ],
+            },
+          }),
         ],
       },
       b: {},
@@ -265,14 +296,28 @@ describe('available triggers', () => {
       { transitionId: 'anything', triggerNames: ['*'], exceptTriggerNames: undefined, parameters: [] },
       { transitionId: 'never', triggerNames: [], exceptTriggerNames: undefined, parameters: [] },
       // not(any(x, y)): both must be absent, neither is an alternative
-      { transitionId: 'neither', triggerNames: ['*'], exceptTriggerNames: undefined, parameters: [{ name: 'x', test: 'exists', negated: true }, { name: 'y', test: 'exists', negated: true }] },
+      {
+        transitionId: 'neither',
+        triggerNames: ['*'],
+        exceptTriggerNames: undefined,
+        parameters: [
+          { name: 'x', test: 'exists', negated: true },
+          { name: 'y', test: 'exists', negated: true },
+        ],
+      },
     ]);
   });
 
   it('shows a timer transition with its timer and the due time the instance shows', () => {
     const definition = withTimer(define({ a: { transitions: [go('go', 'b', name('Go')), go('expire', 'b')] }, b: {} }), 'a', 1, { after: 'PT48H' });
     const instance = { status: 'waiting' as const, stateId: 'a', timers: [{ transitionId: 'expire', dueAt: '2026-01-03T00:00:00.000Z' }] };
-    expect(availableTriggers(definition, instance).items[1]).toEqual({ transitionId: 'expire', triggerNames: [], parameters: [], targetStateId: 'b', timer: { after: 'PT48H', dueAt: '2026-01-03T00:00:00.000Z' } });
+    expect(availableTriggers(definition, instance).items[1]).toEqual({
+      transitionId: 'expire',
+      triggerNames: [],
+      parameters: [],
+      targetStateId: 'b',
+      timer: { after: 'PT48H', dueAt: '2026-01-03T00:00:00.000Z' },
+    });
   });
 
   it.each(['complete', 'faulted', 'cancelled', 'initializing'] as const)('answers an empty list for a %s instance', (status) => {

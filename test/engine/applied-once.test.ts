@@ -15,7 +15,12 @@ const counter: WorkflowDefinitionInput = {
   states: {
     on: {
       transitions: [
-        { id: 'bump', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Bump' }], actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }] as never },
+        {
+          id: 'bump',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'Bump' }],
+          actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }] as never,
+        },
         { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] },
       ],
     },

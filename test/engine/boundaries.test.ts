@@ -22,7 +22,10 @@ const specifier = /(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['
 const allowedPackages = new Set(['zod', 'jsonata', '@opentelemetry/api', 'luxon']);
 // Worker threads isolate expressions that cannot be bounded in-process (a heap limit, termination at the
 // deadline); they are computation, not I/O, and only the expression worker pool uses them.
-const allowedNodeModules = new Map([['node:worker_threads', 'expression-worker-pool.ts'], ['cloudevents', 'events/cloud-event.ts']]);
+const allowedNodeModules = new Map([
+  ['node:worker_threads', 'expression-worker-pool.ts'],
+  ['cloudevents', 'events/cloud-event.ts'],
+]);
 
 describe('src/engine boundaries', () => {
   it('imports only zod, jsonata, @opentelemetry/api, luxon and itself (no Azure SDK, not even for outbound calls; node:worker_threads only in the expression worker pool, the CNCF cloudevents SDK only where lifecycle events are built)', () => {

@@ -5,15 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import {
-  EXPRESSION_CACHE_BUDGET_IN_BYTES,
-  ExpressionLimitError,
-  closeExpressionWorkers,
-  evaluateExpression,
-  expressionCacheStats,
-  validateDefinition,
-  type ExpressionScope,
-} from '../../src/engine';
+import { EXPRESSION_CACHE_BUDGET_IN_BYTES, ExpressionLimitError, closeExpressionWorkers, evaluateExpression, expressionCacheStats, validateDefinition, type ExpressionScope } from '../../src/engine';
 import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../../src/engine/interests';
 import { testEngine } from './support';
 
@@ -134,8 +126,8 @@ describe('the compiled-expression cache', () => {
   });
 });
 
-describe('the worker\'s compiled-expression cache', () => {
-  it('is bounded by size too: many large isolated expressions never fill the worker\'s heap', async () => {
+describe("the worker's compiled-expression cache", () => {
+  it("is bounded by size too: many large isolated expressions never fill the worker's heap", async () => {
     // 300 distinct programs of ~40,000 characters, each evaluated in a worker: about 300 MB of ASTs if kept
     // (a bound by count, 256 of them, overran the 64 MB heap and faulted ordinary evaluations).
     for (let round = 0; round < 300; round += 1) {
@@ -152,7 +144,9 @@ describe('interest limits', () => {
       expect.objectContaining({ issues: [expect.objectContaining({ path: 'states.a.interests', message: expect.stringContaining(`at most ${MAX_INTERESTS_PER_STATE}`) })] }),
     );
     const transitions = Array.from({ length: MAX_INTERESTS_PER_STATE + 1 }, (_, index) => ({ id: `t${index}`, targetStateId: 'a', conditions: [{ type: 'triggerName', name: `Go${index}` }] }));
-    expect(() => validateDefinition({ id: 'many', displayName: 'm', initialStateId: 'a', states: { a: { transitions } } })).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'states.a.interests' })] }));
+    expect(() => validateDefinition({ id: 'many', displayName: 'm', initialStateId: 'a', states: { a: { transitions } } })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'states.a.interests' })] }),
+    );
     expect(() => validateDefinition({ id: 'enough', displayName: 'e', initialStateId: 'a', states: { a: { interests: declared.slice(1) } } })).not.toThrow();
   });
 

@@ -87,22 +87,56 @@ describe('built-in actions', () => {
         {
           type: 'setContext',
           values: { fixed: { deep: [1] }, count: 100 },
-          expressions: { stampedAt: '$now()', submittedAt: 'trigger.parameters.at', doubled: 'context.count * 2', who: 'trigger.parameters.who.name', gone: 'trigger.parameters.nothing', names: 'context.items.name' },
+          expressions: {
+            stampedAt: '$now()',
+            submittedAt: 'trigger.parameters.at',
+            doubled: 'context.count * 2',
+            who: 'trigger.parameters.who.name',
+            gone: 'trigger.parameters.nothing',
+            names: 'context.items.name',
+          },
           remove: ['old'],
         },
       ],
       undefined,
       { count: 2, old: true, gone: 'was here', items: [{ name: 'x' }, { name: 'y' }] },
     );
-    expect(result.instance.context).toEqual({ stampedAt: '2026-01-01T00:00:00.000Z', gone: 'was here', count: 100, fixed: { deep: [1] }, submittedAt: '2026-02-02', doubled: 4, who: 'ann', names: ['x', 'y'], items: [{ name: 'x' }, { name: 'y' }] });
+    expect(result.instance.context).toEqual({
+      stampedAt: '2026-01-01T00:00:00.000Z',
+      gone: 'was here',
+      count: 100,
+      fixed: { deep: [1] },
+      submittedAt: '2026-02-02',
+      doubled: 4,
+      who: 'ann',
+      names: ['x', 'y'],
+      items: [{ name: 'x' }, { name: 'y' }],
+    });
   });
 
   it('raiseTrigger: renders name, subjects and parameters from templates; a value-only placeholder keeps its type', async () => {
     const { result } = await act([
-      { type: 'raiseTrigger', trigger: { name: 'Paid{{trigger.parameters.amount}}', subjects: ['claim:{{instance.id}}', 'none:{{context.nothing}}'], contentType: 'text/plain', parameters: { amount: '{{trigger.parameters.amount}}', who: '{{trigger.parameters.who}}', text: 'by {{trigger.parameters.who.name}}', list: ['{{trigger.parameters.amount}}'] } } },
+      {
+        type: 'raiseTrigger',
+        trigger: {
+          name: 'Paid{{trigger.parameters.amount}}',
+          subjects: ['claim:{{instance.id}}', 'none:{{context.nothing}}'],
+          contentType: 'text/plain',
+          parameters: { amount: '{{trigger.parameters.amount}}', who: '{{trigger.parameters.who}}', text: 'by {{trigger.parameters.who.name}}', list: ['{{trigger.parameters.amount}}'] },
+        },
+      },
     ]);
     expect(result.raisedTriggers).toEqual([
-      { id: expect.stringMatching(/^raised:2:i1:t\..*:0$/), name: 'Paid3', subjects: ['claim:i1'], contentType: 'text/plain', parameters: { amount: 3, who: { name: 'ann' }, text: 'by ann', list: [3] }, causalDepth: 1, causalBudget: 9999, raisedBy: 'i1' },
+      {
+        id: expect.stringMatching(/^raised:2:i1:t\..*:0$/),
+        name: 'Paid3',
+        subjects: ['claim:i1'],
+        contentType: 'text/plain',
+        parameters: { amount: 3, who: { name: 'ann' }, text: 'by ann', list: [3] },
+        causalDepth: 1,
+        causalBudget: 9999,
+        raisedBy: 'i1',
+      },
     ]);
   });
 
@@ -120,7 +154,13 @@ describe('built-in actions', () => {
 
   it('log: a line with the rendered message, the instance id and the state', async () => {
     const t = trigger('Go', { parameters: { amount: 3 } });
-    const { log } = await act([{ type: 'log', message: 'amount {{trigger.parameters.amount}} for {{context.missing}}!' }, { type: 'log', level: 'warn', message: 'careful' }], t);
+    const { log } = await act(
+      [
+        { type: 'log', message: 'amount {{trigger.parameters.amount}} for {{context.missing}}!' },
+        { type: 'log', level: 'warn', message: 'careful' },
+      ],
+      t,
+    );
     expect(log.lines).toEqual([
       { level: 'info', message: 'amount 3 for !', properties: { instanceId: 'i1', workflowId: 'act', stateId: 'a', triggerId: t.id } },
       { level: 'warn', message: 'careful', properties: { instanceId: 'i1', workflowId: 'act', stateId: 'a', triggerId: t.id } },

@@ -65,7 +65,13 @@ describe('addWorkingTime', () => {
   });
 
   it('uses several intervals a day (a lunch break) and other time zones', () => {
-    const split = calendar({ timeZone: 'America/New_York', workingHours: [{ days: weekdays, from: '09:00', to: '12:00' }, { days: weekdays, from: '13:00', to: '17:00' }] });
+    const split = calendar({
+      timeZone: 'America/New_York',
+      workingHours: [
+        { days: weekdays, from: '09:00', to: '12:00' },
+        { days: weekdays, from: '13:00', to: '17:00' },
+      ],
+    });
     expect(local(addWorkingTime(DateTime.fromISO('2026-11-23T11:00', { zone: 'America/New_York' }).toJSDate(), 2 * HOUR, split), 'America/New_York')).toBe('Mon 2026-11-23 14:00');
   });
 

@@ -56,7 +56,7 @@ describe('one causal depth across every kind of follow-up work', () => {
     expect(faulted[0]!.fault!.message).toContain('starting an instance of workflow "self-starter"');
   });
 
-  it('a parent and child answering each other\'s ChildCompleted stop at the limit: creating a child does not reset the depth', async () => {
+  it("a parent and child answering each other's ChildCompleted stop at the limit: creating a child does not reset the depth", async () => {
     const { ports, created } = fusedPorts();
     const engine = new Engine(ports, { logger: recordingLogger() });
     await engine.createWorkflow({ id: 'pong', displayName: 'Pong', initialStateId: 'done', states: { done: {} } });
@@ -201,12 +201,22 @@ describe('the bound on changes an instance makes to itself without outside input
       states: {
         idle: {
           transitions: [
-            { id: 'step', targetStateId: 'working', conditions: [{ type: 'triggerName', name: 'Step' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Next', subjects: ['{{instance.id}}'] } }] },
+            {
+              id: 'step',
+              targetStateId: 'working',
+              conditions: [{ type: 'triggerName', name: 'Step' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Next', subjects: ['{{instance.id}}'] } }],
+            },
           ],
         },
         working: {
           transitions: [
-            { id: 'next', targetStateId: 'checking', conditions: [{ type: 'triggerName', name: 'Next' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Done', subjects: ['{{instance.id}}'] } }] },
+            {
+              id: 'next',
+              targetStateId: 'checking',
+              conditions: [{ type: 'triggerName', name: 'Next' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Done', subjects: ['{{instance.id}}'] } }],
+            },
           ],
         },
         checking: { transitions: [{ id: 'done', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Done' }] }] },
@@ -277,7 +287,14 @@ describe('one causal budget for a whole tree of follow-up work', () => {
         },
         gathering: {
           transitions: [
-            { id: 'last', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }, { type: 'expression', expression: `context.heard = ${children - 1}` }] },
+            {
+              id: 'last',
+              targetStateId: 'done',
+              conditions: [
+                { type: 'triggerName', name: 'ChildCompleted' },
+                { type: 'expression', expression: `context.heard = ${children - 1}` },
+              ],
+            },
             { id: 'next', targetStateId: 'gathering', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', expressions: { heard: 'context.heard + 1' } }] },
           ],
         },
@@ -307,7 +324,9 @@ describe('one causal budget for a whole tree of follow-up work', () => {
         idle: {
           interests: ['fleet'],
           // Each recipient's change makes follow-up work of its own: a trigger to itself.
-          transitions: [{ id: 'ping', targetStateId: 'pinged', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Pong', subjects: ['{{instance.id}}'] } }] }],
+          transitions: [
+            { id: 'ping', targetStateId: 'pinged', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Pong', subjects: ['{{instance.id}}'] } }] },
+          ],
         },
         pinged: { transitions: [{ id: 'pong', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Pong' }] }] },
       },
@@ -316,7 +335,13 @@ describe('one causal budget for a whole tree of follow-up work', () => {
       id: 'caller',
       displayName: 'Caller',
       initialStateId: 'idle',
-      states: { idle: { transitions: [{ id: 'call', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Ping', subjects: ['fleet'] } }] }] } },
+      states: {
+        idle: {
+          transitions: [
+            { id: 'call', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Ping', subjects: ['fleet'] } }] },
+          ],
+        },
+      },
     });
     const fleet = 10_000;
     for (let index = 0; index < fleet; index++) await engine.createInstance({ workflowId: 'member', instanceId: `m-${index}` });

@@ -32,7 +32,13 @@ const order = {
           targetStateId: 'fulfilling',
           conditions: [{ type: 'triggerName', name: 'Split' }],
           actions: [
-            { type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel-1', context: { expressions: { weight: 'trigger.parameters.w1' } }, returnContextItems: ['tracking', 'weight'] },
+            {
+              type: 'startInstance',
+              workflowId: 'parcel',
+              instanceId: '{{instance.id}}-parcel-1',
+              context: { expressions: { weight: 'trigger.parameters.w1' } },
+              returnContextItems: ['tracking', 'weight'],
+            },
             { type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel-2', context: { values: { weight: 2 } } },
           ],
         },
@@ -41,14 +47,26 @@ const order = {
     fulfilling: {
       transitions: [
         // Both children done: the second ChildCompleted finds the first one counted.
-        { id: 'allDone', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }, { type: 'expression', expression: 'context.completed = 1' }] },
+        {
+          id: 'allDone',
+          targetStateId: 'done',
+          conditions: [
+            { type: 'triggerName', name: 'ChildCompleted' },
+            { type: 'expression', expression: 'context.completed = 1' },
+          ],
+        },
         {
           id: 'oneDone',
           targetStateId: 'fulfilling',
           conditions: [{ type: 'triggerName', name: 'ChildCompleted' }],
           actions: [{ type: 'setContext', expressions: { completed: '$count(context.completed) = 0 ? 1 : context.completed + 1', firstChild: 'trigger.parameters' } }],
         },
-        { id: 'childFailed', targetStateId: 'failed', conditions: [{ type: 'triggerName', name: 'ChildFaulted' }], actions: [{ type: 'setContext', expressions: { failedChild: 'trigger.parameters.childInstanceId' } }] },
+        {
+          id: 'childFailed',
+          targetStateId: 'failed',
+          conditions: [{ type: 'triggerName', name: 'ChildFaulted' }],
+          actions: [{ type: 'setContext', expressions: { failedChild: 'trigger.parameters.childInstanceId' } }],
+        },
       ],
     },
     done: {},
@@ -100,7 +118,18 @@ describe('child workflows', () => {
     const parent = await engine.getInstance('o2');
     expect([parent.stateId, parent.context.failedChild]).toEqual(['failed', 'o2-parcel-2']);
 
-    const cancelling = { ...order, id: 'cancelling', states: { ...order.states, fulfilling: { transitions: [{ id: 'c', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCancelled' }], actions: [{ type: 'setContext', expressions: { status: 'trigger.parameters.status' } }] }] } } };
+    const cancelling = {
+      ...order,
+      id: 'cancelling',
+      states: {
+        ...order.states,
+        fulfilling: {
+          transitions: [
+            { id: 'c', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCancelled' }], actions: [{ type: 'setContext', expressions: { status: 'trigger.parameters.status' } }] },
+          ],
+        },
+      },
+    };
     await engine.createWorkflow(cancelling);
     await engine.createInstance({ workflowId: 'cancelling', instanceId: 'o3' });
     await engine.applyTrigger('o3', { id: 'split-3', name: 'Split', subjects: ['o3'] });
@@ -110,8 +139,24 @@ describe('child workflows', () => {
 
   it('derives a child id from the parent, the cause and the action when none is given, the same on every decision', async () => {
     const definition = validateDefinition({
-      id: 'p', displayName: 'P', initialStateId: 'a',
-      states: { a: { transitions: [{ id: 'go', targetStateId: 'b', actions: [{ type: 'startInstance', workflowId: 'c' }, { type: 'startInstance', workflowId: 'c' }] }] }, b: {} },
+      id: 'p',
+      displayName: 'P',
+      initialStateId: 'a',
+      states: {
+        a: {
+          transitions: [
+            {
+              id: 'go',
+              targetStateId: 'b',
+              actions: [
+                { type: 'startInstance', workflowId: 'c' },
+                { type: 'startInstance', workflowId: 'c' },
+              ],
+            },
+          ],
+        },
+        b: {},
+      },
     });
     const instance = instanceIn(definition, 'a');
     const t = trigger('Go');

@@ -34,7 +34,7 @@ async function decide(input: WorkflowDefinitionInput, name = 'Submit', effects =
 }
 
 describe('decision traces', () => {
-  it('transitioned: the chosen transition\'s conditions, after the earlier transitions that did not match', async () => {
+  it("transitioned: the chosen transition's conditions, after the earlier transitions that did not match", async () => {
     const { result } = await decide(
       workflow({
         transitions: [
@@ -68,7 +68,7 @@ describe('decision traces', () => {
     ]);
   });
 
-  it('entryBlocked: the target\'s entry conditions follow the transition\'s', async () => {
+  it("entryBlocked: the target's entry conditions follow the transition's", async () => {
     const { result } = await decide(workflow({}, { entryConditions: [p(false)] }));
     expect(result.outcome).toBe('entryBlocked');
     expect(result.trace?.map((entry) => [entry.path, entry.result])).toEqual([
@@ -89,7 +89,16 @@ describe('decision traces', () => {
   it('nested conditions are traced under their parent, short-circuited children skipped', async () => {
     const { result } = await decide(
       workflow({
-        transitions: [{ id: 'submit', targetStateId: 'review', conditions: [{ type: 'any', conditions: [p(true), p(false)] }, { type: 'not', condition: p(true) }] }],
+        transitions: [
+          {
+            id: 'submit',
+            targetStateId: 'review',
+            conditions: [
+              { type: 'any', conditions: [p(true), p(false)] },
+              { type: 'not', condition: p(true) },
+            ],
+          },
+        ],
       }),
     );
     expect(result.outcome).toBe('noTransition');
@@ -102,12 +111,12 @@ describe('decision traces', () => {
     ]);
   });
 
-  it('an expression\'s detail is its value', async () => {
+  it("an expression's detail is its value", async () => {
     const { result } = await decide(workflow({ transitions: [{ id: 'submit', targetStateId: 'review', conditions: [{ type: 'expression', expression: '$count([1,2]) > 5' }] }] }));
     expect(result.trace).toEqual([{ path: 'states.draft.transitions[0].conditions[0]', type: 'expression', result: false, detail: '$count([1,2]) > 5 → false' }]);
   });
 
-  it('an external condition\'s detail is the service\'s answer, and a refusal is an error with its status', async () => {
+  it("an external condition's detail is the service's answer, and a refusal is an error with its status", async () => {
     const server = await startServer((request, response) => (request.url === '/yes' ? json(response, 200, true) : json(response, 503, { error: 'down' })));
     try {
       const http = await localHttp();
@@ -122,7 +131,7 @@ describe('decision traces', () => {
     }
   });
 
-  it('no trace when no condition was looked at (not interested), and the instance\'s own record keeps none', async () => {
+  it("no trace when no condition was looked at (not interested), and the instance's own record keeps none", async () => {
     const def = validateDefinition(workflow({}), registry);
     const notInterested = await processTrigger(def, instanceIn(def, 'draft'), trigger('Submit', { subjects: ['someone-else'] }), testEffects({ registry }));
     expect(notInterested.result.outcome).toBe('notInterested');

@@ -33,7 +33,18 @@ describe('validateDefinition', () => {
             { id: 't', targetStateId: 'a', conditions: [{ type: 'triggerParameter', parameter: 'p', test: 'equals' }], actions: [{ type: 'noSuchAction' }] },
           ],
         },
-        'b c': { transitions: [{ id: 'x', targetStateId: 'a', actions: [{ type: 'raiseTrigger', trigger: { name: 'N', subjects: [] } }, { type: 'log', message: '{{}}' }] }] },
+        'b c': {
+          transitions: [
+            {
+              id: 'x',
+              targetStateId: 'a',
+              actions: [
+                { type: 'raiseTrigger', trigger: { name: 'N', subjects: [] } },
+                { type: 'log', message: '{{}}' },
+              ],
+            },
+          ],
+        },
       },
     });
     const paths = issues.map((issue) => issue.path);
@@ -95,7 +106,12 @@ describe('validateDefinition', () => {
       evaluate: () => true,
     });
     const registry = createRegistry({ conditions: [custom] });
-    const input = (fields: object) => ({ id: 'w', displayName: 'w', initialStateId: 'a', states: { a: { transitions: [{ id: 't', targetStateId: 'a', conditions: [{ type: 'isWeekend', ...fields }] }] } } });
+    const input = (fields: object) => ({
+      id: 'w',
+      displayName: 'w',
+      initialStateId: 'a',
+      states: { a: { transitions: [{ id: 't', targetStateId: 'a', conditions: [{ type: 'isWeekend', ...fields }] }] } },
+    });
     expect(() => validateDefinition(input({ timeZone: 'UTC' }), registry)).not.toThrow();
     expect(issuesOf(input({}), registry).map((issue) => issue.path)).toEqual(['states.a.transitions[0].conditions[0].timeZone']);
     expect(issuesOf(input({ timeZone: 'UTC' })).map((issue) => issue.path)).toEqual(['states.a.transitions[0].conditions[0].type']);
@@ -126,7 +142,12 @@ describe('the JSON Schema of a definition', () => {
       const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8'));
       expect({ file, valid: validate(example), errors: validate.errors ?? null }).toEqual({ file, valid: true, errors: null });
     }
-    const broken = { id: 'b', displayName: 'B', initialStateId: 'a', states: { a: { transitions: [{ id: 't', targetStateId: 'a', conditions: [{ type: 'triggerName' }], actions: [{ type: 'setContext', values: 7 }] }] } } };
+    const broken = {
+      id: 'b',
+      displayName: 'B',
+      initialStateId: 'a',
+      states: { a: { transitions: [{ id: 't', targetStateId: 'a', conditions: [{ type: 'triggerName' }], actions: [{ type: 'setContext', values: 7 }] }] } },
+    };
     expect(validate(broken)).toBe(false);
     expect(validate({ ...broken, colour: 'red', states: {} })).toBe(false);
   });

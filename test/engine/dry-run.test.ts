@@ -15,7 +15,10 @@ function workflow(url: string): WorkflowDefinitionInput {
           {
             id: 'submit',
             targetStateId: 'submitted',
-            conditions: [{ type: 'triggerName', name: 'Submit' }, { type: 'invokeExternalService', url: `${url}/may-submit`, method: 'GET' }],
+            conditions: [
+              { type: 'triggerName', name: 'Submit' },
+              { type: 'invokeExternalService', url: `${url}/may-submit`, method: 'GET' },
+            ],
             actions: [
               { type: 'setContext', expressions: { submittedBy: 'trigger.parameters.by' } },
               { type: 'invokeExternalService', url: `${url}/notify`, contextItemsToInclude: ['submittedBy'] },
@@ -129,7 +132,10 @@ describe('dry run of a trigger that would fault', () => {
               id: 'go',
               targetStateId: 'b',
               conditions: [{ type: 'triggerName', name: 'Go' }],
-              actions: [{ type: 'raiseTrigger', trigger: { name: 'Raised', subjects: ['x'] } }, { type: 'setContext', expressions: { broken: '$error("no")' } }],
+              actions: [
+                { type: 'raiseTrigger', trigger: { name: 'Raised', subjects: ['x'] } },
+                { type: 'setContext', expressions: { broken: '$error("no")' } },
+              ],
             },
           ],
         },

@@ -30,9 +30,12 @@ const flipFlop: WorkflowDefinitionInput = {
 };
 
 describe('due-timer rows', () => {
-  it('of a state entry left are removed: 300 transitions leave one row, the current entry\'s', async () => {
+  it("of a state entry left are removed: 300 transitions leave one row, the current entry's", async () => {
     const dueTimers = new InMemoryDueTimerIndex();
-    const engine = new Engine({ ...createInMemoryPorts(), dueTimers }, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery({ trigger: async () => undefined, timer: async () => undefined });
+    const engine = new Engine({ ...createInMemoryPorts(), dueTimers }, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery({
+      trigger: async () => undefined,
+      timer: async () => undefined,
+    });
     await engine.createWorkflow(flipFlop);
     await engine.createInstance({ workflowId: 'flip-flop', instanceId: 'i1' });
     for (let index = 0; index < 300; index++) await engine.applyTrigger('i1', trigger('Flip', { id: `flip-${index}`, subjects: ['i1'] }));
@@ -45,7 +48,10 @@ describe('due-timer rows', () => {
 
   it('of a cancelled instance are removed', async () => {
     const dueTimers = new InMemoryDueTimerIndex();
-    const engine = new Engine({ ...createInMemoryPorts(), dueTimers }, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery({ trigger: async () => undefined, timer: async () => undefined });
+    const engine = new Engine({ ...createInMemoryPorts(), dueTimers }, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery({
+      trigger: async () => undefined,
+      timer: async () => undefined,
+    });
     await engine.createWorkflow(flipFlop);
     await engine.createInstance({ workflowId: 'flip-flop', instanceId: 'i1' });
     await engine.cancel('i1');

@@ -223,7 +223,14 @@ describe('Engine: applyTrigger', () => {
     const writes = instances.writes;
     const result = await engine.applyTrigger('i1', go('t1'));
     // Changed by issue 16: every result carries the trace of the conditions evaluated.
-    expect(result).toEqual({ instanceId: 'i1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b', trace: [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }] });
+    expect(result).toEqual({
+      instanceId: 'i1',
+      outcome: 'transitioned',
+      transitionId: 'go',
+      fromStateId: 'a',
+      toStateId: 'b',
+      trace: [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }],
+    });
     // Changed by issue 10: one save (the change, its history entry and its outbox row), not a second one
     // to clear the outbox; the relay deletes the delivered row instead.
     expect(instances.writes).toBe(writes + 1);

@@ -124,7 +124,14 @@ describe('lifecycle events', () => {
       context: { amount: 10 },
     });
     // The created event has no previous state, and the context holds only the included keys.
-    expect(JSON.parse(subscribers.requests[0]!.body!).data).toMatchObject({ previousStateId: null, previousStatus: null, stateId: 'new', transitionId: null, triggerId: null, context: { amount: 10 } });
+    expect(JSON.parse(subscribers.requests[0]!.body!).data).toMatchObject({
+      previousStateId: null,
+      previousStatus: null,
+      stateId: 'new',
+      transitionId: null,
+      triggerId: null,
+      context: { amount: 10 },
+    });
   });
 
   it('emits transitioned then completed for a move into a final state, faulted with the fault, and only what each subscription asks for', async () => {
@@ -139,9 +146,7 @@ describe('lifecycle events', () => {
     await engine.createInstance({ workflowId: 'order', instanceId: 'o2' });
     await engine.applyTrigger('o2', { id: 'r', name: 'Reject', subjects: ['o2'] });
     await engine.eventDeliveriesIdle();
-    expect(subscribers.to('https://all.example/').map((event) => bare(event.id))).toEqual([
-      'o1:0:created', 'o1:1:transitioned', 'o1:2:transitioned', 'o1:2:completed', 'o2:0:created', 'o2:1:faulted',
-    ]);
+    expect(subscribers.to('https://all.example/').map((event) => bare(event.id))).toEqual(['o1:0:created', 'o1:1:transitioned', 'o1:2:transitioned', 'o1:2:completed', 'o2:0:created', 'o2:1:faulted']);
     expect(subscribers.to('https://ends.example/').map((event) => bare(event.id))).toEqual(['o1:2:completed', 'o2:1:faulted']);
     const faulted = subscribers.to('https://ends.example/')[1]!;
     expect(faulted.data).toMatchObject({ status: 'faulted', previousStatus: 'waiting', stateId: 'rejected', fault: { message: expect.stringContaining('boom'), triggerId: 'r' }, context: {} });
@@ -151,9 +156,14 @@ describe('lifecycle events', () => {
     const base = { workflowId: 'w', workflowVersion: 1, stateId: 'a', context: {}, interests: [], createdAt: '', updatedAt: '', appliedTriggers: [], outbox: [], historyLength: 1, id: 'i' } as const;
     const entry = { sequence: 1, at: '', triggerId: null, transitionId: null, fromStateId: null, toStateId: 'a' } as const;
     expect(lifecycleEventsOf(undefined, { instance: { ...base, status: 'faulted' }, historyEntry: { ...entry, event: 'created', status: 'faulted' } })).toEqual(['created', 'faulted']);
-    expect(lifecycleEventsOf({ ...base, status: 'faulted' }, { instance: { ...base, status: 'complete' }, historyEntry: { ...entry, event: 'recovered', status: 'complete' } })).toEqual(['recovered', 'completed']);
+    expect(lifecycleEventsOf({ ...base, status: 'faulted' }, { instance: { ...base, status: 'complete' }, historyEntry: { ...entry, event: 'recovered', status: 'complete' } })).toEqual([
+      'recovered',
+      'completed',
+    ]);
     expect(lifecycleEventsOf({ ...base, status: 'faulted' }, { instance: { ...base, status: 'faulted' }, historyEntry: { ...entry, event: 'faulted', status: 'faulted' } })).toEqual(['faulted']);
-    expect(lifecycleEventsOf({ ...base, status: 'waiting' }, { instance: { ...base, status: 'cancelled' }, historyEntry: { ...entry, event: 'cancelled', status: 'cancelled' } })).toEqual(['cancelled']);
+    expect(lifecycleEventsOf({ ...base, status: 'waiting' }, { instance: { ...base, status: 'cancelled' }, historyEntry: { ...entry, event: 'cancelled', status: 'cancelled' } })).toEqual([
+      'cancelled',
+    ]);
   });
 
   it('writes nothing for a save that fails, and no event rows for a workflow without subscriptions', async () => {
@@ -224,7 +234,7 @@ describe('lifecycle events', () => {
     await expect(engine.redeliverEvent('o1', createdId)).rejects.toMatchObject({ code: 'conflict' });
   });
 
-  it('dead-letters after the policy\'s attempts, keeps each subscription in order, and never holds up the instance or others', async () => {
+  it("dead-letters after the policy's attempts, keeps each subscription in order, and never holds up the instance or others", async () => {
     const { engine, subscribers, ready } = setup([
       { id: 'down', url: 'https://down.example/' },
       { id: 'slow', url: 'https://slow.example/' },
@@ -261,14 +271,35 @@ describe('lifecycle events', () => {
 
   it('serialises in structured mode with the SDK', () => {
     const record = {
-      id: 'i:1:transitioned', type: 'transitioned', sequence: 1, time: '2026-01-01T00:00:00.000Z', deliveries: [],
-      data: { workflowId: 'w', workflowVersion: 2, instanceId: 'i', previousStateId: 'a', stateId: 'b', previousStatus: 'waiting', status: 'waiting', transitionId: 't', triggerId: 'x', context: { a: 1, b: 2 } },
+      id: 'i:1:transitioned',
+      type: 'transitioned',
+      sequence: 1,
+      time: '2026-01-01T00:00:00.000Z',
+      deliveries: [],
+      data: {
+        workflowId: 'w',
+        workflowVersion: 2,
+        instanceId: 'i',
+        previousStateId: 'a',
+        stateId: 'b',
+        previousStatus: 'waiting',
+        status: 'waiting',
+        transitionId: 't',
+        triggerId: 'x',
+        context: { a: 1, b: 2 },
+      },
     } as const;
     const message = structuredMessage(toCloudEvent(record, { contextItemsToInclude: ['b', 'missing'] }));
     expect(message.headers['content-type']).toMatch(/^application\/cloudevents\+json/);
     expect(JSON.parse(message.body)).toEqual({
-      specversion: '1.0', id: 'i:1:transitioned', type: 'io.signalbox.instance.transitioned', source: '/signalbox/workflows/w', subject: 'i',
-      time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json', data: { ...record.data, context: { b: 2 } },
+      specversion: '1.0',
+      id: 'i:1:transitioned',
+      type: 'io.signalbox.instance.transitioned',
+      source: '/signalbox/workflows/w',
+      subject: 'i',
+      time: '2026-01-01T00:00:00.000Z',
+      datacontenttype: 'application/json',
+      data: { ...record.data, context: { b: 2 } },
     });
   });
 });

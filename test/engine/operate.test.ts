@@ -92,11 +92,19 @@ describe('migration', () => {
     await env.create('broken');
     await toReview(env, 'broken');
     // Fault it the way a failing action would, through the run loop (recovery is what repairs it).
-    await env.engine.runtime.decideUnderLease('broken', () => ({ kind: 'cancel', sequence: 0 }), async (stored) => ({
-      result: { instanceId: 'broken', outcome: 'faulted' },
-      change: { instance: { ...stored, status: 'faulted', fault: { message: 'boom', triggerId: null, at: stored.updatedAt }, historyLength: stored.historyLength + 1 }, historyEntry: { sequence: stored.historyLength, at: stored.updatedAt, event: 'faulted', triggerId: null, transitionId: null, fromStateId: 'review', toStateId: 'review', status: 'faulted' }, outbox: [] },
-      logs: [],
-    }));
+    await env.engine.runtime.decideUnderLease(
+      'broken',
+      () => ({ kind: 'cancel', sequence: 0 }),
+      async (stored) => ({
+        result: { instanceId: 'broken', outcome: 'faulted' },
+        change: {
+          instance: { ...stored, status: 'faulted', fault: { message: 'boom', triggerId: null, at: stored.updatedAt }, historyLength: stored.historyLength + 1 },
+          historyEntry: { sequence: stored.historyLength, at: stored.updatedAt, event: 'faulted', triggerId: null, transitionId: null, fromStateId: 'review', toStateId: 'review', status: 'faulted' },
+          outbox: [],
+        },
+        logs: [],
+      }),
+    );
     await env.create('old');
     await env.engine.applyTrigger('old', { id: 'o1', name: 'Submit', subjects: ['old'] });
     await env.engine.addWorkflowVersion(v2, { ifMatch: '*' });
@@ -108,11 +116,13 @@ describe('migration', () => {
     const report = await env.engine.migrationsAndBulkActions.migrationReport(request);
 
     expect(report.rows).toEqual([{ fromStateId: 'review', toStateId: 'checking', count: 1, sample: ['broken'] }]);
-    expect(report.blocked).toEqual([
-      { fromStateId: 'legacy', reason: 'state "legacy" is neither mapped nor in version 2', count: 1, sample: ['old'] },
-      { fromStateId: 'paid', reason: 'status complete is not migratable', count: 1, sample: ['gone'] },
-      { fromStateId: 'draft', reason: 'status cancelled is not migratable', count: 1, sample: ['stopped'] },
-    ].sort((a, b) => (a.fromStateId < b.fromStateId ? -1 : 1)));
+    expect(report.blocked).toEqual(
+      [
+        { fromStateId: 'legacy', reason: 'state "legacy" is neither mapped nor in version 2', count: 1, sample: ['old'] },
+        { fromStateId: 'paid', reason: 'status complete is not migratable', count: 1, sample: ['gone'] },
+        { fromStateId: 'draft', reason: 'status cancelled is not migratable', count: 1, sample: ['stopped'] },
+      ].sort((a, b) => (a.fromStateId < b.fromStateId ? -1 : 1)),
+    );
     expect(await env.engine.migrationsAndBulkActions.migrate('old', request)).toMatchObject({ outcome: 'notMigratable' });
     expect(await env.engine.migrationsAndBulkActions.migrate('gone', request)).toMatchObject({ outcome: 'notMigratable', error: 'status complete is not migratable' });
     expect(await env.engine.migrationsAndBulkActions.migrate('broken', request)).toMatchObject({ outcome: 'migrated', toStateId: 'checking' });
@@ -123,10 +133,14 @@ describe('migration', () => {
   it('refuses a request naming versions or states that do not exist, field by field', async () => {
     const env = await withClaims();
     await env.engine.addWorkflowVersion(v2, { ifMatch: '*' });
-    const refused = await env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 7, stateMap: { nope: 'checking', review: 'missing' } }).catch((error: unknown) => error);
+    const refused = await env.engine.migrationsAndBulkActions
+      .parseMigration('claim', { fromVersion: 1, toVersion: 7, stateMap: { nope: 'checking', review: 'missing' } })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ValidationError);
     expect((refused as ValidationError).issues.map((issue) => issue.path).sort()).toEqual(['stateMap.nope', 'toVersion']);
-    await expect(env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'missing' } })).rejects.toMatchObject({ issues: [{ path: 'stateMap.review' }] });
+    await expect(env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 1, toVersion: 2, stateMap: { review: 'missing' } })).rejects.toMatchObject({
+      issues: [{ path: 'stateMap.review' }],
+    });
     await expect(env.engine.migrationsAndBulkActions.parseMigration('claim', { fromVersion: 2, toVersion: 2 })).rejects.toMatchObject({ issues: [{ path: 'toVersion' }] });
     await expect(env.engine.migrationsAndBulkActions.parseMigration('nobody', { fromVersion: 1, toVersion: 2 })).rejects.toBeInstanceOf(NotFoundError);
   });

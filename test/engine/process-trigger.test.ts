@@ -1,13 +1,5 @@
 import { z } from 'zod';
-import {
-  APPLIED_TRIGGER_MEMORY,
-  createRegistry,
-  defineAction,
-  defineCondition,
-  validateDefinition,
-  type Instance,
-  type WorkflowDefinitionInput,
-} from '../../src/engine';
+import { APPLIED_TRIGGER_MEMORY, createRegistry, defineAction, defineCondition, validateDefinition, type Instance, type WorkflowDefinitionInput } from '../../src/engine';
 import { instanceIn, processTrigger, testEffects, trigger } from './support';
 
 /** Probes record the order in which the processor runs steps, and can be told to fail. */
@@ -225,9 +217,7 @@ describe('processTrigger: faults are outcomes', () => {
   });
 
   it('a fault in a transition action leaves it faulted in the old state', async () => {
-    const { calls, def, effects, instance } = setup(
-      twoStates({ transitions: [{ id: 'go', targetStateId: 'b', actions: [a('boom', { fail: true })] }] }),
-    );
+    const { calls, def, effects, instance } = setup(twoStates({ transitions: [{ id: 'go', targetStateId: 'b', actions: [a('boom', { fail: true })] }] }));
     const result = await processTrigger(def, instance, trigger('Go'), effects);
     expect(result.instance).toMatchObject({ stateId: 'a', status: 'faulted' });
     expect(result.historyEntry).toMatchObject({ transitionId: 'go', toStateId: 'a' });
@@ -278,7 +268,19 @@ describe('processTrigger: interests and raised triggers', () => {
           entryActions: [{ type: 'setContext', values: { owner: 'ann' } }],
           exitConditions: [{ type: 'not', condition: { type: 'triggerName', name: 'Veto' } }],
           transitions: [
-            { id: 'x', targetStateId: 'a', conditions: [{ type: 'any', conditions: [{ type: 'triggerName', name: 'Approve' }, { type: 'all', conditions: [{ type: 'triggerName', name: 'Nudge' }] }] }] },
+            {
+              id: 'x',
+              targetStateId: 'a',
+              conditions: [
+                {
+                  type: 'any',
+                  conditions: [
+                    { type: 'triggerName', name: 'Approve' },
+                    { type: 'all', conditions: [{ type: 'triggerName', name: 'Nudge' }] },
+                  ],
+                },
+              ],
+            },
             { id: 'y', targetStateId: 'a', conditions: [{ type: 'invokeExternalService', url: 'https://svc.example.com/check', interests: ['svc:{{context.owner}}'] }] },
           ],
         },

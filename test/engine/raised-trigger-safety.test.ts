@@ -70,7 +70,12 @@ describe('trigger loops (issue 9, item 6)', () => {
       states: {
         spinning: {
           transitions: [
-            { id: 'again', targetStateId: 'spinning', conditions: [{ type: 'triggerName', name: 'Spin' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Spin', subjects: ['{{instance.id}}'] } }] },
+            {
+              id: 'again',
+              targetStateId: 'spinning',
+              conditions: [{ type: 'triggerName', name: 'Spin' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Spin', subjects: ['{{instance.id}}'] } }],
+            },
           ],
         },
       },
@@ -78,7 +83,11 @@ describe('trigger loops (issue 9, item 6)', () => {
     await engine.createInstance({ workflowId: 'loop', instanceId: 'l1' });
     await engine.applyTrigger('l1', { id: 'start', name: 'Spin', subjects: ['l1'] });
     const instance = await engine.getInstance('l1');
-    expect(instance).toMatchObject({ status: 'faulted', stateId: 'spinning', fault: { message: expect.stringContaining(`causal depth limit: raising trigger "Spin" would be follow-up work at causal depth ${MAX_CAUSAL_DEPTH + 1}, more than ${MAX_CAUSAL_DEPTH}`) } });
+    expect(instance).toMatchObject({
+      status: 'faulted',
+      stateId: 'spinning',
+      fault: { message: expect.stringContaining(`causal depth limit: raising trigger "Spin" would be follow-up work at causal depth ${MAX_CAUSAL_DEPTH + 1}, more than ${MAX_CAUSAL_DEPTH}`) },
+    });
     const history = (await engine.getHistory('l1', { maxPageSize: 1000 })).items;
     // created, the client's trigger and 31 raised ones transitioned, the 32nd raised one faulted.
     expect(history.map((entry) => entry.event)).toEqual(['created', ...Array(MAX_CAUSAL_DEPTH).fill('transitioned'), 'faulted']);
@@ -93,7 +102,14 @@ describe('size limits (issue 9, item 9)', () => {
     states: {
       a: {
         interests: ['owner:{{context.owner}}'],
-        transitions: [{ id: 'grow', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'setContext', expressions: { blob1: '$pad("", 600000, "x")', blob2: '$pad("", 600000, "y")' } }] }],
+        transitions: [
+          {
+            id: 'grow',
+            targetStateId: 'b',
+            conditions: [{ type: 'triggerName', name: 'Grow' }],
+            actions: [{ type: 'setContext', expressions: { blob1: '$pad("", 600000, "x")', blob2: '$pad("", 600000, "y")' } }],
+          },
+        ],
       },
       b: { interests: ['b-watchers'] },
     },
@@ -130,7 +146,11 @@ describe('the interest index (documented behaviour)', () => {
       id: 'moving',
       displayName: 'Moving',
       initialStateId: 'a',
-      states: { a: { interests: ['owner:{{context.owner}}'], transitions: [{ id: 'move', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Move' }] }] }, b: { transitions: [{ id: 'end', targetStateId: 'c', conditions: [{ type: 'triggerName', name: 'End' }] }] }, c: {} },
+      states: {
+        a: { interests: ['owner:{{context.owner}}'], transitions: [{ id: 'move', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Move' }] }] },
+        b: { transitions: [{ id: 'end', targetStateId: 'c', conditions: [{ type: 'triggerName', name: 'End' }] }] },
+        c: {},
+      },
     });
     await engine.createInstance({ workflowId: 'moving', instanceId: 'm1', context: { owner: 'ann' } });
     interests.remove = async () => {

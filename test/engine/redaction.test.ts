@@ -24,7 +24,11 @@ describe('redactSecrets', () => {
   });
 
   it('copies objects and arrays with their strings redacted and the values of secret headers replaced, whatever their case', () => {
-    const request = { method: 'POST', url: 'https://u:p@a.example/?code=1', headers: { Authorization: 'Bearer eyJ', 'X-Functions-Key': 'k', 'content-type': 'application/json', 'Ocp-Apim-Subscription-Key': 's' } };
+    const request = {
+      method: 'POST',
+      url: 'https://u:p@a.example/?code=1',
+      headers: { Authorization: 'Bearer eyJ', 'X-Functions-Key': 'k', 'content-type': 'application/json', 'Ocp-Apim-Subscription-Key': 's' },
+    };
     expect(redactSecrets(request)).toEqual({
       method: 'POST',
       url: 'https://***@a.example/?code=***',

@@ -23,7 +23,11 @@ describe('reference workflow: simple expense claim', () => {
     expect((await apply('Approve', { by: 'boss' })).toStateId).toBe('waiting-for-payment');
     expect((await apply('Pay', { at: '2026-01-03' })).toStateId).toBe('paid');
     const instance = await engine.getInstance('claim-1');
-    expect(instance).toMatchObject({ status: 'complete', stateId: 'paid', context: { claimantId: 'u7', amount: 42, description: 'train', submittedAt: '2026-01-02', approvedBy: 'boss', paidAt: '2026-01-03' } });
+    expect(instance).toMatchObject({
+      status: 'complete',
+      stateId: 'paid',
+      context: { claimantId: 'u7', amount: 42, description: 'train', submittedAt: '2026-01-02', approvedBy: 'boss', paidAt: '2026-01-03' },
+    });
     expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'Claim claim-1 of 42 paid' }));
     expect((await engine.getHistory('claim-1')).items.map((entry) => entry.transitionId)).toEqual([null, 'update', 'submit', 'approve', 'pay']);
     expect((await apply('Abandon')).outcome).toBe('notActive');
@@ -63,7 +67,11 @@ describe('reference workflow: simple expense claim', () => {
     expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'Claim claim-9 escalated: 16 working hours without approval' }));
     await clock.advanceBy(7 * 24 * 3600_000);
     expect(await engine.getInstance('claim-9')).toMatchObject({ stateId: 'waiting-for-approval', timers: [] });
-    expect((await engine.getHistory('claim-9')).items.map((entry) => entry.triggerId)).toEqual([null, expect.stringMatching(/^r/), timerTriggerId('claim-9', 1, 'escalate', (await engine.getInstance('claim-9')).incarnation)]);
+    expect((await engine.getHistory('claim-9')).items.map((entry) => entry.triggerId)).toEqual([
+      null,
+      expect.stringMatching(/^r/),
+      timerTriggerId('claim-9', 1, 'escalate', (await engine.getInstance('claim-9')).incarnation),
+    ]);
   });
 
   it('cannot be submitted without an amount (entry condition of waiting-for-approval); can be abandoned', async () => {

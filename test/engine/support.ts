@@ -198,4 +198,3 @@ export function json(response: ServerResponse, status: number, body?: unknown): 
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(body === undefined ? undefined : JSON.stringify(body));
 }
-

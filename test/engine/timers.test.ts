@@ -29,7 +29,10 @@ function escalation(overrides: Partial<WorkflowDefinitionInput> = {}): WorkflowD
             id: 'escalate',
             targetStateId: 'escalated',
             timer: { after: 'PT48H' },
-            actions: [{ type: 'setContext', expressions: { escalatedAt: '$now()' } }, { type: 'log', message: 'escalating {{instance.id}}' }],
+            actions: [
+              { type: 'setContext', expressions: { escalatedAt: '$now()' } },
+              { type: 'log', message: 'escalating {{instance.id}}' },
+            ],
           },
         ],
       },
@@ -136,7 +139,14 @@ describe('timers in the engine', () => {
   it('reports what the firing did: transitioned, then duplicate for a repeated delivery', async () => {
     const { clock, engine } = await setup();
     const { incarnation } = await engine.createInstance({ workflowId: 'claim', instanceId: 'c1' });
-    const timer: DueTimer = { timerId: timerTriggerId('c1', 0, 'escalate', incarnation), instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-22T16:00:00.000Z', incarnation: incarnation! };
+    const timer: DueTimer = {
+      timerId: timerTriggerId('c1', 0, 'escalate', incarnation),
+      instanceId: 'c1',
+      transitionId: 'escalate',
+      stateEntry: 0,
+      dueAt: '2026-11-22T16:00:00.000Z',
+      incarnation: incarnation!,
+    };
     await clock.advanceTo('2026-11-22T16:00:00.000Z');
     expect(await engine.fireTimer(timer)).toMatchObject({ outcome: TriggerOutcome.duplicate, applied: { outcome: 'transitioned', transitionId: 'escalate' } });
     expect(await historyOf(engine, 'c1')).toHaveLength(2);
@@ -198,14 +208,17 @@ describe('timers in the engine', () => {
       states: { open: { transitions: [{ id: 'expire', targetStateId: 'expired', timer: { at: 'context.until' } }] }, expired: {} },
     };
     const { engine } = await setup(definition);
-    for (const [instanceId, until] of [['far-1', '2200-01-01T00:00:00Z'], ['far-2', '9999-12-31T23:59:59Z']] as const) {
+    for (const [instanceId, until] of [
+      ['far-1', '2200-01-01T00:00:00Z'],
+      ['far-2', '9999-12-31T23:59:59Z'],
+    ] as const) {
       const created = await engine.createInstance({ workflowId: 'far', instanceId, context: { until } });
       expect(created).toMatchObject({ status: 'faulted', timers: [] });
       expect(created.fault?.message).toContain('the timer of transition "expire": "at" is due more than 36,525 days (100 years) after the state was entered, the limit');
     }
   });
 
-  it('re-arms on a self-transition: the earlier entry\'s timer is stale, the new one counts from the re-entry', async () => {
+  it("re-arms on a self-transition: the earlier entry's timer is stale, the new one counts from the re-entry", async () => {
     const { clock, engine, send } = await setup();
     await engine.createInstance({ workflowId: 'claim', instanceId: 'c1' });
     await clock.advanceBy(24 * HOUR);
@@ -299,17 +312,27 @@ describe('timer definitions', () => {
   });
 
   it('refuses an `after` longer than the limit, naming the field and the limit', () => {
-    expect(problems(withTimer({ after: 'P1000000Y' }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: '"P1000000Y" is longer than the 36,525 days (100 years) a timer may wait' }]);
-    expect(problems(withTimer({ after: 'PT900000H', calendar: 'office' }, { office }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('36,525 days') }]);
+    expect(problems(withTimer({ after: 'P1000000Y' }))).toEqual([
+      { path: 'states.waiting.transitions[0].timer.after', message: '"P1000000Y" is longer than the 36,525 days (100 years) a timer may wait' },
+    ]);
+    expect(problems(withTimer({ after: 'PT900000H', calendar: 'office' }, { office }))).toEqual([
+      { path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('36,525 days') },
+    ]);
     expect(problems(withTimer({ after: 'P100Y' }))).toEqual([]);
   });
 
   it('needs exactly one of after and at; a calendar only with after, and one the workflow declares', () => {
     expect(problems(withTimer({}))[0]).toMatchObject({ path: 'states.waiting.transitions[0].timer', message: expect.stringContaining('exactly one') });
     expect(problems(withTimer({ after: 'PT1H', at: 'context.x' }))[0]).toMatchObject({ path: 'states.waiting.transitions[0].timer' });
-    expect(problems(withTimer({ at: 'context.x', calendar: 'office' }, { office }))).toEqual([{ path: 'states.waiting.transitions[0].timer.calendar', message: expect.stringContaining('working time') }]);
-    expect(problems(withTimer({ after: 'PT1H', calendar: 'office' }))).toEqual([{ path: 'states.waiting.transitions[0].timer.calendar', message: expect.stringContaining('not among the workflow\'s calendars') }]);
-    expect(problems(withTimer({ after: 'P2D', calendar: 'office' }, { office }))).toEqual([{ path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('hours, minutes and seconds') }]);
+    expect(problems(withTimer({ at: 'context.x', calendar: 'office' }, { office }))).toEqual([
+      { path: 'states.waiting.transitions[0].timer.calendar', message: expect.stringContaining('working time') },
+    ]);
+    expect(problems(withTimer({ after: 'PT1H', calendar: 'office' }))).toEqual([
+      { path: 'states.waiting.transitions[0].timer.calendar', message: expect.stringContaining("not among the workflow's calendars") },
+    ]);
+    expect(problems(withTimer({ after: 'P2D', calendar: 'office' }, { office }))).toEqual([
+      { path: 'states.waiting.transitions[0].timer.after', message: expect.stringContaining('hours, minutes and seconds') },
+    ]);
     expect(problems(withTimer({ at: 'context.(' }))).toEqual([{ path: 'states.waiting.transitions[0].timer.at', message: expect.stringContaining('malformed expression') }]);
   });
 
@@ -318,7 +341,9 @@ describe('timer definitions', () => {
     const paths = problems(withTimer({ after: 'PT1H', calendar: 'office' }, { office: bad })).map((problem) => problem.path);
     expect(paths).toEqual(['calendars.office.timeZone', 'calendars.office.workingHours[0].days[1]', 'calendars.office.workingHours[0].to', 'calendars.office.holidays[0]']);
     const backwards = { ...office, workingHours: [{ days: ['Mon'], from: '17:00', to: '09:00' }] };
-    expect(problems(withTimer({ after: 'PT1H', calendar: 'office' }, { office: backwards }))).toEqual([{ path: 'calendars.office.workingHours[0].to', message: expect.stringContaining('earlier than') }]);
+    expect(problems(withTimer({ after: 'PT1H', calendar: 'office' }, { office: backwards }))).toEqual([
+      { path: 'calendars.office.workingHours[0].to', message: expect.stringContaining('earlier than') },
+    ]);
   });
 });
 
@@ -369,7 +394,10 @@ describe('timers and operating a live system', () => {
         ...base,
         states: {
           ...base.states,
-          waiting: { ...waiting, transitions: [...(waiting.transitions ?? []), { id: 'remind', targetStateId: 'parked', timer: { after: 'PT10H' }, actions: [{ type: 'setContext', values: { reminded: true } }] }] },
+          waiting: {
+            ...waiting,
+            transitions: [...(waiting.transitions ?? []), { id: 'remind', targetStateId: 'parked', timer: { after: 'PT10H' }, actions: [{ type: 'setContext', values: { reminded: true } }] }],
+          },
         },
       },
       { ifMatch: version1.etag },

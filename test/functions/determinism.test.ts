@@ -8,7 +8,16 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
 const orchestratorFiles = ['functions/operation-orchestrator.ts', 'functions/apply-operation-batch.ts', 'functions/event-delivery-orchestrator.ts', 'functions/timer-orchestrator.ts'];
-const allowed = new Set(['durable-functions', '../src/engine/operation', '../src/engine/operations/fan-out', '../src/engine/enums', '../src/host/operation-activities', '../src/host/event-activities', '../src/host/timer-activities', './apply-operation-batch']);
+const allowed = new Set([
+  'durable-functions',
+  '../src/engine/operation',
+  '../src/engine/operations/fan-out',
+  '../src/engine/enums',
+  '../src/host/operation-activities',
+  '../src/host/event-activities',
+  '../src/host/timer-activities',
+  './apply-operation-batch',
+]);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
 const allowedTransitive: Record<string, string[]> = {
   'src/engine/operation.ts': ['./enums'],
@@ -37,7 +46,11 @@ describe('orchestrator determinism boundary', () => {
   });
 
   it.each(Object.entries(allowedTransitive))('%s, which the orchestrators load, imports nothing impure at run time', (file, expected) => {
-    expect(imports(file).filter((entry) => !entry.typeOnly).map((entry) => entry.specifier)).toEqual(expected);
+    expect(
+      imports(file)
+        .filter((entry) => !entry.typeOnly)
+        .map((entry) => entry.specifier),
+    ).toEqual(expected);
   });
 
   it.each(orchestratorFiles)('%s reads no clock, randomness, environment or timers', (file) => {

@@ -76,7 +76,13 @@ function twoEvents(answers: number[]) {
     },
   });
   const ready = (async () => {
-    const workflow = { id: 'w', displayName: 'W', initialStateId: 'a', subscriptions: [{ id: 'hook', url: 'https://hook.example/' }], states: { a: { transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] }] }, b: {} } };
+    const workflow = {
+      id: 'w',
+      displayName: 'W',
+      initialStateId: 'a',
+      subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
+      states: { a: { transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] }] }, b: {} },
+    };
     await base.createWorkflow(base.validateWorkflow(workflow));
     // Made on the base engine: its in-process dispatcher must not see them, so nothing is handed over yet.
     await base.withDelivery({ event: async () => {} }).createInstance({ workflowId: 'w', instanceId: 'i1' });
@@ -94,7 +100,7 @@ async function targetsOf(engine: { getInstance(id: string): Promise<{ incarnatio
 }
 
 describe('event delivery orchestration (durable replay)', () => {
-  it('retries on durable timers with the policy\'s backoff until the subscriber takes the event, the same id each time', async () => {
+  it("retries on durable timers with the policy's backoff until the subscriber takes the event, the same id each time", async () => {
     const { engine, requests, ready, run } = setup([503, 500, 429]);
     const target = await ready;
     const result = await run(target);
@@ -164,7 +170,10 @@ describe('event delivery orchestration (durable replay)', () => {
   });
 
   it('starts one orchestration per delivery, skipping running ones and restarting finished ones (redelivery)', async () => {
-    const statuses = new Map<string, string>([[deliveryInstanceId({ ...created, subscriptionId: 'running' }), 'Running'], [deliveryInstanceId({ ...created, subscriptionId: 'done' }), 'Completed']]);
+    const statuses = new Map<string, string>([
+      [deliveryInstanceId({ ...created, subscriptionId: 'running' }), 'Running'],
+      [deliveryInstanceId({ ...created, subscriptionId: 'done' }), 'Completed'],
+    ]);
     const started: Array<{ name: string; instanceId: string; input: unknown }> = [];
     const client = {
       getStatus: async (instanceId: string) => {

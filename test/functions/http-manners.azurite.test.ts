@@ -17,10 +17,14 @@ import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 
 const allowedOrigin = 'https://console.example.com';
-const definition = (id: string) => ({ id, displayName: id, initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a', conditions: [{ type: 'triggerName', name: 'Go' }] }] } } });
+const definition = (id: string) => ({
+  id,
+  displayName: id,
+  initialStateId: 'a',
+  states: { a: { transitions: [{ id: 'go', targetStateId: 'a', conditions: [{ type: 'triggerName', name: 'Go' }] }] } },
+});
 
-const registered = () =>
-  (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
+const registered = () => (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
 
 /** A context carrying a durable client input, as the host gives every API function. */
 function invocationContext(): InvocationContext {
@@ -39,7 +43,7 @@ function invocationContext(): InvocationContext {
 interface Answer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body: any;  
+  readonly body: any;
   readonly raw: HttpResponseInit['body'];
 }
 
@@ -62,7 +66,7 @@ async function call(name: string, method: string, path: string, options: { param
 beforeAll(async () => {
   // Read by functions/http.ts when it loads, as the worker reads its app settings once.
   process.env.SIGNALBOX_CORS_ALLOWED_ORIGINS = `${allowedOrigin}, https://other.example.com`;
-  require('../../functions/http');  
+  require('../../functions/http');
   const env = { SIGNALBOX_STORAGE: testConnectionString() };
   const ports = await createAzurePorts({ env, names: prefixedStorageNames(uniquePrefix('fnmanners')) });
   setHostCore(createHostCore({ ports, logger: silentLogger, env }));

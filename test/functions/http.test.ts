@@ -12,9 +12,7 @@ import type { HostCore } from '../../src/host/wiring';
 import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/wiring';
 
-const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<
-  [{ name: string }, HttpHandler]
->;
+const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
 const handlerOf = (name: string): HttpHandler => registered.find(([metadata]) => metadata.name === name)![1];
 
 /** A context carrying a durable client input, as the host gives every function registered with one. */
@@ -73,7 +71,11 @@ describe('HTTP functions', () => {
   it('accepts a body of exactly 1 MiB', async () => {
     let seen: ApiRequest | undefined;
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 204 }) };
-    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(1024 * 1024) } }), invocationContext());
+    const response = await handleRoute(
+      route,
+      new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(1024 * 1024) } }),
+      invocationContext(),
+    );
     expect(response.status).toBe(204);
     expect(seen?.bodyText).toHaveLength(1024 * 1024);
   });
@@ -109,7 +111,14 @@ describe('HTTP functions', () => {
   });
 
   it('sends a text body as is, text/plain unless the handler names its type (a Mermaid diagram)', async () => {
-    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => ({ status: 200, text: 'stateDiagram-v2\n    [*] --> s0\n' }) };
+    const route: RouteDefinition = {
+      name: 'probe',
+      methods: ['GET'],
+      route: 'probe',
+      authLevel: 'function',
+      contract,
+      handle: async () => ({ status: 200, text: 'stateDiagram-v2\n    [*] --> s0\n' }),
+    };
     const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toEqual({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'stateDiagram-v2\n    [*] --> s0\n' });
   });
@@ -127,7 +136,12 @@ describe('HTTP functions', () => {
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
     const policy = { allowedOrigins: ['https://console.example.com'] };
     const post = (headers: Record<string, string>, body?: string) =>
-      handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { host: 'signalbox.example', ...headers }, ...(body !== undefined ? { body: { string: body } } : {}) }), invocationContext(), policy);
+      handleRoute(
+        route,
+        new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { host: 'signalbox.example', ...headers }, ...(body !== undefined ? { body: { string: body } } : {}) }),
+        invocationContext(),
+        policy,
+      );
     expect((await post({ 'content-type': 'application/x-www-form-urlencoded' }, 'a=b')).status).toBe(415);
     expect((await post({})).status).toBe(415);
     expect((await post({ 'content-type': 'application/json', origin: 'https://attacker.example' }, '{}')).status).toBe(403);
@@ -176,7 +190,14 @@ describe('HTTP functions', () => {
 });
 
 describe('HTTP manners on Azure', () => {
-  const etagged: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'things/{thingId}', authLevel: 'function', contract, handle: async () => ({ status: 200, headers: { etag: 'W/"7"' }, body: { id: 'a' } }) };
+  const etagged: RouteDefinition = {
+    name: 'probe',
+    methods: ['GET'],
+    route: 'things/{thingId}',
+    authLevel: 'function',
+    contract,
+    handle: async () => ({ status: 200, headers: { etag: 'W/"7"' }, body: { id: 'a' } }),
+  };
   const request = (method: string, headers: Record<string, string> = {}) => new HttpRequest({ method, url: 'https://signalbox.example/api/things/a', headers, params: { thingId: 'a' } });
   const policy = { allowedOrigins: ['https://console.example.com'] };
 
@@ -196,9 +217,26 @@ describe('HTTP manners on Azure', () => {
     expect(allowed.headers).toMatchObject({ 'access-control-allow-origin': 'https://console.example.com' });
     const other = await handleRoute(etagged, request('GET', { origin: 'https://evil.example.com' }), invocationContext(), policy);
     expect(other.headers).not.toHaveProperty('access-control-allow-origin');
-    const preflight = await handleUnmatched(new HttpRequest({ method: 'OPTIONS', url: 'https://signalbox.example/api/workflows/w1', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' }, params: { path: 'workflows/w1' } }), invocationContext(), policy);
+    const preflight = await handleUnmatched(
+      new HttpRequest({
+        method: 'OPTIONS',
+        url: 'https://signalbox.example/api/workflows/w1',
+        headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' },
+        params: { path: 'workflows/w1' },
+      }),
+      invocationContext(),
+      policy,
+    );
     expect(preflight).toMatchObject({ status: 204, headers: { 'access-control-allow-origin': 'https://console.example.com' } });
-    const off = await handleUnmatched(new HttpRequest({ method: 'OPTIONS', url: 'https://signalbox.example/api/workflows/w1', headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' }, params: { path: 'workflows/w1' } }), invocationContext());
+    const off = await handleUnmatched(
+      new HttpRequest({
+        method: 'OPTIONS',
+        url: 'https://signalbox.example/api/workflows/w1',
+        headers: { origin: 'https://console.example.com', 'access-control-request-method': 'PUT' },
+        params: { path: 'workflows/w1' },
+      }),
+      invocationContext(),
+    );
     expect(off.status).toBe(405);
   });
 });

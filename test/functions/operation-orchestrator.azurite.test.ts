@@ -92,13 +92,15 @@ beforeAll(async () => {
   expect((await call('PUT', 'workflows/tasks', v1)).status).toBe(201);
   const ids = Array.from({ length: TASKS }, (_, index) => `task-${String(index).padStart(4, '0')}`);
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < ids.length) {
-      const instanceId = ids[next++]!;
-      const created = await call('POST', 'instances', { workflowId: 'tasks', instanceId });
-      if (created.status !== 201) throw new Error(`creating ${instanceId}: ${created.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < ids.length) {
+        const instanceId = ids[next++]!;
+        const created = await call('POST', 'instances', { workflowId: 'tasks', instanceId });
+        if (created.status !== 201) throw new Error(`creating ${instanceId}: ${created.status}`);
+      }
+    }),
+  );
   // One is doing, one is done (complete: reported and left by a migration).
   await core.engine.applyTrigger('task-0000', { id: 'start-0', name: 'Start', subjects: ['task-0000'] });
   await core.engine.applyTrigger('task-0001', { id: 'start-1', name: 'Start', subjects: ['task-0001'] });
@@ -114,7 +116,12 @@ describe('the operation orchestrator runs migrations and bulk actions with the r
   it('migrates every instance across pages, under retries, recording progress, and a second run skips them all', async () => {
     const operationId = await accepted('POST', 'workflows/tasks/migrations', { fromVersion: 1, toVersion: 2, stateMap: { todo: 'backlog' } });
 
-    const run = await runOperation(operationId, { injectFailure: failFirstAttempts(1, (activityCall) => activityCall.name === 'applyTrigger' && activityCall.input !== null && (activityCall.input as { instanceId: string }).instanceId === 'task-0002') });
+    const run = await runOperation(operationId, {
+      injectFailure: failFirstAttempts(
+        1,
+        (activityCall) => activityCall.name === 'applyTrigger' && activityCall.input !== null && (activityCall.input as { instanceId: string }).instanceId === 'task-0002',
+      ),
+    });
 
     expect(run.status).toBe('completed');
     expect(run.subOrchestrations.length).toBe(Math.ceil(TASKS / DURABLE_PAGE_SIZE));
@@ -142,14 +149,18 @@ describe('the operation orchestrator runs migrations and bulk actions with the r
     // Over 1,000 instance changes on Azurite: minutes when the shared machine is loaded.
   }, 600_000);
 
-  it('suspends one state\'s instances in bulk, then purges finished ones with updatedBefore', async () => {
+  it("suspends one state's instances in bulk, then purges finished ones with updatedBefore", async () => {
     const suspend = await accepted('POST', 'instances/bulk', { action: 'suspend', filter: { workflowId: 'tasks', stateId: 'doing' } });
     const run = await runOperation(suspend);
     expect(run.status).toBe('completed');
     expect((await call('GET', `operations/${suspend}`)).body).toMatchObject({ kind: 'bulk', status: 'succeeded', candidates: 1, summary: { suspended: 1, conflict: 0 } });
     expect((await call('GET', 'instances/task-0000')).body.status).toBe('suspended');
 
-    const purge = await accepted('POST', 'instances/bulk', { action: 'delete', filter: { workflowId: 'tasks', status: 'complete', updatedBefore: new Date(Date.now() + 60_000).toISOString() }, expectedCount: 1 });
+    const purge = await accepted('POST', 'instances/bulk', {
+      action: 'delete',
+      filter: { workflowId: 'tasks', status: 'complete', updatedBefore: new Date(Date.now() + 60_000).toISOString() },
+      expectedCount: 1,
+    });
     expect((await runOperation(purge)).status).toBe('completed');
     expect((await call('GET', `operations/${purge}`)).body).toMatchObject({ candidates: 1, summary: { deleted: 1 } });
     await expect(call('GET', 'instances/task-0001')).rejects.toBeInstanceOf(NotFoundError);

@@ -30,7 +30,9 @@ describe('triggerOrchestrator', () => {
     expect(fake.begun).toEqual(['op-1']);
     // Pages of DURABLE_PAGE_SIZE however large a page the activity could answer: a batch each.
     const pages = 1200 / DURABLE_PAGE_SIZE;
-    expect(fake.pagesRead).toEqual(Array.from({ length: pages }, (_, page) => ({ subjects: ['order:1'], maxPageSize: DURABLE_PAGE_SIZE, ...(page > 0 ? { continuationToken: String(page * DURABLE_PAGE_SIZE) } : {}) })));
+    expect(fake.pagesRead).toEqual(
+      Array.from({ length: pages }, (_, page) => ({ subjects: ['order:1'], maxPageSize: DURABLE_PAGE_SIZE, ...(page > 0 ? { continuationToken: String(page * DURABLE_PAGE_SIZE) } : {}) })),
+    );
     expect(result.subOrchestrations.map((sub) => [sub.instanceId, sub.status])).toEqual(Array.from({ length: pages }, (_, batch) => [`op-1:batch:${batch}`, 'completed']));
     expect(result.subOrchestrations.map((sub) => (sub.output as { candidates: number }).candidates)).toEqual(Array(pages).fill(DURABLE_PAGE_SIZE));
     expect([...fake.applied.keys()].sort()).toEqual(candidates);
@@ -263,7 +265,7 @@ describe('triggerOrchestrator progress on Azure', () => {
 });
 
 describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
-  it('records with each finished batch a checkpoint: that batch\'s results, the batches still uncounted and where reading goes on', async () => {
+  it("records with each finished batch a checkpoint: that batch's results, the batches still uncounted and where reading goes on", async () => {
     const fake = new FakeOperationActivities({ candidates: instanceIds(10), pageSize: 3 });
 
     await run(fake, 'op-checkpoint');
@@ -318,7 +320,7 @@ describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
 });
 
 describe('the activity retry policy (one for both hosts)', () => {
-  it('durable RetryOptions are the contract\'s policy, and the local runner waits the intervals the framework would', () => {
+  it("durable RetryOptions are the contract's policy, and the local runner waits the intervals the framework would", () => {
     expect(activityRetryOptions).toMatchObject({
       firstRetryIntervalInMilliseconds: ACTIVITY_RETRY_POLICY.firstRetryIntervalInMs,
       maxNumberOfAttempts: ACTIVITY_RETRY_POLICY.maxAttempts,

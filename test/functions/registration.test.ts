@@ -23,9 +23,7 @@ interface FunctionMetadata {
   bindings: Record<string, Binding>;
 }
 
-const registered: FunctionMetadata[] = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls.map(
-  ([metadata]) => metadata as FunctionMetadata,
-);
+const registered: FunctionMetadata[] = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls.map(([metadata]) => metadata as FunctionMetadata);
 const bindingsOf = (fn: FunctionMetadata) => Object.values(fn.bindings);
 const triggerOf = (fn: FunctionMetadata) => bindingsOf(fn).find((binding) => binding.type.endsWith('Trigger'))!;
 const httpFunctions = registered.filter((fn) => triggerOf(fn).type === 'httpTrigger');
@@ -95,10 +93,14 @@ describe('registered functions', () => {
   it('serves the web console from one anonymous GET/HEAD function with no durable client', () => {
     const consoleFunction = httpFunctions.find((fn) => fn.name === CONSOLE_FUNCTION)!;
     expect(triggerOf(consoleFunction)).toMatchObject({ route: 'console/{*path}', authLevel: 'anonymous', methods: ['GET', 'HEAD'] });
-    expect(bindingsOf(consoleFunction).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in httpTrigger', 'out http']);
+    expect(
+      bindingsOf(consoleFunction)
+        .map((binding) => `${binding.direction} ${binding.type}`)
+        .sort(),
+    ).toEqual(['in httpTrigger', 'out http']);
   });
 
-  it.each(['ordinal', 'ignoring case'] as const)('routes the console\'s paths to it, and no API path, when functions are ordered by name (%s)', (ordering) => {
+  it.each(['ordinal', 'ignoring case'] as const)("routes the console's paths to it, and no API path, when functions are ordered by name (%s)", (ordering) => {
     const route = hostRouter(httpFunctions, ordering);
     for (const path of ['console', 'console/', 'console/index.html', 'console/assets/index-1a2b.js']) {
       expect([path, route('GET', path)?.name]).toEqual([path, CONSOLE_FUNCTION]);
@@ -113,12 +115,20 @@ describe('registered functions', () => {
 
   it('gives every API function a durable client input and an HTTP output', () => {
     for (const fn of httpFunctions.filter((candidate) => candidate.name !== NOT_FOUND_FUNCTION && candidate.name !== CONSOLE_FUNCTION)) {
-      expect(bindingsOf(fn).map((binding) => `${binding.direction} ${binding.type}`).sort()).toEqual(['in durableClient', 'in httpTrigger', 'out http']);
+      expect(
+        bindingsOf(fn)
+          .map((binding) => `${binding.direction} ${binding.type}`)
+          .sort(),
+      ).toEqual(['in durableClient', 'in httpTrigger', 'out http']);
     }
   });
 
   it('registers the orchestrators and the activities under the names the orchestrators call', () => {
-    const byTrigger = (type: string) => registered.filter((fn) => triggerOf(fn).type === type).map((fn) => fn.name).sort();
+    const byTrigger = (type: string) =>
+      registered
+        .filter((fn) => triggerOf(fn).type === type)
+        .map((fn) => fn.name)
+        .sort();
     expect(byTrigger('orchestrationTrigger')).toEqual(['applyTriggerBatch', 'eventDeliveryOrchestrator', 'timerOrchestrator', 'triggerOrchestrator']);
     expect(byTrigger('activityTrigger')).toEqual(['applyTrigger', 'attemptEventDelivery', 'beginOperation', 'completeOperation', 'findCandidates', 'fireTimer', 'recordProgress']);
     // The retention recipe: hourly, with a durable client to start its bulk delete operations.
@@ -132,7 +142,12 @@ describe('registered functions', () => {
     expect(triggerOf(recovery)).toMatchObject({ type: 'timerTrigger', schedule: '0 */10 * * * *' });
     expect((triggerOf(recovery) as Binding & { runOnStartup?: boolean }).runOnStartup).toBeFalsy();
     expect(bindingsOf(recovery).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
-    expect(registered.filter((fn) => triggerOf(fn).type === 'timerTrigger').map((fn) => fn.name).sort()).toEqual(['recoverLeftovers', 'retentionPurge']);
+    expect(
+      registered
+        .filter((fn) => triggerOf(fn).type === 'timerTrigger')
+        .map((fn) => fn.name)
+        .sort(),
+    ).toEqual(['recoverLeftovers', 'retentionPurge']);
     for (const fn of registered.filter((candidate) => triggerOf(candidate).type === 'activityTrigger')) {
       expect(bindingsOf(fn).some((binding) => binding.type === 'durableClient' && binding.direction === 'in')).toBe(true);
     }

@@ -43,7 +43,11 @@ it('loads neither applicationinsights nor @azure/monitor-opentelemetry when the 
   };
   const { APPLICATIONINSIGHTS_CONNECTION_STRING: _unset, ...withoutTelemetry } = process.env;
   expect(await run(withoutTelemetry as Record<string, string>)).toEqual({ applicationinsights: false, distro: false, exporter: false });
-  expect(await run({ APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-0000-0000-000000000001;IngestionEndpoint=http://127.0.0.1:9/' })).toEqual({ applicationinsights: false, distro: false, exporter: true });
+  expect(await run({ APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-0000-0000-000000000001;IngestionEndpoint=http://127.0.0.1:9/' })).toEqual({
+    applicationinsights: false,
+    distro: false,
+    exporter: true,
+  });
 });
 
 it('puts the Functions host in OpenTelemetry mode (host.json), so host and worker send one kind of telemetry', () => {

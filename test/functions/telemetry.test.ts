@@ -55,5 +55,4 @@ describe('telemetry', () => {
     await expect(withSpan('OperationActivities.applyTrigger', { operationId: 'op-1' }, async () => Promise.reject(failure))).rejects.toBe(failure);
     expect(recorded.at(-1)).toMatchObject({ attributes: { operationId: 'op-1' }, ended: true, exceptions: [failure], status: { code: 2, message: 'lease unavailable' } });
   });
-
 });

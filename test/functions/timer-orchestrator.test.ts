@@ -102,7 +102,10 @@ describe('timerOrchestrator on the replay engine', () => {
     expect(operation).toMatchObject({ status: 'succeeded', summary: expect.objectContaining({ transitioned: 1 }) });
     expect(await services.engine.getInstance('long-wait')).toMatchObject({ stateId: 'escalated', timers: [] });
     const history = await services.engine.getHistory('long-wait');
-    expect(history.items.map((entry) => [entry.triggerId, entry.transitionId])).toEqual([[null, null], [timerTriggerId('long-wait', 0, 'escalate', created.incarnation), 'escalate']]);
+    expect(history.items.map((entry) => [entry.triggerId, entry.transitionId])).toEqual([
+      [null, null],
+      [timerTriggerId('long-wait', 0, 'escalate', created.incarnation), 'escalate'],
+    ]);
   });
 
   it('wakes a stale timer (the instance moved on) that finds nothing to do: nothing saved', async () => {

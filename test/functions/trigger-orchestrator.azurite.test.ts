@@ -58,9 +58,11 @@ async function call(method: string, path: string, body?: unknown): Promise<ApiRe
 
 async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
 function runOperationOrchestration(operationId: string, extra: Partial<ReplayOptions> = {}) {

@@ -210,14 +210,25 @@ describe('instances, triggers and operations', () => {
     const { finished } = await sendTrigger({ name: 'Submit', subjects: ['claim-1'] });
     expect(finished.body.summary).toMatchObject({ noTransition: 1, transitioned: 0 });
     // Changed by issue 16: the result says why (the trace names the false condition).
-    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'noTransition', fromStateId: 'submitted', trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: false }] }]);
+    expect(finished.body.instances).toEqual([
+      { instanceId: 'claim-1', outcome: 'noTransition', fromStateId: 'submitted', trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: false }] },
+    ]);
   });
 
   it('sends an instance-scoped trigger whose subject is the instance', async () => {
     const accepted = await api.request('POST', '/api/instances/claim-1/triggers', { json: { name: 'Approve' } });
     expect(accepted.status).toBe(202);
     const finished = await api.waitForOperation(accepted.body.operationId);
-    expect(finished.body.instances).toEqual([{ instanceId: 'claim-1', outcome: 'transitioned', transitionId: 'approve', fromStateId: 'submitted', toStateId: 'approved', trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: true }] }]);
+    expect(finished.body.instances).toEqual([
+      {
+        instanceId: 'claim-1',
+        outcome: 'transitioned',
+        transitionId: 'approve',
+        fromStateId: 'submitted',
+        toStateId: 'approved',
+        trace: [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: true }],
+      },
+    ]);
     expect((await api.request('GET', '/api/instances/claim-1')).body).toMatchObject({ stateId: 'approved', status: 'complete' });
     expect((await api.request('POST', '/api/instances/nobody/triggers', { json: { name: 'Approve' } })).status).toBe(404);
   });
@@ -304,7 +315,11 @@ describe('raised triggers', () => {
       displayName: 'Pong',
       initialStateId: 'waiting',
       states: {
-        waiting: { transitions: [{ id: 'pinged', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'setContext', expressions: { from: 'trigger.parameters.from' } }] }] },
+        waiting: {
+          transitions: [
+            { id: 'pinged', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Ping' }], actions: [{ type: 'setContext', expressions: { from: 'trigger.parameters.from' } }] },
+          ],
+        },
         done: {},
       },
     };
@@ -314,7 +329,16 @@ describe('raised triggers', () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'relay', instanceId: 'relay-1', context: { partner: 'pong-1' } } });
 
     const { finished } = await sendTrigger({ id: 'go-1', name: 'Go', subjects: ['relay-1'] });
-    expect(finished.body.instances).toEqual([{ instanceId: 'relay-1', outcome: 'transitioned', transitionId: 'go', fromStateId: 'ready', toStateId: 'sent', trace: [{ path: 'states.ready.transitions[0].conditions[0]', type: 'triggerName', result: true }] }]);
+    expect(finished.body.instances).toEqual([
+      {
+        instanceId: 'relay-1',
+        outcome: 'transitioned',
+        transitionId: 'go',
+        fromStateId: 'ready',
+        toStateId: 'sent',
+        trace: [{ path: 'states.ready.transitions[0].conditions[0]', type: 'triggerName', result: true }],
+      },
+    ]);
 
     let partner = await api.request('GET', '/api/instances/pong-1');
     for (let poll = 0; poll < 400 && partner.body.status !== 'complete'; poll += 1) {
@@ -343,9 +367,7 @@ describe('health and OpenAPI', () => {
     expect(document.body.openapi).toBe('3.1.0');
     // Issue 12: paths are relative to the server URL `/api`, so azd's SIGNALBOX_API_BASE_URL is a base URL.
     expect(document.body.servers[0]).toEqual({ url: '/api', description: expect.any(String) });
-    expect(Object.keys(document.body.paths)).toEqual(
-      expect.arrayContaining(['/workflows/{workflowId}', '/instances/{instanceId}/history', '/triggers', '/operations/{operationId}', '/health']),
-    );
+    expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining(['/workflows/{workflowId}', '/instances/{instanceId}/history', '/triggers', '/operations/{operationId}', '/health']));
     expect(document.body.paths['/triggers'].post.responses['202']).toBeDefined();
     // Condition and action fields are described per type (a discriminated union), and the references resolve inside the document.
     const conditionTypes = Object.keys(document.body.components.schemas.condition.discriminator.mapping);
@@ -353,7 +375,7 @@ describe('health and OpenAPI', () => {
     const refs = [...JSON.stringify(document.body).matchAll(/"\$ref":"#\/([^"]+)"/g)].map((match) => match[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) {
-      const target = ref.split('/').reduce((node: any, key) => node?.[key], document.body);  
+      const target = ref.split('/').reduce((node: any, key) => node?.[key], document.body);
       expect({ ref, found: target !== undefined }).toEqual({ ref, found: true });
     }
   });
@@ -368,7 +390,14 @@ describe('explain: validate, diagrams and available triggers', () => {
       draft: {
         displayName: 'Draft "one"',
         transitions: [
-          { id: 'submit', targetStateId: 'submitted', conditions: [{ type: 'triggerName', name: 'Submit' }, { type: 'triggerParameter', parameter: 'by', test: 'exists' }] },
+          {
+            id: 'submit',
+            targetStateId: 'submitted',
+            conditions: [
+              { type: 'triggerName', name: 'Submit' },
+              { type: 'triggerParameter', parameter: 'by', test: 'exists' },
+            ],
+          },
           { id: 'withdraw', targetStateId: 'withdrawn', conditions: [{ type: 'not', condition: { type: 'triggerName', name: 'Submit' } }] },
         ],
       },
@@ -408,7 +437,12 @@ describe('explain: validate, diagrams and available triggers', () => {
     expect(diagram.status).toBe(200);
     expect(diagram.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const [parsed] = await parseMermaid([diagram.text]);
-    expect(parsed!.states.filter((state) => state.descriptions.length).map((state) => state.descriptions[0]).sort()).toEqual(['Draft "one"', 'Submitted', 'Withdrawn']);
+    expect(
+      parsed!.states
+        .filter((state) => state.descriptions.length)
+        .map((state) => state.descriptions[0])
+        .sort(),
+    ).toEqual(['Draft "one"', 'Submitted', 'Withdrawn']);
     expect(parsed!.relations.map((relation) => relation.label).sort()).toEqual(['', '', 'Approve', 'Submit', 'any trigger except Submit']);
 
     await api.request('POST', '/api/instances', { json: { workflowId: 'explained', instanceId: 'explained-1' } });

@@ -47,7 +47,10 @@ describe('serveConsoleAsset', () => {
 
   it('serves hashed assets as immutable, typed by extension', async () => {
     const script = await serveConsoleAsset(folder, 'GET', 'assets/app-1a2b.js');
-    expect(script).toMatchObject({ status: 200, headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', 'content-length': String(SCRIPT.length) } });
+    expect(script).toMatchObject({
+      status: 200,
+      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', 'content-length': String(SCRIPT.length) },
+    });
     expect(script!.body!.toString()).toBe(SCRIPT);
     expect((await serveConsoleAsset(folder, 'GET', 'assets/style.css'))!.headers['content-type']).toBe('text/css; charset=utf-8');
   });

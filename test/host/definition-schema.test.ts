@@ -12,7 +12,7 @@ import { getLanguageService, TextDocument, type LanguageService } from 'vscode-j
 import type { LocalHost } from '../../src/host/local-host';
 import { httpClient } from './http-client';
 
-type Definition = Record<string, any>;  
+type Definition = Record<string, any>;
 
 function valid(): Definition {
   return {
@@ -20,7 +20,10 @@ function valid(): Definition {
     displayName: 'Corpus',
     initialStateId: 'a',
     states: {
-      a: { interests: ['team:{{context.team}}'], transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }], actions: [{ type: 'setContext', values: { gone: true } }] }] },
+      a: {
+        interests: ['team:{{context.team}}'],
+        transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }], actions: [{ type: 'setContext', values: { gone: true } }] }],
+      },
       b: {},
     },
   };
@@ -56,7 +59,10 @@ const broken: Record<string, (definition: Definition) => void> = {
   'all with no conditions': withCondition({ type: 'all', conditions: [] }),
   'all holding a condition of an unknown type': withCondition({ type: 'all', conditions: [{ type: 'triggerName', name: 'Go' }, { type: 'noSuchCondition' }] }),
   'not holding triggerName without a name': withCondition({ type: 'not', condition: { type: 'triggerName' } }),
-  'any → not → all → a step without its fields, three levels deep': withCondition({ type: 'any', conditions: [{ type: 'not', condition: { type: 'all', conditions: [{ type: 'triggerParameter', parameter: 'p' }] } }] }),
+  'any → not → all → a step without its fields, three levels deep': withCondition({
+    type: 'any',
+    conditions: [{ type: 'not', condition: { type: 'all', conditions: [{ type: 'triggerParameter', parameter: 'p' }] } }],
+  }),
   'invokeExternalService with a timeout over 120 s': withCondition({ type: 'invokeExternalService', url: 'https://api.example.com/check', timeoutMs: 120_001 }),
   'an action of an unknown type': withAction({ type: 'noSuchAction' }),
   'setContext values that are not an object': withAction({ type: 'setContext', values: 7 }),
@@ -77,8 +83,25 @@ const serverOnly: Record<string, (definition: Definition) => void> = {
 
 const validOnes: Record<string, (definition: Definition) => void> = {
   'the base definition': () => {},
-  'nested all, any and not': withCondition({ type: 'all', conditions: [{ type: 'any', conditions: [{ type: 'triggerName', name: 'Go' }, { type: 'not', condition: { type: 'triggerContentType', contentType: 'text/plain' } }] }, { type: 'triggerParameter', parameter: 'p', test: 'equals', value: { nested: [1, null] } }] }),
-  'every action type': (d) => void (transition(d).actions = [{ type: 'setContext', values: { a: 1 }, expressions: { b: 'trigger.name' }, remove: ['c'] }, { type: 'raiseTrigger', trigger: { name: 'Next', subjects: ['{{instance.id}}'] } }, { type: 'log', message: 'moved' }]),
+  'nested all, any and not': withCondition({
+    type: 'all',
+    conditions: [
+      {
+        type: 'any',
+        conditions: [
+          { type: 'triggerName', name: 'Go' },
+          { type: 'not', condition: { type: 'triggerContentType', contentType: 'text/plain' } },
+        ],
+      },
+      { type: 'triggerParameter', parameter: 'p', test: 'equals', value: { nested: [1, null] } },
+    ],
+  }),
+  'every action type': (d) =>
+    void (transition(d).actions = [
+      { type: 'setContext', values: { a: 1 }, expressions: { b: 'trigger.name' }, remove: ['c'] },
+      { type: 'raiseTrigger', trigger: { name: 'Next', subjects: ['{{instance.id}}'] } },
+      { type: 'log', message: 'moved' },
+    ]),
 };
 
 let host: LocalHost;

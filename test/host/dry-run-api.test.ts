@@ -16,7 +16,10 @@ const approvalWorkflow = {
         {
           id: 'submit',
           targetStateId: 'submitted',
-          conditions: [{ type: 'triggerName', name: 'Submit' }, { type: 'expression', expression: 'context.amount < 1000' }],
+          conditions: [
+            { type: 'triggerName', name: 'Submit' },
+            { type: 'expression', expression: 'context.amount < 1000' },
+          ],
           actions: [
             { type: 'setContext', expressions: { submittedBy: 'trigger.parameters.by' } },
             { type: 'raiseTrigger', trigger: { name: 'Submitted', subjects: ['audit'] } },

@@ -129,7 +129,9 @@ it('ties Azurite to the server: no orphan after SIGKILL, acknowledged writes kep
   const api = httpClient(await first.ready);
   const lock = await readLock(location);
   expect(lock).toMatchObject({ serverPid: first.child.pid, azuritePid: expect.any(Number) });
-  expect((await api.request('PUT', '/api/workflows/w', { json: { id: 'w', displayName: 'w', initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } } } })).status).toBe(201);
+  expect((await api.request('PUT', '/api/workflows/w', { json: { id: 'w', displayName: 'w', initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } } } })).status).toBe(
+    201,
+  );
   expect((await api.request('POST', '/api/instances', { json: { workflowId: 'w', instanceId: 'kept' } })).status).toBe(201);
 
   first.child.kill('SIGKILL');
@@ -208,10 +210,15 @@ it('says at start-up where the data lives and on which ports, that the ports mov
   folders.push(folder);
   // The ports this folder would use are held by someone else.
   const { createServer } = await import('node:net');
-  const holders = await Promise.all([0, 1, 2].map(() => new Promise<import('node:net').Server>((resolve) => {
-    const holder = createServer();
-    holder.listen(0, '127.0.0.1', () => resolve(holder));
-  })));
+  const holders = await Promise.all(
+    [0, 1, 2].map(
+      () =>
+        new Promise<import('node:net').Server>((resolve) => {
+          const holder = createServer();
+          holder.listen(0, '127.0.0.1', () => resolve(holder));
+        }),
+    ),
+  );
   const held = holders.map((holder) => (holder.address() as import('node:net').AddressInfo).port);
   await writeFile(path.join(folder, AZURITE_LOCK_FILE), JSON.stringify({ blobPort: held[0], queuePort: held[1], tablePort: held[2] }));
   try {
@@ -223,7 +230,9 @@ it('says at start-up where the data lives and on which ports, that the ports mov
     const output = outputOf(server);
     expect(output).toContain(`Data: ${folder}, served by Azurite on Blob ${lock.blobPort}, Queue ${lock.queuePort}, Table ${lock.tablePort}`);
     expect(output).toContain(`Azurite's usual ports (Blob ${held[0]}, Queue ${held[1]}, Table ${held[2]}) were taken, so it runs on Blob ${lock.blobPort}`);
-    expect((await api.request('PUT', '/api/workflows/w', { json: { id: 'w', displayName: 'w', initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } } } })).status).toBe(201);
+    expect(
+      (await api.request('PUT', '/api/workflows/w', { json: { id: 'w', displayName: 'w', initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } } } })).status,
+    ).toBe(201);
 
     const refused = await reset(folder);
     expect(refused.code).toBe(1);

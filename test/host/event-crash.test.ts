@@ -48,7 +48,13 @@ describe('lifecycle events across a crash of the local server', () => {
     children.push(first.child);
     const api = httpClient(first.url);
     const hook = `http://127.0.0.1:${(subscriber.address() as AddressInfo).port}/hook`;
-    const workflow = { id: 'w', displayName: 'W', initialStateId: 'a', subscriptions: [{ id: 'hook', url: hook, events: ['created'] }], states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } } };
+    const workflow = {
+      id: 'w',
+      displayName: 'W',
+      initialStateId: 'a',
+      subscriptions: [{ id: 'hook', url: hook, events: ['created'] }],
+      states: { a: { transitions: [{ id: 'go', targetStateId: 'a' }] } },
+    };
     expect((await api.request('PUT', '/api/workflows/w', { json: workflow })).status).toBe(201);
     expect((await api.request('POST', '/api/instances', { json: { workflowId: 'w', instanceId: 'k1' } })).status).toBe(201);
     for (let poll = 0; poll < 400 && !held; poll++) await new Promise((resolve) => setTimeout(resolve, 25));

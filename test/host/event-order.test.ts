@@ -86,7 +86,7 @@ function strictlyIncreasing(values: readonly number[]): boolean {
 }
 
 describe('lifecycle events in order on the local server', () => {
-  it('delivers each instance\'s events in history order through raised triggers and a burst of triggers', async () => {
+  it("delivers each instance's events in history order through raised triggers and a burst of triggers", async () => {
     const workflow = {
       id: 'ticker',
       displayName: 'Ticker',
@@ -112,9 +112,13 @@ describe('lifecycle events in order on the local server', () => {
     for (const instanceId of instances) {
       // Raised Tocks run after the Ticks' operations end: wait until every change's event has arrived.
       let historyLength = 0;
-      await eventsWhen(instanceId, (items) => items.length === historyLength && allSettled(items) && subscriber.sequences('/ticker', instanceId).length === historyLength, async () => {
-        historyLength = ((await test.api.request('GET', `/api/instances/${instanceId}/history?maxPageSize=1000`)).body.items as unknown[]).length;
-      });
+      await eventsWhen(
+        instanceId,
+        (items) => items.length === historyLength && allSettled(items) && subscriber.sequences('/ticker', instanceId).length === historyLength,
+        async () => {
+          historyLength = ((await test.api.request('GET', `/api/instances/${instanceId}/history?maxPageSize=1000`)).body.items as unknown[]).length;
+        },
+      );
       const sequences = subscriber.sequences('/ticker', instanceId);
       expect(sequences).toHaveLength(21);
       expect(strictlyIncreasing(sequences)).toBe(true);
@@ -152,15 +156,27 @@ describe('lifecycle event delivery and the outbound pipeline', () => {
         { id: 'offlist', url: 'http://not-allowed.example.test/hook', events: ['created'] },
       ],
       states: {
-        a: { transitions: [{ id: 'call', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'invokeExternalService', url: 'https://api.not-allowed.example.test/x' }] }] },
+        a: {
+          transitions: [
+            { id: 'call', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Call' }], actions: [{ type: 'invokeExternalService', url: 'https://api.not-allowed.example.test/x' }] },
+          ],
+        },
         b: {},
       },
     };
     const put = await test.api.request('PUT', '/api/workflows/elsewhere', { json: workflow });
     expect(put.status).toBe(201);
     expect(put.body.warnings.filter((warning: { code: string }) => warning.code === 'hostNotAllowed')).toEqual([
-      { path: 'subscriptions[1].url', code: 'hostNotAllowed', message: 'subscription "offlist" would have every event dead-lettered: the host "not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)' },
-      { path: 'states.a.transitions[0].actions[0].url', code: 'hostNotAllowed', message: 'every call of this step would fault: the host "api.not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)' },
+      {
+        path: 'subscriptions[1].url',
+        code: 'hostNotAllowed',
+        message: 'subscription "offlist" would have every event dead-lettered: the host "not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)',
+      },
+      {
+        path: 'states.a.transitions[0].actions[0].url',
+        code: 'hostNotAllowed',
+        message: 'every call of this step would fault: the host "api.not-allowed.example.test" is not on the allow-list (SIGNALBOX_ALLOWED_HOSTS)',
+      },
     ]);
     expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'elsewhere', instanceId: 'el-1' } })).status).toBe(201);
     const [created] = await eventsWhen('el-1', allSettled);

@@ -134,7 +134,18 @@ describe('lifecycle events over HTTP', () => {
       subject: 'c1',
       time: events[1]!.time,
       datacontenttype: 'application/json',
-      data: { workflowId: 'claim', workflowVersion: 1, instanceId: 'c1', previousStateId: 'open', stateId: 'approved', previousStatus: 'waiting', status: 'waiting', transitionId: 'approve', triggerId: expect.any(String), context: { amount: 120 } },
+      data: {
+        workflowId: 'claim',
+        workflowVersion: 1,
+        instanceId: 'c1',
+        previousStateId: 'open',
+        stateId: 'approved',
+        previousStatus: 'waiting',
+        status: 'waiting',
+        transitionId: 'approve',
+        triggerId: expect.any(String),
+        context: { amount: 120 },
+      },
     });
     expect(audit[0]!.body.data).toMatchObject({ previousStateId: null, previousStatus: null, stateId: 'open', transitionId: null, triggerId: null });
     // Five attempts at the created event, each with the same id, then the later events in order.
@@ -176,7 +187,10 @@ describe('child workflows over HTTP', () => {
       id: 'parcel',
       displayName: 'Parcel',
       initialStateId: 'packing',
-      states: { packing: { transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }], actions: [{ type: 'setContext', values: { tracking: 'T' } }] }] }, shipped: {} },
+      states: {
+        packing: { transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }], actions: [{ type: 'setContext', values: { tracking: 'T' } }] }] },
+        shipped: {},
+      },
     };
     const order = {
       id: 'order',
@@ -195,7 +209,14 @@ describe('child workflows over HTTP', () => {
         },
         fulfilling: {
           transitions: [
-            { id: 'allDone', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }, { type: 'expression', expression: 'context.shipped = 1' }] },
+            {
+              id: 'allDone',
+              targetStateId: 'done',
+              conditions: [
+                { type: 'triggerName', name: 'ChildCompleted' },
+                { type: 'expression', expression: 'context.shipped = 1' },
+              ],
+            },
             { id: 'oneDone', targetStateId: 'fulfilling', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', values: { shipped: 1 } }] },
           ],
         },

@@ -64,7 +64,13 @@ describe('the local server log', () => {
       id: 'guarded',
       displayName: 'Guarded',
       initialStateId: 'open',
-      states: { open: { entryConditions: [{ id: 'has-owner', type: 'expression', expression: '$exists(context.owner)' }], transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] }, closed: {} },
+      states: {
+        open: {
+          entryConditions: [{ id: 'has-owner', type: 'expression', expression: '$exists(context.owner)' }],
+          transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }],
+        },
+        closed: {},
+      },
     };
     expect((await api.request('PUT', '/api/workflows/guarded', { json: definition })).status).toBe(201);
     expect((await api.request('POST', '/api/instances', { json: { workflowId: 'guarded', instanceId: 'no-owner' } })).body).toMatchObject({ status: 'faulted' });
@@ -79,7 +85,14 @@ describe('the local server log', () => {
       id: 'breaking',
       displayName: 'Breaking',
       initialStateId: 'open',
-      states: { open: { transitions: [{ id: 'break', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Break' }], actions: [{ type: 'setContext', expressions: { x: '$error("the action failed")' } }] }] }, closed: {} },
+      states: {
+        open: {
+          transitions: [
+            { id: 'break', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Break' }], actions: [{ type: 'setContext', expressions: { x: '$error("the action failed")' } }] },
+          ],
+        },
+        closed: {},
+      },
     };
     await api.request('PUT', '/api/workflows/breaking', { json: definition });
     await api.request('POST', '/api/instances', { json: { workflowId: 'breaking', instanceId: 'breaks' } });

@@ -11,7 +11,12 @@ function servicesWith(checkHealth: () => Promise<boolean>): ApiServices {
 
 describe('GET /api/health', () => {
   it('is 200 { status: ok } when storage answers', async () => {
-    expect(await health.handle(request, servicesWith(async () => true))).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(
+      await health.handle(
+        request,
+        servicesWith(async () => true),
+      ),
+    ).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
   it.each([

@@ -56,7 +56,12 @@ describe('hostile workflows on the local server (issue 9)', () => {
       states: {
         spinning: {
           transitions: [
-            { id: 'again', targetStateId: 'spinning', conditions: [{ type: 'triggerName', name: 'Spin' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Spin', subjects: ['{{instance.id}}'] } }] },
+            {
+              id: 'again',
+              targetStateId: 'spinning',
+              conditions: [{ type: 'triggerName', name: 'Spin' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Spin', subjects: ['{{instance.id}}'] } }],
+            },
           ],
         },
       },
@@ -66,7 +71,11 @@ describe('hostile workflows on the local server (issue 9)', () => {
     expect((await api.request('POST', '/api/instances/spinner/triggers', { json: { id: 'spin-0', name: 'Spin' } })).status).toBe(202);
 
     const faulted = await pollUntil('/api/instances/spinner', (result) => result.body?.status !== 'waiting');
-    expect(faulted.body).toMatchObject({ status: 'faulted', stateId: 'spinning', fault: { message: expect.stringContaining(`causal depth limit: raising trigger "Spin" would be follow-up work at causal depth ${MAX_CAUSAL_DEPTH + 1}`) } });
+    expect(faulted.body).toMatchObject({
+      status: 'faulted',
+      stateId: 'spinning',
+      fault: { message: expect.stringContaining(`causal depth limit: raising trigger "Spin" would be follow-up work at causal depth ${MAX_CAUSAL_DEPTH + 1}`) },
+    });
     const history = await api.request('GET', '/api/instances/spinner/history?maxPageSize=100');
     const events = history.body.items.map((entry: { event: string }) => entry.event);
     expect(events).toEqual(['created', ...Array(MAX_CAUSAL_DEPTH).fill('transitioned'), 'faulted']);
@@ -80,7 +89,13 @@ describe('hostile workflows on the local server (issue 9)', () => {
       id: 'hostile-self-start',
       displayName: 'Starts itself',
       initialStateId: 'born',
-      states: { born: { entryActions: [{ type: 'startInstance', workflowId: 'hostile-self-start' }], transitions: [{ id: 'stop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Stop' }] }] }, done: {} },
+      states: {
+        born: {
+          entryActions: [{ type: 'startInstance', workflowId: 'hostile-self-start' }],
+          transitions: [{ id: 'stop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Stop' }] }],
+        },
+        done: {},
+      },
     };
     const put = await api.request('PUT', '/api/workflows/hostile-self-start', { json: selfStarting });
     expect(put.status).toBe(201);

@@ -2,7 +2,7 @@
 export interface HttpResult {
   readonly status: number;
   readonly headers: Headers;
-  readonly body: any;  
+  readonly body: any;
   readonly text: string;
 }
 

@@ -10,7 +10,12 @@ import type { Logger } from '../../src/host/operation-activity-service';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
 
-const definition = { id: 'manners', displayName: 'Manners', initialStateId: 'a', states: { a: { transitions: [{ id: 'go', targetStateId: 'a', conditions: [{ type: 'triggerName', name: 'Go' }] }] } } };
+const definition = {
+  id: 'manners',
+  displayName: 'Manners',
+  initialStateId: 'a',
+  states: { a: { transitions: [{ id: 'go', targetStateId: 'a', conditions: [{ type: 'triggerName', name: 'Go' }] }] } },
+};
 const console_ = 'https://console.example.com';
 
 const accessLog: Record<string, unknown>[] = [];
@@ -22,7 +27,12 @@ let api: ReturnType<typeof httpClient>;
 
 beforeAll(async () => {
   const storageNames = prefixedStorageNames(uniquePrefix('manners'));
-  host = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_CORS_ALLOWED_ORIGINS: `${console_}, https://other.example.com/` }, port: 0, storageNames, logger: recordingLogger });
+  host = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_CORS_ALLOWED_ORIGINS: `${console_}, https://other.example.com/` },
+    port: 0,
+    storageNames,
+    logger: recordingLogger,
+  });
   corsOffHost = await startLocalHost({ env: { SIGNALBOX_STORAGE: testConnectionString() }, port: 0, storageNames, logger: silentLogger });
   api = httpClient(host.url);
   expect((await api.request('PUT', '/api/workflows/manners', { json: definition })).status).toBe(201);
@@ -97,7 +107,9 @@ describe('CORS', () => {
   });
 
   it('answers preflights from allowed origins with the methods of the path', async () => {
-    const preflight = await api.request('OPTIONS', '/api/workflows/manners', { headers: { origin: console_, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'if-match, content-type' } });
+    const preflight = await api.request('OPTIONS', '/api/workflows/manners', {
+      headers: { origin: console_, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'if-match, content-type' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(console_);
     expect(preflight.headers.get('access-control-allow-methods')!.split(', ')).toEqual(expect.arrayContaining(['GET', 'PUT', 'HEAD']));

@@ -11,14 +11,7 @@ import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';
 import { silentLogger } from '../../src/host/logger';
 import type { Logger } from '../../src/host/operation-activity-service';
-import type {
-  BeginOperationInput,
-  CompleteOperationInput,
-  FindCandidatesInput,
-  FindCandidatesOutput,
-  RecordProgressInput,
-  OperationActivities,
-} from '../../src/host/operation-activities';
+import type { BeginOperationInput, CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput, RecordProgressInput, OperationActivities } from '../../src/host/operation-activities';
 
 function operation(id: string): StoredOperation {
   const trigger = { id, name: 'Go', subjects: ['s'] };
@@ -184,7 +177,12 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
     expect(await startUp()).toBe(0);
     expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
     // Said in the log at error, with what the operation was about and why it was given up.
-    expect(errors).toEqual([{ message: 'operation failed as poison', properties: expect.objectContaining({ operationId: 'op-crashy', kind: 'trigger', triggerName: expect.any(String), reason: expect.stringContaining('(poison)') }) }]);
+    expect(errors).toEqual([
+      {
+        message: 'operation failed as poison',
+        properties: expect.objectContaining({ operationId: 'op-crashy', kind: 'trigger', triggerName: expect.any(String), reason: expect.stringContaining('(poison)') }),
+      },
+    ]);
     expect(await startUp()).toBe(0);
   });
 

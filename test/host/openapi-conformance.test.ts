@@ -26,7 +26,7 @@ const definition = {
   },
 };
 
-type Json = Record<string, any>;  
+type Json = Record<string, any>;
 
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;

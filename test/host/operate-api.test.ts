@@ -161,7 +161,11 @@ describe('bulk operations', () => {
     const none = await runOperation('POST', '/api/instances/bulk', { action: 'suspend', filter: { workflowId: 'chore', stateId: 'parked' } });
     expect(none).toMatchObject({ status: 'succeeded', candidates: 0, summary: { suspended: 0 } });
 
-    const purge = await runOperation('POST', '/api/instances/bulk', { action: 'delete', filter: { workflowId: 'chore', status: 'cancelled', updatedBefore: new Date(Date.now() + 60_000).toISOString() }, expectedCount: 2 });
+    const purge = await runOperation('POST', '/api/instances/bulk', {
+      action: 'delete',
+      filter: { workflowId: 'chore', status: 'cancelled', updatedBefore: new Date(Date.now() + 60_000).toISOString() },
+      expectedCount: 2,
+    });
     expect(purge).toMatchObject({ summary: { deleted: 2 } });
     expect((await api.request('GET', '/api/instances/b1')).status).toBe(404);
 

@@ -32,8 +32,24 @@ function countingStore(): { store: OperationStore; reads: () => number; writes: 
 async function setup() {
   const { store, reads, writes } = countingStore();
   const trigger = { id: 'op', name: 'Go', subjects: ['s'] };
-  const { operation } = await store.create({ id: 'op', triggerId: 'op', trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
-  const service = new OperationActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+  const { operation } = await store.create({
+    id: 'op',
+    triggerId: 'op',
+    trigger,
+    status: OperationStatus.notStarted,
+    createdAt: 't',
+    updatedAt: 't',
+    candidates: 0,
+    summary: emptySummary(),
+    instances: [],
+  });
+  const service = new OperationActivityService({
+    engine: new Engine(createInMemoryPorts()),
+    operations: store,
+    operationWorkCache: new OperationWorkCache(),
+    logger: silentLogger,
+    now: () => new Date('2026-11-23T00:00:00Z'),
+  });
   return { store, service, operation, reads, writes };
 }
 
@@ -84,9 +100,25 @@ describe("a timer's operation", () => {
     const timer = { timerId: 'timer:c1:0:escalate', instanceId: 'c1', transitionId: 'escalate', stateEntry: 0, dueAt: '2026-11-23T00:00:00.000Z' };
     const trigger = timerTrigger(timer);
     await store.create({ id: trigger.id, triggerId: trigger.id, trigger, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
-    await store.create({ id: 'plain', triggerId: 'plain', trigger: { id: 'plain', name: 'Go', subjects: ['c1'] }, status: OperationStatus.notStarted, createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [] });
+    await store.create({
+      id: 'plain',
+      triggerId: 'plain',
+      trigger: { id: 'plain', name: 'Go', subjects: ['c1'] },
+      status: OperationStatus.notStarted,
+      createdAt: 't',
+      updatedAt: 't',
+      candidates: 0,
+      summary: emptySummary(),
+      instances: [],
+    });
     // The interest index is empty: an ordinary trigger to the same subject finds nobody.
-    const service = new OperationActivityService({ engine: new Engine(createInMemoryPorts()), operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+    const service = new OperationActivityService({
+      engine: new Engine(createInMemoryPorts()),
+      operations: store,
+      operationWorkCache: new OperationWorkCache(),
+      logger: silentLogger,
+      now: () => new Date('2026-11-23T00:00:00Z'),
+    });
 
     const begun = await service.beginOperation(trigger.id);
     expect(begun).toMatchObject({ shouldRun: true, instanceIds: ['c1'] });

@@ -15,8 +15,16 @@ function setup(instanceIds: string[], applicationInMs: number) {
   const events: string[] = [];
   const progress: RecordProgressInput['progress'][] = [];
   const record: StoredOperation = {
-    id: 'op', triggerId: 'op', trigger: { id: 'op', name: 'Go', subjects: ['s'] }, status: OperationStatus.notStarted,
-    createdAt: 't', updatedAt: 't', candidates: 0, summary: emptySummary(), instances: [], etag: 'e',
+    id: 'op',
+    triggerId: 'op',
+    trigger: { id: 'op', name: 'Go', subjects: ['s'] },
+    status: OperationStatus.notStarted,
+    createdAt: 't',
+    updatedAt: 't',
+    candidates: 0,
+    summary: emptySummary(),
+    instances: [],
+    etag: 'e',
   };
   const activities: OperationActivities = {
     beginOperation: async () => ({ subjects: ['s'], shouldRun: true }),

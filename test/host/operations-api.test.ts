@@ -14,7 +14,14 @@ const claim = {
     draft: {
       transitions: [
         { id: 'submit', targetStateId: 'review', conditions: [{ type: 'triggerName', name: 'Submit' }] },
-        { id: 'park', targetStateId: 'parked', conditions: [{ type: 'triggerName', name: 'Park' }, { type: 'triggerParameter', parameter: 'why', test: 'exists' }] },
+        {
+          id: 'park',
+          targetStateId: 'parked',
+          conditions: [
+            { type: 'triggerName', name: 'Park' },
+            { type: 'triggerParameter', parameter: 'why', test: 'exists' },
+          ],
+        },
       ],
     },
     review: {
@@ -142,13 +149,11 @@ describe('history and offers', () => {
 
     const offers = await api.request('GET', '/api/instances/ho-1/offers');
     expect(offers.status).toBe(200);
-    expect(offers.body.items).toEqual([
-      expect.objectContaining({ operationId: 'ho-nothing', triggerName: 'Approve', outcome: 'noTransition', fromStateId: 'draft', at: expect.any(String) }),
-    ]);
+    expect(offers.body.items).toEqual([expect.objectContaining({ operationId: 'ho-nothing', triggerName: 'Approve', outcome: 'noTransition', fromStateId: 'draft', at: expect.any(String) })]);
     expect((await api.request('GET', '/api/instances/nobody/offers')).status).toBe(404);
   });
 
-  it('a bulk action\'s history entry names the bulk operation', async () => {
+  it("a bulk action's history entry names the bulk operation", async () => {
     await start('ho-2');
     const bulk = await finished(await api.request('POST', '/api/instances/bulk', { json: { action: 'cancel', filter: { workflowId: claim.id, stateId: 'draft', subject: 'ho-2' } } }));
     expect(bulk.summary).toMatchObject({ cancelled: 1 });

@@ -20,7 +20,9 @@ const counterWorkflow = {
   initialStateId: 'counting',
   states: {
     counting: {
-      transitions: [{ id: 'increment', targetStateId: 'counting', conditions: [{ type: 'triggerName', name: 'Increment' }], actions: [{ type: 'setContext', expressions: { count: 'context.count + 1' } }] }],
+      transitions: [
+        { id: 'increment', targetStateId: 'counting', conditions: [{ type: 'triggerName', name: 'Increment' }], actions: [{ type: 'setContext', expressions: { count: 'context.count + 1' } }] },
+      ],
     },
   },
 };

@@ -8,7 +8,18 @@ describe('hostRefusal', () => {
   it.each(['127.0.0.1:7071', 'localhost:7071', 'LocalHost:7071', '[::1]:7071', 'signalbox.internal', 'signalbox.internal:9000', 'box.lan:8443'])('answers %s', (host) => {
     expect(hostRefusal(host, policy)).toBeUndefined();
   });
-  it.each(['attacker.example:7071', '127.0.0.1:7072', 'localhost', '127.0.0.2:7071', 'box.lan:8444', 'localhost.attacker.example:7071', 'user@localhost:7071', '', '[::1]', 'signalbox.internal.attacker.example'])('refuses %j with 421 naming the setting', (host) => {
+  it.each([
+    'attacker.example:7071',
+    '127.0.0.1:7072',
+    'localhost',
+    '127.0.0.2:7071',
+    'box.lan:8444',
+    'localhost.attacker.example:7071',
+    'user@localhost:7071',
+    '',
+    '[::1]',
+    'signalbox.internal.attacker.example',
+  ])('refuses %j with 421 naming the setting', (host) => {
     const refusal = hostRefusal(host, policy);
     expect(refusal?.status).toBe(421);
     expect((refusal?.body as { detail: string }).detail).toContain('SIGNALBOX_SERVER_NAMES');

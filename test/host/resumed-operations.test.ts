@@ -25,7 +25,12 @@ const counter = (version: string): WorkflowDefinitionInput => ({
     on: {
       interests: ['all'],
       transitions: [
-        { id: 'bump', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Bump' }], actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }] as never },
+        {
+          id: 'bump',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'Bump' }],
+          actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }] as never,
+        },
         { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] },
       ],
     },
@@ -40,12 +45,27 @@ type Ports = ReturnType<typeof createInMemoryPorts>;
  */
 function process(ports: Ports, clock: FakeClock, stuck: (instanceId: string) => boolean = () => false) {
   const offered: string[] = [];
-  const engine = new Engine({ ...ports, leases: new InMemoryLeaseProvider() }, { clock, newId: (() => { let n = 0; return () => `gen-${clock.now().getTime()}-${++n}`; })() });
+  const engine = new Engine(
+    { ...ports, leases: new InMemoryLeaseProvider() },
+    {
+      clock,
+      newId: (() => {
+        let n = 0;
+        return () => `gen-${clock.now().getTime()}-${++n}`;
+      })(),
+    },
+  );
   let service!: OperationActivityService;
   const runner = new LocalOperationRunner(
     silentLogger,
     (launcher) => {
-      service = new OperationActivityService({ engine: engine.withDelivery({ trigger: async (row) => void (await submitter.submit(row.payload)), timer: async () => undefined }), operations: ports.operations, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: clock.now });
+      service = new OperationActivityService({
+        engine: engine.withDelivery({ trigger: async (row) => void (await submitter.submit(row.payload)), timer: async () => undefined }),
+        operations: ports.operations,
+        operationWorkCache: new OperationWorkCache(),
+        logger: silentLogger,
+        now: clock.now,
+      });
       const activities: OperationActivities = {
         beginOperation: (input) => service.beginOperation(input),
         findCandidates: (input) => service.findCandidates(input),

@@ -39,4 +39,3 @@ describe('resolveStorageConnection', () => {
     expect(() => resolveStorageConnection({ AzureWebJobsStorage__blobServiceUri: 'https://b.example' })).toThrow(/AzureWebJobsStorage__accountName/);
   });
 });
-

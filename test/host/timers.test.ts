@@ -138,7 +138,13 @@ describe('timers across a restart of the local server', () => {
     await new Promise((resolve) => first.child.once('exit', resolve));
     const dueAt = Date.parse(created.body.timers[0].dueAt);
     await sleep(Math.max(0, dueAt - Date.now()) + 500);
-    expect((await httpClient(first.url).request('GET', '/api/health').catch(() => undefined))?.status).toBeUndefined(); // really down
+    expect(
+      (
+        await httpClient(first.url)
+          .request('GET', '/api/health')
+          .catch(() => undefined)
+      )?.status,
+    ).toBeUndefined(); // really down
 
     const second = await startServer(env);
     const resumed = httpClient(second.url);

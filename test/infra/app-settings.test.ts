@@ -10,18 +10,13 @@ import { arrayItems, calledFunctions, declaration, declarations, Node, path, pro
 
 /** Settings the deployed app must NOT get, each with why. */
 const LOCAL_ONLY: Readonly<Record<string, string>> = {
-  AzureWebJobsStorage:
-    'A connection string carries an account key; the account has shared-key access off, so on Azure the identity-based AzureWebJobsStorage__* settings are used instead.',
-  AzureWebJobsStorage__accountName:
-    'An alternative to the three explicit service URIs the app gets (__blobServiceUri, __queueServiceUri, __tableServiceUri); setting both would be redundant.',
-  SIGNALBOX_STORAGE:
-    'An override connection string (with a key) for local or test storage; on Azure Signalbox uses the identity-based AzureWebJobsStorage settings.',
+  AzureWebJobsStorage: 'A connection string carries an account key; the account has shared-key access off, so on Azure the identity-based AzureWebJobsStorage__* settings are used instead.',
+  AzureWebJobsStorage__accountName: 'An alternative to the three explicit service URIs the app gets (__blobServiceUri, __queueServiceUri, __tableServiceUri); setting both would be redundant.',
+  SIGNALBOX_STORAGE: 'An override connection string (with a key) for local or test storage; on Azure Signalbox uses the identity-based AzureWebJobsStorage settings.',
   SIGNALBOX_STORAGE_PREFIX:
     'For sharing one account between deployments or test runs; each azd environment gets its own account, and infra/bicep creates the defaultStorageNames tables and lease container, which a prefix would bypass.',
-  SIGNALBOX_API_KEY:
-    'Protects only the local server; on Azure the Functions host checks function keys (x-functions-key or ?code=).',
-  SIGNALBOX_SERVER_NAMES:
-    'The Host names the local server answers to; on Azure the platform routes by host name, so the app makes no Host check.',
+  SIGNALBOX_API_KEY: 'Protects only the local server; on Azure the Functions host checks function keys (x-functions-key or ?code=).',
+  SIGNALBOX_SERVER_NAMES: 'The Host names the local server answers to; on Azure the platform routes by host name, so the app makes no Host check.',
   PORT: 'The local server port; on Azure the Functions host owns the listener.',
   SIGNALBOX_AZURITE_LOCATION: 'The data folder of the embedded Azurite that only the local server starts; on Azure storage is the account.',
 };
@@ -151,7 +146,7 @@ describe('app settings of the deployed function app', () => {
     expect(parameters.parameters.eventSourcePrefix?.value).toBe('${SIGNALBOX_EVENT_SOURCE_PREFIX}');
   });
 
-  it('names the deployment in lifecycle events\' source by default, or as SIGNALBOX_EVENT_SOURCE_PREFIX says', () => {
+  it("names the deployment in lifecycle events' source by default, or as SIGNALBOX_EVENT_SOURCE_PREFIX says", () => {
     expect(provided.get('SIGNALBOX_EVENT_SOURCE_PREFIX')!.text.replace(/\s/g, '')).toBe("empty(eventSourcePrefix)?'/${functionAppName}':eventSourcePrefix");
     expect(mainArgument('eventSourcePrefix')).toBe('eventSourcePrefix');
     expect(stringValue(declaration(main, 'parameter_declaration', 'eventSourcePrefix').body!)).toBe('');

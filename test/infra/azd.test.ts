@@ -73,7 +73,12 @@ function ignored(relativePath: string, isDir: boolean): boolean {
     if (pattern.startsWith('!')) throw new Error('.funcignore: negations are not supported by this check');
     const dirOnly = pattern.endsWith('/');
     const body = pattern.replace(/^\//, '').replace(/\/$/, '');
-    const regex = new RegExp(`^${body.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+    const regex = new RegExp(
+      `^${body
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*')}$`,
+    );
     if (body.includes('/')) return regex.test(relativePath) && (!dirOnly || isDir);
     // A pattern without a slash matches any path segment; a directory match excludes what is below it.
     return segments.some((segment, index) => regex.test(segment) && (!dirOnly || isDir || index < segments.length - 1));
@@ -125,8 +130,7 @@ describe('main.parameters.json', () => {
   const main = template('main.bicep');
   const params = declarations(main, 'parameter_declaration');
 
-  const literalText = (node: Node | undefined): string | undefined =>
-    node === undefined ? undefined : node.type === 'string' ? stringValue(node) : node.text;
+  const literalText = (node: Node | undefined): string | undefined => (node === undefined ? undefined : node.type === 'string' ? stringValue(node) : node.text);
 
   it('sets only parameters main.bicep declares, and every parameter without a default', () => {
     const declared = params.map((p) => p.name);

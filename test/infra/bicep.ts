@@ -161,12 +161,7 @@ export function template(pathInBicep: string): Template {
   return found;
 }
 
-export type DeclarationKind =
-  | 'parameter_declaration'
-  | 'variable_declaration'
-  | 'resource_declaration'
-  | 'module_declaration'
-  | 'output_declaration';
+export type DeclarationKind = 'parameter_declaration' | 'variable_declaration' | 'resource_declaration' | 'module_declaration' | 'output_declaration';
 
 export interface Declaration {
   readonly kind: DeclarationKind;
@@ -222,7 +217,8 @@ export function declarations(tpl: Template, kind?: DeclarationKind): Declaration
       node.type !== 'resource_declaration' &&
       node.type !== 'module_declaration' &&
       node.type !== 'output_declaration'
-    ) continue;
+    )
+      continue;
     if (kind && node.type !== kind) continue;
     const [identifier, ...rest] = node.namedChildren;
     const name = identifier?.text ?? '';
@@ -256,9 +252,7 @@ export function declaration(tpl: Template, kind: DeclarationKind, name: string):
 
 /** Resources whose type (before `@`) equals `type`, case-insensitively. */
 export function resourcesOfType(tpl: Template, type: string): Declaration[] {
-  return declarations(tpl, 'resource_declaration').filter(
-    (d) => (d.target ?? '').split('@')[0]!.toLowerCase() === type.toLowerCase(),
-  );
+  return declarations(tpl, 'resource_declaration').filter((d) => (d.target ?? '').split('@')[0]!.toLowerCase() === type.toLowerCase());
 }
 
 /** A plain string literal's value; undefined when the string interpolates. */

@@ -4,19 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  arrayItems,
-  calledFunctions,
-  declaration,
-  declarations,
-  Declaration,
-  Node,
-  path,
-  property,
-  resourcesOfType,
-  stringValue,
-  template,
-} from './bicep';
+import { arrayItems, calledFunctions, declaration, declarations, Declaration, Node, path, property, resourcesOfType, stringValue, template } from './bicep';
 
 /** Built-in role definition ids (identical in every tenant; checked against Microsoft's role list and samples). */
 const REQUIRED_ROLES = {

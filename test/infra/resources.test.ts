@@ -86,13 +86,7 @@ describe('storage account', () => {
 
     const passed = resolvedArgument(moduleOf('modules/storage.bicep'), 'tableNames');
     const names = arrayItems(passed).map((item) => literal(item));
-    const expected = [
-      defaultStorageNames.workflowsTable,
-      defaultStorageNames.instancesTable,
-      defaultStorageNames.interestsTable,
-      defaultStorageNames.operationsTable,
-      defaultStorageNames.timersTable,
-    ];
+    const expected = [defaultStorageNames.workflowsTable, defaultStorageNames.instancesTable, defaultStorageNames.interestsTable, defaultStorageNames.operationsTable, defaultStorageNames.timersTable];
     expect([...names].sort()).toEqual([...expected].sort());
     for (const name of expected) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9]{2,62}$/);
   });
@@ -107,9 +101,7 @@ describe('storage account', () => {
     expect(literal(resolvedArgument(storage, 'leaseContainerName'))).toBe(defaultStorageNames.leaseContainer);
     expect(defaultStorageNames.leaseContainer).toMatch(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/);
     // The app's deployment source is the container the storage module created.
-    expect(path(moduleOf('modules/functionapp.bicep').body, 'params', 'deploymentContainerName')?.text).toBe(
-      `${storage.name}.outputs.deploymentContainerName`,
-    );
+    expect(path(moduleOf('modules/functionapp.bicep').body, 'params', 'deploymentContainerName')?.text).toBe(`${storage.name}.outputs.deploymentContainerName`);
   });
 });
 

@@ -147,7 +147,7 @@ describe('BlobLeaseProvider', () => {
     expect(counter.counts().byKind['blob lease release']).toBe(1);
   });
 
-  it('stops waiting when the caller aborts, with the caller\'s reason', async () => {
+  it("stops waiting when the caller aborts, with the caller's reason", async () => {
     const container = newContainer();
     const provider = new BlobLeaseProvider(container);
     await provider.withLease('abort', async () => {

@@ -121,10 +121,7 @@ export function leaseProviderContract(label: string, create: () => Promise<() =>
       // Names that differ only where a naive encoding would merge them must still be distinct leases.
       let startB!: () => void;
       const bStarted = new Promise<void>((resolve) => (startB = resolve));
-      await Promise.all([
-        worker().withLease('x'.repeat(2000) + 'a', async () => bStarted),
-        worker().withLease('x'.repeat(2000) + 'b', async () => startB()),
-      ]);
+      await Promise.all([worker().withLease('x'.repeat(2000) + 'a', async () => bStarted), worker().withLease('x'.repeat(2000) + 'b', async () => startB())]);
     });
 
     it('refuses a lease duration outside 15 to 60 seconds (or -1)', async () => {

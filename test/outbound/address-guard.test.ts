@@ -34,7 +34,10 @@ function resolver(answers: Record<string, string[]>): ResolveAll & { asked: stri
     asked.push(hostname);
     const addresses = answers[hostname];
     if (!addresses) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    callback(null, addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
+    callback(
+      null,
+      addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   };
   return Object.assign(resolveAll, { asked });
 }
@@ -45,7 +48,10 @@ async function callVia(hostname: string, allowedHosts: string[], resolveAll: Res
     id: 'g',
     displayName: 'g',
     initialStateId: 'a',
-    states: { a: { transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'invokeExternalService', url: `${protocol}//${hostname}:${port}/check`, method: 'GET', contextItemsToInclude: [] }] }] }, b: {} },
+    states: {
+      a: { transitions: [{ id: 't', targetStateId: 'b', conditions: [{ type: 'invokeExternalService', url: `${protocol}//${hostname}:${port}/check`, method: 'GET', contextItemsToInclude: [] }] }] },
+      b: {},
+    },
   });
   const http = createOutboundClient({ allowedHosts, resolveAll, retryDelayInMs: 1 });
   return processTrigger(def, instanceIn(def, 'a'), trigger('Go'), testEffects({ http }));
@@ -90,7 +96,22 @@ describe('the allow-list checks the resolved address', () => {
   });
 
   it('classifies addresses: only public unicast passes unlisted', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '203.0.113.9', 'not an address']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:10.0.0.1',
+      '203.0.113.9',
+      'not an address',
+    ]) {
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) {

@@ -80,7 +80,7 @@ describe('outbound response size limit', () => {
     }
   });
 
-  it('a request for the status only takes a 2xx with an endless body, without reading it (a subscriber\'s answer)', async () => {
+  it("a request for the status only takes a 2xx with an endless body, without reading it (a subscriber's answer)", async () => {
     const server = await serverAnswering((response, sent) => {
       response.writeHead(200, { 'content-type': 'text/plain' });
       void stream(response, 100 * MiB, sent);
@@ -139,7 +139,10 @@ describe('outbound response size limit', () => {
     });
     try {
       await expect(gate(server.url, await localHttp())).resolves.toMatchObject({ outcome: 'transitioned' });
-      await expect(gate(server.url, await localHttp({ maxResponseBytes: 1000 }))).resolves.toMatchObject({ outcome: 'faulted', instance: { fault: { message: expect.stringContaining('is larger than 1000 bytes') } } });
+      await expect(gate(server.url, await localHttp({ maxResponseBytes: 1000 }))).resolves.toMatchObject({
+        outcome: 'faulted',
+        instance: { fault: { message: expect.stringContaining('is larger than 1000 bytes') } },
+      });
     } finally {
       await server.close();
     }

@@ -15,7 +15,15 @@ let certificate: Promise<{ key: string; cert: string }> | undefined;
 export function testCertificate(): Promise<{ key: string; cert: string }> {
   certificate ??= generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keySize: 2048,
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 2, value: 'localhost' },
+        ],
+      },
+    ],
   }).then(({ private: key, cert }) => ({ key, cert }));
   return certificate;
 }

@@ -26,9 +26,17 @@ const counter = (displayName = 'Counter'): WorkflowDefinitionInput => ({
           id: 'bump',
           targetStateId: 'on',
           conditions: [{ type: 'triggerName', name: 'Bump' }],
-          actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }, { type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }] as never,
+          actions: [
+            { type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } },
+            { type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } },
+          ] as never,
         },
-        { id: 'echo', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Echo' }], actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }] as never },
+        {
+          id: 'echo',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'Echo' }],
+          actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }] as never,
+        },
         { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] },
         { id: 'late', targetStateId: 'late', timer: { after: 'P1D' } },
       ],
@@ -126,7 +134,12 @@ const sender: WorkflowDefinitionInput = {
     on: {
       transitions: [
         { id: 'split', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Split' }], actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-p' }] },
-        { id: 'heard', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', expressions: { heard: '$exists(context.heard) ? context.heard + 1 : 1' } }] },
+        {
+          id: 'heard',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'ChildCompleted' }],
+          actions: [{ type: 'setContext', expressions: { heard: '$exists(context.heard) ? context.heard + 1 : 1' } }],
+        },
         { id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] },
         { id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] },
       ],
@@ -170,7 +183,10 @@ describe('applied once × children and events', () => {
 describe('growth × follow-up work', () => {
   function engineWithDueTimers() {
     const dueTimers = new InMemoryDueTimerIndex();
-    const engine = new Engine({ ...createInMemoryPorts(), dueTimers }, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery({ trigger: async () => undefined, timer: async () => undefined });
+    const engine = new Engine({ ...createInMemoryPorts(), dueTimers }, { clock: new FakeClock(), logger: recordingLogger() }).withDelivery({
+      trigger: async () => undefined,
+      timer: async () => undefined,
+    });
     const rows = async () => {
       const found = [];
       for await (const row of dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) found.push(row);
@@ -208,7 +224,11 @@ describe('growth × follow-up work', () => {
     const old = '2026-01-01T00:00:00.000Z';
     await operations.create(makeOperation('raised:i1:x', { status: OperationStatus.succeeded, updatedAt: old }));
     await operations.create(makeOperation('timer:i1:0:late', { status: OperationStatus.succeeded, updatedAt: old }));
-    await operations.create({ ...makeOperation('migration-1', { status: OperationStatus.failed, updatedAt: old }), kind: 'migration', migration: { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} } } as never);
+    await operations.create({
+      ...makeOperation('migration-1', { status: OperationStatus.failed, updatedAt: old }),
+      kind: 'migration',
+      migration: { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} },
+    } as never);
     await operations.create(makeOperation('still-running', { status: OperationStatus.running, updatedAt: old }));
 
     expect(await purgeFinishedOperations(operations, 30, new Date('2026-03-01T00:00:00.000Z'))).toBe(3);
@@ -239,7 +259,7 @@ describe('growth × follow-up work', () => {
     expect(instances.holdsAnythingOf('busy-p')).toBe(false);
   });
 
-  it('instance retention × events: a purged instance\'s event records go with it', async () => {
+  it("instance retention × events: a purged instance's event records go with it", async () => {
     const { engine, instances } = testEngine();
     await engine.createWorkflow(parcel);
     await engine.createWorkflow(sender);

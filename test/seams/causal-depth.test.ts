@@ -4,7 +4,17 @@
  * behaviour is the engine's. The local server's and the durable path's rows are in
  * test/host/hostile-workflows.test.ts and test/functions/timer-orchestrator.test.ts.
  */
-import { Engine, MAX_CAUSAL_BUDGET, MAX_CAUSAL_DEPTH, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, type DueTimer, type ExternalRequest, type ExternalResponse, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
+import {
+  Engine,
+  MAX_CAUSAL_BUDGET,
+  MAX_CAUSAL_DEPTH,
+  MAX_SELF_CAUSED_CHANGES_PER_MINUTE,
+  type DueTimer,
+  type ExternalRequest,
+  type ExternalResponse,
+  type Trigger,
+  type WorkflowDefinitionInput,
+} from '../../src/engine';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, testEngine } from '../engine/support';
 
@@ -90,7 +100,7 @@ describe('causal depth × every kind of follow-up work', () => {
     expect((await engine.getInstance('later')).status).toBe('waiting');
   });
 
-  it('causal depth × children: a child\'s creation is one deeper than its parent\'s change, and its notification one deeper again', async () => {
+  it("causal depth × children: a child's creation is one deeper than its parent's change, and its notification one deeper again", async () => {
     const { engine, delivery } = testEngine();
     await engine.createWorkflow({ id: 'leaf', displayName: 'Leaf', initialStateId: 'done', states: { done: {} } });
     await engine.createWorkflow({
@@ -98,7 +108,9 @@ describe('causal depth × every kind of follow-up work', () => {
       displayName: 'Tree',
       initialStateId: 'idle',
       states: {
-        idle: { transitions: [{ id: 'grow', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-1' }] }] },
+        idle: {
+          transitions: [{ id: 'grow', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-1' }] }],
+        },
         waiting: { transitions: [{ id: 'heard', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }] }] },
       },
     });
@@ -117,8 +129,19 @@ describe('causal depth × every kind of follow-up work', () => {
       displayName: 'Tree',
       initialStateId: 'idle',
       states: {
-        idle: { transitions: [{ id: 'grow', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-1' }] }] },
-        waiting: { transitions: [{ id: 'heard', targetStateId: 'idle', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }] }] },
+        idle: {
+          transitions: [{ id: 'grow', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'startInstance', workflowId: 'leaf', instanceId: 'leaf-1' }] }],
+        },
+        waiting: {
+          transitions: [
+            {
+              id: 'heard',
+              targetStateId: 'idle',
+              conditions: [{ type: 'triggerName', name: 'ChildCompleted' }],
+              actions: [{ type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }],
+            },
+          ],
+        },
       },
     } as WorkflowDefinitionInput);
     await engine.createInstance({ workflowId: 'tree', instanceId: 'root' });
@@ -183,7 +206,7 @@ describe('causal depth × every kind of follow-up work', () => {
     expect(await engine.getInstance('b1')).toMatchObject({ status: 'waiting', selfCausedChanges: { count: 50 } });
   });
 
-  it('causal depth × deletion: a deleted instance\'s pending follow-up work finds nothing and starts nothing', async () => {
+  it("causal depth × deletion: a deleted instance's pending follow-up work finds nothing and starts nothing", async () => {
     const { engine, delivery } = testEngine();
     await engine.createWorkflow(ticker('PT0S'));
     await engine.createInstance({ workflowId: 'ticker', instanceId: 'd1' });
@@ -238,7 +261,12 @@ describe('causal budget × every kind of follow-up work', () => {
       displayName: 'Player',
       initialStateId: 'ready',
       states: {
-        ready: { interests: ['team'], transitions: [{ id: 'hit', targetStateId: 'hit', conditions: [{ type: 'triggerName', name: 'Hit' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Ack', subjects: ['{{instance.id}}'] } }] }] },
+        ready: {
+          interests: ['team'],
+          transitions: [
+            { id: 'hit', targetStateId: 'hit', conditions: [{ type: 'triggerName', name: 'Hit' }], actions: [{ type: 'raiseTrigger', trigger: { name: 'Ack', subjects: ['{{instance.id}}'] } }] },
+          ],
+        },
         hit: { transitions: [{ id: 'acked', targetStateId: 'ready', conditions: [{ type: 'triggerName', name: 'Ack' }] }] },
       },
     });

@@ -59,9 +59,17 @@ const counter: WorkflowDefinitionInput = {
           id: 'bump',
           targetStateId: 'on',
           conditions: [{ type: 'triggerName', name: 'Bump' }],
-          actions: [{ type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } }, { type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }],
+          actions: [
+            { type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } },
+            { type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } },
+          ],
         },
-        { id: 'echo', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Echo' }], actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }] },
+        {
+          id: 'echo',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'Echo' }],
+          actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }],
+        },
         { id: 'late', targetStateId: 'late', timer: { after: 'PT1M' } },
       ],
     },
@@ -80,7 +88,16 @@ const order: WorkflowDefinitionInput = {
   displayName: 'Order',
   initialStateId: 'new',
   states: {
-    new: { transitions: [{ id: 'split', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Split' }], actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' }] }] },
+    new: {
+      transitions: [
+        {
+          id: 'split',
+          targetStateId: 'waiting',
+          conditions: [{ type: 'triggerName', name: 'Split' }],
+          actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' }],
+        },
+      ],
+    },
     waiting: { transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }] }] },
     done: {},
   },

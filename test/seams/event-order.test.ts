@@ -105,14 +105,29 @@ const timed = {
   },
 };
 
-const parcel = { id: 'parcel', displayName: 'Parcel', initialStateId: 'packing', subscriptions: [{ id: 'hook', url: 'https://hook.example/' }], states: { packing: { transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }] }] }, shipped: {} } };
+const parcel = {
+  id: 'parcel',
+  displayName: 'Parcel',
+  initialStateId: 'packing',
+  subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
+  states: { packing: { transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }] }] }, shipped: {} },
+};
 const order = {
   id: 'order',
   displayName: 'Order',
   initialStateId: 'new',
   subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
   states: {
-    new: { transitions: [{ id: 'split', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Split' }], actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' }] }] },
+    new: {
+      transitions: [
+        {
+          id: 'split',
+          targetStateId: 'waiting',
+          conditions: [{ type: 'triggerName', name: 'Split' }],
+          actions: [{ type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' }],
+        },
+      ],
+    },
     waiting: { transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }] }] },
     done: {},
   },
@@ -166,7 +181,7 @@ describe('event order', () => {
     expect(subscriber.taken.map(withoutIncarnation)).toEqual(['r1:0:created', 'r1:1:transitioned', 'r1:2:transitioned', 'r1:3:transitioned', 'r1:4:transitioned']);
   });
 
-  it('event order × timers: a timer\'s change is heard after the changes before it, while the subscriber is still retrying them', async () => {
+  it("event order × timers: a timer's change is heard after the changes before it, while the subscriber is still retrying them", async () => {
     const ports = createInMemoryPorts();
     const subscriber = new RecordingSubscriber();
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
@@ -181,7 +196,7 @@ describe('event order', () => {
     expect(ids).toEqual(['tm1:0:created', 'tm1:1:transitioned', 'tm1:2:transitioned', 'tm1:2:completed']);
   });
 
-  it('event order × children: a parent\'s change made by its child\'s ChildCompleted is heard after the change that started the child', async () => {
+  it("event order × children: a parent's change made by its child's ChildCompleted is heard after the change that started the child", async () => {
     const ports = createInMemoryPorts();
     const subscriber = new RecordingSubscriber();
     const engine = engineOn(ports, subscriber, { fast: true });
@@ -212,7 +227,7 @@ describe('event order', () => {
     expect(ids.slice(-3).map((id) => id.split(':').at(-1))).toEqual(['migrated', 'suspended', 'resumed']);
   });
 
-  it('event order × deletion: a deleted instance\'s pending deliveries end without holding up another instance\'s', async () => {
+  it("event order × deletion: a deleted instance's pending deliveries end without holding up another instance's", async () => {
     const ports = createInMemoryPorts();
     const subscriber = new RecordingSubscriber();
     const engine = engineOn(ports, subscriber, { fast: true });
@@ -227,7 +242,7 @@ describe('event order', () => {
     await engine.eventDeliveriesIdle();
   });
 
-  it('event order × events: with two subscriptions, one that fails and retries, each hears the instance\'s events in order, once', async () => {
+  it("event order × events: with two subscriptions, one that fails and retries, each hears the instance's events in order, once", async () => {
     const ports = createInMemoryPorts();
     const subscriber = new RecordingSubscriber();
     // The second subscription fails its first 3 requests (fewer than the 5 attempts): its first event retries while the rest wait.
@@ -253,12 +268,17 @@ describe('event order', () => {
     expect(flaky.taken).toEqual(ids);
   });
 
-  it('event order × re-creation: a re-created instance\'s events are heard in order, without waiting on the deleted incarnation\'s retries', async () => {
+  it("event order × re-creation: a re-created instance's events are heard in order, without waiting on the deleted incarnation's retries", async () => {
     const ports = createInMemoryPorts();
     const subscriber = new RecordingSubscriber();
     // Retries an hour apart: the deleted incarnation's event is waiting for its retry when the id is used again.
     let n = 0;
-    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger(), newId: () => `gen-${++n}`, events: { http: subscriber, policy: { maxAttempts: 5, firstRetryDelayInMs: 3_600_000, maxRetryDelayInMs: 3_600_000 } } });
+    const engine = new Engine(ports, {
+      clock: new FakeClock(),
+      logger: recordingLogger(),
+      newId: () => `gen-${++n}`,
+      events: { http: subscriber, policy: { maxAttempts: 5, firstRetryDelayInMs: 3_600_000, maxRetryDelayInMs: 3_600_000 } },
+    });
     await engine.createWorkflow(engine.validateWorkflow(ticker));
     subscriber.failing = true;
     await engine.createInstance({ workflowId: 'ticker', instanceId: 'rc1' });

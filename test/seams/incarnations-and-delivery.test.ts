@@ -65,8 +65,21 @@ const shipment = {
     waiting: {
       transitions: [
         { id: 'boom', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Boom' }], actions: [{ type: 'setContext', expressions: { x: '$error("boom")' } }] },
-        { id: 'last', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }, { type: 'expression', expression: '$count(context.done) = 1' }], actions: [{ type: 'setContext', expressions: { done: '$append(context.done, trigger.parameters.childInstanceId)' } }] },
-        { id: 'one', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'ChildCompleted' }], actions: [{ type: 'setContext', expressions: { done: '$append(context.done, trigger.parameters.childInstanceId)' } }] },
+        {
+          id: 'last',
+          targetStateId: 'done',
+          conditions: [
+            { type: 'triggerName', name: 'ChildCompleted' },
+            { type: 'expression', expression: '$count(context.done) = 1' },
+          ],
+          actions: [{ type: 'setContext', expressions: { done: '$append(context.done, trigger.parameters.childInstanceId)' } }],
+        },
+        {
+          id: 'one',
+          targetStateId: 'waiting',
+          conditions: [{ type: 'triggerName', name: 'ChildCompleted' }],
+          actions: [{ type: 'setContext', expressions: { done: '$append(context.done, trigger.parameters.childInstanceId)' } }],
+        },
       ],
     },
     done: {},
@@ -78,7 +91,7 @@ async function childrenOf(engine: ReturnType<typeof testEngine>['engine'], paren
 }
 
 describe('incarnations: an instance id used again is a new instance (engine)', () => {
-  it('incarnations × timers: a deleted instance\'s timer does not fire into a new instance with its id', async () => {
+  it("incarnations × timers: a deleted instance's timer does not fire into a new instance with its id", async () => {
     const { engine, delivery } = testEngine();
     await engine.createWorkflow(order);
     await engine.createInstance({ workflowId: 'order', instanceId: 'order-1' });
@@ -355,17 +368,26 @@ describe('incarnations on the local server (Azurite)', () => {
 
     for (const round of [1, 2]) {
       expect((await api.request('POST', '/api/instances', { json: { workflowId: 'order', instanceId: 'order-1' } })).status).toBe(201);
-      const finished = await waitFor(() => api.request('GET', '/api/instances/order-1'), (answer) => (answer.body as { stateId?: string }).stateId === 'expired');
+      const finished = await waitFor(
+        () => api.request('GET', '/api/instances/order-1'),
+        (answer) => (answer.body as { stateId?: string }).stateId === 'expired',
+      );
       expect([round, (finished.body as { stateId: string }).stateId]).toEqual([round, 'expired']);
       expect((await api.request('DELETE', '/api/instances/order-1')).status).toBe(204);
 
       expect((await api.request('POST', '/api/instances', { json: { workflowId: 'shipment', instanceId: 's1' } })).status).toBe(201);
       expect((await api.request('POST', '/api/instances/s1/triggers', { json: { name: 'Split' }, headers: { prefer: 'wait=30' } })).status).toBe(200);
-      const kids = await waitFor(() => api.request('GET', '/api/instances?parentId=s1'), (answer) => (answer.body as { items: unknown[] }).items.length === 2);
+      const kids = await waitFor(
+        () => api.request('GET', '/api/instances?parentId=s1'),
+        (answer) => (answer.body as { items: unknown[] }).items.length === 2,
+      );
       for (const child of (kids.body as { items: Array<{ id: string }> }).items) {
         expect((await api.request('POST', `/api/instances/${child.id}/triggers`, { json: { name: 'Shipped' }, headers: { prefer: 'wait=30' } })).status).toBe(200);
       }
-      const parent = await waitFor(() => api.request('GET', '/api/instances/s1'), (answer) => (answer.body as { status?: string }).status === 'complete');
+      const parent = await waitFor(
+        () => api.request('GET', '/api/instances/s1'),
+        (answer) => (answer.body as { status?: string }).status === 'complete',
+      );
       expect([round, (parent.body as { status: string }).status]).toEqual([round, 'complete']);
       expect((await api.request('DELETE', '/api/instances/s1')).status).toBe(204);
     }

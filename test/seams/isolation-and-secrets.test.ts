@@ -92,11 +92,21 @@ describe('redaction', () => {
       open: {
         transitions: [
           // Answered false: the offer changes nothing, and is kept with its trace (GET .../offers).
-          { id: 'probe', targetStateId: 'called', conditions: [{ type: 'triggerName', name: 'Probe' }, { type: 'invokeExternalService', method: 'GET', url: secretUrl('/no') }] },
+          {
+            id: 'probe',
+            targetStateId: 'called',
+            conditions: [
+              { type: 'triggerName', name: 'Probe' },
+              { type: 'invokeExternalService', method: 'GET', url: secretUrl('/no') },
+            ],
+          },
           {
             id: 'check',
             targetStateId: 'checked',
-            conditions: [{ type: 'triggerName', name: 'Check' }, { type: 'invokeExternalService', method: 'GET', url: secretUrl('/yes') }],
+            conditions: [
+              { type: 'triggerName', name: 'Check' },
+              { type: 'invokeExternalService', method: 'GET', url: secretUrl('/yes') },
+            ],
           },
         ],
       },
@@ -148,7 +158,7 @@ describe('redaction', () => {
     expectNoSecret('the delivery records', (await test.api.request('GET', '/api/instances/leak-1/events')).text);
   });
 
-  it('redaction × logs: the retry lines, the fault\'s own line and every other log line hold no secret', () => {
+  it("redaction × logs: the retry lines, the fault's own line and every other log line hold no secret", () => {
     const retries = logLines.filter((line) => line.includes('Retrying an outbound call'));
     expect(retries).toHaveLength(2);
     expect(retries[0]).toContain(`http://***@${serviceBase}/fail`);
@@ -182,11 +192,14 @@ describe('redaction', () => {
 function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
   const url = new URL(path, test.host.url);
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const outgoing = httpRequest(
+      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -259,7 +272,7 @@ describe('host and origin', () => {
     },
   );
 
-  it('host and origin × reads: a foreign Host cannot read either; the loopback names on the server\'s port can', async () => {
+  it("host and origin × reads: a foreign Host cannot read either; the loopback names on the server's port can", async () => {
     expect((await raw('GET', '/api/instances/victim', { host: `attacker.example:${port}` })).status).toBe(421);
     expect((await raw('GET', '/console/', { host: `attacker.example:${port}` })).status).toBe(421);
     expect((await raw('GET', '/api/instances/victim', { host: `127.0.0.1:${Number(port) + 1}` })).status).toBe(421);

@@ -60,10 +60,12 @@ function rows(): Array<{ file: string; mechanism: string; features: string[] }> 
   const dir = __dirname;
   return readdirSync(dir)
     .filter((file) => file.endsWith('.test.ts') && file !== 'matrix.test.ts')
-    .flatMap((file) => testNames(readFileSync(join(dir, file), 'utf8')).flatMap((name) => {
-      const row = parseRow(name);
-      return row ? [{ file, ...row }] : [];
-    }));
+    .flatMap((file) =>
+      testNames(readFileSync(join(dir, file), 'utf8')).flatMap((name) => {
+        const row = parseRow(name);
+        return row ? [{ file, ...row }] : [];
+      }),
+    );
 }
 
 describe('the seams matrix', () => {
@@ -75,7 +77,10 @@ describe('the seams matrix', () => {
 
   it('reads test names as rows (features listed with commas and "and", remarks in parentheses left out)', () => {
     expect(parseRow('event order × migrations and bulk actions: heard in order')).toEqual({ mechanism: 'event order', features: ['migrations', 'bulk actions'] });
-    expect(parseRow('operation retention × raised triggers, timers, migrations and bulk actions: only finished go')).toEqual({ mechanism: 'operation retention', features: ['raised triggers', 'timers', 'migrations', 'bulk actions'] });
+    expect(parseRow('operation retention × raised triggers, timers, migrations and bulk actions: only finished go')).toEqual({
+      mechanism: 'operation retention',
+      features: ['raised triggers', 'timers', 'migrations', 'bulk actions'],
+    });
     expect(parseRow('due-timer rows × bulk actions (cancel): removed')).toEqual({ mechanism: 'due-timer rows', features: ['bulk actions'] });
     expect(parseRow('a test of something else')).toBeUndefined();
   });

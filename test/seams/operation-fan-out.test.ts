@@ -26,7 +26,12 @@ const echoing: WorkflowDefinitionInput = {
           conditions: [{ type: 'triggerName', name: 'Bump' }],
           actions: [{ type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }] as never,
         },
-        { id: 'echo', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Echo' }], actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }] as never },
+        {
+          id: 'echo',
+          targetStateId: 'on',
+          conditions: [{ type: 'triggerName', name: 'Echo' }],
+          actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }] as never,
+        },
       ],
     },
   },
@@ -50,7 +55,12 @@ function drive(fanOut: FanOut, pages: string[][], apply: (instanceIds: readonly 
       const { outcomes, error } = apply(instanceIds);
       const summary: Record<string, number> = {};
       for (const outcome of outcomes) summary[outcome] = (summary[outcome] ?? 0) + 1;
-      fanOut.batchFinished({ candidates: outcomes.length, summary, instances: outcomes.map((outcome, index) => ({ instanceId: instanceIds[index]!, outcome: outcome as never })), ...(error ? { error } : {}) });
+      fanOut.batchFinished({
+        candidates: outcomes.length,
+        summary,
+        instances: outcomes.map((outcome, index) => ({ instanceId: instanceIds[index]!, outcome: outcome as never })),
+        ...(error ? { error } : {}),
+      });
     }
   }
 }
@@ -67,14 +77,19 @@ describe('operation fan-out × follow-up work', () => {
     for (const instanceId of ['i1', 'i2', 'i3']) expect((await engine.getInstance(instanceId)).context.echoes).toBe(1);
   });
 
-  it('operation fan-out × migrations: the summary lists the kind\'s outcomes, a failed instance does not stop its batch, and every migrated instance is counted', () => {
+  it("operation fan-out × migrations: the summary lists the kind's outcomes, a failed instance does not stop its batch, and every migrated instance is counted", () => {
     const fanOut = new FanOut({ outcomes: [ActionOutcome.migrated, ActionOutcome.notMigratable, ActionOutcome.skipped, ActionOutcome.failed] }, { batchesInFlight: 1 });
-    const steps = drive(fanOut, [['m1', 'm2'], ['m3', 'm4'], ['m5']], (ids) => (ids.includes('m3') ? { outcomes: ['migrated'], error: 'm3: storage unavailable' } : { outcomes: ids.map(() => 'migrated') }));
+    const steps = drive(fanOut, [['m1', 'm2'], ['m3', 'm4'], ['m5']], (ids) =>
+      ids.includes('m3') ? { outcomes: ['migrated'], error: 'm3: storage unavailable' } : { outcomes: ids.map(() => 'migrated') },
+    );
 
     const completion = steps.at(-1) as Extract<FanOutStep, { next: 'complete' }>;
     expect(completion.completion).toMatchObject({ candidates: 3, summary: { migrated: 3, notMigratable: 0, skipped: 0, failed: 0 }, error: 'm3: storage unavailable' });
     // After the failure no batch started: m5, found while m3's batch ran, was not offered.
-    expect(steps.filter((step) => step.next === 'apply').map((step) => (step as Extract<FanOutStep, { next: 'apply' }>).batch.instanceIds)).toEqual([['m1', 'm2'], ['m3', 'm4']]);
+    expect(steps.filter((step) => step.next === 'apply').map((step) => (step as Extract<FanOutStep, { next: 'apply' }>).batch.instanceIds)).toEqual([
+      ['m1', 'm2'],
+      ['m3', 'm4'],
+    ]);
   });
 
   it('operation fan-out × bulk actions: a resumed bulk action offers only what its checkpoint left and counts on from it', () => {
@@ -83,7 +98,14 @@ describe('operation fan-out × follow-up work', () => {
       { batchesInFlight: 1 },
     );
     const applied: string[] = [];
-    const steps = drive(fanOut, [['b1', 'b2'], ['b3', 'b4']], (ids) => (applied.push(...ids), { outcomes: ids.map(() => 'suspended') }));
+    const steps = drive(
+      fanOut,
+      [
+        ['b1', 'b2'],
+        ['b3', 'b4'],
+      ],
+      (ids) => (applied.push(...ids), { outcomes: ids.map(() => 'suspended') }),
+    );
 
     expect(applied).toEqual(['b3', 'b4']);
     // No start record (the record is running already); a checkpoint after the first batch counts on from 1.

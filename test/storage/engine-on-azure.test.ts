@@ -20,7 +20,9 @@ let names: StorageNames;
 let admin: AzureStorage;
 
 /** A worker: its own clients and lease provider over the shared tables and container. */
-async function worker(options: { renewIntervalInMs?: number; maxLeaseWaitInMs?: number; wrapInstances?: (store: InstanceStore) => InstanceStore; wrapLeases?: (leases: LeaseProvider) => LeaseProvider } = {}): Promise<Engine> {
+async function worker(
+  options: { renewIntervalInMs?: number; maxLeaseWaitInMs?: number; wrapInstances?: (store: InstanceStore) => InstanceStore; wrapLeases?: (leases: LeaseProvider) => LeaseProvider } = {},
+): Promise<Engine> {
   const storage = await createAzureStorage({
     connection: testConnectionString(),
     names,
@@ -50,10 +52,7 @@ async function historyTriggerIds(instanceId: string): Promise<(string | null)[]>
 }
 
 function rawLease(instanceId: string) {
-  return BlobServiceClient.fromConnectionString(testConnectionString())
-    .getContainerClient(names.leaseContainer)
-    .getBlockBlobClient(leaseBlobName(instanceId))
-    .getBlobLeaseClient();
+  return BlobServiceClient.fromConnectionString(testConnectionString()).getContainerClient(names.leaseContainer).getBlockBlobClient(leaseBlobName(instanceId)).getBlobLeaseClient();
 }
 
 beforeAll(async () => {
@@ -132,10 +131,14 @@ async function brokenMidProcessing(instanceId: string, noticeLoss: boolean) {
     }),
     wrapLeases: (leases) => ({
       withLease: (name, work, options) =>
-        leases.withLease(name, (lease) => {
-          handle = lease;
-          return work(lease);
-        }, options),
+        leases.withLease(
+          name,
+          (lease) => {
+            handle = lease;
+            return work(lease);
+          },
+          options,
+        ),
     }),
   });
   const b = await worker();
@@ -179,13 +182,12 @@ it('surfaces a deleted table as a typed StorageError, never as a missing instanc
   await engine.createWorkflow(counterWorkflow);
   await engine.createInstance({ workflowId: 'counter', instanceId: 'doomed', context: { count: 0 } });
   await storage.clients.instances.deleteTable();
-  const attempts: (() => Promise<unknown>)[] = [
-    () => engine.applyTrigger('doomed', increment('doomed', 't1')),
-    () => engine.getInstance('doomed'),
-    () => storage.instances.get('doomed'),
-  ];
+  const attempts: (() => Promise<unknown>)[] = [() => engine.applyTrigger('doomed', increment('doomed', 't1')), () => engine.getInstance('doomed'), () => storage.instances.get('doomed')];
   for (const attempt of attempts) {
-    const error = await attempt().then(() => undefined, (caught: unknown) => caught);
+    const error = await attempt().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(StorageError);
     expect(error).toMatchObject({ code: 'storage', statusCode: 404, retryable: false });
   }

@@ -1,23 +1,13 @@
 /** Storage failures surface as the engine's typed errors, never as a RestError or a corrupted value. */
 import { onePage } from '../../src/engine/paging';
 import { RestError } from '@azure/data-tables';
-import {
-  ConflictError,
-  NotFoundError,
-  PreconditionFailedError,
-  SignalboxError,
-  StorageError,
-  TooLargeError,
-  ValidationError,
-  isRetryable,
-} from '../../src/engine/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError, ValidationError, isRetryable } from '../../src/engine/errors';
 import { toSignalboxError } from '../../src/storage/errors';
 import { MAX_ENTITY_BYTES } from '../../src/storage/entity-body';
 import { createTestStorage, makeDefinition, makeInstance, makeOperation } from './fixtures';
 
 describe('toSignalboxError', () => {
-  const rest = (statusCode: number | undefined, code?: string, message = 'failed') =>
-    new RestError(message, { ...(statusCode !== undefined && { statusCode }), ...(code && { code }) });
+  const rest = (statusCode: number | undefined, code?: string, message = 'failed') => new RestError(message, { ...(statusCode !== undefined && { statusCode }), ...(code && { code }) });
 
   it.each([
     [404, undefined, NotFoundError, false],
@@ -96,12 +86,7 @@ describe('typed errors from the Azure stores', () => {
   it('reports deleted tables as non-retryable StorageErrors from every store, never as absent data', async () => {
     const storage = await createTestStorage();
     await storage.workflows.create(makeDefinition('w'), { createdAt: new Date() });
-    await Promise.all([
-      storage.clients.workflows.deleteTable(),
-      storage.clients.instances.deleteTable(),
-      storage.clients.interests.deleteTable(),
-      storage.clients.operations.deleteTable(),
-    ]);
+    await Promise.all([storage.clients.workflows.deleteTable(), storage.clients.instances.deleteTable(), storage.clients.interests.deleteTable(), storage.clients.operations.deleteTable()]);
     const calls: (() => Promise<unknown>)[] = [
       () => storage.workflows.get('w'),
       () => onePage(storage.workflows.list()),
@@ -118,7 +103,10 @@ describe('typed errors from the Azure stores', () => {
       () => onePage(storage.operations.listByStatus(['running'])),
     ];
     for (const call of calls) {
-      const error = await call().then(() => undefined, (caught: unknown) => caught);
+      const error = await call().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(StorageError);
       expect(error).toMatchObject({ code: 'storage', retryable: false });
       expect((error as Error).name).not.toBe('RestError');
@@ -135,7 +123,12 @@ describe('typed errors from the Azure stores', () => {
         () => storage.instances.create(makeInstance('etag')),
         () => storage.workflows.update(makeDefinition('nope'), { ifMatch: '*', createdAt: new Date() }),
         () => storage.operations.update(makeOperation('nope')),
-      ].map((call) => call().then(() => undefined, (caught: unknown) => caught)),
+      ].map((call) =>
+        call().then(
+          () => undefined,
+          (caught: unknown) => caught,
+        ),
+      ),
     );
     expect(errors.map((error) => (error as SignalboxError).constructor)).toEqual([PreconditionFailedError, ConflictError, NotFoundError, NotFoundError]);
   });

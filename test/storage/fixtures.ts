@@ -77,7 +77,10 @@ export function withoutEtag<T extends { etag?: string }>(value: T): Omit<T, 'eta
 }
 
 /** Drains a paged list. */
-export async function collect<T>(list: (options: { continuationToken?: string; maxPageSize?: number }) => Promise<{ items: T[]; continuationToken?: string }>, maxPageSize: number): Promise<{ items: T[]; pages: number }> {
+export async function collect<T>(
+  list: (options: { continuationToken?: string; maxPageSize?: number }) => Promise<{ items: T[]; continuationToken?: string }>,
+  maxPageSize: number,
+): Promise<{ items: T[]; pages: number }> {
   const items: T[] = [];
   let pages = 0;
   let continuationToken: string | undefined;

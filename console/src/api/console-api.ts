@@ -116,12 +116,16 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getInstance: (instanceId) => unwrap(client.GET('/instances/{instanceId}', { params: { path: { instanceId } } })),
     getHistory: (instanceId) => unwrap(client.GET('/instances/{instanceId}/history', { params: { path: { instanceId } } })),
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
-    sendInstanceTrigger: (instanceId, trigger) =>
-      unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })).then(acceptedFromAnswer),
+    sendInstanceTrigger: (instanceId, trigger) => unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })).then(acceptedFromAnswer),
     dryRunInstanceTrigger: (instanceId, trigger) =>
       unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })).then(dryRunFromAnswer),
     recoverInstance: (instanceId, stateId, contextPatch) =>
-      unwrap(client.POST('/instances/{instanceId}/recover', { params: { path: { instanceId } }, body: { stateId, ...(contextPatch ? { context: contextPatch as never /* the console's JSON is unknown-typed; the API checks it */ } : {}) } })),
+      unwrap(
+        client.POST('/instances/{instanceId}/recover', {
+          params: { path: { instanceId } },
+          body: { stateId, ...(contextPatch ? { context: contextPatch as never /* the console's JSON is unknown-typed; the API checks it */ } : {}) },
+        }),
+      ),
     getOffers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/offers', { params: { path: { instanceId } } })),
     listOperations: (filter, continuationToken, maxPageSize) =>
       unwrap(
@@ -133,8 +137,7 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     suspendInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } } })),
     resumeInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/resume', { params: { path: { instanceId } } })),
     getEvents: (instanceId) => unwrap(client.GET('/instances/{instanceId}/events', { params: { path: { instanceId } } })),
-    redeliverEvent: (instanceId, eventId) =>
-      unwrap(client.POST('/instances/{instanceId}/events/{eventId}/redeliver', { params: { path: { instanceId, eventId } } })),
+    redeliverEvent: (instanceId, eventId) => unwrap(client.POST('/instances/{instanceId}/events/{eventId}/redeliver', { params: { path: { instanceId, eventId } } })),
     getOperation: (operationId) => unwrap(client.GET('/operations/{operationId}', { params: { path: { operationId } } })),
     // openapi-fetch sends a JSON body with `content-type: application/json`.
     createInstance: (input) => unwrap(client.POST('/instances', { body: input })),

@@ -62,7 +62,10 @@ export function DryRunView({ result, truncated }: { result: DryRunInstance; trun
           <ul>
             {raised.map((trigger, index) => (
               <li key={index}>
-                <strong>{trigger.name}</strong> to {trigger.subjects.map((subject) => <code key={subject}>{subject} </code>)}
+                <strong>{trigger.name}</strong> to{' '}
+                {trigger.subjects.map((subject) => (
+                  <code key={subject}>{subject} </code>
+                ))}
               </li>
             ))}
           </ul>

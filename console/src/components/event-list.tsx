@@ -75,9 +75,7 @@ export function EventList({ instanceId, events, onRedelivered }: { instanceId: s
                   </li>
                 ))}
               </ul>
-              {event.deliveries.some((delivery) => delivery.status === 'deadLettered') && (
-                <RedeliverButton instanceId={instanceId} eventId={event.id} onDone={onRedelivered} />
-              )}
+              {event.deliveries.some((delivery) => delivery.status === 'deadLettered') && <RedeliverButton instanceId={instanceId} eventId={event.id} onDone={onRedelivered} />}
             </td>
           </tr>
         ))}

@@ -18,8 +18,7 @@ function Progress({ operation }: { operation: Operation }) {
   if (total === undefined) {
     return (
       <p class="progress" aria-live="polite" data-testid="progress">
-        <label for={`progress-${operation.id}`}>{processed} processed so far, candidates still being found</label>{' '}
-        <progress id={`progress-${operation.id}`} />
+        <label for={`progress-${operation.id}`}>{processed} processed so far, candidates still being found</label> <progress id={`progress-${operation.id}`} />
       </p>
     );
   }
@@ -110,77 +109,79 @@ export function OperationView({ operationId, onFinished }: { operationId: string
           )}
           {operation.instancesTruncated && <p class="note">Only the first results are listed; the summary counts them all.</p>}
           {operation.tracesTruncated && <p class="note">Only the first 100 results keep their trace.</p>}
-          {operation.instances && operation.instances.length > 0 && (() => {
-            // A page of the results at a time: an operation over 1,000 instances is not one endless table.
-            const pages = Math.ceil(operation.instances.length / RESULTS_PER_PAGE);
-            const current = Math.min(resultsPage, pages - 1);
-            const first = current * RESULTS_PER_PAGE;
-            const shown = operation.instances.slice(first, first + RESULTS_PER_PAGE);
-            return (
-            <>
-            <div class="table-scroll">
-            <table data-testid="outcomes">
-              <caption class="visually-hidden">
-                Outcome per instance, {first + 1} to {first + shown.length} of {operation.instances.length}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Instance</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Transition</th>
-                  <th scope="col">Trace</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((result) => (
-                  <tr key={result.instanceId}>
-                    <td>
-                      <Link to={{ page: 'instance', instanceId: result.instanceId }}>{result.instanceId}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={result.outcome} />
-                      {result.error && <p class="problem-detail">{result.error}</p>}
-                    </td>
-                    <td>
-                      {result.transitionId ? (
-                        <>
-                          {result.transitionId}: {result.fromStateId} → {result.toStateId}
-                        </>
-                      ) : (
-                        <span class="muted">–</span>
-                      )}
-                    </td>
-                    <td>
-                      {result.trace ? (
-                        <details>
-                          <summary>Trace ({result.trace.length})</summary>
-                          <TraceView trace={result.trace} />
-                        </details>
-                      ) : (
-                        <span class="muted">–</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            </div>
-            {pages > 1 && (
-              <nav class="pager" aria-label="Pages of results">
-                <button type="button" class="secondary" disabled={current === 0} onClick={() => setResultsPage(current - 1)}>
-                  Previous results
-                </button>
-                <span data-testid="results-range">
-                  {first + 1}–{first + shown.length} of {operation.instances.length}
-                </span>
-                <button type="button" class="secondary" disabled={current >= pages - 1} onClick={() => setResultsPage(current + 1)}>
-                  Next results
-                </button>
-              </nav>
-            )}
-            </>
-            );
-          })()}
+          {operation.instances &&
+            operation.instances.length > 0 &&
+            (() => {
+              // A page of the results at a time: an operation over 1,000 instances is not one endless table.
+              const pages = Math.ceil(operation.instances.length / RESULTS_PER_PAGE);
+              const current = Math.min(resultsPage, pages - 1);
+              const first = current * RESULTS_PER_PAGE;
+              const shown = operation.instances.slice(first, first + RESULTS_PER_PAGE);
+              return (
+                <>
+                  <div class="table-scroll">
+                    <table data-testid="outcomes">
+                      <caption class="visually-hidden">
+                        Outcome per instance, {first + 1} to {first + shown.length} of {operation.instances.length}
+                      </caption>
+                      <thead>
+                        <tr>
+                          <th scope="col">Instance</th>
+                          <th scope="col">Outcome</th>
+                          <th scope="col">Transition</th>
+                          <th scope="col">Trace</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {shown.map((result) => (
+                          <tr key={result.instanceId}>
+                            <td>
+                              <Link to={{ page: 'instance', instanceId: result.instanceId }}>{result.instanceId}</Link>
+                            </td>
+                            <td>
+                              <StatusBadge status={result.outcome} />
+                              {result.error && <p class="problem-detail">{result.error}</p>}
+                            </td>
+                            <td>
+                              {result.transitionId ? (
+                                <>
+                                  {result.transitionId}: {result.fromStateId} → {result.toStateId}
+                                </>
+                              ) : (
+                                <span class="muted">–</span>
+                              )}
+                            </td>
+                            <td>
+                              {result.trace ? (
+                                <details>
+                                  <summary>Trace ({result.trace.length})</summary>
+                                  <TraceView trace={result.trace} />
+                                </details>
+                              ) : (
+                                <span class="muted">–</span>
+                              )}
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                  {pages > 1 && (
+                    <nav class="pager" aria-label="Pages of results">
+                      <button type="button" class="secondary" disabled={current === 0} onClick={() => setResultsPage(current - 1)}>
+                        Previous results
+                      </button>
+                      <span data-testid="results-range">
+                        {first + 1}–{first + shown.length} of {operation.instances.length}
+                      </span>
+                      <button type="button" class="secondary" disabled={current >= pages - 1} onClick={() => setResultsPage(current + 1)}>
+                        Next results
+                      </button>
+                    </nav>
+                  )}
+                </>
+              );
+            })()}
         </>
       )}
     </div>

@@ -65,7 +65,8 @@ export function RecoverForm({ instance, workflow, onDone }: { instance: Instance
         Recover
       </button>
       <p class="note" id="recover-context-note">
-        The state's entry conditions and actions run again, on the same data unless you patch it: a JSON Merge Patch sets the keys it names, merges nested objects, and <code>null</code> removes a key. The patch is kept in the history.
+        The state's entry conditions and actions run again, on the same data unless you patch it: a JSON Merge Patch sets the keys it names, merges nested objects, and <code>null</code> removes a key.
+        The patch is kept in the history.
       </p>
       {problem && <ProblemAlert problem={problem} context="Recover failed" />}
     </form>

@@ -41,7 +41,8 @@ export function TimerList({ instance, workflow }: { instance: Instance; workflow
                 <strong>
                   {relativeTime(timer.dueAt, now) ?? timer.dueAt}
                   {overdue ? ' (firing)' : ''}
-                </strong> <span class="muted">(</span>
+                </strong>{' '}
+                <span class="muted">(</span>
                 <TimeText value={timer.dueAt} />
                 <span class="muted">)</span>
               </td>

@@ -20,7 +20,7 @@ interface Declaration {
 /** Mermaid entity codes (`#quot;`, `#35;`) back to characters. */
 function decodeEntities(text: string): string {
   const named: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', semi: ';' };
-  return text.replace(/#(\d+|[a-z]+);/g, (whole, code: string) => (/^\d+$/.test(code) ? codePoint(Number(code), whole) : named[code] ?? whole));
+  return text.replace(/#(\d+|[a-z]+);/g, (whole, code: string) => (/^\d+$/.test(code) ? codePoint(Number(code), whole) : (named[code] ?? whole)));
 }
 
 function codePoint(code: number, whole: string): string {

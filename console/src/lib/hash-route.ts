@@ -46,13 +46,16 @@ export type ConsoleRoute =
 
 export function parseHash(hash: string): ConsoleRoute {
   const url = new URL(hash.replace(/^#/, '') || '/', 'http://console.local');
-  const parts = url.pathname.split('/').filter(Boolean).map((part) => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return part;
-    }
-  });
+  const parts = url.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
   const [section, id, ...rest] = parts;
   if (rest.length) return { page: 'notFound', path: url.pathname };
   if (!section || (section === 'workflows' && !id)) return { page: 'workflows' };

@@ -118,7 +118,13 @@ export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFil
       <ListStatus read={read} noun={{ one: 'instance', many: 'instances' }} apiOrder="the API lists instances by id" testId="instance-count" />
       {read.data && read.data.items.length === 0 && (
         <EmptyState title={filtered ? 'No instance matches these filters' : 'No instances yet'}>
-          {filtered ? <p>Clear a filter to see more.</p> : <p>Start one from a workflow's page, or with <code>POST /api/instances</code>.</p>}
+          {filtered ? (
+            <p>Clear a filter to see more.</p>
+          ) : (
+            <p>
+              Start one from a workflow's page, or with <code>POST /api/instances</code>.
+            </p>
+          )}
         </EmptyState>
       )}
       {shown && shown.length > 0 && (

@@ -120,7 +120,13 @@ export function OperationsPage({ filter, sort: routeSort }: { filter: OperationF
       <ListStatus read={read} noun={{ one: 'operation', many: 'operations' }} apiOrder="the API lists operations newest first" testId="operation-count" />
       {read.data && read.data.items.length === 0 && (
         <EmptyState title={filtered ? 'No operation matches these filters' : 'No operations yet'}>
-          {filtered ? <p>Clear a filter to see more.</p> : <p>Send a trigger with <code>POST /api/triggers</code>.</p>}
+          {filtered ? (
+            <p>Clear a filter to see more.</p>
+          ) : (
+            <p>
+              Send a trigger with <code>POST /api/triggers</code>.
+            </p>
+          )}
         </EmptyState>
       )}
       {shown && shown.length > 0 && (

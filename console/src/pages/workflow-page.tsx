@@ -34,11 +34,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
       {latest.data && (
         <div class="toolbar">
           <label for="version-select">Version</label>
-          <select
-            id="version-select"
-            value={String(shownVersion)}
-            onChange={(event) => navigate({ page: 'workflow', workflowId, version: Number(event.currentTarget.value) })}
-          >
+          <select id="version-select" value={String(shownVersion)} onChange={(event) => navigate({ page: 'workflow', workflowId, version: Number(event.currentTarget.value) })}>
             {Array.from({ length: latest.data.version }, (_, index) => latest.data!.version - index).map((candidate) => (
               <option key={candidate} value={String(candidate)}>
                 v{candidate}

@@ -15,6 +15,9 @@ export function defineDeleteWorkflowCommand(program: Command, contextOf: Context
     .command('delete-workflow')
     .description('delete a workflow and every version of it (the server refuses while instances of it exist)')
     .argument('<workflowId>', 'the workflow')
-    .addHelpText('after', examples('signalbox bulk delete --workflow old-claims --force --dry-run', 'signalbox bulk delete --workflow old-claims --force --expect-count 12 --wait', 'signalbox delete-workflow old-claims'))
+    .addHelpText(
+      'after',
+      examples('signalbox bulk delete --workflow old-claims --force --dry-run', 'signalbox bulk delete --workflow old-claims --force --expect-count 12 --wait', 'signalbox delete-workflow old-claims'),
+    )
     .action((workflowId: string, _options, command: Command) => deleteWorkflowCommand(contextOf(command), workflowId));
 }

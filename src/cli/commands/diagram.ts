@@ -54,6 +54,14 @@ export function defineDiagramCommand(program: Command, contextOf: ContextOf): vo
     .argument('<file|workflowId>', 'a definition file, or the id of a stored workflow')
     .option('--instance <instanceId>', "highlight this instance's current state")
     .option('--version <n>', 'a given version (default: the latest)', wholeNumber('--version'))
-    .addHelpText('after', examples('signalbox diagram examples/expense-claim.json > claim.mmd', 'signalbox diagram expense-claim', 'signalbox diagram expense-claim --instance claim-42', 'signalbox diagram expense-claim --version 1'))
+    .addHelpText(
+      'after',
+      examples(
+        'signalbox diagram examples/expense-claim.json > claim.mmd',
+        'signalbox diagram expense-claim',
+        'signalbox diagram expense-claim --instance claim-42',
+        'signalbox diagram expense-claim --version 1',
+      ),
+    )
     .action((target: string, options, command: Command) => diagramCommand(contextOf(command), target, options));
 }

@@ -23,7 +23,14 @@ export async function instanceCommand(context: CommandContext, instanceId: strin
 
   printInstance(context, instance);
   if (history) {
-    output.print('', output.colors.bold('History'), output.table(['AT', 'EVENT', 'TRIGGER', 'TRANSITION', 'FROM', 'TO', 'STATUS'], history.map((entry) => [entry.at, entry.event, entry.triggerId, entry.transitionId, entry.fromStateId, entry.toStateId, entry.status])));
+    output.print(
+      '',
+      output.colors.bold('History'),
+      output.table(
+        ['AT', 'EVENT', 'TRIGGER', 'TRANSITION', 'FROM', 'TO', 'STATUS'],
+        history.map((entry) => [entry.at, entry.event, entry.triggerId, entry.transitionId, entry.fromStateId, entry.toStateId, entry.status]),
+      ),
+    );
   }
   if (available) printAvailable(context, available);
 }
@@ -62,7 +69,12 @@ function printAvailable(context: CommandContext, available: AvailableTriggers): 
   const { output } = context;
   output.print('', output.colors.bold(`Available triggers (${available.status})`));
   if (!available.items.length) return output.print('none');
-  output.print(output.table(['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'], available.items.map((item) => [item.transitionId, triggersOf(item), item.targetStateId, item.parameters.map(parameterTest).join(', ')])));
+  output.print(
+    output.table(
+      ['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'],
+      available.items.map((item) => [item.transitionId, triggersOf(item), item.targetStateId, item.parameters.map(parameterTest).join(', ')]),
+    ),
+  );
 }
 
 type AvailableTransition = AvailableTriggers['items'][number];

@@ -29,7 +29,12 @@ export async function instancesCommand(context: CommandContext, options: Instanc
   const { output } = context;
   if (context.json) return output.printJson({ items, ...(continuationToken ? { continuationToken } : {}) });
   if (items.length) {
-    output.print(output.table(['ID', 'WORKFLOW', 'VERSION', 'STATE', 'STATUS', 'UPDATED'], items.map((instance) => [instance.id, instance.workflowId, instance.workflowVersion, instance.stateId, instance.status, instance.updatedAt])));
+    output.print(
+      output.table(
+        ['ID', 'WORKFLOW', 'VERSION', 'STATE', 'STATUS', 'UPDATED'],
+        items.map((instance) => [instance.id, instance.workflowId, instance.workflowVersion, instance.stateId, instance.status, instance.updatedAt]),
+      ),
+    );
   } else output.note('No instances.');
   if (continuationToken) output.note(`More instances: add --all, or --continuation-token '${continuationToken}'`);
 }

@@ -67,12 +67,28 @@ function printMigrationReport(context: CommandContext, workflowId: string, repor
   const { output } = context;
   const moving = report.rows.reduce((sum, row) => sum + row.count, 0);
   const blocked = report.blocked.reduce((sum, row) => sum + row.count, 0);
-  output.print(`Dry run: migrating ${workflowId} from version ${report.fromVersion} to ${report.toVersion} would move ${moving} and leave ${blocked} instance${blocked === 1 ? '' : 's'}; nothing was changed`);
+  output.print(
+    `Dry run: migrating ${workflowId} from version ${report.fromVersion} to ${report.toVersion} would move ${moving} and leave ${blocked} instance${blocked === 1 ? '' : 's'}; nothing was changed`,
+  );
   if (report.rows.length) {
-    output.print('', output.colors.bold('Would move'), output.table(['FROM', 'TO', 'COUNT', 'SAMPLE'], report.rows.map((row) => [row.fromStateId, row.toStateId, row.count, row.sample.join(', ')])));
+    output.print(
+      '',
+      output.colors.bold('Would move'),
+      output.table(
+        ['FROM', 'TO', 'COUNT', 'SAMPLE'],
+        report.rows.map((row) => [row.fromStateId, row.toStateId, row.count, row.sample.join(', ')]),
+      ),
+    );
   }
   if (report.blocked.length) {
-    output.print('', output.colors.bold('Cannot move'), output.table(['FROM', 'COUNT', 'REASON', 'SAMPLE'], report.blocked.map((row) => [row.fromStateId, row.count, row.reason, row.sample.join(', ')])));
+    output.print(
+      '',
+      output.colors.bold('Cannot move'),
+      output.table(
+        ['FROM', 'COUNT', 'REASON', 'SAMPLE'],
+        report.blocked.map((row) => [row.fromStateId, row.count, row.reason, row.sample.join(', ')]),
+      ),
+    );
   }
 }
 
@@ -90,6 +106,13 @@ export function defineMigrateCommand(program: Command, contextOf: ContextOf): vo
       .addOption(new Option('--status <status>', 'only instances with this status').choices(INSTANCE_STATUSES))
       .option('--dry-run', 'change nothing: report what would move where, and what cannot move and why'),
   )
-    .addHelpText('after', examples('signalbox migrate expense-claim --from 1 --to 2 --map review=checking --dry-run', 'signalbox migrate expense-claim --from 1 --map review=checking --wait', 'signalbox migrate expense-claim --from 1 --to 2 --state draft --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'signalbox migrate expense-claim --from 1 --to 2 --map review=checking --dry-run',
+        'signalbox migrate expense-claim --from 1 --map review=checking --wait',
+        'signalbox migrate expense-claim --from 1 --to 2 --state draft --json',
+      ),
+    )
     .action((workflowId: string, options, command: Command) => migrateCommand(contextOf(command), workflowId, options));
 }

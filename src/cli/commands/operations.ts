@@ -25,7 +25,9 @@ export function operationWhat(operation: ApiListedOperation): string {
   }
   if (operation.kind === 'bulk' && operation.bulk) {
     const { action, filter, stateId } = operation.bulk;
-    const narrowed = Object.entries(filter).filter(([key]) => key !== 'workflowId').map(([key, value]) => `${key}=${String(value)}`);
+    const narrowed = Object.entries(filter)
+      .filter(([key]) => key !== 'workflowId')
+      .map(([key, value]) => `${key}=${String(value)}`);
     return `${action}${stateId ? ` to ${stateId}` : ''} ${filter.workflowId}${narrowed.length ? ` (${narrowed.join(', ')})` : ''}`;
   }
   if (operation.trigger) return `${operation.trigger.name} → ${operation.trigger.subjects.join(', ')}`;
@@ -50,7 +52,12 @@ export async function operationsListCommand(context: CommandContext, options: Op
         .filter(([, count]) => (count ?? 0) > 0)
         .map(([outcome, count]) => `${outcome} ${count}`)
         .join(', ');
-    output.print(output.table(['ID', 'KIND', 'WHAT', 'STATUS', 'INSTANCES', 'OUTCOMES', 'CREATED'], items.map((operation) => [operation.id, operation.kind, operationWhat(operation), operation.status, operation.candidates, counts(operation), operation.createdAt])));
+    output.print(
+      output.table(
+        ['ID', 'KIND', 'WHAT', 'STATUS', 'INSTANCES', 'OUTCOMES', 'CREATED'],
+        items.map((operation) => [operation.id, operation.kind, operationWhat(operation), operation.status, operation.candidates, counts(operation), operation.createdAt]),
+      ),
+    );
   } else output.note('No operations.');
   if (continuationToken) output.note(`More operations: add --all, or --continuation-token '${continuationToken}'`);
 }

@@ -82,16 +82,22 @@ export function defineSendCommands(program: Command, contextOf: ContextOf): void
       .argument('<name>', 'the trigger name')
       .option('--subject <subject>', 'a subject (repeatable, at least one)', collect),
   )
-    .addHelpText('after', examples('signalbox send Update --subject claimant:ann --param amount=120 --param description=Train --wait', 'signalbox send Approve --subject approvers --dry-run', 'signalbox send Approve --subject approvers --id approve-2026-11 --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'signalbox send Update --subject claimant:ann --param amount=120 --param description=Train --wait',
+        'signalbox send Approve --subject approvers --dry-run',
+        'signalbox send Approve --subject approvers --id approve-2026-11 --json',
+      ),
+    )
     .action((name: string, options, command: Command) => sendCommand(contextOf(command), name, options));
 
   addTriggerOptions(
-    program
-      .command('send-to')
-      .description('send a trigger to one instance (the instance id is the subject)')
-      .argument('<instanceId>', 'the instance')
-      .argument('<name>', 'the trigger name'),
+    program.command('send-to').description('send a trigger to one instance (the instance id is the subject)').argument('<instanceId>', 'the instance').argument('<name>', 'the trigger name'),
   )
-    .addHelpText('after', examples('signalbox send-to claim-42 Submit --param at=2026-11-22 --wait', 'signalbox send-to claim-42 Submit --dry-run', 'signalbox send-to claim-42 Submit --dry-run --json'))
+    .addHelpText(
+      'after',
+      examples('signalbox send-to claim-42 Submit --param at=2026-11-22 --wait', 'signalbox send-to claim-42 Submit --dry-run', 'signalbox send-to claim-42 Submit --dry-run --json'),
+    )
     .action((instanceId: string, name: string, options, command: Command) => sendToCommand(contextOf(command), instanceId, name, options));
 }

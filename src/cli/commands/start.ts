@@ -31,6 +31,6 @@ export function defineStartCommand(program: Command, contextOf: ContextOf): void
     .argument('<workflowId>', 'the workflow')
     .option('--id <instanceId>', 'the instance id (default: generated)')
     .option('--context <json|@file>', 'the initial context, a JSON object inline or @file.json')
-    .addHelpText('after', examples("signalbox start expense-claim --id claim-42 --context '{\"claimantId\":\"ann\"}'", 'signalbox start expense-claim --context @claim-context.json'))
+    .addHelpText('after', examples('signalbox start expense-claim --id claim-42 --context \'{"claimantId":"ann"}\'', 'signalbox start expense-claim --context @claim-context.json'))
     .action((workflowId: string, options, command: Command) => startCommand(contextOf(command), workflowId, options));
 }

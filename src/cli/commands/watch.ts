@@ -12,7 +12,10 @@ export interface WatchCommandOptions {
 }
 
 export async function followOperation(context: CommandContext, operationId: string, options: WatchCommandOptions): Promise<void> {
-  const operation = await waitForOperation(context.api, operationId, context.output, { progress: options.progress !== false && !context.json, ...(options.results !== undefined ? { results: options.results } : {}) });
+  const operation = await waitForOperation(context.api, operationId, context.output, {
+    progress: options.progress !== false && !context.json,
+    ...(options.results !== undefined ? { results: options.results } : {}),
+  });
   if (context.json) context.output.printJson(operation);
   else {
     const reasons = await outcomeReasons(context.api, operation.instances.slice(0, options.results ?? 10));
@@ -29,7 +32,7 @@ export async function watchCommand(context: CommandContext, operationId: string,
 export function defineWatchCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('watch')
-    .description("follow an operation: a progress bar on a terminal, then the summary and the first per-instance outcomes")
+    .description('follow an operation: a progress bar on a terminal, then the summary and the first per-instance outcomes')
     .argument('<operationId>', 'the operation (a trigger id)')
     .option('--results <n>', 'per-instance outcomes to show', wholeNumber('--results'), 10)
     .option('--no-progress', 'no progress bar, even on a terminal')

@@ -29,7 +29,10 @@ export const raiseTriggerAction = defineAction({
     ...stepBaseShape,
     trigger: z.strictObject({
       name: templateSchema.pipe(z.string().min(1).max(256)),
-      subjects: z.array(templateSchema.pipe(z.string().min(1).max(1024))).min(1).max(100),
+      subjects: z
+        .array(templateSchema.pipe(z.string().min(1).max(1024)))
+        .min(1)
+        .max(100),
       contentType: z.string().min(1).max(256).optional(),
       parameters: parametersSchema.optional(),
     }),

@@ -47,7 +47,11 @@ function stateWarnings(graph: DefinitionGraph): DefinitionWarning[] {
     if (!graph.reachableStateIds.has(state.id)) {
       warnings.push({ path: state.path, code: WarningCode.unreachableState, message: `state "${state.id}" cannot be reached from the initial state "${graph.initialStateId}" by any transition` });
     } else if (canFinish && !graph.finishingStateIds.has(state.id)) {
-      warnings.push({ path: state.path, code: WarningCode.noWayToFinish, message: `no path of transitions leads from state "${state.id}" to a final state: an instance that gets there never completes` });
+      warnings.push({
+        path: state.path,
+        code: WarningCode.noWayToFinish,
+        message: `no path of transitions leads from state "${state.id}" to a final state: an instance that gets there never completes`,
+      });
     }
   }
   return warnings;
@@ -70,7 +74,9 @@ function isDeterministic(step: Step): boolean {
 function canonical(value: unknown, isCondition = true): string {
   if (Array.isArray(value)) return `[${value.map((item) => canonical(item, isCondition)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([key]) => !(isCondition && key === 'id')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([key]) => !(isCondition && key === 'id'))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item, key === 'conditions' || key === 'condition')}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -79,7 +85,12 @@ function canonical(value: unknown, isCondition = true): string {
 /** Why `earlier` always matches whenever `later` would, or undefined if that is not certain. */
 function shadowReason(earlier: TransitionEdge, later: TransitionEdge): string | undefined {
   if (!isEmpty(later.triggerNames) && isSubset(later.triggerNames, earlier.alwaysMatchedNames)) {
-    const names = later.triggerNames.kind === 'only' ? sortedNames(later.triggerNames).map((name) => `"${name}"`).join(', ') : 'any trigger';
+    const names =
+      later.triggerNames.kind === 'only'
+        ? sortedNames(later.triggerNames)
+            .map((name) => `"${name}"`)
+            .join(', ')
+        : 'any trigger';
     return `every trigger it could take (${names}) is taken first by transitions[${earlier.index}] ("${earlier.id}"), whose conditions hold for it whatever else it carries`;
   }
   const earlierConditions = earlier.definition.conditions;
@@ -102,7 +113,9 @@ function transitionWarnings(graph: DefinitionGraph): DefinitionWarning[] {
       if (edge.timer) {
         // A timer trigger carries no ordinary trigger name, so a timer transition that asks for one never fires.
         if (edge.triggerNames.kind === 'only') {
-          const names = sortedNames(edge.triggerNames).map((name) => `"${name}"`).join(', ');
+          const names = sortedNames(edge.triggerNames)
+            .map((name) => `"${name}"`)
+            .join(', ');
           const why = names ? `its conditions ask for the trigger name ${names}, which a timer trigger never has` : 'its conditions ask for trigger names no trigger can have at once';
           warnings.push({ path: formatPath([...pathOf(edge), 'timer']), code: WarningCode.unusedTimer, message: `the timer of transition "${edge.id}" can never choose it: ${why}` });
         }
@@ -117,7 +130,11 @@ function transitionWarnings(graph: DefinitionGraph): DefinitionWarning[] {
         }
       }
       if (edge.targetStateId === state.id && edge.definition.actions.length === 0 && stateDefinition.entryActions.length === 0 && stateDefinition.exitActions.length === 0) {
-        warnings.push({ path: edge.path, code: WarningCode.selfLoopWithoutActions, message: `transition "${edge.id}" leads back to state "${state.id}" and runs no actions (no transition, exit or entry actions): it only records a transition` });
+        warnings.push({
+          path: edge.path,
+          code: WarningCode.selfLoopWithoutActions,
+          message: `transition "${edge.id}" leads back to state "${state.id}" and runs no actions (no transition, exit or entry actions): it only records a transition`,
+        });
       }
     }
   }
@@ -175,7 +192,12 @@ function undefinedContextKeys(graph: DefinitionGraph): DefinitionWarning[] {
   const warnings: DefinitionWarning[] = [];
   const check = (keys: readonly string[], absent: Absent, path: (string | number)[]) => {
     for (const key of new Set(keys)) {
-      if (absent.has(key)) warnings.push({ path: formatPath(path), code: WarningCode.undefinedContextKey, message: `reads context.${key}, which every path to here has removed (setContext "remove") and nothing sets again` });
+      if (absent.has(key))
+        warnings.push({
+          path: formatPath(path),
+          code: WarningCode.undefinedContextKey,
+          message: `reads context.${key}, which every path to here has removed (setContext "remove") and nothing sets again`,
+        });
     }
   };
   const checkActions = (actions: readonly Step[], absent: Absent, path: (string | number)[]) => {

@@ -127,7 +127,9 @@ function conditionNames(step: Step): NameAnalysis {
     case 'all':
       return analyzeTriggerNames(stepList(step, 'conditions'));
     case 'any':
-      return stepList(step, 'conditions').map(conditionNames).reduce((a, b) => ({ may: union(a.may, b.may), must: union(a.must, b.must) }), { may: noNames, must: noNames });
+      return stepList(step, 'conditions')
+        .map(conditionNames)
+        .reduce((a, b) => ({ may: union(a.may, b.may), must: union(a.must, b.must) }), { may: noNames, must: noNames });
     case 'not': {
       const inner = childStep(step);
       if (!inner) return { may: everyName, must: noNames };

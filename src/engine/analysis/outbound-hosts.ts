@@ -22,7 +22,11 @@ export function outboundHostWarnings(definition: WorkflowDefinition, clients: Ou
   (definition.subscriptions ?? []).forEach((subscription, index) => {
     const refusal = clients.events.refusal?.(subscription.url);
     if (refusal !== undefined) {
-      warnings.push({ path: formatPath(['subscriptions', index, 'url']), code: WarningCode.hostNotAllowed, message: `subscription "${subscription.id}" would have every event dead-lettered: ${refusal}` });
+      warnings.push({
+        path: formatPath(['subscriptions', index, 'url']),
+        code: WarningCode.hostNotAllowed,
+        message: `subscription "${subscription.id}" would have every event dead-lettered: ${refusal}`,
+      });
     }
   });
   // Steps sit in states' entry and exit actions, transitions' conditions and actions, nested in all/any/not.

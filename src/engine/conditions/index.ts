@@ -9,16 +9,7 @@ import { triggerNameCondition } from './trigger-name';
 import { triggerParameterCondition } from './trigger-parameter';
 import type { ConditionType } from '../step-types';
 
-export {
-  allCondition,
-  anyCondition,
-  expressionCondition,
-  invokeExternalServiceCondition,
-  notCondition,
-  triggerContentTypeCondition,
-  triggerNameCondition,
-  triggerParameterCondition,
-};
+export { allCondition, anyCondition, expressionCondition, invokeExternalServiceCondition, notCondition, triggerContentTypeCondition, triggerNameCondition, triggerParameterCondition };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of types with their own config types (invariant in it); each was checked by defineCondition.
 export const builtInConditions: readonly ConditionType<any>[] = [

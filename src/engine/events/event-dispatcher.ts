@@ -93,7 +93,8 @@ export class EventDispatcher {
             if (++turnsInARow <= MAX_TURNS_IN_A_ROW) continue;
           }
           // A subscriber that failed the delivery (a 5xx, a 429, no answer): said, since it may fail for hours.
-          if (result.next === 'retry') this.logger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
+          if (result.next === 'retry')
+            this.logger.warn('A lifecycle event delivery failed; trying again', { ...target, workflowId: result.workflowId, reason: result.reason, retryInMs: result.delayInMs });
           turnsInARow = 0;
           delayInMs = result.delayInMs;
         } catch (error) {

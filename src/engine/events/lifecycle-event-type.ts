@@ -20,9 +20,7 @@ export type LifecycleEventType = (typeof LifecycleEventType)[keyof typeof Lifecy
 export const lifecycleEventTypeSchema = z.enum(Object.values(LifecycleEventType) as [LifecycleEventType, ...LifecycleEventType[]]);
 
 /** Order within one save (and the last part of an event's row key): the declaration order above. */
-export const EVENT_RANK: Readonly<Record<LifecycleEventType, number>> = Object.fromEntries(
-  Object.values(LifecycleEventType).map((type, index) => [type, index]),
-) as Record<LifecycleEventType, number>;
+export const EVENT_RANK: Readonly<Record<LifecycleEventType, number>> = Object.fromEntries(Object.values(LifecycleEventType).map((type, index) => [type, index])) as Record<LifecycleEventType, number>;
 
 export function isLifecycleEventType(value: string): value is LifecycleEventType {
   return Object.hasOwn(EVENT_RANK, value);

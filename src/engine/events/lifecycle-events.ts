@@ -146,7 +146,11 @@ export function lifecycleEventWrite(definition: WorkflowDefinition, before: Inst
         },
         deliveries: subscribed.map((subscription) => ({ subscriptionId: subscription.id, status: DeliveryStatus.pending, attempts: 0 })),
       });
-      const row: EventOutboxRow = { id: `e.${sequence}.${type}`, kind: OutboxKind.event, payload: { instanceId: after.id, eventId: id, subscriptionIds: subscribed.map((subscription) => subscription.id) } };
+      const row: EventOutboxRow = {
+        id: `e.${sequence}.${type}`,
+        kind: OutboxKind.event,
+        payload: { instanceId: after.id, eventId: id, subscriptionIds: subscribed.map((subscription) => subscription.id) },
+      };
       outbox.push(row);
     }
     const childTrigger = CHILD_TRIGGER_NAMES[type];

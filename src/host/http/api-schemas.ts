@@ -38,7 +38,7 @@ export const instanceSchema = z
     stateId: z.string(),
     status: instanceStatusSchema,
     context: jsonObjectSchema,
-    interests: z.array(z.string()).meta({ description: 'Subjects the instance is offered triggers for: its own id, its state\'s interests, and the trigger names its transitions answer.' }),
+    interests: z.array(z.string()).meta({ description: "Subjects the instance is offered triggers for: its own id, its state's interests, and the trigger names its transitions answer." }),
     timers: z
       .array(z.object({ transitionId: z.string(), dueAt: timestamp }))
       .meta({ description: 'Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them.' }),
@@ -73,7 +73,10 @@ export const historyEntrySchema = z
     fromVersion: z.number().int().optional().meta({ description: 'Only for `migrated`.' }),
     toVersion: z.number().int().optional().meta({ description: 'Only for `migrated`.' }),
     triggerId: nullableId,
-    operationId: nullableId.meta({ description: 'The operation that made the change (GET /api/operations/{operationId}): the trigger\'s, a migration or a bulk action; null for changes made directly (creation, recovery, cancel, ...).' }),
+    operationId: nullableId.meta({
+      description:
+        "The operation that made the change (GET /api/operations/{operationId}): the trigger's, a migration or a bulk action; null for changes made directly (creation, recovery, cancel, ...).",
+    }),
     transitionId: nullableId,
     fromStateId: nullableId,
     toStateId: z.string(),
@@ -90,10 +93,10 @@ const migrationFilterSchema = z.object({ stateId: z.string().optional(), status:
 
 export const traceEntrySchema = z
   .object({
-    path: z.string().meta({ description: 'The condition\'s JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`.' }),
+    path: z.string().meta({ description: "The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`." }),
     type: z.string().meta({ description: 'The condition type.' }),
     result: z.union([z.boolean(), z.enum(['error', 'skipped'])]).meta({ description: '`skipped`: not evaluated, an earlier condition decided (short-circuit).' }),
-    detail: z.string().optional().meta({ description: 'A short explanation: the expression\'s value, the external service\'s answer, the error.' }),
+    detail: z.string().optional().meta({ description: "A short explanation: the expression's value, the external service's answer, the error." }),
   })
   .meta({ id: 'TraceEntry' });
 const traceSchema = z.array(traceEntrySchema).meta({ description: 'The conditions evaluated, in order; absent when none were (duplicate, notActive, notInterested).' });
@@ -135,11 +138,7 @@ export const operationSchema = z
     updatedAt: timestamp,
     candidates: z.number().int().meta({ description: 'Instances the operation was applied to.' }),
     summary: z.partialRecord(outcomeSchema, z.number().int()).meta({ description: 'How many instances had each outcome (every outcome of the kind, 0 included); counts all of them.' }),
-    instances: z
-      .array(
-        z.object(instanceResultShape),
-      )
-      .meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
+    instances: z.array(z.object(instanceResultShape)).meta({ description: 'The first 1,000 per-instance results; `summary` counts all.' }),
     instancesTruncated: z.boolean().optional().meta({ description: 'True when `instances` does not hold every result; `summary` counts them all.' }),
     tracesTruncated: z.boolean().optional().meta({ description: 'True when some results carry no `trace`: only the first 100 results keep theirs (and at most 160,000 characters of traces).' }),
     progress: z
@@ -154,7 +153,7 @@ export const offerListSchema = z
   .object({
     items: z.array(
       z.object({
-        operationId: z.string().meta({ description: 'The trigger\'s operation (its id).' }),
+        operationId: z.string().meta({ description: "The trigger's operation (its id)." }),
         triggerName: z.string(),
         at: timestamp,
         outcome: z.enum(['noTransition', 'exitBlocked', 'entryBlocked', 'notActive', 'notInterested']),
@@ -183,8 +182,12 @@ export const migrationReportSchema = z
   .object({
     fromVersion: z.number().int(),
     toVersion: z.number().int(),
-    rows: z.array(z.object({ fromStateId: z.string(), toStateId: z.string(), count: z.number().int(), sample: reportSample })).meta({ description: 'Instances that would move, per source and target state.' }),
-    blocked: z.array(z.object({ fromStateId: z.string(), reason: z.string(), count: z.number().int(), sample: reportSample })).meta({ description: 'Instances that cannot move, per source state and reason.' }),
+    rows: z
+      .array(z.object({ fromStateId: z.string(), toStateId: z.string(), count: z.number().int(), sample: reportSample }))
+      .meta({ description: 'Instances that would move, per source and target state.' }),
+    blocked: z
+      .array(z.object({ fromStateId: z.string(), reason: z.string(), count: z.number().int(), sample: reportSample }))
+      .meta({ description: 'Instances that cannot move, per source state and reason.' }),
   })
   .meta({ id: 'MigrationReport' });
 
@@ -216,8 +219,14 @@ export const dryRunSchema = z
             z.object({
               step: z.string().meta({ description: 'Where the action is, as a fault would name it.' }),
               type: z.string(),
-              request: z.object({ method: z.string(), url: z.string(), body: z.unknown().optional() }).optional().meta({ description: '`invokeExternalService`: the request it would send (not sent).' }),
-              log: z.object({ level: z.string(), message: z.string(), properties: z.record(z.string(), z.unknown()) }).optional().meta({ description: '`log`: the line it would write.' }),
+              request: z
+                .object({ method: z.string(), url: z.string(), body: z.unknown().optional() })
+                .optional()
+                .meta({ description: '`invokeExternalService`: the request it would send (not sent).' }),
+              log: z
+                .object({ level: z.string(), message: z.string(), properties: z.record(z.string(), z.unknown()) })
+                .optional()
+                .meta({ description: '`log`: the line it would write.' }),
               trigger: triggerToRaiseSchema.optional().meta({ description: '`raiseTrigger`: the trigger it would raise.' }),
             }),
           )
@@ -252,10 +261,7 @@ const headerText = (description: string) => z.string().meta({ description });
 export const etagHeaders = z.object({ ETag: headerText('The version, for If-Match and If-None-Match.') });
 export const createdHeaders = z.object({ ETag: etagHeaders.shape.ETag, Location: headerText('The URL of what was created.') });
 export const retryAfterHeaders = z.object({ 'Retry-After': headerText('Seconds to wait before asking again.') });
-const preferenceApplied = z
-  .string()
-  .optional()
-  .meta({ description: 'RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`).' });
+const preferenceApplied = z.string().optional().meta({ description: 'RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`).' });
 export const acceptedHeaders = z.object({
   Location: headerText('The operation to poll.'),
   'Operation-Location': headerText('The operation to poll (the same URL).'),

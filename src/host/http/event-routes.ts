@@ -27,7 +27,8 @@ export const eventRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: "List an instance's lifecycle events",
-      description: 'Oldest first, each with its delivery to every subscription that wanted it: `delivered`, `pending` (being tried) or `deadLettered`, with attempts and the last error. Only events some subscription wants are recorded.',
+      description:
+        'Oldest first, each with its delivery to every subscription that wanted it: `delivered`, `pending` (being tried) or `deadLettered`, with attempts and the last error. Only events some subscription wants are recorded.',
       tags: ['instances'],
       path: z.object({ instanceId: z.string() }),
       query: eventsQuery,
@@ -45,7 +46,7 @@ export const eventRoutes: readonly RouteDefinition[] = [
     authLevel: 'function',
     contract: {
       summary: 'Retry a dead-lettered event',
-      description: 'Sets the event\'s dead-lettered deliveries back to pending (attempts from zero) and delivers them again, with the same event id. Takes no body.',
+      description: "Sets the event's dead-lettered deliveries back to pending (attempts from zero) and delivers them again, with the same event id. Takes no body.",
       tags: ['instances'],
       path: z.object({ instanceId: z.string(), eventId: z.string() }),
       responses: {

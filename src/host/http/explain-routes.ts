@@ -11,8 +11,8 @@ import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
 
 const diagramQuery = z.object({
-  version: z.coerce.number().int().min(1).optional().meta({ description: 'The version to draw; the latest (or the instance\'s) by default.' }),
-  instanceId: z.string().min(1).max(128).optional().meta({ description: 'Highlight this instance\'s current state (drawn on its version unless `version` says otherwise).' }),
+  version: z.coerce.number().int().min(1).optional().meta({ description: "The version to draw; the latest (or the instance's) by default." }),
+  instanceId: z.string().min(1).max(128).optional().meta({ description: "Highlight this instance's current state (drawn on its version unless `version` says otherwise)." }),
 });
 
 export const explainRoutes: readonly RouteDefinition[] = [

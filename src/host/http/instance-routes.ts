@@ -22,11 +22,11 @@ function instanceResponse(status: number, instance: StoredInstance, withLocation
   };
 }
 
-
 const recoverBodySchema = z.strictObject({
   stateId: z.string().min(1).max(128).meta({ description: 'The state whose entry conditions and actions run again.' }),
   context: contextPatchSchema.optional().meta({
-    description: 'A JSON Merge Patch (RFC 7386) applied to the context before the state is entered (`null` removes a key), to repair the data the instance faulted on. Recorded in the history entry with who made it. At most 64 KiB.',
+    description:
+      'A JSON Merge Patch (RFC 7386) applied to the context before the state is entered (`null` removes a key), to repair the data the instance faulted on. Recorded in the history entry with who made it. At most 64 KiB.',
   }),
 });
 const instancePath = z.object({ instanceId: z.string() });
@@ -111,7 +111,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     route: 'instances/{instanceId}/history',
     authLevel: 'function',
     contract: {
-      summary: 'Read an instance\'s history, oldest first',
+      summary: "Read an instance's history, oldest first",
       tags: ['instances'],
       path: instancePath,
       query: historyQuery,
@@ -192,7 +192,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       path: instancePath,
       body: recoverBodySchema,
       responses: {
-        200: { description: 'The instance after the state\'s entry ran again.', body: instanceSchema, headers: etagHeaders },
+        200: { description: "The instance after the state's entry ran again.", body: instanceSchema, headers: etagHeaders },
         404: 'No such instance.',
         409: 'The instance is not faulted.',
       },

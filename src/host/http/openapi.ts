@@ -19,7 +19,7 @@ const tags = [
   { name: 'workflows', description: 'Versioned workflow definitions, with ETags.' },
   { name: 'instances', description: 'Workflow instances: create, read, find, history, recover, cancel.' },
   { name: 'triggers', description: 'Triggers and the long-running operations that dispatch them.' },
-  { name: 'system', description: 'Health, this document and the definition\'s JSON Schema.' },
+  { name: 'system', description: "Health, this document and the definition's JSON Schema." },
 ];
 
 function problem(description: string) {
@@ -48,7 +48,7 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
   }
   // What keeps web pages out (request-guard.ts): a form or a simple request cannot send either header.
   if (route.methods.some((method) => method !== 'GET')) {
-    shared[403] = 'The request comes from a browser on an origin other than this server\'s and the CORS origins.';
+    shared[403] = "The request comes from a browser on an origin other than this server's and the CORS origins.";
     if (!contract.body) shared[415] = 'The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs.';
   }
   if (!contract.withoutStorage) shared[503] = 'Storage is unavailable or the instance is busy: retry after Retry-After.';
@@ -118,35 +118,33 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], registr
     const path = `/${route.route}`;
     for (const method of route.methods) (paths[path] ??= {})[method.toLowerCase() as 'get'] = operationOf(route);
   }
-  const document = createDocument(
-    {
-      openapi: '3.1.0',
-      info: {
-        title: 'Signalbox',
-        version: '1.0.0',
-        description:
-          'A state-machine workflow engine: workflows, instances, triggers and operations. Every error is `application/problem+json`; ' +
-          'a method a path does not take answers 405, and a request that fails changes nothing.',
-        license: { name: 'MIT', identifier: 'MIT' },
+  const document = createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Signalbox',
+      version: '1.0.0',
+      description:
+        'A state-machine workflow engine: workflows, instances, triggers and operations. Every error is `application/problem+json`; ' +
+        'a method a path does not take answers 405, and a request that fails changes nothing.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: '/api', description: 'The server this document came from.' },
+      {
+        url: 'https://{functionAppHost}/api',
+        description: 'A deployed Function app: the azd output SIGNALBOX_API_BASE_URL.',
+        variables: { functionAppHost: { default: 'localhost:7071', description: 'AZURE_FUNCTION_APP_HOST_NAME' } },
       },
-      servers: [
-        { url: '/api', description: 'The server this document came from.' },
-        {
-          url: 'https://{functionAppHost}/api',
-          description: 'A deployed Function app: the azd output SIGNALBOX_API_BASE_URL.',
-          variables: { functionAppHost: { default: 'localhost:7071', description: 'AZURE_FUNCTION_APP_HOST_NAME' } },
-        },
-      ],
-      tags,
-      paths,
-      components: {
-        securitySchemes: {
-          functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key', description: 'A function key (on Azure), or SIGNALBOX_API_KEY (locally, when set).' },
-          functionKeyQuery: { type: 'apiKey', in: 'query', name: 'code', description: 'The same key as a query parameter (it may end up in logs: prefer the header).' },
-        },
+    ],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key', description: 'A function key (on Azure), or SIGNALBOX_API_KEY (locally, when set).' },
+        functionKeyQuery: { type: 'apiKey', in: 'query', name: 'code', description: 'The same key as a query parameter (it may end up in logs: prefer the header).' },
       },
     },
-  ) as unknown as Json;
+  }) as unknown as Json;
   const components = (document.components ??= {}) as Json;
   const schemas = ((components.schemas as Json | undefined) ?? {}) as Json;
   // The definition's components come last; names zod-openapi already wrote (JsonValue) are the same schema.

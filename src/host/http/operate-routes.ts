@@ -61,7 +61,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       body: migrationRequestSchema,
       responses: {
-        200: { description: 'The dry run\'s report: what would move where, and what cannot move and why.', body: migrationReportSchema },
+        200: { description: "The dry run's report: what would move where, and what cannot move and why.", body: migrationReportSchema },
         202: accepted,
         400: 'The request is invalid (a version or a mapped state that does not exist).',
         404: 'No such workflow.',
@@ -168,7 +168,9 @@ export const operateRoutes: readonly RouteDefinition[] = [
       if (bulk.action === 'delete') {
         const matched = await countMatching(engine, bulk.filter);
         if (matched !== expectedCount) {
-          throw new ConflictError(`expectedCount: the filter matches ${matched} instance${matched === 1 ? '' : 's'}, not ${expectedCount}; nothing was deleted (a request with dryRun: true tells the number)`);
+          throw new ConflictError(
+            `expectedCount: the filter matches ${matched} instance${matched === 1 ? '' : 's'}, not ${expectedCount}; nothing was deleted (a request with dryRun: true tells the number)`,
+          );
         }
       }
       return acceptedOperation(await triggers.submitWork({ bulk }));

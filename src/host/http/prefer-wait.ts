@@ -14,7 +14,10 @@ import type { ApiRequest } from './types';
 export const MAX_WAIT_IN_SECONDS = 60;
 
 /** delta-seconds (RFC 9110 §5.6.2-ish: 1*DIGIT), bounded so `Number` stays exact. */
-const waitValueSchema = z.string().regex(/^\d{1,9}$/).transform(Number);
+const waitValueSchema = z
+  .string()
+  .regex(/^\d{1,9}$/)
+  .transform(Number);
 
 /** The schema of the request header, for route contracts (the OpenAPI document). */
 export const preferWaitHeaders = z.object({

@@ -104,6 +104,9 @@ function isAllowedOrigin(origin: string, host: string | null, cors: CorsPolicy):
     return false; // `null` (a sandboxed frame, a file) and anything else that is not an origin
   }
   // Same origin: the page was served by this host. URL drops a scheme's default port; so does Host.
-  const requestHost = host?.trim().toLowerCase().replace(/:(80|443)$/, '');
+  const requestHost = host
+    ?.trim()
+    .toLowerCase()
+    .replace(/:(80|443)$/, '');
   return requestHost !== undefined && originHost.toLowerCase() === requestHost;
 }

@@ -56,7 +56,7 @@ const systemRoutes: readonly RouteDefinition[] = [
     authLevel: 'anonymous',
     contract: {
       summary: 'The JSON Schema of a workflow definition',
-      description: 'JSON Schema 2020-12, with this server\'s condition and action types; for editors (`$schema`) and validators.',
+      description: "JSON Schema 2020-12, with this server's condition and action types; for editors (`$schema`) and validators.",
       tags: ['system'],
       withoutStorage: true,
       responses: { 200: { description: 'The schema.', body: z.record(z.string(), z.unknown()), contentType: 'application/schema+json' } },

@@ -6,7 +6,17 @@ import { onePage } from '../../engine/paging';
 import { triggerInputSchema, triggerFromInput } from '../../engine/trigger';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
-import { acceptedHeaders, acceptedOperationSchema, dryRunQuerySchema, dryRunSchema, finishedOperationHeaders, listedOperationSchema, operationSchema, pageSchemaOf, pendingOperationHeaders } from './api-schemas';
+import {
+  acceptedHeaders,
+  acceptedOperationSchema,
+  dryRunQuerySchema,
+  dryRunSchema,
+  finishedOperationHeaders,
+  listedOperationSchema,
+  operationSchema,
+  pageSchemaOf,
+  pendingOperationHeaders,
+} from './api-schemas';
 import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './prefer-wait';
 import { pageQuerySchema } from './query';
 import { defineRoute } from './route';
@@ -103,7 +113,13 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       responses: { 200: { description: 'A page of operations, newest first.', body: pageSchemaOf(listedOperationSchema, 'OperationPage') } },
     },
     async handle({ query: { kind, status, workflowId, createdSince, createdBefore, ...page } }, { operations }) {
-      const query = { ...(kind ? { kind } : {}), ...(status ? { status } : {}), ...(workflowId ? { workflowId } : {}), ...(createdSince ? { createdSince } : {}), ...(createdBefore ? { createdBefore } : {}) };
+      const query = {
+        ...(kind ? { kind } : {}),
+        ...(status ? { status } : {}),
+        ...(workflowId ? { workflowId } : {}),
+        ...(createdSince ? { createdSince } : {}),
+        ...(createdBefore ? { createdBefore } : {}),
+      };
       const result = await onePage(operations.list(query, page));
       return { status: 200, body: pageBody(result.items.map(listedOperationBody), result) };
     },

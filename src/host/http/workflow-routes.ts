@@ -27,7 +27,7 @@ function storedWorkflowResponse(engine: Engine, status: number, workflow: Workfl
   return { ...response, body: { ...response.body, warnings: [...analyzeDefinition(workflow.definition), ...hosts] } };
 }
 
-const workflowPath = z.object({ workflowId: z.string().meta({ description: 'The workflow id (the definition\'s `id`).' }) });
+const workflowPath = z.object({ workflowId: z.string().meta({ description: "The workflow id (the definition's `id`)." }) });
 const putWorkflowQuery = z.object({
   force: z.enum(['true', 'false']).optional().meta({ description: '`true` adds a version even when the definition equals the latest one (which otherwise answers 200 with the latest, unchanged).' }),
 });
@@ -48,9 +48,14 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The current ETag (or `*`) to add a version; without it an existing workflow is a 409.' }) }),
       body: workflowDefinitionReference,
       responses: {
-        200: { description: 'A new version (If-Match matched), with the analysis\' warnings; or, when the definition equals the latest version\'s (and `force` is not `true`), the latest version as it is: same `version`, same ETag, nothing stored.', body: storedWorkflowReference, headers: etagHeaders },
-        201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
-        400: 'The definition is invalid (every problem listed), or its `id` differs from the route\'s.',
+        200: {
+          description:
+            "A new version (If-Match matched), with the analysis' warnings; or, when the definition equals the latest version's (and `force` is not `true`), the latest version as it is: same `version`, same ETag, nothing stored.",
+          body: storedWorkflowReference,
+          headers: etagHeaders,
+        },
+        201: { description: "Created: version 1, with the analysis' warnings.", body: storedWorkflowReference, headers: createdHeaders },
+        400: "The definition is invalid (every problem listed), or its `id` differs from the route's.",
         409: 'The workflow exists and no If-Match was sent.',
         412: 'If-Match is not the current ETag.',
       },
@@ -71,7 +76,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
       tags: ['workflows'],
       body: workflowDefinitionReference,
       responses: {
-        201: { description: 'Created: version 1, with the analysis\' warnings.', body: storedWorkflowReference, headers: createdHeaders },
+        201: { description: "Created: version 1, with the analysis' warnings.", body: storedWorkflowReference, headers: createdHeaders },
         400: 'The definition is invalid; every problem is listed.',
         409: 'A workflow with this id exists.',
       },

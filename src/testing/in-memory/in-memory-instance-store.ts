@@ -9,7 +9,19 @@ import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } 
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
 import { plainInstance } from '../../engine/instance-changes';
 import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
-import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../../engine/ports';
+import type {
+  EventStore,
+  HistoryListOptions,
+  HistoryStore,
+  InstanceQuery,
+  InstanceStore,
+  InstanceWrite,
+  OperationOptions,
+  OutboxStore,
+  Page,
+  PageOptions,
+  StoredEventRecord,
+} from '../../engine/ports';
 import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/events/lifecycle-events';
 import { EVENT_RANK } from '../../engine/events/lifecycle-event-type';
 import { pageOf } from './paging';
@@ -45,7 +57,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   /** Called before each save is applied (after the ETag check passes); tests use it to inject failures. */
   beforeSave?: (instance: Instance) => void | Promise<void>;
 
-  private store(instance: Instance, history: readonly HistoryEntry[], outbox: readonly OutboxRow[] = [], events: readonly LifecycleEventRecord[] = [], applied: readonly AppliedTrigger[] = []): StoredInstance {
+  private store(
+    instance: Instance,
+    history: readonly HistoryEntry[],
+    outbox: readonly OutboxRow[] = [],
+    events: readonly LifecycleEventRecord[] = [],
+    applied: readonly AppliedTrigger[] = [],
+  ): StoredInstance {
     const plain = plainInstance(instance);
     const text = JSON.stringify(plain);
     if (Buffer.byteLength(text, 'utf8') > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
@@ -113,7 +131,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
 
   private async queryInstancesPage(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
     const matches = [...this.instances.values()]
-      .filter((item) => (!query.workflowId || item.workflowId === query.workflowId) && (!query.stateId || item.stateId === query.stateId) && (!query.status || item.status === query.status) && (!query.parentId || item.parent?.instanceId === query.parentId))
+      .filter(
+        (item) =>
+          (!query.workflowId || item.workflowId === query.workflowId) &&
+          (!query.stateId || item.stateId === query.stateId) &&
+          (!query.status || item.status === query.status) &&
+          (!query.parentId || item.parent?.instanceId === query.parentId),
+      )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return pageOf(matches, options);
   }
@@ -137,7 +161,9 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
 
   /** Whether anything of the instance is left: its row, history, outbox, applied-trigger rows, events or recent offers (tests). */
   holdsAnythingOf(instanceId: string): boolean {
-    return this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId) || this.events.has(instanceId) || this.offers.has(instanceId);
+    return (
+      this.instances.has(instanceId) || this.histories.has(instanceId) || this.outboxes.has(instanceId) || this.applied.has(instanceId) || this.events.has(instanceId) || this.offers.has(instanceId)
+    );
   }
 
   list(instanceId: string, options?: HistoryListOptions): PagedAsyncIterable<HistoryEntry> {

@@ -38,6 +38,9 @@ export class InMemoryInterestIndex implements InterestIndex {
 
   /** Subjects indexed for an instance (tests). */
   subjectsOf(instanceId: string): string[] {
-    return [...this.bySubject.entries()].filter(([, ids]) => ids.has(instanceId)).map(([subject]) => subject).sort();
+    return [...this.bySubject.entries()]
+      .filter(([, ids]) => ids.has(instanceId))
+      .map(([subject]) => subject)
+      .sort();
   }
 }

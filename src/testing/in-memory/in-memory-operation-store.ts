@@ -56,7 +56,10 @@ export class InMemoryOperationStore implements OperationStore {
       )
       // Newest first; ties by id, descending, as the table's inverted-time keys order them.
       .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    return pageOf(matches.map((item) => listedOperation(structuredClone(item))), options);
+    return pageOf(
+      matches.map((item) => listedOperation(structuredClone(item))),
+      options,
+    );
   }
 
   listByStatus(statuses: readonly OperationStatus[], options: PageOptions & { updatedBefore?: string } = {}): PagedAsyncIterable<StoredOperation> {
@@ -72,6 +75,9 @@ export class InMemoryOperationStore implements OperationStore {
     const matches = [...this.operations.values()]
       .filter((item) => statuses.includes(item.status) && (updatedBefore === undefined || item.updatedAt < updatedBefore))
       .sort((a, b) => (a.id < b.id ? -1 : 1));
-    return pageOf(matches.map((item) => structuredClone(item)), options);
+    return pageOf(
+      matches.map((item) => structuredClone(item)),
+      options,
+    );
   }
 }

@@ -45,7 +45,16 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
     getAvailableTriggers: jest.fn(async () => ({ status: 'waiting' as const, items: [{ transitionId: 'submit', triggerNames: ['Submit'], parameters: [], targetStateId: 'submitted' }] })),
     sendInstanceTrigger: jest.fn(async () => ({ operationId: 'op-1', status: 'notStarted' as const, statusUrl: '/api/operations/op-1' })),
     dryRunInstanceTrigger: jest.fn(async (instanceId: string) => ({
-      instances: [{ instanceId, outcome: 'transitioned', transitionId: 'submit', toStateId: 'submitted', trace: [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: true }], contextAfter: { submitted: true } }],
+      instances: [
+        {
+          instanceId,
+          outcome: 'transitioned',
+          transitionId: 'submit',
+          toStateId: 'submitted',
+          trace: [{ path: 'states.draft.transitions[0].conditions[0]', type: 'triggerName', result: true }],
+          contextAfter: { submitted: true },
+        },
+      ],
     })),
     recoverInstance: jest.fn(async (instanceId: string, stateId: string) => instance({ id: instanceId, stateId })),
     cancelInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'cancelled' })),

@@ -89,7 +89,11 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       const created = await instances.create(makeInstance('i-stale', { historyLength: 1 }), { history: [makeHistoryEntry(0)] });
       const winner = await instances.save(makeInstance('i-stale', { context: { count: 1 }, historyLength: 2 }), { history: [makeHistoryEntry(1)] }, { ifMatch: created.etag });
       await expect(
-        instances.save(makeInstance('i-stale', { context: { count: 99 }, historyLength: 3 }), { history: [makeHistoryEntry(1, { triggerId: 'loser' }), makeHistoryEntry(2)] }, { ifMatch: created.etag }),
+        instances.save(
+          makeInstance('i-stale', { context: { count: 99 }, historyLength: 3 }),
+          { history: [makeHistoryEntry(1, { triggerId: 'loser' }), makeHistoryEntry(2)] },
+          { ifMatch: created.etag },
+        ),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
       expect(await instances.get('i-stale')).toEqual(winner);
       expect((await onePage(history.list('i-stale'))).items).toEqual([makeHistoryEntry(0), makeHistoryEntry(1)]);
@@ -98,7 +102,9 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
     it('lets exactly one of two racing saves on the same ETag win', async () => {
       const created = await instances.create(makeInstance('i-race'));
       const results = await Promise.allSettled(
-        [1, 2].map((count) => instances.save(makeInstance('i-race', { context: { count }, historyLength: 1 }), { history: [makeHistoryEntry(0, { triggerId: `w${count}` })] }, { ifMatch: created.etag })),
+        [1, 2].map((count) =>
+          instances.save(makeInstance('i-race', { context: { count }, historyLength: 1 }), { history: [makeHistoryEntry(0, { triggerId: `w${count}` })] }, { ifMatch: created.etag }),
+        ),
       );
       const won = results.filter((result): result is PromiseFulfilledResult<Awaited<ReturnType<InstanceStore['save']>>> => result.status === 'fulfilled');
       expect(won).toHaveLength(1);

@@ -10,8 +10,7 @@ export function interestIndexContract(label: string, create: () => Promise<Inter
       index = await create();
     });
 
-    const all = async (subjects: string[], pageSize = 1000): Promise<string[]> =>
-      (await collect((options) => onePage(index.findCandidates(subjects, options)), pageSize)).items;
+    const all = async (subjects: string[], pageSize = 1000): Promise<string[]> => (await collect((options) => onePage(index.findCandidates(subjects, options)), pageSize)).items;
 
     it('finds an instance by any of its subjects, and no longer after removal', async () => {
       await index.add('inst-1', ['customer:1', 'order:9', 'inst-1']);

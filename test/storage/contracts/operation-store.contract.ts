@@ -70,7 +70,12 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
 
     it('keeps the traces of the first 100 results only, and of those no more than fit, and says so', async () => {
       // 40 conditions of ~120 characters each: ~5 KB of trace per result, so 100 of them would pass 160,000.
-      const trace = Array.from({ length: 40 }, (_, i) => ({ path: `states.draft.transitions[${i}].conditions[0]`, type: 'expression', result: false as const, detail: `context.amount > ${i} → false` }));
+      const trace = Array.from({ length: 40 }, (_, i) => ({
+        path: `states.draft.transitions[${i}].conditions[0]`,
+        type: 'expression',
+        result: false as const,
+        detail: `context.amount > ${i} → false`,
+      }));
       const instances: InstanceResult[] = Array.from({ length: 300 }, (_, i) => ({ instanceId: `traced-${i}`, outcome: 'noTransition', fromStateId: 'draft', trace }));
       const summary = { ...makeOperation('x').summary, noTransition: 300 };
       const { operation } = await store.create(makeOperation('op-traced'));

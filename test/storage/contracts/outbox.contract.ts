@@ -24,7 +24,9 @@ export function outboxContract(label: string, create: () => Promise<{ instances:
       const created = await instances.create(makeInstance('o-1', { historyLength: 1, outbox: ['raised:a'] }), { history: [makeHistoryEntry(0)], outbox: [row('raised:a')] });
       expect(await outbox.listOutbox('o-1')).toEqual([row('raised:a')]);
       const saved = await instances.save(makeInstance('o-1', { historyLength: 2 }), { history: [makeHistoryEntry(1)], outbox: [row('raised:c'), row('raised:b')] }, { ifMatch: created.etag });
-      await expect(instances.save(makeInstance('o-1', { historyLength: 3 }), { history: [makeHistoryEntry(2)], outbox: [row('raised:stale')] }, { ifMatch: created.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(instances.save(makeInstance('o-1', { historyLength: 3 }), { history: [makeHistoryEntry(2)], outbox: [row('raised:stale')] }, { ifMatch: created.etag })).rejects.toBeInstanceOf(
+        PreconditionFailedError,
+      );
       expect((await outbox.listOutbox('o-1')).map((item) => item.id)).toEqual(['raised:a', 'raised:b', 'raised:c']);
       // Writing a row again (same id) replaces it rather than failing the save.
       await instances.save(makeInstance('o-1', { historyLength: 3 }), { history: [makeHistoryEntry(2)], outbox: [row('raised:a', 'Again')] }, { ifMatch: saved.etag });

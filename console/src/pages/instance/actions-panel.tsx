@@ -54,12 +54,7 @@ export function ActionsPanel({ instance, onChanged }: { instance: Instance; onCh
               {available.data.items.map((item) => (
                 <li key={item.transitionId}>
                   <strong>{describeTriggerNames(item)}</strong> takes <code>{item.transitionId}</code> to <code>{item.targetStateId}</code>
-                  {item.parameters.length > 0 && (
-                    <span class="muted">
-                      {' '}
-                      (parameters: {item.parameters.map(describeParameterTest).join(', ')})
-                    </span>
-                  )}
+                  {item.parameters.length > 0 && <span class="muted"> (parameters: {item.parameters.map(describeParameterTest).join(', ')})</span>}
                 </li>
               ))}
             </ul>
