@@ -4,8 +4,8 @@
  * however many ask at once, a URL the allow-list refuses dead-lettered at once (and warned about at PUT),
  * and a large 2xx answer taken as delivered.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startSubscriber, type LoopbackSubscriber } from '../support/event-subscriber';
 import { startTestHost, type TestHost } from '../support/local-host';
 
 interface Taken {
@@ -18,34 +18,24 @@ interface Taken {
 class Subscriber {
   readonly taken: Taken[] = [];
   readonly answers = new Map<string, (response: ServerResponse) => void>();
-  private server?: Server;
+  private server?: LoopbackSubscriber;
   url = '';
   async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const path = request.url ?? '/';
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; subject: string };
-        this.taken.push({ path, id: event.id, subject: event.subject });
-        const answer = this.answers.get(path);
-        if (answer) answer(response);
-        else response.writeHead(204).end();
-      });
+    this.server = await startSubscriber((path, _headers, body, response) => {
+      const event = body as { id: string; subject: string };
+      this.taken.push({ path, id: event.id, subject: event.subject });
+      const answer = this.answers.get(path);
+      if (answer) answer(response);
+      else response.writeHead(204).end();
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = this.server.url;
   }
   /** The history sequences `subject`'s events arrived with at `path`, in arrival order. */
   sequences(path: string, subject: string): number[] {
     return this.taken.filter((item) => item.path === path && item.subject === subject).map((item) => Number(item.id.split(':').at(-2)));
   }
-  stop(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server?.closeAllConnections();
-      if (this.server) this.server.close(() => resolve());
-      else resolve();
-    });
+  async stop(): Promise<void> {
+    await this.server?.stop();
   }
 }
 

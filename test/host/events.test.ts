@@ -4,11 +4,11 @@
  * one that fails four times and then takes the same event, dead-lettering and redelivery, and a parent
  * that starts two children and moves on when both complete.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { startLocalHost, type LocalHost } from '../../src/host/local-host';
 import { silentLogger } from '../../src/host/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { startSubscriber, type LoopbackSubscriber } from '../support/event-subscriber';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
 
@@ -22,26 +22,20 @@ interface Received {
 class Subscribers {
   readonly received: Received[] = [];
   readonly scripts = new Map<string, number[]>();
-  private server?: Server;
+  private server?: LoopbackSubscriber;
   url = '';
   async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const path = request.url ?? '/';
-        this.received.push({ path, headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        response.writeHead(this.scripts.get(path)?.shift() ?? 200).end();
-      });
+    this.server = await startSubscriber((path, headers, body, response) => {
+      this.received.push({ path, headers, body: body as Received['body'] });
+      response.writeHead(this.scripts.get(path)?.shift() ?? 200).end();
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = this.server.url;
   }
   at(path: string): Received[] {
     return this.received.filter((item) => item.path === path);
   }
-  stop(): Promise<void> {
-    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  async stop(): Promise<void> {
+    await this.server?.stop();
   }
 }
 
