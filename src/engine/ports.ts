@@ -164,8 +164,16 @@ export interface OperationStore {
    * `updatedBefore` only those last changed before that instant (the operation retention purge).
    */
   listByStatus(statuses: readonly OperationStatus[], options?: PageOptions & { updatedBefore?: string }): PagedAsyncIterable<StoredOperation>;
-  /** Removes the record and its listing (the operation retention purge, host/retention.ts). Absent is fine. */
+  /** Removes the record, its listing and its results (the operation retention purge, host/retention.ts). Absent is fine. */
   delete(operationId: string, options?: OperationOptions): Promise<void>;
+  /**
+   * Records the result of the operation for one instance, keyed by the instance: written again (by a
+   * retried or resumed application), it replaces the row, so each instance has one result. Results stay
+   * out of the record and out of durable history: the activity that applied the operation writes them.
+   */
+  putResult(operationId: string, result: InstanceResult, options?: OperationOptions): Promise<void>;
+  /** The operation's per-instance results, ordered by instance id (a page at a time). */
+  listResults(operationId: string, options?: PageOptions): PagedAsyncIterable<InstanceResult>;
 }
 
 export interface LeaseOptions extends OperationOptions {

@@ -5,7 +5,7 @@
  * records are always read from storage: another worker may be running them. Bounded (oldest out).
  */
 import { OperationStatus } from '../engine/enums';
-import type { ListedOperation, Operation, StoredOperation } from '../engine/operation';
+import type { InstanceResult, ListedOperation, Operation, StoredOperation } from '../engine/operation';
 import type { OperationOptions, OperationQuery, OperationStore, PageOptions } from '../engine/ports';
 import type { PagedAsyncIterable } from '../engine/paging';
 
@@ -55,6 +55,14 @@ export class FinishedOperationCache implements OperationStore {
   async delete(operationId: string, options?: OperationOptions): Promise<void> {
     this.finished.delete(operationId);
     await this.store.delete(operationId, options);
+  }
+
+  putResult(operationId: string, result: InstanceResult, options?: OperationOptions): Promise<void> {
+    return this.store.putResult(operationId, result, options);
+  }
+
+  listResults(operationId: string, options?: PageOptions): PagedAsyncIterable<InstanceResult> {
+    return this.store.listResults(operationId, options);
   }
 
   private remember<T>(result: T, recordOf: (result: T) => StoredOperation | undefined): T {

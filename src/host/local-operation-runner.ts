@@ -16,7 +16,7 @@
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../engine/enums';
 import { isRetryable } from '../engine/errors';
-import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../engine/operation';
+import { countOutcomes, emptyTotals, type OperationProgress, type StoredOperation } from '../engine/operation';
 import { FanOut, failureReason, type BatchOutcome } from '../engine/operations/fan-out';
 import type { OperationStore } from '../engine/ports';
 import type { DueTimer } from '../engine/timers';
@@ -208,7 +208,7 @@ export class LocalOperationRunner implements OperationLauncher {
     await pageProgress.settled();
     const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    return { ...accumulateResults(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+    return { ...countOutcomes(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
   }
 
   /**

@@ -8,7 +8,7 @@
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/enums';
 import { NotFoundError, isRetryable } from '../engine/errors';
-import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operation';
+import { OperationKind, emptySummary, mergeTotals, operationResult, type AppliedOutcome, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operation';
 import { BulkAction, outcomesOf, selectionOf } from '../engine/operation-work';
 import type { OperationStore } from '../engine/ports';
 import {
@@ -138,8 +138,16 @@ export class OperationActivityService implements OperationActivities {
     return operation;
   }
 
-  async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<InstanceResult> {
+  async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
+    // A `duplicate` (a retried or resumed application) is stored as what the first one did: the same row again.
+    const result = operationResult(await this.resultOf(operation, instanceId));
+    await this.options.operations.putResult(operationId, result);
+    return { outcome: result.outcome };
+  }
+
+  private async resultOf(operation: Operation, instanceId: string): Promise<InstanceResult> {
+    const operationId = operation.id;
     const { engine } = this.options;
     try {
       switch (operation.kind) {

@@ -25,6 +25,8 @@ function countingStore(): { store: OperationStore; reads: () => number; writes: 
     listByStatus: (statuses, options) => inner.listByStatus(statuses, options),
     list: (query, options) => inner.list(query, options),
     delete: (id, options) => inner.delete(id, options),
+    putResult: (id, result, options) => inner.putResult(id, result, options),
+    listResults: (id, options) => inner.listResults(id, options),
   };
   return { store, reads: () => reads, writes: () => writes };
 }
