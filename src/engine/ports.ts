@@ -167,11 +167,12 @@ export interface OperationStore {
   /** Removes the record, its listing and its results (the operation retention purge, host/retention.ts). Absent is fine. */
   delete(operationId: string, options?: OperationOptions): Promise<void>;
   /**
-   * Records the result of the operation for one instance, keyed by the instance: written again (by a
-   * retried or resumed application), it replaces the row, so each instance has one result. Results stay
-   * out of the record and out of durable history: the activity that applied the operation writes them.
+   * Records the result of the operation for one instance, keyed by the instance, so each instance has
+   * one result; written again it replaces the row, or with `keepExisting` leaves one already there (a
+   * retried application, which knows only what the instance recorded, keeps the first one's trace).
+   * Results stay out of the record and out of durable history: the activity that applied the operation writes them.
    */
-  putResult(operationId: string, result: InstanceResult, options?: OperationOptions): Promise<void>;
+  putResult(operationId: string, result: InstanceResult, options?: OperationOptions & { keepExisting?: boolean }): Promise<void>;
   /** The operation's per-instance results, ordered by instance id (a page at a time). */
   listResults(operationId: string, options?: PageOptions): PagedAsyncIterable<InstanceResult>;
 }

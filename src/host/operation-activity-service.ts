@@ -140,9 +140,11 @@ export class OperationActivityService implements OperationActivities {
 
   async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
-    // A `duplicate` (a retried or resumed application) is stored as what the first one did: the same row again.
-    const result = operationResult(await this.resultOf(operation, instanceId));
-    await this.options.operations.putResult(operationId, result);
+    // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
+    // is kept if that one wrote it (with its trace, which the instance's record does not hold).
+    const applied = await this.resultOf(operation, instanceId);
+    const result = operationResult(applied);
+    await this.options.operations.putResult(operationId, result, { keepExisting: applied.outcome === TriggerOutcome.duplicate });
     return { outcome: result.outcome };
   }
 

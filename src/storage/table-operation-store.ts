@@ -149,14 +149,21 @@ export class TableOperationStore implements OperationStore {
     await this.deleteRow(encodeKey(operationId, 'operation id'), OPERATION_ROW_KEY, operationId, options);
   }
 
-  /** One upsert of the instance's result row (replacing what an earlier attempt wrote). */
-  async putResult(operationId: string, result: InstanceResult, options: OperationOptions = {}): Promise<void> {
+  /** One request: an upsert of the instance's result row, or with `keepExisting` an insert that leaves one already there. */
+  async putResult(operationId: string, result: InstanceResult, options: OperationOptions & { keepExisting?: boolean } = {}): Promise<void> {
     const entity = { partitionKey: encodeKey(operationId, 'operation id'), rowKey: resultRowKey(result.instanceId), ...toBody(fitResult(result)) };
     assertEntityFits(entity, `result of operation "${operationId}" for instance "${result.instanceId}"`);
-    await translate(`result of operation "${operationId}"`, async () => {
-      if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal: options.abortSignal });
-      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal: options.abortSignal });
-    });
+    const { abortSignal } = options;
+    try {
+      if (options.keepExisting) {
+        if (isAscii(entity)) await this.client.createEntity(entity, { abortSignal });
+        else await this.client.submitTransaction([['create', entity]], { abortSignal });
+      } else if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal });
+      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal });
+    } catch (error) {
+      if (options.keepExisting && statusOf(error) === 409) return;
+      throw toSignalboxError(error, `result of operation "${operationId}"`);
+    }
   }
 
   listResults(operationId: string, options: PageOptions = {}): PagedAsyncIterable<InstanceResult> {

@@ -51,7 +51,9 @@ export async function withResults(operations: OperationStore, operation: StoredO
   if (operation.status === OperationStatus.notStarted || operation.instances.length >= MAX_OPERATION_RESULTS) return operation;
   const page = await onePage(operations.listResults(operation.id, { maxPageSize: MAX_OPERATION_RESULTS }));
   const recorded = new Set(operation.instances.map((result) => result.instanceId));
-  const instances: InstanceResult[] = [...operation.instances, ...page.items.filter((result) => !recorded.has(result.instanceId))];
+  // In instance id order (the store's key order may differ for ids beyond the key alphabet; memory's does not).
+  const stored = page.items.filter((result) => !recorded.has(result.instanceId)).sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
+  const instances: InstanceResult[] = [...operation.instances, ...stored];
   const more = page.continuationToken !== undefined || instances.length > MAX_OPERATION_RESULTS;
   const fitted = fitOperation({ ...operation, instances: instances.slice(0, MAX_OPERATION_RESULTS) });
   // While running, the summary counts fewer than the results stored: fitting alone would not tell.

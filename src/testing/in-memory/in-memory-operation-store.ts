@@ -74,8 +74,9 @@ export class InMemoryOperationStore implements OperationStore {
     this.results.delete(operationId);
   }
 
-  async putResult(operationId: string, result: InstanceResult, _options?: OperationOptions): Promise<void> {
+  async putResult(operationId: string, result: InstanceResult, options: OperationOptions & { keepExisting?: boolean } = {}): Promise<void> {
     const results = this.results.get(operationId) ?? new Map<string, InstanceResult>();
+    if (options.keepExisting && results.has(result.instanceId)) return;
     results.set(result.instanceId, structuredClone(fitResult(result)));
     this.results.set(operationId, results);
   }

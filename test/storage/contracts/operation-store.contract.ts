@@ -160,11 +160,14 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       // A retried application writes its row again (with what the instance recorded: no trace this time).
       await store.putResult('op-results', { instanceId: 'b', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b' });
 
+      // With keepExisting, a row already there stays as it is.
+      await store.putResult('op-results', { instanceId: 'c', outcome: 'transitioned' }, { keepExisting: true });
       const all = await every(store.listResults('op-results', { maxPageSize: 2 }));
       expect(all.map((result) => result.instanceId)).toEqual(['a/é 😀', 'b', 'c']);
       expect(all[0]!.error!.length).toBeLessThanOrEqual(500);
       expect(all[0]!.error).toMatch(/^Condition failed: détail/);
       expect(all[1]).toEqual({ instanceId: 'b', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b' });
+      expect(all[2]).toEqual({ instanceId: 'c', outcome: 'noTransition' });
       const first = await onePage(store.listResults('op-results', { maxPageSize: 2 }));
       expect(first.items).toHaveLength(2);
       expect(first.continuationToken).toBeDefined();
