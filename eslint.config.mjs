@@ -51,7 +51,7 @@ export default tseslint.config(
 
   // The layers (test/layering.test.ts), on relative imports.
   { files: ['src/engine/**/*.ts'], rules: restrict(engineLayers, engineOnly()) },
-  { files: ['src/engine/expression-worker-pool.ts'], rules: restrict(engineLayers, engineOnly('node:worker_threads')) },
+  { files: ['src/engine/expressions/expression-worker-pool.ts'], rules: restrict(engineLayers, engineOnly('node:worker_threads')) },
   { files: ['src/engine/events/cloud-event.ts'], rules: restrict(engineLayers, engineOnly('cloudevents')) },
   { files: ['src/testing/**/*.ts'], rules: restrict(intoLayers('storage', 'leasing', 'outbound', 'host', 'client', 'cli', 'functions')) },
   { files: ['src/storage/**/*.ts', 'src/leasing/**/*.ts'], rules: restrict(intoLayers('outbound', 'host', 'testing', 'client', 'cli', 'functions')) },

@@ -12,7 +12,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { silentLogger } from '../src/engine/effects';
+import { silentLogger } from '../src/engine/steps/effects';
 import { Engine } from '../src/engine/engine';
 import { startAzurite } from '../src/host/azurite';
 import { createOutboundClient } from '../src/outbound/outbound-client';

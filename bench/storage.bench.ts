@@ -15,10 +15,10 @@
 import { performance } from 'node:perf_hooks';
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import type { ContainerClient } from '@azure/storage-blob';
-import { silentLogger } from '../src/engine/effects';
-import { onePage } from '../src/engine/paging';
+import { silentLogger } from '../src/engine/steps/effects';
+import { onePage } from '../src/engine/ports/paging';
 import { Engine } from '../src/engine/engine';
-import type { Trigger } from '../src/engine/trigger';
+import type { Trigger } from '../src/engine/model/trigger';
 import { startAzurite } from '../src/host/azurite';
 import { leaseBlobName } from '../src/leasing/lease-name';
 import { createAzureStorage, type AzureStorage } from '../src/storage/create-azure-storage';

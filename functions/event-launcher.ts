@@ -5,7 +5,7 @@
 import * as df from 'durable-functions';
 import type { DurableClient } from 'durable-functions';
 import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../src/host/event-activities';
-import { hashString } from '../src/engine/trigger-ids';
+import { hashString } from '../src/engine/model/trigger-ids';
 import type { EventLauncher } from '../src/host/wiring';
 
 /** The orchestration instance id of one delivery: readable when short, else a hash (always the same for the same delivery). */

@@ -14,7 +14,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { emptyTotals } from '../src/engine/operation';
+import { emptyTotals } from '../src/engine/operations/operation';
 import { FanOut, failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import {
   ActivityName,

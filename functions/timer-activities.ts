@@ -5,7 +5,7 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { timerTrigger } from '../src/engine/timers';
+import { timerTrigger } from '../src/engine/decide/timers';
 import type { ApiServices } from '../src/host/http/types';
 import { FIRE_TIMER_ACTIVITY, type FireTimerInput, type FireTimerOutput } from '../src/host/timer-activities';
 import { withSpan } from './telemetry';

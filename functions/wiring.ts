@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import type { DurableClient } from 'durable-functions';
-import { redactSecrets } from '../src/engine/redaction';
+import { redactSecrets } from '../src/engine/model/redaction';
 import { createAzurePorts } from '../src/host/azure-ports';
 import type { ApiServices } from '../src/host/http/types';
 import type { Environment } from '../src/host/settings';

@@ -12,7 +12,7 @@ import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
-import type { Trigger } from '../engine/trigger';
+import type { Trigger } from '../engine/model/trigger';
 import { corsAllowedOrigins, readSetting, serverNames, type Environment } from './settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
 import { createAzurePorts, type AzurePortsOptions } from './azure-ports';

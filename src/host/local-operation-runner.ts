@@ -14,12 +14,12 @@
  * had applied the trigger answers `duplicate` (instance-runtime.ts), so none applies it twice.
  */
 import { setMaxListeners } from 'node:events';
-import { OperationStatus } from '../engine/enums';
-import { isRetryable } from '../engine/errors';
-import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../engine/operation';
+import { OperationStatus } from '../engine/model/enums';
+import { isRetryable } from '../engine/model/errors';
+import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../engine/operations/operation';
 import { FanOut, failureReason, type BatchOutcome } from '../engine/operations/fan-out';
-import type { OperationStore } from '../engine/ports';
-import type { DueTimer } from '../engine/timers';
+import type { OperationStore } from '../engine/ports/ports';
+import type { DueTimer } from '../engine/decide/timers';
 import { delay } from '../leasing/backoff';
 import { Semaphore } from './concurrency';
 import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from './operation-activities';

@@ -7,8 +7,8 @@
  * property (`redactSecrets`), whoever wrote them: a log line is the last place a key could leave by.
  */
 import pino from 'pino';
-import { capText } from '../engine/log-text';
-import { redactSecrets } from '../engine/redaction';
+import { capText } from '../engine/model/log-text';
+import { redactSecrets } from '../engine/model/redaction';
 import type { Logger } from './operation-activity-service';
 
 /** Characters of a log message; the rest is cut, saying how much. */

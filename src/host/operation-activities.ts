@@ -9,11 +9,11 @@
  * action) to one instance. Inputs and outputs are small, JSON-serialisable values (ids, not payloads),
  * as durable history requires.
  */
-import type { OperationOutcome } from '../engine/enums';
-import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../engine/operation';
+import type { OperationOutcome } from '../engine/model/enums';
+import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../engine/operations/operation';
 import type { ProgressCheckpoint } from '../engine/operations/fan-out';
-import type { InstanceSelection } from '../engine/operation-work';
-import type { Trigger } from '../engine/trigger';
+import type { InstanceSelection } from '../engine/decide/operation-work';
+import type { Trigger } from '../engine/model/trigger';
 
 /** Page size of candidate lookups; also the size of one durable sub-orchestration's fan-out. */
 export const CANDIDATE_PAGE_SIZE = 500;

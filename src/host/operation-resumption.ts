@@ -11,10 +11,10 @@
  * the batches it counted are not offered again, and the instances of the batch in flight at the crash
  * that had applied it answer from their records.)
  */
-import { OperationStatus } from '../engine/enums';
-import { PreconditionFailedError } from '../engine/errors';
-import type { StoredOperation } from '../engine/operation';
-import type { OperationStore } from '../engine/ports';
+import { OperationStatus } from '../engine/model/enums';
+import { PreconditionFailedError } from '../engine/model/errors';
+import type { StoredOperation } from '../engine/operations/operation';
+import type { OperationStore } from '../engine/ports/ports';
 import type { Logger } from './operation-activity-service';
 
 /**

@@ -4,12 +4,13 @@
  * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, by the outbox relay for
  * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
  */
-import { OperationStatus } from '../engine/enums';
-import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operation';
-import { outcomesOf, type BulkRequest, type MigrationRequest } from '../engine/operation-work';
-import type { OperationOptions, OperationStore } from '../engine/ports';
-import type { DueTimer } from '../engine/timers';
-import type { Trigger } from '../engine/trigger';
+import { OperationStatus } from '../engine/model/enums';
+import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operations/operation';
+import type { BulkRequest, MigrationRequest } from '../engine/decide/operation-work';
+import { outcomesOf } from '../engine/operations/operation-selection';
+import type { OperationOptions, OperationStore } from '../engine/ports/ports';
+import type { DueTimer } from '../engine/decide/timers';
+import type { Trigger } from '../engine/model/trigger';
 import type { FindCandidatesOutput } from './operation-activities';
 import { assertSameTrigger, triggerFingerprint } from './trigger-fingerprint';
 

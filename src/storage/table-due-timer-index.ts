@@ -8,12 +8,12 @@
  * before the save that arms them, and whether a timer is still armed is decided by its instance at firing.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
-import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
-import type { DueTimer } from '../engine/timers';
+import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../engine/ports/ports';
+import type { DueTimer } from '../engine/decide/timers';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports/paging';
 
 const PARTITION = 'due';
 /** Enough digits for any due time up to the year 275760 (the largest JavaScript date). */

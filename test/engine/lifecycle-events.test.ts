@@ -4,7 +4,7 @@ import type { ExternalRequest, ExternalResponse, ExternalServiceClient } from '.
 import { ExternalServiceError } from '../../src/engine';
 import { structuredMessage, toCloudEvent } from '../../src/engine/events/cloud-event';
 import { defaultEventDeliveryPolicy, retryDelayInMs } from '../../src/engine/events/delivery-policy';
-import { lifecycleEventsOf } from '../../src/engine/events/lifecycle-events';
+import { lifecycleEventsOf } from '../../src/engine/decide/lifecycle-events';
 import { collectAll } from '../../src/testing';
 import { testEngine } from './support';
 

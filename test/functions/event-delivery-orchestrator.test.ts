@@ -6,7 +6,7 @@
  */
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
-import { eventId } from '../../src/engine/events/lifecycle-events';
+import { eventId } from '../../src/engine/decide/lifecycle-events';
 import { eventDeliveryOrchestrator } from '../../functions/event-delivery-orchestrator';
 import { deliveryInstanceId, durableEventLauncher } from '../../functions/event-launcher';
 import type { ExternalRequest, ExternalResponse } from '../../src/engine';

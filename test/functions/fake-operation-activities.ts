@@ -3,8 +3,8 @@
  * allowed, to exercise de-duplication across pages), pages of a chosen size, and every call is
  * recorded. Not a storage fake: the storage-backed activities are exercised against Azurite.
  */
-import { TriggerOutcome } from '../../src/engine/enums';
-import type { InstanceResult } from '../../src/engine/operation';
+import { TriggerOutcome } from '../../src/engine/model/enums';
+import type { InstanceResult } from '../../src/engine/operations/operation';
 import type {
   ApplyOperationInput,
   BeginOperationInput,

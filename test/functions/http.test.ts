@@ -6,7 +6,7 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import * as df from 'durable-functions';
-import { NotFoundError } from '../../src/engine/errors';
+import { NotFoundError } from '../../src/engine/model/errors';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/wiring';
 import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';

@@ -9,7 +9,7 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 import { activityHandlers } from '../../functions/activities';
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { DURABLE_PAGE_SIZE, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
-import { NotFoundError } from '../../src/engine/errors';
+import { NotFoundError } from '../../src/engine/model/errors';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import { matchRoute } from '../../src/host/http/routes';
 import type { ApiResponse, ApiServices } from '../../src/host/http/types';

@@ -2,8 +2,8 @@
  * The trigger orchestrator and its batch sub-orchestrator, run to completion by the real durable-functions
  * replay engine (test/support/durable-replay.ts) over in-memory activities.
  */
-import { TriggerOutcome } from '../../src/engine/enums';
-import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
+import { TriggerOutcome } from '../../src/engine/model/enums';
+import { MAX_OPERATION_RESULTS } from '../../src/engine/operations/operation';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/operation-activities';
 import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';

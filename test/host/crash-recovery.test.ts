@@ -3,7 +3,7 @@
  * see the operation finish with every candidate having applied the trigger exactly once. The external
  * service the workflow calls is held by the test, so the kill lands mid-operation deterministically.
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports/paging';
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

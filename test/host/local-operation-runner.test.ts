@@ -3,9 +3,9 @@
  * orchestrator: paging, dedupe across pages, retries of retryable failures in every step, failure of the
  * operation on a non-retryable one, and the `running` mark (deferred to the first progress).
  */
-import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/errors';
-import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
-import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operation';
+import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/model/errors';
+import { OperationStatus, TriggerOutcome } from '../../src/engine/model/enums';
+import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operations/operation';
 import { InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';

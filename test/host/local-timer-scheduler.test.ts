@@ -1,6 +1,6 @@
-import type { DueTimerIndex } from '../../src/engine/ports';
-import type { DueTimer } from '../../src/engine/timers';
-import type { Trigger } from '../../src/engine/trigger';
+import type { DueTimerIndex } from '../../src/engine/ports/ports';
+import type { DueTimer } from '../../src/engine/decide/timers';
+import type { Trigger } from '../../src/engine/model/trigger';
 import { LocalTimerScheduler } from '../../src/host/local-timer-scheduler';
 import { silentLogger } from '../../src/host/logger';
 import { InMemoryDueTimerIndex } from '../../src/testing';

@@ -4,8 +4,8 @@
  * console all read it). Writes are throttled by time (PROGRESS_INTERVAL_IN_MS on the runner's clock),
  * so a fast operation costs few writes. The clock here is manual: each application takes 600 ms of it.
  */
-import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
-import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operation';
+import { OperationStatus, TriggerOutcome } from '../../src/engine/model/enums';
+import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operations/operation';
 import { LocalOperationRunner, PROGRESS_INTERVAL_IN_MS } from '../../src/host/local-operation-runner';
 import { silentLogger } from '../../src/host/logger';
 import type { CompleteOperationInput, RecordProgressInput, OperationActivities } from '../../src/host/operation-activities';

@@ -7,8 +7,8 @@
  * instance it had reached, and a migration reported only the instances still to migrate.
  */
 import { Engine, type WorkflowDefinitionInput } from '../../src/engine';
-import { OperationStatus } from '../../src/engine/enums';
-import type { StoredOperation } from '../../src/engine/operation';
+import { OperationStatus } from '../../src/engine/model/enums';
+import type { StoredOperation } from '../../src/engine/operations/operation';
 import { LocalOperationRunner } from '../../src/host/local-operation-runner';
 import { silentLogger } from '../../src/host/logger';
 import { TriggerSubmitter } from '../../src/host/trigger-submitter';

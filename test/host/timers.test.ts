@@ -3,7 +3,7 @@
  * shows it; a trigger that moves the instance on before the due time leaves nothing behind; a timer that
  * falls due while the server is killed (SIGKILL) fires exactly once after it starts again.
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports/paging';
 import { timerTriggerId } from '../../src/engine';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../src/host/azurite';

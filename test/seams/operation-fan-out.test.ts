@@ -7,7 +7,7 @@
  * test/functions/operation-orchestrator.test.ts).
  */
 import type { WorkflowDefinitionInput } from '../../src/engine';
-import { ActionOutcome } from '../../src/engine/enums';
+import { ActionOutcome } from '../../src/engine/model/enums';
 import { FanOut, type FanOutStep } from '../../src/engine/operations/fan-out';
 import { testEngine, trigger } from '../engine/support';
 

@@ -18,8 +18,8 @@
  *   instance applied is counted. After a failure no batch starts and no page is read; the batches already
  *   started are waited for and counted, then the operation completes `failed` with the first reason.
  */
-import type { OperationOutcome } from '../enums';
-import { countsToAdd, emptyTotals, mergeTotals, type OperationCheckpoint, type OperationProgress, type OperationTotals } from '../operation';
+import type { OperationOutcome } from '../model/enums';
+import { countsToAdd, emptyTotals, mergeTotals, type OperationCheckpoint, type OperationProgress, type OperationTotals } from './operation';
 
 /**
  * Characters of instance ids a checkpoint keeps in `pending`: with the results (MAX_OPERATION_RESULTS_LENGTH)

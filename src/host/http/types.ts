@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Engine } from '../../engine/engine';
-import type { OperationStore } from '../../engine/ports';
+import type { OperationStore } from '../../engine/ports/ports';
 import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
 

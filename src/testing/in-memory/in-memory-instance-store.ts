@@ -5,10 +5,10 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/errors';
-import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
-import { plainInstance } from '../../engine/instance-changes';
-import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
+import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model/errors';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/model/instance';
+import { plainInstance } from '../../engine/decide/instance-changes';
+import type { OutboxRow, StoredOutboxRow } from '../../engine/model/outbox';
 import type {
   EventStore,
   HistoryListOptions,
@@ -21,12 +21,12 @@ import type {
   Page,
   PageOptions,
   StoredEventRecord,
-} from '../../engine/ports';
-import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/events/lifecycle-events';
-import { EVENT_RANK } from '../../engine/events/lifecycle-event-type';
+} from '../../engine/ports/ports';
+import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/decide/lifecycle-events';
+import { EVENT_RANK } from '../../engine/definition/lifecycle-event-type';
 import { pageOf } from './paging';
-import { withOffer, type TriggerOffer } from '../../engine/offers';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { withOffer, type TriggerOffer } from '../../engine/decide/offers';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports/paging';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
 

@@ -1,10 +1,10 @@
 /** @module OperationStore in memory. */
-import type { OperationStatus } from '../../engine/enums';
-import { NotFoundError, PreconditionFailedError } from '../../engine/errors';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operation';
-import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../../engine/ports';
+import type { OperationStatus } from '../../engine/model/enums';
+import { NotFoundError, PreconditionFailedError } from '../../engine/model/errors';
+import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operations/operation';
+import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../../engine/ports/ports';
 import { pageOf } from './paging';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports/paging';
 
 export class InMemoryOperationStore implements OperationStore {
   private readonly operations = new Map<string, StoredOperation>();

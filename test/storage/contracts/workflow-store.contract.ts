@@ -1,7 +1,7 @@
 /** The WorkflowStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/paging';
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../../src/engine/errors';
-import type { WorkflowStore } from '../../../src/engine/ports';
+import { onePage } from '../../../src/engine/ports/paging';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../../src/engine/model/errors';
+import type { WorkflowStore } from '../../../src/engine/ports/ports';
 import { collect, makeDefinition } from '../fixtures';
 
 /** `create` returns a fresh, empty store each time. */
