@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../src/host/azurite';
+import { freePort } from '../src/host/local/azurite';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const root = path.join(__dirname, '..');

@@ -25,7 +25,7 @@ import {
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
-} from '../src/host/operation-activities';
+} from '../src/host/contracts/operation-activities';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, type ApplyOperationBatchInput, type ApplyOperationBatchOutput } from './apply-operation-batch';
 
 /**

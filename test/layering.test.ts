@@ -24,7 +24,7 @@ const allowed: Record<string, readonly string[]> = {
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(path) ? [path] : [];
   });
 }
 
@@ -97,5 +97,42 @@ it('inside the engine, each layer imports only the layers below it (a decision i
       if (from !== to && engineLayerRank[to]! >= engineLayerRank[from]!) offences.push(`${path} (${from}) → ${target} (${to})`);
     }
   }
+  expect(offences).toEqual([]);
+});
+
+/**
+ * Code outside src/engine imports the engine's folders (their index.ts), not the files inside them, so a
+ * file can move within its layer without touching its users. The orchestrators and the activity contracts
+ * they load are the exception: their determinism boundary (test/functions/determinism.test.ts) names the
+ * pure files they may load, and a folder's index would load the whole layer into the orchestrator.
+ */
+const deepImportsAllowed = new Set([
+  'functions/operation-orchestrator.ts',
+  'functions/apply-operation-batch.ts',
+  'functions/event-delivery-orchestrator.ts',
+  'functions/timer-orchestrator.ts',
+  'src/host/contracts/operation-activities.ts',
+  'src/host/contracts/event-activities.ts',
+  'src/host/contracts/timer-activities.ts',
+]);
+
+it('code outside the engine imports its folders, not the files inside them', () => {
+  const offences: string[] = [];
+  const outside = ['src', 'functions', 'test', 'bench', 'scripts', 'console/src'].flatMap((dir) => sources(join(repo, dir)));
+  const engineRoot = join(repo, 'src/engine');
+  let engineImports = 0;
+  for (const file of outside) {
+    const path = relative(repo, file).split(sep).join('/');
+    if (path.startsWith('src/engine/') || deepImportsAllowed.has(path)) continue;
+    for (const match of readFileSync(file, 'utf8').matchAll(specifier)) {
+      const target = resolve(dirname(file), match[1] ?? match[2] ?? match[3] ?? '');
+      if (!target.startsWith(`${engineRoot}${sep}`) && target !== engineRoot) continue;
+      engineImports += 1;
+      const inside = relative(engineRoot, target).split(sep);
+      if (inside.length > 1) offences.push(`${path} → src/engine/${inside.join('/')}`);
+    }
+  }
+  // The walk must keep finding the engine's users, or this test would pass by checking nothing.
+  expect(engineImports).toBeGreaterThan(100);
   expect(offences).toEqual([]);
 });

@@ -18,7 +18,7 @@ import type { LifecycleEventRecord } from './decide/lifecycle-events';
 import type { EventOutboxRow, StartInstancePayload } from './model/outbox';
 import { MigrationsAndBulkActions } from './migrations-and-bulk-actions';
 import type { HistoryEntry, StoredInstance } from './model/instance';
-import { InstanceRuntime, type ApplyTriggerOptions, type Decided } from './runtime/instance-runtime';
+import { InstanceRuntime, type ApplyTriggerOptions, type AppliedDecision } from './runtime/instance-runtime';
 import { accumulateResults, emptyTotals, type InstanceResult } from './operations/operation';
 import { FanOut, failureReason } from './operations/fan-out';
 import { OutboxRelay, type OutboxHandlers } from './runtime/outbox-relay';
@@ -532,7 +532,7 @@ export class Engine {
 
   // ---- internals ----------------------------------------------------------------------------------
 
-  private async changed(instanceId: string, decided: Decided, options: OperationOptions): Promise<StoredInstance> {
+  private async changed(instanceId: string, decided: AppliedDecision, options: OperationOptions): Promise<StoredInstance> {
     if (!decided.instance) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
     await this.relayAfter(decided, options);
     return decided.instance;
@@ -544,7 +544,7 @@ export class Engine {
    * the load; any other is logged, not thrown, since the change itself is saved: the rows wait for the
    * next load of the instance or the start-up sweep.
    */
-  private async relayAfter(decided: Decided, options: OperationOptions): Promise<void> {
+  private async relayAfter(decided: AppliedDecision, options: OperationOptions): Promise<void> {
     if (decided.outbox.length === 0 || !decided.instance) return;
     try {
       if (await this.relay.relay(decided.instance.id, decided.outbox, options)) this.runtime.relayedAll(decided);

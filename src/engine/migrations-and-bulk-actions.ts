@@ -6,7 +6,7 @@
  */
 import type { WorkflowDefinition } from './definition/definition';
 import { migrationVerdict } from './decide/decide-migrate';
-import type { ChangeOptions, Decided, Guard, InstanceRuntime } from './runtime/instance-runtime';
+import type { ChangeOptions, AppliedDecision, InstancePrecondition, InstanceRuntime } from './runtime/instance-runtime';
 import type { Engine, EnginePorts } from './engine';
 import { ActionOutcome, TriggerOutcome } from './model/enums';
 import { ConflictError, NotFoundError, ValidationError } from './model/errors';
@@ -58,7 +58,7 @@ export class MigrationsAndBulkActions {
     private readonly engine: Engine,
     private readonly ports: EnginePorts,
     private readonly runtime: InstanceRuntime,
-    private readonly relayAfter: (decided: Decided, options: OperationOptions) => Promise<void>,
+    private readonly relayAfter: (decided: AppliedDecision, options: OperationOptions) => Promise<void>,
   ) {}
 
   /**
@@ -177,9 +177,9 @@ export class MigrationsAndBulkActions {
    * when it no longer matches). A status that does not allow the action is `conflict`, with why.
    */
   async applyBulk(instanceId: string, request: BulkRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
-    const guard: Guard = (stored: StoredInstance) =>
+    const guard: InstancePrecondition = (stored: StoredInstance) =>
       matchesSelection(stored, request.filter) ? undefined : { instanceId, outcome: ActionOutcome.skipped, fromStateId: stored.stateId, error: 'no longer matches the filter' };
-    let decided: Decided;
+    let decided: AppliedDecision;
     try {
       decided = await this.decideBulk(instanceId, request, options, guard);
     } catch (error) {
@@ -205,7 +205,7 @@ export class MigrationsAndBulkActions {
     return last.items[0]?.operationId === options.operationId;
   }
 
-  private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: Guard): Promise<Decided> {
+  private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: InstancePrecondition): Promise<AppliedDecision> {
     switch (request.action) {
       case BulkAction.cancel:
         return this.runtime.cancel(instanceId, options, guard);

@@ -6,12 +6,12 @@
  * caller to retry.
  */
 import type { Engine } from '../engine/engine';
-import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model/enums';
-import { NotFoundError, isRetryable } from '../engine/model/errors';
-import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operations/operation';
-import { BulkAction } from '../engine/decide/operation-work';
-import { outcomesOf, selectionOf } from '../engine/operations/operation-selection';
-import type { OperationStore } from '../engine/ports/ports';
+import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
+import { NotFoundError, isRetryable } from '../engine/model';
+import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operations';
+import { BulkAction } from '../engine/decide';
+import { outcomesOf, selectionOf } from '../engine/operations';
+import type { OperationStore } from '../engine/ports';
 import {
   CANDIDATE_PAGE_SIZE,
   type ApplyOperationInput,
@@ -23,7 +23,7 @@ import {
   type FindCandidatesOutput,
   type RecordProgressInput,
   type OperationActivities,
-} from './operation-activities';
+} from './contracts/operation-activities';
 
 export interface Logger {
   info(message: string, properties?: Record<string, unknown>): void;

@@ -7,11 +7,11 @@
  * All of them are idempotent, so a retried add or remove is harmless.
  */
 import { odata, type TableClient } from '@azure/data-tables';
-import type { InterestIndex, OperationOptions, Page, PageOptions } from '../engine/ports/ports';
+import type { InterestIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
 import { decodeToken, encodeToken, isSdkTableToken, pageSize } from './continuation-token';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { decodeKey, encodeKey, encodeLookupKey } from './keys';
-import { pagedList, type PagedAsyncIterable } from '../engine/ports/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 export interface TableInterestIndexOptions {
   /** Parallel row writes per add/remove call. @default 16 */

@@ -1,6 +1,6 @@
 /** @module One page of a table query, in the ports' paging idiom. */
 import type { TableClient, TableEntityResult } from '@azure/data-tables';
-import type { Page, PageOptions } from '../engine/ports/ports';
+import type { Page, PageOptions } from '../engine/ports';
 import { pageSize, unwrapTableToken, wrapTableToken } from './continuation-token';
 import { translate } from './errors';
 

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { EXPRESSION_CACHE_BUDGET_IN_BYTES, ExpressionLimitError, closeExpressionWorkers, evaluateExpression, expressionCacheStats, validateDefinition, type ExpressionScope } from '../../src/engine';
-import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../../src/engine/decide/interests';
+import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../../src/engine/decide';
 import { testEngine } from './support';
 
 const scope: ExpressionScope = {

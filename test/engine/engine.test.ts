@@ -1,4 +1,4 @@
-import { onePage } from '../../src/engine/ports/paging';
+import { onePage } from '../../src/engine/ports';
 import {
   ConflictError,
   DefinitionInvalidError,

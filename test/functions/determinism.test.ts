@@ -13,9 +13,9 @@ const allowed = new Set([
   '../src/engine/operations/operation',
   '../src/engine/operations/fan-out',
   '../src/engine/model/enums',
-  '../src/host/operation-activities',
-  '../src/host/event-activities',
-  '../src/host/timer-activities',
+  '../src/host/contracts/operation-activities',
+  '../src/host/contracts/event-activities',
+  '../src/host/contracts/timer-activities',
   './apply-operation-batch',
 ]);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
@@ -23,9 +23,9 @@ const allowedTransitive: Record<string, string[]> = {
   'src/engine/operations/operation.ts': ['../model/enums'],
   'src/engine/operations/fan-out.ts': ['./operation'],
   'src/engine/model/enums.ts': ['zod'],
-  'src/host/operation-activities.ts': ['../engine/operations/fan-out'],
-  'src/host/event-activities.ts': [],
-  'src/host/timer-activities.ts': [],
+  'src/host/contracts/operation-activities.ts': ['../../engine/operations/fan-out'],
+  'src/host/contracts/event-activities.ts': [],
+  'src/host/contracts/timer-activities.ts': [],
 };
 
 function imports(file: string): Array<{ specifier: string; typeOnly: boolean }> {

@@ -1,6 +1,6 @@
 /** The LeaseProvider contract, run against every implementation. */
-import { LeaseUnavailableError } from '../../src/engine/model/errors';
-import type { LeaseHandle, LeaseProvider } from '../../src/engine/ports/ports';
+import { LeaseUnavailableError } from '../../src/engine/model';
+import type { LeaseHandle, LeaseProvider } from '../../src/engine/ports';
 
 /**
  * `create` sets up one lease service and returns a function giving a worker's provider for it: for a

@@ -1,5 +1,5 @@
 /**
- * The local server (src/host/main.ts) as a child process, for the tests that kill it (SIGKILL) and start
+ * The local server (src/host/local/main.ts) as a child process, for the tests that kill it (SIGKILL) and start
  * it again. `node --import tsx` runs it in one process, so SIGKILL really kills it (the tsx CLI would leave
  * its child running). Resolves once it says where it listens; rejects if it exits first.
  */

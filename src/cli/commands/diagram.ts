@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { examples, type ContextOf } from '../command-options';
 import { existsSync } from 'node:fs';
-import type { WorkflowDefinition } from '../../engine/definition/definition';
+import type { WorkflowDefinition } from '../../engine/definition';
 import type { CommandContext } from '../context';
 import { checkDefinitionFile, engineAnalysis, printFileChecks } from '../definition-check';
 import { UsageError, ValidationFailedError } from '../errors';

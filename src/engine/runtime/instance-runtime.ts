@@ -71,7 +71,7 @@ export interface ApplyTriggerOptions extends OperationOptions {
 export const APPLIED_LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
 
 /** The outcome of one run of the loop. */
-export interface Decided {
+export interface AppliedDecision {
   /** Undefined when the instance does not exist. */
   readonly decision?: Decision;
   /** The instance as saved, or as loaded when nothing changed; undefined when it does not exist. */
@@ -96,7 +96,7 @@ export class InstanceRuntime {
    * (it keys raised-trigger ids and the action-call journal). Lease and storage failures are thrown (a
    * retry is safe); a request the instance cannot take is thrown by `decide` (ConflictError, ...).
    */
-  decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: ChangeOptions = {}): Promise<Decided> {
+  decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: ChangeOptions = {}): Promise<AppliedDecision> {
     return this.ports.leases.withLease(
       instanceId,
       async (lease) => {
@@ -138,7 +138,7 @@ export class InstanceRuntime {
     );
   }
 
-  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<Decided> {
+  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
     const { offeredSince, ...storeOptions } = options;
     return this.decideUnderLease(
       instanceId,
@@ -178,7 +178,7 @@ export class InstanceRuntime {
     return dryRunTrigger(definition, stored, trigger, this.effects(`${instanceId}|dry-run`, options.abortSignal), this.options.registry);
   }
 
-  recover(instanceId: string, stateId: string, options?: ChangeOptions, guard?: Guard, repair?: RecoveryRepair): Promise<Decided> {
+  recover(instanceId: string, stateId: string, options?: ChangeOptions, guard?: InstancePrecondition, repair?: RecoveryRepair): Promise<AppliedDecision> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
@@ -187,7 +187,7 @@ export class InstanceRuntime {
     );
   }
 
-  cancel(instanceId: string, options?: ChangeOptions, guard?: Guard): Promise<Decided> {
+  cancel(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'cancel', sequence: stored.historyLength }),
@@ -197,7 +197,7 @@ export class InstanceRuntime {
   }
 
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
-  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: ChangeOptions): Promise<Decided> {
+  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: ChangeOptions): Promise<AppliedDecision> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'migrate', sequence: stored.historyLength }),
@@ -207,7 +207,7 @@ export class InstanceRuntime {
   }
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
-  suspend(instanceId: string, options?: ChangeOptions, guard?: Guard): Promise<Decided> {
+  suspend(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'suspend', sequence: stored.historyLength }),
@@ -216,7 +216,7 @@ export class InstanceRuntime {
     );
   }
 
-  resume(instanceId: string, options?: ChangeOptions, guard?: Guard): Promise<Decided> {
+  resume(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
     return this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'resume', sequence: stored.historyLength }),
@@ -238,7 +238,7 @@ export class InstanceRuntime {
    * under the lease after its save (children, index rows, the lease blob, the rows), where the loop
    * releases the lease at the save. Its save is the same conditional save on the stored ETag.
    */
-  async delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: Guard): Promise<Decided> {
+  async delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: InstancePrecondition): Promise<AppliedDecision> {
     // Looked up first: taking the lease of an id that does not exist would create its lease blob.
     if (!(await this.ports.instances.get(instanceId, options))) return { outbox: [] };
     return this.ports.leases.withLease(
@@ -290,7 +290,7 @@ export class InstanceRuntime {
    * `decideUnderLease`, which leases, loads a stored instance and saves on its ETag: here there is none to
    * load, and the store's create (insert, 409 on an existing id) is the condition.
    */
-  async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<Decided & { instance: StoredInstance; decision: Decision }> {
+  async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<AppliedDecision & { instance: StoredInstance; decision: Decision }> {
     const existing = await this.ports.instances.get(input.instanceId, options);
     // One marked `deleting` is gone for every reader (a deletion stopped by a crash after its mark): the
     // deletion is finished first, its leftover rows relayed with the creation's, so the id is free as it reads.
@@ -347,7 +347,7 @@ export class InstanceRuntime {
   }
 
   /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
-  relayedAll(decided: Decided): void {
+  relayedAll(decided: AppliedDecision): void {
     if (!decided.instance) return;
     if (this.relayed.size >= 10_000) this.relayed.delete(this.relayed.keys().next().value!);
     this.relayed.set(decided.instance.id, decided.instance.etag);
@@ -469,9 +469,9 @@ function withOperationId(decision: Decision, options: ChangeOptions): Decision {
 }
 
 /** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */
-export type Guard = (stored: StoredInstance) => InstanceResult | undefined;
+export type InstancePrecondition = (stored: StoredInstance) => InstanceResult | undefined;
 
-function guarded(stored: StoredInstance, guard: Guard | undefined): Decision | undefined {
+function guarded(stored: StoredInstance, guard: InstancePrecondition | undefined): Decision | undefined {
   const result = guard?.(stored);
   return result ? { result, logs: [] } : undefined;
 }

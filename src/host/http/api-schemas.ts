@@ -4,12 +4,12 @@
  * a test checks real answers against the document, so the bodies cannot drift from these.
  */
 import { z } from 'zod';
-import { DeliveryStatus } from '../../engine/decide/lifecycle-events';
-import { lifecycleEventTypeSchema } from '../../engine/definition/lifecycle-event-type';
-import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model/enums';
-import { HistoryEvent } from '../../engine/model/instance';
+import { DeliveryStatus } from '../../engine/decide';
+import { lifecycleEventTypeSchema } from '../../engine/definition';
+import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
+import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
-import { jsonObjectSchema } from '../../engine/model/json';
+import { jsonObjectSchema } from '../../engine/model';
 import type { SchemaReference } from './types';
 
 /** The workflow definition's JSON Schema (per registry), a component of the document. */

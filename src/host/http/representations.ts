@@ -1,8 +1,8 @@
 /** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
-import type { WorkflowVersion } from '../../engine/definition/definition';
-import type { StoredInstance } from '../../engine/model/instance';
-import { listedOperation, type ListedOperation, type StoredOperation } from '../../engine/operations/operation';
-import type { Page } from '../../engine/ports/ports';
+import type { WorkflowVersion } from '../../engine/definition';
+import type { StoredInstance } from '../../engine/model';
+import { listedOperation, type ListedOperation, type StoredOperation } from '../../engine/operations';
+import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {
   return { ...workflow.definition, version: workflow.version, etag: workflow.etag };

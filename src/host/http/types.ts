@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { Engine } from '../../engine/engine';
-import type { OperationStore } from '../../engine/ports/ports';
+import type { OperationStore } from '../../engine/ports';
 import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
 
@@ -40,7 +40,7 @@ export interface ApiResponse {
   readonly text?: string;
 }
 
-/** Everything a handler may use; built once per process by src/host/wiring.ts. */
+/** Everything a handler may use; built once per process by src/host/host-services.ts. */
 export interface ApiServices {
   readonly engine: Engine;
   readonly operations: OperationStore;

@@ -7,7 +7,7 @@ import { pageQuerySchema } from './query';
 import { pageBody, workflowBody } from './representations';
 import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
-import type { WorkflowVersion } from '../../engine/definition/definition';
+import type { WorkflowVersion } from '../../engine/definition';
 
 function workflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
   return {

@@ -5,10 +5,10 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model/errors';
-import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/model/instance';
-import { plainInstance } from '../../engine/decide/instance-changes';
-import type { OutboxRow, StoredOutboxRow } from '../../engine/model/outbox';
+import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/model';
+import { plainInstance } from '../../engine/decide';
+import type { OutboxRow, StoredOutboxRow } from '../../engine/model';
 import type {
   EventStore,
   HistoryListOptions,
@@ -21,12 +21,12 @@ import type {
   Page,
   PageOptions,
   StoredEventRecord,
-} from '../../engine/ports/ports';
-import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/decide/lifecycle-events';
-import { EVENT_RANK } from '../../engine/definition/lifecycle-event-type';
+} from '../../engine/ports';
+import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/decide';
+import { EVENT_RANK } from '../../engine/definition';
 import { pageOf } from './paging';
-import { withOffer, type TriggerOffer } from '../../engine/decide/offers';
-import { pagedList, type PagedAsyncIterable } from '../../engine/ports/paging';
+import { withOffer, type TriggerOffer } from '../../engine/decide';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
 

@@ -1,7 +1,7 @@
 /** @module Offset paging for the in-memory stores, with an opaque token like the real ones. */
-import { ValidationError } from '../../engine/model/errors';
-import { pagedList } from '../../engine/ports/paging';
-import type { Page, PageOptions } from '../../engine/ports/ports';
+import { ValidationError } from '../../engine/model';
+import { pagedList } from '../../engine/ports';
+import type { Page, PageOptions } from '../../engine/ports';
 
 export function pageOf<T>(items: readonly T[], options: PageOptions = {}): Page<T> {
   const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), 1000);

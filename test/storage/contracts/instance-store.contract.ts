@@ -1,7 +1,7 @@
 /** The InstanceStore + HistoryStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/ports/paging';
-import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/model/errors';
-import type { HistoryStore, InstanceStore, OutboxStore } from '../../../src/engine/ports/ports';
+import { onePage } from '../../../src/engine/ports';
+import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/model';
+import type { HistoryStore, InstanceStore, OutboxStore } from '../../../src/engine/ports';
 import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
 
 export interface InstanceStores {

@@ -1,6 +1,6 @@
 /** The InterestIndex contract, run against every implementation. */
-import { onePage } from '../../../src/engine/ports/paging';
-import type { InterestIndex } from '../../../src/engine/ports/ports';
+import { onePage } from '../../../src/engine/ports';
+import type { InterestIndex } from '../../../src/engine/ports';
 import { collect } from '../fixtures';
 
 export function interestIndexContract(label: string, create: () => Promise<InterestIndex>): void {

@@ -1,8 +1,8 @@
 /** The OperationStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/ports/paging';
-import { SignalboxError, PreconditionFailedError } from '../../../src/engine/model/errors';
-import type { InstanceResult } from '../../../src/engine/operations/operation';
-import type { OperationStore } from '../../../src/engine/ports/ports';
+import { onePage } from '../../../src/engine/ports';
+import { SignalboxError, PreconditionFailedError } from '../../../src/engine/model';
+import type { InstanceResult } from '../../../src/engine/operations';
+import type { OperationStore } from '../../../src/engine/ports';
 import { collect, makeOperation, withoutEtag } from '../fixtures';
 
 export function operationStoreContract(label: string, create: () => Promise<OperationStore>): void {

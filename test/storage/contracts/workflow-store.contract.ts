@@ -1,7 +1,7 @@
 /** The WorkflowStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/ports/paging';
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../../src/engine/model/errors';
-import type { WorkflowStore } from '../../../src/engine/ports/ports';
+import { onePage } from '../../../src/engine/ports';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../../src/engine/model';
+import type { WorkflowStore } from '../../../src/engine/ports';
 import { collect, makeDefinition } from '../fixtures';
 
 /** `create` returns a fresh, empty store each time. */

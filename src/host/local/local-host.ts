@@ -6,20 +6,20 @@
  */
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
-import { recoverLeftovers } from './start-up-recovery';
+import { recoverLeftovers } from '../start-up-recovery';
 import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
-import type { Trigger } from '../engine/model/trigger';
-import { corsAllowedOrigins, readSetting, serverNames, type Environment } from './settings';
-import { createHostCore, type HostCore, type HostCoreOptions } from './wiring';
-import { createAzurePorts, type AzurePortsOptions } from './azure-ports';
-import type { Logger } from './operation-activity-service';
-import { OPERATION_PURGE_INTERVAL_MS, operationRetentionDays, purgeFinishedOperations } from './retention';
-import type { StorageNames } from '../storage/names';
-import type { RequestCounter } from '../storage/request-counter';
+import type { Trigger } from '../../engine/model';
+import { corsAllowedOrigins, readSetting, serverNames, type Environment } from '../settings';
+import { createHostCore, type HostCore, type HostCoreOptions } from '../host-services';
+import { createAzurePorts, type AzurePortsOptions } from '../azure-ports';
+import type { Logger } from '../operation-activity-service';
+import { OPERATION_PURGE_INTERVAL_MS, operationRetentionDays, purgeFinishedOperations } from '../retention';
+import type { StorageNames } from '../../storage/names';
+import type { RequestCounter } from '../../storage/request-counter';
 
 export interface LocalHostOptions {
   /** @default process.env */

@@ -13,12 +13,12 @@
  * fires within about a quarter of a second of its due time when the process is not busy. Started, it runs a pass
  * at once: timers that fell due while the server was down fire then, once each.
  */
-import type { DueTimerIndex } from '../engine/ports/ports';
-import { timerTrigger, type DueTimer } from '../engine/decide/timers';
-import type { Trigger } from '../engine/model/trigger';
+import type { DueTimerIndex } from '../../engine/ports';
+import { timerTrigger, type DueTimer } from '../../engine/decide';
+import type { Trigger } from '../../engine/model';
 import { Semaphore } from './concurrency';
-import type { Logger } from './operation-activity-service';
-import { onePage } from '../engine/ports/paging';
+import type { Logger } from '../operation-activity-service';
+import { onePage } from '../../engine/ports';
 
 export interface LocalTimerSchedulerOptions {
   readonly index: DueTimerIndex;

@@ -3,7 +3,7 @@
  * the activity's input and output (the engine's one attempt), and the timer arithmetic, kept free of
  * I/O so the orchestrator may import it (test/functions/determinism.test.ts).
  */
-import type { AttemptResult, EventDeliveryTarget } from '../engine/runtime/event-delivery';
+import type { AttemptResult, EventDeliveryTarget } from '../../engine/runtime/event-delivery';
 
 export const EVENT_DELIVERY_ORCHESTRATOR = 'eventDeliveryOrchestrator';
 export const ATTEMPT_EVENT_DELIVERY = 'attemptEventDelivery';

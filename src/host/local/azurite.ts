@@ -15,8 +15,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import path from 'node:path';
 
-import { foreignErrorCode } from '../engine/model/errors';
-import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from '../storage/development-storage';
+import { foreignErrorCode } from '../../engine/model';
+import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from '../../storage/development-storage';
 
 export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME };
 

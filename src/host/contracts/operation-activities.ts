@@ -9,11 +9,11 @@
  * action) to one instance. Inputs and outputs are small, JSON-serialisable values (ids, not payloads),
  * as durable history requires.
  */
-import type { OperationOutcome } from '../engine/model/enums';
-import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../engine/operations/operation';
-import type { ProgressCheckpoint } from '../engine/operations/fan-out';
-import type { InstanceSelection } from '../engine/decide/operation-work';
-import type { Trigger } from '../engine/model/trigger';
+import type { OperationOutcome } from '../../engine/model/enums';
+import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../../engine/operations/operation';
+import type { ProgressCheckpoint } from '../../engine/operations/fan-out';
+import type { InstanceSelection } from '../../engine/decide/operation-work';
+import type { Trigger } from '../../engine/model/trigger';
 
 /** Page size of candidate lookups; also the size of one durable sub-orchestration's fan-out. */
 export const CANDIDATE_PAGE_SIZE = 500;
@@ -86,7 +86,7 @@ export interface RecordProgressInput {
 }
 
 // The checkpoint and its bound belong to the one fan-out algorithm (src/engine/operations/fan-out.ts).
-export { MAX_CHECKPOINT_PENDING_LENGTH, progressCheckpoint, type ProgressCheckpoint, type UncountedBatch } from '../engine/operations/fan-out';
+export { MAX_CHECKPOINT_PENDING_LENGTH, progressCheckpoint, type ProgressCheckpoint, type UncountedBatch } from '../../engine/operations/fan-out';
 
 export interface FindCandidatesOutput {
   readonly instanceIds: string[];

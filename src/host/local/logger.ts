@@ -7,9 +7,9 @@
  * property (`redactSecrets`), whoever wrote them: a log line is the last place a key could leave by.
  */
 import pino from 'pino';
-import { capText } from '../engine/model/log-text';
-import { redactSecrets } from '../engine/model/redaction';
-import type { Logger } from './operation-activity-service';
+import { capText } from '../../engine/model';
+import { redactSecrets } from '../../engine/model';
+import type { Logger } from '../operation-activity-service';
 
 /** Characters of a log message; the rest is cut, saying how much. */
 export const MAX_LOG_LINE_LENGTH = 8192;

@@ -2,7 +2,7 @@
  * @module The contract between the durable timer orchestration (functions/timer-orchestrator.ts) and its
  * one activity: pure names and shapes, so the orchestrator imports nothing impure.
  */
-import type { DueTimer } from '../engine/decide/timers';
+import type { DueTimer } from '../../engine/decide/timers';
 
 /** The activity that fires a due timer: submits its trigger as an operation, like any trigger. */
 export const FIRE_TIMER_ACTIVITY = 'fireTimer';

@@ -4,10 +4,10 @@
  * in-process runner locally) and in where the ports come from.
  */
 import { Engine } from '../engine/engine';
-import type { EventDeliveryTarget } from '../engine/runtime/event-delivery';
-import type { OutboxHandlers } from '../engine/runtime/outbox-relay';
-import type { EngineOptions } from '../engine/runtime/engine-options';
-import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports/ports';
+import type { EventDeliveryTarget } from '../engine/runtime';
+import type { OutboxHandlers } from '../engine/runtime';
+import type { EngineOptions } from '../engine/runtime';
+import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
 import type { ApiServices } from './http/types';
 import { FinishedOperationCache } from './finished-operation-cache';

@@ -8,14 +8,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from './console-assets';
-import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from './http/http-manners';
-import { crossSiteRefusal, hostRefusal } from './http/request-guard';
-import { allowedMethods, matchRoute, unmatchedResponse } from './http/routes';
-import { bodyText, checkBodySize, encodeResponse } from './http/transport';
-import type { ApiRequest, ApiResponse, ApiServices } from './http/types';
-import { problem, problemResponse } from './problem';
-import type { Logger } from './operation-activity-service';
+import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from '../console-assets';
+import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from '../http/http-manners';
+import { crossSiteRefusal, hostRefusal } from '../http/request-guard';
+import { allowedMethods, matchRoute, unmatchedResponse } from '../http/routes';
+import { bodyText, checkBodySize, encodeResponse } from '../http/transport';
+import type { ApiRequest, ApiResponse, ApiServices } from '../http/types';
+import { problem, problemResponse } from '../problem';
+import type { Logger } from '../operation-activity-service';
 
 export interface LocalServerOptions {
   /** @default 7071 */

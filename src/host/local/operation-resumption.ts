@@ -11,11 +11,11 @@
  * the batches it counted are not offered again, and the instances of the batch in flight at the crash
  * that had applied it answer from their records.)
  */
-import { OperationStatus } from '../engine/model/enums';
-import { PreconditionFailedError } from '../engine/model/errors';
-import type { StoredOperation } from '../engine/operations/operation';
-import type { OperationStore } from '../engine/ports/ports';
-import type { Logger } from './operation-activity-service';
+import { OperationStatus } from '../../engine/model';
+import { PreconditionFailedError } from '../../engine/model';
+import type { StoredOperation } from '../../engine/operations';
+import type { OperationStore } from '../../engine/ports';
+import type { Logger } from '../operation-activity-service';
 
 /**
  * Start-ups in a row that may resume one operation without it getting further in between; a graceful

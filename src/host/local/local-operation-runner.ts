@@ -14,18 +14,18 @@
  * had applied the trigger answers `duplicate` (instance-runtime.ts), so none applies it twice.
  */
 import { setMaxListeners } from 'node:events';
-import { OperationStatus } from '../engine/model/enums';
-import { isRetryable } from '../engine/model/errors';
-import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../engine/operations/operation';
-import { FanOut, failureReason, type BatchOutcome } from '../engine/operations/fan-out';
-import type { OperationStore } from '../engine/ports/ports';
-import type { DueTimer } from '../engine/decide/timers';
-import { delay } from '../leasing/backoff';
+import { OperationStatus } from '../../engine/model';
+import { isRetryable } from '../../engine/model';
+import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../../engine/operations';
+import { FanOut, failureReason, type BatchOutcome } from '../../engine/operations';
+import type { OperationStore } from '../../engine/ports';
+import type { DueTimer } from '../../engine/decide';
+import { delay } from '../../leasing/backoff';
 import { Semaphore } from './concurrency';
-import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from './operation-activities';
+import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from '../contracts/operation-activities';
 import { claimResumption } from './operation-resumption';
-import type { LaunchOptions, OperationLauncher, WaitOutcome } from './trigger-submitter';
-import type { Logger } from './operation-activity-service';
+import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
+import type { Logger } from '../operation-activity-service';
 
 /** Progress within a page is written at most once per this many milliseconds of the runner's clock. */
 export const PROGRESS_INTERVAL_IN_MS = 1000;

@@ -7,16 +7,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import type { DurableClient } from 'durable-functions';
-import { redactSecrets } from '../src/engine/model/redaction';
+import { redactSecrets } from '../src/engine/model';
 import { createAzurePorts } from '../src/host/azure-ports';
 import type { ApiServices } from '../src/host/http/types';
 import type { Environment } from '../src/host/settings';
-import type { OperationActivities } from '../src/host/operation-activities';
+import type { OperationActivities } from '../src/host/contracts/operation-activities';
 import type { Logger } from '../src/host/operation-activity-service';
 import type { OperationLauncher } from '../src/host/trigger-submitter';
-import { createHostCore, type HostCore } from '../src/host/wiring';
+import { createHostCore, type HostCore } from '../src/host/host-services';
 import { durableEventLauncher } from './event-launcher';
-import { timerOrchestrationId } from '../src/host/timer-activities';
+import { timerOrchestrationId } from '../src/host/contracts/timer-activities';
 import { TIMER_ORCHESTRATOR } from './timer-orchestrator';
 import { OPERATION_ORCHESTRATOR, type OperationOrchestratorInput } from './operation-orchestrator';
 
@@ -36,7 +36,7 @@ export const invocationLogger: Logger = {
 
 /**
  * Secrets in URLs (userinfo, query values, fragment) are redacted from the message and every property, as
- * the local server's logger does (src/host/logger.ts): a log line is the last place a key could leave by.
+ * the local server's logger does (src/host/local/logger.ts): a log line is the last place a key could leave by.
  */
 function logLine(level: 'info' | 'warn' | 'error', message: string, properties?: Record<string, unknown>): void {
   const args = properties ? [redactSecrets(message), redactSecrets(properties)] : [redactSecrets(message)];
