@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const output = join(root, 'dist', 'src', 'host', 'main.js');
+const output = join(root, 'dist', 'src', 'host', 'local', 'main.js');
 
 /** The newest modification time under `path` (a file or a directory, recursively). */
 function newest(path) {

@@ -14,7 +14,7 @@ import { startLocalHost } from '../../src/host/local/local-host';
 import { silentLogger } from '../../src/host/local/logger';
 import { httpClient } from './http-client';
 
-const mainScript = path.join(__dirname, '..', '..', 'src', 'host', 'main.ts');
+const mainScript = path.join(__dirname, '..', '..', 'src', 'host', 'local', 'main.ts');
 const children: ChildProcess[] = [];
 
 function serverEnv(location: string): NodeJS.ProcessEnv {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const main = path.join(__dirname, '..', '..', 'src', 'host', 'main.ts');
+  const main = path.join(__dirname, '..', '..', 'src', 'host', 'local', 'main.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let output = '';
