@@ -7,7 +7,7 @@
  * sub-orchestrations, and how many events; asserts nothing. Issue 23 §1: 1,330,851 bytes while results
  * travelled through history, 453,266 since (docs/decisions/0015-operation-results-out-of-history.md).
  */
-import { TriggerOutcome } from '../src/engine/enums';
+import { TriggerOutcome } from '../src/engine/model';
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../functions/apply-operation-batch';
 import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../functions/operation-orchestrator';
 import { runOrchestration } from '../test/support/durable-replay';

@@ -14,9 +14,9 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operation';
+import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
-import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/operation-activities';
+import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/contracts/operation-activities';
 
 /**
  * The registered name stays as first deployed: an operation orchestration in flight on a deployed app

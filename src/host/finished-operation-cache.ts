@@ -5,10 +5,10 @@
  * per-instance results when this process wrote them all. Unfinished
  * records are always read from storage: another worker may be running them. Bounded (oldest out).
  */
-import { OperationStatus } from '../engine/enums';
-import { MAX_OPERATION_RESULTS, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operation';
+import { OperationStatus } from '../engine/model';
+import { MAX_OPERATION_RESULTS, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, PageOptions } from '../engine/ports';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 /** Finished records kept per process. An operation record is at most about 150 KB (1,000 results). */
 export const FINISHED_OPERATIONS_CACHED = 1000;

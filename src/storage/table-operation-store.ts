@@ -25,15 +25,15 @@
  * writes one). */
 import { createHash } from 'node:crypto';
 import { odata, type TableClient } from '@azure/data-tables';
-import type { OperationStatus } from '../engine/enums';
-import { StorageError } from '../engine/errors';
-import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operation';
+import type { OperationStatus } from '../engine/model';
+import { StorageError } from '../engine/model';
+import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { MAX_TABLE_KEY_LENGTH, encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 export const OPERATION_ROW_KEY = 'operation';
 

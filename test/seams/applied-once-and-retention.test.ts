@@ -6,9 +6,9 @@
  * and the orchestrator paths have their own tests (test/host/resumed-operations.test.ts,
  * test/functions/operation-orchestrator.test.ts).
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import { APPLIED_TRIGGER_MEMORY, Engine, type WorkflowDefinitionInput } from '../../src/engine';
-import { OperationStatus } from '../../src/engine/enums';
+import { OperationStatus } from '../../src/engine/model';
 import { purgeFinishedOperations } from '../../src/host/retention';
 import { InMemoryDueTimerIndex, createInMemoryPorts } from '../../src/testing';
 import { FakeClock, recordingLogger, testEngine, trigger } from '../engine/support';

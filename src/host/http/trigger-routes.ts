@@ -1,10 +1,10 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
-import { NotFoundError } from '../../engine/errors';
-import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult, type StoredOperation } from '../../engine/operation';
+import { NotFoundError } from '../../engine/model';
+import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult, type StoredOperation } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
-import { OperationStatus } from '../../engine/enums';
-import { onePage } from '../../engine/paging';
-import { triggerInputSchema, triggerFromInput } from '../../engine/trigger';
+import { OperationStatus } from '../../engine/model';
+import { onePage } from '../../engine/ports';
+import { triggerInputSchema, triggerFromInput } from '../../engine/model';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
 import {
