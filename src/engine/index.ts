@@ -67,8 +67,24 @@ export { defaultEventDeliveryPolicy, retryDelayInMs, type EventDeliveryPolicy } 
 export { toCloudEvent, structuredMessage, eventSource } from './events/cloud-event';
 export type { AttemptResult, EventDeliveryTarget } from './events/event-delivery';
 export { ActionCallJournal } from './action-call-journal';
-export { RAISED_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX, raisedTriggerId, timerTriggerId, toTriggerId } from './trigger-ids';
-export { armTimers, dueTimersOf, newlyArmed, timerOutboxRows, timerTrigger, TIMER_TRIGGER_NAME, type DueTimer } from './timers';
+export { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX, raisedTriggerId, retryTriggerId, timerTriggerId, toTriggerId } from './trigger-ids';
+export { armTimers, dueTimersOf, newlyArmed, retryTimerOf, timerOutboxRows, timerTrigger, RETRY_TRIGGER_NAME, TIMER_TRIGGER_NAME, type DueTimer } from './timers';
+export {
+  MAX_IN_PLACE_RETRY_WAIT_IN_MS,
+  MAX_RETRY_ATTEMPTS,
+  MAX_RETRY_DELAY_IN_MS,
+  StepErrorType,
+  RetryBackoff,
+  backoffDelayInMs,
+  classifyError,
+  onErrorSchema,
+  retryPolicyOf,
+  retryPolicySchema,
+  type OnErrorDefinition,
+  type RetryPolicy,
+  type RetryPolicyDefinition,
+  type StepError,
+} from './error-handling';
 export { calendarSchema, parseIsoDuration, timerSchema, type CalendarDefinition, type TimerDefinition } from './timer-definition';
 export { addWorkingTime } from './business-calendar';
 export { InProcessTimers } from './in-process-timers';
@@ -78,7 +94,17 @@ export { WorkflowService } from './workflow-service';
 export { WorkflowVersionCache } from './workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './engine-options';
 export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './external-service-call';
-export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './outbound-port';
+export {
+  ExternalServiceError,
+  ExternalServiceTimeoutError,
+  OutboundRefusedError,
+  RetryLaterError,
+  refusingExternalServiceClient,
+  type StepRetry,
+  type ExternalRequest,
+  type ExternalResponse,
+  type ExternalServiceClient,
+} from './outbound-port';
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decision-trace';
 export * from './analysis';
