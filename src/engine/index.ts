@@ -83,6 +83,7 @@ export {
   type OnErrorDefinition,
   type RetryPolicy,
   type RetryPolicyDefinition,
+  type RetryPolicyInput,
   type StepError,
 } from './error-handling';
 export { calendarSchema, parseIsoDuration, timerSchema, type CalendarDefinition, type TimerDefinition } from './timer-definition';

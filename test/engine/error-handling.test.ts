@@ -4,7 +4,7 @@
  * server that fails a given number of times, through the real outbound client (src/outbound).
  */
 import type { ServerResponse } from 'node:http';
-import { Engine, TriggerOutcome, retryTimerOf, type StoredInstance, type WorkflowDefinitionInput } from '../../src/engine';
+import { Engine, TriggerOutcome, retryTimerOf, type OnErrorDefinition, type RetryPolicyInput, type StoredInstance, type WorkflowDefinitionInput } from '../../src/engine';
 import { createOutboundClient } from '../../src/outbound';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { json, recordingLogger, startServer, type RecordedRequest } from './support';
@@ -31,7 +31,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function orders(url: string, overrides: { retry?: object; onError?: object; stateOnError?: object; timeoutMs?: number } = {}): WorkflowDefinitionInput {
+function orders(url: string, overrides: { retry?: RetryPolicyInput; onError?: OnErrorDefinition; stateOnError?: OnErrorDefinition; timeoutMs?: number } = {}): WorkflowDefinitionInput {
   return {
     id: 'orders',
     displayName: 'Orders',
@@ -64,8 +64,8 @@ function orders(url: string, overrides: { retry?: object; onError?: object; stat
   };
 }
 
-const FAST = { attempts: 3, initialDelay: 'PT0.01S', backoff: 'constant', jitter: 0 };
-const TO_FAILED = {
+const FAST: RetryPolicyInput = { attempts: 3, initialDelay: 'PT0.01S', backoff: 'constant', jitter: 0 };
+const TO_FAILED: OnErrorDefinition = {
   when: ['http:5xx', 'timeout'],
   targetStateId: 'failed',
   setContext: { lastError: 'error.message', lastType: 'error.type', lastStatus: 'error.status', failedStep: 'error.stepPath' },
@@ -202,7 +202,7 @@ describe('onError', () => {
 });
 
 describe('a pending retry (a wait longer than fits in place)', () => {
-  const SLOW = { attempts: 3, initialDelay: 'PT1M', backoff: 'exponential', jitter: 0 };
+  const SLOW: RetryPolicyInput = { attempts: 3, initialDelay: 'PT1M', backoff: 'exponential', jitter: 0 };
 
   it('records the pending retry, releases the instance, and its timer re-applies the trigger once', async () => {
     server = await failingServer(1);
