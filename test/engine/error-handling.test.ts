@@ -293,3 +293,40 @@ describe('a pending retry (a wait longer than fits in place)', () => {
     expect(await charge()).toMatchObject({ outcome: TriggerOutcome.transitioned });
   });
 });
+
+describe('validation of retry and onError', () => {
+  const base = (url = 'https://pay.example/charge') => orders(url);
+  async function problems(definition: unknown) {
+    const engine = new Engine(createInMemoryPorts(), { logger: recordingLogger() });
+    try {
+      engine.validateWorkflow(definition);
+      return [];
+    } catch (error) {
+      return (error as { issues?: { path: string; message: string }[] }).issues ?? [];
+    }
+  }
+
+  it('names the field of a bad retry policy', async () => {
+    const definition = base();
+    const step = definition.states.waiting!.transitions![0]!.actions![0]!;
+    Object.assign(step, { retry: { attempts: 0, initialDelay: 'soon', backoff: 'random', jitter: 2, retryOn: ['http:404'] } });
+    const paths = (await problems(definition)).map((problem) => problem.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'states.waiting.transitions[0].actions[0].retry.attempts',
+        'states.waiting.transitions[0].actions[0].retry.initialDelay',
+        'states.waiting.transitions[0].actions[0].retry.backoff',
+        'states.waiting.transitions[0].actions[0].retry.jitter',
+        'states.waiting.transitions[0].actions[0].retry.retryOn[0]',
+      ]),
+    );
+    expect(await problems({ ...base(), retry: { attempts: 2, maxDelay: 'P2D' } })).toEqual([{ path: 'retry.maxDelay', message: expect.stringMatching(/longer than the 1 day/) }]);
+  });
+
+  it('refuses an onError to a missing state, an unknown error type and a malformed setContext expression', async () => {
+    const found = await problems(
+      orders('https://pay.example', { onError: { when: ['http:5xx'], targetStateId: 'nowhere' }, stateOnError: { when: ['teapot' as never], targetStateId: 'failed', setContext: { x: '(' } } }),
+    );
+    expect(found.map((problem) => problem.path).sort()).toEqual(['states.waiting.onError.setContext.x', 'states.waiting.onError.when[0]', 'states.waiting.transitions[0].onError.targetStateId']);
+  });
+});
