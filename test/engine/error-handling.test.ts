@@ -4,6 +4,7 @@
  * server that fails a given number of times, through the real outbound client (src/outbound).
  */
 import type { ServerResponse } from 'node:http';
+import expenseClaim from '../../examples/expense-claim.json';
 import { Engine, TriggerOutcome, retryTimerOf, type OnErrorDefinition, type RetryPolicyInput, type StoredInstance, type WorkflowDefinitionInput } from '../../src/engine';
 import { createOutboundClient } from '../../src/outbound';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
@@ -328,5 +329,48 @@ describe('validation of retry and onError', () => {
       orders('https://pay.example', { onError: { when: ['http:5xx'], targetStateId: 'nowhere' }, stateOnError: { when: ['teapot' as never], targetStateId: 'failed', setContext: { x: '(' } } }),
     );
     expect(found.map((problem) => problem.path).sort()).toEqual(['states.waiting.onError.setContext.x', 'states.waiting.onError.when[0]', 'states.waiting.transitions[0].onError.targetStateId']);
+  });
+});
+
+describe('the expense claim example: a bank transfer retried, then onError', () => {
+  /** The example with its bank's URL pointing at the loopback server. */
+  function claimFor(url: string): WorkflowDefinitionInput {
+    return JSON.parse(JSON.stringify(expenseClaim).replace('https://bank.example/transfers', `${url}/transfers`)) as WorkflowDefinitionInput;
+  }
+
+  async function claimWaitingForPayment(url: string) {
+    const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+    const engine = new Engine(createInMemoryPorts(), { clock, logger: recordingLogger(), http: createOutboundClient({ allowedHosts: ['127.0.0.1'] }) });
+    await engine.createWorkflow(claimFor(url));
+    await engine.createInstance({ workflowId: 'expense-claim', instanceId: 'claim-1', context: { claimantId: 'u7' } });
+    let n = 0;
+    const apply = (name: string, parameters?: Record<string, string | number>) => engine.applyTrigger('claim-1', { id: `c${++n}`, name, subjects: ['claim-1'], ...(parameters ? { parameters } : {}) });
+    await apply('Update', { amount: 42, description: 'train' });
+    await apply('Submit', { at: '2026-11-26' });
+    await apply('Approve', { by: 'boss' });
+    return { clock, engine, apply };
+  }
+
+  it('pays once the bank answers, after a pending retry (the first wait, 2 s, fits in place; the bank asks for a minute)', async () => {
+    server = await failingServer(2, (_request, response) => {
+      response.writeHead(503, { 'retry-after': '60' });
+      response.end();
+    });
+    const { clock, engine, apply } = await claimWaitingForPayment(server.url);
+    expect(await apply('PayByTransfer')).toMatchObject({ outcome: TriggerOutcome.retryScheduled });
+    expect((await engine.getInstance('claim-1')).pendingRetry).toMatchObject({ triggerName: 'PayByTransfer', attempt: 2, stepPath: 'states["waiting-for-payment"].transitions[1].actions[0]' });
+    await clock.advanceBy(60_000); // attempt 2: 503 asking for a minute again
+    await clock.advanceBy(60_000); // attempt 3 passes
+    expect(await engine.getInstance('claim-1')).toMatchObject({ stateId: 'paid', status: 'complete' });
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests[2]!.body).toMatchObject({ instanceId: 'claim-1', context: { claimantId: 'u7', amount: 42 } });
+  });
+
+  it('goes to payment-failed with the error in the context when the bank refuses, and can be paid by hand from there', async () => {
+    server = await failingServer(100, (_request, response) => json(response, 422, { error: 'no such account' }));
+    const { engine, apply } = await claimWaitingForPayment(server.url);
+    expect(await apply('PayByTransfer')).toMatchObject({ outcome: TriggerOutcome.errorHandled, toStateId: 'payment-failed' });
+    expect((await engine.getInstance('claim-1')).context).toMatchObject({ paymentErrorType: 'http:4xx', paymentError: expect.stringMatching(/answered HTTP 422$/) });
+    expect(await apply('Pay', { at: '2026-11-27' })).toMatchObject({ outcome: TriggerOutcome.transitioned, toStateId: 'paid' });
   });
 });
