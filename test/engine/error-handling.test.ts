@@ -76,8 +76,9 @@ const ACTION_PATH = 'states.waiting.transitions[0].actions[0]';
 async function setup(definition: WorkflowDefinitionInput) {
   const clock = new ManualClock('2026-11-26T10:00:00.000Z');
   const ports = createInMemoryPorts();
-  const engine = new Engine(ports, { clock, logger: recordingLogger(), http: createOutboundClient({ allowedHosts: ['127.0.0.1'], retryDelayInMs: 1 }) });
-  await engine.createWorkflow(definition);
+  const events = { http: { send: async () => ({ status: 204, body: undefined }) } };
+  const engine = new Engine(ports, { clock, logger: recordingLogger(), http: createOutboundClient({ allowedHosts: ['127.0.0.1'], retryDelayInMs: 1 }), events });
+  await engine.createWorkflow({ ...definition, subscriptions: [{ id: 'hook', url: 'https://hook.example/' }] });
   await engine.createInstance({ workflowId: 'orders', instanceId: 'o1' });
   const charge = (id = 'charge-1') => engine.applyTrigger('o1', { id, name: 'Charge', subjects: ['o1'] });
   return { clock, engine, ports, charge };
@@ -151,6 +152,7 @@ describe('onError', () => {
       toStateId: 'failed',
       error: { type: 'http:5xx', status: 503, stepPath: ACTION_PATH },
     });
+    expect((await engine.listEvents('o1')).items.map((event) => event.type)).toEqual(['created', 'errorHandled']);
     // Applied once: a repeated delivery answers from the record.
     expect(await charge()).toMatchObject({ outcome: TriggerOutcome.duplicate, applied: { outcome: 'errorHandled', toStateId: 'failed' } });
     expect(server.requests).toHaveLength(3);
