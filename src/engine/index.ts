@@ -76,6 +76,7 @@ export {
   StepErrorType,
   RetryBackoff,
   backoffDelayInMs,
+  withJitter,
   classifyError,
   onErrorSchema,
   retryPolicyOf,

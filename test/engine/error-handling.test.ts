@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import expenseClaim from '../../examples/expense-claim.json';
-import { Engine, TriggerOutcome, retryTimerOf, type OnErrorDefinition, type RetryPolicyInput, type StoredInstance, type WorkflowDefinitionInput } from '../../src/engine';
+import { Engine, TriggerOutcome, backoffDelayInMs, retryTimerOf, withJitter, type OnErrorDefinition, type RetryPolicyInput, type StoredInstance, type WorkflowDefinitionInput } from '../../src/engine';
 import { createOutboundClient } from '../../src/outbound';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { json, recordingLogger, startServer, type RecordedRequest } from './support';
@@ -374,5 +374,21 @@ describe('the expense claim example: a bank transfer retried, then onError', () 
     expect(await apply('PayByTransfer')).toMatchObject({ outcome: TriggerOutcome.errorHandled, toStateId: 'payment-failed' });
     expect((await engine.getInstance('claim-1')).context).toMatchObject({ paymentErrorType: 'http:4xx', paymentError: expect.stringMatching(/answered HTTP 422$/) });
     expect(await apply('Pay', { at: '2026-11-27' })).toMatchObject({ outcome: TriggerOutcome.transitioned, toStateId: 'paid' });
+  });
+});
+
+describe('backoff', () => {
+  const policy = (backoff: 'constant' | 'linear' | 'exponential', jitter = 0) => ({ attempts: 10, initialDelayInMs: 1000, backoff, maxDelayInMs: 5000, jitter, retryOn: [] });
+
+  it('waits the same, n times longer, or twice as long each time, never past maxDelay', () => {
+    expect([1, 2, 3, 4].map((attempt) => backoffDelayInMs(policy('constant'), attempt))).toEqual([1000, 1000, 1000, 1000]);
+    expect([1, 2, 3, 4, 6].map((attempt) => backoffDelayInMs(policy('linear'), attempt))).toEqual([1000, 2000, 3000, 4000, 5000]);
+    expect([1, 2, 3, 4].map((attempt) => backoffDelayInMs(policy('exponential'), attempt))).toEqual([1000, 2000, 4000, 5000]);
+  });
+
+  it('moves a wait by up to the jitter fraction either way', () => {
+    expect(withJitter(policy('constant', 0.2), 1000, () => 0)).toBe(800);
+    expect(withJitter(policy('constant', 0.2), 1000, () => 1)).toBe(1200);
+    expect(withJitter(policy('constant', 0.2), 5000, () => 1)).toBe(5000); // capped at maxDelay
   });
 });
