@@ -24,7 +24,7 @@ import { enterState } from './enter-state';
 import { handles, type OnErrorDefinition, type StepError } from './error-handling';
 import { evaluateExpression } from './expressions';
 import { HistoryEvent, type Instance, type PendingRetry } from './instance';
-import { rememberApplied, withoutFault } from './instance-changes';
+import { rememberApplied, withoutFault, withoutPendingRetry } from './instance-changes';
 import type { JsonValue } from './json';
 import type { InstanceResult } from './operation';
 import { RetryLaterError } from './outbound-port';
@@ -56,13 +56,6 @@ export interface FailureContext {
 function retryLaterOf(failure: StepFailure): RetryLaterError | undefined {
   for (let cause: unknown = failure.cause; cause instanceof Error; cause = cause.cause) if (cause instanceof RetryLaterError) return cause;
   return undefined;
-}
-
-/** The instance without its pending retry (keys left out, not set to undefined). */
-export function withoutPendingRetry(instance: Instance): Instance {
-  if (!('pendingRetry' in instance) && !('retryTrigger' in instance)) return instance;
-  const { pendingRetry: _pending, retryTrigger: _trigger, ...rest } = instance;
-  return rest;
 }
 
 /**

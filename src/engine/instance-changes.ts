@@ -17,6 +17,13 @@ export function withoutFault(instance: Instance): Instance {
   return rest;
 }
 
+/** The instance without its pending retry (keys left out, not set to undefined). */
+export function withoutPendingRetry(instance: Instance): Instance {
+  if (!('pendingRetry' in instance) && !('retryTrigger' in instance)) return instance;
+  const { pendingRetry: _pending, retryTrigger: _trigger, ...rest } = instance;
+  return rest;
+}
+
 /** What the instance recorded for `triggerId`, if it remembers applying it. */
 export function appliedRecord(instance: Instance, triggerId: string): AppliedTrigger | undefined {
   // Older instances (before the record existed) have no list.

@@ -392,3 +392,16 @@ describe('backoff', () => {
     expect(withJitter(policy('constant', 0.2), 5000, () => 1)).toBe(5000); // capped at maxDelay
   });
 });
+
+describe('a pending retry and the end of its instance', () => {
+  it('is dropped when the instance is cancelled, and its timer then changes nothing', async () => {
+    server = await failingServer(1);
+    const { engine, charge } = await setup(orders(server.url, { retry: { attempts: 3, initialDelay: 'PT1M' } }));
+    await charge();
+    const pending = await engine.getInstance('o1');
+    const cancelled = await engine.cancel('o1');
+    expect(cancelled.pendingRetry).toBeUndefined();
+    expect(await engine.fireTimer(retryTimerOf(pending)!)).toMatchObject({ outcome: TriggerOutcome.notInterested });
+    expect(server.requests).toHaveLength(1);
+  });
+});

@@ -46,7 +46,7 @@ export function transitionLabel(edge: TransitionEdge): string {
 }
 
 /** `error in Pay by bank transfer: timeout, http:5xx` (a state's: `error: ...`). */
-function onErrorLabel(onError: OnErrorDefinition, transitionName?: string): string {
+export function onErrorLabel(onError: OnErrorDefinition, transitionName?: string): string {
   return `error${transitionName ? ` in ${transitionName}` : ''}: ${onError.when ? onError.when.join(', ') : 'any'}`;
 }
 
