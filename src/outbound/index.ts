@@ -19,4 +19,4 @@ export {
   type ExternalRequest,
   type ExternalResponse,
   type ExternalServiceClient,
-} from '../engine/outbound-port';
+} from '../engine/steps';

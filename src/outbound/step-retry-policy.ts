@@ -10,9 +10,9 @@
  * a RetryLaterError naming the next attempt and its wait, which the engine turns into a pending retry.
  */
 import { RestError, retryPolicy, type PipelinePolicy, type PipelineRequest, type PipelineResponse, type RetryStrategy } from '@azure/core-rest-pipeline';
-import { backoffDelayInMs, MAX_RETRY_DELAY_IN_MS, StepErrorType, withJitter, type RetryableError, type StepError } from '../engine/error-handling';
-import { ExternalServiceTimeoutError, RetryLaterError, type StepRetry } from '../engine/outbound-port';
-import { redactSecrets } from '../engine/redaction';
+import { backoffDelayInMs, MAX_RETRY_DELAY_IN_MS, withJitter, type RetryableError } from '../engine/definition';
+import { redactSecrets, StepErrorType, type StepError } from '../engine/model';
+import { ExternalServiceTimeoutError, RetryLaterError, type StepRetry } from '../engine/steps';
 import { retryAfterInMs } from './retry-after-strategy';
 import { TRANSIENT_ERROR_CODES } from './transient-failure-strategy';
 

@@ -5,7 +5,7 @@
  */
 import type { DefinitionGraph, TransitionEdge } from './definition-graph';
 import { sortedNames } from './name-set';
-import type { OnErrorDefinition } from '../error-handling';
+import type { OnErrorDefinition } from '../definition/error-handling';
 
 export interface DiagramOptions {
   /** The state to highlight (an instance's current state). */

@@ -1,0 +1,186 @@
+/** @module Workflow instances and their history. */
+import type { InstanceStatus, TriggerOutcome } from './enums';
+import type { JsonObject } from './json';
+import type { Trigger } from './trigger';
+import type { StepError, StepErrorType } from './step-error';
+
+/** Maximum number of recently applied triggers an instance remembers (with what each did) for idempotency. */
+export const APPLIED_TRIGGER_MEMORY = 128;
+
+export interface InstanceFault {
+  readonly message: string;
+  /** null when the fault happened during creation or recovery. */
+  readonly triggerId: string | null;
+  readonly at: string;
+}
+
+/** What an applied trigger did, remembered so that a repeated delivery answers from the record. */
+export interface AppliedTrigger {
+  readonly triggerId: string;
+  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted | typeof TriggerOutcome.errorHandled;
+  readonly transitionId?: string;
+  readonly fromStateId?: string;
+  readonly toStateId?: string;
+  /** Only for `faulted`; shortened to MAX_APPLIED_ERROR_LENGTH characters. */
+  readonly error?: string;
+}
+
+export const MAX_APPLIED_ERROR_LENGTH = 500;
+
+/** A timer armed when the instance entered its current state: its transition fires at `dueAt` (ISO 8601, UTC). */
+export interface ArmedTimer {
+  readonly transitionId: string;
+  readonly dueAt: string;
+  /**
+   * The causal depth its firing carries (causal-budget.ts): the arming change's + 1 when it was due at
+   * once, absent (0) when it was due later. Internal: the API shows `transitionId` and `dueAt` only.
+   */
+  readonly causalDepth?: number;
+  /** Its share of the arming change's causal budget (causal-budget.ts), when it was due at once; absent (the whole budget) otherwise. */
+  readonly causalBudget?: number;
+}
+
+/** How many changes an instance made to itself without outside input, in the window that opened at `windowStartedAt` (causal-budget.ts). */
+export interface SelfCausedChanges {
+  readonly windowStartedAt: string;
+  readonly count: number;
+}
+
+/**
+ * A trigger whose application failed on a step with a retry policy, waiting for its next attempt: a
+ * durable timer re-applies it at `nextAttemptAt` (README, "Errors that are handled"). At most one per
+ * instance. The trigger itself is not recorded as applied until that attempt decides.
+ */
+export interface PendingRetry {
+  readonly triggerId: string;
+  readonly triggerName: string;
+  /** The attempt the re-application makes (2 after the first failed attempt, ...). */
+  readonly attempt: number;
+  /** ISO 8601, UTC. */
+  readonly nextAttemptAt: string;
+  /** The failing step's JSON path in the definition. */
+  readonly stepPath: string;
+  readonly lastError: { readonly type: StepErrorType; readonly message: string; readonly status?: number };
+}
+
+export interface Instance {
+  readonly id: string;
+  /**
+   * Which instance of this id it is: set at creation (a random 12-character tag), kept for life, and part
+   * of every id derived from the instance (timers, raised triggers, children, events), so an id used again
+   * after a deletion is a new instance that nothing of the old one can reach. Absent on instances created
+   * before incarnations existed: their derived ids stay as they were.
+   */
+  readonly incarnation?: string;
+  readonly workflowId: string;
+  readonly workflowVersion: number;
+  readonly stateId: string;
+  readonly status: InstanceStatus;
+  readonly context: JsonObject;
+  /** Subjects the instance is offered triggers for; always includes its own id. */
+  readonly interests: readonly string[];
+  readonly fault?: InstanceFault;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** The last triggers that changed this instance and what each did, oldest first (bounded by APPLIED_TRIGGER_MEMORY). */
+  readonly appliedTriggers: readonly AppliedTrigger[];
+  /**
+   * When the instance last let an older record fall out of `appliedTriggers` (set by the runtime's save).
+   * Every record is also kept as a row beside the instance for its whole life (InstanceStore.getApplied):
+   * a trigger that could have been applied before this time and is not in `appliedTriggers` is looked
+   * up there, so a trigger applies at most once however many others came in between.
+   */
+  readonly appliedForgottenAt?: string;
+  /**
+   * Ids of outbox rows (outbox.ts) written by this instance's saves and not known to be delivered: when
+   * a load finds any, the rows still present are handed to the relay again.
+   */
+  readonly outbox: readonly string[];
+  /** Number of history entries written so far; the next entry gets this sequence number. */
+  readonly historyLength: number;
+  /**
+   * Set by the first step of a deletion (delete-instance.ts): the instance is gone for every reader
+   * (the API, triggers, lists), and running the deletion again finishes removing its rows.
+   */
+  readonly deleting?: { readonly at: string };
+  /**
+   * Which entry into the current state this is: the sequence number of the history entry that entered it
+   * (creation, transition, self-transition, recovery). A timer armed for another entry is stale.
+   * Absent on instances saved before timers existed (they have no timers).
+   */
+  readonly stateEntry?: number;
+  /** Timers armed for this entry and not yet fired or spent (absent: none). Leaving the state disarms them. */
+  readonly timers?: readonly ArmedTimer[];
+  /** Set on a child instance (the `startInstance` action): its parent hears when it ends. */
+  readonly parent?: InstanceParent;
+  /** Self-caused changes in the current window (causal-budget.ts); absent after outside input. Internal. */
+  readonly selfCausedChanges?: SelfCausedChanges;
+  /** Set once the instance has started a child: cancelling or deleting it then cascades to its children. */
+  readonly startedChildren?: true;
+  /**
+   * Notifications addressed to this instance (a child's `ChildCompleted`, ...) that arrived while it could
+   * not take them (suspended, faulted), oldest first (at most MAX_HELD_TRIGGERS): applied one by one, in
+   * order, once it is resumed or recovered (held-triggers.ts).
+   */
+  readonly heldTriggers?: readonly Trigger[];
+  /** The trigger waiting for another attempt (undefined when none). */
+  readonly pendingRetry?: PendingRetry;
+  /** The trigger `pendingRetry` re-applies, as it was delivered (id, subjects, parameters, causal depth). Internal. */
+  readonly retryTrigger?: Trigger;
+}
+
+export interface InstanceParent {
+  readonly instanceId: string;
+  /** The parent's incarnation (absent for a parent created before incarnations): its children are its own. */
+  readonly incarnation?: string;
+  /** Context keys of the child sent to the parent with `ChildCompleted`/`ChildFaulted`/`ChildCancelled`. */
+  readonly returnContextItems?: readonly string[];
+}
+
+/** An instance as read from a store, with the ETag its next save must match. */
+export interface StoredInstance extends Instance {
+  readonly etag: string;
+}
+
+export const HistoryEvent = {
+  created: 'created',
+  transitioned: 'transitioned',
+  faulted: 'faulted',
+  recovered: 'recovered',
+  cancelled: 'cancelled',
+  migrated: 'migrated',
+  suspended: 'suspended',
+  resumed: 'resumed',
+  /** Written by the first step of a deletion; removed with the rest of the history. */
+  deleted: 'deleted',
+  /** A step failed and an `onError` took the instance to its target state instead of faulting it. */
+  errorHandled: 'errorHandled',
+} as const;
+export type HistoryEvent = (typeof HistoryEvent)[keyof typeof HistoryEvent];
+
+export interface HistoryEntry {
+  /** 0, 1, 2, ... per instance; orders the history. */
+  readonly sequence: number;
+  readonly at: string;
+  readonly event: HistoryEvent;
+  readonly triggerId: string | null;
+  readonly transitionId: string | null;
+  readonly fromStateId: string | null;
+  readonly toStateId: string;
+  /** The instance's status after this entry. */
+  readonly status: InstanceStatus;
+  /** Only for `migrated`: the versions it moved between. */
+  readonly fromVersion?: number;
+  readonly toVersion?: number;
+  /**
+   * The operation that made this change, when it was not a trigger's (whose operation id is its
+   * `triggerId`): a migration or a bulk action.
+   */
+  readonly operationId?: string;
+  /** Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered. */
+  readonly contextPatch?: JsonObject;
+  /** Who asked for the change, where the host knows (a recovery: `api-key`, `anonymous`, ...). */
+  readonly by?: string;
+  /** Only for `errorHandled`: what failed. */
+  readonly error?: StepError;
+}
