@@ -34,6 +34,7 @@ import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/contracts/operation-a
 import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
+import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_IN_MS } from '../src/engine/definition';
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
 const number = (value: number) => value.toLocaleString('en-US');
@@ -79,6 +80,10 @@ describe('the README limits table', () => {
     ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],
     ['Timer delay (`after`, or an `at` instant, from entering the state)', [`${number(MAX_TIMER_DELAY_IN_DAYS)} days`]],
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
+    [
+      "A step's `retry` policy",
+      [`${MAX_RETRY_ATTEMPTS} attempts`, `at most ${MAX_RETRY_DELAY_IN_MS === 24 * 3600_000 ? '1 day' : `${MAX_RETRY_DELAY_IN_MS} ms`}`, `${MAX_IN_PLACE_RETRY_WAIT_IN_MS / 1000} s of waits in place`],
+    ],
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
     ['Per-instance results on an operation', [number(MAX_OPERATION_RESULTS), number(MAX_OPERATION_RESULTS_LENGTH), `${MAX_RESULT_ERROR_LENGTH} characters`]],
     ['Start-ups in a row that resume one operation without it getting further', [`| ${MAX_OPERATION_RESUMES} |`]],

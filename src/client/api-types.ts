@@ -527,6 +527,25 @@ export interface components {
                  */
                 at: string;
             };
+            /** @description A trigger waiting for another attempt of a step's retry policy: a timer applies it again at `nextAttemptAt` (absent when none). */
+            pendingRetry?: {
+                triggerId: string;
+                triggerName: string;
+                attempt: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                nextAttemptAt: string;
+                stepPath: string;
+                lastError: {
+                    /** @enum {string} */
+                    type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                    message: string;
+                    /** @description The HTTP status, when the service answered one. */
+                    status?: number;
+                };
+            };
             /** @description Set on a child instance (started by a `startInstance` action): its parent hears when it ends. */
             parent?: {
                 instanceId: string;
@@ -560,7 +579,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled";
             /** @description Only for `migrated`. */
             fromVersion?: number;
             /** @description Only for `migrated`. */
@@ -579,6 +598,15 @@ export interface components {
             };
             /** @description Who asked for the change, where known (a recovery): `api-key`, `function-key` or `anonymous` until identities exist. */
             by?: string;
+            /** @description Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`. */
+            error?: {
+                /** @enum {string} */
+                type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                message: string;
+                /** @description The HTTP status, when the service answered one. */
+                status?: number;
+                stepPath: string;
+            };
         };
         /** @description Triggers offered to an instance that changed nothing, newest first (at most 20). */
         OfferList: {
@@ -603,7 +631,7 @@ export interface components {
         TraceEntry: {
             /** @description The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
             path: string;
-            /** @description The condition type. */
+            /** @description The condition type; for a step's retry in place the step's type, for a pending retry `retry`, for a handled error `onError`. */
             type: string;
             /** @description `skipped`: not evaluated, an earlier condition decided (short-circuit). */
             result: boolean | ("error" | "skipped");
@@ -679,7 +707,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -706,7 +734,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -721,7 +749,7 @@ export interface components {
                 /** @description Lifecycle events it would publish (those a subscription of the workflow wants); none is recorded or sent. */
                 events: {
                     /** @enum {string} */
-                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
                     /** @description The subscriptions it would be delivered to. */
                     subscriptionIds: string[];
                     /** @description The CloudEvent `data` it would carry. */
@@ -787,7 +815,7 @@ export interface components {
             /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
             id: string;
             /** @enum {string} */
-            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1027,6 +1055,29 @@ export interface components {
                 managedIdentity: string;
             };
             timeoutMs?: number;
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
+            };
         };
         "condition.all": {
             /**
@@ -1090,6 +1141,29 @@ export interface components {
                 managedIdentity: string;
             };
             timeoutMs?: number;
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
+            };
         };
         "action.raiseTrigger": {
             /**
@@ -1183,14 +1257,28 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        onError?: {
+                            when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                            targetStateId: string;
+                            setContext?: {
+                                [key: string]: string;
+                            };
+                        };
                     }[];
+                    onError?: {
+                        when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                        targetStateId: string;
+                        setContext?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -1207,6 +1295,29 @@ export interface components {
                     /** @default [] */
                     holidays?: string[];
                 };
+            };
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
         };
         /** Signalbox workflow (a stored version) */
@@ -1248,14 +1359,28 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        onError?: {
+                            when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                            targetStateId: string;
+                            setContext?: {
+                                [key: string]: string;
+                            };
+                        };
                     }[];
+                    onError?: {
+                        when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                        targetStateId: string;
+                        setContext?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -1272,6 +1397,29 @@ export interface components {
                     /** @default [] */
                     holidays?: string[];
                 };
+            };
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
             version: number;
             etag: string;
@@ -1315,14 +1463,28 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        onError?: {
+                            when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                            targetStateId: string;
+                            setContext?: {
+                                [key: string]: string;
+                            };
+                        };
                     }[];
+                    onError?: {
+                        when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                        targetStateId: string;
+                        setContext?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -1339,6 +1501,29 @@ export interface components {
                     /** @default [] */
                     holidays?: string[];
                 };
+            };
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
             version: number;
             etag: string;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { subscriptionsSchema } from './subscriptions';
 import { calendarsSchema, timerSchema } from '../timers/timer-definition';
+import { onErrorSchema, retryPolicySchema } from './error-handling';
 
 export const workflowIdSchema = z
   .string()
@@ -30,6 +31,8 @@ export const transitionSchema = z.strictObject({
   actions: z.array(stepSchema).default([]),
   /** Makes this a timer transition: chosen only when its timer fires, never by an ordinary trigger. */
   timer: timerSchema.optional(),
+  /** Where to go when one of its conditions or actions (or the target's entry steps) fails: before the state's `onError`. */
+  onError: onErrorSchema.optional(),
 });
 export type TransitionDefinition = z.infer<typeof transitionSchema>;
 
@@ -43,6 +46,8 @@ export const stateSchema = z.strictObject({
   exitConditions: z.array(stepSchema).default([]),
   exitActions: z.array(stepSchema).default([]),
   transitions: z.array(transitionSchema).default([]),
+  /** Where to go when a step of this state fails (exit steps, transition steps, entry steps), unless the transition's `onError` handles it. */
+  onError: onErrorSchema.optional(),
 });
 export type StateDefinition = z.infer<typeof stateSchema>;
 
@@ -61,6 +66,8 @@ export const workflowDefinitionSchema = z.strictObject({
   subscriptions: subscriptionsSchema.optional(),
   /** Business calendars timers may count working time in (`timer.calendar`). */
   calendars: calendarsSchema.optional(),
+  /** The retry policy of every `invokeExternalService` step without its own (error-handling.ts). */
+  retry: retryPolicySchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

@@ -119,7 +119,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params, query }, { engine }) {
       const history = await engine.getHistory(params.instanceId, query);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by }) => ({
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error }) => ({
         at,
         event,
         triggerId,
@@ -133,6 +133,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         ...(toVersion !== undefined ? { toVersion } : {}),
         ...(contextPatch !== undefined ? { contextPatch } : {}),
         ...(by !== undefined ? { by } : {}),
+        ...(error !== undefined ? { error } : {}),
       }));
       return { status: 200, body: pageBody(items, history) };
     },
