@@ -105,6 +105,18 @@ export interface Instance {
    * order, once it is resumed or recovered (held-triggers.ts).
    */
   readonly heldTriggers?: readonly Trigger[];
+  /** A failed step waiting for its next attempt: a durable timer applies the trigger again at `nextAttemptAt`. */
+  readonly pendingRetry?: PendingRetry;
+}
+
+/** The retry an instance waits for (set by the retry policy of a failed step, cleared by its next attempt). */
+export interface PendingRetry {
+  readonly triggerId: string;
+  readonly triggerName: string;
+  readonly attempt: number;
+  readonly nextAttemptAt: string;
+  readonly stepPath: string;
+  readonly lastError: string;
 }
 
 export interface InstanceParent {

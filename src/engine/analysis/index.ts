@@ -6,3 +6,18 @@ export { mermaidLabel, mermaidStateDiagram, transitionLabel, type DiagramOptions
 export { availableTriggers, type AvailableTrigger, type AvailableTriggers } from './available-triggers';
 export { everyName, noNames, type NameSet } from './name-set';
 export { checkDefinition, type DefinitionCheck } from './check-definition';
+export {
+  whyWaiting,
+  WaitingClass,
+  waitingClassSchema,
+  waitingClassValues,
+  MAX_CHILDREN_LISTED,
+  MAX_FIXED_LEASE_SECONDS,
+  type RunningChild,
+  type WaitingAnswer,
+  type WaitingFacts,
+  type WaitingReason,
+  type WaitingTimer,
+  type WaitingTrigger,
+} from './why-waiting';
+export { WaitingTally, MAX_WAITING_SCAN, MAX_FAULT_CAUSES, FAULT_CAUSE_LENGTH, type WaitingGroup, type WaitingSummary } from './waiting-summary';

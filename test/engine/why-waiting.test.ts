@@ -1,0 +1,181 @@
+/** Why an instance is not moving: one test per class of the closed set, the precedence, and the workflow tally. */
+import { MAX_FAULT_CAUSES, WaitingClass, WaitingTally, waitingClassValues, whyWaiting, type WaitingAnswer } from '../../src/engine';
+import { definition, instanceIn, trigger } from './support';
+
+const claim = definition({
+  id: 'claim',
+  displayName: 'Claim',
+  initialStateId: 'submitted',
+  states: {
+    submitted: {
+      interests: ['team:finance'],
+      transitions: [
+        { id: 'approve', targetStateId: 'paid', conditions: [{ type: 'triggerName', name: 'Approve' }] },
+        {
+          id: 'reject',
+          targetStateId: 'paid',
+          conditions: [
+            {
+              type: 'any',
+              conditions: [
+                { type: 'triggerName', name: 'Reject' },
+                { type: 'triggerName', name: 'Withdraw' },
+              ],
+            },
+          ],
+        },
+        { id: 'expire', targetStateId: 'paid', timer: { after: 'P7D' } },
+      ],
+    },
+    sleeping: { transitions: [{ id: 'wake', targetStateId: 'paid', timer: { after: 'PT1H' } }] },
+    paid: {},
+  },
+});
+
+const now = new Date('2026-11-26T12:00:00.000Z');
+const classesOf = (answer: WaitingAnswer) => answer.reasons.map((reason) => reason.class);
+
+describe('whyWaiting', () => {
+  it('waiting for a trigger: the names its state answers and the subjects that reach it, with no `who` yet', () => {
+    const answer = whyWaiting(instanceIn(claim, 'submitted', { id: 'c1', interests: ['c1', 'team:finance'] }), claim, { now });
+    expect(answer.class).toBe(WaitingClass.waitingForTrigger);
+    const reason = answer.reasons[0];
+    if (reason?.class !== WaitingClass.waitingForTrigger) throw new Error('not waiting for a trigger');
+    expect(reason.triggers).toEqual([
+      { transitionId: 'approve', triggerNames: ['Approve'], targetStateId: 'paid' },
+      { transitionId: 'reject', triggerNames: ['Reject', 'Withdraw'], targetStateId: 'paid' },
+    ]);
+    expect(reason.triggers.every((item) => item.who === undefined)).toBe(true);
+    expect(reason.subjects).toEqual(['c1', 'team:finance']);
+  });
+
+  it('waiting for a timer comes before the triggers of the same state, and says when it is due and whether it is overdue', () => {
+    const instance = instanceIn(claim, 'submitted', { timers: [{ transitionId: 'expire', dueAt: '2026-11-26T11:00:00.000Z' }] });
+    const answer = whyWaiting(instance, claim, { now });
+    expect(classesOf(answer)).toEqual([WaitingClass.waitingForTimer, WaitingClass.waitingForTrigger]);
+    expect(answer.reasons[0]).toEqual({ class: 'waitingForTimer', timers: [{ transitionId: 'expire', targetStateId: 'paid', dueAt: '2026-11-26T11:00:00.000Z', overdue: true }] });
+  });
+
+  it('stranded: a timer-only state whose timer is not armed any more', () => {
+    const answer = whyWaiting(instanceIn(claim, 'sleeping', { timers: [] }), claim, { now });
+    expect(answer.class).toBe(WaitingClass.stranded);
+    expect(answer.reasons).toEqual([{ class: 'stranded', stateId: 'sleeping' }]);
+  });
+
+  it('waiting for children: which, in what state', () => {
+    const child = { instanceId: 'c1-parcel', workflowId: 'parcel', stateId: 'packing', status: 'waiting' as const };
+    const answer = whyWaiting(instanceIn(claim, 'submitted'), claim, { now, runningChildren: { items: [child], more: 2 } });
+    expect(answer.class).toBe(WaitingClass.waitingForChildren);
+    expect(answer.reasons[0]).toEqual({ class: 'waitingForChildren', children: [child], moreChildren: 2 });
+    // Children that all ended are no reason.
+    expect(whyWaiting(instanceIn(claim, 'submitted'), claim, { now, runningChildren: { items: [], more: 0 } }).class).toBe(WaitingClass.waitingForTrigger);
+  });
+
+  it('waiting for a retry: the attempt and when the next one is', () => {
+    const pendingRetry = { triggerId: 't1', triggerName: 'Approve', attempt: 2, nextAttemptAt: '2026-11-26T12:05:00.000Z', stepPath: 'transitions.approve.actions[0]', lastError: 'HTTP 503' };
+    const answer = whyWaiting(instanceIn(claim, 'submitted', { pendingRetry }), claim, { now });
+    expect(answer.class).toBe(WaitingClass.waitingForRetry);
+    expect(answer.reasons[0]).toEqual({ class: 'waitingForRetry', ...pendingRetry });
+  });
+
+  it('suspended: since when and by whom, with the resume command', () => {
+    const answer = whyWaiting(instanceIn(claim, 'submitted', { id: 'c 1', status: 'suspended' }), claim, { now, suspension: { at: '2026-11-20T00:00:00.000Z', by: 'api-key' } });
+    expect(answer.class).toBe(WaitingClass.suspended);
+    expect(answer.since).toBe('2026-11-20T00:00:00.000Z');
+    expect(answer.reasons[0]).toEqual({
+      class: 'suspended',
+      since: '2026-11-20T00:00:00.000Z',
+      by: 'api-key',
+      resume: { cli: "signalbox resume 'c 1'", http: { method: 'POST', path: '/api/instances/c%201/resume' } },
+    });
+  });
+
+  it('faulted: the cause and the recover command, for the CLI and over HTTP', () => {
+    const fault = { message: 'host "evil.example" is not on the allow-list', triggerId: 't9', at: '2026-11-25T00:00:00.000Z' };
+    const answer = whyWaiting(instanceIn(claim, 'submitted', { id: 'c2', status: 'faulted', fault }), claim, { now });
+    expect(answer.class).toBe(WaitingClass.faulted);
+    expect(answer.since).toBe(fault.at);
+    expect(answer.reasons[0]).toEqual({
+      class: 'faulted',
+      cause: fault.message,
+      triggerId: 't9',
+      at: fault.at,
+      recover: { cli: 'signalbox recover c2 --state submitted', http: { method: 'POST', path: '/api/instances/c2/recover', body: { stateId: 'submitted' } } },
+    });
+  });
+
+  it('lease held elsewhere: possibly a crashed worker, expiring within the longest fixed lease; an infinite one never expires', () => {
+    const elsewhere = whyWaiting(instanceIn(claim, 'submitted'), claim, { now, lease: { held: true, infinite: false } });
+    expect(elsewhere.class).toBe(WaitingClass.leaseHeld);
+    expect(elsewhere.reasons[0]).toEqual({ class: 'leaseHeld', heldByThisProcess: false, expiresBy: '2026-11-26T12:01:00.000Z', infinite: false, possiblyCrashedWorker: true });
+    const infinite = whyWaiting(instanceIn(claim, 'submitted'), claim, { now, lease: { held: true, infinite: true } });
+    expect(infinite.reasons[0]).toEqual({ class: 'leaseHeld', heldByThisProcess: false, infinite: true, possiblyCrashedWorker: true });
+    const here = whyWaiting(instanceIn(claim, 'submitted'), claim, {
+      now,
+      lease: { held: true, infinite: false, heldHere: { since: '2026-11-26T11:59:59.000Z', expiresAt: '2026-11-26T12:00:59.000Z' } },
+    });
+    expect(here.reasons[0]).toEqual({
+      class: 'leaseHeld',
+      heldByThisProcess: true,
+      since: '2026-11-26T11:59:59.000Z',
+      expiresBy: '2026-11-26T12:00:59.000Z',
+      infinite: false,
+      possiblyCrashedWorker: false,
+    });
+    expect(whyWaiting(instanceIn(claim, 'submitted'), claim, { now, lease: { held: false } }).class).toBe(WaitingClass.waitingForTrigger);
+  });
+
+  it('held notifications: listed after what holds them (a suspension)', () => {
+    const held = [trigger('ChildCompleted', { id: 'child-done' })];
+    const answer = whyWaiting(instanceIn(claim, 'submitted', { status: 'suspended', heldTriggers: held }), claim, { now });
+    expect(classesOf(answer)).toEqual([WaitingClass.suspended, WaitingClass.waitingForTrigger, WaitingClass.heldNotifications]);
+    expect(answer.reasons[2]).toEqual({ class: 'heldNotifications', count: 1, triggers: [{ triggerId: 'child-done', name: 'ChildCompleted' }] });
+  });
+
+  it('final: complete and cancelled instances answer the class `final`, nothing else', () => {
+    for (const status of ['complete', 'cancelled'] as const) {
+      const answer = whyWaiting(instanceIn(claim, 'paid', { status, updatedAt: '2026-11-01T00:00:00.000Z' }), claim, { now, lease: { held: true } });
+      expect(answer.reasons).toEqual([{ class: 'final', status, at: '2026-11-01T00:00:00.000Z' }]);
+    }
+  });
+
+  it('orders every reason by the documented precedence, the primary first', () => {
+    const pendingRetry = { triggerId: 't1', triggerName: 'Approve', attempt: 1, nextAttemptAt: '2026-11-26T12:05:00.000Z', stepPath: 'x', lastError: 'e' };
+    const instance = instanceIn(claim, 'submitted', {
+      status: 'faulted',
+      pendingRetry,
+      timers: [{ transitionId: 'expire', dueAt: '2026-12-01T00:00:00.000Z' }],
+      heldTriggers: [trigger('ChildCompleted')],
+    });
+    const answer = whyWaiting(instance, claim, { now, lease: { held: true }, runningChildren: { items: [], more: 1 } });
+    expect(classesOf(answer)).toEqual(['faulted', 'leaseHeld', 'waitingForRetry', 'waitingForChildren', 'waitingForTimer', 'waitingForTrigger', 'heldNotifications']);
+    expect(waitingClassValues.indexOf('faulted')).toBeLessThan(waitingClassValues.indexOf('stranded'));
+  });
+});
+
+describe('WaitingTally', () => {
+  it('counts per class and state with the oldest, the trigger names, and fault causes grouped', () => {
+    const tally = new WaitingTally();
+    const waiting = (id: string, updatedAt: string) => whyWaiting(instanceIn(claim, 'submitted', { id, updatedAt }), claim, { now });
+    tally.add(waiting('a', '2026-11-20T00:00:00.000Z'));
+    tally.add(waiting('b', '2026-11-17T00:00:00.000Z'));
+    tally.add(whyWaiting(instanceIn(claim, 'paid', { status: 'complete' }), claim, { now }));
+    for (let index = 0; index < MAX_FAULT_CAUSES + 4; index++) {
+      const message = index < 3 ? 'not on the allow-list' : `cause ${index}`;
+      tally.add(whyWaiting(instanceIn(claim, 'submitted', { id: `f${index}`, status: 'faulted', fault: { message, triggerId: null, at: `2026-11-2${index % 5}T00:00:00.000Z` } }), claim, { now }));
+    }
+    const summary = tally.summary('claim', false);
+    expect(summary).toMatchObject({ workflowId: 'claim', scanned: 17, notFinal: 16, truncated: false });
+    const [faulted, trigger] = summary.groups;
+    expect(trigger).toEqual({
+      class: 'waitingForTrigger',
+      stateId: 'submitted',
+      count: 2,
+      oldest: { instanceId: 'b', since: '2026-11-17T00:00:00.000Z' },
+      triggerNames: ['Approve', 'Reject', 'Withdraw'],
+    });
+    expect(faulted).toMatchObject({ class: 'faulted', stateId: 'submitted', count: 14, oldest: { instanceId: 'f0', since: '2026-11-20T00:00:00.000Z' }, otherCauses: 2 });
+    expect(faulted?.causes).toHaveLength(MAX_FAULT_CAUSES);
+    expect(faulted?.causes?.[0]).toEqual({ cause: 'not on the allow-list', count: 3 });
+  });
+});
