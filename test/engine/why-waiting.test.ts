@@ -128,8 +128,9 @@ describe('whyWaiting', () => {
   it('held notifications: listed after what holds them (a suspension)', () => {
     const held = [trigger('ChildCompleted', { id: 'child-done' })];
     const answer = whyWaiting(instanceIn(claim, 'submitted', { status: 'suspended', heldTriggers: held }), claim, { now });
-    expect(classesOf(answer)).toEqual([WaitingClass.suspended, WaitingClass.waitingForTrigger, WaitingClass.heldNotifications]);
-    expect(answer.reasons[2]).toEqual({ class: 'heldNotifications', count: 1, triggers: [{ triggerId: 'child-done', name: 'ChildCompleted' }] });
+    // Suspended, it takes no trigger: its state's triggers are no reason.
+    expect(classesOf(answer)).toEqual([WaitingClass.suspended, WaitingClass.heldNotifications]);
+    expect(answer.reasons[1]).toEqual({ class: 'heldNotifications', count: 1, triggers: [{ triggerId: 'child-done', name: 'ChildCompleted' }] });
   });
 
   it('final: complete and cancelled instances answer the class `final`, nothing else', () => {
@@ -141,15 +142,25 @@ describe('whyWaiting', () => {
 
   it('orders every reason by the documented precedence, the primary first', () => {
     const pendingRetry = { triggerId: 't1', triggerName: 'Approve', attempt: 1, nextAttemptAt: '2026-11-26T12:05:00.000Z', stepPath: 'x', lastError: 'e' };
-    const instance = instanceIn(claim, 'submitted', {
-      status: 'faulted',
-      pendingRetry,
-      timers: [{ transitionId: 'expire', dueAt: '2026-12-01T00:00:00.000Z' }],
-      heldTriggers: [trigger('ChildCompleted')],
-    });
-    const answer = whyWaiting(instance, claim, { now, lease: { held: true }, runningChildren: { items: [], more: 1 } });
-    expect(classesOf(answer)).toEqual(['faulted', 'leaseHeld', 'waitingForRetry', 'waitingForChildren', 'waitingForTimer', 'waitingForTrigger', 'heldNotifications']);
-    expect(waitingClassValues.indexOf('faulted')).toBeLessThan(waitingClassValues.indexOf('stranded'));
+    const facts = { now, lease: { held: true }, runningChildren: { items: [], more: 1 } };
+    const overrides = { pendingRetry, timers: [{ transitionId: 'expire', dueAt: '2026-12-01T00:00:00.000Z' }], heldTriggers: [trigger('ChildCompleted')] };
+    const waiting = whyWaiting(instanceIn(claim, 'submitted', overrides), claim, facts);
+    expect(classesOf(waiting)).toEqual(['leaseHeld', 'waitingForRetry', 'waitingForChildren', 'waitingForTimer', 'waitingForTrigger', 'heldNotifications']);
+    // Faulted, it takes no trigger and fires no timer: those of its state are no reason.
+    const faulted = whyWaiting(instanceIn(claim, 'submitted', { ...overrides, status: 'faulted' }), claim, facts);
+    expect(classesOf(faulted)).toEqual(['faulted', 'leaseHeld', 'waitingForRetry', 'waitingForChildren', 'heldNotifications']);
+    expect(waitingClassValues).toEqual([
+      'final',
+      'faulted',
+      'suspended',
+      'leaseHeld',
+      'waitingForRetry',
+      'waitingForChildren',
+      'waitingForTimer',
+      'waitingForTrigger',
+      'heldNotifications',
+      'stranded',
+    ]);
   });
 });
 

@@ -117,9 +117,9 @@ describe('GET /api/instances/{id}/waiting', () => {
     expect((await test.api.request('POST', '/api/instances/w-held/suspend')).status).toBe(200);
     await send('w-held-parcel', 'Shipped');
     const answer = await whyUntil('w-held', (found) => classesOf(found).includes('heldNotifications'));
-    expect(classesOf(answer)).toEqual(['suspended', 'waitingForTrigger', 'heldNotifications']);
+    expect(classesOf(answer)).toEqual(['suspended', 'heldNotifications']);
     expect(answer.reasons[0]).toMatchObject({ class: 'suspended', resume: { cli: 'signalbox resume w-held', http: { method: 'POST', path: '/api/instances/w-held/resume' } } });
-    expect(answer.reasons[2]).toMatchObject({ class: 'heldNotifications', count: 1, triggers: [{ name: 'ChildCompleted' }] });
+    expect(answer.reasons[1]).toMatchObject({ class: 'heldNotifications', count: 1, triggers: [{ name: 'ChildCompleted' }] });
   });
 
   it('faulted: the cause and the recover command', async () => {

@@ -2,8 +2,9 @@
  * @module Why an instance is not moving: every situation it is in, from a closed set, with what to do
  * about each, and one primary class by a fixed precedence. Pure: the instance, its definition and what
  * the host looked up (the lease, the running children, the suspension's history entry) go in; both
- * hosts share it, and the workflow summary tallies the same answers. There is no "unknown": every
- * instance that is not final is at least waiting for a trigger, for a timer, or `stranded`.
+ * hosts share it, and the workflow summary tallies the same answers. There is no "unknown": a faulted
+ * or suspended instance is that (a trigger or timer of its state is no reason then: it takes none), and
+ * every other instance that is not final is at least waiting for a trigger, for a timer, or `stranded`.
  */
 import { z } from 'zod';
 import type { WorkflowDefinition } from '../definition';
@@ -195,7 +196,9 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
     if (facts.runningChildren && facts.runningChildren.items.length + facts.runningChildren.more > 0) {
       reasons.push({ class: WaitingClass.waitingForChildren, children: facts.runningChildren.items, moreChildren: facts.runningChildren.more });
     }
-    const edges = buildDefinitionGraph(definition).transitionsFrom(instance.stateId);
+    // Suspended and faulted instances take no trigger and fire no timer: their state's would mislead.
+    const takesTriggers = instance.status === InstanceStatus.waiting || instance.status === InstanceStatus.initializing;
+    const edges = takesTriggers ? buildDefinitionGraph(definition).transitionsFrom(instance.stateId) : [];
     const armed = new Map((instance.timers ?? []).map((timer) => [timer.transitionId, timer.dueAt]));
     const timers: WaitingTimer[] = edges.flatMap((edge) => {
       const dueAt = edge.timer ? armed.get(edge.id) : undefined;
@@ -221,7 +224,7 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
       WaitingClass.waitingForTimer,
       WaitingClass.waitingForTrigger,
     ]);
-    if (!reasons.some((reason) => moving.has(reason.class))) reasons.push({ class: WaitingClass.stranded, stateId: instance.stateId });
+    if (takesTriggers && !reasons.some((reason) => moving.has(reason.class))) reasons.push({ class: WaitingClass.stranded, stateId: instance.stateId });
   }
   reasons.sort((a, b) => precedence.get(a.class)! - precedence.get(b.class)!);
   const primary = reasons[0]!;
