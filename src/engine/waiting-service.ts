@@ -14,7 +14,7 @@ import type { WorkflowVersionCache } from './workflow-version-cache';
 /** Children of one instance read at most to count those still running (the first MAX_CHILDREN_LISTED are named). */
 export const MAX_CHILDREN_SCANNED = 1000;
 /** Instances read per page by the workflow tally. */
-const SCAN_PAGE_SIZE = 500;
+export const WAITING_SCAN_PAGE_SIZE = 500;
 
 export interface WaitingPorts {
   readonly instances: InstanceStore;
@@ -56,7 +56,7 @@ export class WaitingService {
     let read = 0;
     let truncated = false;
     scan: for (const status of notFinalStatuses) {
-      for await (const page of this.ports.instances.query({ workflowId, status }).byPage({ maxPageSize: SCAN_PAGE_SIZE })) {
+      for await (const page of this.ports.instances.query({ workflowId, status }).byPage({ maxPageSize: WAITING_SCAN_PAGE_SIZE })) {
         for (const instance of page.items) {
           if (instance.deleting) continue;
           if (read === MAX_WAITING_SCAN) {
