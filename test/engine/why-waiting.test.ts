@@ -1,6 +1,6 @@
 /** Why an instance is not moving: one test per class of the closed set, the precedence, and the workflow tally. */
 import { MAX_FAULT_CAUSES, WaitingClass, WaitingTally, waitingClassValues, whyWaiting, type WaitingAnswer } from '../../src/engine';
-import { definition, instanceIn, trigger } from './support';
+import { definition, instanceIn, testEngine, trigger } from './support';
 
 const claim = definition({
   id: 'claim',
@@ -188,5 +188,45 @@ describe('WaitingTally', () => {
     expect(faulted).toMatchObject({ class: 'faulted', stateId: 'submitted', count: 14, oldest: { instanceId: 'f0', since: '2026-11-20T00:00:00.000Z' }, otherCauses: 2 });
     expect(faulted?.causes).toHaveLength(MAX_FAULT_CAUSES);
     expect(faulted?.causes?.[0]).toEqual({ cause: 'not on the allow-list', count: 3 });
+  });
+});
+
+describe('Engine.whyWaiting and Engine.waitingSummary (in-memory ports)', () => {
+  it('reads what the instance row holds (a pending retry), the lease, and the entry that suspended it', async () => {
+    const { engine, instances, leases, clock } = testEngine();
+    await engine.createWorkflow(claim);
+    await engine.createInstance({ workflowId: 'claim', instanceId: 'r1' });
+    const stored = await engine.getInstance('r1');
+    const pendingRetry = {
+      triggerId: 't1',
+      triggerName: 'Approve',
+      attempt: 2,
+      nextAttemptAt: '2030-01-01T00:00:00.000Z',
+      stepPath: 'states.submitted.transitions[0].actions[0]',
+      lastError: 'HTTP 503',
+    };
+    await instances.save({ ...stored, pendingRetry }, {}, { ifMatch: stored.etag });
+    const retrying = await engine.whyWaiting('r1');
+    expect(retrying.class).toBe('waitingForRetry');
+    expect(retrying.reasons[0]).toEqual({ class: 'waitingForRetry', ...pendingRetry });
+
+    // While a change holds its lease, in this process: since when it was taken.
+    const during = await leases.withLease('r1', () => engine.whyWaiting('r1'));
+    expect(during.reasons[0]).toMatchObject({ class: 'leaseHeld', heldByThisProcess: true, possiblyCrashedWorker: false, since: expect.any(String) });
+
+    await engine.createInstance({ workflowId: 'claim', instanceId: 's1' });
+    await engine.suspend('s1');
+    const suspended = await engine.whyWaiting('s1');
+    expect(suspended.reasons[0]).toMatchObject({ class: 'suspended', since: clock.now().toISOString() });
+
+    const summary = await engine.waitingSummary('claim');
+    expect(summary.groups.map((group) => [group.class, group.stateId, group.count])).toEqual(
+      expect.arrayContaining([
+        ['waitingForRetry', 'submitted', 1],
+        ['suspended', 'submitted', 1],
+      ]),
+    );
+    await expect(engine.whyWaiting('nobody')).rejects.toThrow('does not exist');
+    await expect(engine.waitingSummary('nothing')).rejects.toThrow();
   });
 });
