@@ -374,7 +374,14 @@ export class BlobLeaseProvider implements LeaseProvider {
     // A lease handed over keeps the renewal rhythm of its acquisition.
     schedule(Math.max(0, since + renewEvery - performance.now()));
     const wallClockOf = (monotonic: number): number => Date.now() - (performance.now() - monotonic);
-    const here = { since: wallClockOf(acquiredAt), get expiresAt() { return infinite ? undefined : wallClockOf(heldUntil); } };
+    // For `inspect`: `since` is this holder's start (a handed-over lease counts from its last renewal);
+    // `expiresAt` is read when asked, as renewals move it.
+    const here = {
+      since: wallClockOf(acquiredAt),
+      get expiresAt() {
+        return infinite ? undefined : wallClockOf(heldUntil);
+      },
+    };
     this.heldHere.set(name, here);
     try {
       return await work(handle);
