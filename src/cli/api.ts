@@ -35,7 +35,7 @@ import {
   type WaitingSummary,
   type Workflow,
 } from '../client';
-import type { JsonObject } from '../engine/json';
+import type { JsonObject } from '../engine/model';
 import { ApiError, NetworkError } from './errors';
 
 export interface ApiClientOptions {

@@ -21,3 +21,6 @@ export {
   type WaitingTrigger,
 } from './why-waiting';
 export { WaitingTally, MAX_WAITING_SCAN, MAX_FAULT_CAUSES, FAULT_CAUSE_LENGTH, type WaitingGroup, type WaitingSummary } from './waiting-summary';
+export * from './definition-validation';
+export * from './definition-json-schema';
+export * from './context-keys';

@@ -7,9 +7,9 @@
  * every other instance that is not final is at least waiting for a trigger, for a timer, or `stranded`.
  */
 import { z } from 'zod';
-import type { WorkflowDefinition } from '../definition';
-import { InstanceStatus } from '../enums';
-import type { Instance } from '../instance';
+import type { WorkflowDefinition } from '../definition/definition';
+import { InstanceStatus } from '../model/enums';
+import type { Instance } from '../model/instance';
 import { buildDefinitionGraph } from './definition-graph';
 import { sortedNames } from './name-set';
 

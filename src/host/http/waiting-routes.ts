@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { waitingClassSchema } from '../../engine/analysis';
-import { instanceStatusSchema } from '../../engine/enums';
+import { instanceStatusSchema } from '../../engine/model';
 import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
 
