@@ -414,6 +414,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why an instance is not moving
+         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, leaseHeld, waitingForRetry, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children and suspension; changes nothing.
+         */
+        get: operations["getInstanceWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a workflow's instances are not moving, counted
+         * @description Instances that are not final, counted per primary class and state, with the oldest of each group, the trigger names it waits for and fault causes grouped. Reads instance rows only, page by page up to a bound (`truncated` past it): leases and children are looked at per instance (`GET /instances/{id}/waiting`).
+         */
+        get: operations["getWorkflowWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -988,6 +1028,203 @@ export interface components {
                     calendar?: string;
                     dueAt?: string;
                 };
+            }[];
+        };
+        /** @description Why an instance is not moving. A final instance answers the class `final`. */
+        WaitingAnswer: {
+            instanceId: string;
+            workflowId: string;
+            workflowVersion: number;
+            stateId: string;
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            /**
+             * @description The primary class, that of `reasons[0]`.
+             * @enum {string}
+             */
+            class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+            /**
+             * Format: date-time
+             * @description Not moving since: when it faulted, was suspended, or last changed.
+             */
+            since: string;
+            /** @description Every situation it is in, in precedence order. */
+            reasons: components["schemas"]["WaitingReason"][];
+        };
+        WaitingReason: {
+            /** @constant */
+            class: "final";
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+        } | {
+            /** @constant */
+            class: "faulted";
+            /** @description What failed (secrets never appear in it). */
+            cause: string;
+            /** @description The trigger whose application faulted; null for a creation or recovery. */
+            triggerId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+            /** @description Recovering into its state runs the entry again; another state may be named. */
+            recover: {
+                /** @description The CLI line that recovers it into the state it faulted in. */
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "POST";
+                    path: string;
+                    body: {
+                        stateId: string;
+                    };
+                };
+            };
+        } | {
+            /** @constant */
+            class: "suspended";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            since: string;
+            /** @description Who suspended it, where the host recorded it. */
+            by?: string;
+            resume: {
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "POST";
+                    path: string;
+                };
+            };
+        } | {
+            /** @constant */
+            class: "leaseHeld";
+            heldByThisProcess: boolean;
+            /**
+             * Format: date-time
+             * @description When it was taken: known only when the answering process holds it.
+             */
+            since?: string;
+            /**
+             * Format: date-time
+             * @description When it ends unless renewed (held here), or the latest it ends if its holder elsewhere stopped renewing; absent for an infinite lease.
+             */
+            expiresBy?: string;
+            /** @description An infinite lease never expires: if its holder crashed, only breaking it frees the instance. */
+            infinite: boolean;
+            /** @description Held by another process: working, or crashed. */
+            possiblyCrashedWorker: boolean;
+        } | {
+            /** @constant */
+            class: "waitingForRetry";
+            triggerId: string;
+            triggerName: string;
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            nextAttemptAt: string;
+            stepPath: string;
+            lastError: {
+                /** @enum {string} */
+                type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                message: string;
+                /** @description The HTTP status, when the service answered one. */
+                status?: number;
+            };
+        } | {
+            /** @constant */
+            class: "waitingForChildren";
+            children: {
+                instanceId: string;
+                workflowId: string;
+                stateId: string;
+                /** @enum {string} */
+                status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            }[];
+            /** @description Running children not named (past the first 20). */
+            moreChildren: number;
+        } | {
+            /** @constant */
+            class: "waitingForTimer";
+            timers: {
+                transitionId: string;
+                targetStateId: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                dueAt: string;
+                /** @description Due and not fired yet. */
+                overdue: boolean;
+            }[];
+        } | {
+            /** @constant */
+            class: "waitingForTrigger";
+            triggers: {
+                transitionId: string;
+                /** @description The names it answers; `["*"]` for any name. */
+                triggerNames: string[];
+                exceptTriggerNames?: string[];
+                targetStateId: string;
+                /** @description Who may send it. Absent until identities exist: anyone who may call the API. */
+                who?: string[];
+            }[];
+            /** @description The subjects that reach it: a trigger reaches it when one of its subjects is among these. */
+            subjects: string[];
+        } | {
+            /** @constant */
+            class: "heldNotifications";
+            count: number;
+            triggers: {
+                triggerId: string;
+                name: string;
+            }[];
+        } | {
+            /** @constant */
+            class: "stranded";
+            stateId: string;
+        };
+        /** @description A workflow's instances that are not final, per class and state, largest groups first. */
+        WaitingSummary: {
+            workflowId: string;
+            /** @description Instances read. */
+            scanned: number;
+            /** @description Instances counted. */
+            notFinal: number;
+            /** @description More instances exist than one summary reads (see Limits): the counts cover those read. */
+            truncated: boolean;
+            groups: {
+                /** @enum {string} */
+                class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+                stateId: string;
+                count: number;
+                oldest: {
+                    instanceId: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     */
+                    since: string;
+                };
+                /** @description For `waitingForTrigger`: the names its state answers. */
+                triggerNames?: string[];
+                /** @description For `faulted`: the causes (first 200 characters), most frequent first. */
+                causes?: {
+                    cause: string;
+                    count: number;
+                }[];
+                /** @description Faulted instances whose causes are past the first 10. */
+                otherCauses?: number;
             }[];
         };
         Health: {
@@ -3788,6 +4025,126 @@ export interface operations {
                 };
             };
             /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstanceWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingAnswer"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingSummary"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -30,7 +30,7 @@ export const problemSchema = z
 const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', format: 'date-time' });
 const nullableId = z.string().nullable();
 
-const stepErrorShape = z.object({
+export const stepErrorShape = z.object({
   type: z.enum(Object.values(StepErrorType) as [StepErrorType, ...StepErrorType[]]),
   message: z.string(),
   status: z.number().int().optional().meta({ description: 'The HTTP status, when the service answered one.' }),
