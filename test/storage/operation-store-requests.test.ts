@@ -5,14 +5,17 @@
  */
 import { onePage } from '../../src/engine/paging';
 import { createRequestCounter } from '../../src/storage/request-counter';
-import type { TableOperationStore } from '../../src/storage/table-operation-store';
+import { OPERATIONS_PARTITION, type TableOperationStore } from '../../src/storage/table-operation-store';
+import type { AzureStorage } from '../../src/storage/create-azure-storage';
 import { createTestStorage, makeOperation } from './fixtures';
 
 const counter = createRequestCounter();
+let storage: AzureStorage;
 let store: TableOperationStore;
 
 beforeAll(async () => {
-  store = (await createTestStorage({ requestCounter: counter })).operations;
+  storage = await createTestStorage({ requestCounter: counter });
+  store = storage.operations;
 });
 
 /** Each request's kind, without the table it names (`table PUT`, `table POST $batch`). */
@@ -55,5 +58,14 @@ describe('TableOperationStore requests', () => {
     expect(kinds()).toEqual(['table GET', 'table POST $batch']);
     expect(await store.get('req-3')).toBeUndefined();
     expect((await onePage(store.list({}))).items.map((item) => item.id)).not.toContain('req-3');
+  });
+
+  it('deletes a record whose listing row is already gone (deleted by hand)', async () => {
+    await store.create(makeOperation('req-4'));
+    for await (const row of storage.clients.operations.listEntities({ queryOptions: { filter: `PartitionKey eq '${OPERATIONS_PARTITION}' and RowKey lt ':'` } })) {
+      if (String(row.rowKey).endsWith('-req-4')) await storage.clients.operations.deleteEntity(OPERATIONS_PARTITION, row.rowKey!);
+    }
+    await store.delete('req-4');
+    expect(await store.get('req-4')).toBeUndefined();
   });
 });
