@@ -6,9 +6,9 @@
  * raised one has been applied and every lease released). Counts, not times: the machine's load does
  * not change them. Prints a table and each request in order; asserts nothing.
  */
-import { startAzurite } from '../src/host/azurite';
-import { startLocalHost } from '../src/host/local-host';
-import { silentLogger } from '../src/host/logger';
+import { startAzurite } from '../src/host/local/azurite';
+import { startLocalHost } from '../src/host/local/local-host';
+import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
 

@@ -28,15 +28,15 @@
  * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
-import type { OperationStatus } from '../engine/enums';
-import { StorageError } from '../engine/errors';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operation';
+import type { OperationStatus } from '../engine/model';
+import { StorageError } from '../engine/model';
+import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 /**
  * The one partition of records and listing rows (see the module comment). encodeKey never yields it (its

@@ -3,8 +3,8 @@
  * server on Azurite over loopback HTTP: each request in the table there serves a guarantee, and no
  * request beyond them is made. The operation stays listed (GET /api/operations) with its final status.
  */
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { createRequestCounter } from '../../src/storage/request-counter';
 import { testConnectionString, uniquePrefix } from '../support/storage';

@@ -3,7 +3,7 @@
  * written in one transaction when it is created and whenever its status changes, and a progress write
  * that keeps the status is one entity request; the listing follows the status either way.
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import { createRequestCounter } from '../../src/storage/request-counter';
 import { OPERATIONS_PARTITION, type TableOperationStore } from '../../src/storage/table-operation-store';
 import type { AzureStorage } from '../../src/storage/create-azure-storage';
