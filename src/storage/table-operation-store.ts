@@ -28,20 +28,21 @@
  * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { createHash } from 'node:crypto';
 import type { OperationStatus } from '../engine/model';
 import { StorageError } from '../engine/model';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
+import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
-import { encodeKey } from './keys';
+import { MAX_TABLE_KEY_LENGTH, encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 /**
  * The one partition of records and listing rows (see the module comment). encodeKey never yields it (its
- * `~` is always followed by two hex digits), so it cannot meet the per-operation partitions of the
- * layout before it, whose rows it does not read.
+ * `~` is always followed by two hex digits), so it cannot meet an operation's own partition (its result
+ * rows; the records of the layout before this one, which it does not read).
  */
 export const OPERATIONS_PARTITION = '~operations';
 /** Records' RowKeys start with it; listing rows start with a digit, so they all sort before `:`. */
@@ -159,6 +160,8 @@ export class TableOperationStore implements OperationStore {
     const existing = await this.get(operationId, options);
     if (!existing) return;
     this.listed.delete(operationId);
+    // Results before the record: an interrupted purge leaves the record, which is purged again with what is left.
+    await this.deleteResults(operationId, options);
     const rowKeys = [recordRowKey(operationId), toListingEntity(existing).rowKey];
     try {
       await this.client.submitTransaction(
@@ -169,6 +172,45 @@ export class TableOperationStore implements OperationStore {
       if (!isEntityNotFound(error) && statusOf(error) !== 404) throw toSignalboxError(error, `operation "${operationId}"`);
       // Listing row first: an interrupted purge leaves at worst a record no longer listed, purged again.
       for (const rowKey of rowKeys.reverse()) await this.deleteRow(rowKey, operationId, options);
+    }
+  }
+
+  /** One request: an upsert of the instance's result row, or with `keepExisting` an insert that leaves one already there. */
+  async putResult(operationId: string, result: InstanceResult, options: OperationOptions & { keepExisting?: boolean } = {}): Promise<void> {
+    const entity = { partitionKey: encodeKey(operationId, 'operation id'), rowKey: resultRowKey(result.instanceId), ...toBody(fitResult(result)) };
+    assertEntityFits(entity, `result of operation "${operationId}" for instance "${result.instanceId}"`);
+    const { abortSignal } = options;
+    try {
+      if (options.keepExisting) {
+        if (isAscii(entity)) await this.client.createEntity(entity, { abortSignal });
+        else await this.client.submitTransaction([['create', entity]], { abortSignal });
+      } else if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal });
+      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal });
+    } catch (error) {
+      if (options.keepExisting && statusOf(error) === 409) return;
+      throw toSignalboxError(error, `result of operation "${operationId}"`);
+    }
+  }
+
+  listResults(operationId: string, options: PageOptions = {}): PagedAsyncIterable<InstanceResult> {
+    return pagedList((page) => queryPage(this.client, resultsFilter(operationId), page, (row) => parseBody<InstanceResult>(row), 'operation results'), options);
+  }
+
+  /** Deletes the result rows a page at a time, in transactions of up to 100 (one partition). */
+  private async deleteResults(operationId: string, options: OperationOptions): Promise<void> {
+    const filter = resultsFilter(operationId);
+    for (;;) {
+      const page = await queryPage(this.client, filter, { maxPageSize: 100, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) }, (row) => String(row.rowKey), 'operation results', [
+        'RowKey',
+      ]);
+      if (page.items.length === 0) return;
+      const partitionKey = encodeKey(operationId, 'operation id');
+      await translate(`results of operation "${operationId}"`, () =>
+        this.client.submitTransaction(
+          page.items.map((rowKey) => ['delete', { partitionKey, rowKey }]),
+          { abortSignal: options.abortSignal },
+        ),
+      );
     }
   }
 
@@ -194,6 +236,25 @@ export class TableOperationStore implements OperationStore {
 
 function recordRowKey(operationId: string): string {
   return RECORD_ROW_KEY_PREFIX + encodeKey(operationId, 'operation id');
+}
+
+/**
+ * Result rows live in a partition per operation (the encoded id; its record and listing row are in
+ * `OPERATIONS_PARTITION`): RowKey `~r` + the encoded instance id (`~r` is no escape,
+ * so no other row of the partition starts with it), hashed when the two would pass the key limit.
+ */
+const RESULT_ROW_PREFIX = '~r';
+
+function resultRowKey(instanceId: string): string {
+  const key = encodeKey(instanceId, 'instance id');
+  if (RESULT_ROW_PREFIX.length + key.length <= MAX_TABLE_KEY_LENGTH) return `${RESULT_ROW_PREFIX}${key}`;
+  const digest = createHash('sha256').update(key).digest('base64url');
+  const kept = key.slice(0, MAX_TABLE_KEY_LENGTH - RESULT_ROW_PREFIX.length - 2 - digest.length).replace(/~[0-9A-F]?$/, '');
+  return `${RESULT_ROW_PREFIX}${kept}~~${digest}`;
+}
+
+function resultsFilter(operationId: string): string {
+  return odata`PartitionKey eq ${encodeKey(operationId, 'operation id')} and RowKey ge ${RESULT_ROW_PREFIX} and RowKey lt ${'~s'}`;
 }
 
 function withoutEtag(operation: Operation): Operation {

@@ -55,7 +55,8 @@ describe('TableOperationStore requests', () => {
     await store.create(makeOperation('req-3'));
     counter.reset();
     await store.delete('req-3');
-    expect(kinds()).toEqual(['table GET', 'table POST $batch']);
+    // The record, the query of its result rows (none), then both rows in one transaction.
+    expect(kinds()).toEqual(['table GET', 'table GET', 'table POST $batch']);
     expect(await store.get('req-3')).toBeUndefined();
     expect((await onePage(store.list({}))).items.map((item) => item.id)).not.toContain('req-3');
   });
