@@ -3,6 +3,7 @@
  * Mermaid diagrams, and the triggers an instance can act on now. The engine's pure analysis decides;
  * these routes only load what it needs.
  */
+import { Role } from './access';
 import { z } from 'zod';
 import { availableTriggers, buildDefinitionGraph, checkDefinition, mermaidStateDiagram } from '../../engine/analysis';
 import { ValidationError } from '../../engine/errors';
@@ -21,6 +22,7 @@ export const explainRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'workflows/validate',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Validate and analyse a definition, storing nothing',
       description: 'An invalid definition is an answer here (200, `valid: false`, every problem by JSON path), not a failed request. Warnings need a valid definition.',
@@ -39,6 +41,7 @@ export const explainRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'workflows/{workflowId}/diagram',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Draw a workflow as a Mermaid state diagram',
       description: 'A Mermaid `stateDiagram-v2`: every state by its display name, the initial and final states, every transition labelled with its trigger names or its timer.',
@@ -67,6 +70,7 @@ export const explainRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/available-triggers',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'The triggers an instance can act on now',
       description: 'For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer. Conditions on the context are not evaluated.',

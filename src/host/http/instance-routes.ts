@@ -1,4 +1,5 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
+import { Role } from './access';
 import { z } from 'zod';
 import { createInstanceInputSchema } from '../../engine/decide-create';
 import { instanceStatusSchema } from '../../engine/enums';
@@ -51,6 +52,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances',
     authLevel: 'function',
+    role: Role.sender,
     contract: {
       summary: 'Start an instance of a workflow',
       tags: ['instances'],
@@ -72,6 +74,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Read an instance',
       tags: ['instances'],
@@ -92,6 +95,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Find instances',
       tags: ['instances'],
@@ -110,6 +114,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/history',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: "Read an instance's history, oldest first",
       tags: ['instances'],
@@ -142,6 +147,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/offers',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Recent triggers offered to an instance that changed nothing',
       description:
@@ -160,6 +166,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/triggers',
     authLevel: 'function',
+    role: Role.sender,
     contract: {
       summary: 'Send a trigger to one instance',
       description:
@@ -186,6 +193,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/recover',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Recover a faulted instance into a state',
       tags: ['instances'],
@@ -207,6 +215,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/cancel',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Cancel an instance',
       description: 'Takes no body (an empty JSON body is accepted).',

@@ -2,6 +2,7 @@
  * @module Operating a live system: migrations between versions (dry run, or an operation), suspend and
  * resume, bulk actions (an operation), deleting instances and workflows.
  */
+import { Role } from './access';
 import { z } from 'zod';
 import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/operation-work';
 import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
@@ -53,6 +54,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'workflows/{workflowId}/migrations',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Migrate instances to another version of their workflow',
       description: 'A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.',
@@ -80,6 +82,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['DELETE'],
     route: 'workflows/{workflowId}',
     authLevel: 'function',
+    role: Role.admin,
     contract: {
       summary: 'Delete a workflow and every version of it',
       tags: ['workflows'],
@@ -97,6 +100,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['DELETE'],
     route: 'instances/{instanceId}',
     authLevel: 'function',
+    role: Role.admin,
     contract: {
       summary: 'Delete an instance with its history',
       description: 'Removes the instance, its history, outbox rows, interest index rows and lease.',
@@ -115,6 +119,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/suspend',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Suspend a waiting instance',
       description: 'A suspended instance takes no triggers (`notActive`) until resumed. Takes no body.',
@@ -130,6 +135,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/resume',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Resume a suspended instance',
       description: 'Takes no body.',
@@ -145,6 +151,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/bulk',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Act on every instance a filter matches',
       description:

@@ -1,4 +1,5 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
+import { Role } from './access';
 import { NotFoundError } from '../../engine/errors';
 import { OperationKind, type StoredOperation } from '../../engine/operation';
 import { OperationStatus } from '../../engine/enums';
@@ -80,6 +81,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'triggers',
     authLevel: 'function',
+    role: Role.sender,
     contract: {
       summary: 'Send a trigger',
       description:
@@ -105,6 +107,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'operations',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Find operations, newest first',
       description: 'Triggers sent, migrations and bulk actions, newest first, each with what it was and how it ended (without its per-instance results: GET the operation).',
@@ -129,6 +132,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'operations/{operationId}',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Poll an operation',
       description: 'With `Prefer: wait=<seconds>` an unfinished operation is answered when it finishes, or after that long (at most 60), whichever comes first.',
