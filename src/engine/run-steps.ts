@@ -4,6 +4,7 @@
  * with where it happened (`exit action [1] (setContext) of state "a"`), because that message is what
  * users see.
  */
+import { effectiveActor, type Actor } from './actor';
 import type { Step, WorkflowDefinition } from './definition';
 import type { LogLine } from './decision';
 import { shortDetail, type TraceEntry } from './decision-trace';
@@ -47,6 +48,8 @@ export class Draft {
   readonly incarnation?: string;
   /** Every action run so far, in order, with where it is (a dry run lists them: dry-run.ts). */
   readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
+  /** Who the change is for, as rules see them (actor.ts effectiveActor): JSONata's `actor`. */
+  readonly actor?: Actor;
   /** Every condition evaluated so far, in order (decision-trace.ts). */
   readonly trace: Mutable<TraceEntry>[] = [];
 
@@ -57,9 +60,11 @@ export class Draft {
     readonly trigger: Trigger | null,
     readonly effects: Effects,
     readonly registry: Registry,
-    start: { context: JsonObject; stateId: string; status: InstanceStatus; incarnation?: string },
+    start: { context: JsonObject; stateId: string; status: InstanceStatus; incarnation?: string; actor?: Actor },
   ) {
     if (start.incarnation !== undefined) this.incarnation = start.incarnation;
+    const actor = start.actor ?? trigger?.actor;
+    if (actor) this.actor = effectiveActor(actor);
     this.context = start.context;
     this.stateId = start.stateId;
     this.status = start.status;
@@ -68,6 +73,7 @@ export class Draft {
   scope(): ExpressionScope {
     return {
       trigger: this.trigger,
+      actor: this.actor ?? null,
       context: this.context,
       instance: { id: this.instanceId, workflowId: this.definition.id, stateId: this.stateId, status: this.status },
     };

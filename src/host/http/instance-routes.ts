@@ -6,7 +6,7 @@ import { instanceStatusSchema } from '../../engine/enums';
 import type { StoredInstance } from '../../engine/instance';
 import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
 import { contextPatchSchema } from '../../engine/merge-patch';
-import { principalOf } from './types';
+import { actorOf, principalOf } from './types';
 import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
 import { pageQuerySchema } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
@@ -64,8 +64,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The instance request is invalid',
-    async handle({ body }, { engine }) {
-      const instance = await engine.createInstance(body);
+    async handle({ body, request }, { engine }) {
+      const instance = await engine.createInstance(body, { actor: actorOf(request) });
       return instanceResponse(201, instance, true);
     },
   }),
@@ -124,7 +124,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params, query }, { engine }) {
       const history = await engine.getHistory(params.instanceId, query);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by }) => ({
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, actor }) => ({
         at,
         event,
         triggerId,
@@ -138,6 +138,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         ...(toVersion !== undefined ? { toVersion } : {}),
         ...(contextPatch !== undefined ? { contextPatch } : {}),
         ...(by !== undefined ? { by } : {}),
+        ...(actor !== undefined ? { actor } : {}),
       }));
       return { status: 200, body: pageBody(items, history) };
     },
@@ -182,7 +183,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     invalidBody: 'The trigger is invalid',
     async handle({ params: { instanceId }, query, body, request }, services) {
       // Checked again as a whole (the size of a trigger with its subject).
-      const trigger = parseTrigger({ ...body, subjects: [instanceId] }, services.newId);
+      const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       return submittedOperation(request, services, await services.triggers.submit(trigger));
@@ -207,7 +208,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     invalidBody: 'The recovery request is invalid',
     async handle({ params, body: { stateId, context }, request }, { engine }) {
-      return instanceResponse(200, await engine.recover(params.instanceId, stateId, {}, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
+      return instanceResponse(200, await engine.recover(params.instanceId, stateId, { actor: actorOf(request) }, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
     },
   }),
   defineRoute({
@@ -227,8 +228,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         409: 'The instance is already complete or cancelled.',
       },
     },
-    async handle({ params }, { engine }) {
-      return instanceResponse(200, await engine.cancel(params.instanceId));
+    async handle({ params, request }, { engine }) {
+      return instanceResponse(200, await engine.cancel(params.instanceId, { actor: actorOf(request) }));
     },
   }),
 ];

@@ -11,7 +11,8 @@ import { defineRoute } from './route';
 import { instanceBody } from './representations';
 import { acceptedOperation } from './trigger-routes';
 import type { StoredInstance } from '../../engine/instance';
-import type { ApiServices, RouteDefinition } from './types';
+import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from './types';
+import type { Actor } from '../../engine/actor';
 
 const forceShape = { force: z.enum(['true', 'false']).optional().meta({ description: 'Delete a waiting or initializing instance too.' }) };
 const forceQuery = z.object(forceShape);
@@ -41,9 +42,9 @@ async function countMatching(engine: ApiServices['engine'], filter: BulkRequest[
 }
 
 /** Suspend and resume: no query, no body (an empty one is tolerated), 200 with the instance and its ETag. */
-function changeStatus(change: (engine: ApiServices['engine'], instanceId: string) => Promise<StoredInstance>) {
-  return async ({ params }: { params: { instanceId: string } }, { engine }: ApiServices) => {
-    const instance = await change(engine, params.instanceId);
+function changeStatus(change: (engine: ApiServices['engine'], instanceId: string, actor: Actor) => Promise<StoredInstance>) {
+  return async ({ params, request }: { params: { instanceId: string }; request: ApiRequest }, { engine }: ApiServices) => {
+    const instance = await change(engine, params.instanceId, actorOf(request));
     return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
   };
 }
@@ -70,11 +71,11 @@ export const operateRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The migration request is invalid',
-    async handle({ params, body }, { engine, triggers }) {
+    async handle({ params, body, request }, { engine, triggers }) {
       // The body's shape is checked; the engine checks it against the workflow's versions.
       const { request: migration, dryRun } = await engine.migrationsAndBulkActions.parseMigration(params.workflowId, body);
       if (dryRun) return { status: 200, body: await engine.migrationsAndBulkActions.migrationReport(migration) };
-      return acceptedOperation(await triggers.submitWork({ migration }));
+      return acceptedOperation(await triggers.submitWork({ migration: { ...migration, actor: actorOf(request) } }));
     },
   }),
   defineRoute({
@@ -128,7 +129,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 200: instanceAnswer('The instance, now `suspended`.'), 404: 'No such instance.', 409: 'The instance is not waiting.' },
     },
-    handle: changeStatus((engine, instanceId) => engine.suspend(instanceId)),
+    handle: changeStatus((engine, instanceId, actor) => engine.suspend(instanceId, { actor })),
   }),
   defineRoute({
     name: 'resumeInstance',
@@ -144,7 +145,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 200: instanceAnswer('The instance, `waiting` again.'), 404: 'No such instance.', 409: 'The instance is not suspended.' },
     },
-    handle: changeStatus((engine, instanceId) => engine.resume(instanceId)),
+    handle: changeStatus((engine, instanceId, actor) => engine.resume(instanceId, { actor })),
   }),
   defineRoute({
     name: 'bulkInstances',
@@ -167,7 +168,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The bulk request is invalid',
-    async handle({ body }, { engine, triggers }) {
+    async handle({ body, request }, { engine, triggers }) {
       // Checked against the workflows too (a misspelt workflow or state is a 400, dry run or not).
       const bulk = await engine.migrationsAndBulkActions.parseBulk(body);
       const { dryRun, expectedCount } = body;
@@ -180,7 +181,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
           );
         }
       }
-      return acceptedOperation(await triggers.submitWork({ bulk }));
+      return acceptedOperation(await triggers.submitWork({ bulk: { ...bulk, actor: actorOf(request) } }));
     },
   }),
 ];

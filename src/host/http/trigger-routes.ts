@@ -22,7 +22,7 @@ import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './
 import { pageQuerySchema } from './query';
 import { defineRoute } from './route';
 import { listedOperationBody, operationBody, operationUrl, pageBody } from './representations';
-import type { ApiRequest, ApiResponse, ApiServices, ResponseContract, RouteDefinition } from './types';
+import { actorOf, type ApiRequest, type ApiResponse, type ApiServices, type ResponseContract, type RouteDefinition } from './types';
 
 /** Seconds a client should wait before polling an unfinished operation. */
 export const RETRY_AFTER_IN_SECONDS = 1;
@@ -97,7 +97,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     },
     invalidBody: 'The trigger is invalid',
     async handle({ query, body, request }, services) {
-      const trigger = triggerFromInput(body, services.newId);
+      const trigger = { ...triggerFromInput(body, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
