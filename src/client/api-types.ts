@@ -402,8 +402,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The triggers an instance can act on now
-         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer. Conditions on the context are not evaluated.
+         * The triggers an instance can act on now, for the caller
+         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer; only those the caller may take (a transition's `actors` rule, evaluated), the others in `refused` with why. `?actor=` asks for another user (Signalbox.Operator). Conditions on the context are not evaluated.
          */
         get: operations["getAvailableTriggers"];
         put?: never;
@@ -577,8 +577,44 @@ export interface components {
             contextPatch?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Who asked for the change, where known (a recovery): `api-key`, `function-key` or `anonymous` until identities exist. */
+            /** @description Who asked for a recovery: the actor's id (kept for clients written before `actor`). */
             by?: string;
+            /** @description Who made the change; absent on entries written before actors. */
+            actor?: components["schemas"]["Actor"];
+        };
+        /** @description Who made a change: set by the server from the credential, never by a client. */
+        Actor: {
+            /** @description The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work. */
+            id: string;
+            name: string;
+            /** @description The token's `tid`. */
+            tenantId?: string;
+            roles: string[];
+            groups?: string[];
+            /** @enum {string} */
+            via: "token" | "key" | "system";
+            /** @description The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`). */
+            onBehalfOf?: {
+                id: string;
+                name?: string;
+            };
+            /** @description For `system`: the actor of the change that caused this work (a person, a key). */
+            cause?: {
+                /** @description The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work. */
+                id: string;
+                name: string;
+                /** @description The token's `tid`. */
+                tenantId?: string;
+                roles: string[];
+                groups?: string[];
+                /** @enum {string} */
+                via: "token" | "key" | "system";
+                /** @description The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`). */
+                onBehalfOf?: {
+                    id: string;
+                    name?: string;
+                };
+            };
         };
         /** @description Triggers offered to an instance that changed nothing, newest first (at most 20). */
         OfferList: {
@@ -657,6 +693,8 @@ export interface components {
                 stateId?: string;
                 force?: boolean;
             };
+            /** @description Who sent the trigger or asked for the migration or bulk action. */
+            actor?: components["schemas"]["Actor"];
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -886,6 +924,8 @@ export interface components {
                 stateId?: string;
                 force?: boolean;
             };
+            /** @description Who sent the trigger or asked for the migration or bulk action. */
+            actor?: components["schemas"]["Actor"];
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -922,7 +962,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "hostNotAllowed";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */
@@ -930,6 +970,13 @@ export interface components {
             /** @enum {string} */
             status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
             stateId: string;
+            /** @description Whose triggers these are: the caller, or `?actor=`. */
+            actor?: string;
+            /** @description Transitions of the state whose `actors` rule refuses this actor, with why. */
+            refused?: {
+                transitionId: string;
+                reason: string;
+            }[];
             items: {
                 transitionId: string;
                 /** @description The names it answers; `["*"]` for any name; empty for a timer transition. */
@@ -1183,6 +1230,17 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
+                        actors?: {
+                            /** @description App roles (the token `roles` claim): the actor must have one of them. */
+                            roles?: string[];
+                            /** @description Group object ids (the token `groups` claim): the actor must be in one of them. */
+                            groups?: string[];
+                            /** @description User ids (the token's `oid`, else `sub`): the actor must be one of them. */
+                            users?: string[];
+                            /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
+                            expression?: string;
+                        };
                     }[];
                 };
             };
@@ -1248,6 +1306,17 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
+                        actors?: {
+                            /** @description App roles (the token `roles` claim): the actor must have one of them. */
+                            roles?: string[];
+                            /** @description Group object ids (the token `groups` claim): the actor must be in one of them. */
+                            groups?: string[];
+                            /** @description User ids (the token's `oid`, else `sub`): the actor must be one of them. */
+                            users?: string[];
+                            /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
+                            expression?: string;
+                        };
                     }[];
                 };
             };
@@ -1315,6 +1384,17 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
+                        actors?: {
+                            /** @description App roles (the token `roles` claim): the actor must have one of them. */
+                            roles?: string[];
+                            /** @description Group object ids (the token `groups` claim): the actor must be in one of them. */
+                            groups?: string[];
+                            /** @description User ids (the token's `oid`, else `sub`): the actor must be one of them. */
+                            users?: string[];
+                            /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
+                            expression?: string;
+                        };
                     }[];
                 };
             };
@@ -1400,8 +1480,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1486,7 +1575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1495,7 +1584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1580,7 +1669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1589,7 +1678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,8 +1759,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1727,7 +1825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1736,7 +1834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1824,8 +1922,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1888,7 +1995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1897,7 +2004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Sender (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1998,8 +2105,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2059,7 +2175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2068,7 +2184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2151,8 +2267,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2211,8 +2336,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2307,7 +2441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2316,7 +2450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Sender (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2416,7 +2550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2425,7 +2559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2606,8 +2740,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2669,7 +2812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2678,7 +2821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2797,7 +2940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,7 +2949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,7 +3029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2895,7 +3038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2975,7 +3118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2984,7 +3127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3110,7 +3253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3119,7 +3262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,7 +3384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Sender (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,8 +3473,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3399,8 +3551,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3461,7 +3622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +3631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3533,8 +3694,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3566,7 +3736,14 @@ export interface operations {
     };
     getAvailableTriggers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer for this user id instead of the caller (needs Signalbox.Operator). */
+                actor?: string;
+                /** @description With `actor`: the user's app roles, comma-separated. */
+                roles?: string;
+                /** @description With `actor`: the user's group ids, comma-separated. */
+                groups?: string;
+            };
             header?: never;
             path: {
                 instanceId: string;
@@ -3593,8 +3770,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `?actor=` without Signalbox.Operator. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,6 +5,8 @@
  * writes nothing and reaches the world only through `effects` (conditions may call out; actions' calls
  * are journaled by the runtime). A failing condition or action is an outcome (`faulted`), never a throw.
  */
+import { judgeActors, type ActorsRule } from './actors-rule';
+import { shortDetail } from './decision-trace';
 import type { WorkflowDefinition } from './definition';
 import type { Cause, Decision } from './decision';
 import { unchanged } from './decision';
@@ -106,6 +108,8 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     let chosen: (typeof state.transitions)[number] | undefined;
     for (const [index, transition] of state.transitions.entries()) {
       if (timer ? transition.id !== timer.transitionId : transition.timer) continue;
+      // Who may take it, first among its conditions: a refusal is this transition not taken, traced, never a fault.
+      if (transition.actors && !(await actorsAllow(draft, transition.actors, statePath(fromStateId, `transitions[${index}].actors`)))) continue;
       const path = statePath(fromStateId, `transitions[${index}].conditions`);
       if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${fromStateId}"`, path)) < 0) {
         chosen = transition;
@@ -166,4 +170,11 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
       logs: draft.logs,
     });
   }
+}
+
+/** The transition's `actors` rule for the draft's actor, traced as a condition of type `actor`. */
+async function actorsAllow(draft: Draft, rule: ActorsRule, path: string): Promise<boolean> {
+  const verdict = await judgeActors(rule, draft.trigger?.actor, draft.scope(), () => draft.effects.now());
+  draft.trace.push({ path, type: 'actor', result: verdict.allowed, detail: shortDetail(verdict.detail) });
+  return verdict.allowed;
 }

@@ -101,6 +101,13 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
       checkSteps('condition', transition.conditions, [...path, 'conditions'], registry, issues);
       checkSteps('action', transition.actions, [...path, 'actions'], registry, issues);
       if (isObject(transition.timer)) checkTimer(transition.timer, [...path, 'timer'], input.calendars, issues);
+      if (isObject(transition.actors) && typeof transition.actors.expression === 'string') {
+        try {
+          compileExpression(transition.actors.expression);
+        } catch (error) {
+          issues.push({ path: formatPath([...path, 'actors', 'expression']), message: (error as Error).message });
+        }
+      }
     });
   }
   return issues;

@@ -5,6 +5,7 @@
  * registered in code are first-class.
  */
 import { z } from 'zod';
+import { actorsRuleSchema } from './actors-rule';
 import { subscriptionsSchema } from './events/subscriptions';
 import { calendarsSchema, timerSchema } from './timer-definition';
 
@@ -30,6 +31,8 @@ export const transitionSchema = z.strictObject({
   actions: z.array(stepSchema).default([]),
   /** Makes this a timer transition: chosen only when its timer fires, never by an ordinary trigger. */
   timer: timerSchema.optional(),
+  /** Who may take it (actors-rule.ts): checked first, before `conditions`. */
+  actors: actorsRuleSchema.optional(),
 });
 export type TransitionDefinition = z.infer<typeof transitionSchema>;
 

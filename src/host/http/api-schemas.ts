@@ -323,6 +323,11 @@ export const availableTriggersSchema = z
   .object({
     status: instanceStatusSchema,
     stateId: z.string(),
+    actor: z.string().optional().meta({ description: 'Whose triggers these are: the caller, or `?actor=`.' }),
+    refused: z
+      .array(z.object({ transitionId: z.string(), reason: z.string() }))
+      .optional()
+      .meta({ description: 'Transitions of the state whose `actors` rule refuses this actor, with why.' }),
     items: z.array(
       z.object({
         transitionId: z.string(),
