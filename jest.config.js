@@ -11,9 +11,12 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts', '**/*.test.tsx'],
   transform: {
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
     '^.+\\.tsx$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript', tsx: true }, target: 'es2022', transform: { react: { runtime: 'automatic', importSource: 'preact' } } } }],
   },
+  // jose is ESM only: Node (20.19+) requires it natively, jest's module loader does not, so it is compiled too.
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   // Styles are the browser's business; component tests import modules that import CSS.
   moduleNameMapper: { '\\.css$': '<rootDir>/test/console/support/style-stub.js' },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -11,12 +11,14 @@ import { allowedMethods, routes, unmatchedResponse } from '../src/host/http/rout
 import { bodyText, checkBodySize, encodeResponse } from '../src/host/http/transport';
 import type { ApiRequest, ApiResponse, RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
+import { accessPolicyFromEnv, appChecksCredentials, checkAccess, type AccessPolicy } from '../src/host/http/access';
+import type { Actor } from '../src/engine/model';
 import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './app-services';
 
 /** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
-export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {
+export async function toApiRequest(request: HttpRequest, actor?: Actor): Promise<ApiRequest> {
   checkBodySize(Number(request.headers.get('content-length') ?? 0));
   const body = Buffer.from(await request.arrayBuffer());
   checkBodySize(body.length);
@@ -26,8 +28,9 @@ export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {
     params: { ...request.params },
     headers: { get: (name) => request.headers.get(name) },
     bodyText: bodyText(body),
-    // The Functions host checked the function key before this runs (authLevel `function`).
-    principal: 'function-key',
+    // The Functions host checked the function key before this runs (authLevel `function`), or the app did (access.ts).
+    principal: actor?.id ?? 'function-key',
+    ...(actor ? { actor } : {}),
   };
 }
 
@@ -38,7 +41,19 @@ export function toHttpResponse(response: ApiResponse): HttpResponseInit {
 /** CORS as the app setting says; on Azure the platform's CORS (same origins, from infra) answers first. */
 const cors: CorsPolicy = { allowedOrigins: corsAllowedOrigins() };
 
-export function handleRoute(route: RouteDefinition, request: HttpRequest, context: InvocationContext, policy: CorsPolicy = cors): Promise<HttpResponseInit> {
+/**
+ * Without SIGNALBOX_AUTH_ISSUERS the Functions host checks function keys (authLevel `function`) and every
+ * key acts with SIGNALBOX_API_KEY_ROLES; with issuers the functions are anonymous at the platform, so that
+ * bearer tokens reach the app, which then checks tokens and SIGNALBOX_API_KEY itself (function keys are
+ * then not consulted: the platform does not tell the app which key a request carried).
+ */
+const platformChecksKeys = !appChecksCredentials(process.env);
+let accessPolicy: AccessPolicy | undefined;
+function access(): AccessPolicy {
+  return (accessPolicy ??= accessPolicyFromEnv(process.env, platformChecksKeys));
+}
+
+export function handleRoute(route: RouteDefinition, request: HttpRequest, context: InvocationContext, policy: CorsPolicy = cors, accessPolicyOverride?: AccessPolicy): Promise<HttpResponseInit> {
   return inInvocation(context, async () => {
     const finish = (response: ApiResponse) => toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
     // Origin and content type as on the local server: a page cannot change anything with a form or a simple
@@ -46,7 +61,9 @@ export function handleRoute(route: RouteDefinition, request: HttpRequest, contex
     const crossSite = crossSiteRefusal({ method: request.method, headers: request.headers }, policy);
     if (crossSite) return finish(crossSite);
     try {
-      const apiRequest = await toApiRequest(request);
+      const checked = await checkAccess(route.role, { headers: request.headers, url: new URL(request.url) }, accessPolicyOverride ?? access());
+      if (checked.refusal) return finish(checked.refusal);
+      const apiRequest = await toApiRequest(request, checked.actor);
       const services = await servicesFor(context);
       return finish(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, services)));
     } catch (error) {
@@ -77,7 +94,7 @@ for (const route of routes) {
     // HEAD is a GET without its body (finishResponse drops it).
     methods: route.methods.includes('GET') ? [...route.methods, 'HEAD'] : [...route.methods],
     route: route.route,
-    authLevel: route.authLevel,
+    authLevel: platformChecksKeys ? route.authLevel : 'anonymous',
     extraInputs: [df.input.durableClient()],
     handler: (request, context) => handleRoute(route, request, context),
   });

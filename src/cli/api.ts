@@ -43,6 +43,8 @@ export interface ApiClientOptions {
   readonly baseUrl: string;
   /** Sent as `x-functions-key` when set. */
   readonly apiKey?: string;
+  /** Sent as `Authorization: Bearer` when set. */
+  readonly token?: string;
   /** For each request, its response body included. @default 30000 */
   readonly timeoutInMs?: number;
   /** @default MAX_RESPONSE_BODY_BYTES */
@@ -106,7 +108,12 @@ export class ApiClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutInMs = options.timeoutInMs ?? 30_000;
     this.maxResponseBodyBytes = options.maxResponseBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
-    this.client = createSignalboxClient({ baseUrl: this.baseUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}), fetch: boundedFetch(this.maxResponseBodyBytes) });
+    this.client = createSignalboxClient({
+      baseUrl: this.baseUrl,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.token ? { token: options.token } : {}),
+      fetch: boundedFetch(this.maxResponseBodyBytes),
+    });
   }
 
   /** The latest version (or `version`); undefined when the workflow does not exist. */

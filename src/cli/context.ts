@@ -8,6 +8,8 @@ export const DEFAULT_URL = 'http://127.0.0.1:7071/api';
 export interface GlobalOptions {
   readonly url: string;
   readonly key?: string;
+  /** An access token for the API, sent as `Authorization: Bearer`. */
+  readonly token?: string;
   readonly json?: boolean;
   /** Seconds each request may take, its response body included. */
   readonly timeout?: number;
@@ -29,6 +31,7 @@ export class CommandContext {
     this.client ??= new ApiClient({
       baseUrl: this.globals.url,
       ...(this.globals.key ? { apiKey: this.globals.key } : {}),
+      ...(this.globals.token ? { token: this.globals.token } : {}),
       ...(this.globals.timeout ? { timeoutInMs: this.globals.timeout * 1000 } : {}),
     });
     return this.client;

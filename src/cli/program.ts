@@ -37,6 +37,12 @@ export function buildProgram(output: Output): Command {
     .showSuggestionAfterError(true)
     .addOption(new Option('--url <url>', 'the API base URL, /api included').env('SIGNALBOX_URL').default(DEFAULT_URL))
     .addOption(new Option('--key <key>', 'API key, sent as x-functions-key').env('SIGNALBOX_API_KEY'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        'access token for the API (Microsoft Entra ID), sent as Authorization: Bearer; e.g. $(az account get-access-token --scope api://signalbox/.default --query accessToken -o tsv)',
+      ).env('SIGNALBOX_TOKEN'),
+    )
     .option('--json', 'print machine-readable JSON on stdout')
     .addOption(new Option('--timeout <seconds>', 'how long each request may take, its response body included').env('SIGNALBOX_TIMEOUT').default(30).argParser(positiveNumber('--timeout')))
     .addHelpText(

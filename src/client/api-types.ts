@@ -402,8 +402,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The triggers an instance can act on now
-         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer. Conditions on the context are not evaluated.
+         * The triggers an instance can act on now, for the caller
+         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer; only those the caller may take (a transition's `actors` rule, evaluated), the others in `refused` with why. `?actor=` asks for another user (Signalbox.Operator). Conditions on the context are not evaluated.
          */
         get: operations["getAvailableTriggers"];
         put?: never;
@@ -636,8 +636,10 @@ export interface components {
             contextPatch?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Who asked for the change, where known (a recovery): `api-key`, `function-key` or `anonymous` until identities exist. */
+            /** @description Who asked for a recovery: the actor's id (kept for clients written before `actor`). */
             by?: string;
+            /** @description Who made the change; absent on entries written before actors. */
+            actor?: components["schemas"]["Actor"];
             /** @description Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`. */
             error?: {
                 /** @enum {string} */
@@ -646,6 +648,40 @@ export interface components {
                 /** @description The HTTP status, when the service answered one. */
                 status?: number;
                 stepPath: string;
+            };
+        };
+        /** @description Who made a change: set by the server from the credential, never by a client. */
+        Actor: {
+            /** @description The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work. */
+            id: string;
+            name: string;
+            /** @description The token's `tid`. */
+            tenantId?: string;
+            roles: string[];
+            groups?: string[];
+            /** @enum {string} */
+            via: "token" | "key" | "system";
+            /** @description The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`). */
+            onBehalfOf?: {
+                id: string;
+                name?: string;
+            };
+            /** @description For `system`: the actor of the change that caused this work (a person, a key). */
+            cause?: {
+                /** @description The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work. */
+                id: string;
+                name: string;
+                /** @description The token's `tid`. */
+                tenantId?: string;
+                roles: string[];
+                groups?: string[];
+                /** @enum {string} */
+                via: "token" | "key" | "system";
+                /** @description The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`). */
+                onBehalfOf?: {
+                    id: string;
+                    name?: string;
+                };
             };
         };
         /** @description Triggers offered to an instance that changed nothing, newest first (at most 20). */
@@ -725,6 +761,8 @@ export interface components {
                 stateId?: string;
                 force?: boolean;
             };
+            /** @description Who sent the trigger or asked for the migration or bulk action. */
+            actor?: components["schemas"]["Actor"];
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -954,6 +992,8 @@ export interface components {
                 stateId?: string;
                 force?: boolean;
             };
+            /** @description Who sent the trigger or asked for the migration or bulk action. */
+            actor?: components["schemas"]["Actor"];
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -990,7 +1030,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "hostNotAllowed";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */
@@ -998,6 +1038,13 @@ export interface components {
             /** @enum {string} */
             status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
             stateId: string;
+            /** @description Whose triggers these are: the caller, or `?actor=`. */
+            actor?: string;
+            /** @description Transitions of the state whose `actors` rule refuses this actor, with why. */
+            refused?: {
+                transitionId: string;
+                reason: string;
+            }[];
             items: {
                 transitionId: string;
                 /** @description The names it answers; `["*"]` for any name; empty for a timer transition. */
@@ -1501,6 +1548,17 @@ export interface components {
                                 [key: string]: string;
                             };
                         };
+                        /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
+                        actors?: {
+                            /** @description App roles (the token `roles` claim): the actor must have one of them. */
+                            roles?: string[];
+                            /** @description Group object ids (the token `groups` claim): the actor must be in one of them. */
+                            groups?: string[];
+                            /** @description User ids (the token's `oid`, else `sub`): the actor must be one of them. */
+                            users?: string[];
+                            /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
+                            expression?: string;
+                        };
                     }[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
@@ -1602,6 +1660,17 @@ export interface components {
                             setContext?: {
                                 [key: string]: string;
                             };
+                        };
+                        /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
+                        actors?: {
+                            /** @description App roles (the token `roles` claim): the actor must have one of them. */
+                            roles?: string[];
+                            /** @description Group object ids (the token `groups` claim): the actor must be in one of them. */
+                            groups?: string[];
+                            /** @description User ids (the token's `oid`, else `sub`): the actor must be one of them. */
+                            users?: string[];
+                            /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
+                            expression?: string;
                         };
                     }[];
                     onError?: {
@@ -1706,6 +1775,17 @@ export interface components {
                             setContext?: {
                                 [key: string]: string;
                             };
+                        };
+                        /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
+                        actors?: {
+                            /** @description App roles (the token `roles` claim): the actor must have one of them. */
+                            roles?: string[];
+                            /** @description Group object ids (the token `groups` claim): the actor must be in one of them. */
+                            groups?: string[];
+                            /** @description User ids (the token's `oid`, else `sub`): the actor must be one of them. */
+                            users?: string[];
+                            /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
+                            expression?: string;
                         };
                     }[];
                     onError?: {
@@ -1822,8 +1902,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1908,7 +1997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1917,7 +2006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2002,7 +2091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2011,7 +2100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2092,8 +2181,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2149,7 +2247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2246,8 +2344,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2310,7 +2417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2319,7 +2426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Sender (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,8 +2527,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2481,7 +2597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +2606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,8 +2689,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2633,8 +2758,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2729,7 +2863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,7 +2872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Sender (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2838,7 +2972,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2936,7 +3070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2945,7 +3079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3028,8 +3162,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3091,7 +3234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3100,7 +3243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3219,7 +3362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3228,7 +3371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,7 +3451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3317,7 +3460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3540,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3532,7 +3675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3541,7 +3684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3654,7 +3797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3663,7 +3806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Sender (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3752,8 +3895,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3821,8 +3973,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3883,7 +4044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3892,7 +4053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3955,8 +4116,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3988,7 +4158,14 @@ export interface operations {
     };
     getAvailableTriggers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Answer for this user id instead of the caller (needs Signalbox.Operator). */
+                actor?: string;
+                /** @description With `actor`: the user's app roles, comma-separated. */
+                roles?: string;
+                /** @description With `actor`: the user's group ids, comma-separated. */
+                groups?: string;
+            };
             header?: never;
             path: {
                 instanceId: string;
@@ -4015,8 +4192,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `?actor=` without Signalbox.Operator. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4075,8 +4261,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role undefined (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4135,8 +4330,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A valid function key is required (`x-functions-key` header or `code` query parameter). */
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role undefined (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,8 @@ export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   readonly baseUrl: string;
   /** A function key (Azure) or SIGNALBOX_API_KEY (local), sent as `x-functions-key`. */
   readonly apiKey?: string;
+  /** An access token for the API (Microsoft Entra ID), sent as `Authorization: Bearer`. */
+  readonly token?: string;
 }
 
 /**
@@ -30,11 +32,11 @@ export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
  */
 const CLIENT_HEADER = 'x-signalbox-client';
 
-export function createSignalboxClient({ baseUrl, apiKey, headers, ...options }: SignalboxClientOptions): SignalboxClient {
+export function createSignalboxClient({ baseUrl, apiKey, token, headers, ...options }: SignalboxClientOptions): SignalboxClient {
   const client = createClient<paths>({
     ...options,
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    headers: { ...(apiKey ? { 'x-functions-key': apiKey } : {}), ...(headers as Record<string, string> | undefined) },
+    headers: { ...(apiKey ? { 'x-functions-key': apiKey } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(headers as Record<string, string> | undefined) },
   });
   client.use({
     onRequest({ request }) {

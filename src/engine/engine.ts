@@ -48,8 +48,12 @@ import { WorkflowService } from './runtime/workflow-service';
 import { WaitingService } from './runtime/waiting-service';
 import type { WaitingAnswer } from './analysis/why-waiting';
 import type { WaitingSummary } from './analysis/waiting-summary';
+import type { Actor } from './model/actor';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
+
+/** Options of a change someone asks for: `actor`, who (actor.ts), is recorded on its history entry and event. */
+export type ActingOptions = OperationOptions & { readonly actor?: Actor };
 export const MAX_DRY_RUN_CANDIDATES = 100;
 
 export interface EnginePorts {
@@ -186,13 +190,13 @@ export class Engine {
    * unknown workflow, ConflictError for a duplicate id. An initial entry condition that is false or an
    * entry action that fails creates it `faulted`.
    */
-  createInstance(input: CreateInstanceInput, options: OperationOptions = {}): Promise<StoredInstance> {
+  createInstance(input: CreateInstanceInput, options: ActingOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.createInstance', {}, async (span) => {
       // Checked again: library callers may pass anything (a route has parsed it already).
       const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
       const workflow = await this.workflows.find(parsed.workflowId, options);
       if (!workflow) throw new NotFoundError(`Workflow "${parsed.workflowId}" does not exist`);
-      const request: NewInstance = { instanceId: parsed.instanceId ?? this.options.newId(), context: parsed.context };
+      const request: NewInstance = { instanceId: parsed.instanceId ?? this.options.newId(), context: parsed.context, ...(options.actor ? { actor: options.actor } : {}) };
       const created = await this.runtime.create(workflow, request, options);
       span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
       await this.relayAfter(created, options);
@@ -314,22 +318,22 @@ export class Engine {
    * Returns a faulted instance to `stateId`, re-running its entry conditions and actions; `repair` may
    * patch the context first (decide-recover.ts) and says who asked.
    */
-  recover(instanceId: string, stateId: string, options: OperationOptions = {}, repair?: RecoveryRepair): Promise<StoredInstance> {
+  recover(instanceId: string, stateId: string, options: ActingOptions = {}, repair?: RecoveryRepair): Promise<StoredInstance> {
     return withSpan('Engine.recover', { instanceId, stateId }, async () => this.changed(instanceId, await this.runtime.recover(instanceId, stateId, options, undefined, repair), options));
   }
 
   /** Cancels an instance; ConflictError if it is complete or cancelled already. */
-  cancel(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+  cancel(instanceId: string, options: ActingOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.cancel', { instanceId }, async () => this.changed(instanceId, await this.runtime.cancel(instanceId, options), options));
   }
 
   /** Suspends a waiting instance (ConflictError otherwise): it takes no triggers until resumed. */
-  suspend(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+  suspend(instanceId: string, options: ActingOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.suspend', { instanceId }, async () => this.changed(instanceId, await this.runtime.suspend(instanceId, options), options));
   }
 
   /** Makes a suspended instance waiting again (ConflictError otherwise). */
-  resume(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance> {
+  resume(instanceId: string, options: ActingOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.resume', { instanceId }, async () => this.changed(instanceId, await this.runtime.resume(instanceId, options), options));
   }
 
@@ -490,6 +494,7 @@ export class Engine {
           parent: payload.parent,
           causalDepth: payload.causalDepth ?? 1,
           ...(payload.causalBudget !== undefined ? { causalBudget: payload.causalBudget } : {}),
+          ...(payload.actor ? { actor: payload.actor } : {}),
         },
         options,
       );

@@ -167,7 +167,7 @@ export class MigrationsAndBulkActions {
   /** Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or `notFound`. */
   async migrate(instanceId: string, request: MigrationRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
     const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
-    const decided = await this.runtime.migrate(instanceId, request, target, options);
+    const decided = await this.runtime.migrate(instanceId, request, target, request.actor ? { ...options, actor: request.actor } : options);
     await this.relayAfter(decided, options);
     return decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
   }
@@ -181,7 +181,7 @@ export class MigrationsAndBulkActions {
       matchesSelection(stored, request.filter) ? undefined : { instanceId, outcome: ActionOutcome.skipped, fromStateId: stored.stateId, error: 'no longer matches the filter' };
     let decided: AppliedDecision;
     try {
-      decided = await this.decideBulk(instanceId, request, options, guard);
+      decided = await this.decideBulk(instanceId, request, request.actor ? { ...options, actor: request.actor } : options, guard);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       // Offered again by this operation resumed after a crash (the change was saved, the checkpoint counting

@@ -17,7 +17,13 @@ export const appSettings = {
   SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback and private addresses only if listed exactly).',
   SIGNALBOX_EVENT_SOURCE_PREFIX: "Put before `/signalbox/workflows/<id>` in lifecycle events' CloudEvents `source` (the deployment's name, e.g. `/contoso-prod`).",
   SIGNALBOX_TASK_HUB: 'Durable Functions task hub name (host.json reads it).',
-  SIGNALBOX_API_KEY: 'Local server only: when set, requests must carry it in x-functions-key.',
+  SIGNALBOX_API_KEY:
+    'A key the app checks itself, in x-functions-key (or ?code=): on the local server always, on Azure when SIGNALBOX_AUTH_ISSUERS is set (the HTTP functions are then anonymous at the platform). Unset with issuers set: keys are off.',
+  SIGNALBOX_API_KEY_ROLES: 'Comma-separated app roles a key (SIGNALBOX_API_KEY, a function key) acts with (default Signalbox.Admin).',
+  SIGNALBOX_AUTH_ISSUERS:
+    'Comma-separated token issuer URLs, exactly as in `iss` (https://login.microsoftonline.com/<tenant-id>/v2.0); each JWKS is found through its /.well-known/openid-configuration (https only, except loopback). Unset: bearer tokens are refused.',
+  SIGNALBOX_AUTH_AUDIENCE: "Comma-separated accepted token audiences: the API app registration's application id URI and/or client id (required with SIGNALBOX_AUTH_ISSUERS).",
+  SIGNALBOX_AUTH_ROLES_CLAIM: 'The token claim holding app roles (default `roles`; `groups` to authorise by group object ids named like the roles).',
   APPLICATIONINSIGHTS_CONNECTION_STRING: 'Application Insights; telemetry is off when absent.',
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID auth for Application Insights (local auth off): `Authorization=AAD;ClientId=...`.',
   AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',

@@ -13,7 +13,8 @@ import { formatPath } from '../engine/model';
 
 /** The part of a trigger a client chose (the id is the key itself). */
 function bodyOf(trigger: Trigger): JsonValue {
-  const { id: _id, ...body } = trigger;
+  // Who sent it is not part of what was sent: a retry with a fresh token (or by a colleague) is a repeat.
+  const { id: _id, actor: _actor, ...body } = trigger;
   return JSON.parse(JSON.stringify(body)) as JsonValue;
 }
 

@@ -57,7 +57,7 @@ describe('HTTP functions', () => {
 
   it('refuses a body over 1 MiB with a 413 problem before any handler runs', async () => {
     const handle = jest.fn();
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', role: 'Signalbox.Admin', contract, handle };
     const request = new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(1024 * 1024 + 1) } });
 
     const response = await handleRoute(route, request, invocationContext());
@@ -70,7 +70,15 @@ describe('HTTP functions', () => {
 
   it('accepts a body of exactly 1 MiB', async () => {
     let seen: ApiRequest | undefined;
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 204 }) };
+    const route: RouteDefinition = {
+      name: 'probe',
+      methods: ['POST'],
+      route: 'probe',
+      authLevel: 'function',
+      role: 'Signalbox.Admin',
+      contract,
+      handle: async (request) => ((seen = request), { status: 204 }),
+    };
     const response = await handleRoute(
       route,
       new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(1024 * 1024) } }),
@@ -87,6 +95,7 @@ describe('HTTP functions', () => {
       methods: ['PUT'],
       route: 'things/{thingId}',
       authLevel: 'function',
+      role: 'Signalbox.Admin',
       contract,
       handle: async (request) => {
         seen = request;
@@ -116,6 +125,7 @@ describe('HTTP functions', () => {
       methods: ['GET'],
       route: 'probe',
       authLevel: 'function',
+      role: 'Signalbox.Admin',
       contract,
       handle: async () => ({ status: 200, text: 'stateDiagram-v2\n    [*] --> s0\n' }),
     };
@@ -125,7 +135,15 @@ describe('HTTP functions', () => {
 
   it('gives a handler no body when the request has none', async () => {
     let seen: ApiRequest | undefined;
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle: async (request) => ((seen = request), { status: 202 }) };
+    const route: RouteDefinition = {
+      name: 'probe',
+      methods: ['POST'],
+      route: 'probe',
+      authLevel: 'function',
+      role: 'Signalbox.Admin',
+      contract,
+      handle: async (request) => ((seen = request), { status: 202 }),
+    };
     const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'x-signalbox-client': 'test' } }), invocationContext());
     expect(response).toEqual({ status: 202, headers: {} });
     expect(seen!.bodyText).toBeUndefined();
@@ -133,7 +151,7 @@ describe('HTTP functions', () => {
 
   it('refuses, as the local server does, what a web page on another origin could send: a form, a simple request, a foreign Origin', async () => {
     const handle = jest.fn();
-    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', contract, handle };
+    const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', role: 'Signalbox.Admin', contract, handle };
     const policy = { allowedOrigins: ['https://console.example.com'] };
     const post = (headers: Record<string, string>, body?: string) =>
       handleRoute(
@@ -159,7 +177,7 @@ describe('HTTP functions', () => {
     const logged: string[] = [];
     const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-2', logHandler: (_level, ...args) => logged.push(args.map(String).join(' ')) });
     try {
-      const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => ({ status: 200 }) };
+      const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', role: 'Signalbox.Admin', contract, handle: async () => ({ status: 200 }) };
       const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), context);
       expect(response).toMatchObject({ status: 500, headers: { 'content-type': 'application/problem+json' } });
       expect(bodyOf(response)).not.toMatchObject({ detail: expect.stringContaining('AzureWebJobsStorage') });
@@ -172,7 +190,15 @@ describe('HTTP functions', () => {
   });
 
   it('maps a thrown error to problem+json', async () => {
-    const route: RouteDefinition = { name: 'probe', methods: ['GET'], route: 'probe', authLevel: 'function', contract, handle: async () => Promise.reject(new NotFoundError('No instance x')) };
+    const route: RouteDefinition = {
+      name: 'probe',
+      methods: ['GET'],
+      route: 'probe',
+      authLevel: 'function',
+      role: 'Signalbox.Admin',
+      contract,
+      handle: async () => Promise.reject(new NotFoundError('No instance x')),
+    };
     const response = await handleRoute(route, new HttpRequest({ method: 'GET', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
     expect(bodyOf(response)).toMatchObject({ status: 404, detail: 'No instance x' });
@@ -195,6 +221,7 @@ describe('HTTP manners on Azure', () => {
     methods: ['GET'],
     route: 'things/{thingId}',
     authLevel: 'function',
+    role: 'Signalbox.Admin',
     contract,
     handle: async () => ({ status: 200, headers: { etag: 'W/"7"' }, body: { id: 'a' } }),
   };

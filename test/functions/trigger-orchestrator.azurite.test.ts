@@ -7,6 +7,7 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import { activityHandlers } from '../../functions/activities';
+import type { Actor } from '../../src/engine/model';
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { MAX_OPERATION_RESULTS } from '../../src/engine/operations';
@@ -44,13 +45,13 @@ let activities: OperationActivities;
 /** Operations the API asked to start: on Azure, a durable client would; here the test runs them. */
 const started: string[] = [];
 
-async function call(method: string, path: string, body?: unknown): Promise<ApiResponse & { body: any }> {
+async function call(method: string, path: string, body?: unknown, actor?: Actor): Promise<ApiResponse & { body: any }> {
   const url = new URL(`http://localhost/api/${path}`);
   const { match } = matchRoute(method, url.pathname.slice('/api/'.length));
   if (!match) throw new Error(`No route for ${method} ${path}`);
   const headers = new Headers(body === undefined ? {} : { 'content-type': 'application/json' });
   const response = await match.route.handle(
-    { method, url, params: match.params, headers: { get: (name) => headers.get(name) }, bodyText: body === undefined ? undefined : JSON.stringify(body) },
+    { method, url, params: match.params, headers: { get: (name) => headers.get(name) }, bodyText: body === undefined ? undefined : JSON.stringify(body), ...(actor ? { actor } : {}) },
     services,
   );
   return response as ApiResponse & { body: any };
@@ -126,10 +127,11 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     // About 50 s alone; each instance also writes its result row, and the full suite loads the machine.
   }, 600_000);
 
-  it('retries applyTrigger after transient failures and still applies the trigger once', async () => {
+  it('retries applyTrigger after transient failures and still applies the trigger once, as its sender (the actor travels through the operation record)', async () => {
     await call('PUT', 'workflows/single', { ...workflow, id: 'single', displayName: 'Single', states: { ...workflow.states, draft: { ...workflow.states.draft, interests: ['single:1'] } } });
     expect((await call('POST', 'instances', { workflowId: 'single', instanceId: 'single-1', context: {} })).status).toBe(201);
-    const accepted = await call('POST', 'triggers', { name: 'Submit', subjects: ['single:1'] });
+    const carol: Actor = { id: 'carol', name: 'Carol', roles: ['Signalbox.Sender'], via: 'token' };
+    const accepted = await call('POST', 'triggers', { name: 'Submit', subjects: ['single:1'] }, carol);
     const operationId: string = accepted.body.operationId;
 
     const run = await runOperationOrchestration(operationId, { injectFailure: failFirstAttempts(2, (activityCall) => activityCall.name === 'applyTrigger') });
@@ -138,7 +140,8 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     const operation = await call('GET', `operations/${operationId}`);
     expect(operation.body).toMatchObject({ status: 'succeeded', candidates: 1, summary: expect.objectContaining({ transitioned: 1 }) });
     const history = await call('GET', 'instances/single-1/history');
-    expect(history.body.items.filter((entry: { triggerId: string | null }) => entry.triggerId === operation.body.triggerId)).toHaveLength(1);
+    expect(history.body.items.filter((entry: { triggerId: string | null }) => entry.triggerId === operation.body.triggerId)).toEqual([expect.objectContaining({ actor: carol })]);
+    expect(operation.body.actor).toEqual(carol);
   }, 60_000);
 
   it('marks the operation failed with the reason when an activity keeps failing', async () => {

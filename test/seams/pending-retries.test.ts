@@ -21,6 +21,7 @@ import {
   type Trigger,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
+import type { Actor } from '../../src/engine/model';
 import { InMemoryDueTimerIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger } from '../engine/support';
 
@@ -87,6 +88,20 @@ async function dueRows(ports: { dueTimers: InMemoryDueTimerIndex }) {
 }
 
 describe('pending retries across the seams', () => {
+  it('actor × pending retries: the later attempt is applied for the sender who sent the trigger, and what it raises acts as system for them', async () => {
+    const { engine, clock } = setup();
+    const alice: Actor = { id: 'alice', name: 'Alice', roles: ['Signalbox.Sender'], via: 'token' };
+    await engine.createWorkflow(payments());
+    await engine.createInstance({ workflowId: 'payments', instanceId: 'p1' }, { actor: alice });
+    expect(await engine.applyTrigger('p1', { id: 'pay-1', name: 'Pay', subjects: ['p1'], actor: alice })).toMatchObject({ outcome: TriggerOutcome.retryScheduled });
+    await clock.advanceBy(MINUTE);
+    const entries = (await engine.getHistory('p1')).items.map((entry) => [entry.transitionId ?? entry.event, entry.actor]);
+    expect(entries).toEqual([
+      ['created', alice],
+      ['pay', alice],
+      ['settle', { id: 'system', name: 'Signalbox', roles: [], via: 'system', cause: alice }],
+    ]);
+  });
   it('applied once × pending retries: not recorded while pending, a redelivery meanwhile is not applied, the retry applies it once', async () => {
     const { engine, clock, service, pay } = setup();
     await engine.createWorkflow(payments());

@@ -17,7 +17,7 @@ export interface InMemoryTestHost {
   stop(): Promise<void>;
 }
 
-export async function startInMemoryTestHost(options: Pick<LocalServerOptions, 'apiKey' | 'cors'> = {}): Promise<InMemoryTestHost> {
+export async function startInMemoryTestHost(options: Pick<LocalServerOptions, 'apiKey' | 'cors' | 'access'> = {}): Promise<InMemoryTestHost> {
   const core = createHostCore({ ports: { ...createInMemoryPorts(), checkHealth: async () => true }, logger: silentLogger, env: {} });
   const runner = new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher), { now: () => core.engine.options.clock.now() });
   const stopping = new AbortController();

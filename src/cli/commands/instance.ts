@@ -27,12 +27,19 @@ export async function instanceCommand(context: CommandContext, instanceId: strin
       '',
       output.colors.bold('History'),
       output.table(
-        ['AT', 'EVENT', 'TRIGGER', 'TRANSITION', 'FROM', 'TO', 'STATUS'],
-        history.map((entry) => [entry.at, entry.event, entry.triggerId, entry.transitionId, entry.fromStateId, entry.toStateId, entry.status]),
+        ['AT', 'EVENT', 'TRIGGER', 'TRANSITION', 'FROM', 'TO', 'STATUS', 'ACTOR'],
+        history.map((entry) => [entry.at, entry.event, entry.triggerId, entry.transitionId, entry.fromStateId, entry.toStateId, entry.status, actorText(entry.actor)]),
       ),
     );
   }
   if (available) printAvailable(context, available);
+}
+
+/** `alice (token)`, `system for alice`, `on behalf of` included; empty when the entry names no actor. */
+function actorText(actor: ApiHistoryEntry['actor']): string {
+  if (!actor) return '';
+  if (actor.via === 'system') return actor.cause ? `system for ${actor.cause.name}` : 'system';
+  return `${actor.name} (${actor.via})${actor.onBehalfOf ? ` for ${actor.onBehalfOf.id}` : ''}`;
 }
 
 async function allHistory(context: CommandContext, instanceId: string): Promise<ApiHistoryEntry[]> {
@@ -67,14 +74,23 @@ function printInstance(context: CommandContext, instance: ApiInstance): void {
 
 function printAvailable(context: CommandContext, available: AvailableTriggers): void {
   const { output } = context;
-  output.print('', output.colors.bold(`Available triggers (${available.status})`));
-  if (!available.items.length) return output.print('none');
-  output.print(
-    output.table(
-      ['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'],
-      available.items.map((item) => [item.transitionId, triggersOf(item), item.targetStateId, item.parameters.map(parameterTest).join(', ')]),
-    ),
-  );
+  output.print('', output.colors.bold(`Available triggers (${available.status}${available.actor ? `, for ${available.actor}` : ''})`));
+  if (!available.items.length) output.print('none');
+  else
+    output.print(
+      output.table(
+        ['TRANSITION', 'TRIGGERS', 'TO', 'PARAMETERS'],
+        available.items.map((item) => [item.transitionId, triggersOf(item), item.targetStateId, item.parameters.map(parameterTest).join(', ')]),
+      ),
+    );
+  // Transitions this actor may not take (their `actors` rule), so that nobody wonders where they went.
+  if (available.refused?.length)
+    output.print(
+      output.table(
+        ['NOT FOR YOU', 'WHY'],
+        available.refused.map((refusal) => [refusal.transitionId, refusal.reason]),
+      ),
+    );
 }
 
 type AvailableTransition = AvailableTriggers['items'][number];

@@ -10,6 +10,7 @@ import { MAX_CAUSAL_BUDGET } from '../decide/causal-budget';
 import { contextEffectOfAction, contextKeysReadByCondition, contextKeysReadByTemplate } from './context-keys';
 import { buildDefinitionGraph, type DefinitionGraph, type TransitionEdge } from './definition-graph';
 import { isEmpty, isSubset, sortedNames } from './name-set';
+import { refusesEveryone } from '../definition/actors-rule';
 
 export const WarningCode = {
   unreachableState: 'unreachableState',
@@ -20,6 +21,8 @@ export const WarningCode = {
   selfLoopWithoutActions: 'selfLoopWithoutActions',
   startsItself: 'startsItself',
   timerLoop: 'timerLoop',
+  /** A transition whose `actors` rule lists no role, group or user: nobody can take it. */
+  noActorCanTake: 'noActorCanTake',
   /** A URL the host's outbound client refuses (outbound-hosts.ts): decided with the host's configuration. */
   hostNotAllowed: 'hostNotAllowed',
 } as const;
@@ -35,7 +38,7 @@ export interface DefinitionWarning {
 /** Every warning about a valid definition, in the order of the definition's states and transitions. */
 export function analyzeDefinition(definition: WorkflowDefinition): DefinitionWarning[] {
   const graph = buildDefinitionGraph(definition);
-  return [...stateWarnings(graph), ...transitionWarnings(graph), ...undefinedContextKeys(graph), ...selfStarts(graph), ...timerLoops(graph)];
+  return [...stateWarnings(graph), ...transitionWarnings(graph), ...undefinedContextKeys(graph), ...selfStarts(graph), ...timerLoops(graph), ...actorlessTransitions(definition)];
 }
 
 function stateWarnings(graph: DefinitionGraph): DefinitionWarning[] {
@@ -307,4 +310,21 @@ function timerLoops(graph: DefinitionGraph): DefinitionWarning[] {
         message: `the timer of transition "${edge.id}" (${due}) is due at once and ${back}, so it fires again at once on every entry: a loop that only the causal depth limit (${MAX_CAUSAL_DEPTH}) ends, faulting the instance`,
       };
     });
+}
+
+/** Transitions whose `actors` rule lists an empty set of roles, groups or users: no actor can take them. */
+function actorlessTransitions(definition: WorkflowDefinition): DefinitionWarning[] {
+  return Object.entries(definition.states).flatMap(([stateId, state]) =>
+    state.transitions.flatMap((transition, index) => {
+      const part = transition.actors && refusesEveryone(transition.actors);
+      if (!part) return [];
+      return [
+        {
+          path: formatPath(['states', stateId, 'transitions', index, 'actors', part]),
+          code: WarningCode.noActorCanTake,
+          message: `no actor can take transition "${transition.id}" of state "${stateId}": its actors.${part} is empty, so no role, group or user qualifies`,
+        },
+      ];
+    }),
+  );
 }

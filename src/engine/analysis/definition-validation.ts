@@ -110,6 +110,13 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
       checkSteps('action', transition.actions, [...path, 'actions'], registry, issues);
       if (isObject(transition.timer)) checkTimer(transition.timer, [...path, 'timer'], input.calendars, issues);
       checkOnError(transition.onError, [...path, 'onError'], has, issues);
+      if (isObject(transition.actors) && typeof transition.actors.expression === 'string') {
+        try {
+          compileExpression(transition.actors.expression);
+        } catch (error) {
+          issues.push({ path: formatPath([...path, 'actors', 'expression']), message: (error as Error).message });
+        }
+      }
     });
   }
   return issues;

@@ -3,6 +3,7 @@
  * false: the instance is created `faulted`), then entering it. The result's outcome is `transitioned`
  * (into the initial state) or `faulted`.
  */
+import type { Actor } from '../model/actor';
 import { z } from 'zod';
 import { workflowIdSchema, type WorkflowVersion } from '../definition/definition';
 import type { Cause, Decision } from './decision';
@@ -35,12 +36,15 @@ export interface NewInstance {
   readonly causalDepth?: number;
   /** A child's share of its parent's causal budget (causal-budget.ts). Absent: the whole budget. */
   readonly causalBudget?: number;
+  /** Who creates it: the caller, or `system` (a child) with the actor of the parent's change as `cause`. */
+  readonly actor?: Actor;
 }
 
 /** What causes a creation: a client's request (depth 0, the whole budget), or a parent's change (a child, deeper, with its share). */
-export function creationCause(input: Pick<NewInstance, 'causalDepth' | 'causalBudget'>): Cause {
+export function creationCause(input: Pick<NewInstance, 'causalDepth' | 'causalBudget' | 'actor'>): Cause {
   return {
     kind: 'create',
+    ...(input.actor ? { actor: input.actor } : {}),
     ...(input.causalDepth ? { causalDepth: input.causalDepth } : {}),
     ...(input.causalBudget !== undefined ? { causalBudget: input.causalBudget } : {}),
   };
@@ -68,7 +72,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     historyLength: 0,
     ...(input.parent ? { parent: input.parent } : {}),
   };
-  const draft = new Draft(definition, workflow.version, initial.id, null, effects, registry, initial);
+  const draft = new Draft(definition, workflow.version, initial.id, null, effects, registry, { ...initial, ...(input.actor ? { actor: input.actor } : {}) });
   try {
     const blocked = await entryBlockedAt(draft, stateId);
     if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `the initial state "${stateId}"`));

@@ -193,7 +193,11 @@ export async function decideRetry(instance: Instance, trigger: Trigger, decide: 
   if (!current) return unchanged({ instanceId: instance.id, outcome: TriggerOutcome.notInterested });
   // Suspended (or faulted): the retry waits; a resume schedules it again (decide-suspend.ts).
   if (inactiveStatuses.has(instance.status)) return unchanged({ instanceId: instance.id, outcome: TriggerOutcome.notActive });
-  const decision = await decide(instance.retryTrigger!, pending);
+  const retried = instance.retryTrigger!;
+  const decided = await decide(retried, pending);
+  // The later attempt applies the sender's trigger: its entry names the sender, not the wake-up that ran it.
+  const entry = decided.change?.historyEntry;
+  const decision = entry && !entry.actor && retried.actor ? { ...decided, change: { ...decided.change!, historyEntry: { ...entry, actor: retried.actor } } } : decided;
   const change = decision.change;
   if (change && change.instance.pendingRetry !== pending) return decision;
   const cleared = withoutPendingRetry(change ? change.instance : { ...instance, updatedAt: now.toISOString() });

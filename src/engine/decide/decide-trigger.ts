@@ -8,7 +8,7 @@
 import type { WorkflowDefinition } from '../definition/definition';
 import type { Cause, Decision } from './decision';
 import { unchanged } from './decision';
-import { statePath } from './decision-trace';
+import { shortDetail, statePath } from './decision-trace';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { TriggerOutcome, inactiveStatuses } from '../model/enums';
@@ -22,6 +22,7 @@ import type { Registry } from '../steps/registry';
 import { Draft, StepFailure, messageOf } from './draft';
 import { decideRetry, decideStepFailure, withoutRetryWhenEnded, type FailureSite } from './decide-error';
 import type { TimerTarget, Trigger } from '../model/trigger';
+import { judgeActors, type ActorsRule } from '../definition/actors-rule';
 
 function sharesSubject(interests: readonly string[], subjects: readonly string[]): boolean {
   // Interests are few (tens), subjects at most 100: a linear scan beats building a set.
@@ -130,6 +131,8 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     for (const [index, transition] of state.transitions.entries()) {
       if (timer ? transition.id !== timer.transitionId : transition.timer) continue;
       site = { transition: { definition: transition, index }, stateId: fromStateId, fromStateId };
+      // Who may take it, first among its conditions: a refusal is this transition not taken, traced, never a fault.
+      if (transition.actors && !(await actorsAllow(draft, transition.actors, statePath(fromStateId, `transitions[${index}].actors`)))) continue;
       const path = statePath(fromStateId, `transitions[${index}].conditions`);
       if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${fromStateId}"`, path)) < 0) {
         chosen = transition;
@@ -197,4 +200,11 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
       logs: draft.logs,
     });
   }
+}
+
+/** The transition's `actors` rule for the draft's actor, traced as a condition of type `actor`. */
+async function actorsAllow(draft: Draft, rule: ActorsRule, path: string): Promise<boolean> {
+  const verdict = await judgeActors(rule, draft.trigger?.actor, draft.scope(), () => draft.effects.now());
+  draft.trace.push({ path, type: 'actor', result: verdict.allowed, detail: shortDetail(verdict.detail) });
+  return verdict.allowed;
 }

@@ -11,6 +11,7 @@ import type { InstanceResult } from './instance-result';
 import type { LifecycleEventRecord } from './lifecycle-events';
 import type { OutboxRow } from '../model/outbox';
 import type { Trigger } from '../model/trigger';
+import { systemActor, type Actor } from '../model/actor';
 
 export interface LogLine {
   readonly level: 'info' | 'warn' | 'error';
@@ -42,7 +43,7 @@ export interface Decision {
  * What caused a decision: it keys raised-trigger ids (trigger-ids.ts), causal depths (causal-budget.ts) and the journal of
  * external action responses (one delivery = one cause applied to one instance).
  */
-export type Cause =
+export type Cause = (
   | { readonly kind: 'trigger'; readonly trigger: Trigger }
   /**
    * `causalDepth`, `causalBudget`: a child's creation is follow-up work of its parent's change (absent:
@@ -54,7 +55,22 @@ export type Cause =
   | { readonly kind: 'migrate'; readonly sequence: number }
   | { readonly kind: 'suspend'; readonly sequence: number }
   | { readonly kind: 'resume'; readonly sequence: number }
-  | { readonly kind: 'delete'; readonly sequence: number };
+  | { readonly kind: 'delete'; readonly sequence: number }
+) & {
+  /** Who asked for a change that is not a trigger's (a trigger carries its own: `trigger.actor`). Not part of causeKey. */
+  readonly actor?: Actor;
+};
+
+/** The actor of the change `cause` stands for, when one is known (absent for library callers that name none). */
+export function actorOfCause(cause: Cause): Actor | undefined {
+  return cause.kind === 'trigger' ? cause.trigger.actor : cause.actor;
+}
+
+/** `actor` of follow-up work (raised triggers, children, notifications): `system`, caused by the change's actor; nothing when that is unknown. */
+export function followUpActor(cause: Cause): { actor?: Actor } {
+  const actor = actorOfCause(cause);
+  return actor ? { actor: systemActor(actor) } : {};
+}
 
 /**
  * A short, unambiguous tag of the cause: `t.<trigger id>`, `c`, `r<sequence>`, `x<sequence>`, and

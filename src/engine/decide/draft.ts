@@ -17,6 +17,7 @@ import type { ActionContext, ChildStep, ConditionContext, ConditionType, Instanc
 import type { StepError } from '../model/step-error';
 import { classifyError } from '../steps/step-errors';
 import type { Trigger } from '../model/trigger';
+import { effectiveActor, type Actor } from '../model/actor';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -58,7 +59,9 @@ export class Draft {
   readonly incarnation?: string;
   /** Every action run so far, in order, with where it is (a dry run lists them: dry-run.ts). */
   readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
-  /** Every condition evaluated so far, in order (decision-trace.ts), and every retry and handled error. */
+  /** Who the change is for, as rules see them (actor.ts effectiveActor): JSONata's `actor`. */
+  readonly actor?: Actor;
+    /** Every condition evaluated so far, in order (decision-trace.ts), and every retry and handled error. */
   readonly trace: Mutable<TraceEntry>[] = [];
   /** Set when the trigger is re-applied by its pending retry: that step goes on counting its attempts. */
   retryStart?: RetryStart;
@@ -72,9 +75,11 @@ export class Draft {
     readonly trigger: Trigger | null,
     readonly effects: Effects,
     readonly registry: Registry,
-    start: { context: JsonObject; stateId: string; status: InstanceStatus; incarnation?: string },
+    start: { context: JsonObject; stateId: string; status: InstanceStatus; incarnation?: string; actor?: Actor },
   ) {
     if (start.incarnation !== undefined) this.incarnation = start.incarnation;
+    const actor = start.actor ?? trigger?.actor;
+    if (actor) this.actor = effectiveActor(actor);
     this.context = start.context;
     this.stateId = start.stateId;
     this.status = start.status;
@@ -83,6 +88,7 @@ export class Draft {
   scope(): ExpressionScope {
     return {
       trigger: this.trigger,
+      actor: this.actor ?? null,
       context: this.context,
       instance: { id: this.instanceId, workflowId: this.definition.id, stateId: this.stateId, status: this.status },
       ...(this.error ? { error: this.error } : {}),

@@ -7,7 +7,7 @@
 import { isFinalState } from '../definition/definition';
 import { statePath } from './decision-trace';
 import { budgetFault, budgetShare, depthFault, isDueAtOnce } from './causal-budget';
-import { causeKey, followUpDepth, type Cause } from './decision';
+import { actorOfCause, causeKey, followUpActor, followUpDepth, type Cause } from './decision';
 import { InstanceStatus } from '../model/enums';
 import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from '../model/outbox';
@@ -16,6 +16,7 @@ import type { Draft } from './draft';
 import { armTimers, timerOutboxRows } from './timers';
 import { derivedChildId } from '../steps/actions/start-instance';
 import { raisedTriggerId } from '../model/trigger-ids';
+import { systemActor } from '../model/actor';
 
 /** What entering a state produced: the parts of the next instance it decides, and the rows to write. */
 export interface EnteredState {
@@ -72,7 +73,8 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   // ends its instance keeps a share for the notification its parent (if any) gets.
   const pieces = draft.raised.length + draft.started.length + armed.filter(isDueAtOnce).length + (isFinalState(state) ? 1 : 0);
   const share = budgetShare(cause, pieces);
-  const timers = armed.map((timer) => (isDueAtOnce(timer) ? { ...timer, causalBudget: share } : timer));
+  const armedBy = actorOfCause(cause);
+  const timers = armed.map((timer) => ({ ...timer, ...(isDueAtOnce(timer) ? { causalBudget: share } : {}), ...(armedBy ? { armedBy: systemActor(armedBy).cause ?? armedBy } : {}) }));
   const outbox = [
     ...outboxRows(draft, cause, share, pieces),
     ...timerOutboxRows({ id: draft.instanceId, ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}) }, stateEntry, timers),
@@ -109,7 +111,11 @@ function childRows(draft: Draft, cause: Cause, causalBudget: number, pieces: num
       ...(draft.incarnation !== undefined ? { incarnation: draft.incarnation } : {}),
       ...(child.returnContextItems ? { returnContextItems: [...child.returnContextItems] } : {}),
     };
-    return { id: `s.${instanceId}`, kind: OutboxKind.startInstance, payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth, causalBudget } };
+    return {
+      id: `s.${instanceId}`,
+      kind: OutboxKind.startInstance,
+      payload: { workflowId: child.workflowId, instanceId, context: child.context, parent, causalDepth, causalBudget, ...followUpActor(cause) },
+    };
   });
 }
 
@@ -125,6 +131,6 @@ function triggerRows(draft: Draft, cause: Cause, causalBudget: number, pieces: n
   const key = causeKey(cause);
   return draft.raised.map((trigger, index) => {
     const id = raisedTriggerId(draft.instanceId, key, index, draft.incarnation);
-    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, causalBudget, raisedBy: draft.instanceId } };
+    return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, causalBudget, raisedBy: draft.instanceId, ...followUpActor(cause) } };
   });
 }

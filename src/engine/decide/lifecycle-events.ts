@@ -11,7 +11,7 @@
  */
 import type { WorkflowDefinition } from '../definition/definition';
 import type { Cause, Change } from './decision';
-import { followUpDepth } from './decision';
+import { followUpActor, followUpDepth } from './decision';
 import { budgetShare, followUpPieces } from './causal-budget';
 import { InstanceStatus } from '../model/enums';
 import type { Instance, InstanceFault } from '../model/instance';
@@ -20,6 +20,7 @@ import { OutboxKind, isStoredOutboxRow, type EventOutboxRow, type OutboxRow, typ
 import { raisedTriggerId } from '../model/trigger-ids';
 import { EVENT_RANK, LifecycleEventType, isLifecycleEventType } from '../definition/lifecycle-event-type';
 import { wants } from '../definition/subscriptions';
+import type { Actor } from '../model/actor';
 
 export const DeliveryStatus = { pending: 'pending', delivered: 'delivered', deadLettered: 'deadLettered' } as const;
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
@@ -44,6 +45,8 @@ export interface LifecycleEventData {
   readonly status: InstanceStatus;
   readonly transitionId: string | null;
   readonly triggerId: string | null;
+  /** Who made the change (actor.ts); absent when unknown (library callers, entries written before actors). */
+  readonly actor?: Actor;
   readonly fault?: InstanceFault;
   readonly context: JsonObject;
 }
@@ -141,6 +144,7 @@ export function lifecycleEventWrite(definition: WorkflowDefinition, before: Inst
           status: after.status,
           transitionId: change.historyEntry.transitionId,
           triggerId: change.historyEntry.triggerId,
+          ...(change.historyEntry.actor ? { actor: change.historyEntry.actor } : {}),
           ...(after.status === InstanceStatus.faulted && after.fault ? { fault: after.fault } : {}),
           context: pick(after.context, keys),
         },
@@ -185,6 +189,7 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
       // Its share of the change's budget, counted with the change's other follow-up work as enterState
       // counts it; sent even below 1, and its parent can then make nothing further from it.
       causalBudget: budgetShare(cause, otherPieces + 1),
+      ...followUpActor(cause),
     },
   };
 }

@@ -4,6 +4,7 @@
  * the selection is re-checked for each instance under its lease (`matchesSelection`), since an instance
  * may change between the page that listed it and its turn.
  */
+import type { Actor } from '../model/actor';
 import { z } from 'zod';
 import { stateIdSchema, workflowIdSchema } from '../definition/definition';
 import { ActionOutcome, InstanceStatus, instanceStatusSchema } from '../model/enums';
@@ -39,6 +40,8 @@ export interface MigrationRequest {
   readonly toVersion: number;
   readonly stateMap: Readonly<Record<string, string>>;
   readonly filter?: { readonly stateId?: string; readonly status?: InstanceStatus };
+  /** Who asked for it (set by the host; the request schema is strict, so a client cannot). */
+  readonly actor?: Actor;
 }
 
 export const BulkAction = {
@@ -86,6 +89,8 @@ export interface BulkRequest {
   readonly filter: Omit<InstanceSelection, 'workflowVersion'>;
   readonly stateId?: string;
   readonly force?: boolean;
+  /** Who asked for it (set by the host; the request schema is strict, so a client cannot). */
+  readonly actor?: Actor;
 }
 
 export function migrationSelection(request: MigrationRequest): InstanceSelection {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { subscriptionsSchema } from './subscriptions';
 import { calendarsSchema, timerSchema } from '../timers/timer-definition';
 import { onErrorSchema, retryPolicySchema } from './error-handling';
+import { actorsRuleSchema } from './actors-rule';
 
 export const workflowIdSchema = z
   .string()
@@ -33,6 +34,8 @@ export const transitionSchema = z.strictObject({
   timer: timerSchema.optional(),
   /** Where to go when one of its conditions or actions (or the target's entry steps) fails: before the state's `onError`. */
   onError: onErrorSchema.optional(),
+  /** Who may take it (actors-rule.ts): checked first, before `conditions`. */
+  actors: actorsRuleSchema.optional(),
 });
 export type TransitionDefinition = z.infer<typeof transitionSchema>;
 

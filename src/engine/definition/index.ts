@@ -4,3 +4,4 @@ export * from './error-handling';
 export * from './lifecycle-event-type';
 export * from './step-schemas';
 export * from './subscriptions';
+export * from './actors-rule';

@@ -8,6 +8,7 @@
  * memory: in-process by JSONata's guardrails and a budget on what it builds, or, for expressions that can
  * loop or blow up in one step, in a worker thread (expression-isolation.ts, expression-worker-pool.ts).
  */
+import type { Actor } from '../model/actor';
 import jsonata from 'jsonata';
 import type { JsonObject, JsonValue } from '../model/json';
 import type { Trigger } from '../model/trigger';
@@ -19,6 +20,8 @@ import { ExpressionWorkerPool } from './expression-worker-pool';
 /** What expressions and templates see (shared/design/workflow-model.md). */
 export interface ExpressionScope {
   readonly trigger: Trigger | null;
+  /** Who sent the trigger or asked for the change (actor.ts), null when unknown; absent in scopes made before actors. */
+  readonly actor?: Actor | null;
   readonly context: JsonObject;
   readonly instance: { readonly id: string; readonly workflowId: string; readonly stateId: string; readonly status: InstanceStatus };
   /** Only while an `onError` sets the context: what failed (error-handling.ts, StepError). */

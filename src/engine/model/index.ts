@@ -12,3 +12,4 @@ export * from './step-error';
 export * from './trigger';
 export * from './trigger-ids';
 export * from './validation';
+export * from './actor';

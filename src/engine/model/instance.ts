@@ -1,4 +1,5 @@
 /** @module Workflow instances and their history. */
+import type { Actor } from './actor';
 import type { InstanceStatus, TriggerOutcome } from './enums';
 import type { JsonObject } from './json';
 import type { Trigger } from './trigger';
@@ -30,6 +31,8 @@ export const MAX_APPLIED_ERROR_LENGTH = 500;
 /** A timer armed when the instance entered its current state: its transition fires at `dueAt` (ISO 8601, UTC). */
 export interface ArmedTimer {
   readonly transitionId: string;
+  /** The actor of the change that armed it: its firing is `system` work caused by them. */
+  readonly armedBy?: Actor;
   readonly dueAt: string;
   /**
    * The causal depth its firing carries (causal-budget.ts): the arming change's + 1 when it was due at
@@ -183,4 +186,6 @@ export interface HistoryEntry {
   readonly by?: string;
   /** Only for `errorHandled`: what failed. */
   readonly error?: StepError;
+  /** Who made the change (actor.ts): the caller, or `system` with the causing actor for follow-up work. */
+  readonly actor?: Actor;
 }

@@ -10,6 +10,7 @@
  * `cancelChildren` (a parent's children to cancel). A new kind adds a row type to `OutboxRow` and a handler
  * to the relay's `OutboxHandlers` (docs/decisions/0001-outbox.md).
  */
+import type { Actor } from './actor';
 import type { JsonObject } from './json';
 import type { Trigger } from './trigger';
 
@@ -45,6 +46,8 @@ export interface StartInstancePayload {
   readonly causalDepth?: number;
   /** The child's share of its parent's causal budget (causal-budget.ts). Absent on rows written before it: the whole budget. */
   readonly causalBudget?: number;
+  /** `system`, caused by the actor of the parent's change. */
+  readonly actor?: Actor;
 }
 export type StartInstanceOutboxRow = OutboxRowOf<typeof OutboxKind.startInstance, StartInstancePayload>;
 

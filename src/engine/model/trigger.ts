@@ -1,5 +1,6 @@
 /** @module Triggers: something that happened, naming the subjects it concerns. */
 import { z } from 'zod';
+import type { Actor } from './actor';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
 import { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
 import { parseWith } from './validation';
@@ -81,6 +82,11 @@ export interface Trigger {
   readonly hops?: number;
   /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */
   readonly raisedBy?: string;
+  /**
+   * Who sent it: set by the host from the authenticated caller (a client's body cannot: the input schema
+   * is strict), `system` with the causing actor for raised triggers and children's notifications.
+   */
+  readonly actor?: Actor;
   /** Present only on a timer's trigger (timers.ts): the one timer transition it may choose, and for which entry. */
   readonly timer?: TimerTarget;
   /**

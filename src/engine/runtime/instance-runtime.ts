@@ -8,7 +8,7 @@
  */
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
 import { ActionCallJournal } from './action-call-journal';
-import { causeKey, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
+import { actorOfCause, causeKey, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
 import { decideCancel } from '../decide/decide-cancel';
 import { creationCause, decideCreate, type NewInstance } from '../decide/decide-create';
 import { withoutSelfCausedCount } from '../decide/causal-budget';
@@ -37,6 +37,7 @@ import { offerOf } from '../decide/offers';
 import { newIncarnation } from '../model/trigger-ids';
 import type { Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
+import { systemActor, type Actor } from '../model/actor';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;
@@ -106,9 +107,9 @@ export class InstanceRuntime {
           if (!stored || stored.deleting) return { outbox: [] };
           const leftovers = await this.leftoversOf(stored, options);
           const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
-          const cause = causeOf(stored);
+          const cause = withRequestActor(causeOf(stored), options);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
-          let decision = withEvents(definition, stored, cause, withOperationId(await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }), options));
+          let decision = withEvents(definition, stored, cause, withActor(withOperationId(await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }), options), cause));
           // Anything but a trigger is a request from outside (recover, resume, migrate, ...): it ends the self-caused count.
           if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
           if (!decision.change) {
@@ -142,12 +143,13 @@ export class InstanceRuntime {
     const { offeredSince, ...storeOptions } = options;
     return this.decideUnderLease(
       instanceId,
-      () => ({ kind: 'trigger', trigger }),
+      (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
       async (stored, { definition, effects }) => {
+        const applied = withTimerActor(trigger, stored);
         // The instance's own record holds its newest applied triggers; older ones are rows beside it.
         const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
         if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
-        const decision = await decideTrigger(definition, stored, trigger, effects, this.options.registry);
+        const decision = await decideTrigger(definition, stored, applied, effects, this.options.registry);
         // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
         if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
         return decision;
@@ -300,7 +302,12 @@ export class InstanceRuntime {
     const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
     // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
     const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
-    const decision = withEvents(workflow.definition, undefined, cause, await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry));
+    const decision = withEvents(
+      workflow.definition,
+      undefined,
+      cause,
+      withActor(await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry), cause),
+    );
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
     // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
@@ -456,9 +463,31 @@ function withEvents(definition: WorkflowDefinition, before: Instance | undefined
   return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, markParent(decision.change), cause) } : decision;
 }
 
-/** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry. */
+/** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry; `actor` who asked. */
 export interface ChangeOptions extends OperationOptions {
   readonly operationId?: string;
+  /** Who asked for a change that is not a trigger's (a recovery, a cancellation, a migration, ...). */
+  readonly actor?: Actor;
+}
+
+/** The cause with the requesting actor, for changes that are not a trigger's (a trigger carries its own). */
+function withRequestActor(cause: Cause, options: ChangeOptions): Cause {
+  return options.actor && cause.kind !== 'trigger' && !cause.actor ? { ...cause, actor: options.actor } : cause;
+}
+
+/** The decision, its history entry naming who made the change (when known). */
+function withActor(decision: Decision, cause: Cause): Decision {
+  const entry = decision.change?.historyEntry;
+  const actor = actorOfCause(cause);
+  if (!actor || !entry || entry.actor) return decision;
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, actor } } };
+}
+
+/** A timer's trigger acts as `system`, caused by the actor of the change that armed the timer (ArmedTimer.armedBy). */
+function withTimerActor(trigger: Trigger, stored: Instance): Trigger {
+  if (!trigger.timer || trigger.actor) return trigger;
+  const armedBy = stored.timers?.find((timer) => timer.transitionId === trigger.timer!.transitionId)?.armedBy;
+  return armedBy ? { ...trigger, actor: systemActor(armedBy) } : trigger;
 }
 
 /** The decision, its history entry naming the operation when one makes it (a trigger's entry names it as `triggerId`). */

@@ -83,6 +83,22 @@ export const lifecycleEventSchema = z
   })
   .meta({ id: 'LifecycleEvent' });
 
+const identityShape = {
+  id: z.string().meta({ description: "The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work." }),
+  name: z.string(),
+  tenantId: z.string().optional().meta({ description: "The token's `tid`." }),
+  roles: z.array(z.string()),
+  groups: z.array(z.string()).optional(),
+  via: z.enum(['token', 'key', 'system']),
+  onBehalfOf: z.object({ id: z.string(), name: z.string().optional() }).optional().meta({ description: 'The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`).' }),
+};
+export const actorSchema = z
+  .object({
+    ...identityShape,
+    cause: z.object(identityShape).optional().meta({ description: 'For `system`: the actor of the change that caused this work (a person, a key).' }),
+  })
+  .meta({ id: 'Actor', description: 'Who made a change: set by the server from the credential, never by a client.' });
+
 export const historyEntrySchema = z
   .object({
     at: timestamp,
@@ -99,7 +115,8 @@ export const historyEntrySchema = z
     toStateId: z.string(),
     status: instanceStatusSchema,
     contextPatch: jsonObjectSchema.optional().meta({ description: 'Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered.' }),
-    by: z.string().optional().meta({ description: 'Who asked for the change, where known (a recovery): `api-key`, `function-key` or `anonymous` until identities exist.' }),
+    by: z.string().optional().meta({ description: "Who asked for a recovery: the actor's id (kept for clients written before `actor`)." }),
+    actor: actorSchema.optional().meta({ description: 'Who made the change; absent on entries written before actors.' }),
     error: stepErrorShape.extend({ stepPath: z.string() }).optional().meta({ description: 'Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`.' }),
   })
   .meta({ id: 'HistoryEntry' });
@@ -151,6 +168,7 @@ export const operationSchema = z
       })
       .optional()
       .meta({ description: 'Only for `bulk`: the action and its filter.' }),
+    actor: actorSchema.optional().meta({ description: 'Who sent the trigger or asked for the migration or bulk action.' }),
     status: z.enum(Object.values(OperationStatus) as [OperationStatus, ...OperationStatus[]]),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -323,6 +341,11 @@ export const availableTriggersSchema = z
   .object({
     status: instanceStatusSchema,
     stateId: z.string(),
+    actor: z.string().optional().meta({ description: 'Whose triggers these are: the caller, or `?actor=`.' }),
+    refused: z
+      .array(z.object({ transitionId: z.string(), reason: z.string() }))
+      .optional()
+      .meta({ description: 'Transitions of the state whose `actors` rule refuses this actor, with why.' }),
     items: z.array(
       z.object({
         transitionId: z.string(),

@@ -1,4 +1,5 @@
 /** @module /api/instances/{id}/events: an instance's lifecycle events with their deliveries, and redelivery of a dead-lettered one. */
+import { Role } from './access';
 import { z } from 'zod';
 import type { LifecycleEventRecord } from '../../engine/decide';
 import { lifecycleEventSchema, pageSchemaOf } from './api-schemas';
@@ -25,6 +26,7 @@ export const eventRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/events',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: "List an instance's lifecycle events",
       description:
@@ -44,6 +46,7 @@ export const eventRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/events/{eventId}/redeliver',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Retry a dead-lettered event',
       description: "Sets the event's dead-lettered deliveries back to pending (attempts from zero) and delivers them again, with the same event id. Takes no body.",

@@ -1,11 +1,12 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
+import { Role } from './access';
 import { z } from 'zod';
 import { createInstanceInputSchema } from '../../engine/decide';
 import { instanceStatusSchema } from '../../engine/model';
 import type { StoredInstance } from '../../engine/model';
 import { parseTrigger, triggerFieldsSchema } from '../../engine/model';
 import { contextPatchSchema } from '../../engine/model';
-import { principalOf } from './types';
+import { actorOf, principalOf } from './types';
 import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
 import { pageQuerySchema } from './query';
 import { instanceBody, instanceUrl, pageBody } from './representations';
@@ -51,6 +52,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances',
     authLevel: 'function',
+    role: Role.sender,
     contract: {
       summary: 'Start an instance of a workflow',
       tags: ['instances'],
@@ -62,8 +64,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The instance request is invalid',
-    async handle({ body }, { engine }) {
-      const instance = await engine.createInstance(body);
+    async handle({ body, request }, { engine }) {
+      const instance = await engine.createInstance(body, { actor: actorOf(request) });
       return instanceResponse(201, instance, true);
     },
   }),
@@ -72,6 +74,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Read an instance',
       tags: ['instances'],
@@ -92,6 +95,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Find instances',
       tags: ['instances'],
@@ -110,6 +114,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/history',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: "Read an instance's history, oldest first",
       tags: ['instances'],
@@ -119,7 +124,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params, query }, { engine }) {
       const history = await engine.getHistory(params.instanceId, query);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error }) => ({
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error, actor }) => ({
         at,
         event,
         triggerId,
@@ -134,6 +139,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         ...(contextPatch !== undefined ? { contextPatch } : {}),
         ...(by !== undefined ? { by } : {}),
         ...(error !== undefined ? { error } : {}),
+        ...(actor !== undefined ? { actor } : {}),
       }));
       return { status: 200, body: pageBody(items, history) };
     },
@@ -143,6 +149,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'instances/{instanceId}/offers',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Recent triggers offered to an instance that changed nothing',
       description:
@@ -161,6 +168,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/triggers',
     authLevel: 'function',
+    role: Role.sender,
     contract: {
       summary: 'Send a trigger to one instance',
       description:
@@ -176,7 +184,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     invalidBody: 'The trigger is invalid',
     async handle({ params: { instanceId }, query, body, request }, services) {
       // Checked again as a whole (the size of a trigger with its subject).
-      const trigger = parseTrigger({ ...body, subjects: [instanceId] }, services.newId);
+      const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       return submittedOperation(request, services, await services.triggers.submit(trigger));
@@ -187,6 +195,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/recover',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Recover a faulted instance into a state',
       tags: ['instances'],
@@ -200,7 +209,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     invalidBody: 'The recovery request is invalid',
     async handle({ params, body: { stateId, context }, request }, { engine }) {
-      return instanceResponse(200, await engine.recover(params.instanceId, stateId, {}, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
+      return instanceResponse(200, await engine.recover(params.instanceId, stateId, { actor: actorOf(request) }, { ...(context ? { contextPatch: context } : {}), by: principalOf(request) }));
     },
   }),
   defineRoute({
@@ -208,6 +217,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/cancel',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Cancel an instance',
       description: 'Takes no body (an empty JSON body is accepted).',
@@ -219,8 +229,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         409: 'The instance is already complete or cancelled.',
       },
     },
-    async handle({ params }, { engine }) {
-      return instanceResponse(200, await engine.cancel(params.instanceId));
+    async handle({ params, request }, { engine }) {
+      return instanceResponse(200, await engine.cancel(params.instanceId, { actor: actorOf(request) }));
     },
   }),
 ];

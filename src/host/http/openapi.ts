@@ -12,6 +12,7 @@ import { workflowDefinitionJsonSchema } from '../../engine/analysis';
 import type { Registry } from '../../engine/steps';
 import { problemSchema } from './api-schemas';
 import type { ResponseContract, RouteContract, RouteDefinition } from './types';
+import { publicRoute } from './access';
 
 type Json = Record<string, unknown>;
 
@@ -41,14 +42,17 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
   for (const [status, answer] of Object.entries(contract.responses)) responses[status] = typeof answer === 'string' ? problem(answer) : response(answer);
   // Every route refuses unknown query parameters.
   const shared: Record<number, string> = { 400: `The request is invalid: an unknown or malformed query parameter${contract.body ? ', or an invalid body' : ''}. \`errors\` names each problem.` };
-  if (route.authLevel === 'function') shared[401] = 'A valid function key is required (`x-functions-key` header or `code` query parameter).';
+  if (route.role !== publicRoute) {
+    shared[401] = 'A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required.';
+    shared[403] = `The caller lacks the role ${route.role} (\`x-signalbox-role\`), or sent \`on-behalf-of\` without Signalbox.Impersonate${route.methods.some((method) => method !== 'GET') ? "; or the request comes from a browser on an origin other than this server's and the CORS origins" : ''}.`;
+  }
   if (contract.body) {
     shared[413] = 'The body is over 1 MiB.';
     shared[415] = 'The body is not `application/json`.';
   }
   // What keeps web pages out (request-guard.ts): a form or a simple request cannot send either header.
   if (route.methods.some((method) => method !== 'GET')) {
-    shared[403] = "The request comes from a browser on an origin other than this server's and the CORS origins.";
+    shared[403] ??= "The request comes from a browser on an origin other than this server's and the CORS origins.";
     if (!contract.body) shared[415] = 'The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs.';
   }
   if (!contract.withoutStorage) shared[503] = 'Storage is unavailable or the instance is busy: retry after Retry-After.';
@@ -72,8 +76,10 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
     ...(Object.keys(requestParams).length ? { requestParams } : {}),
     ...(contract.body ? { requestBody: { required: true, content: { 'application/json': { schema: contract.body } } } } : {}),
     responses: responsesOf(route),
-    security: route.authLevel === 'function' ? [{ functionKey: [] }, { functionKeyQuery: [] }] : [],
-  };
+    security: route.role !== publicRoute ? [{ bearerToken: [] }, { functionKey: [] }, { functionKeyQuery: [] }] : [],
+    // The app role the route needs (access.ts), or `public`: the README's table and a test hold every route to it.
+    'x-signalbox-role': route.role,
+  } as ZodOpenApiOperationObject;
 }
 
 /**
@@ -140,6 +146,12 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], registr
     paths,
     components: {
       securitySchemes: {
+        bearerToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token for the API from a SIGNALBOX_AUTH_ISSUERS issuer (Microsoft Entra ID), its app roles in the `roles` claim.',
+        },
         functionKey: { type: 'apiKey', in: 'header', name: 'x-functions-key', description: 'A function key (on Azure), or SIGNALBOX_API_KEY (locally, when set).' },
         functionKeyQuery: { type: 'apiKey', in: 'query', name: 'code', description: 'The same key as a query parameter (it may end up in logs: prefer the header).' },
       },

@@ -2,6 +2,7 @@
  * @module Operating a live system: migrations between versions (dry run, or an operation), suspend and
  * resume, bulk actions (an operation), deleting instances and workflows.
  */
+import { Role } from './access';
 import { z } from 'zod';
 import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/decide';
 import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
@@ -10,7 +11,8 @@ import { defineRoute } from './route';
 import { instanceBody } from './representations';
 import { acceptedOperation } from './trigger-routes';
 import type { StoredInstance } from '../../engine/model';
-import type { ApiServices, RouteDefinition } from './types';
+import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from './types';
+import type { Actor } from '../../engine/model';
 
 const forceShape = { force: z.enum(['true', 'false']).optional().meta({ description: 'Delete a waiting or initializing instance too.' }) };
 const forceQuery = z.object(forceShape);
@@ -40,9 +42,9 @@ async function countMatching(engine: ApiServices['engine'], filter: BulkRequest[
 }
 
 /** Suspend and resume: no query, no body (an empty one is tolerated), 200 with the instance and its ETag. */
-function changeStatus(change: (engine: ApiServices['engine'], instanceId: string) => Promise<StoredInstance>) {
-  return async ({ params }: { params: { instanceId: string } }, { engine }: ApiServices) => {
-    const instance = await change(engine, params.instanceId);
+function changeStatus(change: (engine: ApiServices['engine'], instanceId: string, actor: Actor) => Promise<StoredInstance>) {
+  return async ({ params, request }: { params: { instanceId: string }; request: ApiRequest }, { engine }: ApiServices) => {
+    const instance = await change(engine, params.instanceId, actorOf(request));
     return { status: 200, headers: { etag: instance.etag }, body: instanceBody(instance) };
   };
 }
@@ -53,6 +55,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'workflows/{workflowId}/migrations',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Migrate instances to another version of their workflow',
       description: 'A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.',
@@ -68,11 +71,11 @@ export const operateRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The migration request is invalid',
-    async handle({ params, body }, { engine, triggers }) {
+    async handle({ params, body, request }, { engine, triggers }) {
       // The body's shape is checked; the engine checks it against the workflow's versions.
       const { request: migration, dryRun } = await engine.migrationsAndBulkActions.parseMigration(params.workflowId, body);
       if (dryRun) return { status: 200, body: await engine.migrationsAndBulkActions.migrationReport(migration) };
-      return acceptedOperation(await triggers.submitWork({ migration }));
+      return acceptedOperation(await triggers.submitWork({ migration: { ...migration, actor: actorOf(request) } }));
     },
   }),
   defineRoute({
@@ -80,6 +83,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['DELETE'],
     route: 'workflows/{workflowId}',
     authLevel: 'function',
+    role: Role.admin,
     contract: {
       summary: 'Delete a workflow and every version of it',
       tags: ['workflows'],
@@ -97,6 +101,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['DELETE'],
     route: 'instances/{instanceId}',
     authLevel: 'function',
+    role: Role.admin,
     contract: {
       summary: 'Delete an instance with its history',
       description: 'Removes the instance, its history, outbox rows, interest index rows and lease.',
@@ -115,6 +120,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'instances/{instanceId}/suspend',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Suspend a waiting instance',
       description: 'A suspended instance takes no triggers (`notActive`) until resumed. Takes no body.',
@@ -123,13 +129,14 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 200: instanceAnswer('The instance, now `suspended`.'), 404: 'No such instance.', 409: 'The instance is not waiting.' },
     },
-    handle: changeStatus((engine, instanceId) => engine.suspend(instanceId)),
+    handle: changeStatus((engine, instanceId, actor) => engine.suspend(instanceId, { actor })),
   }),
   defineRoute({
     name: 'resumeInstance',
     methods: ['POST'],
     route: 'instances/{instanceId}/resume',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Resume a suspended instance',
       description: 'Takes no body.',
@@ -138,13 +145,14 @@ export const operateRoutes: readonly RouteDefinition[] = [
       query: noQuery,
       responses: { 200: instanceAnswer('The instance, `waiting` again.'), 404: 'No such instance.', 409: 'The instance is not suspended.' },
     },
-    handle: changeStatus((engine, instanceId) => engine.resume(instanceId)),
+    handle: changeStatus((engine, instanceId, actor) => engine.resume(instanceId, { actor })),
   }),
   defineRoute({
     name: 'bulkInstances',
     methods: ['POST'],
     route: 'instances/bulk',
     authLevel: 'function',
+    role: Role.operator,
     contract: {
       summary: 'Act on every instance a filter matches',
       description:
@@ -160,7 +168,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The bulk request is invalid',
-    async handle({ body }, { engine, triggers }) {
+    async handle({ body, request }, { engine, triggers }) {
       // Checked against the workflows too (a misspelt workflow or state is a 400, dry run or not).
       const bulk = await engine.migrationsAndBulkActions.parseBulk(body);
       const { dryRun, expectedCount } = body;
@@ -173,7 +181,7 @@ export const operateRoutes: readonly RouteDefinition[] = [
           );
         }
       }
-      return acceptedOperation(await triggers.submitWork({ bulk }));
+      return acceptedOperation(await triggers.submitWork({ bulk: { ...bulk, actor: actorOf(request) } }));
     },
   }),
 ];

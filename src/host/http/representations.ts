@@ -30,13 +30,25 @@ export function instanceBody(instance: StoredInstance) {
 
 /** What the operation was: its trigger (name, subjects, parameters), migration or bulk action. */
 function operationWhat(operation: ListedOperation) {
-  if (operation.kind === 'migration') return { migration: operation.migration };
-  if (operation.kind === 'bulk') return { bulk: operation.bulk };
+  if (operation.kind === 'migration') {
+    const { actor: _actor, ...migration } = operation.migration;
+    return { migration };
+  }
+  if (operation.kind === 'bulk') {
+    const { actor: _actor, ...bulk } = operation.bulk;
+    return { bulk };
+  }
   const { name, subjects, parameters, contentType } = operation.trigger;
   return {
     triggerId: operation.triggerId,
     trigger: { name, subjects, ...(parameters !== undefined ? { parameters } : {}), ...(contentType !== undefined ? { contentType } : {}) },
   };
+}
+
+/** Who asked for the operation (absent on records made before actors, and by library callers that name none). */
+function actorOfOperation(operation: ListedOperation) {
+  const actor = operation.kind === 'migration' ? operation.migration.actor : operation.kind === 'bulk' ? operation.bulk.actor : operation.trigger.actor;
+  return actor ? { actor } : {};
 }
 
 /** An operation as GET /api/operations lists it: what it was and how it ended, without its per-instance results. */
@@ -45,6 +57,7 @@ export function listedOperationBody(operation: ListedOperation) {
     id: operation.id,
     kind: operation.kind ?? 'trigger',
     ...operationWhat(operation),
+    ...actorOfOperation(operation),
     status: operation.status,
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../engine/model';
 import { formatPath } from '../../engine/model';
 import { readJsonBody } from './request-body';
+import type { RouteRole } from './access';
 import type { ApiRequest, ApiResponse, ApiServices, HttpMethod, RouteContract, RouteDefinition, SchemaReference } from './types';
 
 /** `{a}` and `{b}` of `x/{a}/y/{b}`. */
@@ -42,6 +43,8 @@ export interface RouteSpec<
   readonly methods: readonly HttpMethod[];
   readonly route: Route;
   readonly authLevel: 'anonymous' | 'function';
+  /** The app role a caller needs, or `public` (access.ts). Required: a route without one does not compile. */
+  readonly role: RouteRole;
   readonly contract: Omit<RouteContract, 'path' | 'query' | 'headers' | 'body'> & { readonly path?: Path; readonly query?: Query; readonly headers?: Headers; readonly body?: Body };
   /** The problem's `detail` when a zod body does not parse. @default 'The request body is invalid' */
   readonly invalidBody?: string;
@@ -85,6 +88,7 @@ export function defineRoute<
     methods: spec.methods,
     route: spec.route,
     authLevel: spec.authLevel,
+    role: spec.role,
     contract: contract as RouteContract,
     handle(request, services) {
       const params = contract.path ? parseInput(contract.path, request.params, 'The path is invalid') : request.params;

@@ -2,6 +2,7 @@
  * @module The route table of the API (shared/design/api.md). The local server matches requests against
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
+import { publicRoute } from './access';
 import { eventRoutes } from './event-routes';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
@@ -23,6 +24,7 @@ const systemRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'health',
     authLevel: 'anonymous',
+    role: publicRoute,
     contract: {
       summary: 'Check that storage answers',
       tags: ['system'],
@@ -39,6 +41,7 @@ const systemRoutes: readonly RouteDefinition[] = [
     route: 'openapi.json',
     // The API's description is public, as Azure's own OpenAPI endpoints are; it holds no data.
     authLevel: 'anonymous',
+    role: publicRoute,
     contract: {
       summary: 'This document',
       tags: ['system'],
@@ -55,6 +58,7 @@ const systemRoutes: readonly RouteDefinition[] = [
     route: 'schemas/workflow-definition.json',
     // For editors and validators, like the OpenAPI document: public, and it holds no data.
     authLevel: 'anonymous',
+    role: publicRoute,
     contract: {
       summary: 'The JSON Schema of a workflow definition',
       description: "JSON Schema 2020-12, with this server's condition and action types; for editors (`$schema`) and validators.",

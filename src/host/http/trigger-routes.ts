@@ -22,7 +22,8 @@ import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './
 import { pageQuerySchema } from './query';
 import { defineRoute } from './route';
 import { listedOperationBody, operationBody, operationUrl, pageBody } from './representations';
-import type { ApiRequest, ApiResponse, ApiServices, ResponseContract, RouteDefinition } from './types';
+import { actorOf, type ApiRequest, type ApiResponse, type ApiServices, type ResponseContract, type RouteDefinition } from './types';
+import { Role } from './access';
 
 /** Seconds a client should wait before polling an unfinished operation. */
 export const RETRY_AFTER_IN_SECONDS = 1;
@@ -100,6 +101,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'triggers',
     authLevel: 'function',
+    role: Role.sender,
     contract: {
       summary: 'Send a trigger',
       description:
@@ -115,7 +117,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     },
     invalidBody: 'The trigger is invalid',
     async handle({ query, body, request }, services) {
-      const trigger = triggerFromInput(body, services.newId);
+      const trigger = { ...triggerFromInput(body, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
@@ -125,6 +127,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'operations',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Find operations, newest first',
       description: 'Triggers sent, migrations and bulk actions, newest first, each with what it was and how it ended (without its per-instance results: GET the operation).',
@@ -149,6 +152,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'operations/{operationId}',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Poll an operation',
       description: 'With `Prefer: wait=<seconds>` an unfinished operation is answered when it finishes, or after that long (at most 60), whichever comes first.',

@@ -3,10 +3,12 @@
  * Azure Functions app (HttpRequest) both translate into these, so one set of handlers serves both.
  */
 import type { z } from 'zod';
+import type { Actor } from '../../engine/model';
 import type { Engine } from '../../engine/engine';
 import type { OperationStore } from '../../engine/ports';
 import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
+import type { RouteRole } from './access';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -24,11 +26,18 @@ export interface ApiRequest {
    * people make by hand (a recovery).
    */
   readonly principal?: string;
+  /** Who the request acts as: set by the host after the access check (access.ts), never from the request body. */
+  readonly actor?: Actor;
 }
 
 /** The request's principal, `anonymous` when the host named none. */
 export function principalOf(request: ApiRequest): string {
-  return request.principal ?? 'anonymous';
+  return request.actor?.id ?? request.principal ?? 'anonymous';
+}
+
+/** The request's actor; an open local server's when the host named none (tests that call handlers directly). */
+export function actorOf(request: ApiRequest): Actor {
+  return request.actor ?? { id: principalOf(request), name: principalOf(request), roles: [], via: 'key' };
 }
 
 export interface ApiResponse {
@@ -95,6 +104,8 @@ export interface RouteDefinition {
   /** Relative to /api, with `{param}` placeholders, as Azure Functions routes are written. */
   readonly route: string;
   readonly authLevel: 'anonymous' | 'function';
+  /** The app role a caller needs (access.ts), or `public`; the OpenAPI document says it as `x-signalbox-role`. */
+  readonly role: RouteRole;
   readonly contract: RouteContract;
   handle(request: ApiRequest, services: ApiServices): Promise<ApiResponse>;
 }

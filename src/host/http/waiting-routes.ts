@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { waitingClassSchema } from '../../engine/analysis';
 import { instanceStatusSchema } from '../../engine/model';
 import { stepErrorShape } from './api-schemas';
+import { Role } from './access';
 import { defineRoute } from './route';
 import type { RouteDefinition } from './types';
 
@@ -135,6 +136,7 @@ export const waitingRoutes: readonly RouteDefinition[] = [
     name: 'getInstanceWaiting',
     methods: ['GET'],
     route: 'instances/{instanceId}/waiting',
+    role: Role.reader,
     authLevel: 'function',
     contract: {
       summary: 'Why an instance is not moving',
@@ -152,6 +154,7 @@ export const waitingRoutes: readonly RouteDefinition[] = [
     name: 'getWorkflowWaiting',
     methods: ['GET'],
     route: 'workflows/{workflowId}/waiting',
+    role: Role.reader,
     authLevel: 'function',
     contract: {
       summary: "Why a workflow's instances are not moving, counted",

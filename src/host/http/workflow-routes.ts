@@ -1,4 +1,5 @@
 /** @module /api/workflows: versioned definitions with ETags. */
+import { Role } from './access';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine';
 import { analyzeDefinition, outboundHostWarnings } from '../../engine/analysis';
@@ -40,6 +41,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['PUT'],
     route: 'workflows/{workflowId}',
     authLevel: 'function',
+    role: Role.admin,
     contract: {
       summary: 'Create or version a workflow',
       tags: ['workflows'],
@@ -71,6 +73,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['POST'],
     route: 'workflows',
     authLevel: 'function',
+    role: Role.admin,
     contract: {
       summary: 'Create a workflow',
       tags: ['workflows'],
@@ -93,6 +96,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'workflows/{workflowId}',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'Read a workflow',
       tags: ['workflows'],
@@ -114,6 +118,7 @@ export const workflowRoutes: readonly RouteDefinition[] = [
     methods: ['GET'],
     route: 'workflows',
     authLevel: 'function',
+    role: Role.reader,
     contract: {
       summary: 'List workflows (latest versions)',
       tags: ['workflows'],

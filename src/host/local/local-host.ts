@@ -4,6 +4,7 @@
  * stopped as one. `npm start`, the HTTP
  * tests and the API benchmark all use it.
  */
+import { accessPolicyFromEnv } from '../http/access';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { recoverLeftovers } from '../start-up-recovery';
@@ -94,6 +95,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       cors: { allowedOrigins: corsAllowedOrigins(env) },
       serverNames: serverNames(env),
       ...(apiKey ? { apiKey } : {}),
+      access: accessPolicyFromEnv(env),
       ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
     });
     const resumed = await runner.resumeUnfinished(ports.operations);

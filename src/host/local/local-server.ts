@@ -7,14 +7,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
 import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } from '../console-assets';
 import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from '../http/http-manners';
 import { crossSiteRefusal, hostRefusal } from '../http/request-guard';
 import { allowedMethods, matchRoute, unmatchedResponse } from '../http/routes';
 import { bodyText, checkBodySize, encodeResponse } from '../http/transport';
 import type { ApiRequest, ApiResponse, ApiServices } from '../http/types';
-import { problem, problemResponse } from '../problem';
+import { problemResponse } from '../problem';
+import { checkAccess, Role, type AccessPolicy } from '../http/access';
 import type { Logger } from '../operation-activity-service';
 
 export interface LocalServerOptions {
@@ -24,6 +24,8 @@ export interface LocalServerOptions {
   host?: string;
   /** When set, every function-level route needs it in `x-functions-key` (or `?code=`). */
   apiKey?: string;
+  /** Tokens and keys (access.ts); when set, `apiKey` is ignored. @default keys only: `apiKey`, or open without one */
+  access?: AccessPolicy;
   /** The built web console, served at `/console/`. @default dist/console of this package */
   consoleFolder?: string;
   /** Origins browsers may call from. @default none (CORS off) */
@@ -64,13 +66,6 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-function keyMatches(expected: string, given: string | null): boolean {
-  if (given === null) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 function send(response: ServerResponse, apiResponse: ApiResponse): void {
   const { status, headers, body } = encodeResponse(apiResponse);
   response.writeHead(status, headers);
@@ -82,11 +77,16 @@ function sendAsset(response: ServerResponse, asset: ConsoleAssetResponse): void 
   response.end(asset.body);
 }
 
+/** The policy of a server given only a key (or none: open), as before tokens. */
+function keyPolicy(apiKey: string | undefined): AccessPolicy {
+  return { ...(apiKey ? { apiKey } : {}), keyRoles: [Role.admin] };
+}
+
 export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'access' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host'>,
 ): Promise<void> {
   const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -135,16 +135,14 @@ export async function handleNodeRequest(
       request.resume();
       return reply(crossSite);
     }
-    if (match.route.authLevel === 'function' && options.apiKey) {
-      const given = request.headers['x-functions-key'];
-      if (!keyMatches(options.apiKey, typeof given === 'string' ? given : url.searchParams.get('code'))) {
-        request.resume();
-        return reply(problem(401, 'Unauthorized', 'A valid key is required in the x-functions-key header'));
-      }
+    // Before the body is read: a refused request changes nothing and costs little.
+    const access = await checkAccess(match.route.role, { headers, url }, options.access ?? keyPolicy(options.apiKey));
+    if (access.refusal) {
+      request.resume();
+      return reply(access.refusal);
     }
     const bodyText = await readBody(request);
-    const principal = match.route.authLevel === 'function' && options.apiKey ? 'api-key' : 'anonymous';
-    const apiRequest: ApiRequest = { method, url, params: match.params, headers, bodyText, principal };
+    const apiRequest: ApiRequest = { method, url, params: match.params, headers, bodyText, principal: access.actor.id, actor: access.actor };
     reply(await match.route.handle(apiRequest, services));
   } catch (error) {
     reply(problemResponse(error, logError));
