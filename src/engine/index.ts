@@ -32,6 +32,7 @@ export * from './conditions';
 export * from './actions';
 export { consoleLogger, silentLogger, type EngineLogger, type Effects } from './effects';
 export { computeInterests } from './interests';
+export type { AutomaticStep } from './enter-state';
 export { MAX_CAUSAL_BUDGET, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS, depthFault, isOutsideInput, isSelfCaused } from './causal-budget';
 export { causalDepthOf, causeKey, followUpDepth, triggerDepth, type Cause, type Change, type Decision, type LogLine } from './decision';
 export { decideTrigger } from './decide-trigger';
