@@ -811,6 +811,13 @@ export interface components {
                 count: number;
                 /** @description A few of the instance ids. */
                 sample: string[];
+                /** @description The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here). */
+                automaticTransitions?: {
+                    transitionId: string;
+                    targetStateId: string;
+                    /** @constant */
+                    otherwise?: true;
+                }[];
             }[];
             /** @description Instances that cannot move, per source state and reason. */
             blocked: {
@@ -922,7 +929,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "hostNotAllowed";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "automaticLoop" | "nothingWaits" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */
@@ -1183,6 +1190,8 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        automatic?: boolean;
+                        otherwise?: boolean;
                     }[];
                 };
             };
@@ -1248,6 +1257,8 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        automatic?: boolean;
+                        otherwise?: boolean;
                     }[];
                 };
             };
@@ -1315,6 +1326,8 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        automatic?: boolean;
+                        otherwise?: boolean;
                     }[];
                 };
             };

@@ -185,6 +185,78 @@ describe('automatic transitions', () => {
     ]);
   });
 
+  it('are followed after a migration into a state that has them (a waiting instance; the migration report lists them)', async () => {
+    const plain: WorkflowDefinitionInput = {
+      id: 'moving',
+      displayName: 'Moving',
+      initialStateId: 'review',
+      states: { review: { transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }] }, done: {} },
+    };
+    const routed: WorkflowDefinitionInput = {
+      ...plain,
+      states: {
+        review: {
+          transitions: [
+            {
+              id: 'big',
+              targetStateId: 'check',
+              automatic: true,
+              conditions: [{ type: 'expression', expression: 'context.amount > 100' }],
+              actions: [{ type: 'setContext', values: { checked: true } }],
+            },
+            { id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] },
+          ],
+        },
+        check: { interests: ['checkers'], transitions: [{ id: 'ok', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Ok' }] }] },
+        done: {},
+      },
+    };
+    const { engine } = await started(plain, 'big', { amount: 500 });
+    await engine.createInstance({ workflowId: 'moving', instanceId: 'small', context: { amount: 5 } });
+    await engine.createInstance({ workflowId: 'moving', instanceId: 'paused', context: { amount: 500 } });
+    await engine.suspend('paused');
+    const version1 = await engine.getWorkflow('moving');
+    await engine.addWorkflowVersion(routed, { ifMatch: version1.etag });
+    const migration = { workflowId: 'moving', fromVersion: 1, toVersion: 2, stateMap: {} };
+
+    const report = await engine.migrationsAndBulkActions.migrationReport(migration);
+    expect(report.rows).toEqual([{ fromStateId: 'review', toStateId: 'review', count: 2, sample: ['big', 'small'], automaticTransitions: [{ transitionId: 'big', targetStateId: 'check' }] }]);
+    // A suspended instance would wait in a state it is meant to leave at once: resume it first.
+    expect(report.blocked).toEqual([
+      { fromStateId: 'review', reason: 'state "review" has automatic transitions in version 2, which a suspended instance would not take: resume it first', count: 1, sample: ['paused'] },
+    ]);
+
+    expect(await engine.migrationsAndBulkActions.migrate('big', migration)).toMatchObject({ outcome: 'migrated', fromStateId: 'review', toStateId: 'check' });
+    expect(await engine.getInstance('big')).toMatchObject({ workflowVersion: 2, stateId: 'check', status: 'waiting', context: { checked: true }, historyLength: 3, stateEntry: 2 });
+    expect((await engine.getInstance('big')).interests).toContain('checkers');
+    expect((await engine.getHistory('big')).items.slice(1).map((entry) => [entry.event, entry.transitionId, entry.fromStateId, entry.toStateId])).toEqual([
+      ['migrated', null, 'review', 'review'],
+      ['transitioned', 'big', 'review', 'check'],
+    ]);
+    expect(await engine.migrationsAndBulkActions.migrate('small', migration)).toMatchObject({ outcome: 'migrated', toStateId: 'review' });
+    expect(await engine.getInstance('small')).toMatchObject({ stateId: 'review', historyLength: 2 });
+    expect(await engine.migrationsAndBulkActions.migrate('paused', migration)).toMatchObject({ outcome: 'notMigratable' });
+  });
+
+  it('refuse a migration whose chain fails, changing nothing (`failed`)', async () => {
+    const plain: WorkflowDefinitionInput = {
+      id: 'm',
+      displayName: 'M',
+      initialStateId: 'a',
+      states: { a: { transitions: [{ id: 'x', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'X' }] }] }, b: {} },
+    };
+    const broken: WorkflowDefinitionInput = {
+      ...plain,
+      states: { a: { transitions: [{ id: 'x', targetStateId: 'b', automatic: true, conditions: [{ type: 'expression', expression: '$error("no")' }] }] }, b: {} },
+    };
+    const { engine } = await started(plain, 'm1');
+    await engine.addWorkflowVersion(broken, { ifMatch: (await engine.getWorkflow('m')).etag });
+    const result = await engine.migrationsAndBulkActions.migrate('m1', { workflowId: 'm', fromVersion: 1, toVersion: 2, stateMap: {} });
+    expect(result).toMatchObject({ outcome: 'failed' });
+    expect(result.error).toContain('the automatic transitions of state "a" could not be followed');
+    expect(await engine.getInstance('m1')).toMatchObject({ workflowVersion: 1, historyLength: 1 });
+  });
+
   it('are never offered as triggers', async () => {
     const definition = validateDefinition(claim);
     expect(availableTriggers(definition, { status: 'waiting', stateId: 'routing' }).items).toEqual([]);
