@@ -1173,7 +1173,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1190,9 +1190,11 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
                         automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
                         otherwise?: boolean;
-                    }[];
+                    } & (unknown & unknown))[];
                 };
             };
             subscriptions?: {
@@ -1240,7 +1242,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1257,9 +1259,11 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
                         automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
                         otherwise?: boolean;
-                    }[];
+                    } & (unknown & unknown))[];
                 };
             };
             subscriptions?: {
@@ -1309,7 +1313,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1326,9 +1330,11 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
                         automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
                         otherwise?: boolean;
-                    }[];
+                    } & (unknown & unknown))[];
                 };
             };
             subscriptions?: {
