@@ -86,7 +86,7 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
 
 /**
  * The state's automatic transitions, followed from the draft's state (its entry actions already run),
- * in the order of workflow-model.md ("Automatic transitions"): for a state that has any, its exit
+ * in the order the README states ("Automatic transitions"): for a state that has any, its exit
  * conditions (one false: the instance waits there), then the first automatic transition, in definition
  * order, whose conditions all hold, else its `otherwise` one (none: it waits there), then the target's
  * entry conditions (one false: it waits there), then the exit actions, the transition's actions, the move
