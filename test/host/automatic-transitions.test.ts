@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestHost } from '../support/local-host';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import type { httpClient } from './http-client';
 
 const expenseClaim = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'expense-claim.json'), 'utf8')) as Record<string, unknown>;
