@@ -917,6 +917,13 @@ export interface components {
                 count: number;
                 /** @description A few of the instance ids. */
                 sample: string[];
+                /** @description The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here). */
+                automaticTransitions?: {
+                    transitionId: string;
+                    targetStateId: string;
+                    /** @constant */
+                    otherwise?: true;
+                }[];
             }[];
             /** @description Instances that cannot move, per source state and reason. */
             blocked: {
@@ -1030,7 +1037,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "hostNotAllowed";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "automaticLoop" | "nothingWaits" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */
@@ -1524,7 +1531,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1541,6 +1548,10 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
+                        automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
+                        otherwise?: boolean;
                         onError?: {
                             when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                             targetStateId: string;
@@ -1559,7 +1570,7 @@ export interface components {
                             /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
                             expression?: string;
                         };
-                    }[];
+                    } & (unknown & unknown))[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                         targetStateId: string;
@@ -1637,7 +1648,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1654,6 +1665,10 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
+                        automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
+                        otherwise?: boolean;
                         onError?: {
                             when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                             targetStateId: string;
@@ -1672,7 +1687,7 @@ export interface components {
                             /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
                             expression?: string;
                         };
-                    }[];
+                    } & (unknown & unknown))[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                         targetStateId: string;
@@ -1752,7 +1767,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1769,6 +1784,10 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
+                        automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
+                        otherwise?: boolean;
                         onError?: {
                             when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                             targetStateId: string;
@@ -1787,7 +1806,7 @@ export interface components {
                             /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
                             expression?: string;
                         };
-                    }[];
+                    } & (unknown & unknown))[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                         targetStateId: string;
@@ -4270,7 +4289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the role undefined (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4339,7 +4358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the role undefined (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -10,7 +10,7 @@ import type { Cause, Decision } from './decision';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { InstanceStatus, TriggerOutcome } from '../model/enums';
-import { entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
+import { entriesOfEntry, entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
 import { HistoryEvent, type Instance, type InstanceParent } from '../model/instance';
 import { jsonObjectSchema, type JsonObject } from '../model/json';
 import type { Registry } from '../steps/registry';
@@ -78,19 +78,23 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `the initial state "${stateId}"`));
     const entered = await enterState(draft, cause, stateId, 0, now);
     return {
-      result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },
+      result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: entered.stateId },
       change: {
         instance: {
           ...initial,
+          stateId: entered.stateId,
           status: entered.status,
           context: draft.context,
           interests: entered.interests,
           outbox: entered.outbox.map((row) => row.id),
-          historyLength: 1,
+          historyLength: entered.stateEntry + 1,
           stateEntry: entered.stateEntry,
           timers: entered.timers,
         },
-        historyEntry: { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
+        ...entriesOfEntry(
+          { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
+          entered.automaticSteps,
+        ),
         outbox: entered.outbox,
       },
       logs: draft.logs,

@@ -494,7 +494,8 @@ function withTimerActor(trigger: Trigger, stored: Instance): Trigger {
 function withOperationId(decision: Decision, options: ChangeOptions): Decision {
   const entry = decision.change?.historyEntry;
   if (!options.operationId || !entry || entry.triggerId !== null) return decision;
-  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId } } };
+  const preceding = decision.change!.precedingEntries?.map((earlier) => ({ ...earlier, operationId: options.operationId! }));
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId }, ...(preceding ? { precedingEntries: preceding } : {}) } };
 }
 
 /** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */
@@ -539,5 +540,5 @@ function mayHaveForgotten(stored: Instance, triggerId: string, offeredSince: str
 }
 
 function historyOf(change: Change): HistoryEntry[] {
-  return change.historyEntry ? [change.historyEntry] : [];
+  return change.historyEntry ? [...(change.precedingEntries ?? []), change.historyEntry] : [];
 }

@@ -219,7 +219,18 @@ export const migrationReportSchema = z
     fromVersion: z.number().int(),
     toVersion: z.number().int(),
     rows: z
-      .array(z.object({ fromStateId: z.string(), toStateId: z.string(), count: z.number().int(), sample: reportSample }))
+      .array(
+        z.object({
+          fromStateId: z.string(),
+          toStateId: z.string(),
+          count: z.number().int(),
+          sample: reportSample,
+          automaticTransitions: z
+            .array(z.object({ transitionId: z.string(), targetStateId: z.string(), otherwise: z.literal(true).optional() }))
+            .optional()
+            .meta({ description: 'The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here).' }),
+        }),
+      )
       .meta({ description: 'Instances that would move, per source and target state.' }),
     blocked: z
       .array(z.object({ fromStateId: z.string(), reason: z.string(), count: z.number().int(), sample: reportSample }))
