@@ -15,11 +15,13 @@ import { jsonObjectSchema, type JsonObject } from './json';
 import type { Registry } from './registry';
 import { Draft, messageOf } from './run-steps';
 import { idSchema } from './trigger';
+import { businessKeySchema } from './search/index-definition';
 
 export const createInstanceInputSchema = z.strictObject({
   workflowId: workflowIdSchema,
   instanceId: idSchema.optional(),
   context: jsonObjectSchema.default({}),
+  businessKey: businessKeySchema.optional(),
 });
 /** The body of a create-instance request. */
 export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
@@ -27,6 +29,8 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
+  /** A key from the business (search/index-definition.ts). */
+  readonly businessKey?: string;
   /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
   readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */
@@ -60,6 +64,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     stateId,
     status: InstanceStatus.initializing,
     context: input.context,
+    ...(input.businessKey !== undefined ? { businessKey: input.businessKey } : {}),
     interests: [input.instanceId],
     createdAt,
     updatedAt: createdAt,

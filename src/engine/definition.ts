@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { subscriptionsSchema } from './events/subscriptions';
 import { calendarsSchema, timerSchema } from './timer-definition';
+import { indexesSchema } from './search/index-definition';
 
 export const workflowIdSchema = z
   .string()
@@ -61,6 +62,10 @@ export const workflowDefinitionSchema = z.strictObject({
   subscriptions: subscriptionsSchema.optional(),
   /** Business calendars timers may count working time in (`timer.calendar`). */
   calendars: calendarsSchema.optional(),
+  /** What instances are searched by besides the built-in fields (search/index-definition.ts; at most 16). */
+  indexes: indexesSchema.optional(),
+  /** Instances' `businessKey` is unique within the workflow: a second one is refused (409 naming the first). */
+  uniqueBusinessKey: z.boolean().optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

@@ -43,6 +43,7 @@ import type {
 import type { Trigger } from './trigger';
 import type { TriggerOffer } from './offers';
 import { withSpan } from './tracing';
+import type { SearchIndexStore } from './search/search-port';
 import { parseWith } from './validation';
 import { WorkflowService } from './workflow-service';
 
@@ -61,6 +62,8 @@ export interface EnginePorts {
   readonly events?: EventStore;
   /** Armed timers by due time, for hosts that schedule timers from storage (the local server). */
   readonly dueTimers?: DueTimerIndex;
+  /** The search index (search/search-port.ts): without it, instances are found only by the listing's columns. */
+  readonly search?: SearchIndexStore;
 }
 
 interface EngineParts {
@@ -189,12 +192,25 @@ export class Engine {
       const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
       const workflow = await this.workflows.find(parsed.workflowId, options);
       if (!workflow) throw new NotFoundError(`Workflow "${parsed.workflowId}" does not exist`);
-      const request: NewInstance = { instanceId: parsed.instanceId ?? this.options.newId(), context: parsed.context };
+      const request: NewInstance = { instanceId: parsed.instanceId ?? this.options.newId(), context: parsed.context, ...(parsed.businessKey !== undefined ? { businessKey: parsed.businessKey } : {}) };
+      await this.claimBusinessKey(workflow.definition, request, options);
       const created = await this.runtime.create(workflow, request, options);
       span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
       await this.relayAfter(created, options);
       return created.instance;
     });
+  }
+
+  /** A unique business key is claimed before the instance exists: a second instance with it is refused, naming the first. */
+  private async claimBusinessKey(definition: WorkflowDefinition, request: NewInstance, options: OperationOptions): Promise<void> {
+    const { businessKey } = request;
+    if (!definition.uniqueBusinessKey || businessKey === undefined || !this.ports.search) return;
+    const isHeld = async (holder: string): Promise<boolean> => {
+      const instance = await this.ports.instances.get(holder, options);
+      return instance !== undefined && !instance.deleting && instance.businessKey === businessKey && instance.workflowId === definition.id;
+    };
+    const holder = await this.ports.search.claimBusinessKey(definition.id, businessKey, request.instanceId, isHeld, options);
+    if (holder !== undefined) throw new ConflictError(`The business key "${businessKey}" is taken by instance "${holder}"`);
   }
 
   async getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {
