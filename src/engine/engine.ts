@@ -44,6 +44,8 @@ import type { Trigger } from './trigger';
 import type { TriggerOffer } from './offers';
 import { withSpan } from './tracing';
 import type { SearchIndexStore } from './search/search-port';
+import type { SearchField } from './search/index-definition';
+import { InstanceSearch, type CountRequest, type CountResult, type SearchPage, type SearchRequest } from './search/instance-search';
 import { parseWith } from './validation';
 import { WorkflowService } from './workflow-service';
 
@@ -239,6 +241,33 @@ export class Engine {
   async getOffers(instanceId: string, options: OperationOptions = {}): Promise<TriggerOffer[]> {
     await this.getInstance(instanceId, options);
     return (await this.ports.instances.listOffers?.(instanceId, options)) ?? [];
+  }
+
+  /**
+   * Instances of a workflow matching a filter over its search fields (search/instance-search.ts), with
+   * the plan and the storage requests made. ValidationError (400) for a filter that does not parse or fit.
+   */
+  searchInstances(request: SearchRequest, pageOptions?: PageOptions): Promise<SearchPage> {
+    return this.instanceSearch().find(request, pageOptions);
+  }
+
+  /** How many instances of a workflow match a filter, in total and per group. */
+  countInstances(request: CountRequest, options?: OperationOptions): Promise<CountResult> {
+    return this.instanceSearch().count(request, options);
+  }
+
+  /** The fields a filter on the workflow may name (the console completes them). */
+  searchFields(workflowId: string, options?: OperationOptions): Promise<SearchField[]> {
+    return this.instanceSearch().fieldsOf(workflowId, options);
+  }
+
+  /** Writes one instance's search rows (a reindex); false when it does not exist. */
+  reindexInstance(instanceId: string, options?: OperationOptions): Promise<boolean> {
+    return this.runtime.reindex(instanceId, options);
+  }
+
+  private instanceSearch(): InstanceSearch {
+    return new InstanceSearch(this.ports, this.workflows.versions, (workflowId, options) => this.workflows.find(workflowId, options), this.options.searchHmacKey);
   }
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */

@@ -82,3 +82,4 @@ export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClie
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decision-trace';
 export * from './analysis';
+export * from './search';

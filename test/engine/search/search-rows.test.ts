@@ -1,28 +1,8 @@
 /** Search rows kept with every change: written before the save, stale ones removed with the next save, all gone with the instance. */
-import { Engine, ValidationError, type WorkflowDefinitionInput } from '../../../src/engine';
+import { Engine, ValidationError } from '../../../src/engine';
+import { claims } from './claims-workflow';
 import { InMemorySearchIndex, createInMemoryPorts } from '../../../src/testing';
 import { FakeClock, recordingLogger, trigger } from '../support';
-
-export const claims: WorkflowDefinitionInput = {
-  id: 'claims',
-  displayName: 'Claims',
-  initialStateId: 'open',
-  indexes: [
-    { name: 'amount', type: 'number', expression: 'context.amount' },
-    { name: 'region', type: 'string', expression: '$lowercase(context.region)' },
-    { name: 'tags', type: 'keyword', expression: 'context.tags' },
-    { name: 'iban', type: 'string', expression: 'context.iban', sensitive: true },
-  ],
-  states: {
-    open: {
-      transitions: [
-        { id: 'raise', targetStateId: 'open', conditions: [{ type: 'triggerName', name: 'Raise' }], actions: [{ type: 'setContext', expressions: { amount: 'trigger.parameters.amount' } }] },
-        { id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] },
-      ],
-    },
-    closed: {},
-  },
-};
 
 function engineWith(search: InMemorySearchIndex, hmacKey?: string): Engine {
   return new Engine({ ...createInMemoryPorts(), search }, { clock: new FakeClock(), logger: recordingLogger(), ...(hmacKey ? { searchHmacKey: hmacKey } : {}) });
