@@ -44,6 +44,8 @@ export const instanceSchema = z
       .meta({ description: 'Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them.' }),
     fault: z.object({ message: z.string(), triggerId: nullableId, at: timestamp }).optional(),
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
+    businessKey: z.string().optional().meta({ description: 'The key from the business given at creation (searchable as `businessKey`).' }),
+    indexProblems: z.record(z.string(), z.string()).optional().meta({ description: 'Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type).' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),

@@ -21,6 +21,8 @@ export function instanceBody(instance: StoredInstance) {
     timers: (instance.timers ?? []).map((timer) => ({ transitionId: timer.transitionId, dueAt: timer.dueAt })),
     ...(instance.fault ? { fault: instance.fault } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
+    ...(instance.businessKey !== undefined ? { businessKey: instance.businessKey } : {}),
+    ...(instance.search?.problems ? { indexProblems: instance.search.problems } : {}),
     createdAt: instance.createdAt,
     updatedAt: instance.updatedAt,
     etag: instance.etag,
