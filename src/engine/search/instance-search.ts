@@ -14,7 +14,7 @@ import { compareValues, checkFilter, planSearch, matchesFilter, type IndexPlan }
 import { filterError, parseFilter, type FilterNode } from './query-language';
 import { searchFieldsOf, type SearchField } from './index-definition';
 import type { IndexValue } from './encoding';
-import type { SearchIndexStore, SearchRow } from './search-port';
+import type { SearchIndexStore } from './search-port';
 import { searchValuesOf } from './search-values';
 
 /** Instance reads in flight per page. */
@@ -200,10 +200,11 @@ export class InstanceSearch {
     const page = await this.ports.search!.scan(prepared.workflowId, prepared.plan.range, options);
     counters.indexPages++;
     counters.indexRows += page.items.length;
-    // A keyword's several values are several rows of one instance: read once.
-    const rows = new Map<string, SearchRow>();
-    for (const row of page.items) if (!rows.has(row.instanceId)) rows.set(row.instanceId, row);
-    const candidates = [...rows.values()];
+    // A keyword's several values are several rows of one instance (and a row an earlier incarnation left
+    // may sit beside the current one's): each instance is read once, with the incarnations its rows name.
+    const rows = new Map<string, Set<string | undefined>>();
+    for (const row of page.items) rows.set(row.instanceId, (rows.get(row.instanceId) ?? new Set()).add(row.incarnation));
+    const candidates = [...rows.entries()];
     const checked: ({ instance: StoredInstance; values: ReadonlyMap<string, readonly IndexValue[]> } | undefined)[] = new Array(candidates.length);
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -219,13 +220,13 @@ export class InstanceSearch {
 
   private async check(
     prepared: Prepared,
-    row: SearchRow,
+    [instanceId, incarnations]: [string, Set<string | undefined>],
     options: OperationOptions,
     counters: Counters,
   ): Promise<{ instance: StoredInstance; values: ReadonlyMap<string, readonly IndexValue[]> } | undefined> {
     counters.instanceReads++;
-    const instance = await this.ports.instances.get(row.instanceId, options);
-    if (!instance || instance.deleting || instance.workflowId !== prepared.workflowId || instance.incarnation !== row.incarnation) return undefined;
+    const instance = await this.ports.instances.get(instanceId, options);
+    if (!instance || instance.deleting || instance.workflowId !== prepared.workflowId || !incarnations.has(instance.incarnation)) return undefined;
     const definition: WorkflowDefinition = (await this.versions.get(instance.workflowId, instance.workflowVersion, options)).definition;
     const { values } = await searchValuesOf(definition, instance);
     // Fields this version does not declare have no value for it (the latest version's fields are asked).
