@@ -715,7 +715,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -742,7 +742,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -3209,7 +3209,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                    action: "cancel" | "recover" | "suspend" | "resume" | "delete" | "reindex";
                     filter: {
                         workflowId: string;
                         stateId?: string;
@@ -3221,6 +3221,8 @@ export interface operations {
                          * @description Only instances last changed before this moment (ISO 8601).
                          */
                         updatedBefore?: string;
+                        /** @description Only instances of this version (e.g. a `reindex` of a version). */
+                        workflowVersion?: number;
                     };
                     /** @description For `recover`: the state whose entry runs again. */
                     stateId?: string;

@@ -83,4 +83,23 @@ describe('search rows', () => {
     await expect(engine.createWorkflow({ ...claims, indexes: [{ name: 'a', type: 'string', expression: 'context.(' }] })).rejects.toThrow(ValidationError);
     await expect(engine.createWorkflow({ ...claims, indexes: [{ name: 'a', type: 'money' as 'string', expression: 'context.x' }] })).rejects.toThrow(ValidationError);
   });
+
+  it('a reindex bulk action indexes the instances of a version that declared no indexes, changing nothing else', async () => {
+    const search = new InMemorySearchIndex();
+    const engine = engineWith(search);
+    const { indexes: _none, ...unindexed } = claims;
+    await engine.createWorkflow(unindexed);
+    await engine.createInstance({ workflowId: 'claims', instanceId: 'u1', context: { amount: 5 } });
+    const before = await engine.getInstance('u1');
+    expect(before.search).toBeUndefined();
+    const result = await engine.migrationsAndBulkActions.applyBulk('u1', { action: 'reindex', filter: { workflowId: 'claims', workflowVersion: 1 } }, { operationId: 'reindex-1' });
+    expect(result.outcome).toBe('reindexed');
+    const after = await engine.getInstance('u1');
+    expect(after.historyLength).toBe(before.historyLength);
+    expect(search.entriesOf('claims', 'u1').map((entry) => entry.split('!')[0])).toEqual(['createdAt', 'stateId', 'status', 'updatedAt']);
+    expect((await engine.searchInstances({ workflowId: 'claims', filter: "stateId = 'open'" })).items.map((instance) => instance.id)).toEqual(['u1']);
+    // Indexed from then on: its next change keeps the rows.
+    await engine.applyTrigger('u1', trigger('Close', { subjects: ['u1'] }));
+    expect((await engine.searchInstances({ workflowId: 'claims', filter: "stateId = 'closed'" })).items.map((instance) => instance.id)).toEqual(['u1']);
+  });
 });
