@@ -13,12 +13,12 @@
  * 4. storage requests per save of a workflow with four indexes against the same workflow with none.
  */
 import { performance } from 'node:perf_hooks';
-import { silentLogger } from '../src/engine/effects';
+import { silentLogger } from '../src/engine/steps';
 import { Engine } from '../src/engine/engine';
-import type { Instance } from '../src/engine/instance';
+import type { Instance } from '../src/engine/model';
 import type { WorkflowDefinitionInput } from '../src/engine/definition';
-import { entriesOf, searchValuesOf } from '../src/engine/search/search-values';
-import { startAzurite } from '../src/host/azurite';
+import { entriesOf, searchValuesOf } from '../src/engine/search';
+import { startAzurite } from '../src/host/local/azurite';
 import { createAzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';

@@ -13,7 +13,7 @@ import type { ApiRequest, ApiResponse, RouteDefinition } from '../src/host/http/
 import { problemResponse } from '../src/host/problem';
 import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
-import { inInvocation, servicesFor } from './wiring';
+import { inInvocation, servicesFor } from './app-services';
 
 /** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
 export async function toApiRequest(request: HttpRequest): Promise<ApiRequest> {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import type { OperationOptions, Page, PageOptions } from '../engine/ports';
-import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../engine/search/search-port';
+import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../engine/search';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { decodeKey, encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';

@@ -6,7 +6,7 @@
 import { TableClient } from '@azure/data-tables';
 import { startTestHost } from '../support/local-host';
 import { testConnectionString } from '../support/storage';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import type { StorageNames } from '../../src/storage/names';
 import { httpClient } from './http-client';
 

@@ -4,7 +4,7 @@
  * JSONata expression over the instance; `sensitive` ones are stored as a keyed hash (equality only).
  */
 import { z } from 'zod';
-import { compileExpression } from '../expressions';
+import { compileExpression } from '../expressions/expressions';
 
 /** Declared indexes per workflow version: each is a row per instance in the search index. */
 export const MAX_INDEXES_PER_WORKFLOW = 16;

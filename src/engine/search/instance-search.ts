@@ -5,11 +5,11 @@
  * matches the whole filter (its values computed again from its own version). So a stale row, or a row
  * left by a crash, is never an answer. The fields a filter may name are the latest version's.
  */
-import { NotFoundError, ValidationError } from '../errors';
-import type { WorkflowDefinition, WorkflowVersion } from '../definition';
-import type { StoredInstance } from '../instance';
-import type { InstanceStore, OperationOptions, Page, PageOptions } from '../ports';
-import type { WorkflowVersionCache } from '../workflow-version-cache';
+import { NotFoundError, ValidationError } from '../model/errors';
+import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
+import type { StoredInstance } from '../model/instance';
+import type { InstanceStore, OperationOptions, Page, PageOptions } from '../ports/ports';
+import type { WorkflowVersionCache } from '../runtime/workflow-version-cache';
 import { compareValues, checkFilter, planSearch, matchesFilter, type IndexPlan } from './query-plan';
 import { filterError, parseFilter, type FilterNode } from './query-language';
 import { searchFieldsOf, type SearchField } from './index-definition';

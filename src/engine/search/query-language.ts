@@ -17,7 +17,7 @@
  * Words are case-sensitive. Bounded: at most MAX_FILTER_LENGTH characters, MAX_FILTER_DEPTH nested
  * levels, MAX_FILTER_CONDITIONS conditions and MAX_IN_VALUES values in one `in`; past any, a 400.
  */
-import { ValidationError } from '../errors';
+import { ValidationError } from '../model/errors';
 
 export const MAX_FILTER_LENGTH = 2048;
 export const MAX_FILTER_DEPTH = 16;

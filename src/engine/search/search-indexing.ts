@@ -9,12 +9,12 @@
  * An instance is indexed when its version declares `indexes` (an empty list indexes the built-in fields
  * only), or once it has been indexed (a reindex, or an earlier version): it stays indexed from then on.
  */
-import type { WorkflowDefinition } from '../definition';
-import type { EngineLogger } from '../effects';
-import { InstanceStatus } from '../enums';
-import type { Instance, InstanceSearchState } from '../instance';
-import type { OperationOptions } from '../ports';
-import type { WorkflowVersionCache } from '../workflow-version-cache';
+import type { WorkflowDefinition } from '../definition/definition';
+import type { EngineLogger } from '../steps/effects';
+import { InstanceStatus } from '../model/enums';
+import type { Instance, InstanceSearchState } from '../model/instance';
+import type { OperationOptions } from '../ports/ports';
+import type { WorkflowVersionCache } from '../runtime/workflow-version-cache';
 import type { SearchIndexStore } from './search-port';
 import { entriesOf, searchValuesOf } from './search-values';
 

@@ -6,7 +6,7 @@
  * removed with the next save's batch, or right after a save that ends the instance). Queries check
  * every row against the instance as read.
  */
-import type { OperationOptions, Page, PageOptions } from '../ports';
+import type { OperationOptions, Page, PageOptions } from '../ports/ports';
 
 /** One row read by a scan. */
 export interface SearchRow {

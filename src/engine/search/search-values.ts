@@ -3,10 +3,10 @@
  * ones from their expressions. An expression that fails, or yields a value of the wrong type, leaves its
  * field without a value and names the problem (the instance says so); it never faults the instance.
  */
-import type { WorkflowDefinition } from '../definition';
-import { evaluateExpression, type ExpressionOptions } from '../expressions';
-import type { Instance } from '../instance';
-import type { JsonValue } from '../json';
+import type { WorkflowDefinition } from '../definition/definition';
+import { evaluateExpression, type ExpressionOptions } from '../expressions/expressions';
+import type { Instance } from '../model/instance';
+import type { JsonValue } from '../model/json';
 import { encodeSensitive, encodeValue, entryKey, parseDatetime, type IndexValue } from './encoding';
 import { MAX_KEYWORD_VALUES, searchFieldsOf, type IndexType, type SearchField } from './index-definition';
 

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { availableTriggers, buildDefinitionGraph, checkDefinition, mermaidStateDiagram } from '../../engine/analysis';
-import { ValidationError } from '../../engine/errors';
+import { ValidationError } from '../../engine/model';
 import { availableTriggersSchema, definitionCheckSchema, workflowDefinitionReference } from './api-schemas';
 import { defineRoute } from './route';
 import type { RouteDefinition } from './types';

@@ -1,10 +1,10 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
 import { z } from 'zod';
-import { createInstanceInputSchema } from '../../engine/decide-create';
-import { instanceStatusSchema } from '../../engine/enums';
-import type { StoredInstance } from '../../engine/instance';
-import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
-import { contextPatchSchema } from '../../engine/merge-patch';
+import { createInstanceInputSchema } from '../../engine/decide';
+import { instanceStatusSchema } from '../../engine/model';
+import type { StoredInstance } from '../../engine/model';
+import { parseTrigger, triggerFieldsSchema } from '../../engine/model';
+import { contextPatchSchema } from '../../engine/model';
 import { principalOf } from './types';
 import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
 import { pageQuerySchema } from './query';
@@ -13,7 +13,7 @@ import { preferWaitHeaders } from './prefer-wait';
 import { submittedOperation, submittedResponses } from './trigger-routes';
 import { defineRoute } from './route';
 import { searchExplanationSchema, searchQueryShape } from './search-routes';
-import { ValidationError } from '../../engine/errors';
+import { ValidationError } from '../../engine/model';
 import type { RouteDefinition } from './types';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {

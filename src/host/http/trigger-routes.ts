@@ -1,9 +1,9 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
-import { NotFoundError } from '../../engine/errors';
-import { OperationKind, type StoredOperation } from '../../engine/operation';
-import { OperationStatus } from '../../engine/enums';
-import { onePage } from '../../engine/paging';
-import { triggerInputSchema, triggerFromInput } from '../../engine/trigger';
+import { NotFoundError } from '../../engine/model';
+import { OperationKind, type StoredOperation } from '../../engine/operations';
+import { OperationStatus } from '../../engine/model';
+import { onePage } from '../../engine/ports';
+import { triggerInputSchema, triggerFromInput } from '../../engine/model';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
 import {

@@ -40,7 +40,7 @@ export interface ApiResponse {
   readonly text?: string;
 }
 
-/** Everything a handler may use; built once per process by src/host/wiring.ts. */
+/** Everything a handler may use; built once per process by src/host/host-services.ts. */
 export interface ApiServices {
   readonly engine: Engine;
   readonly operations: OperationStore;

@@ -1,6 +1,6 @@
 /** @module The search index in memory: rows by workflow and `field!value!instance` key, in key order. */
 import type { OperationOptions, Page, PageOptions } from '../../engine/ports';
-import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../../engine/search/search-port';
+import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../../engine/search';
 import { pageOf } from './paging';
 
 export class InMemorySearchIndex implements SearchIndexStore {
