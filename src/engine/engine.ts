@@ -46,7 +46,7 @@ import { withSpan } from './runtime/tracing';
 import { parseWith } from './model/validation';
 import { WorkflowService } from './runtime/workflow-service';
 import type { SearchIndexStore } from './search/search-port';
-import type { SearchField } from './search/index-definition';
+import type { SearchField } from './definition/search-indexes';
 import { InstanceSearch, type CountRequest, type CountResult, type SearchPage, type SearchRequest } from './search/instance-search';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */

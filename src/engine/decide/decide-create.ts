@@ -15,7 +15,7 @@ import { jsonObjectSchema, type JsonObject } from '../model/json';
 import type { Registry } from '../steps/registry';
 import { Draft, messageOf } from './draft';
 import { idSchema } from '../model/trigger';
-import { businessKeySchema } from '../search/index-definition';
+import { businessKeySchema } from '../definition/search-indexes';
 
 export const createInstanceInputSchema = z.strictObject({
   workflowId: workflowIdSchema,
@@ -29,7 +29,7 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
-  /** A key from the business (search/index-definition.ts). */
+  /** A key from the business (definition/search-indexes.ts). */
   readonly businessKey?: string;
   /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
   readonly incarnation?: string;

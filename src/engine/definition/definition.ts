@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { subscriptionsSchema } from './subscriptions';
 import { calendarsSchema, timerSchema } from '../timers/timer-definition';
-import { indexesSchema } from '../search/index-definition';
+import { indexesSchema } from './search-indexes';
 
 export const workflowIdSchema = z
   .string()
@@ -62,7 +62,7 @@ export const workflowDefinitionSchema = z.strictObject({
   subscriptions: subscriptionsSchema.optional(),
   /** Business calendars timers may count working time in (`timer.calendar`). */
   calendars: calendarsSchema.optional(),
-  /** What instances are searched by besides the built-in fields (search/index-definition.ts; at most 16). */
+  /** What instances are searched by besides the built-in fields (definition/search-indexes.ts; at most 16). */
   indexes: indexesSchema.optional(),
   /** Instances' `businessKey` is unique within the workflow: a second one is refused (409 naming the first). */
   uniqueBusinessKey: z.boolean().optional(),

@@ -11,7 +11,7 @@
  * - boolean: `b0`, `b1`.
  * - sensitive: `h` + 32 hex digits of HMAC-SHA256 over the type and the value: equality only.
  */
-import type { IndexType } from './index-definition';
+import type { IndexType } from '../definition/search-indexes';
 
 /** Bytes of a string value kept in its key segment (the rest only narrows results when they are checked). */
 export const MAX_ENCODED_STRING_BYTES = 160;

@@ -1,5 +1,5 @@
 /** @module Finding instances by business data: declared indexes, the search rows, the filter language, the planner. */
-export * from './index-definition';
+export * from '../definition/search-indexes';
 export { encodeNumber, encodeValue, MAX_ENCODED_STRING_BYTES, type IndexValue } from './encoding';
 export type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from './search-port';
 export { searchValuesOf, entriesOf, type SearchValues } from './search-values';

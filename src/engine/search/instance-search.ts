@@ -9,10 +9,10 @@ import { NotFoundError, ValidationError } from '../model/errors';
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
 import type { StoredInstance } from '../model/instance';
 import type { InstanceStore, OperationOptions, Page, PageOptions } from '../ports/ports';
-import type { WorkflowVersionCache } from '../runtime/workflow-version-cache';
+import type { WorkflowVersions } from './search-port';
 import { compareValues, checkFilter, planSearch, matchesFilter, type IndexPlan } from './query-plan';
 import { filterError, parseFilter, type FilterNode } from './query-language';
-import { searchFieldsOf, type SearchField } from './index-definition';
+import { searchFieldsOf, type SearchField } from '../definition/search-indexes';
 import type { IndexValue } from './encoding';
 import type { SearchIndexStore } from './search-port';
 import { searchValuesOf } from './search-values';
@@ -83,7 +83,7 @@ export interface InstanceSearchPorts {
 export class InstanceSearch {
   constructor(
     private readonly ports: InstanceSearchPorts,
-    private readonly versions: WorkflowVersionCache,
+    private readonly versions: WorkflowVersions,
     private readonly latest: (workflowId: string, options?: OperationOptions) => Promise<WorkflowVersion | undefined>,
     private readonly hmacKey: string | undefined,
   ) {}

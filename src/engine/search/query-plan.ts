@@ -10,7 +10,7 @@
  * the plan says so.
  */
 import { AFTER_SEGMENT, AFTER_SEPARATOR, encodeSensitive, encodeString, encodeValue, entryKey, parseDatetime, SEPARATOR, type IndexValue } from './encoding';
-import type { SearchField } from './index-definition';
+import type { SearchField } from '../definition/search-indexes';
 import { conditionsOf, filterError, type ConditionNode, type FilterNode, type Literal } from './query-language';
 import type { SearchRange } from './search-port';
 

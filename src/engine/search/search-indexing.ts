@@ -14,7 +14,7 @@ import type { EngineLogger } from '../steps/effects';
 import { InstanceStatus } from '../model/enums';
 import type { Instance, InstanceSearchState } from '../model/instance';
 import type { OperationOptions } from '../ports/ports';
-import type { WorkflowVersionCache } from '../runtime/workflow-version-cache';
+import type { WorkflowVersions } from './search-port';
 import type { SearchIndexStore } from './search-port';
 import { entriesOf, searchValuesOf } from './search-values';
 
@@ -32,7 +32,7 @@ export function declaresIndexes(definition: WorkflowDefinition): boolean {
 export class SearchIndexing {
   constructor(
     private readonly store: SearchIndexStore | undefined,
-    private readonly versions: WorkflowVersionCache,
+    private readonly versions: WorkflowVersions,
     private readonly options: SearchIndexingOptions,
   ) {}
 

@@ -6,6 +6,7 @@
  * removed with the next save's batch, or right after a save that ends the instance). Queries check
  * every row against the instance as read.
  */
+import type { WorkflowVersion } from '../definition/definition';
 import type { OperationOptions, Page, PageOptions } from '../ports/ports';
 
 /** One row read by a scan. */
@@ -44,4 +45,9 @@ export interface SearchIndexStore {
   claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>, options?: OperationOptions): Promise<string | undefined>;
   /** Releases the claim if the instance holds it. */
   releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options?: OperationOptions): Promise<void>;
+}
+
+/** Where the search finds an instance's version (the runtime's version cache). */
+export interface WorkflowVersions {
+  get(workflowId: string, version: number, options?: OperationOptions): Promise<WorkflowVersion>;
 }

@@ -8,7 +8,7 @@ import { evaluateExpression, type ExpressionOptions } from '../expressions/expre
 import type { Instance } from '../model/instance';
 import type { JsonValue } from '../model/json';
 import { encodeSensitive, encodeValue, entryKey, parseDatetime, type IndexValue } from './encoding';
-import { MAX_KEYWORD_VALUES, searchFieldsOf, type IndexType, type SearchField } from './index-definition';
+import { MAX_KEYWORD_VALUES, searchFieldsOf, type IndexType, type SearchField } from '../definition/search-indexes';
 
 export interface SearchValues {
   /** Field name → its values (one, or a keyword's several); a field without a value is absent. */
