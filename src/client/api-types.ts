@@ -174,6 +174,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instance-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count instances of a workflow, optionally per state, status or keyword */
+        get: operations["countInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances/{instanceId}/events": {
         parameters: {
             query?: never;
@@ -590,6 +607,12 @@ export interface components {
             parent?: {
                 instanceId: string;
             };
+            /** @description The key from the business given at creation (searchable as `businessKey`). */
+            businessKey?: string;
+            /** @description Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type). */
+            indexProblems?: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -602,10 +625,23 @@ export interface components {
             updatedAt: string;
             etag: string;
         };
-        InstancePage: {
-            items: components["schemas"]["Instance"][];
-            /** @description Present when there may be more: pass it back as `continuationToken`. */
-            continuationToken?: string;
+        SearchExplanation: {
+            /** @description The one range of the search index read, and the condition it answers. */
+            index: {
+                field: string;
+                condition: string;
+                from: string;
+                to: string;
+            };
+            /** @description What is checked on every instance read. */
+            filter: string | null;
+            order: string;
+            storageRequests: {
+                indexPages: number;
+                indexRows: number;
+                instanceReads: number;
+                total: number;
+            };
         };
         HistoryPage: {
             items: components["schemas"]["HistoryEntry"][];
@@ -785,7 +821,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -812,7 +848,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -883,6 +919,15 @@ export interface components {
             status: "notStarted" | "running" | "succeeded" | "failed";
             /** @description Where to poll: GET it until it answers 200. */
             statusUrl: string;
+        };
+        InstanceCounts: {
+            count: number;
+            /** @description With `groupBy`: the count per value, largest first (`null`: instances without a value; a keyword counts once per value it holds). */
+            groups?: {
+                key: string | number | boolean | null;
+                count: number;
+            }[];
+            explain?: components["schemas"]["SearchExplanation"];
         };
         LifecycleEventPage: {
             items: components["schemas"]["LifecycleEvent"][];
@@ -1625,6 +1670,20 @@ export interface components {
                  */
                 retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
+            indexes?: {
+                /** @description The field name queries use (`amount`). */
+                name: string;
+                /**
+                 * @description `keyword` is a list of strings (a query matches any of them).
+                 * @enum {string}
+                 */
+                type: "string" | "number" | "datetime" | "boolean" | "keyword";
+                /** @description JSONata over the instance (`context.amount`, `$lowercase(context.region)`). */
+                expression: string;
+                /** @description Stored as a keyed hash (HMAC): equality queries only; the value is never stored in clear. */
+                sensitive?: boolean;
+            }[];
+            uniqueBusinessKey?: boolean;
         };
         /** Signalbox workflow (a stored version) */
         Workflow: {
@@ -1742,6 +1801,20 @@ export interface components {
                  */
                 retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
+            indexes?: {
+                /** @description The field name queries use (`amount`). */
+                name: string;
+                /**
+                 * @description `keyword` is a list of strings (a query matches any of them).
+                 * @enum {string}
+                 */
+                type: "string" | "number" | "datetime" | "boolean" | "keyword";
+                /** @description JSONata over the instance (`context.amount`, `$lowercase(context.region)`). */
+                expression: string;
+                /** @description Stored as a keyed hash (HMAC): equality queries only; the value is never stored in clear. */
+                sensitive?: boolean;
+            }[];
+            uniqueBusinessKey?: boolean;
             version: number;
             etag: string;
         };
@@ -1861,6 +1934,20 @@ export interface components {
                  */
                 retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
+            indexes?: {
+                /** @description The field name queries use (`amount`). */
+                name: string;
+                /**
+                 * @description `keyword` is a list of strings (a query matches any of them).
+                 * @enum {string}
+                 */
+                type: "string" | "number" | "datetime" | "boolean" | "keyword";
+                /** @description JSONata over the instance (`context.amount`, `$lowercase(context.region)`). */
+                expression: string;
+                /** @description Stored as a keyed hash (HMAC): equality queries only; the value is never stored in clear. */
+                sensitive?: boolean;
+            }[];
+            uniqueBusinessKey?: boolean;
             version: number;
             etag: string;
             warnings: components["schemas"]["DefinitionWarning"][];
@@ -2334,6 +2421,11 @@ export interface operations {
                 status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
                 /** @description Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers). */
                 subject?: string;
+                filter?: string;
+                /** @description `field` or `field asc|desc` (needs `workflowId`). Ordered by the index range read when it can be, else in memory (at most 5,000 matches). */
+                orderBy?: string;
+                /** @description `true`: the answer carries `explain`, the plan and the storage requests it made (needs `workflowId`). */
+                explain?: "true" | "false";
                 /** @description The `continuationToken` of the previous page, as it was returned. */
                 continuationToken?: string;
                 /** @description At most this many items on the page (a page may hold fewer and still have a next one). */
@@ -2351,7 +2443,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InstancePage"];
+                    "application/json": {
+                        items: components["schemas"]["Instance"][];
+                        /** @description Present when there may be more: pass it back as `continuationToken`. */
+                        continuationToken?: string;
+                        /** @description With `explain=true`: the plan and its storage requests. */
+                        explain?: components["schemas"]["SearchExplanation"];
+                    };
                 };
             };
             /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
@@ -2410,6 +2508,8 @@ export interface operations {
                     context?: {
                         [key: string]: components["schemas"]["JsonValue"];
                     };
+                    /** @description A key from the business (an invoice number), searchable as `businessKey`; unique per workflow when the workflow says `uniqueBusinessKey`. */
+                    businessKey?: string;
                 };
             };
         };
@@ -3147,6 +3247,80 @@ export interface operations {
             };
         };
     };
+    countInstances: {
+        parameters: {
+            query: {
+                workflowId: string;
+                filter?: string;
+                /** @description `stateId`, `status`, or a keyword, string or boolean index of the workflow. */
+                groupBy?: string;
+                /** @description `true`: the answer carries `explain`, the plan and the storage requests it made (needs `workflowId`). */
+                explain?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count, and the count per group with `groupBy`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceCounts"];
+                };
+            };
+            /** @description The filter or groupBy is invalid (the problem names the position). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role undefined (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInstanceEvents: {
         parameters: {
             query?: {
@@ -3628,7 +3802,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                    action: "cancel" | "recover" | "suspend" | "resume" | "delete" | "reindex";
                     filter: {
                         workflowId: string;
                         stateId?: string;
@@ -3640,6 +3814,8 @@ export interface operations {
                          * @description Only instances last changed before this moment (ISO 8601).
                          */
                         updatedBefore?: string;
+                        /** @description Only instances of this version (e.g. a `reindex` of a version). */
+                        workflowVersion?: number;
                     };
                     /** @description For `recover`: the state whose entry runs again. */
                     stateId?: string;

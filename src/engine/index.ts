@@ -110,3 +110,4 @@ export {
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './decide/dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decide/decision-trace';
 export * from './analysis';
+export * from './search';

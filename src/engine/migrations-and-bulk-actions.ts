@@ -228,7 +228,19 @@ export class MigrationsAndBulkActions {
         return this.runtime.resume(instanceId, options, guard);
       case BulkAction.delete:
         return this.runtime.delete(instanceId, request.force ?? false, options, guard);
+      case BulkAction.reindex:
+        return this.reindex(instanceId, options, guard);
     }
+  }
+
+  /** Writes the instance's search rows (no decision, no history entry): `reindexed`, or the guard's answer. */
+  private async reindex(instanceId: string, options: ChangeOptions, guard: InstancePrecondition): Promise<AppliedDecision> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored || stored.deleting) return { outbox: [] };
+    const refused = guard(stored);
+    if (refused) return { decision: { result: refused, logs: [] }, instance: stored, outbox: [] };
+    if (!(await this.runtime.reindex(instanceId, options))) return { outbox: [] };
+    return { decision: { result: { instanceId, outcome: TriggerOutcome.transitioned, fromStateId: stored.stateId }, logs: [] }, outbox: [] };
   }
 
   /** The workflow's instances, narrowed by the store's columns (state, status), then by the rest of the selection. */

@@ -57,6 +57,6 @@ it('refuses the claimant as approver (noTransition, traced), and lets another us
   // Approve, then the amount check's automatic step to payment, both in Bob's change.
   expect(history.body.items.slice(-2)).toMatchObject([
     { transitionId: 'approve', actor: { id: 'bob-oid', via: 'token' } },
-    { transitionId: 'ready-for-payment', fromStateId: 'checking-amount', toStateId: 'waiting-for-payment' },
+    { transitionId: 'ready-for-payment', fromStateId: 'checking-amount', toStateId: 'waiting-for-payment', actor: { id: 'bob-oid', via: 'token' } },
   ]);
 });

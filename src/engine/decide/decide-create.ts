@@ -16,11 +16,13 @@ import { jsonObjectSchema, type JsonObject } from '../model/json';
 import type { Registry } from '../steps/registry';
 import { Draft, messageOf } from './draft';
 import { idSchema } from '../model/trigger';
+import { businessKeySchema } from '../definition/search-indexes';
 
 export const createInstanceInputSchema = z.strictObject({
   workflowId: workflowIdSchema,
   instanceId: idSchema.optional(),
   context: jsonObjectSchema.default({}),
+  businessKey: businessKeySchema.optional(),
 });
 /** The body of a create-instance request. */
 export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
@@ -28,6 +30,8 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
+  /** A key from the business (definition/search-indexes.ts). */
+  readonly businessKey?: string;
   /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
   readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */
@@ -64,6 +68,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     stateId,
     status: InstanceStatus.initializing,
     context: input.context,
+    ...(input.businessKey !== undefined ? { businessKey: input.businessKey } : {}),
     interests: [input.instanceId],
     createdAt,
     updatedAt: createdAt,

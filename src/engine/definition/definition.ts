@@ -9,6 +9,7 @@ import { subscriptionsSchema } from './subscriptions';
 import { calendarsSchema, timerSchema } from '../timers/timer-definition';
 import { onErrorSchema, retryPolicySchema } from './error-handling';
 import { actorsRuleSchema } from './actors-rule';
+import { indexesSchema } from './search-indexes';
 
 export const workflowIdSchema = z
   .string()
@@ -99,6 +100,10 @@ export const workflowDefinitionSchema = z.strictObject({
   calendars: calendarsSchema.optional(),
   /** The retry policy of every `invokeExternalService` step without its own (error-handling.ts). */
   retry: retryPolicySchema.optional(),
+  /** What instances are searched by besides the built-in fields (definition/search-indexes.ts; at most 16). */
+  indexes: indexesSchema.optional(),
+  /** Instances' `businessKey` is unique within the workflow: a second one is refused (409 naming the first). */
+  uniqueBusinessKey: z.boolean().optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

@@ -61,6 +61,8 @@ export const instanceSchema = z
       .optional()
       .meta({ description: "A trigger waiting for another attempt of a step's retry policy: a timer applies it again at `nextAttemptAt` (absent when none)." }),
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
+    businessKey: z.string().optional().meta({ description: 'The key from the business given at creation (searchable as `businessKey`).' }),
+    indexProblems: z.record(z.string(), z.string()).optional().meta({ description: 'Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type).' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),

@@ -10,6 +10,7 @@ import { healthSchema } from './api-schemas';
 import { explainRoutes } from './explain-routes';
 import { waitingRoutes } from './waiting-routes';
 import { instanceRoutes } from './instance-routes';
+import { searchRoutes } from './search-routes';
 import { operateRoutes } from './operate-routes';
 import { defineRoute } from './route';
 import { buildOpenApiDocument } from './openapi';
@@ -72,7 +73,17 @@ const systemRoutes: readonly RouteDefinition[] = [
   }),
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...waitingRoutes, ...systemRoutes];
+export const routes: readonly RouteDefinition[] = [
+  ...workflowRoutes,
+  ...instanceRoutes,
+  ...searchRoutes,
+  ...eventRoutes,
+  ...operateRoutes,
+  ...triggerRoutes,
+  ...explainRoutes,
+  ...waitingRoutes,
+  ...systemRoutes,
+];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.
