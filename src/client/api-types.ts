@@ -1232,7 +1232,7 @@ export interface components {
                 triggerNames: string[];
                 exceptTriggerNames?: string[];
                 targetStateId: string;
-                /** @description Who may send it. Absent until identities exist: anyone who may call the API. */
+                /** @description Who may take it, from the transition's `actors` rule (every part must hold). Absent: anyone with Signalbox.Sender. */
                 who?: string[];
             }[];
             /** @description The subjects that reach it: a trigger reaches it when one of its subjects is among these. */

@@ -15,7 +15,7 @@ import { ConflictError, NotFoundError, isRetryable } from './model/errors';
 import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './runtime/event-delivery';
 import { EventDispatcher } from './runtime/event-dispatcher';
 import type { LifecycleEventRecord } from './decide/lifecycle-events';
-import type { EventOutboxRow, StartInstancePayload } from './model/outbox';
+import type { StartInstancePayload } from './model/outbox';
 import { MigrationsAndBulkActions } from './migrations-and-bulk-actions';
 import type { HistoryEntry, StoredInstance } from './model/instance';
 import { InstanceRuntime, type ApplyTriggerOptions, type AppliedDecision } from './runtime/instance-runtime';
@@ -45,6 +45,8 @@ import type { TriggerOffer } from './decide/offers';
 import { withSpan } from './runtime/tracing';
 import { parseWith } from './model/validation';
 import { WorkflowService } from './runtime/workflow-service';
+import { InstanceReads } from './runtime/instance-reads';
+import { LifecycleEventOperations } from './runtime/lifecycle-event-operations';
 import { WaitingService } from './runtime/waiting-service';
 import type { WaitingAnswer } from './analysis/why-waiting';
 import type { WaitingSummary } from './analysis/waiting-summary';
@@ -97,6 +99,10 @@ export class Engine {
   /** In-process delivery of lifecycle events (shared by every view of this engine). */
   private readonly dispatcher?: EventDispatcher;
   private migrationsAndBulkActionsInstance?: MigrationsAndBulkActions;
+  /** Reads of instances (no lease): instance-reads.ts. */
+  private readonly reads: InstanceReads;
+  /** Lifecycle events after their change: lifecycle-event-operations.ts. */
+  private readonly events: LifecycleEventOperations;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
   constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
@@ -120,13 +126,15 @@ export class Engine {
     // created here, timers fired on the engine's clock (a host gives handlers of its own for what it schedules).
     this.handlers = {
       trigger: async (row) => void (await this.publish(row.payload)),
-      event: async (row) => this.dispatchInProcess(row),
+      event: async (row) => this.events.dispatchInProcess(row),
       startInstance: async (row, rowOptions) => this.startChild(row.payload, rowOptions),
       cancelChildren: async (row, rowOptions) => this.cancelChildren(row.payload.parentId, row.payload.incarnation, rowOptions),
       ...(handlers.timer ? {} : { timer: this.inProcessTimerHandler() }),
       ...handlers,
     } as Required<OutboxHandlers>;
     this.relay = new OutboxRelay(this.ports.outbox, this.handlers);
+    this.reads = new InstanceReads(this.ports);
+    this.events = new LifecycleEventOperations(this.reads, (row, rowOptions) => this.handlers.event(row, rowOptions ?? {}), this.ports.events, this.eventDelivery, this.dispatcher);
   }
 
   /** Without a host scheduler: timers fired in this process on the engine's clock. */
@@ -227,32 +235,23 @@ export class Engine {
     if (holder !== undefined) throw new ConflictError(`The business key "${businessKey}" is taken by instance "${holder}"`);
   }
 
-  async getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {
-    const instance = await this.ports.instances.get(instanceId, options);
-    // One being deleted is gone already (delete-instance: the mark is the deletion's first step).
-    if (!instance || instance.deleting) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
-    return instance;
+  getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {
+    return this.reads.get(instanceId, options);
   }
 
   /** Instances being deleted are left out, so a page may hold fewer than `maxPageSize`. */
-  async listInstances(query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
-    const page = await onePage(this.ports.instances.query(query, pageOptions));
-    return page.items.some((instance) => instance.deleting) ? { ...page, items: page.items.filter((instance) => !instance.deleting) } : page;
+  listInstances(query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
+    return this.reads.list(query, pageOptions);
   }
 
   /** Oldest first. NotFoundError if the instance does not exist. */
-  async getHistory(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
-    await this.getInstance(instanceId, pageOptions);
-    return onePage(this.ports.history.list(instanceId, pageOptions));
+  getHistory(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
+    return this.reads.history(instanceId, pageOptions);
   }
 
-  /**
-   * The triggers recently offered to the instance that changed nothing, newest first (offers.ts).
-   * NotFoundError if the instance does not exist.
-   */
-  async getOffers(instanceId: string, options: OperationOptions = {}): Promise<TriggerOffer[]> {
-    await this.getInstance(instanceId, options);
-    return (await this.ports.instances.listOffers?.(instanceId, options)) ?? [];
+  /** The triggers recently offered to the instance that changed nothing, newest first. NotFoundError if it does not exist. */
+  getOffers(instanceId: string, options: OperationOptions = {}): Promise<TriggerOffer[]> {
+    return this.reads.offers(instanceId, options);
   }
 
   /** Why the instance is not moving: every situation it is in, the primary first (waiting-service.ts). NotFoundError if it does not exist. */
@@ -295,30 +294,12 @@ export class Engine {
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */
   findCandidates(subjects: readonly string[], pageOptions?: PageOptions): Promise<Page<string>> {
-    return onePage(this.ports.interests.findCandidates(subjects, pageOptions));
+    return this.reads.candidates(subjects, pageOptions);
   }
 
-  /**
-   * Instances interested in `subject` (an instance id, an interest, a trigger name a transition answers)
-   * that match `query` too. The interest index answers the page (its continuation token is the page's);
-   * each candidate is then read, concurrently, and kept only if it still holds the interest: the index
-   * is a superset of the truth (stale rows, instances being deleted). A page may hold fewer than
-   * `maxPageSize` instances and still have a next one.
-   */
-  async findInstancesBySubject(subject: string, query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
-    const candidates = await this.findCandidates([subject], pageOptions);
-    const loaded = await Promise.all(candidates.items.map((instanceId) => this.ports.instances.get(instanceId, pageOptions)));
-    const items = loaded.filter(
-      (instance): instance is StoredInstance =>
-        instance !== undefined &&
-        !instance.deleting &&
-        instance.interests.includes(subject) &&
-        (query.workflowId === undefined || instance.workflowId === query.workflowId) &&
-        (query.stateId === undefined || instance.stateId === query.stateId) &&
-        (query.status === undefined || instance.status === query.status) &&
-        (query.parentId === undefined || instance.parent?.instanceId === query.parentId),
-    );
-    return { ...candidates, items };
+  /** Instances interested in `subject` that match `query` too, each re-read and re-checked (instance-reads.ts). */
+  findInstancesBySubject(subject: string, query: InstanceQuery = {}, pageOptions?: PageOptions): Promise<Page<StoredInstance>> {
+    return this.reads.bySubject(subject, query, pageOptions);
   }
 
   /**
@@ -472,59 +453,33 @@ export class Engine {
   // ---- lifecycle events and children -------------------------------------------------------------
 
   /** The instance's lifecycle events with their deliveries, oldest first. NotFoundError if the instance does not exist. */
-  async listEvents(instanceId: string, pageOptions?: PageOptions): Promise<Page<LifecycleEventRecord>> {
-    await this.getInstance(instanceId, pageOptions);
-    return onePage(this.eventStore().listEvents(instanceId, pageOptions));
+  listEvents(instanceId: string, pageOptions?: PageOptions): Promise<Page<LifecycleEventRecord>> {
+    return this.events.list(instanceId, pageOptions);
   }
 
-  /**
-   * Retries an event's dead-lettered deliveries (attempts from zero), through this engine's delivery.
-   * NotFoundError for an unknown instance or event; ConflictError when none is dead-lettered.
-   */
-  async redeliverEvent(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<void> {
-    await this.getInstance(instanceId, options);
-    const targets = await this.delivery().redeliver(instanceId, eventId, options);
-    const row: EventOutboxRow = { id: `redeliver.${eventId}`, kind: 'event', payload: { instanceId, eventId, subscriptionIds: targets.map((target) => target.subscriptionId) } };
-    await this.handlers.event(row, options);
+  /** Retries an event's dead-lettered deliveries through this engine's delivery (lifecycle-event-operations.ts). */
+  redeliverEvent(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<void> {
+    return this.events.redeliver(instanceId, eventId, options);
   }
 
-  /**
-   * One delivery attempt (the Azure delivery orchestration's activity; the local dispatcher calls it
-   * itself). Behind an earlier event never attempted, whose delivery may never have been handed over (a
-   * crash after its save), that one is handed to delivery too (the launcher skips a running one).
-   */
-  async attemptEventDelivery(target: EventDeliveryTarget, options?: OperationOptions): Promise<AttemptResult> {
-    const result = await this.delivery().attempt(target, options);
-    if (result.next === 'wait' && result.earlierUnattempted) {
-      const payload = { instanceId: target.instanceId, eventId: result.earlierEventId, subscriptionIds: [target.subscriptionId] };
-      await this.handlers.event({ id: `turn.${result.earlierEventId}`, kind: 'event', payload }, options);
-    }
-    return result;
+  /** One delivery attempt (the Azure delivery orchestration's activity; the local dispatcher calls it itself). */
+  attemptEventDelivery(target: EventDeliveryTarget, options?: OperationOptions): Promise<AttemptResult> {
+    return this.events.attempt(target, options);
   }
 
-  /**
-   * Hands every pending event delivery to this engine's delivery (start-up: in process, or the host's
-   * durable launcher); returns how many. Event records are the durable hand-off of the `event` rows.
-   */
-  async resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
-    if (!this.ports.events) return 0;
-    let count = 0;
-    for await (const { instanceId, event } of this.ports.events.listPendingEvents({ ...options, maxPageSize: 1000 })) {
-      const subscriptionIds = event.deliveries.filter((delivery) => delivery.status === 'pending').map((delivery) => delivery.subscriptionId);
-      count += subscriptionIds.length;
-      await this.handlers.event({ id: `resume.${event.id}`, kind: 'event', payload: { instanceId, eventId: event.id, subscriptionIds } }, options);
-    }
-    return count;
+  /** Hands every pending event delivery to this engine's delivery (start-up); returns how many. */
+  resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
+    return this.events.resume(options);
   }
 
   /** Resolves when the in-process event dispatcher has nothing queued (tests). */
   eventDeliveriesIdle(): Promise<void> {
-    return this.dispatcher?.idle() ?? Promise.resolve();
+    return this.events.idle();
   }
 
   /** Stops in-process event delivery (pending deliveries stay recorded for the next start). */
   stopEventDeliveries(): void {
-    this.dispatcher?.stop();
+    this.events.stop();
   }
 
   /**
@@ -582,21 +537,6 @@ export class Engine {
         if (!(error instanceof ConflictError) && !(error instanceof NotFoundError)) throw error;
       }
     }
-  }
-
-  private dispatchInProcess(row: EventOutboxRow): void {
-    if (!this.dispatcher) throw new Error('Lifecycle events need an event store (EnginePorts.events)');
-    this.dispatcher.enqueue(row.payload.subscriptionIds.map((subscriptionId) => ({ instanceId: row.payload.instanceId, eventId: row.payload.eventId, subscriptionId })));
-  }
-
-  private eventStore(): EventStore {
-    if (!this.ports.events) throw new Error('Lifecycle events need an event store (EnginePorts.events)');
-    return this.ports.events;
-  }
-
-  private delivery(): EventDeliveryService {
-    if (!this.eventDelivery) throw new Error('Lifecycle events need an event store (EnginePorts.events)');
-    return this.eventDelivery;
   }
 
   // ---- internals ----------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ const now = new Date('2026-11-26T12:00:00.000Z');
 const classesOf = (answer: WaitingAnswer) => answer.reasons.map((reason) => reason.class);
 
 describe('whyWaiting', () => {
-  it('waiting for a trigger: the names its state answers and the subjects that reach it, with no `who` yet', () => {
+  it('waiting for a trigger: the names its state answers and the subjects that reach it; no `who` where no actors rule narrows it', () => {
     const answer = whyWaiting(instanceIn(claim, 'submitted', { id: 'c1', interests: ['c1', 'team:finance'] }), claim, { now });
     expect(answer.class).toBe(WaitingClass.waitingForTrigger);
     const reason = answer.reasons[0];
@@ -47,6 +47,30 @@ describe('whyWaiting', () => {
     ]);
     expect(reason.triggers.every((item) => item.who === undefined)).toBe(true);
     expect(reason.subjects).toEqual(['c1', 'team:finance']);
+  });
+
+  it("waiting for a trigger: `who` reads the transition's actors rule, every part of it", () => {
+    const guarded = definition({
+      id: 'guarded',
+      displayName: 'Guarded',
+      initialStateId: 'submitted',
+      states: {
+        submitted: {
+          transitions: [
+            {
+              id: 'approve',
+              targetStateId: 'paid',
+              conditions: [{ type: 'triggerName', name: 'Approve' }],
+              actors: { roles: ['Finance', 'Director'], users: ['carol'], expression: '$not(actor.id = context.claimantId)' },
+            },
+          ],
+        },
+        paid: {},
+      },
+    });
+    const reason = whyWaiting(instanceIn(guarded, 'submitted', { id: 'g1' }), guarded, { now }).reasons[0];
+    if (reason?.class !== WaitingClass.waitingForTrigger) throw new Error('not waiting for a trigger');
+    expect(reason.triggers[0]!.who).toEqual(['role: Finance or Director', 'user: carol', 'expression: $not(actor.id = context.claimantId)']);
   });
 
   it('waiting for a timer comes before the triggers of the same state, and says when it is due and whether it is overdue', () => {

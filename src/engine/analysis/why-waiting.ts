@@ -7,6 +7,7 @@
  * every other instance that is not final is at least waiting for a trigger, for a timer, or `stranded`.
  */
 import { z } from 'zod';
+import type { ActorsRule } from '../definition/actors-rule';
 import type { WorkflowDefinition } from '../definition/definition';
 import { InstanceStatus } from '../model/enums';
 import type { Instance, PendingRetry } from '../model/instance';
@@ -51,7 +52,11 @@ export interface WaitingTrigger {
   readonly triggerNames: readonly string[];
   readonly exceptTriggerNames?: readonly string[];
   readonly targetStateId: string;
-  /** Who may send it. Absent until identities exist: anyone who may call the API may send it now. */
+  /**
+   * Who may take it, from the transition's `actors` rule: every listed part must hold (`role:`, `group:`,
+   * `user:` name alternatives within a part; `expression:` a rule over the actor). Absent: anyone whose
+   * role lets them send triggers (Signalbox.Sender).
+   */
   readonly who?: readonly string[];
 }
 
@@ -210,7 +215,14 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
       .map((edge): WaitingTrigger => {
         const names = sortedNames(edge.triggerNames);
         const only = edge.triggerNames.kind === 'only';
-        return { transitionId: edge.id, triggerNames: only ? names : ['*'], ...(!only && names.length ? { exceptTriggerNames: names } : {}), targetStateId: edge.targetStateId };
+        const who = whoMayTake(edge.definition.actors);
+        return {
+          transitionId: edge.id,
+          triggerNames: only ? names : ['*'],
+          ...(!only && names.length ? { exceptTriggerNames: names } : {}),
+          targetStateId: edge.targetStateId,
+          ...(who.length ? { who } : {}),
+        };
       });
     if (triggers.length) reasons.push({ class: WaitingClass.waitingForTrigger, triggers, subjects: instance.interests });
     const held = instance.heldTriggers ?? [];
@@ -230,4 +242,15 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
   const primary = reasons[0]!;
   const since = primary.class === WaitingClass.faulted || primary.class === WaitingClass.final ? primary.at : primary.class === WaitingClass.suspended ? primary.since : instance.updatedAt;
   return { instanceId: id, workflowId: instance.workflowId, workflowVersion: instance.workflowVersion, stateId: instance.stateId, status: instance.status, class: primary.class, since, reasons };
+}
+
+/** The parts of an `actors` rule, as a person reads them: each must hold; the names within one are alternatives. */
+function whoMayTake(rule: ActorsRule | undefined): string[] {
+  if (!rule) return [];
+  return [
+    ...(rule.roles ? [`role: ${rule.roles.join(' or ')}`] : []),
+    ...(rule.groups ? [`group: ${rule.groups.join(' or ')}`] : []),
+    ...(rule.users ? [`user: ${rule.users.join(' or ')}`] : []),
+    ...(rule.expression ? [`expression: ${rule.expression}`] : []),
+  ];
 }

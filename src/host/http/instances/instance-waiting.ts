@@ -82,7 +82,7 @@ export const waitingReasonSchema = z
             triggerNames: z.array(z.string()).meta({ description: 'The names it answers; `["*"]` for any name.' }),
             exceptTriggerNames: z.array(z.string()).optional(),
             targetStateId: z.string(),
-            who: z.array(z.string()).optional().meta({ description: 'Who may send it. Absent until identities exist: anyone who may call the API.' }),
+            who: z.array(z.string()).optional().meta({ description: "Who may take it, from the transition's `actors` rule (every part must hold). Absent: anyone with Signalbox.Sender." }),
           }),
         ),
         subjects: z.array(z.string()).meta({ description: 'The subjects that reach it: a trigger reaches it when one of its subjects is among these.' }),
