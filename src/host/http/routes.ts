@@ -3,6 +3,7 @@
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
 import { publicRoute } from './access';
+import { consoleRoutes } from './console-routes';
 import { eventRoutes } from './event-routes';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
@@ -71,7 +72,7 @@ const systemRoutes: readonly RouteDefinition[] = [
   }),
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes];
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes, ...consoleRoutes];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.
