@@ -16,6 +16,9 @@ function engineOnly(...extra) {
   return { regex: `^(?!\\.|(${allowed.join('|')})$)`, message: 'src/engine imports no Azure SDK and no Node I/O (test/engine/boundaries.test.ts): add a port instead.' };
 }
 
+/** Outside the engine: its folders (their index.ts), never the files inside them (test/layering.test.ts). */
+const engineFiles = { regex: '(^|/)src/engine/[a-z-]+/|^(\\.\\./)+engine/[a-z-]+/', message: 'Import the engine folder (its index.ts), not a file inside it (test/layering.test.ts).' };
+
 /** One `no-restricted-imports` per layer (a later block replaces the rule, so each lists all its patterns). */
 function restrict(...patterns) {
   return { 'no-restricted-imports': ['error', { patterns }] };
@@ -51,13 +54,25 @@ export default tseslint.config(
 
   // The layers (test/layering.test.ts), on relative imports.
   { files: ['src/engine/**/*.ts'], rules: restrict(engineLayers, engineOnly()) },
-  { files: ['src/engine/expression-worker-pool.ts'], rules: restrict(engineLayers, engineOnly('node:worker_threads')) },
+  { files: ['src/engine/expressions/expression-worker-pool.ts'], rules: restrict(engineLayers, engineOnly('node:worker_threads')) },
   { files: ['src/engine/events/cloud-event.ts'], rules: restrict(engineLayers, engineOnly('cloudevents')) },
-  { files: ['src/testing/**/*.ts'], rules: restrict(intoLayers('storage', 'leasing', 'outbound', 'host', 'client', 'cli', 'functions')) },
-  { files: ['src/storage/**/*.ts', 'src/leasing/**/*.ts'], rules: restrict(intoLayers('outbound', 'host', 'testing', 'client', 'cli', 'functions')) },
-  { files: ['src/outbound/**/*.ts'], rules: restrict(intoLayers('storage', 'leasing', 'host', 'testing', 'client', 'cli', 'functions')) },
-  { files: ['src/host/**/*.ts'], rules: restrict(intoLayers('testing', 'client', 'cli', 'functions')) },
-  { files: ['functions/**/*.ts'], rules: restrict(intoLayers('testing', 'client', 'cli')) },
+  { files: ['src/testing/**/*.ts'], rules: restrict(intoLayers('storage', 'leasing', 'outbound', 'host', 'client', 'cli', 'functions'), engineFiles) },
+  { files: ['src/storage/**/*.ts', 'src/leasing/**/*.ts'], rules: restrict(intoLayers('outbound', 'host', 'testing', 'client', 'cli', 'functions'), engineFiles) },
+  { files: ['src/outbound/**/*.ts'], rules: restrict(intoLayers('storage', 'leasing', 'host', 'testing', 'client', 'cli', 'functions'), engineFiles) },
+  { files: ['src/host/**/*.ts'], rules: restrict(intoLayers('testing', 'client', 'cli', 'functions'), engineFiles) },
+  { files: ['functions/**/*.ts'], rules: restrict(intoLayers('testing', 'client', 'cli'), engineFiles) },
+  { files: ['src/cli/**/*.ts', 'test/**/*.{ts,tsx}', 'bench/**/*.ts', 'scripts/**/*.ts'], rules: restrict(engineFiles) },
+  // The orchestrators and the activity contracts they load name the pure files they may load (test/functions/determinism.test.ts).
+  {
+    files: [
+      'functions/*-orchestrator.ts',
+      'functions/apply-operation-batch.ts',
+      'src/host/contracts/operation-activities.ts',
+      'src/host/contracts/event-activities.ts',
+      'src/host/contracts/timer-activities.ts',
+    ],
+    rules: restrict(intoLayers('testing', 'client', 'cli')),
+  },
   // The typed client stands alone: the CLI and the web console import it.
   { files: ['src/client/**/*.ts'], rules: restrict(intoLayers('engine', ...everyLayer.filter((layer) => layer !== 'client'))) },
 );

@@ -24,9 +24,9 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import counterWorkflow from '../examples/counter.json';
-import { startAzurite } from '../src/host/azurite';
-import { startLocalHost, type LocalHost } from '../src/host/local-host';
-import { silentLogger } from '../src/host/logger';
+import { startAzurite } from '../src/host/local/azurite';
+import { startLocalHost, type LocalHost } from '../src/host/local/local-host';
+import { silentLogger } from '../src/host/local/logger';
 import type { TableClient } from '@azure/data-tables';
 import type { ContainerClient } from '@azure/storage-blob';
 import { createAzureStorage, type AzureStorage } from '../src/storage/create-azure-storage';

@@ -12,9 +12,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { silentLogger } from '../src/engine/effects';
+import { silentLogger } from '../src/engine/steps';
 import { Engine } from '../src/engine/engine';
-import { startAzurite } from '../src/host/azurite';
+import { startAzurite } from '../src/host/local/azurite';
 import { createOutboundClient } from '../src/outbound/outbound-client';
 import { createAzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';

@@ -10,11 +10,11 @@
  * - a bulk suspend of the same instances, for comparison (BENCH_BULK=0 skips it).
  */
 import { performance } from 'node:perf_hooks';
-import { startAzurite } from '../src/host/azurite';
+import { startAzurite } from '../src/host/local/azurite';
 import { createAzurePorts } from '../src/host/azure-ports';
-import { LocalOperationRunner } from '../src/host/local-operation-runner';
-import { silentLogger } from '../src/host/logger';
-import { createHostCore } from '../src/host/wiring';
+import { LocalOperationRunner } from '../src/host/local/local-operation-runner';
+import { silentLogger } from '../src/host/local/logger';
+import { createHostCore } from '../src/host/host-services';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
 

@@ -6,7 +6,7 @@
  * batch sub-orchestrations, and how many events; asserts nothing. Issue 23 §1: measured before and after
  * per-instance results stopped travelling through history.
  */
-import { TriggerOutcome } from '../src/engine/enums';
+import { TriggerOutcome } from '../src/engine/model';
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../functions/apply-operation-batch';
 import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../functions/operation-orchestrator';
 import { runOrchestration } from '../test/support/durable-replay';

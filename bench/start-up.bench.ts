@@ -10,17 +10,17 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../src/host/azurite';
+import { freePort } from '../src/host/local/azurite';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const root = path.join(__dirname, '..');
-const compiledMain = path.join(root, 'dist', 'src', 'host', 'main.js');
+const compiledMain = path.join(root, 'dist', 'src', 'host', 'local', 'main.js');
 const tsxCli = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** The commands `npm start` and `npm run start:dev` run, without npm's own process in front. */
 const variants: { name: string; args: string[] }[] = [
   { name: 'compiled (npm start)', args: ['--enable-source-maps', compiledMain] },
-  { name: 'tsx (npm run start:dev)', args: [tsxCli, path.join(root, 'src', 'host', 'main.ts')] },
+  { name: 'tsx (npm run start:dev)', args: [tsxCli, path.join(root, 'src', 'host', 'local', 'main.ts')] },
 ];
 
 /**

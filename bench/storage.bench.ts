@@ -15,11 +15,11 @@
 import { performance } from 'node:perf_hooks';
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import type { ContainerClient } from '@azure/storage-blob';
-import { silentLogger } from '../src/engine/effects';
-import { onePage } from '../src/engine/paging';
+import { silentLogger } from '../src/engine/steps';
+import { onePage } from '../src/engine/ports';
 import { Engine } from '../src/engine/engine';
-import type { Trigger } from '../src/engine/trigger';
-import { startAzurite } from '../src/host/azurite';
+import type { Trigger } from '../src/engine/model';
+import { startAzurite } from '../src/host/local/azurite';
 import { leaseBlobName } from '../src/leasing/lease-name';
 import { createAzureStorage, type AzureStorage } from '../src/storage/create-azure-storage';
 import { encodeKey, encodeLookupKey } from '../src/storage/keys';

@@ -13,9 +13,9 @@
  *   BENCH_TIMERS (default 10000)
  */
 import { performance } from 'node:perf_hooks';
-import { startAzurite } from '../src/host/azurite';
-import { startLocalHost } from '../src/host/local-host';
-import { silentLogger } from '../src/host/logger';
+import { startAzurite } from '../src/host/local/azurite';
+import { startLocalHost } from '../src/host/local/local-host';
+import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
 

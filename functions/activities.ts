@@ -1,5 +1,5 @@
 /**
- * @module The activities of an operation's fan-out (the contract in src/host/operation-activities.ts),
+ * @module The activities of an operation's fan-out (the contract in src/host/contracts/operation-activities.ts),
  * registered with durable-functions. Each is a thin call into the OperationActivities shared with the
  * local server, in a span carrying the operation and
  * instance ids. They carry a durable client: an action may raise a trigger, which starts its own
@@ -15,9 +15,9 @@ import {
   type FindCandidatesInput,
   type RecordProgressInput,
   type OperationActivities,
-} from '../src/host/operation-activities';
+} from '../src/host/contracts/operation-activities';
 import { withSpan, type SpanIds } from './telemetry';
-import { activitiesFor, inInvocation } from './wiring';
+import { activitiesFor, inInvocation } from './app-services';
 
 export type ActivityFunctionName = (typeof ActivityName)[keyof typeof ActivityName];
 

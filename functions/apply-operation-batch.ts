@@ -13,9 +13,9 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { accumulateResults, emptyTotals, type InstanceResult } from '../src/engine/operation';
+import { accumulateResults, emptyTotals, type InstanceResult } from '../src/engine/operations/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
-import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/operation-activities';
+import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/contracts/operation-activities';
 
 /**
  * The registered name stays as first deployed: an operation orchestration in flight on a deployed app

@@ -9,7 +9,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, MAX_ROUNDS_PER_EXECUTION, dueAfter, type AttemptResult, type EventDeliveryTarget } from '../src/host/event-activities';
+import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, MAX_ROUNDS_PER_EXECUTION, dueAfter, type AttemptResult, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
 import { activityRetryOptions } from './apply-operation-batch';
 
 export const eventDeliveryOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {

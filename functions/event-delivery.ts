@@ -5,8 +5,8 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { ATTEMPT_EVENT_DELIVERY, type AttemptResult, type EventDeliveryTarget } from '../src/host/event-activities';
-import { hostCore, inInvocation, invocationLogger } from './wiring';
+import { ATTEMPT_EVENT_DELIVERY, type AttemptResult, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
+import { hostCore, inInvocation, invocationLogger } from './app-services';
 
 export async function attemptEventDelivery(input: unknown, context: InvocationContext): Promise<AttemptResult> {
   const target = input as EventDeliveryTarget;

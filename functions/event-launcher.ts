@@ -4,9 +4,9 @@
  */
 import * as df from 'durable-functions';
 import type { DurableClient } from 'durable-functions';
-import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../src/host/event-activities';
-import { hashString } from '../src/engine/trigger-ids';
-import type { EventLauncher } from '../src/host/wiring';
+import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
+import { hashString } from '../src/engine/model';
+import type { EventLauncher } from '../src/host/host-services';
 
 /** The orchestration instance id of one delivery: readable when short, else a hash (always the same for the same delivery). */
 export function deliveryInstanceId(target: EventDeliveryTarget): string {

@@ -12,10 +12,10 @@ import { bodyText, checkBodySize, encodeResponse } from '../src/host/http/transp
 import type { ApiRequest, ApiResponse, RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
 import { accessPolicyFromEnv, appChecksCredentials, checkAccess, type AccessPolicy } from '../src/host/http/access';
-import type { Actor } from '../src/engine/actor';
+import type { Actor } from '../src/engine/model';
 import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
-import { inInvocation, servicesFor } from './wiring';
+import { inInvocation, servicesFor } from './app-services';
 
 /** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
 export async function toApiRequest(request: HttpRequest, actor?: Actor): Promise<ApiRequest> {

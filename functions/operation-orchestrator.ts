@@ -14,7 +14,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { emptyTotals } from '../src/engine/operation';
+import { emptyTotals } from '../src/engine/operations/operation';
 import { FanOut, failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import {
   ActivityName,
@@ -25,7 +25,7 @@ import {
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
-} from '../src/host/operation-activities';
+} from '../src/host/contracts/operation-activities';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, type ApplyOperationBatchInput, type ApplyOperationBatchOutput } from './apply-operation-batch';
 
 /**

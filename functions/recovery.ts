@@ -8,7 +8,7 @@
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import * as df from 'durable-functions';
 import { recoverLeftovers } from '../src/host/start-up-recovery';
-import { inInvocation, invocationLogger, servicesFor } from './wiring';
+import { inInvocation, invocationLogger, servicesFor } from './app-services';
 
 export const RECOVERY_FUNCTION = 'recoverLeftovers';
 

@@ -7,7 +7,7 @@
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import * as df from 'durable-functions';
 import { operationRetentionDays, purgeFinishedInstances, purgeFinishedOperations, retentionDays } from '../src/host/retention';
-import { inInvocation, invocationLogger, servicesFor } from './wiring';
+import { inInvocation, invocationLogger, servicesFor } from './app-services';
 
 /** Every hour on the hour (NCRONTAB with seconds). */
 export const RETENTION_SCHEDULE = '0 0 * * * *';

@@ -12,7 +12,7 @@
  * and cost seconds of cold start (see bench/cold-load.bench.ts and the engine README).
  */
 import type { Attributes } from '@opentelemetry/api';
-import { withSpan as withEngineSpan } from '../src/engine/tracing';
+import { withSpan as withEngineSpan } from '../src/engine/runtime';
 import { readSetting, type Environment } from '../src/host/settings';
 
 export interface Telemetry {

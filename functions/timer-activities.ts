@@ -5,11 +5,11 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { timerTrigger } from '../src/engine/timers';
+import { timerTrigger } from '../src/engine/decide';
 import type { ApiServices } from '../src/host/http/types';
-import { FIRE_TIMER_ACTIVITY, type FireTimerInput, type FireTimerOutput } from '../src/host/timer-activities';
+import { FIRE_TIMER_ACTIVITY, type FireTimerInput, type FireTimerOutput } from '../src/host/contracts/timer-activities';
 import { withSpan } from './telemetry';
-import { inInvocation, servicesFor } from './wiring';
+import { inInvocation, servicesFor } from './app-services';
 
 /** The activity's work, given the services bound to the invocation's durable client. */
 export async function fireTimer(timer: FireTimerInput, services: Pick<ApiServices, 'triggers'>): Promise<FireTimerOutput> {

@@ -15,7 +15,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { FIRE_TIMER_ACTIVITY, nextTimerFireAt, type FireTimerInput, type FireTimerOutput } from '../src/host/timer-activities';
+import { FIRE_TIMER_ACTIVITY, nextTimerFireAt, type FireTimerInput, type FireTimerOutput } from '../src/host/contracts/timer-activities';
 import { activityRetryOptions } from './apply-operation-batch';
 
 export const TIMER_ORCHESTRATOR = 'timerOrchestrator';

@@ -1,5 +1,5 @@
 // `npm start` runs this first (prestart), so the single command `npm ci && npm start` runs compiled
-// JavaScript (`node dist/src/host/main.js`: about half the memory of running the TypeScript under tsx,
+// JavaScript (`node dist/src/host/local/main.js`: about half the memory of running the TypeScript under tsx,
 // and a faster start; figures in the README, "Quick start"): it compiles with `tsc -p tsconfig.build.json` when
 // dist/ is missing or older than any source file (src/, functions/, the tsconfigs, package.json), and
 // otherwise does nothing (a few milliseconds of stat calls). `npm run build` compiles unconditionally.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const output = join(root, 'dist', 'src', 'host', 'main.js');
+const output = join(root, 'dist', 'src', 'host', 'local', 'main.js');
 
 /** The newest modification time under `path` (a file or a directory, recursively). */
 function newest(path) {

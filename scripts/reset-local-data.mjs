@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const location = path.resolve(process.env.SIGNALBOX_AZURITE_LOCATION?.trim() || '.azurite');
-const lockFile = path.join(location, 'signalbox-azurite.json'); // AZURITE_LOCK_FILE in src/host/azurite.ts
+const lockFile = path.join(location, 'signalbox-azurite.json'); // AZURITE_LOCK_FILE in src/host/local/azurite.ts
 
 function isAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;

@@ -33,7 +33,7 @@ function isListening(port) {
 /** The compiled Azurite launcher (npm run build made it; it resolves Azurite from the package). */
 function loadAzuriteLauncher() {
   const require = createRequire(import.meta.url);
-  return require(path.join(root, 'dist', 'src', 'host', 'azurite.js'));
+  return require(path.join(root, 'dist', 'src', 'host', 'local', 'azurite.js'));
 }
 
 if (!funcIsInstalled()) {

@@ -1,7 +1,7 @@
 /** Writes schemas/workflow-definition.schema.json from the zod schema (`npx tsx scripts/write-schema.ts`). */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workflowDefinitionJsonSchema } from '../src/engine/definition-json-schema';
+import { workflowDefinitionJsonSchema } from '../src/engine/analysis';
 
 export const schemaPath = join(__dirname, '..', 'schemas', 'workflow-definition.schema.json');
 

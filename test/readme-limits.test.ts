@@ -11,26 +11,26 @@ import {
   MAX_EXPRESSION_DEPTH,
   MAX_EXPRESSION_SEQUENCE,
   MAX_EXPRESSION_STRING_LENGTH,
-} from '../src/engine/expression-limits';
+} from '../src/engine/expressions';
 import { EXPRESSION_CACHE_BUDGET_IN_BYTES } from '../src/engine/expressions';
-import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../src/engine/interests';
-import { MAX_LOG_MESSAGE_LENGTH } from '../src/engine/log-text';
-import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_LENGTH } from '../src/engine/operation';
-import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/outbox';
-import { MAX_OFFER_TRACE_ENTRIES, MAX_RECENT_OFFERS } from '../src/engine/offers';
-import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/merge-patch';
-import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/events/subscriptions';
-import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/trigger';
-import { MAX_CAUSAL_BUDGET, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/causal-budget';
-import { MAX_TIMER_DELAY_IN_DAYS } from '../src/engine/timer-definition';
+import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../src/engine/decide';
+import { MAX_LOG_MESSAGE_LENGTH } from '../src/engine/model';
+import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_LENGTH } from '../src/engine/operations';
+import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/model';
+import { MAX_OFFER_TRACE_ENTRIES, MAX_RECENT_OFFERS } from '../src/engine/decide';
+import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/model';
+import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/definition';
+import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/model';
+import { MAX_CAUSAL_BUDGET, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/decide';
+import { MAX_TIMER_DELAY_IN_DAYS } from '../src/engine/timers';
 import { MAX_RESPONSE_BODY_BYTES } from '../src/cli/api';
 import { MAX_JSON_DEPTH } from '../src/host/http/request-body';
 import { MAX_BODY_SIZE_IN_BYTES } from '../src/host/http/types';
 import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
-import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH } from '../src/host/logger';
-import { MAX_OPERATION_RESUMES } from '../src/host/operation-resumption';
-import { APPLIED_TRIGGER_MEMORY } from '../src/engine/instance';
-import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/operation-activities';
+import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH } from '../src/host/local/logger';
+import { MAX_OPERATION_RESUMES } from '../src/host/local/operation-resumption';
+import { APPLIED_TRIGGER_MEMORY } from '../src/engine/model';
+import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/contracts/operation-activities';
 import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';

@@ -66,6 +66,18 @@ param nodeVersion string = '22'
 @description('Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty turns CORS off.')
 param corsAllowedOrigins string = ''
 
+@description('Token issuers the API accepts, e.g. https://login.microsoftonline.com/<tenant-id>/v2.0 (README: Identity and access); empty: keys only.')
+param authIssuers string = ''
+
+@description('Accepted token audiences: the API app registration\'s application id URI and/or client id.')
+param authAudience string = ''
+
+@description('The token claim holding app roles; empty: `roles`.')
+param authRolesClaim string = ''
+
+@description('App roles a function key acts with; empty: Signalbox.Admin.')
+param apiKeyRoles string = ''
+
 @description('Object id of the user or group to grant data access to the storage account (azd passes the signed-in user as AZURE_PRINCIPAL_ID); used only when grantDeployerDataAccess is true.')
 param deployerPrincipalId string = ''
 
@@ -188,6 +200,10 @@ module functionApp 'modules/functionapp.bicep' = {
     instanceMemoryMB: instanceMemoryMB
     httpPerInstanceConcurrency: httpPerInstanceConcurrency
     corsAllowedOrigins: corsAllowedOrigins
+    authIssuers: authIssuers
+    authAudience: authAudience
+    authRolesClaim: authRolesClaim
+    apiKeyRoles: apiKeyRoles
   }
   // The app reads its deployment package and starts the host with the identity: grant the roles first.
   dependsOn: [

@@ -33,7 +33,7 @@ import {
   type SignalboxClient,
   type Workflow,
 } from '../client';
-import type { JsonObject } from '../engine/json';
+import type { JsonObject } from '../engine/model';
 import { ApiError, NetworkError } from './errors';
 
 export interface ApiClientOptions {

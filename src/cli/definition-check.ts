@@ -22,8 +22,8 @@ export interface FileCheck extends DefinitionCheck {
  * loaded on first use, not when the CLI starts. (A `require`, since `import()` of TypeScript source does
  * not go through the require hook.)
  */
-export function engineAnalysis(): typeof import('../engine/analysis') & typeof import('../engine/definition-validation') {
-  return { ...(require('../engine/analysis') as typeof import('../engine/analysis')), ...(require('../engine/definition-validation') as typeof import('../engine/definition-validation')) };
+export function engineAnalysis(): typeof import('../engine/analysis') {
+  return require('../engine/analysis') as typeof import('../engine/analysis');
 }
 
 /** Schema errors, or, for a valid definition, the analysis' warnings (the same as the server's). */

@@ -1,6 +1,6 @@
 /** @module Values from the command line: JSON or `@file` arguments, `k=v` parameters, definition files. */
 import { readFileSync } from 'node:fs';
-import type { JsonObject, JsonValue } from '../engine/json';
+import type { JsonObject, JsonValue } from '../engine/model';
 import { UsageError } from './errors';
 import { describeJsonSyntaxError } from './json-syntax';
 

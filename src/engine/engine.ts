@@ -5,27 +5,26 @@
  * `engine.withDelivery(handlers)`, a view sharing everything but the delivery. Without one, raised
  * triggers are published in-process (tests, the library, single-process hosting).
  */
-import type { Actor } from './actor';
-import type { WorkflowDefinition, WorkflowDefinitionInput, WorkflowVersion } from './definition';
-import type { DryRunResult } from './dry-run';
-import type { RecoveryRepair } from './decide-recover';
-import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide-create';
-import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './engine-options';
-import { TriggerOutcome } from './enums';
-import { ConflictError, NotFoundError, isRetryable } from './errors';
-import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './events/event-delivery';
-import { EventDispatcher } from './events/event-dispatcher';
-import type { LifecycleEventRecord } from './events/lifecycle-events';
-import type { EventOutboxRow, StartInstancePayload } from './outbox';
+import type { WorkflowDefinition, WorkflowDefinitionInput, WorkflowVersion } from './definition/definition';
+import type { DryRunResult } from './decide/dry-run';
+import type { RecoveryRepair } from './decide/decide-recover';
+import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide/decide-create';
+import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './runtime/engine-options';
+import { TriggerOutcome } from './model/enums';
+import { ConflictError, NotFoundError, isRetryable } from './model/errors';
+import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './runtime/event-delivery';
+import { EventDispatcher } from './runtime/event-dispatcher';
+import type { LifecycleEventRecord } from './decide/lifecycle-events';
+import type { EventOutboxRow, StartInstancePayload } from './model/outbox';
 import { MigrationsAndBulkActions } from './migrations-and-bulk-actions';
-import type { HistoryEntry, StoredInstance } from './instance';
-import { InstanceRuntime, type ApplyTriggerOptions, type Decided } from './instance-runtime';
-import { accumulateResults, emptyTotals, type InstanceResult } from './operation';
+import type { HistoryEntry, StoredInstance } from './model/instance';
+import { InstanceRuntime, type ApplyTriggerOptions, type AppliedDecision } from './runtime/instance-runtime';
+import { accumulateResults, emptyTotals, type InstanceResult } from './operations/operation';
 import { FanOut, failureReason } from './operations/fan-out';
-import { OutboxRelay, type OutboxHandlers } from './outbox-relay';
-import { InProcessTimers } from './in-process-timers';
-import { onePage } from './paging';
-import { timerTrigger, type DueTimer } from './timers';
+import { OutboxRelay, type OutboxHandlers } from './runtime/outbox-relay';
+import { InProcessTimers } from './runtime/in-process-timers';
+import { onePage } from './ports/paging';
+import { timerTrigger, type DueTimer } from './decide/timers';
 import type {
   DueTimerIndex,
   HistoryStore,
@@ -40,12 +39,13 @@ import type {
   WorkflowStore,
   WorkflowSummary,
   EventStore,
-} from './ports';
-import type { Trigger } from './trigger';
-import type { TriggerOffer } from './offers';
-import { withSpan } from './tracing';
-import { parseWith } from './validation';
-import { WorkflowService } from './workflow-service';
+} from './ports/ports';
+import type { Trigger } from './model/trigger';
+import type { TriggerOffer } from './decide/offers';
+import { withSpan } from './runtime/tracing';
+import { parseWith } from './model/validation';
+import { WorkflowService } from './runtime/workflow-service';
+import type { Actor } from './model/actor';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
 
@@ -537,7 +537,7 @@ export class Engine {
 
   // ---- internals ----------------------------------------------------------------------------------
 
-  private async changed(instanceId: string, decided: Decided, options: OperationOptions): Promise<StoredInstance> {
+  private async changed(instanceId: string, decided: AppliedDecision, options: OperationOptions): Promise<StoredInstance> {
     if (!decided.instance) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
     await this.relayAfter(decided, options);
     return decided.instance;
@@ -549,7 +549,7 @@ export class Engine {
    * the load; any other is logged, not thrown, since the change itself is saved: the rows wait for the
    * next load of the instance or the start-up sweep.
    */
-  private async relayAfter(decided: Decided, options: OperationOptions): Promise<void> {
+  private async relayAfter(decided: AppliedDecision, options: OperationOptions): Promise<void> {
     if (decided.outbox.length === 0 || !decided.instance) return;
     try {
       if (await this.relay.relay(decided.instance.id, decided.outbox, options)) this.runtime.relayedAll(decided);

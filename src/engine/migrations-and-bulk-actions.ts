@@ -4,14 +4,14 @@
  * the migration's dry-run report, and the step applied to one instance under its lease, through the
  * run loop (instance-runtime.ts) like every other change.
  */
-import type { WorkflowDefinition } from './definition';
-import { migrationVerdict } from './decide-migrate';
-import type { ChangeOptions, Decided, Guard, InstanceRuntime } from './instance-runtime';
+import type { WorkflowDefinition } from './definition/definition';
+import { migrationVerdict } from './decide/decide-migrate';
+import type { ChangeOptions, AppliedDecision, InstancePrecondition, InstanceRuntime } from './runtime/instance-runtime';
 import type { Engine, EnginePorts } from './engine';
-import { ActionOutcome, TriggerOutcome } from './enums';
-import { ConflictError, NotFoundError, ValidationError } from './errors';
-import type { StoredInstance } from './instance';
-import type { InstanceResult } from './operation';
+import { ActionOutcome, TriggerOutcome } from './model/enums';
+import { ConflictError, NotFoundError, ValidationError } from './model/errors';
+import type { StoredInstance } from './model/instance';
+import type { InstanceResult } from './operations/operation';
 import {
   BulkAction,
   bulkDoneOutcome,
@@ -22,10 +22,10 @@ import {
   type BulkRequest,
   type InstanceSelection,
   type MigrationRequest,
-} from './operation-work';
-import { onePage, pagedList } from './paging';
-import type { OperationOptions, Page, PageOptions } from './ports';
-import { parseWith } from './validation';
+} from './decide/operation-work';
+import { onePage, pagedList } from './ports/paging';
+import type { OperationOptions, Page, PageOptions } from './ports/ports';
+import { parseWith } from './model/validation';
 
 /** Instance ids listed per state in a dry-run report. */
 export const MIGRATION_SAMPLE_SIZE = 5;
@@ -58,7 +58,7 @@ export class MigrationsAndBulkActions {
     private readonly engine: Engine,
     private readonly ports: EnginePorts,
     private readonly runtime: InstanceRuntime,
-    private readonly relayAfter: (decided: Decided, options: OperationOptions) => Promise<void>,
+    private readonly relayAfter: (decided: AppliedDecision, options: OperationOptions) => Promise<void>,
   ) {}
 
   /**
@@ -177,9 +177,9 @@ export class MigrationsAndBulkActions {
    * when it no longer matches). A status that does not allow the action is `conflict`, with why.
    */
   async applyBulk(instanceId: string, request: BulkRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
-    const guard: Guard = (stored: StoredInstance) =>
+    const guard: InstancePrecondition = (stored: StoredInstance) =>
       matchesSelection(stored, request.filter) ? undefined : { instanceId, outcome: ActionOutcome.skipped, fromStateId: stored.stateId, error: 'no longer matches the filter' };
-    let decided: Decided;
+    let decided: AppliedDecision;
     try {
       decided = await this.decideBulk(instanceId, request, request.actor ? { ...options, actor: request.actor } : options, guard);
     } catch (error) {
@@ -205,7 +205,7 @@ export class MigrationsAndBulkActions {
     return last.items[0]?.operationId === options.operationId;
   }
 
-  private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: Guard): Promise<Decided> {
+  private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: InstancePrecondition): Promise<AppliedDecision> {
     switch (request.action) {
       case BulkAction.cancel:
         return this.runtime.cancel(instanceId, options, guard);

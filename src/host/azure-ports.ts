@@ -8,7 +8,7 @@ import type { RequestCounter } from '../storage/request-counter';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
 import { readSetting, type Environment } from './settings';
 import { resolveStorageConnection } from './storage-connection';
-import type { SignalboxPorts } from './wiring';
+import type { SignalboxPorts } from './host-services';
 
 export interface AzurePortsOptions {
   /** @default process.env */

@@ -4,10 +4,10 @@
  * has written or read one, polls for it are answered from memory instead of storage. Unfinished
  * records are always read from storage: another worker may be running them. Bounded (oldest out).
  */
-import { OperationStatus } from '../engine/enums';
-import type { ListedOperation, Operation, StoredOperation } from '../engine/operation';
+import { OperationStatus } from '../engine/model';
+import type { ListedOperation, Operation, StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, PageOptions } from '../engine/ports';
-import type { PagedAsyncIterable } from '../engine/paging';
+import type { PagedAsyncIterable } from '../engine/ports';
 
 /** Finished records kept per process. An operation record is at most about 150 KB (1,000 results). */
 export const FINISHED_OPERATIONS_CACHED = 1000;

@@ -6,10 +6,11 @@
  * caller to retry.
  */
 import type { Engine } from '../engine/engine';
-import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/enums';
-import { NotFoundError, isRetryable } from '../engine/errors';
-import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operation';
-import { BulkAction, outcomesOf, selectionOf } from '../engine/operation-work';
+import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
+import { NotFoundError, isRetryable } from '../engine/model';
+import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operations';
+import { BulkAction } from '../engine/decide';
+import { outcomesOf, selectionOf } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
 import {
   CANDIDATE_PAGE_SIZE,
@@ -22,7 +23,7 @@ import {
   type FindCandidatesOutput,
   type RecordProgressInput,
   type OperationActivities,
-} from './operation-activities';
+} from './contracts/operation-activities';
 
 export interface Logger {
   info(message: string, properties?: Record<string, unknown>): void;
@@ -149,7 +150,7 @@ export class OperationActivityService implements OperationActivities {
           return await engine.migrationsAndBulkActions.applyBulk(instanceId, operation.bulk, { operationId });
         default:
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
-          // the operation's totals report that (operationResult in src/engine/operation.ts).
+          // the operation's totals report that (operationResult in src/engine/operations/operation.ts).
           // Applied no earlier than its operation was recorded: the instance looks up older records only then.
           return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt });
       }

@@ -6,7 +6,7 @@
  * Only an operation run elsewhere (another local server on the same storage) is polled in storage,
  * every OTHER_PROCESS_POLL_IN_MS, because nothing here can tell when it finishes.
  */
-import type { StoredOperation } from '../engine/operation';
+import type { StoredOperation } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
 import { delay } from '../leasing/backoff';
 import { isFinished } from './finished-operation-cache';

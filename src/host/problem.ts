@@ -5,7 +5,7 @@
  * answers, and conflicts translated from a storage failure (they carry it as `cause`), get a generic
  * detail, and the server log gets the message.
  */
-import { SignalboxError, ValidationError, type SignalboxErrorCode, type ValidationIssue } from '../engine/errors';
+import { SignalboxError, ValidationError, type SignalboxErrorCode, type ValidationIssue } from '../engine/model';
 import type { ApiResponse } from './http/types';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

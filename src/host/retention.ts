@@ -10,9 +10,9 @@
  * deleted, so a trigger's parameters do not outlive the instances it changed. Unfinished operations are
  * never deleted (they are resumed). Once its record is gone, a trigger id can be used again (a new trigger).
  */
-import { InstanceStatus, OperationStatus } from '../engine/enums';
-import { ValidationError } from '../engine/errors';
-import type { StoredOperation } from '../engine/operation';
+import { InstanceStatus, OperationStatus } from '../engine/model';
+import { ValidationError } from '../engine/model';
+import type { StoredOperation } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
 import type { ApiServices } from './http/types';
 import { readSetting, type Environment } from './settings';

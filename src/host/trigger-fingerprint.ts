@@ -5,11 +5,11 @@
  * first operation.
  */
 import { createHash } from 'node:crypto';
-import { ConflictError } from '../engine/errors';
-import type { JsonValue } from '../engine/json';
-import type { Operation } from '../engine/operation';
-import type { Trigger } from '../engine/trigger';
-import { formatPath } from '../engine/validation';
+import { ConflictError } from '../engine/model';
+import type { JsonValue } from '../engine/model';
+import type { Operation } from '../engine/operations';
+import type { Trigger } from '../engine/model';
+import { formatPath } from '../engine/model';
 
 /** The part of a trigger a client chose (the id is the key itself). */
 function bodyOf(trigger: Trigger): JsonValue {

@@ -4,13 +4,14 @@
  * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, by the outbox relay for
  * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
  */
-import { OperationStatus } from '../engine/enums';
-import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operation';
-import { outcomesOf, type BulkRequest, type MigrationRequest } from '../engine/operation-work';
+import { OperationStatus } from '../engine/model';
+import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operations';
+import type { BulkRequest, MigrationRequest } from '../engine/decide';
+import { outcomesOf } from '../engine/operations';
 import type { OperationOptions, OperationStore } from '../engine/ports';
-import type { DueTimer } from '../engine/timers';
-import type { Trigger } from '../engine/trigger';
-import type { FindCandidatesOutput } from './operation-activities';
+import type { DueTimer } from '../engine/decide';
+import type { Trigger } from '../engine/model';
+import type { FindCandidatesOutput } from './contracts/operation-activities';
 import { assertSameTrigger, triggerFingerprint } from './trigger-fingerprint';
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */

@@ -22,8 +22,8 @@
  *   its own (see the option); `settle()` waits for the releases still running.
  */
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
-import { assertLeaseDuration } from '../engine/lease-duration';
-import { LeaseLostError, LeaseUnavailableError } from '../engine/errors';
+import { assertLeaseDuration } from '../engine/ports';
+import { LeaseLostError, LeaseUnavailableError } from '../engine/model';
 import type { LeaseHandle, LeaseOptions, LeaseProvider } from '../engine/ports';
 import { isRestError, serviceErrorCode, statusOf, toSignalboxError } from '../storage/errors';
 import { backoffDelayInMs, delay, type BackoffOptions } from './backoff';

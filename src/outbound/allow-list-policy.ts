@@ -4,8 +4,8 @@
  * where the connection is made (`guarded-lookup.ts`), so DNS rebinding cannot slip past.
  */
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
-import { OutboundRefusedError } from '../engine/outbound-port';
-import { redactSecrets } from '../engine/redaction';
+import { OutboundRefusedError } from '../engine/steps';
+import { redactSecrets } from '../engine/model';
 import { isHostAllowed } from './allowed-hosts';
 
 export const allowListPolicyName = 'signalboxAllowList';

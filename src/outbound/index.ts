@@ -9,4 +9,4 @@ export { retryAfterInMs, retryAfterStrategy } from './retry-after-strategy';
 export { outboundRetryPolicy, type OutboundRetry, type OutboundRetryOptions } from './retry-policy';
 export { ExternalServiceTimeoutError, timeoutPolicy, timeoutPolicyName } from './timeout-policy';
 export { isTransientStatus, transientFailureStrategy } from './transient-failure-strategy';
-export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
+export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/steps';

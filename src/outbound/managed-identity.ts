@@ -5,7 +5,7 @@
  */
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/core-auth';
 import { bearerTokenAuthenticationPolicy, type PipelinePolicy } from '@azure/core-rest-pipeline';
-import { ExternalServiceError } from '../engine/outbound-port';
+import { ExternalServiceError } from '../engine/steps';
 
 /** A scope from a resource: `api://x` → `api://x/.default` (a scope given already is kept). */
 export function scopeOf(resource: string): string {

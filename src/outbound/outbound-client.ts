@@ -14,9 +14,9 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError, OutboundRefusedError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/outbound-port';
-import { foreignErrorCode } from '../engine/errors';
-import { redactSecrets } from '../engine/redaction';
+import { ExternalServiceError, OutboundRefusedError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/steps';
+import { foreignErrorCode } from '../engine/model';
+import { redactSecrets } from '../engine/model';
 import { allowListPolicy, allowListRefusal } from './allow-list-policy';
 import { createConnectionAgents } from './connection-agents';
 import { ADDRESS_REFUSED, type ResolveAll } from './guarded-lookup';

@@ -4,8 +4,8 @@
  * most the limit in memory (and the rest is never read). A body over the limit is a fault, not retried.
  */
 import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError } from '../engine/outbound-port';
-import { redactSecrets } from '../engine/redaction';
+import { ExternalServiceError } from '../engine/steps';
+import { redactSecrets } from '../engine/model';
 
 export const responseSizePolicyName = 'signalboxResponseSize';
 

@@ -5,8 +5,8 @@
  * gets no retry, and the call fails at once saying so, instead of holding the instance's lease that long.
  */
 import type { PipelineResponse, RetryStrategy } from '@azure/core-rest-pipeline';
-import { ExternalServiceError } from '../engine/outbound-port';
-import { redactSecrets } from '../engine/redaction';
+import { ExternalServiceError } from '../engine/steps';
+import { redactSecrets } from '../engine/model';
 
 const THROTTLED = new Set([429, 503]);
 

@@ -7,7 +7,7 @@
 import { retryPolicy, type PipelinePolicy, type RetryStrategy } from '@azure/core-rest-pipeline';
 import { retryAfterStrategy } from './retry-after-strategy';
 import { transientFailureStrategy } from './transient-failure-strategy';
-import { redactSecrets } from '../engine/redaction';
+import { redactSecrets } from '../engine/model';
 
 /** One wait before another attempt, for logs and tests. */
 export interface OutboundRetry {

@@ -4,8 +4,8 @@
  * attempt is not retried: a slow service rarely gets faster under load.
  */
 import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError } from '../engine/outbound-port';
-import { redactSecrets } from '../engine/redaction';
+import { ExternalServiceError } from '../engine/steps';
+import { redactSecrets } from '../engine/model';
 
 export const timeoutPolicyName = 'signalboxTimeout';
 

@@ -3,7 +3,7 @@
  * own token (its two `x-ms-continuation-*` headers folded into base64 JSON) is wrapped inside ours, so
  * a caller never sees, and cannot depend on, the storage layout.
  */
-import { ValidationError } from '../engine/errors';
+import { ValidationError } from '../engine/model';
 
 export function encodeToken(value: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');

@@ -7,7 +7,7 @@
  * `body`, `body1`, `body2`, ... with `bodyParts` saying how many (always written with Replace, so no
  * stale parts survive).
  */
-import { StorageError, TooLargeError } from '../engine/errors';
+import { StorageError, TooLargeError } from '../engine/model';
 
 /** Characters per property: under the 32,768 limit, leaving room for a surrogate pair at the cut. */
 export const MAX_PROPERTY_CHARS = 32_000;

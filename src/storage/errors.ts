@@ -4,7 +4,7 @@
  * table errors (the service's code is only in `details.errorCode` or the body), so codes are used only
  * to refine a status (a missing table is not a missing entity).
  */
-import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError } from '../engine/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError } from '../engine/model';
 
 /** The parts of a RestError we read (duck-typed: several copies of core-rest-pipeline may be loaded). */
 export interface RestErrorLike extends Error {

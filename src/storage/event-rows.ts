@@ -6,10 +6,10 @@
  * Merge of two columns that never overwrites another subscription's.
  */
 import { odata } from '@azure/data-tables';
-import type { EventDelivery, LifecycleEventRecord } from '../engine/events/lifecycle-events';
-import { EVENT_RANK } from '../engine/events/lifecycle-event-type';
-import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../engine/events/subscriptions';
-import { parseEventId } from '../engine/events/lifecycle-events';
+import type { EventDelivery, LifecycleEventRecord } from '../engine/decide';
+import { EVENT_RANK } from '../engine/definition';
+import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../engine/definition';
+import { parseEventId } from '../engine/decide';
 import { parseBody, toBody, type EntityProperties } from './entity-body';
 import { padNumber } from './keys';
 

@@ -14,7 +14,7 @@
  * the processor filters out under the lease (the index stays a superset of the truth).
  */
 import { createHash } from 'node:crypto';
-import { StorageError, ValidationError } from '../engine/errors';
+import { StorageError, ValidationError } from '../engine/model';
 
 /** The longest PartitionKey or RowKey Azurite (and Azure, in UTF-16) accepts. */
 export const MAX_TABLE_KEY_LENGTH = 512;

@@ -1,6 +1,6 @@
 /**
  * @module Armed timers by due time on Azure Table Storage, for the local server's scheduler
- * (src/host/local-timer-scheduler.ts). One partition, `due`, RowKey = the due time in milliseconds
+ * (src/host/local/local-timer-scheduler.ts). One partition, `due`, RowKey = the due time in milliseconds
  * (zero-padded, so rows sort by due time) + the encoded timer id: "what is due by now" is one range query
  * read in due order (the scheduler reads a little past now, so the first row not yet due is where it
  * sleeps until), and adding or removing a batch of rows is one
@@ -9,11 +9,11 @@
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
-import type { DueTimer } from '../engine/timers';
+import type { DueTimer } from '../engine/decide';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 const PARTITION = 'due';
 /** Enough digits for any due time up to the year 275760 (the largest JavaScript date). */

@@ -10,18 +10,18 @@
  * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
-import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/instance';
-import type { OutboxRow, StoredOutboxRow } from '../engine/outbox';
-import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/events/lifecycle-events';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/model';
+import type { OutboxRow, StoredOutboxRow } from '../engine/model';
+import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { ConflictError, PreconditionFailedError, StorageError, ValidationError } from '../engine/errors';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { ConflictError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, toSignalboxError } from './errors';
 import { decodeKey, encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { withOffer, type TriggerOffer } from '../engine/offers';
+import { withOffer, type TriggerOffer } from '../engine/decide';
 
 export const INSTANCE_ROW_KEY = 'instance';
 export const HISTORY_ROW_PREFIX = 'h-';

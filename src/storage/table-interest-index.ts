@@ -11,7 +11,7 @@ import type { InterestIndex, OperationOptions, Page, PageOptions } from '../engi
 import { decodeToken, encodeToken, isSdkTableToken, pageSize } from './continuation-token';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
 import { decodeKey, encodeKey, encodeLookupKey } from './keys';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 export interface TableInterestIndexOptions {
   /** Parallel row writes per add/remove call. @default 16 */

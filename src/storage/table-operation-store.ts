@@ -24,15 +24,15 @@
  * record and its index row leaves the operation unlisted until its next write of status (a resumed run
  * writes one). */
 import { odata, type TableClient } from '@azure/data-tables';
-import type { OperationStatus } from '../engine/enums';
-import { StorageError } from '../engine/errors';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operation';
+import type { OperationStatus } from '../engine/model';
+import { StorageError } from '../engine/model';
+import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 export const OPERATION_ROW_KEY = 'operation';
 

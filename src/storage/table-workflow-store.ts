@@ -8,13 +8,13 @@
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import type { WorkflowDefinition, WorkflowVersion } from '../engine/definition';
-import { NotFoundError, PreconditionFailedError, StorageError } from '../engine/errors';
+import { NotFoundError, PreconditionFailedError, StorageError } from '../engine/model';
 import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary, WorkflowWriteOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
-import { pagedList, type PagedAsyncIterable } from '../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
 export const LATEST_ROW_KEY = 'latest';
 /** How often an unconditional (`ifMatch: '*'`) update retries when a concurrent update wins. */

@@ -5,7 +5,7 @@
  * in due order, each applied completely (saved, relayed) before the next, at its own due time; timers
  * armed by those firings fire too if they fall due before the target.
  */
-import type { Clock } from '../engine/engine-options';
+import type { Clock } from '../engine/runtime';
 
 interface PendingTimer {
   readonly at: number;

@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { testConnectionString, uniquePrefix } from '../support/storage';

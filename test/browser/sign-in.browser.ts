@@ -6,8 +6,8 @@
  * one, and finds themselves in the instance's history; no token is ever in localStorage.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { startOpenIdProvider, type OpenIdProvider } from '../support/openid-provider';

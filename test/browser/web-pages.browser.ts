@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { testConnectionString, uniquePrefix } from '../support/storage';

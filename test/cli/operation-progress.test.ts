@@ -1,7 +1,7 @@
 /** What the progress bar counts: the operation's `progress` when the server sends it, else its summary. */
 import type { ApiOperation } from '../../src/cli/api';
 import { operationProgress } from '../../src/client';
-import { emptySummary } from '../../src/engine/operation';
+import { emptySummary } from '../../src/engine/operations';
 
 function operation(fields: Partial<ApiOperation>): ApiOperation {
   return { id: 'op', kind: 'trigger', triggerId: 'op', status: 'running', createdAt: '', updatedAt: '', candidates: 0, summary: emptySummary(), instances: [], ...fields };

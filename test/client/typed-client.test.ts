@@ -13,8 +13,8 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import ts from 'typescript';
 import { runClientWalkthrough } from '../../examples/client-walkthrough';
 import { createSignalboxClient, waitForOperation } from '../../src/client';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 

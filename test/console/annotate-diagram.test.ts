@@ -67,7 +67,7 @@ describe('with the server diagram of names that hold markup, emoji and control c
   it('finds every state by its label as the server escapes it', () => {
     // Required here rather than imported: the console tests otherwise load nothing of the engine.
     const { buildDefinitionGraph, mermaidStateDiagram } = require('../../src/engine/analysis') as typeof import('../../src/engine/analysis');
-    const { validateDefinition } = require('../../src/engine/definition-validation') as typeof import('../../src/engine/definition-validation');
+    const { validateDefinition } = require('../../src/engine/analysis') as typeof import('../../src/engine/analysis');
     const hostileStates = {
       a: { displayName: 'Start <form><input name="x"></form> 🚀 & "quoted"', transitions: [{ id: 'go', targetStateId: 'b', conditions: [{ type: 'triggerName', name: 'Go' }] }] },
       b: { displayName: 'Done\u001b]52;c;eA==\u0007\ttoo' },

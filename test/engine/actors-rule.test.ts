@@ -3,7 +3,7 @@
  * `actor`), a refusal is `noTransition` (never a fault) and changes nothing, a trigger without an actor is
  * not checked, a `system` actor has no roles; static analysis warns when a rule leaves nobody.
  */
-import type { Actor } from '../../src/engine/actor';
+import type { Actor } from '../../src/engine/model';
 import { analyzeDefinition } from '../../src/engine/analysis';
 import { testEngine } from './support';
 

@@ -1,7 +1,7 @@
 /**
  * The engine's determinism boundary, in the spirit of Temporal's `disallowedModules`: src/engine imports
  * no Azure SDK and no Node I/O modules, so it runs anywhere and its tests need no Azure. Outbound HTTP is
- * a port (src/engine/outbound-port.ts) implemented in src/outbound on the Azure SDK's pipeline.
+ * a port (src/engine/ports/outbound-port.ts) implemented in src/outbound on the Azure SDK's pipeline.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,7 +23,7 @@ const allowedPackages = new Set(['zod', 'jsonata', '@opentelemetry/api', 'luxon'
 // Worker threads isolate expressions that cannot be bounded in-process (a heap limit, termination at the
 // deadline); they are computation, not I/O, and only the expression worker pool uses them.
 const allowedNodeModules = new Map([
-  ['node:worker_threads', 'expression-worker-pool.ts'],
+  ['node:worker_threads', 'expressions/expression-worker-pool.ts'],
   ['cloudevents', 'events/cloud-event.ts'],
 ]);
 

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { EXPRESSION_CACHE_BUDGET_IN_BYTES, ExpressionLimitError, closeExpressionWorkers, evaluateExpression, expressionCacheStats, validateDefinition, type ExpressionScope } from '../../src/engine';
-import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../../src/engine/interests';
+import { MAX_INTERESTS_PER_INSTANCE, MAX_INTERESTS_PER_STATE } from '../../src/engine/decide';
 import { testEngine } from './support';
 
 const scope: ExpressionScope = {
@@ -166,7 +166,7 @@ describe('the expression worker pool and the process', () => {
   it('does not keep a process alive once its work is done (a process that evaluated an isolated expression exits by itself)', async () => {
     // A child process, because this test process keeps its own workers until afterAll closes them. The
     // child ends only when nothing keeps its event loop alive: an idle worker that did would hold it open.
-    const module = path.join(__dirname, '..', '..', 'src', 'engine', 'expressions.ts');
+    const module = path.join(__dirname, '..', '..', 'src', 'engine', 'expressions', 'expressions.ts');
     const script = `require(${JSON.stringify(module)}).evaluateExpression('$join(["a", "b"], "-")', {}).then((value) => console.log(JSON.stringify(value)));`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--eval', script], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

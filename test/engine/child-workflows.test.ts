@@ -1,5 +1,5 @@
 /** Child workflows on in-memory ports: startInstance from the outbox, deterministic ids, Child* triggers to the parent. */
-import { derivedChildId } from '../../src/engine/actions/start-instance';
+import { derivedChildId } from '../../src/engine/steps';
 import { decideTrigger, validateDefinition } from '../../src/engine';
 import { collectAll } from '../../src/testing';
 import { instanceIn, testEffects, testEngine, trigger } from './support';

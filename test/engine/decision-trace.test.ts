@@ -1,7 +1,7 @@
 /** Decision traces (issue 16): every per-instance result says which conditions were evaluated and how. */
 import { z } from 'zod';
 import { createRegistry, defineCondition, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
-import { MAX_TRACED_RESULTS, accumulateResults, emptyTotals, mergeTotals } from '../../src/engine/operation';
+import { MAX_TRACED_RESULTS, accumulateResults, emptyTotals, mergeTotals } from '../../src/engine/operations';
 import { localHttp } from '../outbound/support';
 import { instanceIn, processTrigger, startServer, json, testEffects, trigger } from './support';
 

@@ -1,4 +1,4 @@
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import {
   ConflictError,
   DefinitionInvalidError,

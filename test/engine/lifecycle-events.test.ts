@@ -2,9 +2,9 @@
 import { HTTP } from 'cloudevents';
 import type { ExternalRequest, ExternalResponse, ExternalServiceClient } from '../../src/engine';
 import { ExternalServiceError } from '../../src/engine';
-import { structuredMessage, toCloudEvent } from '../../src/engine/events/cloud-event';
-import { defaultEventDeliveryPolicy, retryDelayInMs } from '../../src/engine/events/delivery-policy';
-import { lifecycleEventsOf } from '../../src/engine/events/lifecycle-events';
+import { structuredMessage, toCloudEvent } from '../../src/engine/events';
+import { defaultEventDeliveryPolicy, retryDelayInMs } from '../../src/engine/events';
+import { lifecycleEventsOf } from '../../src/engine/decide';
 import { collectAll } from '../../src/testing';
 import { testEngine } from './support';
 

@@ -1,5 +1,5 @@
 /** JSON Merge Patch (RFC 7386) of a context, as a recovery applies it: the RFC's own examples and the edges. */
-import { applyMergePatch, contextPatchSchema, MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../../src/engine/merge-patch';
+import { applyMergePatch, contextPatchSchema, MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../../src/engine/model';
 
 describe('applyMergePatch', () => {
   it('follows RFC 7386 section 3: keys set, nested objects merged, null removes, arrays replaced', () => {

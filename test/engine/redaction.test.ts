@@ -1,5 +1,5 @@
-/** The one redaction of secrets (src/engine/redaction.ts): userinfo, query values, fragments, secret headers. */
-import { REDACTED, redactSecrets } from '../../src/engine/redaction';
+/** The one redaction of secrets (src/engine/model/redaction.ts): userinfo, query values, fragments, secret headers. */
+import { REDACTED, redactSecrets } from '../../src/engine/model';
 
 describe('redactSecrets', () => {
   it.each([

@@ -10,22 +10,22 @@ const root = path.resolve(__dirname, '../..');
 const orchestratorFiles = ['functions/operation-orchestrator.ts', 'functions/apply-operation-batch.ts', 'functions/event-delivery-orchestrator.ts', 'functions/timer-orchestrator.ts'];
 const allowed = new Set([
   'durable-functions',
-  '../src/engine/operation',
+  '../src/engine/operations/operation',
   '../src/engine/operations/fan-out',
-  '../src/engine/enums',
-  '../src/host/operation-activities',
-  '../src/host/event-activities',
-  '../src/host/timer-activities',
+  '../src/engine/model/enums',
+  '../src/host/contracts/operation-activities',
+  '../src/host/contracts/event-activities',
+  '../src/host/contracts/timer-activities',
   './apply-operation-batch',
 ]);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
 const allowedTransitive: Record<string, string[]> = {
-  'src/engine/operation.ts': ['./enums'],
-  'src/engine/operations/fan-out.ts': ['../operation'],
-  'src/engine/enums.ts': ['zod'],
-  'src/host/operation-activities.ts': ['../engine/operations/fan-out'],
-  'src/host/event-activities.ts': [],
-  'src/host/timer-activities.ts': [],
+  'src/engine/operations/operation.ts': ['../model/enums'],
+  'src/engine/operations/fan-out.ts': ['./operation'],
+  'src/engine/model/enums.ts': ['zod'],
+  'src/host/contracts/operation-activities.ts': ['../../engine/operations/fan-out'],
+  'src/host/contracts/event-activities.ts': [],
+  'src/host/contracts/timer-activities.ts': [],
 };
 
 function imports(file: string): Array<{ specifier: string; typeOnly: boolean }> {

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { durableLauncher } from '../../functions/wiring';
+import { durableLauncher } from '../../functions/app-services';
 
 let extension: Server;
 /** Status asks per instance id, and the runtime status each answers with after `runningFor` asks. */

@@ -6,11 +6,11 @@
  */
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
-import { eventId } from '../../src/engine/events/lifecycle-events';
+import { eventId } from '../../src/engine/decide';
 import { eventDeliveryOrchestrator } from '../../functions/event-delivery-orchestrator';
 import { deliveryInstanceId, durableEventLauncher } from '../../functions/event-launcher';
 import type { ExternalRequest, ExternalResponse } from '../../src/engine';
-import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../../src/host/event-activities';
+import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../../src/host/contracts/event-activities';
 import { collectAll } from '../../src/testing';
 import { EventType, runOrchestration } from '../support/durable-replay';
 import { testEngine } from '../engine/support';

@@ -3,8 +3,8 @@
  * allowed, to exercise de-duplication across pages), pages of a chosen size, and every call is
  * recorded. Not a storage fake: the storage-backed activities are exercised against Azurite.
  */
-import { TriggerOutcome } from '../../src/engine/enums';
-import type { InstanceResult } from '../../src/engine/operation';
+import { TriggerOutcome } from '../../src/engine/model';
+import type { InstanceResult } from '../../src/engine/operations';
 import type {
   ApplyOperationInput,
   BeginOperationInput,
@@ -14,7 +14,7 @@ import type {
   FindCandidatesOutput,
   RecordProgressInput,
   OperationActivities,
-} from '../../src/host/operation-activities';
+} from '../../src/host/contracts/operation-activities';
 import type { ActivityFunction } from '../support/durable-replay';
 
 export interface FakeOperationActivitiesOptions {

@@ -9,10 +9,10 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import * as df from 'durable-functions';
-import { setHostCore } from '../../functions/wiring';
+import { setHostCore } from '../../functions/app-services';
 import { createAzurePorts } from '../../src/host/azure-ports';
-import { silentLogger } from '../../src/host/logger';
-import { createHostCore } from '../../src/host/wiring';
+import { silentLogger } from '../../src/host/local/logger';
+import { createHostCore } from '../../src/host/host-services';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 

@@ -6,11 +6,11 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import * as df from 'durable-functions';
-import { NotFoundError } from '../../src/engine/errors';
+import { NotFoundError } from '../../src/engine/model';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
-import type { HostCore } from '../../src/host/wiring';
+import type { HostCore } from '../../src/host/host-services';
 import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';
-import { durableLauncher, setHostCore } from '../../functions/wiring';
+import { durableLauncher, setHostCore } from '../../functions/app-services';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
 const handlerOf = (name: string): HttpHandler => registered.find(([metadata]) => metadata.name === name)![1];

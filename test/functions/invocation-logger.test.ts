@@ -1,10 +1,10 @@
 /**
  * The Functions app's log lines (invocationLogger) go through the same redaction as the local server's
- * (src/host/logger.ts): no userinfo, query value or fragment of a URL leaves in a message or a property,
+ * (src/host/local/logger.ts): no userinfo, query value or fragment of a URL leaves in a message or a property,
  * whoever wrote the line (the engine's fault line, a poison operation, an event delivery's reason).
  */
 import type { InvocationContext } from '@azure/functions';
-import { inInvocation, invocationLogger } from '../../functions/wiring';
+import { inInvocation, invocationLogger } from '../../functions/app-services';
 
 const SECRET_URL = 'https://alice:hunter2pass@service.example/hook?code=functionKeyS3cret#fragmentS3cret';
 const SECRETS = ['alice', 'hunter2pass', 'functionKeyS3cret', 'fragmentS3cret'];

@@ -2,10 +2,10 @@
  * The trigger orchestrator and its batch sub-orchestrator, run to completion by the real durable-functions
  * replay engine (test/support/durable-replay.ts) over in-memory activities.
  */
-import { TriggerOutcome } from '../../src/engine/enums';
-import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
+import { TriggerOutcome } from '../../src/engine/model';
+import { MAX_OPERATION_RESULTS } from '../../src/engine/operations';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, applyOperationBatch } from '../../functions/apply-operation-batch';
-import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/operation-activities';
+import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/contracts/operation-activities';
 import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
 import { FakeOperationActivities, activityFunctions, instanceIds } from './fake-operation-activities';

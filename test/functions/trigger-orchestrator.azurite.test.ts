@@ -7,17 +7,17 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import { activityHandlers } from '../../functions/activities';
-import type { Actor } from '../../src/engine/actor';
+import type { Actor } from '../../src/engine/model';
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
-import { MAX_OPERATION_RESULTS } from '../../src/engine/operation';
+import { MAX_OPERATION_RESULTS } from '../../src/engine/operations';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import { matchRoute } from '../../src/host/http/routes';
 import type { ApiResponse, ApiServices } from '../../src/host/http/types';
-import { silentLogger } from '../../src/host/logger';
-import { CANDIDATE_PAGE_SIZE, type OperationActivities } from '../../src/host/operation-activities';
+import { silentLogger } from '../../src/host/local/logger';
+import { CANDIDATE_PAGE_SIZE, type OperationActivities } from '../../src/host/contracts/operation-activities';
 import type { OperationLauncher } from '../../src/host/trigger-submitter';
-import { createHostCore, type HostCore } from '../../src/host/wiring';
+import { createHostCore, type HostCore } from '../../src/host/host-services';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
 import { testConnectionString, uniquePrefix } from '../support/storage';

@@ -3,7 +3,7 @@
  * HTTP, on the Azurite that jest starts. Each file has its own tables.
  */
 import { startTestHost } from '../support/local-host';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import { parseMermaid } from '../support/mermaid';
 import { httpClient } from './http-client';
 

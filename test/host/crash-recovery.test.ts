@@ -3,12 +3,12 @@
  * see the operation finish with every candidate having applied the trigger exactly once. The external
  * service the workflow calls is held by the test, so the kill lands mid-operation deterministically.
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectAll } from '../../src/testing';
-import { freePort } from '../../src/host/azurite';
+import { freePort } from '../../src/host/local/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { startServerProcess } from '../support/server-process';

@@ -9,7 +9,7 @@
 import { startTestHost } from '../support/local-host';
 import Ajv2020 from 'ajv/dist/2020';
 import { getLanguageService, TextDocument, type LanguageService } from 'vscode-json-languageservice';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import { httpClient } from './http-client';
 
 type Definition = Record<string, any>;

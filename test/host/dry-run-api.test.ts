@@ -3,7 +3,7 @@
  * its history nor its ETag; a real trigger's operation record names the false condition in its trace.
  */
 import { startTestHost } from '../support/local-host';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import { httpClient } from './http-client';
 
 const approvalWorkflow = {

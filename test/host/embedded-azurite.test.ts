@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { AZURITE_LOCK_FILE, azuriteConnectionString, freePort } from '../../src/host/azurite';
-import { startLocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { AZURITE_LOCK_FILE, azuriteConnectionString, freePort } from '../../src/host/local/azurite';
+import { startLocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { httpClient } from './http-client';
 
-const mainScript = path.join(__dirname, '..', '..', 'src', 'host', 'main.ts');
+const mainScript = path.join(__dirname, '..', '..', 'src', 'host', 'local', 'main.ts');
 const children: ChildProcess[] = [];
 
 function serverEnv(location: string): NodeJS.ProcessEnv {

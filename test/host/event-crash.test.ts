@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePort } from '../../src/host/azurite';
+import { freePort } from '../../src/host/local/azurite';
 import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';

@@ -5,8 +5,8 @@
  * that starts two children and moves on when both complete.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { startSubscriber, type LoopbackSubscriber } from '../support/event-subscriber';
 import { testConnectionString, uniquePrefix } from '../support/storage';

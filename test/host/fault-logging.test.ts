@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createConsoleLogger } from '../../src/host/logger';
+import { createConsoleLogger } from '../../src/host/local/logger';
 import { startTestHost, type TestHost } from '../support/local-host';
 
 interface LogLine {

@@ -9,7 +9,7 @@
  */
 import { startTestHost } from '../support/local-host';
 import { MAX_CAUSAL_DEPTH, expressionCacheStats } from '../../src/engine';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import { httpClient, type HttpResult } from './http-client';
 
 let host: LocalHost;

@@ -3,8 +3,8 @@
  * workflows, CORS only for the configured origins (off by default), 405 with Allow, a structured access
  * log line per request without the query string, and maxPageSize on every list.
  */
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import type { Logger } from '../../src/host/operation-activity-service';
 import { testConnectionString, uniquePrefix } from '../support/storage';

@@ -3,15 +3,15 @@
  * orchestrator: paging, dedupe across pages, retries of retryable failures in every step, failure of the
  * operation on a non-retryable one, and the `running` mark (deferred to the first progress).
  */
-import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/errors';
-import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
-import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operation';
+import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/model';
+import { OperationStatus, TriggerOutcome } from '../../src/engine/model';
+import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operations';
 import { InMemoryOperationStore } from '../../src/testing';
-import { LocalOperationRunner } from '../../src/host/local-operation-runner';
-import { MAX_OPERATION_RESUMES } from '../../src/host/operation-resumption';
-import { silentLogger } from '../../src/host/logger';
+import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
+import { MAX_OPERATION_RESUMES } from '../../src/host/local/operation-resumption';
+import { silentLogger } from '../../src/host/local/logger';
 import type { Logger } from '../../src/host/operation-activity-service';
-import type { BeginOperationInput, CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput, RecordProgressInput, OperationActivities } from '../../src/host/operation-activities';
+import type { BeginOperationInput, CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput, RecordProgressInput, OperationActivities } from '../../src/host/contracts/operation-activities';
 
 function operation(id: string): StoredOperation {
   const trigger = { id, name: 'Go', subjects: ['s'] };

@@ -1,8 +1,8 @@
 import type { DueTimerIndex } from '../../src/engine/ports';
-import type { DueTimer } from '../../src/engine/timers';
-import type { Trigger } from '../../src/engine/trigger';
-import { LocalTimerScheduler } from '../../src/host/local-timer-scheduler';
-import { silentLogger } from '../../src/host/logger';
+import type { DueTimer } from '../../src/engine/decide';
+import type { Trigger } from '../../src/engine/model';
+import { LocalTimerScheduler } from '../../src/host/local/local-timer-scheduler';
+import { silentLogger } from '../../src/host/local/logger';
 import { InMemoryDueTimerIndex } from '../../src/testing';
 
 /** The in-memory index, counting its reads. */

@@ -1,6 +1,6 @@
 /** Issue 9: log lines could be forged with newlines from trigger data and had no size cap. */
-import { MAX_LOG_MESSAGE_LENGTH } from '../../src/engine/log-text';
-import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH, createConsoleLogger } from '../../src/host/logger';
+import { MAX_LOG_MESSAGE_LENGTH } from '../../src/engine/model';
+import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH, createConsoleLogger } from '../../src/host/local/logger';
 import { testEngine } from '../engine/support';
 
 function capture() {

@@ -8,7 +8,7 @@
 import { startTestHost } from '../support/local-host';
 import Ajv2020 from 'ajv/dist/2020';
 import { matchRoute } from '../../src/host/http/routes';
-import type { LocalHost } from '../../src/host/local-host';
+import type { LocalHost } from '../../src/host/local/local-host';
 import { httpClient, type HttpResult } from './http-client';
 
 const READ_HEADERS = ['etag', 'location', 'operation-location', 'retry-after', 'preference-applied'];

@@ -4,8 +4,8 @@
  */
 import { BlobServiceClient } from '@azure/storage-blob';
 import { leaseBlobName } from '../../src/leasing/lease-name';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { purgeFinishedInstances, retentionDays } from '../../src/host/retention';
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';

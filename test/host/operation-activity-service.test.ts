@@ -5,13 +5,13 @@
  * written again.
  */
 import { Engine } from '../../src/engine/engine';
-import { OperationStatus } from '../../src/engine/enums';
-import { emptySummary, type StoredOperation } from '../../src/engine/operation';
+import { OperationStatus } from '../../src/engine/model';
+import { emptySummary, type StoredOperation } from '../../src/engine/operations';
 import type { OperationStore } from '../../src/engine/ports';
-import { silentLogger } from '../../src/host/logger';
+import { silentLogger } from '../../src/host/local/logger';
 import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
 import { createInMemoryPorts, InMemoryOperationStore } from '../../src/testing';
-import { timerTrigger } from '../../src/engine/timers';
+import { timerTrigger } from '../../src/engine/decide';
 
 /** Counts reads and writes of the records, as a storage request counter would. */
 function countingStore(): { store: OperationStore; reads: () => number; writes: () => number } {

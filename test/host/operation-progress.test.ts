@@ -4,11 +4,11 @@
  * console all read it). Writes are throttled by time (PROGRESS_INTERVAL_IN_MS on the runner's clock),
  * so a fast operation costs few writes. The clock here is manual: each application takes 600 ms of it.
  */
-import { OperationStatus, TriggerOutcome } from '../../src/engine/enums';
-import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operation';
-import { LocalOperationRunner, PROGRESS_INTERVAL_IN_MS } from '../../src/host/local-operation-runner';
-import { silentLogger } from '../../src/host/logger';
-import type { CompleteOperationInput, RecordProgressInput, OperationActivities } from '../../src/host/operation-activities';
+import { OperationStatus, TriggerOutcome } from '../../src/engine/model';
+import { emptySummary, type InstanceResult, type StoredOperation } from '../../src/engine/operations';
+import { LocalOperationRunner, PROGRESS_INTERVAL_IN_MS } from '../../src/host/local/local-operation-runner';
+import { silentLogger } from '../../src/host/local/logger';
+import type { CompleteOperationInput, RecordProgressInput, OperationActivities } from '../../src/host/contracts/operation-activities';
 
 function setup(instanceIds: string[], applicationInMs: number) {
   let now = Date.parse('2026-05-01T00:00:00Z');

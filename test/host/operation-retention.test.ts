@@ -2,7 +2,7 @@
  * Operation records have a retention of their own (issue 22, group 9): before, they were never deleted,
  * not even by the retention purge, so trigger parameters outlived purged instances.
  */
-import { OperationStatus } from '../../src/engine/enums';
+import { OperationStatus } from '../../src/engine/model';
 import { DEFAULT_OPERATION_RETENTION_DAYS, operationRetentionDays, purgeFinishedOperations } from '../../src/host/retention';
 import { InMemoryOperationStore } from '../../src/testing';
 import { makeOperation } from '../storage/fixtures';

@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestedWaitInSeconds } from '../../src/host/http/prefer-wait';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { createRequestCounter } from '../../src/storage/request-counter';
 import { testConnectionString, uniquePrefix } from '../support/storage';

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { azuriteConnectionString } from '../../src/host/azurite';
+import { azuriteConnectionString } from '../../src/host/local/azurite';
 import { problemResponse } from '../../src/host/problem';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { createTestStorage, makeInstance } from '../storage/fixtures';

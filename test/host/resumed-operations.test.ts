@@ -7,13 +7,13 @@
  * instance it had reached, and a migration reported only the instances still to migrate.
  */
 import { Engine, type WorkflowDefinitionInput } from '../../src/engine';
-import { OperationStatus } from '../../src/engine/enums';
-import type { StoredOperation } from '../../src/engine/operation';
-import { LocalOperationRunner } from '../../src/host/local-operation-runner';
-import { silentLogger } from '../../src/host/logger';
+import { OperationStatus } from '../../src/engine/model';
+import type { StoredOperation } from '../../src/engine/operations';
+import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
+import { silentLogger } from '../../src/host/local/logger';
 import { TriggerSubmitter } from '../../src/host/trigger-submitter';
 import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
-import type { OperationActivities } from '../../src/host/operation-activities';
+import type { OperationActivities } from '../../src/host/contracts/operation-activities';
 import { InMemoryLeaseProvider, createInMemoryPorts } from '../../src/testing';
 import { FakeClock } from '../engine/support';
 

@@ -3,12 +3,12 @@
  * shows it; a trigger that moves the instance on before the due time leaves nothing behind; a timer that
  * falls due while the server is killed (SIGKILL) fires exactly once after it starts again.
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import { timerTriggerId } from '../../src/engine';
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/host/azurite';
-import { startLocalHost, type LocalHost } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { freePort } from '../../src/host/local/azurite';
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { startServerProcess } from '../support/server-process';

@@ -15,7 +15,8 @@ const LOCAL_ONLY: Readonly<Record<string, string>> = {
   SIGNALBOX_STORAGE: 'An override connection string (with a key) for local or test storage; on Azure Signalbox uses the identity-based AzureWebJobsStorage settings.',
   SIGNALBOX_STORAGE_PREFIX:
     'For sharing one account between deployments or test runs; each azd environment gets its own account, and infra/bicep creates the defaultStorageNames tables and lease container, which a prefix would bypass.',
-  SIGNALBOX_API_KEY: 'Protects only the local server; on Azure the Functions host checks function keys (x-functions-key or ?code=).',
+  SIGNALBOX_API_KEY:
+    'A secret, so never in a template: on Azure the Functions host checks function keys; only with token issuers set may an operator add this key by hand (az functionapp config appsettings set), and leaving it unset turns keys off.',
   SIGNALBOX_SERVER_NAMES: 'The Host names the local server answers to; on Azure the platform routes by host name, so the app makes no Host check.',
   PORT: 'The local server port; on Azure the Functions host owns the listener.',
   SIGNALBOX_AZURITE_LOCATION: 'The data folder of the embedded Azurite that only the local server starts; on Azure storage is the account.',
@@ -40,6 +41,11 @@ const AZURE_SETTINGS = [
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',
   'SIGNALBOX_CORS_ALLOWED_ORIGINS',
+  // Issue 27: who may call the API (tokens from Microsoft Entra ID; the roles of function keys).
+  'SIGNALBOX_AUTH_ISSUERS',
+  'SIGNALBOX_AUTH_AUDIENCE',
+  'SIGNALBOX_AUTH_ROLES_CLAIM',
+  'SIGNALBOX_API_KEY_ROLES',
 ] as const;
 
 /** Settings Flex Consumption rejects or ignores (runtime, version and deployment live in functionAppConfig). */
@@ -132,7 +138,17 @@ describe('app settings of the deployed function app', () => {
     const moduleParams = new Set(declarations(functionAppModule, 'parameter_declaration').map((p) => p.name));
     const mainParams = new Set(declarations(main, 'parameter_declaration').map((p) => p.name));
     // The settings a deployment tunes (the rest are wiring: endpoints, identity, telemetry).
-    const tunable = ['SIGNALBOX_ALLOWED_HOSTS', 'SIGNALBOX_CORS_ALLOWED_ORIGINS', 'SIGNALBOX_RETENTION_DAYS', 'SIGNALBOX_EVENT_SOURCE_PREFIX', 'SIGNALBOX_TASK_HUB'];
+    const tunable = [
+      'SIGNALBOX_ALLOWED_HOSTS',
+      'SIGNALBOX_CORS_ALLOWED_ORIGINS',
+      'SIGNALBOX_RETENTION_DAYS',
+      'SIGNALBOX_EVENT_SOURCE_PREFIX',
+      'SIGNALBOX_TASK_HUB',
+      'SIGNALBOX_AUTH_ISSUERS',
+      'SIGNALBOX_AUTH_AUDIENCE',
+      'SIGNALBOX_AUTH_ROLES_CLAIM',
+      'SIGNALBOX_API_KEY_ROLES',
+    ];
     const unwired = tunable.filter((setting) => {
       const fromParams = [...referencedIdentifiers(provided.get(setting)!)].filter((name) => moduleParams.has(name));
       return !fromParams.some((name) => {

@@ -1,6 +1,6 @@
 /** The lease contract on Azure Blob leases (Azurite) and in memory, plus what only blob leases do. */
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
-import { LeaseLostError } from '../../src/engine/errors';
+import { LeaseLostError } from '../../src/engine/model';
 import { BlobLeaseProvider } from '../../src/leasing/blob-lease-provider';
 import { InMemoryLeaseProvider } from '../../src/testing';
 import { leaseBlobName } from '../../src/leasing/lease-name';

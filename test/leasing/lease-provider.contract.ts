@@ -1,5 +1,5 @@
 /** The LeaseProvider contract, run against every implementation. */
-import { LeaseUnavailableError } from '../../src/engine/errors';
+import { LeaseUnavailableError } from '../../src/engine/model';
 import type { LeaseHandle, LeaseProvider } from '../../src/engine/ports';
 
 /**

@@ -4,7 +4,7 @@
  * events carry the entry's actor, migrations and bulk actions their request's, and all of it survives a
  * crash (the actor travels in the outbox rows, the armed timers and the operation's request).
  */
-import type { Actor } from '../../src/engine/actor';
+import type { Actor } from '../../src/engine/model';
 import { dueTimersOf, Engine, timerTrigger, type WorkflowDefinitionInput } from '../../src/engine';
 import { createInMemoryPorts, ManualClock } from '../../src/testing';
 import { recordingLogger, testEngine } from '../engine/support';

@@ -7,7 +7,7 @@
  * test/functions/operation-orchestrator.test.ts).
  */
 import { APPLIED_TRIGGER_MEMORY, Engine, type WorkflowDefinitionInput } from '../../src/engine';
-import { OperationStatus } from '../../src/engine/enums';
+import { OperationStatus } from '../../src/engine/model';
 import { purgeFinishedOperations } from '../../src/host/retention';
 import { InMemoryDueTimerIndex, createInMemoryPorts } from '../../src/testing';
 import { FakeClock, recordingLogger, testEngine, trigger } from '../engine/support';

@@ -1,5 +1,5 @@
 /**
- * Seams: the causal budget (src/engine/causal-budget.ts: one causal depth for all follow-up work, and the
+ * Seams: the causal budget (src/engine/decide/causal-budget.ts: one causal depth for all follow-up work, and the
  * bound on self-caused changes per minute) crossed with each kind of follow-up work. In-memory engine: the
  * behaviour is the engine's. The local server's and the durable path's rows are in
  * test/host/hostile-workflows.test.ts and test/functions/timer-orchestrator.test.ts.

@@ -6,8 +6,8 @@
  * local server on Azurite, test/functions/event-delivery-orchestrator.test.ts the Azure orchestration.
  */
 import { Engine, ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../../src/engine';
-import { parseEventId } from '../../src/engine/events/lifecycle-events';
-import { EVENT_RANK } from '../../src/engine/events/lifecycle-event-type';
+import { parseEventId } from '../../src/engine/decide';
+import { EVENT_RANK } from '../../src/engine/definition';
 import { ManualClock, createInMemoryPorts } from '../../src/testing';
 import { FakeClock, recordingLogger } from '../engine/support';
 

@@ -9,8 +9,8 @@
  * The engine's behaviour on in-memory ports; the re-creation on the local server over Azurite at the end.
  */
 import { Engine, decideTrigger, timerTriggerId, raisedTriggerId, validateDefinition, type DueTimer, type Trigger } from '../../src/engine';
-import { derivedChildId } from '../../src/engine/actions/start-instance';
-import { eventId } from '../../src/engine/events/lifecycle-events';
+import { derivedChildId } from '../../src/engine/steps';
+import { eventId } from '../../src/engine/decide';
 import { InMemoryDueTimerIndex, collectAll, createInMemoryPorts } from '../../src/testing';
 import { FakeClock, RecordingDelivery, instanceIn, recordingLogger, testEffects, testEngine } from '../engine/support';
 import { startTestHost, type TestHost } from '../support/local-host';

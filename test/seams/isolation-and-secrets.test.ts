@@ -11,7 +11,7 @@
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createConsoleLogger } from '../../src/host/logger';
+import { createConsoleLogger } from '../../src/host/local/logger';
 import { routes } from '../../src/host/http/routes';
 import { startTestHost, type TestHost } from '../support/local-host';
 

@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OutboxKind } from '../../src/engine/outbox';
+import { OutboxKind } from '../../src/engine/model';
 
 /** The features that make follow-up work, as test names spell them. */
 const FEATURES = ['raised triggers', 'timers', 'children', 'events', 'migrations', 'bulk actions', 'deletion', 're-creation'] as const;

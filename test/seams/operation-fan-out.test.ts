@@ -7,8 +7,8 @@
  * test/functions/operation-orchestrator.test.ts).
  */
 import type { WorkflowDefinitionInput } from '../../src/engine';
-import { ActionOutcome } from '../../src/engine/enums';
-import { FanOut, type FanOutStep } from '../../src/engine/operations/fan-out';
+import { ActionOutcome } from '../../src/engine/model';
+import { FanOut, type FanOutStep } from '../../src/engine/operations';
 import { testEngine, trigger } from '../engine/support';
 
 /** `Bump` raises `Echo` on the instance itself; the subject `all` matches every instance twice (two interests). */

@@ -2,13 +2,13 @@
  * The engine on Azure storage under concurrency and faults (issue 3, point 4): several workers, each
  * with its own clients and lease provider, as separate processes would have, sharing one account.
  */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { silentLogger } from '../../src/engine/effects';
+import { silentLogger } from '../../src/engine/steps';
 import { Engine } from '../../src/engine/engine';
-import { LeaseLostError, LeaseUnavailableError, StorageError } from '../../src/engine/errors';
+import { LeaseLostError, LeaseUnavailableError, StorageError } from '../../src/engine/model';
 import type { InstanceStore, LeaseHandle, LeaseProvider } from '../../src/engine/ports';
-import type { Trigger } from '../../src/engine/trigger';
+import type { Trigger } from '../../src/engine/model';
 import { leaseBlobName } from '../../src/leasing/lease-name';
 import { createAzureStorage, type AzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';

@@ -1,5 +1,5 @@
 /** Large JSON split across string properties, and the entity size Azure would count. */
-import { StorageError } from '../../src/engine/errors';
+import { StorageError } from '../../src/engine/model';
 import { entitySizeInBytes, joinBody, MAX_PROPERTY_CHARS, splitBody, stringifyBody } from '../../src/storage/entity-body';
 
 describe('splitBody and joinBody', () => {

@@ -1,7 +1,7 @@
 /** Storage failures surface as the engine's typed errors, never as a RestError or a corrupted value. */
-import { onePage } from '../../src/engine/paging';
+import { onePage } from '../../src/engine/ports';
 import { RestError } from '@azure/data-tables';
-import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError, ValidationError, isRetryable } from '../../src/engine/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError, ValidationError, isRetryable } from '../../src/engine/model';
 import { toSignalboxError } from '../../src/storage/errors';
 import { MAX_ENTITY_BYTES } from '../../src/storage/entity-body';
 import { createTestStorage, makeDefinition, makeInstance, makeOperation } from './fixtures';

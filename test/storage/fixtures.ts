@@ -1,7 +1,7 @@
 /** Test data and a per-file Azure storage on the Azurite that global-setup started. */
 import { workflowDefinitionSchema, type WorkflowDefinition } from '../../src/engine/definition';
-import { emptySummary, type TriggerOperation } from '../../src/engine/operation';
-import type { HistoryEntry, Instance } from '../../src/engine/instance';
+import { emptySummary, type TriggerOperation } from '../../src/engine/operations';
+import type { HistoryEntry, Instance } from '../../src/engine/model';
 import { createAzureStorage, type AzureStorage, type AzureStorageOptions } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';

@@ -1,6 +1,6 @@
 /** Key encoding: reversible, valid for Table Storage and blob names, on nasty ids (and on Azurite). */
-import { onePage } from '../../src/engine/paging';
-import { ValidationError } from '../../src/engine/errors';
+import { onePage } from '../../src/engine/ports';
+import { ValidationError } from '../../src/engine/model';
 import { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH, padNumber } from '../../src/storage/keys';
 import { collect, createTestStorage, makeHistoryEntry, makeInstance } from './fixtures';
 

@@ -1,4 +1,4 @@
-import type { RunningAzurite } from '../../src/host/azurite';
+import type { RunningAzurite } from '../../src/host/local/azurite';
 
 export default async function globalTeardown(): Promise<void> {
   const azurite = (globalThis as { __SIGNALBOX_AZURITE__?: RunningAzurite }).__SIGNALBOX_AZURITE__;

@@ -4,11 +4,11 @@
  * on a free loopback port, with the in-memory ports of `signalbox/testing` and the in-process operation
  * runner. What is about storage stays on Azurite (test/support/local-host.ts).
  */
-import { startLocalServer, type LocalServerOptions } from '../../src/host/local-server';
-import { LocalOperationRunner } from '../../src/host/local-operation-runner';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalServer, type LocalServerOptions } from '../../src/host/local/local-server';
+import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
+import { silentLogger } from '../../src/host/local/logger';
 import type { Environment } from '../../src/host/settings';
-import { createHostCore } from '../../src/host/wiring';
+import { createHostCore } from '../../src/host/host-services';
 import { createInMemoryPorts } from '../../src/testing';
 import { httpClient } from '../host/http-client';
 

@@ -2,8 +2,8 @@
  * The local server for HTTP tests: on the tests' Azurite, with tables and a container of its own (a unique
  * prefix, so suites never see each other's rows), quiet, on a free loopback port; and a client for it.
  */
-import { startLocalHost, type LocalHost, type LocalHostOptions } from '../../src/host/local-host';
-import { silentLogger } from '../../src/host/logger';
+import { startLocalHost, type LocalHost, type LocalHostOptions } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { testConnectionString, uniquePrefix } from './storage';

@@ -54,6 +54,18 @@ param instanceMemoryMB int = 2048
 @description('Comma-separated origins browsers may call the API from, or `*`; empty turns CORS off.')
 param corsAllowedOrigins string = ''
 
+@description('Token issuers the API accepts (SIGNALBOX_AUTH_ISSUERS), e.g. https://login.microsoftonline.com/<tenant-id>/v2.0; empty: keys only.')
+param authIssuers string = ''
+
+@description('Accepted token audiences (SIGNALBOX_AUTH_AUDIENCE): the API app registration\'s application id URI and/or client id.')
+param authAudience string = ''
+
+@description('The token claim holding app roles (SIGNALBOX_AUTH_ROLES_CLAIM); empty: `roles`.')
+param authRolesClaim string = ''
+
+@description('App roles a key acts with (SIGNALBOX_API_KEY_ROLES); empty: Signalbox.Admin.')
+param apiKeyRoles string = ''
+
 @description('Concurrent HTTP requests per instance; 0 keeps the platform default for the instance size.')
 @minValue(0)
 @maxValue(1000)
@@ -190,6 +202,22 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_CORS_ALLOWED_ORIGINS'
           value: corsAllowedOrigins
+        }
+        {
+          name: 'SIGNALBOX_AUTH_ISSUERS'
+          value: authIssuers
+        }
+        {
+          name: 'SIGNALBOX_AUTH_AUDIENCE'
+          value: authAudience
+        }
+        {
+          name: 'SIGNALBOX_AUTH_ROLES_CLAIM'
+          value: authRolesClaim
+        }
+        {
+          name: 'SIGNALBOX_API_KEY_ROLES'
+          value: apiKeyRoles
         }
       ]
     }

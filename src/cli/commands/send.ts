@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { examples, type ContextOf } from '../command-options';
-import type { JsonObject } from '../../engine/json';
+import type { JsonObject } from '../../engine/model';
 import type { TriggerToSend } from '../api';
 import type { CommandContext } from '../context';
 import { printDryRun } from '../dry-run-view';

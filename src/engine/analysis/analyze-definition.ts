@@ -3,14 +3,14 @@
  * block storing a definition. Each is decided on the definition graph alone (no I/O), conservatively:
  * a warning is given only when the definition proves it.
  */
-import { refusesEveryone } from '../actors-rule';
-import type { Step, WorkflowDefinition } from '../definition';
-import { formatPath } from '../validation';
-import { MAX_CAUSAL_DEPTH } from '../trigger';
-import { MAX_CAUSAL_BUDGET } from '../causal-budget';
+import type { Step, WorkflowDefinition } from '../definition/definition';
+import { formatPath } from '../model/validation';
+import { MAX_CAUSAL_DEPTH } from '../model/trigger';
+import { MAX_CAUSAL_BUDGET } from '../decide/causal-budget';
 import { contextEffectOfAction, contextKeysReadByCondition, contextKeysReadByTemplate } from './context-keys';
 import { buildDefinitionGraph, type DefinitionGraph, type TransitionEdge } from './definition-graph';
 import { isEmpty, isSubset, sortedNames } from './name-set';
+import { refusesEveryone } from '../definition/actors-rule';
 
 export const WarningCode = {
   unreachableState: 'unreachableState',

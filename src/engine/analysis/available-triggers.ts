@@ -3,9 +3,9 @@
  * trigger names it answers, the parameters it tests, its target and its timer. Read from the definition
  * graph; what the conditions say about the context is not evaluated (a dry run does that).
  */
-import type { WorkflowDefinition } from '../definition';
-import { InstanceStatus } from '../enums';
-import type { Instance } from '../instance';
+import type { WorkflowDefinition } from '../definition/definition';
+import { InstanceStatus } from '../model/enums';
+import type { Instance } from '../model/instance';
 import { buildDefinitionGraph, type ParameterTest, type TimerSpec } from './definition-graph';
 import { sortedNames } from './name-set';
 

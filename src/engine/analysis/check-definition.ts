@@ -4,9 +4,9 @@
  * definition (the graph of one that names missing states is not well defined), so an invalid one gets
  * its errors and no warnings.
  */
-import { validateDefinition } from '../definition-validation';
-import { DefinitionInvalidError, type ValidationIssue } from '../errors';
-import type { Registry } from '../registry';
+import { validateDefinition } from './definition-validation';
+import { DefinitionInvalidError, type ValidationIssue } from '../model/errors';
+import type { Registry } from '../steps/registry';
 import { analyzeDefinition, type DefinitionWarning } from './analyze-definition';
 
 export interface DefinitionCheck {

@@ -3,8 +3,8 @@
  * `undefinedContextKey` analysis. Reads are `context.<key>` paths in expressions and `{{...}}`
  * templates, except under `$exists(...)` (testing for a key is how a definition handles its absence).
  */
-import type { Step } from '../definition';
-import { parseTemplate } from '../expressions';
+import type { Step } from '../definition/definition';
+import { parseTemplate } from '../expressions/expressions';
 
 const contextRead = /(?<![\w.$])(\$exists\(\s*)?context\.([A-Za-z_][A-Za-z0-9_]*)/g;
 

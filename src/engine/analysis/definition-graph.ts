@@ -4,9 +4,9 @@
  * registry and no I/O, so the analysis, the diagrams, the available triggers, the CLI and the console
  * all read one description of a definition, offline or in the server.
  */
-import { isFinalState, type Step, type TransitionDefinition, type WorkflowDefinition } from '../definition';
-import type { JsonValue } from '../json';
-import { formatPath } from '../validation';
+import { isFinalState, type Step, type TransitionDefinition, type WorkflowDefinition } from '../definition/definition';
+import type { JsonValue } from '../model/json';
+import { formatPath } from '../model/validation';
 import { complement, everyName, intersection, noNames, onlyNames, union, type NameSet } from './name-set';
 
 /** A transition's timer (`transition.timer`), as the definition states it. */

@@ -6,3 +6,6 @@ export { mermaidLabel, mermaidStateDiagram, transitionLabel, type DiagramOptions
 export { availableTriggers, type AvailableTrigger, type AvailableTriggers } from './available-triggers';
 export { everyName, noNames, type NameSet } from './name-set';
 export { checkDefinition, type DefinitionCheck } from './check-definition';
+export * from './definition-validation';
+export * from './definition-json-schema';
+export * from './context-keys';

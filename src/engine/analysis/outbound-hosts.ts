@@ -4,9 +4,9 @@
  * call would fault. Unlike the rest of the analysis this depends on the host's configuration, so it runs
  * where the client is known (PUT and POST of a workflow), and says nothing when the client cannot tell.
  */
-import type { WorkflowDefinition } from '../definition';
-import type { ExternalServiceClient } from '../outbound-port';
-import { formatPath } from '../validation';
+import type { WorkflowDefinition } from '../definition/definition';
+import type { ExternalServiceClient } from '../steps/outbound-port';
+import { formatPath } from '../model/validation';
 import { WarningCode, type DefinitionWarning } from './analyze-definition';
 
 export interface OutboundClients {

@@ -7,9 +7,9 @@
  * event built, not when the app loads: it would add about 0.1 s to every cold start, events or not.
  */
 import type { CloudEvent } from 'cloudevents';
-import type { JsonObject } from '../json';
-import type { LifecycleEventData, LifecycleEventRecord } from './lifecycle-events';
-import type { Subscription } from './subscriptions';
+import type { JsonObject } from '../model/json';
+import type { LifecycleEventData, LifecycleEventRecord } from '../decide/lifecycle-events';
+import type { Subscription } from '../definition/subscriptions';
 
 export const CLOUD_EVENT_TYPE_PREFIX = 'io.signalbox.instance.';
 

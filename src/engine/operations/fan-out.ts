@@ -1,7 +1,7 @@
 /**
  * @module The fan-out of one operation (a trigger, a migration, a bulk action) over its candidate
  * instances, as one algorithm every host drives: the durable orchestrator (functions/operation-orchestrator.ts),
- * the local runner (src/host/local-operation-runner.ts) and the library's in-process `Engine.publish`.
+ * the local runner (src/host/local/local-operation-runner.ts) and the library's in-process `Engine.publish`.
  * Like event delivery's `attempt` (events/event-delivery.ts), it says what to do next as data
  * (`FanOutStep`): read a page, apply a batch, wait for the oldest batch, record progress, complete. The
  * host does the step (an activity, a sub-orchestration, a call) and hands the answer back. It does no I/O
@@ -18,8 +18,8 @@
  *   instance applied is counted. After a failure no batch starts and no page is read; the batches already
  *   started are waited for and counted, then the operation completes `failed` with the first reason.
  */
-import type { OperationOutcome } from '../enums';
-import { countsToAdd, emptyTotals, mergeTotals, type OperationCheckpoint, type OperationProgress, type OperationTotals } from '../operation';
+import type { OperationOutcome } from '../model/enums';
+import { countsToAdd, emptyTotals, mergeTotals, type OperationCheckpoint, type OperationProgress, type OperationTotals } from './operation';
 
 /**
  * Characters of instance ids a checkpoint keeps in `pending`: with the results (MAX_OPERATION_RESULTS_LENGTH)

@@ -11,7 +11,7 @@
  *   `anonymous` with every role.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { Actor } from '../../engine/actor';
+import type { Actor } from '../../engine/model';
 import { problem } from '../problem';
 import { readSetting, type Environment } from '../settings';
 import { InvalidTokenError, TokenVerifier, tokenSettingsFromEnv } from './token-verifier';

@@ -4,12 +4,12 @@
  * a test checks real answers against the document, so the bodies cannot drift from these.
  */
 import { z } from 'zod';
-import { DeliveryStatus } from '../../engine/events/lifecycle-events';
-import { lifecycleEventTypeSchema } from '../../engine/events/lifecycle-event-type';
-import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/enums';
-import { HistoryEvent } from '../../engine/instance';
+import { DeliveryStatus } from '../../engine/decide';
+import { lifecycleEventTypeSchema } from '../../engine/definition';
+import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
+import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
-import { jsonObjectSchema } from '../../engine/json';
+import { jsonObjectSchema } from '../../engine/model';
 import type { SchemaReference } from './types';
 
 /** The workflow definition's JSON Schema (per registry), a component of the document. */

@@ -1,7 +1,7 @@
 /** @module /api/instances/{id}/events: an instance's lifecycle events with their deliveries, and redelivery of a dead-lettered one. */
 import { Role } from './access';
 import { z } from 'zod';
-import type { LifecycleEventRecord } from '../../engine/events/lifecycle-events';
+import type { LifecycleEventRecord } from '../../engine/decide';
 import { lifecycleEventSchema, pageSchemaOf } from './api-schemas';
 import { pageQuerySchema } from './query';
 import { defineRoute } from './route';

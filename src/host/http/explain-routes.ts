@@ -4,12 +4,12 @@
  * these routes only load what it needs.
  */
 import { grants, Role } from './access';
-import type { Actor } from '../../engine/actor';
-import { judgeActors } from '../../engine/actors-rule';
+import type { Actor } from '../../engine/model';
+import { judgeActors } from '../../engine/definition';
 import { problem } from '../problem';
 import { z } from 'zod';
 import { availableTriggers, buildDefinitionGraph, checkDefinition, mermaidStateDiagram } from '../../engine/analysis';
-import { ValidationError } from '../../engine/errors';
+import { ValidationError } from '../../engine/model';
 import { availableTriggersSchema, definitionCheckSchema, workflowDefinitionReference } from './api-schemas';
 import { defineRoute } from './route';
 import { actorOf, type RouteDefinition } from './types';

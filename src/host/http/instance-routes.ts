@@ -1,11 +1,11 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
 import { Role } from './access';
 import { z } from 'zod';
-import { createInstanceInputSchema } from '../../engine/decide-create';
-import { instanceStatusSchema } from '../../engine/enums';
-import type { StoredInstance } from '../../engine/instance';
-import { parseTrigger, triggerFieldsSchema } from '../../engine/trigger';
-import { contextPatchSchema } from '../../engine/merge-patch';
+import { createInstanceInputSchema } from '../../engine/decide';
+import { instanceStatusSchema } from '../../engine/model';
+import type { StoredInstance } from '../../engine/model';
+import { parseTrigger, triggerFieldsSchema } from '../../engine/model';
+import { contextPatchSchema } from '../../engine/model';
 import { actorOf, principalOf } from './types';
 import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
 import { pageQuerySchema } from './query';

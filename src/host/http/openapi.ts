@@ -8,11 +8,11 @@
  * (`https://<app>/api`) is a base URL for a client generated from this document.
  */
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
-import { publicRoute } from './access';
-import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
-import type { Registry } from '../../engine/registry';
+import { workflowDefinitionJsonSchema } from '../../engine/analysis';
+import type { Registry } from '../../engine/steps';
 import { problemSchema } from './api-schemas';
 import type { ResponseContract, RouteContract, RouteDefinition } from './types';
+import { publicRoute } from './access';
 
 type Json = Record<string, unknown>;
 

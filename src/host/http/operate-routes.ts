@@ -4,15 +4,15 @@
  */
 import { Role } from './access';
 import { z } from 'zod';
-import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/operation-work';
+import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/decide';
 import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
-import { ConflictError } from '../../engine/errors';
+import { ConflictError } from '../../engine/model';
 import { defineRoute } from './route';
 import { instanceBody } from './representations';
 import { acceptedOperation } from './trigger-routes';
-import type { StoredInstance } from '../../engine/instance';
+import type { StoredInstance } from '../../engine/model';
 import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from './types';
-import type { Actor } from '../../engine/actor';
+import type { Actor } from '../../engine/model';
 
 const forceShape = { force: z.enum(['true', 'false']).optional().meta({ description: 'Delete a waiting or initializing instance too.' }) };
 const forceQuery = z.object(forceShape);

@@ -1,7 +1,7 @@
 /** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
 import type { WorkflowVersion } from '../../engine/definition';
-import type { StoredInstance } from '../../engine/instance';
-import { listedOperation, type ListedOperation, type StoredOperation } from '../../engine/operation';
+import type { StoredInstance } from '../../engine/model';
+import { listedOperation, type ListedOperation, type StoredOperation } from '../../engine/operations';
 import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {

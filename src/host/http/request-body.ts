@@ -2,8 +2,8 @@
  * @module Reading a request's JSON body: content type, size, nesting depth, syntax, `__proto__` keys;
  * each failure is a clear 4xx.
  */
-import { SignalboxError, ValidationError } from '../../engine/errors';
-import { formatPath } from '../../engine/validation';
+import { SignalboxError, ValidationError } from '../../engine/model';
+import { formatPath } from '../../engine/model';
 import { checkBodySize } from './transport';
 import type { ApiRequest } from './types';
 

@@ -7,8 +7,8 @@
  * the field, which both hosts answer as problem+json (400; 413 and 415 for bodies, request-body.ts).
  */
 import { z } from 'zod';
-import { ValidationError } from '../../engine/errors';
-import { formatPath } from '../../engine/validation';
+import { ValidationError } from '../../engine/model';
+import { formatPath } from '../../engine/model';
 import { readJsonBody } from './request-body';
 import type { RouteRole } from './access';
 import type { ApiRequest, ApiResponse, ApiServices, HttpMethod, RouteContract, RouteDefinition, SchemaReference } from './types';

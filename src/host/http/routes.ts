@@ -6,7 +6,7 @@ import { publicRoute } from './access';
 import { consoleRoutes } from './console-routes';
 import { eventRoutes } from './event-routes';
 import { z } from 'zod';
-import { workflowDefinitionJsonSchema } from '../../engine/definition-json-schema';
+import { workflowDefinitionJsonSchema } from '../../engine/analysis';
 import { healthSchema } from './api-schemas';
 import { explainRoutes } from './explain-routes';
 import { instanceRoutes } from './instance-routes';

@@ -11,7 +11,7 @@
  * the WWW-Authenticate header and the problem body, so it never carries the token or a claim's value.
  */
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { Actor } from '../../engine/actor';
+import type { Actor } from '../../engine/model';
 import { readSetting, type Environment } from '../settings';
 
 /** Longer tokens are refused before any parsing (an Entra ID access token is 1-3 KB; headers are capped near 8-16 KB anyway). */

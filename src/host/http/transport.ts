@@ -3,7 +3,7 @@
  * ApiResponse as a status, headers and a body string. The local server (node:http) and the Functions app
  * (HttpResponseInit) only move bytes; what is refused and what is sent is decided here, once.
  */
-import { TooLargeError } from '../../engine/errors';
+import { TooLargeError } from '../../engine/model';
 import { MAX_BODY_SIZE_IN_BYTES, type ApiResponse } from './types';
 
 /** Throws the 413 when a body (as declared, or as received so far) is over MAX_BODY_SIZE_IN_BYTES. */

@@ -1,10 +1,9 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
-import { Role } from './access';
-import { NotFoundError } from '../../engine/errors';
-import { OperationKind, type StoredOperation } from '../../engine/operation';
-import { OperationStatus } from '../../engine/enums';
-import { onePage } from '../../engine/paging';
-import { triggerInputSchema, triggerFromInput } from '../../engine/trigger';
+import { NotFoundError } from '../../engine/model';
+import { OperationKind, type StoredOperation } from '../../engine/operations';
+import { OperationStatus } from '../../engine/model';
+import { onePage } from '../../engine/ports';
+import { triggerInputSchema, triggerFromInput } from '../../engine/model';
 import { z } from 'zod';
 import { isFinished } from '../finished-operation-cache';
 import {
@@ -23,6 +22,7 @@ import { pageQuerySchema } from './query';
 import { defineRoute } from './route';
 import { listedOperationBody, operationBody, operationUrl, pageBody } from './representations';
 import { actorOf, type ApiRequest, type ApiResponse, type ApiServices, type ResponseContract, type RouteDefinition } from './types';
+import { Role } from './access';
 
 /** Seconds a client should wait before polling an unfinished operation. */
 export const RETRY_AFTER_IN_SECONDS = 1;

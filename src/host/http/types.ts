@@ -3,7 +3,7 @@
  * Azure Functions app (HttpRequest) both translate into these, so one set of handlers serves both.
  */
 import type { z } from 'zod';
-import type { Actor } from '../../engine/actor';
+import type { Actor } from '../../engine/model';
 import type { Engine } from '../../engine/engine';
 import type { OperationStore } from '../../engine/ports';
 import type { AwaitOperation } from '../operation-wait';
@@ -50,7 +50,7 @@ export interface ApiResponse {
   readonly text?: string;
 }
 
-/** Everything a handler may use; built once per process by src/host/wiring.ts. */
+/** Everything a handler may use; built once per process by src/host/host-services.ts. */
 export interface ApiServices {
   readonly engine: Engine;
   readonly operations: OperationStore;

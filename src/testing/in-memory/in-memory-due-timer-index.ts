@@ -1,8 +1,8 @@
 /** @module The due-timer index in memory (tests): rows sorted by due time, then timer id. */
 import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../../engine/ports';
-import type { DueTimer } from '../../engine/timers';
+import type { DueTimer } from '../../engine/decide';
 import { pageOf } from './paging';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 function keyOf(timer: DueTimer): string {
   return `${String(Math.max(0, Date.parse(timer.dueAt))).padStart(16, '0')}_${timer.timerId}`;

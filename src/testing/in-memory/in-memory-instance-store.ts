@@ -5,10 +5,10 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/errors';
-import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/instance';
-import { plainInstance } from '../../engine/instance-changes';
-import type { OutboxRow, StoredOutboxRow } from '../../engine/outbox';
+import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/model';
+import { plainInstance } from '../../engine/decide';
+import type { OutboxRow, StoredOutboxRow } from '../../engine/model';
 import type {
   EventStore,
   HistoryListOptions,
@@ -22,11 +22,11 @@ import type {
   PageOptions,
   StoredEventRecord,
 } from '../../engine/ports';
-import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/events/lifecycle-events';
-import { EVENT_RANK } from '../../engine/events/lifecycle-event-type';
+import { DeliveryStatus, type EventDelivery, type LifecycleEventRecord } from '../../engine/decide';
+import { EVENT_RANK } from '../../engine/definition';
 import { pageOf } from './paging';
-import { withOffer, type TriggerOffer } from '../../engine/offers';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { withOffer, type TriggerOffer } from '../../engine/decide';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 const MAX_ENTITY_BYTES = 1024 * 1024;
 

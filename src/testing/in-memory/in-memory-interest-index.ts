@@ -1,7 +1,7 @@
 /** @module InterestIndex in memory: subject → instance ids. */
 import type { InterestIndex, OperationOptions, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 export class InMemoryInterestIndex implements InterestIndex {
   private readonly bySubject = new Map<string, Set<string>>();

@@ -4,8 +4,8 @@
  * `break(name)` takes a lease away from its holder as a blob lease break would: the holder's signal is
  * aborted, `assertHeld()` throws LeaseLostError, and the next waiter gets the lease at once.
  */
-import { assertLeaseDuration } from '../../engine/lease-duration';
-import { LeaseLostError, LeaseUnavailableError } from '../../engine/errors';
+import { assertLeaseDuration } from '../../engine/ports';
+import { LeaseLostError, LeaseUnavailableError } from '../../engine/model';
 import type { LeaseHandle, LeaseOptions, LeaseProvider } from '../../engine/ports';
 
 export interface InMemoryLeaseProviderOptions {

@@ -1,10 +1,10 @@
 /** @module OperationStore in memory. */
-import type { OperationStatus } from '../../engine/enums';
-import { NotFoundError, PreconditionFailedError } from '../../engine/errors';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operation';
+import type { OperationStatus } from '../../engine/model';
+import { NotFoundError, PreconditionFailedError } from '../../engine/model';
+import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 export class InMemoryOperationStore implements OperationStore {
   private readonly operations = new Map<string, StoredOperation>();

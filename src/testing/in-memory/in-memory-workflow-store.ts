@@ -1,9 +1,9 @@
 /** @module WorkflowStore in memory: every version kept, ETag per version. */
 import type { WorkflowDefinition, WorkflowVersion } from '../../engine/definition';
-import { ConflictError, NotFoundError, PreconditionFailedError } from '../../engine/errors';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../../engine/model';
 import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary, WorkflowWriteOptions } from '../../engine/ports';
 import { pageOf } from './paging';
-import { pagedList, type PagedAsyncIterable } from '../../engine/paging';
+import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 export class InMemoryWorkflowStore implements WorkflowStore {
   private readonly workflows = new Map<string, WorkflowVersion[]>();

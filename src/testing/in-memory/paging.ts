@@ -1,6 +1,6 @@
 /** @module Offset paging for the in-memory stores, with an opaque token like the real ones. */
-import { ValidationError } from '../../engine/errors';
-import { pagedList } from '../../engine/paging';
+import { ValidationError } from '../../engine/model';
+import { pagedList } from '../../engine/ports';
 import type { Page, PageOptions } from '../../engine/ports';
 
 export function pageOf<T>(items: readonly T[], options: PageOptions = {}): Page<T> {

@@ -1,8 +1,8 @@
 /** The DueTimerIndex contract (issue 13), run against every implementation. */
-import { onePage } from '../../../src/engine/paging';
+import { onePage } from '../../../src/engine/ports';
 import type { DueTimerIndex } from '../../../src/engine/ports';
-import type { DueTimer } from '../../../src/engine/timers';
-import { timerTriggerId } from '../../../src/engine/trigger-ids';
+import type { DueTimer } from '../../../src/engine/decide';
+import { timerTriggerId } from '../../../src/engine/model';
 import { collect } from '../fixtures';
 
 function timer(instanceId: string, dueAt: string, transitionId = 'escalate', stateEntry = 0): DueTimer {

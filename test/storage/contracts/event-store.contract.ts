@@ -5,7 +5,7 @@
  * delivery updated on its own (with a compare-and-set on its status), pending deliveries listed per
  * instance and across instances, and everything gone with a purge.
  */
-import { onePage } from '../../../src/engine/paging';
+import { onePage } from '../../../src/engine/ports';
 import {
   ConflictError,
   DeliveryStatus,

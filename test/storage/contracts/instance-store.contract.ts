@@ -1,6 +1,6 @@
 /** The InstanceStore + HistoryStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/paging';
-import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/errors';
+import { onePage } from '../../../src/engine/ports';
+import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/model';
 import type { HistoryStore, InstanceStore, OutboxStore } from '../../../src/engine/ports';
 import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
 

@@ -1,5 +1,5 @@
 /** The InterestIndex contract, run against every implementation. */
-import { onePage } from '../../../src/engine/paging';
+import { onePage } from '../../../src/engine/ports';
 import type { InterestIndex } from '../../../src/engine/ports';
 import { collect } from '../fixtures';
 

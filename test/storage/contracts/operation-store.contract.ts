@@ -1,7 +1,7 @@
 /** The OperationStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/paging';
-import { SignalboxError, PreconditionFailedError } from '../../../src/engine/errors';
-import type { InstanceResult } from '../../../src/engine/operation';
+import { onePage } from '../../../src/engine/ports';
+import { SignalboxError, PreconditionFailedError } from '../../../src/engine/model';
+import type { InstanceResult } from '../../../src/engine/operations';
 import type { OperationStore } from '../../../src/engine/ports';
 import { collect, makeOperation, withoutEtag } from '../fixtures';
 

@@ -4,7 +4,7 @@
  * save writes none), listed per instance and across instances, deleted idempotently; the relay delivers
  * in order, deletes what it delivered, keeps what it did not.
  */
-import { onePage } from '../../../src/engine/paging';
+import { onePage } from '../../../src/engine/ports';
 import { OutboxKind, OutboxRelay, PreconditionFailedError, type InstanceStore, type OutboxRow, type OutboxStore, type Trigger } from '../../../src/engine';
 import { makeHistoryEntry, makeInstance } from '../fixtures';
 

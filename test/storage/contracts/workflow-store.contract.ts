@@ -1,6 +1,6 @@
 /** The WorkflowStore contract, run against every implementation. */
-import { onePage } from '../../../src/engine/paging';
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../../src/engine/errors';
+import { onePage } from '../../../src/engine/ports';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../../src/engine/model';
 import type { WorkflowStore } from '../../../src/engine/ports';
 import { collect, makeDefinition } from '../fixtures';
 

@@ -1,0 +1,151 @@
+/**
+ * @module The Functions app's wiring: one HostCore (storage ports, engine) per worker process, built on
+ * first use from the app settings, and per invocation the API services and trigger activities bound to
+ * that invocation's durable client, which starts trigger orchestrations.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { InvocationContext } from '@azure/functions';
+import * as df from 'durable-functions';
+import type { DurableClient } from 'durable-functions';
+import { redactSecrets } from '../src/engine/model';
+import { createAzurePorts } from '../src/host/azure-ports';
+import type { ApiServices } from '../src/host/http/types';
+import type { Environment } from '../src/host/settings';
+import type { OperationActivities } from '../src/host/contracts/operation-activities';
+import type { Logger } from '../src/host/operation-activity-service';
+import type { OperationLauncher } from '../src/host/trigger-submitter';
+import { createHostCore, type HostCore } from '../src/host/host-services';
+import { durableEventLauncher } from './event-launcher';
+import { timerOrchestrationId } from '../src/host/contracts/timer-activities';
+import { TIMER_ORCHESTRATOR } from './timer-orchestrator';
+import { OPERATION_ORCHESTRATOR, type OperationOrchestratorInput } from './operation-orchestrator';
+
+const currentInvocation = new AsyncLocalStorage<InvocationContext>();
+
+/** Runs `work` with `context` as the target of the worker's log lines. */
+export function inInvocation<T>(context: InvocationContext, work: () => Promise<T>): Promise<T> {
+  return currentInvocation.run(context, work);
+}
+
+/** Logs through the current invocation's context, so the host ties each line to its invocation. */
+export const invocationLogger: Logger = {
+  info: (message, properties) => logLine('info', message, properties),
+  warn: (message, properties) => logLine('warn', message, properties),
+  error: (message, properties) => logLine('error', message, properties),
+};
+
+/**
+ * Secrets in URLs (userinfo, query values, fragment) are redacted from the message and every property, as
+ * the local server's logger does (src/host/local/logger.ts): a log line is the last place a key could leave by.
+ */
+function logLine(level: 'info' | 'warn' | 'error', message: string, properties?: Record<string, unknown>): void {
+  const args = properties ? [redactSecrets(message), redactSecrets(properties)] : [redactSecrets(message)];
+  const context = currentInvocation.getStore();
+  if (context) context[level](...args);
+  else console[level](...args);
+}
+
+let core: Promise<HostCore> | undefined;
+
+/** The worker's HostCore, built once; a failed build (storage unreachable) is retried on next use. */
+export function hostCore(env: Environment = process.env): Promise<HostCore> {
+  if (!core) {
+    const building = createAzurePorts({ env }).then((ports) => createHostCore({ ports, logger: invocationLogger, env }));
+    building.catch(() => {
+      if (core === building) core = undefined;
+    });
+    core = building;
+  }
+  return core;
+}
+
+/** Replaces the worker's HostCore (tests run the registered functions against their own storage). */
+export function setHostCore(value: HostCore | undefined): void {
+  core = value ? Promise.resolve(value) : undefined;
+}
+
+/**
+ * How often a `Prefer: wait` asks the durable extension for an orchestration's status (durable's own
+ * default is 1 s, too coarse for an operation that takes tens of milliseconds).
+ */
+export const DURABLE_STATUS_INTERVAL_IN_MS = 100;
+
+/** Runtime statuses after which starting the same instance id again is allowed and useful. */
+const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.OrchestrationRuntimeStatus.Terminated]);
+
+/**
+ * Starts the trigger orchestration of an operation, with the operation id as its instance id. Idempotent:
+ * an instance that exists is left alone (a finished one records its operation; a running one is busy),
+ * unless it failed or was terminated, which leaves its operation unfinished: that one is started anew,
+ * and `beginOperation` makes a run over an already finished operation a no-op.
+ */
+export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>): OperationLauncher {
+  /** The runtime status of an orchestration instance, undefined when there is none. */
+  const statusOf = (instanceId: string) =>
+    client.getStatus(instanceId).catch((error: unknown) => {
+      if (isMissingInstance(error)) return undefined;
+      throw error;
+    });
+  return {
+    /**
+     * `Prefer: wait` on Azure: durable-functions' own waitForCompletionOrCreateCheckStatusResponse, which
+     * asks the durable extension for the orchestration's status every `retryIntervalInMilliseconds`
+     * until it completes, fails or is terminated, or the time runs out (then a 202 check-status
+     * response). Any of those ends means the operation record is as final as it will get: the route
+     * reads it once. The status asks go to the extension (its instance table), never to the operation
+     * store. No HttpRequest is passed: its only use is the check-status links, which are not answered.
+     */
+    async waitUntilFinished(operationId, timeoutInMs) {
+      if (timeoutInMs <= 0) return 'pending';
+      try {
+        const response = await client.waitForCompletionOrCreateCheckStatusResponse(undefined as never, operationId, {
+          timeoutInMilliseconds: timeoutInMs,
+          retryIntervalInMilliseconds: Math.min(timeoutInMs, DURABLE_STATUS_INTERVAL_IN_MS),
+        });
+        return response.status === 202 ? 'pending' : 'finished';
+      } catch (error) {
+        // No orchestration (yet, or any more: purged): the record alone can tell, so the route polls it.
+        if (isMissingInstance(error)) return 'unknown';
+        throw error;
+      }
+    },
+    /**
+     * Starts the timer's orchestration (timer-orchestrator.ts) under an instance id derived from the
+     * timer id: arming the same timer again finds it and does nothing (unless it failed or was
+     * terminated, when it starts anew; firing twice is harmless, the operation id is the timer id).
+     */
+    async armTimer(timer) {
+      const instanceId = timerOrchestrationId(timer.timerId);
+      const status = await statusOf(instanceId);
+      if (status && !restartable.has(status.runtimeStatus)) return;
+      await client.startNew(TIMER_ORCHESTRATOR, { instanceId, input: timer });
+    },
+    async start(operationId, options = {}) {
+      // An operation this request just recorded has no orchestration yet: skip the status round trip.
+      const status = options.isNew ? undefined : await statusOf(operationId);
+      if (status && !restartable.has(status.runtimeStatus)) return;
+      const input: OperationOrchestratorInput = { operationId };
+      await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: operationId, input });
+    },
+  };
+}
+
+/** durable-functions reports a missing instance only as an Error whose message says 404. */
+function isMissingInstance(error: unknown): boolean {
+  return error instanceof Error && /\b404\b/.test(error.message);
+}
+
+export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
+  const core = await hostCore();
+  const client = df.getClient(context);
+  // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
+  // not at each worker's first call: N workers cost one sweep.
+  return core.servicesFor(durableLauncher(client), durableEventLauncher(client));
+}
+
+/** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
+export async function activitiesFor(context: InvocationContext): Promise<OperationActivities> {
+  const core = await hostCore();
+  const client = df.getClient(context);
+  return core.activitiesFor(durableLauncher(client), durableEventLauncher(client));
+}

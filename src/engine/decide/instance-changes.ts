@@ -1,0 +1,44 @@
+/** @module Small pure helpers shared by the decisions. */
+import { TriggerOutcome } from '../model/enums';
+import { APPLIED_TRIGGER_MEMORY, MAX_APPLIED_ERROR_LENGTH, type AppliedTrigger, type Instance, type StoredInstance } from '../model/instance';
+import type { InstanceResult } from './instance-result';
+
+/** The instance without store metadata (the ETag is not part of what is saved). */
+export function plainInstance(instance: Instance | StoredInstance): Instance {
+  if (!('etag' in instance)) return instance;
+  const { etag: _etag, ...rest } = instance;
+  return rest;
+}
+
+/** The instance without its fault (leaving the key out rather than setting it to undefined). */
+export function withoutFault(instance: Instance): Instance {
+  if (!('fault' in instance)) return instance;
+  const { fault: _fault, ...rest } = instance;
+  return rest;
+}
+
+/** What the instance recorded for `triggerId`, if it remembers applying it. */
+export function appliedRecord(instance: Instance, triggerId: string): AppliedTrigger | undefined {
+  // Older instances (before the record existed) have no list.
+  return (instance.appliedTriggers ?? []).find((item) => item.triggerId === triggerId);
+}
+
+/** Appends what a trigger did, keeping the newest APPLIED_TRIGGER_MEMORY. */
+export function rememberApplied(instance: Instance, triggerId: string, result: InstanceResult): AppliedTrigger[] {
+  const record: AppliedTrigger = {
+    triggerId,
+    outcome: result.outcome === TriggerOutcome.faulted ? TriggerOutcome.faulted : TriggerOutcome.transitioned,
+    ...(result.transitionId ? { transitionId: result.transitionId } : {}),
+    ...(result.fromStateId ? { fromStateId: result.fromStateId } : {}),
+    ...(result.toStateId ? { toStateId: result.toStateId } : {}),
+    ...(result.error !== undefined ? { error: result.error.slice(0, MAX_APPLIED_ERROR_LENGTH) } : {}),
+  };
+  const next = [...(instance.appliedTriggers ?? []), record];
+  return next.length > APPLIED_TRIGGER_MEMORY ? next.slice(next.length - APPLIED_TRIGGER_MEMORY) : next;
+}
+
+/** The answer to a repeated delivery: `duplicate`, with what the trigger did then. */
+export function duplicateResult(instanceId: string, record: AppliedTrigger): InstanceResult {
+  const { triggerId: _triggerId, ...applied } = record;
+  return { instanceId, outcome: TriggerOutcome.duplicate, applied };
+}

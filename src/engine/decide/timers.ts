@@ -1,0 +1,135 @@
+/**
+ * @module Timers (shared/design/workflow-model.md, "Timers"): arming them when an instance enters a state,
+ * and the trigger a timer applies when it falls due. Arming is `armTimers` (pure but for the clock and
+ * `at` expressions), called by `enterState` for creation, transitions, self-transitions and recovery, and
+ * reusable by any decision that puts an instance into a state (migration). Each armed timer becomes a
+ * `timer` outbox row (its `DueTimer`), which the host's scheduler receives after the save: a durable
+ * timer orchestration on Azure, the storage-driven scheduler locally, the engine's clock in-process.
+ */
+import { DateTime } from 'luxon';
+import { addWorkingTime } from '../timers/business-calendar';
+import { depthFault } from './causal-budget';
+import type { Cause } from './decision';
+import { isTimerTransition, type StateDefinition, type WorkflowDefinition } from '../definition/definition';
+import { evaluateExpression } from '../expressions/expressions';
+import type { ArmedTimer, Instance } from '../model/instance';
+import { OutboxKind, type TimerOutboxRow } from '../model/outbox';
+import type { Draft } from './draft';
+import { MAX_TIMER_DELAY_IN_DAYS, MAX_TIMER_DELAY_TEXT, parseIsoDuration, type TimerDefinition } from '../timers/timer-definition';
+import type { Trigger } from '../model/trigger';
+import type { DueTimer } from '../model/outbox';
+import { timerTriggerId } from '../model/trigger-ids';
+
+/** The name of every timer's trigger (conditions of a timer transition may read `trigger.parameters`). */
+export const TIMER_TRIGGER_NAME = 'timer';
+
+export type { DueTimer } from '../model/outbox';
+
+/** The trigger a due timer applies to its instance (subject: the instance's own id). */
+export function timerTrigger(timer: DueTimer): Trigger {
+  return {
+    id: timer.timerId,
+    name: TIMER_TRIGGER_NAME,
+    subjects: [timer.instanceId],
+    parameters: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt },
+    timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+    // Only when there is one, so every path that builds this trigger (relay, due-timer row) builds the same body.
+    ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+    ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
+  };
+}
+
+/** The due timers of an instance as saved (what schedulers and the due-time index hold). */
+export function dueTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'>): DueTimer[] {
+  if (!instance.timers?.length || instance.stateEntry === undefined) return [];
+  const { stateEntry, incarnation } = instance;
+  return instance.timers.map((timer) => ({
+    timerId: timerTriggerId(instance.id, stateEntry, timer.transitionId, incarnation),
+    instanceId: instance.id,
+    transitionId: timer.transitionId,
+    stateEntry,
+    dueAt: timer.dueAt,
+    ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
+    ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
+    ...(incarnation !== undefined ? { incarnation } : {}),
+  }));
+}
+
+/** Timers of `next` that `previous` did not have (a new entry, or a new transition): what to index and schedule. */
+export function newlyArmed(previous: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'> | undefined, next: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'>): DueTimer[] {
+  const before = new Set(previous ? dueTimersOf(previous).map((timer) => timer.timerId) : []);
+  return dueTimersOf(next).filter((timer) => !before.has(timer.timerId));
+}
+
+/**
+ * Timers `previous` had armed that `next` no longer has: its entry was left (or ended), or the timer was
+ * spent. Their due-timer rows are stale.
+ */
+export function noLongerArmed(previous: Pick<Instance, 'id' | 'stateEntry' | 'timers'>, next: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+  const after = new Set(dueTimersOf(next).map((timer) => timer.timerId));
+  return dueTimersOf(previous).filter((timer) => !after.has(timer.timerId));
+}
+
+/** The instant an `at` expression gave, or an Error saying why it is none (a fault, like a failing entry action). */
+function instantOf(value: unknown, transitionId: string): Date {
+  if (typeof value === 'string') {
+    // An instant without an offset is read as UTC, so the result never depends on the server's zone.
+    const parsed = DateTime.fromISO(value, { zone: 'utc' });
+    if (parsed.isValid) return parsed.toJSDate();
+  }
+  const shown = value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 100);
+  throw new Error(`the timer of transition "${transitionId}": "at" gave ${shown}, not an ISO 8601 instant`);
+}
+
+/** The due time of one timer armed at `enteredAt`; throws (a fault) when `at` gives no instant, or one past the limit. */
+async function dueAtOf(timer: TimerDefinition, transitionId: string, definition: WorkflowDefinition, draft: Draft, enteredAt: Date): Promise<Date> {
+  const dueAt = await unboundedDueAtOf(timer, transitionId, definition, draft, enteredAt);
+  if (!(dueAt.getTime() - enteredAt.getTime() <= MAX_TIMER_DELAY_IN_DAYS * DAY_IN_MS)) {
+    throw new Error(`the timer of transition "${transitionId}": "${timer.at !== undefined ? 'at' : 'after'}" is due more than ${MAX_TIMER_DELAY_TEXT} after the state was entered, the limit`);
+  }
+  return dueAt;
+}
+
+const DAY_IN_MS = 24 * 3600_000;
+
+async function unboundedDueAtOf(timer: TimerDefinition, transitionId: string, definition: WorkflowDefinition, draft: Draft, enteredAt: Date): Promise<Date> {
+  if (timer.at !== undefined) return instantOf(await evaluateExpression(timer.at, draft.scope(), { now: () => draft.effects.now() }), transitionId);
+  const duration = parseIsoDuration(timer.after!);
+  if (typeof duration === 'string') throw new Error(`the timer of transition "${transitionId}": ${duration}`);
+  if (timer.calendar === undefined) return DateTime.fromJSDate(enteredAt, { zone: 'utc' }).plus(duration).toJSDate();
+  const calendar = definition.calendars?.[timer.calendar];
+  if (!calendar) throw new Error(`the timer of transition "${transitionId}" names a missing calendar "${timer.calendar}"`);
+  return addWorkingTime(enteredAt, duration.as('milliseconds'), calendar);
+}
+
+/**
+ * The timers of `state` armed on entering it at `enteredAt`, with the draft's context as it stands after
+ * the entry actions. Throws (to fault the instance) when an `at` gives no instant. A final state has none.
+ * A timer due at once (at or before `enteredAt`: `PT0S`, a past `at`) is follow-up work of the arming
+ * change, at `followUpDepth` (causal-budget.ts); past the causal depth limit that throws too. One due later
+ * starts a chain of its own: the wait paces it.
+ */
+export async function armTimers(draft: Draft, state: StateDefinition, enteredAt: Date, followUpDepth = 1, cause?: Cause): Promise<ArmedTimer[]> {
+  const armed: ArmedTimer[] = [];
+  for (const transition of state.transitions) {
+    if (!isTimerTransition(transition)) continue;
+    const dueAt = await dueAtOf(transition.timer, transition.id, draft.definition, draft, enteredAt);
+    if (dueAt.getTime() > enteredAt.getTime()) {
+      armed.push({ transitionId: transition.id, dueAt: dueAt.toISOString() });
+      continue;
+    }
+    const fault = depthFault(`the timer of transition "${transition.id}" (due at once)`, followUpDepth, cause);
+    if (fault) throw new Error(fault);
+    armed.push({ transitionId: transition.id, dueAt: dueAt.toISOString(), causalDepth: followUpDepth });
+  }
+  return armed;
+}
+
+/** The outbox rows that hand armed timers to the host's scheduler after the save. */
+export function timerOutboxRows(instance: Pick<Instance, 'id' | 'incarnation'>, stateEntry: number, timers: readonly ArmedTimer[]): TimerOutboxRow[] {
+  return dueTimersOf({ id: instance.id, ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}), stateEntry, timers }).map((payload) => ({
+    id: payload.timerId,
+    kind: OutboxKind.timer,
+    payload,
+  }));
+}

@@ -1,0 +1,543 @@
+/**
+ * @module The instance runtime: every change to an instance goes through one loop, `decideUnderLease`:
+ * lease → load (and the outbox rows a crash left behind) → decide (writes nothing, decision.ts) → index rows added
+ * → one conditional save of the instance, its history entry and its outbox rows → stale index rows
+ * removed → log lines emitted → lease released. A 412 (someone else saved first) reloads and decides
+ * again; the rows to relay are returned for delivery after the lease is released (outbox-relay.ts).
+ * Creation has no lease (the id is new): `create` runs the same steps with a create instead of a save.
+ */
+import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
+import { ActionCallJournal } from './action-call-journal';
+import { actorOfCause, causeKey, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
+import { decideCancel } from '../decide/decide-cancel';
+import { creationCause, decideCreate, type NewInstance } from '../decide/decide-create';
+import { withoutSelfCausedCount } from '../decide/causal-budget';
+import { oversizeFaultDecision } from '../decide/decide-fault';
+import { decideRecover, type RecoveryRepair } from '../decide/decide-recover';
+import { decideDelete } from '../decide/decide-delete';
+import { decideMigrate } from '../decide/decide-migrate';
+import { decideResume, decideSuspend } from '../decide/decide-suspend';
+import { decideTrigger } from '../decide/decide-trigger';
+import type { WorkflowDefinition as TargetDefinition } from '../definition/definition';
+import type { InstanceResult } from '../operations/operation';
+import type { MigrationRequest } from '../decide/operation-work';
+import { dryRunTrigger, type DryRunResult } from '../decide/dry-run';
+import type { Effects } from '../steps/effects';
+import { withLifecycleEvents } from '../decide/lifecycle-events';
+import type { ResolvedEngineOptions } from './engine-options';
+import { InstanceStatus } from '../model/enums';
+import { ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from '../model/errors';
+import { isChildOf, markParent, runningChildStatuses } from '../decide/child-cascade';
+import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../model/instance';
+import { duplicateResult } from '../decide/instance-changes';
+import { isStoredOutboxRow, type OutboxRow } from '../model/outbox';
+import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from '../ports/ports';
+import { newlyArmed, noLongerArmed } from '../decide/timers';
+import { offerOf } from '../decide/offers';
+import { newIncarnation } from '../model/trigger-ids';
+import type { Trigger } from '../model/trigger';
+import type { WorkflowVersionCache } from './workflow-version-cache';
+import { systemActor, type Actor } from '../model/actor';
+
+export interface InstanceRuntimePorts {
+  readonly instances: InstanceStore;
+  readonly outbox: OutboxStore;
+  readonly interests: InterestIndex;
+  readonly leases: LeaseProvider;
+  /** Where a host that schedules timers from storage finds them (the local server); absent elsewhere. */
+  readonly dueTimers?: DueTimerIndex;
+}
+
+/** What a decision needs besides the instance: its definition and the effects it may use. */
+export interface DecideContext {
+  readonly definition: WorkflowDefinition;
+  readonly effects: Effects;
+}
+
+export type Decide = (stored: StoredInstance, context: DecideContext) => Promise<Decision>;
+
+/** How a trigger is applied: `offeredSince` lets the runtime skip looking up records the instance let go. */
+export interface ApplyTriggerOptions extends OperationOptions {
+  /**
+   * When the trigger's operation was recorded (ISO 8601): the trigger cannot have been applied before.
+   * Absent (a trigger delivered in-process, without an operation): any time.
+   */
+  readonly offeredSince?: string;
+}
+
+/**
+ * Clocks of different workers may disagree: a trigger offered less than this long after the instance let
+ * an applied record go is still looked up among the rows kept beside it.
+ */
+export const APPLIED_LOOKUP_CLOCK_MARGIN_MS = 5 * 60_000;
+
+/** The outcome of one run of the loop. */
+export interface AppliedDecision {
+  /** Undefined when the instance does not exist. */
+  readonly decision?: Decision;
+  /** The instance as saved, or as loaded when nothing changed; undefined when it does not exist. */
+  readonly instance?: StoredInstance;
+  /** Rows to relay now that the lease is released: those this change wrote and leftovers found on load. */
+  readonly outbox: readonly OutboxRow[];
+}
+
+export class InstanceRuntime {
+  private readonly journal = new ActionCallJournal();
+  /** Instances whose outbox this process relayed completely, with the ETag they then had (saves no query on the next load). */
+  private readonly relayed = new Map<string, string>();
+
+  constructor(
+    private readonly ports: InstanceRuntimePorts,
+    private readonly versions: WorkflowVersionCache,
+    private readonly options: ResolvedEngineOptions,
+  ) {}
+
+  /**
+   * The one run loop of every change: see the module comment. `causeOf` names what is being delivered
+   * (it keys raised-trigger ids and the action-call journal). Lease and storage failures are thrown (a
+   * retry is safe); a request the instance cannot take is thrown by `decide` (ConflictError, ...).
+   */
+  decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: ChangeOptions = {}): Promise<AppliedDecision> {
+    return this.ports.leases.withLease(
+      instanceId,
+      async (lease) => {
+        for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
+          const stored = await this.ports.instances.get(instanceId, options);
+          // An instance being deleted is gone for every change but its deletion.
+          if (!stored || stored.deleting) return { outbox: [] };
+          const leftovers = await this.leftoversOf(stored, options);
+          const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
+          const cause = withRequestActor(causeOf(stored), options);
+          const deliveryKey = `${instanceId}|${causeKey(cause)}`;
+          let decision = withEvents(definition, stored, cause, withActor(withOperationId(await decide(stored, { definition, effects: this.effects(deliveryKey, lease.signal) }), options), cause));
+          // Anything but a trigger is a request from outside (recover, resume, migrate, ...): it ends the self-caused count.
+          if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
+          if (!decision.change) {
+            this.finish(deliveryKey, decision.logs);
+            return { decision, instance: stored, outbox: leftovers };
+          }
+          let saved: StoredInstance | undefined;
+          try {
+            saved = await this.save(stored, withLeftovers(decision.change, leftovers), lease, options);
+          } catch (error) {
+            if (!(error instanceof TooLargeError)) throw error;
+            // Fault it for real, as it was, so the record is small and says what happened.
+            decision = withEvents(definition, stored, cause, oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now()));
+            saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
+          }
+          if (!saved) continue; // someone else wrote: reload and decide again
+          this.finish(deliveryKey, decision.logs, saved, stored);
+          return { decision, instance: saved, outbox: [...leftovers, ...decision.change!.outbox] };
+        }
+        throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
+      },
+      {
+        leaseDurationInSeconds: this.options.leaseDurationInSeconds,
+        maxWaitInMs: this.options.maxLeaseWaitInMs,
+        ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      },
+    );
+  }
+
+  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
+    const { offeredSince, ...storeOptions } = options;
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
+      async (stored, { definition, effects }) => {
+        const applied = withTimerActor(trigger, stored);
+        // The instance's own record holds its newest applied triggers; older ones are rows beside it.
+        const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
+        if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
+        const decision = await decideTrigger(definition, stored, applied, effects, this.options.registry);
+        // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
+        if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
+        return decision;
+      },
+      storeOptions,
+    );
+  }
+
+  /** Bookkeeping only: a failure to record is logged, never the trigger's failure. */
+  private async recordOffer(instanceId: string, trigger: Trigger, decision: Decision, options: OperationOptions = {}): Promise<void> {
+    const offer = this.ports.instances.recordOffer ? offerOf(trigger, decision.result, this.options.clock.now()) : undefined;
+    if (!offer) return;
+    try {
+      await this.ports.instances.recordOffer!(instanceId, offer, options);
+    } catch (error) {
+      this.options.logger.warn('Could not record a trigger offered to an instance', { instanceId, triggerId: trigger.id, error: String(error) });
+    }
+  }
+
+  /**
+   * What `trigger` would do to the instance: the same decision as applyTrigger, on the instance as it is
+   * now, with no lease and nothing saved or relayed (dry-run.ts). Undefined when the instance does not exist.
+   */
+  async dryRun(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<DryRunResult | undefined> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored || stored.deleting) return undefined;
+    const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
+    return dryRunTrigger(definition, stored, trigger, this.effects(`${instanceId}|dry-run`, options.abortSignal), this.options.registry);
+  }
+
+  recover(instanceId: string, stateId: string, options?: ChangeOptions, guard?: InstancePrecondition, repair?: RecoveryRepair): Promise<AppliedDecision> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
+      async (stored, { definition, effects }) => guarded(stored, guard) ?? decideRecover(definition, stored, stateId, effects, this.options.registry, repair),
+      options,
+    );
+  }
+
+  cancel(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'cancel', sequence: stored.historyLength }),
+      async (stored) => guarded(stored, guard) ?? decideCancel(stored, this.options.clock.now()),
+      options,
+    );
+  }
+
+  /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
+  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: ChangeOptions): Promise<AppliedDecision> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'migrate', sequence: stored.historyLength }),
+      (stored, { effects }) => decideMigrate(request, target, stored, effects, this.options.registry),
+      options,
+    );
+  }
+
+  /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
+  suspend(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'suspend', sequence: stored.historyLength }),
+      async (stored) => guarded(stored, guard) ?? decideSuspend(stored, this.options.clock.now()),
+      options,
+    );
+  }
+
+  resume(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
+    return this.decideUnderLease(
+      instanceId,
+      (stored) => ({ kind: 'resume', sequence: stored.historyLength }),
+      async (stored) => guarded(stored, guard) ?? decideResume(stored, this.options.clock.now()),
+      options,
+    );
+  }
+
+  /**
+   * Deletes the instance, under its lease: (1) the decision marks it `deleting` in one conditional save
+   * (from then on it is gone for every reader), (2) its interest index rows are removed, (3) its lease
+   * blob, (4) its rows, the instance row last. A crash anywhere leaves either the instance as it was or
+   * one marked `deleting`, which nobody can reach, and a deletion run again (which finds the mark and
+   * skips the decision) finishes. Rows a crash left undelivered are returned for the relay, as after
+   * any change. Undefined decision: no such instance.
+   *
+   * Not through `decideUnderLease`: that loop treats an instance marked `deleting` as gone (so no other
+   * change reaches it), while a deletion must find that mark and finish; and a deletion's work goes on
+   * under the lease after its save (children, index rows, the lease blob, the rows), where the loop
+   * releases the lease at the save. Its save is the same conditional save on the stored ETag.
+   */
+  async delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: InstancePrecondition): Promise<AppliedDecision> {
+    // Looked up first: taking the lease of an id that does not exist would create its lease blob.
+    if (!(await this.ports.instances.get(instanceId, options))) return { outbox: [] };
+    return this.ports.leases.withLease(
+      instanceId,
+      async (lease) => {
+        for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
+          const stored = await this.ports.instances.get(instanceId, options);
+          if (!stored) return { outbox: [] };
+          const leftovers = await this.leftoversOf(stored, options);
+          let decision: Decision = { result: { instanceId, outcome: 'deleted', fromStateId: stored.stateId }, logs: [] };
+          if (!stored.deleting) {
+            const refused = guarded(stored, guard);
+            if (refused) return { decision: refused, instance: stored, outbox: leftovers };
+            decision = decideDelete(stored, force, this.options.clock.now());
+            // A parent with running children is running too (child-cascade.ts).
+            if (!force && (await this.childrenOf(stored, options)).some((child) => runningChildStatuses.has(child.status))) {
+              throw new ConflictError(`Instance "${instanceId}" has running children: delete it with force=true (its children are deleted with it), or cancel it first`);
+            }
+            lease.assertHeld();
+            try {
+              await this.ports.instances.save(decision.change!.instance, { history: historyOf(decision.change!) }, { ...options, ifMatch: stored.etag });
+            } catch (error) {
+              if (error instanceof PreconditionFailedError) continue;
+              throw error;
+            }
+          }
+          // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
+          for (const child of await this.childrenOf(stored, options)) await this.delete(child.id, true, options);
+          await this.ports.interests.remove(instanceId, stored.interests, options);
+          await this.unindexTimers(stored, { ...stored, timers: [] }, options);
+          await lease.discard();
+          await this.ports.instances.purge(instanceId, options);
+          this.relayed.delete(instanceId);
+          return { decision, outbox: leftovers };
+        }
+        throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
+      },
+      {
+        leaseDurationInSeconds: this.options.leaseDurationInSeconds,
+        maxWaitInMs: this.options.maxLeaseWaitInMs,
+        ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      },
+    );
+  }
+
+  /**
+   * Creates an instance of `workflow`: ConflictError for an id that exists. No lease: nothing else can
+   * save an instance that does not exist yet, and the create itself refuses a second one. So not through
+   * `decideUnderLease`, which leases, loads a stored instance and saves on its ETag: here there is none to
+   * load, and the store's create (insert, 409 on an existing id) is the condition.
+   */
+  async create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<AppliedDecision & { instance: StoredInstance; decision: Decision }> {
+    const existing = await this.ports.instances.get(input.instanceId, options);
+    // One marked `deleting` is gone for every reader (a deletion stopped by a crash after its mark): the
+    // deletion is finished first, its leftover rows relayed with the creation's, so the id is free as it reads.
+    const leftovers = existing?.deleting ? (await this.delete(input.instanceId, true, options)).outbox : [];
+    if (existing && !existing.deleting) throw new ConflictError(`Instance "${input.instanceId}" exists`);
+    const cause = creationCause(input);
+    const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
+    // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
+    const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
+    const decision = withEvents(
+      workflow.definition,
+      undefined,
+      cause,
+      withActor(await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry), cause),
+    );
+    const change = decision.change!;
+    // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
+    // acquire, a create, a second acquire). Only an optimisation: withLease creates a missing one itself.
+    const preparing = this.prepareLease(input.instanceId, options);
+    // Index rows first: the indexes may hold more than the truth, never less.
+    let stored: StoredInstance;
+    try {
+      await this.ports.interests.add(input.instanceId, change.instance.interests, options);
+      await this.indexTimers(undefined, change.instance, options);
+      stored = await this.ports.instances.create(
+        change.instance,
+        { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) },
+        options,
+      );
+    } catch (error) {
+      // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
+      // conflict or a storage fault they stay: another writer's instance may own them, or the create may
+      // have happened after all (the index is a superset of the truth).
+      if (error instanceof TooLargeError || error instanceof ValidationError) await this.removeInterests(input.instanceId, change.instance.interests, options);
+      throw error;
+    } finally {
+      await preparing;
+    }
+    this.finish(deliveryKey, decision.logs, stored);
+    return { decision, instance: stored, outbox: [...leftovers, ...change.outbox] };
+  }
+
+  /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */
+  async childrenOf(parent: Pick<Instance, 'id' | 'incarnation' | 'startedChildren'>, options: OperationOptions = {}): Promise<StoredInstance[]> {
+    if (!parent.startedChildren) return [];
+    const children: StoredInstance[] = [];
+    for await (const child of this.ports.instances.query({ parentId: parent.id }, { ...options, maxPageSize: 1000 })) {
+      if (!child.deleting && isChildOf(child, parent)) children.push(child);
+    }
+    return children;
+  }
+
+  private async prepareLease(instanceId: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.ports.leases.prepare?.(instanceId, options);
+    } catch (error) {
+      this.options.logger.warn('Could not create the lease of a new instance; its first trigger will', { instanceId, error: String(error) });
+    }
+  }
+
+  /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
+  relayedAll(decided: AppliedDecision): void {
+    if (!decided.instance) return;
+    if (this.relayed.size >= 10_000) this.relayed.delete(this.relayed.keys().next().value!);
+    this.relayed.set(decided.instance.id, decided.instance.etag);
+  }
+
+  private effects(deliveryKey: string, signal?: AbortSignal): Effects {
+    const { clock, http } = this.options;
+    return {
+      now: () => clock.now(),
+      http,
+      actionHttp: (location) => this.journal.client(deliveryKey, location, http),
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /**
+   * The delivery is settled (saved, or nothing to save): emit its log lines once and drop its journal.
+   * A fault this save recorded is logged at error, with the instance, workflow and reason, since an
+   * operation's outcome is read by whoever sent it, and the operator reads the log.
+   */
+  private finish(deliveryKey: string, logs: readonly LogLine[], saved?: Instance, before?: Instance): void {
+    this.journal.forget(deliveryKey);
+    for (const line of logs) this.options.logger[line.level](line.message, { ...line.properties });
+    const fault = saved?.status === InstanceStatus.faulted ? saved.fault : undefined;
+    if (fault && (before?.fault?.at !== fault.at || before.fault.message !== fault.message)) {
+      this.options.logger.error('An instance faulted', {
+        instanceId: saved!.id,
+        workflowId: saved!.workflowId,
+        workflowVersion: saved!.workflowVersion,
+        stateId: saved!.stateId,
+        triggerId: fault.triggerId,
+        reason: fault.message,
+      });
+    }
+  }
+
+  /** Rows a crash (or a failed relay) left behind: looked for only when the instance lists some. */
+  private async leftoversOf(stored: StoredInstance, options: OperationOptions): Promise<OutboxRow[]> {
+    if (!stored.outbox?.length) return [];
+    if (this.relayed.get(stored.id) === stored.etag) return [];
+    return this.ports.outbox.listOutbox(stored.id, options);
+  }
+
+  /**
+   * New subjects into the index, the conditional save with its history entry and outbox rows, then
+   * stale subjects out. Returns undefined when the ETag no longer matched (the caller reloads).
+   */
+  private async save(stored: StoredInstance, change: Change, lease: LeaseHandle, options: OperationOptions): Promise<StoredInstance | undefined> {
+    const next = change.instance;
+    const before = new Set(stored.interests);
+    const after = new Set(next.interests);
+    const added = next.interests.filter((subject) => !before.has(subject));
+    const removed = stored.interests.filter((subject) => !after.has(subject));
+    if (added.length) await this.ports.interests.add(stored.id, added, options);
+    await this.indexTimers(stored, next, options);
+    lease.assertHeld();
+    const { instance: remembering, applied } = withAppliedRows(stored, next, this.options.clock.now());
+    let saved: StoredInstance;
+    try {
+      const write = { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}), ...(applied.length ? { applied } : {}) };
+      saved = await this.ports.instances.save(remembering, write, { ...options, ifMatch: stored.etag });
+    } catch (error) {
+      if (error instanceof PreconditionFailedError) return undefined;
+      throw error;
+    }
+    if (removed.length) await this.removeInterests(stored.id, removed, options);
+    await this.unindexTimers(stored, next, options);
+    return saved;
+  }
+
+  /** Due-time rows for the timers `next` arms (before the save, like interest rows; never removed here). */
+  private async indexTimers(previous: Instance | undefined, next: Instance, options: OperationOptions): Promise<void> {
+    if (!this.ports.dueTimers) return;
+    const armed = newlyArmed(previous, next);
+    if (armed.length) await this.ports.dueTimers.add(armed, options);
+  }
+
+  /**
+   * Right after the save, the due-time rows of timers it disarmed (the entry was left, the instance ended,
+   * the timer was spent), so they do not fire later as useless operations. Failing is harmless: a stale
+   * row fires a timer the instance answers `notInterested`.
+   */
+  private async unindexTimers(previous: Instance, next: Instance, options: OperationOptions): Promise<void> {
+    if (!this.ports.dueTimers) return;
+    const disarmed = noLongerArmed(previous, next);
+    if (disarmed.length === 0) return;
+    try {
+      await this.ports.dueTimers.remove(disarmed, options);
+    } catch (error) {
+      this.options.logger.warn('Could not remove stale due-timer rows', { instanceId: next.id, error: String(error) });
+    }
+  }
+
+  private async removeInterests(instanceId: string, subjects: readonly string[], options: OperationOptions): Promise<void> {
+    try {
+      await this.ports.interests.remove(instanceId, subjects, options);
+    } catch (error) {
+      // Harmless: a stale row only offers a trigger the instance will answer `notInterested`.
+      this.options.logger.warn('Could not remove stale interest rows', { instanceId, error: String(error) });
+    }
+  }
+}
+
+/** The decision with its change's lifecycle events (records and outbox rows), written with it. */
+function withEvents(definition: WorkflowDefinition, before: Instance | undefined, cause: Cause, decision: Decision): Decision {
+  return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, markParent(decision.change), cause) } : decision;
+}
+
+/** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry; `actor` who asked. */
+export interface ChangeOptions extends OperationOptions {
+  readonly operationId?: string;
+  /** Who asked for a change that is not a trigger's (a recovery, a cancellation, a migration, ...). */
+  readonly actor?: Actor;
+}
+
+/** The cause with the requesting actor, for changes that are not a trigger's (a trigger carries its own). */
+function withRequestActor(cause: Cause, options: ChangeOptions): Cause {
+  return options.actor && cause.kind !== 'trigger' && !cause.actor ? { ...cause, actor: options.actor } : cause;
+}
+
+/** The decision, its history entry naming who made the change (when known). */
+function withActor(decision: Decision, cause: Cause): Decision {
+  const entry = decision.change?.historyEntry;
+  const actor = actorOfCause(cause);
+  if (!actor || !entry || entry.actor) return decision;
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, actor } } };
+}
+
+/** A timer's trigger acts as `system`, caused by the actor of the change that armed the timer (ArmedTimer.armedBy). */
+function withTimerActor(trigger: Trigger, stored: Instance): Trigger {
+  if (!trigger.timer || trigger.actor) return trigger;
+  const armedBy = stored.timers?.find((timer) => timer.transitionId === trigger.timer!.transitionId)?.armedBy;
+  return armedBy ? { ...trigger, actor: systemActor(armedBy) } : trigger;
+}
+
+/** The decision, its history entry naming the operation when one makes it (a trigger's entry names it as `triggerId`). */
+function withOperationId(decision: Decision, options: ChangeOptions): Decision {
+  const entry = decision.change?.historyEntry;
+  if (!options.operationId || !entry || entry.triggerId !== null) return decision;
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId } } };
+}
+
+/** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */
+export type InstancePrecondition = (stored: StoredInstance) => InstanceResult | undefined;
+
+function guarded(stored: StoredInstance, guard: InstancePrecondition | undefined): Decision | undefined {
+  const result = guard?.(stored);
+  return result ? { result, logs: [] } : undefined;
+}
+
+/** The change, its instance still listing the leftover rows it will relay (so a second crash forgets none). */
+function withLeftovers(change: Change, leftovers: readonly OutboxRow[]): Change {
+  if (leftovers.length === 0) return change;
+  const ids = [...new Set([...leftovers.map((row) => row.id), ...change.instance.outbox])];
+  return { ...change, instance: { ...change.instance, outbox: ids } };
+}
+
+/**
+ * The records this save adds to the instance's applied triggers (each kept as a row beside it, for its
+ * whole life), and the instance stamped `appliedForgottenAt` when its bounded list let one go.
+ */
+function withAppliedRows(before: Instance, next: Instance, now: Date): { instance: Instance; applied: AppliedTrigger[] } {
+  const previous = before.appliedTriggers ?? [];
+  const current = next.appliedTriggers ?? [];
+  if (previous === current) return { instance: next, applied: [] };
+  const had = new Set(previous.map((record) => record.triggerId));
+  const applied = current.filter((record) => !had.has(record.triggerId));
+  const kept = new Set(current.map((record) => record.triggerId));
+  const forgot = previous.some((record) => !kept.has(record.triggerId));
+  return { instance: forgot ? { ...next, appliedForgottenAt: now.toISOString() } : next, applied };
+}
+
+/**
+ * Whether `triggerId` may have been applied and then let go of by the instance's bounded list: only when
+ * the list let something go, after (give or take clock differences) the trigger's operation was recorded.
+ */
+function mayHaveForgotten(stored: Instance, triggerId: string, offeredSince: string | undefined): boolean {
+  if (!stored.appliedForgottenAt) return false;
+  if ((stored.appliedTriggers ?? []).some((record) => record.triggerId === triggerId)) return false;
+  if (offeredSince === undefined) return true;
+  return Date.parse(offeredSince) <= Date.parse(stored.appliedForgottenAt) + APPLIED_LOOKUP_CLOCK_MARGIN_MS;
+}
+
+function historyOf(change: Change): HistoryEntry[] {
+  return change.historyEntry ? [change.historyEntry] : [];
+}

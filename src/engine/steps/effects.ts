@@ -1,0 +1,39 @@
+/**
+ * @module The effects a decision may use: the clock, outbound HTTP and an abort signal; nothing else.
+ * A decision may be made more than once for one delivery (a 412, a lost lease, a crash, a dry run), so:
+ * conditions call `http` once per decision made (they must be reads); actions call `actionHttp`, which the
+ * runtime journals per delivery and step (once within one engine, at least once across processes); the
+ * clock is read again each time. Logging is not an effect of deciding: `log` actions add lines to the
+ * Decision, which the runtime emits once, after the save (docs/architecture.md, "What deciding guarantees").
+ */
+import { escapeLogText } from '../model/log-text';
+import type { ExternalServiceClient } from './outbound-port';
+
+export interface EngineLogger {
+  info(message: string, properties?: Record<string, unknown>): void;
+  warn(message: string, properties?: Record<string, unknown>): void;
+  error(message: string, properties?: Record<string, unknown>): void;
+}
+
+export interface Effects {
+  now(): Date;
+  /** Outbound HTTP for conditions, which are reads: a re-decision may call again. */
+  readonly http: ExternalServiceClient;
+  /**
+   * Outbound HTTP for the action step at `location` (its description, e.g. `entry action of state "b"
+   * [0] (invokeExternalService)`): the runtime journals the response per delivery, so a decision re-made
+   * after a 412 or a lost lease replays it instead of calling again. @default http
+   */
+  actionHttp?(location: string): ExternalServiceClient;
+  /** Aborted when the work must stop (e.g. the lease was lost); passed on to outbound calls. */
+  readonly signal?: AbortSignal;
+}
+
+export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
+
+/** A console logger, used when no logger is given; messages escaped so each is one line. */
+export const consoleLogger: EngineLogger = {
+  info: (message, properties) => console.info(escapeLogText(message), properties ?? ''),
+  warn: (message, properties) => console.warn(escapeLogText(message), properties ?? ''),
+  error: (message, properties) => console.error(escapeLogText(message), properties ?? ''),
+};

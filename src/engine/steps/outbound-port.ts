@@ -1,0 +1,78 @@
+/**
+ * @module The engine's port for outbound HTTP: what `invokeExternalService` needs from the outside world.
+ * The implementation (allow-list, retries, tokens, limits) lives in src/outbound; hosts and library users
+ * pass one as `EngineOptions.http`. Without one, every call is refused (`refusingExternalServiceClient`).
+ */
+
+import { redactSecrets } from '../model/redaction';
+
+export interface ExternalRequest {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON-serialised body (POST only). */
+  readonly body?: string;
+  /** Per attempt. @default the client's default (10 000 in src/outbound) */
+  readonly timeoutInMs?: number;
+  /** When set, a managed-identity bearer token for this resource is added (over https only). */
+  readonly managedIdentityResource?: string;
+  readonly abortSignal?: AbortSignal;
+  /**
+   * Only the status matters (a subscriber's answer): the body is not read, whatever its size, and the
+   * response's `body` is undefined. @default false
+   */
+  readonly statusOnly?: boolean;
+}
+
+export interface ExternalResponse {
+  readonly status: number;
+  /** Parsed JSON when the body is JSON, else the text (undefined when empty). */
+  readonly body: unknown;
+}
+
+/** What the processor's `effects.http` is: send one request. */
+export interface ExternalServiceClient {
+  send(request: ExternalRequest): Promise<ExternalResponse>;
+  /**
+   * Why a request to `url` would be refused before anything is sent (its scheme, a host not on the
+   * allow-list), or undefined when it may be sent. Optional: PUT warns with it, a client without it warns of nothing.
+   */
+  refusal?(url: string): string | undefined;
+}
+
+/** A refused or failed outbound call. The processor turns it into a fault. */
+export class ExternalServiceError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ExternalServiceError';
+  }
+}
+
+/**
+ * A call refused by the host's own configuration before anything was sent or connected (a host not on
+ * the allow-list, a name resolving to an address that is not allowed, a token over http): not a
+ * transient fault, since the same call is refused again until the configuration changes.
+ */
+export class OutboundRefusedError extends ExternalServiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, undefined, options);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+/**
+ * The client of an Engine built without one: it refuses every call, so an `invokeExternalService` step
+ * faults its instance with this message instead of reaching the network unguarded.
+ */
+export const refusingExternalServiceClient: ExternalServiceClient = {
+  send: (request) =>
+    Promise.reject(
+      new OutboundRefusedError(
+        `no outbound HTTP client is configured, so ${request.method} ${redactSecrets(request.url)} was not sent (pass EngineOptions.http, e.g. createOutboundClient from src/outbound)`,
+      ),
+    ),
+};

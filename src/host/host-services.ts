@@ -1,0 +1,145 @@
+/**
+ * @module The wiring shared by both hosts: ports → Engine → trigger submitter → API services and
+ * trigger activities. The hosts differ only in the OperationLauncher (durable orchestration on Azure,
+ * in-process runner locally) and in where the ports come from.
+ */
+import { Engine } from '../engine/engine';
+import type { EventDeliveryTarget } from '../engine/runtime';
+import type { OutboxHandlers } from '../engine/runtime';
+import type { EngineOptions } from '../engine/runtime';
+import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
+import { createOutboundClient } from '../outbound/outbound-client';
+import { consoleConfigFromEnv } from './http/console-routes';
+import type { ApiServices } from './http/types';
+import { FinishedOperationCache } from './finished-operation-cache';
+import { operationAwaiter } from './operation-wait';
+import { allowedHosts, readSetting, type Environment } from './settings';
+import { OperationActivityService, OperationWorkCache, type Logger } from './operation-activity-service';
+import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
+
+export interface SignalboxPorts {
+  readonly workflows: WorkflowStore;
+  readonly instances: InstanceStore;
+  readonly history: HistoryStore;
+  readonly outbox: OutboxStore;
+  readonly events: EventStore;
+  readonly interests: InterestIndex;
+  readonly operations: OperationStore;
+  readonly leases: LeaseProvider;
+  /**
+   * Armed timers by due time, for a host that schedules timers from storage (the local server): the run
+   * loop then writes a row before each save that arms timers. The Functions app leaves it out (durable timers).
+   */
+  readonly dueTimers?: DueTimerIndex;
+  /** True when storage answers. */
+  checkHealth(): Promise<boolean>;
+}
+
+export interface HostCore {
+  readonly ports: SignalboxPorts;
+  readonly engine: Engine;
+  readonly logger: Logger;
+  /** `ports.operations` behind the finished-operation cache: what services and activities use. */
+  readonly operations: FinishedOperationCache;
+  /**
+   * API services whose triggers are run by `launcher` (and lifecycle events delivered by `events`, else in
+   * process); `stopping` ends requests' waits early.
+   */
+  servicesFor(launcher: OperationLauncher, events?: EventLauncher, stopping?: AbortSignal): ApiServices;
+  /** Activities whose raised triggers are dispatched through `launcher` (and events through `events`). */
+  activitiesFor(launcher: OperationLauncher, events?: EventLauncher): OperationActivityService;
+}
+
+/** Starts the delivery of lifecycle events somewhere durable (the Functions app: one orchestration per delivery). */
+export interface EventLauncher {
+  deliver(targets: readonly EventDeliveryTarget[]): Promise<void>;
+}
+
+export interface HostCoreOptions {
+  readonly ports: SignalboxPorts;
+  readonly logger: Logger;
+  readonly env?: Environment;
+  /** Overrides of the engine's defaults (tests pass a clock, a registry, ...). */
+  readonly engineOptions?: Partial<EngineOptions>;
+}
+
+export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
+  const engine = new Engine(
+    {
+      workflows: ports.workflows,
+      instances: ports.instances,
+      history: ports.history,
+      outbox: ports.outbox,
+      events: ports.events,
+      interests: ports.interests,
+      leases: ports.leases,
+      ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
+    },
+    {
+      http: createOutboundClient({
+        allowedHosts: allowedHosts(env),
+        // The URL comes redacted (userinfo, query values): a definition may carry a key there, and logs must not.
+        onRetry: (retry) => logger.warn('Retrying an outbound call', { ...retry }),
+      }),
+      // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
+      // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.
+      leaseDurationInSeconds: 15,
+      logger: {
+        info: (message, properties) => logger.info(message, properties),
+        warn: (message, properties) => logger.warn(message, properties),
+        error: (message, properties) => logger.error(message, properties),
+      },
+      ...engineOptions,
+      // Subscribers: the same pipeline (allow-list, timeout, identity) without its own retries, since the
+      // event delivery policy retries with backoff over hours. Tests may shorten the policy.
+      events: {
+        http: createOutboundClient({ allowedHosts: allowedHosts(env), maxRetries: 0 }),
+        sourcePrefix: readSetting('SIGNALBOX_EVENT_SOURCE_PREFIX', env) ?? '',
+        ...engineOptions.events,
+      },
+    },
+  );
+  const consoleConfig = consoleConfigFromEnv(env);
+  const operationWorkCache = new OperationWorkCache();
+  // Every reader and writer of operation records goes through it: a finished record written or read
+  // here is answered from memory from then on (polls, repeated trigger ids).
+  const operations = new FinishedOperationCache(ports.operations);
+  const now = () => engine.options.clock.now();
+  /**
+   * The engine whose raised triggers become operations that `launcher` runs, like any trigger, whose
+   * armed timers go to the launcher's scheduler, and whose lifecycle events go to `events` when given.
+   */
+  const bound = (launcher: OperationLauncher, events?: EventLauncher) => {
+    const triggers = new TriggerSubmitter(operations, launcher, now, engine.options.newId);
+    const armTimer = launcher.armTimer?.bind(launcher);
+    const handlers: Partial<OutboxHandlers> = {
+      trigger: async (row) => void (await triggers.submit(row.payload)),
+      ...(armTimer ? { timer: (row) => armTimer(row.payload) } : {}),
+      ...(events
+        ? { event: (row) => events.deliver(row.payload.subscriptionIds.map((subscriptionId) => ({ instanceId: row.payload.instanceId, eventId: row.payload.eventId, subscriptionId }))) }
+        : {}),
+    };
+    return { triggers, engine: engine.withDelivery(handlers) };
+  };
+  return {
+    ports,
+    engine,
+    logger,
+    operations,
+    servicesFor(launcher, events, stopping) {
+      const { triggers, engine: delivering } = bound(launcher, events);
+      return {
+        engine: delivering,
+        operations,
+        triggers,
+        awaitOperation: operationAwaiter(operations, launcher, stopping),
+        newId: engine.options.newId,
+        checkHealth: () => ports.checkHealth(),
+        consoleConfig,
+      };
+    },
+    activitiesFor(launcher, events) {
+      return new OperationActivityService({ engine: bound(launcher, events).engine, operations, operationWorkCache, logger, now });
+    },
+  };
+}

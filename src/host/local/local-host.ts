@@ -1,0 +1,144 @@
+/**
+ * @module The local host: storage (Azurite unless a connection is configured), the engine, the
+ * in-process operation runner, the storage-driven timer scheduler and the HTTP server, started and
+ * stopped as one. `npm start`, the HTTP
+ * tests and the API benchmark all use it.
+ */
+import { accessPolicyFromEnv } from '../http/access';
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import { recoverLeftovers } from '../start-up-recovery';
+import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
+import { startLocalServer, type RunningServer } from './local-server';
+import { createConsoleLogger } from './logger';
+import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
+import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
+import type { Trigger } from '../../engine/model';
+import { corsAllowedOrigins, readSetting, serverNames, type Environment } from '../settings';
+import { createHostCore, type HostCore, type HostCoreOptions } from '../host-services';
+import { createAzurePorts, type AzurePortsOptions } from '../azure-ports';
+import type { Logger } from '../operation-activity-service';
+import { OPERATION_PURGE_INTERVAL_MS, operationRetentionDays, purgeFinishedOperations } from '../retention';
+import type { StorageNames } from '../../storage/names';
+import type { RequestCounter } from '../../storage/request-counter';
+
+export interface LocalHostOptions {
+  /** @default process.env */
+  env?: Environment;
+  /** @default PORT, else 7071; 0 picks a free port */
+  port?: number;
+  /** Where Azurite keeps its data when it is started here. @default SIGNALBOX_AZURITE_LOCATION, else ./.azurite */
+  azuriteLocation?: string;
+  /** Table and container names (tests give each run its own). @default defaultStorageNames */
+  storageNames?: StorageNames;
+  logger?: Logger;
+  /** Counts every storage request (the benchmarks). */
+  requestCounter?: RequestCounter;
+  /** Lease provider options beyond the defaults (the benchmarks). */
+  leases?: AzurePortsOptions['leases'];
+  runner?: LocalOperationRunnerOptions;
+  /** Tuning of the timer scheduler (tests, the benchmark). */
+  timers?: Pick<LocalTimerSchedulerOptions, 'maxSleepInMs' | 'retryDelayInMs' | 'concurrency' | 'minIntervalInMs'>;
+  engineOptions?: HostCoreOptions['engineOptions'];
+  /** The built web console. @default dist/console of this package */
+  consoleFolder?: string;
+}
+
+export interface LocalHost {
+  readonly url: string;
+  readonly core: HostCore;
+  readonly runner: LocalOperationRunner;
+  /** The storage-driven timer scheduler. */
+  readonly timers: LocalTimerScheduler;
+  /** Azurite, when this host started it. */
+  readonly azurite?: RunningAzurite;
+  /** Graceful: stop taking requests, finish or hand back in-flight work (leases released), stop Azurite. */
+  stop(): Promise<void>;
+}
+
+export async function startLocalHost(options: LocalHostOptions = {}): Promise<LocalHost> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createConsoleLogger();
+  let azurite: RunningAzurite | undefined;
+  let storageEnv = env;
+  if (!readSetting('SIGNALBOX_STORAGE', env) && !readSetting('AzureWebJobsStorage', env) && !readSetting('AzureWebJobsStorage__accountName', env)) {
+    azurite = await startEmbeddedAzurite(options.azuriteLocation ?? path.resolve(readSetting('SIGNALBOX_AZURITE_LOCATION', env) ?? '.azurite'));
+    storageEnv = { ...env, SIGNALBOX_STORAGE: azurite.connectionString };
+    logger.info('Azurite started', { blobPort: azurite.blobPort, queuePort: azurite.queuePort, tablePort: azurite.tablePort });
+  }
+  try {
+    const ports = await createAzurePorts({
+      env: storageEnv,
+      ...(options.storageNames ? { names: options.storageNames } : {}),
+      ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+      ...(options.leases ? { leases: options.leases } : {}),
+    });
+    // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
+    const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+    let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
+    const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
+    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), {
+      now: () => core.engine.options.clock.now(),
+      ...options.runner,
+      armTimer: async (timer) => timers.notify(timer),
+    });
+    // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
+    const stopping = new AbortController();
+    setMaxListeners(0, stopping.signal); // one listener per waiting request
+    const services = core.servicesFor(runner, undefined, stopping.signal);
+    submit = (trigger) => services.triggers.submit(trigger);
+    const portSetting = readSetting('PORT', env);
+    const apiKey = readSetting('SIGNALBOX_API_KEY', env);
+    const server: RunningServer = await startLocalServer(services, {
+      port: options.port ?? (portSetting ? Number(portSetting) : 7071),
+      logger,
+      cors: { allowedOrigins: corsAllowedOrigins(env) },
+      serverNames: serverNames(env),
+      ...(apiKey ? { apiKey } : {}),
+      access: accessPolicyFromEnv(env),
+      ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
+    });
+    const resumed = await runner.resumeUnfinished(ports.operations);
+    if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
+    // Rows a crash left between a save and its relay: delivered in the background (each becomes an
+    // operation, idempotently); start-up does not wait for them, stop() does. Then lifecycle events
+    // recorded but not yet delivered (a crash, a restart, retries that were waiting) are queued again.
+    const sweep = recoverLeftovers(services.engine, logger);
+    // Timers that fell due while the server was down fire now, once each.
+    timers.start();
+    // Finished operation records past their retention, now and hourly (retention.ts).
+    const operationDays = operationRetentionDays(env);
+    const purgeOperations = () =>
+      operationDays === undefined
+        ? undefined
+        : purgeFinishedOperations(services.operations, operationDays, core.engine.options.clock.now()).then(
+            (deleted) => void (deleted > 0 && logger.info('operation records purged', { days: operationDays, deleted })),
+            (error: unknown) => logger.warn('the operation purge failed; it runs again in an hour', { error: String(error) }),
+          );
+    let purging = purgeOperations();
+    const purgeTimer = setInterval(() => (purging = purgeOperations()), OPERATION_PURGE_INTERVAL_MS).unref();
+    return {
+      url: server.url,
+      core,
+      runner,
+      timers,
+      ...(azurite ? { azurite } : {}),
+      async stop() {
+        stopping.abort();
+        clearInterval(purgeTimer);
+        await server.close();
+        await timers.stop();
+        await purging;
+        await sweep;
+        await runner.stop();
+        core.engine.stopEventDeliveries();
+        // Lease releases still running in the background (releaseInBackground) end before storage does.
+        await ports.storage.leases.settle();
+        await azurite?.stop();
+      },
+    };
+  } catch (error) {
+    await azurite?.stop();
+    throw error;
+  }
+}

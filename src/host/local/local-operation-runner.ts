@@ -1,0 +1,258 @@
+/**
+ * @module Runs operations in-process for the local server: a thin scheduler of the one fan-out algorithm
+ * (src/engine/operations/fan-out.ts) over the activity contract (operation-activities.ts: begin, find a
+ * page, apply the operation to each instance of a batch, record progress, complete), the same algorithm,
+ * contract and retry policy the durable orchestrator drives.
+ *
+ * What stays here is what only an in-process host needs: bounded concurrency of applications across
+ * operations (the durable host has its own fan-out limits), resumption of operations a crash left
+ * `notStarted` or `running` (durable orchestrations resume themselves; poison handling in
+ * operation-resumption.ts), the in-memory bookkeeping `Prefer: wait` reads (`waitUntilFinished`: a
+ * durable host asks the orchestration's status instead), the first page looked up while the operation
+ * is recorded (`findFirstPage`), and a graceful stop. A resumed operation goes on from its checkpoint
+ * (the batches it counted are not offered again); an instance of the batch in flight at the crash that
+ * had applied the trigger answers `duplicate` (instance-runtime.ts), so none applies it twice.
+ */
+import { setMaxListeners } from 'node:events';
+import { OperationStatus } from '../../engine/model';
+import { isRetryable } from '../../engine/model';
+import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../../engine/operations';
+import { FanOut, failureReason, type BatchOutcome } from '../../engine/operations';
+import type { OperationStore } from '../../engine/ports';
+import type { DueTimer } from '../../engine/decide';
+import { delay } from '../../leasing/backoff';
+import { Semaphore } from './concurrency';
+import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from '../contracts/operation-activities';
+import { claimResumption } from './operation-resumption';
+import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
+import type { Logger } from '../operation-activity-service';
+
+/** Progress within a page is written at most once per this many milliseconds of the runner's clock. */
+export const PROGRESS_INTERVAL_IN_MS = 1000;
+
+export interface LocalOperationRunnerOptions {
+  /** Instance applications in flight at once, across all operations. @default 16 */
+  concurrency?: number;
+  /** Retries of retryable failures (lease busy, transient storage). @default ACTIVITY_RETRY_POLICY (the durable host's) */
+  retryPolicy?: Partial<ActivityRetryPolicy>;
+  /** The engine's clock (resumption counts are stamped with it). @default the wall clock */
+  now?: () => Date;
+  /** Where armed timers go (the local timer scheduler); without it this launcher arms none. */
+  armTimer?: (timer: DueTimer) => Promise<void>;
+}
+
+export class LocalOperationRunner implements OperationLauncher {
+  private readonly activities: OperationActivities;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly semaphore: Semaphore;
+  private readonly retryPolicy: ActivityRetryPolicy;
+  private readonly now: () => Date;
+  private readonly shutdown = new AbortController();
+  readonly armTimer?: (timer: DueTimer) => Promise<void>;
+
+  /**
+   * `activitiesFor` builds the activities this runner runs, given the runner as their launcher (triggers
+   * raised while applying one are operations this runner starts too).
+   */
+  constructor(
+    private readonly logger: Logger,
+    activitiesFor: (launcher: OperationLauncher) => OperationActivities,
+    options: LocalOperationRunnerOptions = {},
+  ) {
+    // Before the activities are built: they bind this launcher's armTimer.
+    if (options.armTimer) this.armTimer = options.armTimer;
+    this.activities = activitiesFor(this);
+    // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
+    setMaxListeners(0, this.shutdown.signal);
+    this.semaphore = new Semaphore(options.concurrency ?? 16);
+    this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Operations currently running in this process. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async start(operationId: string, options: LaunchOptions = {}): Promise<void> {
+    if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
+    const run = this.run(operationId, options.operation, options.firstPage)
+      .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
+      .finally(() => this.running.delete(operationId));
+    this.running.set(operationId, run);
+  }
+
+  /**
+   * Looks up the first page of candidates, for `start` (`LaunchOptions.firstPage`): the submitter runs
+   * it while it records the operation, rather than after.
+   */
+  findFirstPage(subjects: readonly string[]): Promise<FindCandidatesOutput> {
+    // An activity of the contract, called early: a host concern (the overlap), not a step of its own.
+    return this.withRetry(() => this.activities.findCandidates({ subjects }));
+  }
+
+  /** From memory: resolves when the run started here ends, or when `timeoutInMs` or `signal` end the wait. */
+  async waitUntilFinished(operationId: string, timeoutInMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    const run = this.running.get(operationId);
+    if (!run) return 'unknown';
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await Promise.race([
+        run.then((): WaitOutcome => 'finished'),
+        new Promise<WaitOutcome>((resolve) => {
+          timer = setTimeout(() => resolve('pending'), timeoutInMs);
+          onAbort = () => resolve('pending');
+          signal?.addEventListener('abort', onAbort, { once: true });
+          this.shutdown.signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) {
+        signal?.removeEventListener('abort', onAbort);
+        this.shutdown.signal.removeEventListener('abort', onAbort);
+      }
+    }
+  }
+
+  /** Waits for one operation started here (tests and the bench use it). */
+  async whenDone(operationId: string): Promise<void> {
+    await this.running.get(operationId);
+  }
+
+  /** Starts every operation left `notStarted` or `running` by an earlier process (poison handling: operation-resumption.ts). */
+  async resumeUnfinished(operations: OperationStore): Promise<number> {
+    let count = 0;
+    for await (const listed of operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { maxPageSize: 100 })) {
+      // Counted on the record, so one that keeps crashing the process ends failed (poison).
+      const operation = await claimResumption(operations, listed, this.logger, this.now());
+      if (!operation) continue;
+      await this.start(operation.id, { operation });
+      count += 1;
+    }
+    return count;
+  }
+
+  /**
+   * Stops taking operations and waits up to `timeoutInMs` for those in flight. Whatever is unfinished
+   * then stays `running` in the store and is resumed by the next start (at most once per instance).
+   */
+  async stop(timeoutInMs = 10000): Promise<void> {
+    this.shutdown.abort();
+    const all = Promise.allSettled([...this.running.values()]);
+    await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
+  }
+
+  /**
+   * Drives the one fan-out algorithm (src/engine/operations/fan-out.ts), as the durable orchestrator does:
+   * one batch (a page) applied at a time, the next page read while it runs.
+   */
+  private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>): Promise<void> {
+    const activities = this.activities;
+    // With the record in hand (just created, or listed for resumption) begin needs no read; `running` is
+    // written with the fan-out's first progress, so an operation of one instance goes from notStarted to done.
+    const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true }));
+    if (!begun.shouldRun) return;
+    const source = candidateSource(begun);
+    const read = (continuationToken: string | undefined): Promise<FindCandidatesOutput> => {
+      const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) }));
+      // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
+      const prefetched = continuationToken === undefined ? firstPage : undefined;
+      return prefetched ? prefetched.catch(lookUp) : lookUp();
+    };
+    const fanOut = new FanOut(begun, { batchesInFlight: 1 });
+    /** Batches started, oldest first; each settles (never rejects) once every instance of it has. */
+    const batches: Promise<BatchOutcome>[] = [];
+    for (;;) {
+      // Left `running` in the store: the next start resumes it.
+      if (this.shutdown.signal.aborted) {
+        await Promise.all(batches);
+        throw new Error('shutting down');
+      }
+      const step = fanOut.next();
+      if (step.next === 'complete') {
+        await this.withRetry(() => activities.completeOperation({ operationId, ...step.completion }));
+        return;
+      }
+      try {
+        switch (step.next) {
+          case 'read':
+            fanOut.pageRead(await read(step.continuationToken));
+            break;
+          case 'apply':
+            batches.push(this.applyBatch(operationId, step.batch.instanceIds, () => fanOut.progress));
+            break;
+          case 'wait':
+            fanOut.batchFinished(await batches.shift()!);
+            break;
+          case 'record':
+            await this.withRetry(() => activities.recordProgress({ operationId, progress: step.progress, checkpoint: step.checkpoint }));
+            break;
+        }
+      } catch (failure) {
+        fanOut.failed(failureReason(failure));
+      }
+    }
+  }
+
+  /**
+   * Applies the operation to each instance of a batch (bounded by the runner's semaphore) and settles once
+   * every one has: a failure does not leave the others running uncounted (the fan-out's rule for every host).
+   */
+  private async applyBatch(operationId: string, instanceIds: readonly string[], progress: () => OperationProgress): Promise<BatchOutcome> {
+    const pageProgress = this.progressWithin(operationId, progress);
+    const settled = await Promise.allSettled(
+      instanceIds.map((instanceId) => this.semaphore.run(() => this.withRetry(() => this.activities.applyOperation({ operationId, instanceId }))).then((result) => (pageProgress.applied(), result))),
+    );
+    await pageProgress.settled();
+    const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    return { ...accumulateResults(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+  }
+
+  /**
+   * Progress within a batch, as its instances are applied: at most one write per PROGRESS_INTERVAL_IN_MS
+   * of the runner's clock, one at a time, none once the batch is done (the fan-out's record or the
+   * completion follows). So an operation of a few hundred instances shows progress, and a fast one costs
+   * no more writes. A failed write is logged: progress is for display, never the operation's failure.
+   * A local host's addition to the fan-out's records: a durable orchestrator sees a batch only as a whole.
+   */
+  private progressWithin(operationId: string, before: () => OperationProgress) {
+    const { processed: processedBefore } = before();
+    let applied = 0;
+    let lastWrite = this.now().getTime();
+    let writing: Promise<void> | undefined;
+    return {
+      applied: () => {
+        applied += 1;
+        const at = this.now().getTime();
+        const { total } = before();
+        if (writing || at - lastWrite < PROGRESS_INTERVAL_IN_MS || (total !== undefined && processedBefore + applied >= total)) return;
+        lastWrite = at;
+        const progress = { processed: processedBefore + applied, ...(total !== undefined ? { total } : {}) };
+        writing = this.activities
+          .recordProgress({ operationId, progress })
+          .catch((error: unknown) => this.logger.warn('could not record the progress of an operation', { operationId, error: String(error) }))
+          .finally(() => (writing = undefined));
+      },
+      /** Waits for a write in flight, so that no progress lands after the completion. */
+      settled: async () => {
+        await writing;
+      },
+    };
+  }
+
+  /** Runs an activity again after retryable failures (lease busy or lost, transient storage faults), as the durable host would. */
+  private async withRetry<T>(step: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      if (this.shutdown.signal.aborted) throw new Error('shutting down');
+      try {
+        return await step();
+      } catch (error) {
+        if (!isRetryable(error) || attempt >= this.retryPolicy.maxAttempts) throw error;
+        await delay(retryIntervalInMs(this.retryPolicy, attempt), this.shutdown.signal);
+      }
+    }
+  }
+}
