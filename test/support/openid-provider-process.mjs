@@ -15,16 +15,16 @@ import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { exportJWK, generateKeyPair } from 'jose';
 
+// By hand (README, "Signing in to the console"): the whole configuration as the argument, `port` included.
+const givenConfig = process.argv[2] ? JSON.parse(process.argv[2]) : undefined;
 let handle = (_request, response) => response.writeHead(503).end();
 const server = createServer((request, response) => handle(request, response));
-server.listen(0, '127.0.0.1');
+server.listen(givenConfig?.port ?? 0, '127.0.0.1');
 await once(server, 'listening');
 const issuer = `http://127.0.0.1:${server.address().port}`;
 process.stdout.write(`${JSON.stringify({ issuer })}\n`);
 
-const lines = createInterface({ input: process.stdin });
-const [line] = await once(lines, 'line');
-const { clientId, redirectUri, audience, scope, users } = JSON.parse(line);
+const { clientId, redirectUri, audience, scope, users } = givenConfig ?? JSON.parse((await once(createInterface({ input: process.stdin }), 'line'))[0]);
 
 const { default: Provider, errors } = await import('oidc-provider');
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
