@@ -1,10 +1,11 @@
 /**
  * `npm run bench:operation-history`: the durable history of one operation over BENCH_INSTANCES (default
  * 1,000) instances, run by the real durable-functions replay engine (test/support/durable-replay.ts) over
- * in-memory activities whose results look like a trigger's (a transition and a one-condition trace).
- * Prints the bytes of the replay history (JSON of every history event) of the orchestrator and of its
- * batch sub-orchestrations, and how many events; asserts nothing. Issue 23 §1: measured before and after
- * per-instance results stopped travelling through history.
+ * in-memory activities whose results look like a trigger's (a transition and a one-condition trace),
+ * stored by the application and answered as an outcome, as the real activity does. Prints the bytes of
+ * the replay history (JSON of every history event) of the orchestrator and of its batch
+ * sub-orchestrations, and how many events; asserts nothing. Issue 23 §1: 1,330,851 bytes while results
+ * travelled through history, 453,266 since (docs/decisions/0015-operation-results-out-of-history.md).
  */
 import { TriggerOutcome } from '../src/engine/model';
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../functions/apply-operation-batch';

@@ -2,7 +2,8 @@
  * @module The sub-orchestrator that applies one operation (a trigger, a migration, a bulk action) to one
  * batch of candidate instances (a page, the fan-out's `apply` step: src/engine/operations/fan-out.ts): one
  * `applyTrigger` activity per instance, retried for lease and transient storage faults. Batches are
- * sub-orchestrations so that each durable history holds at most one page of tasks.
+ * sub-orchestrations so that each durable history holds at most one page of tasks. Each activity stores
+ * its instance's result itself and answers only the outcome, so history holds counts, not results.
  *
  * A batch runs to its end: when an instance's activity fails for good, the others (all scheduled at
  * once) are still waited for and counted, and the batch reports the first failure in its outcome, so
@@ -13,7 +14,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { accumulateResults, emptyTotals, type InstanceResult } from '../src/engine/operations/operation';
+import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/contracts/operation-activities';
 
@@ -28,7 +29,7 @@ export interface ApplyOperationBatchInput {
   readonly instanceIds: readonly string[];
 }
 
-/** The batch's totals (its results in the order of `instanceIds`), and the first failure. */
+/** The batch's counts (its results are in the operation's results, written by each activity), and the first failure. */
 export type ApplyOperationBatchOutput = BatchOutcome;
 
 /** Retries for every Signalbox activity: the contract's one policy (ACTIVITY_RETRY_POLICY), which the local runner follows too. */
@@ -42,7 +43,7 @@ export const activityRetryOptions: df.RetryOptions = (() => {
 export const applyOperationBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
   const { operationId, instanceIds } = context.df.getInput<ApplyOperationBatchInput>();
   const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, instanceId } satisfies ApplyOperationInput));
-  let results: InstanceResult[] = [];
+  let results: AppliedOutcome[] = [];
   let error: string | undefined;
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.
   if (tasks.length > 0) {
@@ -61,7 +62,7 @@ export const applyOperationBatch: OrchestrationHandler = function* (context: Orc
     }
   }
   // Only the outcomes seen: the orchestrator's totals list the operation kind's outcomes at 0.
-  const output: ApplyOperationBatchOutput = { ...accumulateResults(emptyTotals([]), results), ...(error !== undefined ? { error } : {}) };
+  const output: ApplyOperationBatchOutput = { ...countOutcomes(emptyTotals([]), results), ...(error !== undefined ? { error } : {}) };
   return output;
 };
 

@@ -8,7 +8,7 @@
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
 import { NotFoundError, isRetryable } from '../engine/model';
-import { OperationKind, emptySummary, mergeTotals, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operations';
+import { OperationKind, emptySummary, mergeTotals, operationResult, type AppliedOutcome, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operations';
 import { BulkAction } from '../engine/decide';
 import { outcomesOf, selectionOf } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
@@ -139,8 +139,18 @@ export class OperationActivityService implements OperationActivities {
     return operation;
   }
 
-  async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<InstanceResult> {
+  async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
+    // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
+    // is kept if that one wrote it (with its trace, which the instance's record does not hold).
+    const applied = await this.resultOf(operation, instanceId);
+    const result = operationResult(applied);
+    await this.options.operations.putResult(operationId, result, { keepExisting: applied.outcome === TriggerOutcome.duplicate });
+    return { outcome: result.outcome };
+  }
+
+  private async resultOf(operation: Operation, instanceId: string): Promise<InstanceResult> {
+    const operationId = operation.id;
     const { engine } = this.options;
     try {
       switch (operation.kind) {

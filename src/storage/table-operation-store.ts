@@ -23,14 +23,15 @@
  * cost no index write, and a process that does not know writes it once more). A crash between the
  * record and its index row leaves the operation unlisted until its next write of status (a resumed run
  * writes one). */
+import { createHash } from 'node:crypto';
 import { odata, type TableClient } from '@azure/data-tables';
 import type { OperationStatus } from '../engine/model';
 import { StorageError } from '../engine/model';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
+import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
-import { encodeKey } from './keys';
+import { MAX_TABLE_KEY_LENGTH, encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
@@ -143,7 +144,48 @@ export class TableOperationStore implements OperationStore {
     if (!existing) return;
     await this.deleteRow(OPERATION_INDEX_PARTITION, toIndexEntity(existing).rowKey, operationId, options);
     this.indexed.delete(operationId);
+    // Results before the record: an interrupted purge leaves the record, which is purged again with what is left.
+    await this.deleteResults(operationId, options);
     await this.deleteRow(encodeKey(operationId, 'operation id'), OPERATION_ROW_KEY, operationId, options);
+  }
+
+  /** One request: an upsert of the instance's result row, or with `keepExisting` an insert that leaves one already there. */
+  async putResult(operationId: string, result: InstanceResult, options: OperationOptions & { keepExisting?: boolean } = {}): Promise<void> {
+    const entity = { partitionKey: encodeKey(operationId, 'operation id'), rowKey: resultRowKey(result.instanceId), ...toBody(fitResult(result)) };
+    assertEntityFits(entity, `result of operation "${operationId}" for instance "${result.instanceId}"`);
+    const { abortSignal } = options;
+    try {
+      if (options.keepExisting) {
+        if (isAscii(entity)) await this.client.createEntity(entity, { abortSignal });
+        else await this.client.submitTransaction([['create', entity]], { abortSignal });
+      } else if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal });
+      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal });
+    } catch (error) {
+      if (options.keepExisting && statusOf(error) === 409) return;
+      throw toSignalboxError(error, `result of operation "${operationId}"`);
+    }
+  }
+
+  listResults(operationId: string, options: PageOptions = {}): PagedAsyncIterable<InstanceResult> {
+    return pagedList((page) => queryPage(this.client, resultsFilter(operationId), page, (row) => parseBody<InstanceResult>(row), 'operation results'), options);
+  }
+
+  /** Deletes the result rows a page at a time, in transactions of up to 100 (one partition). */
+  private async deleteResults(operationId: string, options: OperationOptions): Promise<void> {
+    const filter = resultsFilter(operationId);
+    for (;;) {
+      const page = await queryPage(this.client, filter, { maxPageSize: 100, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) }, (row) => String(row.rowKey), 'operation results', [
+        'RowKey',
+      ]);
+      if (page.items.length === 0) return;
+      const partitionKey = encodeKey(operationId, 'operation id');
+      await translate(`results of operation "${operationId}"`, () =>
+        this.client.submitTransaction(
+          page.items.map((rowKey) => ['delete', { partitionKey, rowKey }]),
+          { abortSignal: options.abortSignal },
+        ),
+      );
+    }
   }
 
   private async deleteRow(partitionKey: string, rowKey: string, operationId: string, options: OperationOptions): Promise<void> {
@@ -162,6 +204,24 @@ export class TableOperationStore implements OperationStore {
     const before = updatedBefore === undefined ? '' : ` and ${odata`updatedAt lt ${updatedBefore}`}`;
     return queryPage(this.client, `${odata`RowKey eq ${OPERATION_ROW_KEY}`} and (${anyStatus})${before}`, options, toStoredOperation, 'operations');
   }
+}
+
+/**
+ * Result rows share the operation's partition: RowKey `~r` + the encoded instance id (`~r` is no escape,
+ * so no other row of the partition starts with it), hashed when the two would pass the key limit.
+ */
+const RESULT_ROW_PREFIX = '~r';
+
+function resultRowKey(instanceId: string): string {
+  const key = encodeKey(instanceId, 'instance id');
+  if (RESULT_ROW_PREFIX.length + key.length <= MAX_TABLE_KEY_LENGTH) return `${RESULT_ROW_PREFIX}${key}`;
+  const digest = createHash('sha256').update(key).digest('base64url');
+  const kept = key.slice(0, MAX_TABLE_KEY_LENGTH - RESULT_ROW_PREFIX.length - 2 - digest.length).replace(/~[0-9A-F]?$/, '');
+  return `${RESULT_ROW_PREFIX}${kept}~~${digest}`;
+}
+
+function resultsFilter(operationId: string): string {
+  return odata`PartitionKey eq ${encodeKey(operationId, 'operation id')} and RowKey ge ${RESULT_ROW_PREFIX} and RowKey lt ${'~s'}`;
 }
 
 function withoutEtag(operation: Operation): Operation {

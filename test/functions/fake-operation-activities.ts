@@ -4,7 +4,7 @@
  * recorded. Not a storage fake: the storage-backed activities are exercised against Azurite.
  */
 import { TriggerOutcome } from '../../src/engine/model';
-import type { InstanceResult } from '../../src/engine/operations';
+import type { AppliedOutcome, InstanceResult } from '../../src/engine/operations';
 import type {
   ApplyOperationInput,
   BeginOperationInput,
@@ -35,6 +35,8 @@ export class FakeOperationActivities implements OperationActivities {
   readonly applied = new Map<string, number>();
   readonly completions: CompleteOperationInput[] = [];
   readonly progress: RecordProgressInput[] = [];
+  /** The results the applications stored (as OperationStore.putResult would), by instance. */
+  readonly results = new Map<string, InstanceResult>();
 
   constructor(private readonly options: FakeOperationActivitiesOptions) {}
 
@@ -51,9 +53,12 @@ export class FakeOperationActivities implements OperationActivities {
     return end < this.options.candidates.length ? { instanceIds, continuationToken: String(end) } : { instanceIds };
   }
 
-  async applyOperation({ instanceId }: ApplyOperationInput): Promise<InstanceResult> {
+  /** As the real activity: the result is stored, the outcome answered. */
+  async applyOperation({ instanceId }: ApplyOperationInput): Promise<AppliedOutcome> {
     this.applied.set(instanceId, (this.applied.get(instanceId) ?? 0) + 1);
-    return this.options.outcomeFor?.(instanceId) ?? { instanceId, outcome: TriggerOutcome.transitioned, transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted' };
+    const result = this.options.outcomeFor?.(instanceId) ?? { instanceId, outcome: TriggerOutcome.transitioned, transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted' };
+    this.results.set(instanceId, result);
+    return { outcome: result.outcome };
   }
 
   async completeOperation(input: CompleteOperationInput): Promise<void> {

@@ -18,7 +18,7 @@ import { CANDIDATE_PAGE_SIZE, type RecordProgressInput, type OperationActivities
 import type { OperationLauncher } from '../../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../../src/host/host-services';
 import { prefixedStorageNames } from '../../src/storage/names';
-import { failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
+import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 
 /** Two pages of candidates. */
@@ -129,6 +129,19 @@ describe('the operation orchestrator runs migrations and bulk actions with the r
     expect(operation.status).toBe(200);
     expect(operation.body).toMatchObject({ kind: 'migration', status: 'succeeded', candidates: TASKS, summary: { migrated: TASKS - 1, notMigratable: 1, skipped: 0, failed: 0 } });
     expect(operation.body.summary).not.toHaveProperty('transitioned');
+    // Each result was stored by the activity that applied it (the retried one too) and is read from the store.
+    expect(operation.body.instances).toHaveLength(TASKS);
+    expect(operation.body.instances.find((result: { instanceId: string }) => result.instanceId === 'task-0002')).toEqual({
+      instanceId: 'task-0002',
+      outcome: 'migrated',
+      fromStateId: 'todo',
+      toStateId: 'backlog',
+    });
+    expect(operation.body.instances.find((result: { instanceId: string }) => result.instanceId === 'task-0001')).toMatchObject({ outcome: 'notMigratable', error: expect.any(String) });
+    // ...and no result travelled through durable history: each application answered its outcome only.
+    const answers = run.subOrchestrations.flatMap((sub) => sub.history.filter((event) => event.EventType === EventType.TaskCompleted).map((event) => JSON.parse(String(event.Result))));
+    expect(answers).toHaveLength(TASKS);
+    for (const answer of answers) expect(Object.keys(answer)).toEqual(['outcome']);
     // Progress was recorded between batches: processed grows, and the total is known once every page is read.
     // (Issue 23: the first record, as the first batch starts, marks the operation running with nothing processed.)
     expect(run.progress.length).toBeGreaterThanOrEqual(2);

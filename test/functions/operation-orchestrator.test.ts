@@ -3,7 +3,6 @@
  * replay engine (test/support/durable-replay.ts) over in-memory activities.
  */
 import { TriggerOutcome } from '../../src/engine/model';
-import { MAX_OPERATION_RESULTS } from '../../src/engine/operations';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/contracts/operation-activities';
 import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
@@ -44,10 +43,32 @@ describe('triggerOrchestrator', () => {
     expect(completion.error).toBeUndefined();
     expect(completion.candidates).toBe(1200);
     expect(completion.summary.transitioned).toBe(1200);
-    // The summary counts all; the results keep the first 1,000, in candidate order.
-    expect(completion.instances).toHaveLength(MAX_OPERATION_RESULTS);
-    expect(completion.instances.map((result) => result.instanceId)).toEqual(candidates.slice(0, MAX_OPERATION_RESULTS));
+    // The summary counts all; each result is stored by the activity that applied it, none reaches the completion.
+    expect(completion.instances).toEqual([]);
+    expect([...fake.results.keys()].sort()).toEqual(candidates);
     expect(result.output).toEqual({ candidates: 1200, summary: completion.summary });
+  });
+
+  it('carries no per-instance result through durable history: activities store them and answer outcomes', async () => {
+    const candidates = instanceIds(120);
+    const trace = [{ path: 'states.submitted.transitions[0].conditions[0]', type: 'triggerName', result: true }] as never;
+    const fake = new FakeOperationActivities({
+      candidates,
+      pageSize: 500,
+      outcomeFor: (instanceId) => ({ instanceId, outcome: TriggerOutcome.transitioned, transitionId: 'approve-once', fromStateId: 'submitted', toStateId: 'approved', trace }),
+    });
+
+    const result = await run(fake, 'op-history');
+
+    expect(result.status).toBe('completed');
+    expect(fake.completions[0]!.summary.transitioned).toBe(120);
+    expect(fake.results.get('i0042')).toMatchObject({ transitionId: 'approve-once', trace });
+    const histories = JSON.stringify([result.history, ...result.subOrchestrations.map((sub) => sub.history)]);
+    for (const detail of ['approve-once', 'states.submitted.transitions', '"toStateId"']) expect(histories).not.toContain(detail);
+    // What each application answers through history is its outcome, nothing more.
+    const applications = result.subOrchestrations.flatMap((sub) => sub.history.filter((event) => event.EventType === EventType.TaskCompleted));
+    expect(applications).toHaveLength(120);
+    for (const event of applications) expect(JSON.parse(String(event.Result))).toEqual({ outcome: TriggerOutcome.transitioned });
   });
 
   it('offers the trigger once to an instance found on several pages', async () => {
@@ -58,7 +79,7 @@ describe('triggerOrchestrator', () => {
     expect(Object.fromEntries(fake.applied)).toEqual({ a: 1, b: 1, c: 1, d: 1, e: 1 });
     const completion = fake.completions[0]!;
     expect(completion.candidates).toBe(5);
-    expect(completion.instances.map((result) => result.instanceId)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect([...fake.results.keys()].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('skips a page left empty by de-duplication without starting a batch', async () => {
@@ -86,9 +107,9 @@ describe('triggerOrchestrator', () => {
 
     await run(fake);
 
-    const { summary, instances } = fake.completions[0]!;
+    const { summary } = fake.completions[0]!;
     expect(summary).toMatchObject({ transitioned: 2, noTransition: 2, faulted: 2, notInterested: 2, exitBlocked: 0, duplicate: 0 });
-    expect(instances.filter((result) => result.outcome === TriggerOutcome.faulted).map((result) => result.error)).toEqual(['action failed', 'action failed']);
+    expect([...fake.results.values()].filter((result) => result.outcome === TriggerOutcome.faulted).map((result) => result.error)).toEqual(['action failed', 'action failed']);
   });
 
   it('does nothing more when the operation had already finished', async () => {
@@ -299,7 +320,9 @@ describe('triggerOrchestrator resumed from a checkpoint (issue 22)', () => {
     const completion = fake.completions[0]!;
     expect(completion.candidates).toBe(12);
     expect(completion.summary.transitioned).toBe(12);
-    expect(completion.instances.map((entry) => entry.instanceId)).toEqual(candidates);
+    // The results the earlier run counted on its record stay there; this run's are stored, not carried.
+    expect(completion.instances.map((entry) => entry.instanceId)).toEqual(candidates.slice(0, 6));
+    expect([...fake.results.keys()].sort()).toEqual(candidates.slice(6));
     // Checkpoints go on counting from the resumed one.
     expect(fake.progress.map((entry) => entry.checkpoint!.batches)).toEqual([3]);
   });

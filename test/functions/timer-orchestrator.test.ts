@@ -21,6 +21,7 @@ import type { ApiServices } from '../../src/host/http/types';
 import { silentLogger } from '../../src/host/local/logger';
 import { FIRE_TIMER_ACTIVITY, MAX_TIMER_INTERVAL_IN_MS, timerOrchestrationId } from '../../src/host/contracts/timer-activities';
 import type { OperationActivities } from '../../src/host/contracts/operation-activities';
+import type { InstanceResult } from '../../src/engine/operations';
 import type { OperationLauncher } from '../../src/host/trigger-submitter';
 import { createHostCore } from '../../src/host/host-services';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -79,7 +80,9 @@ async function runTimer(timer: DueTimer, startAt: string) {
     activities: activityHandlers(activities),
   });
   expect(operation.status).toBe('completed');
-  return { run, operationId, operation: (await services.operations.get(operationId))! };
+  const results: InstanceResult[] = [];
+  for await (const result of services.operations.listResults(operationId)) results.push(result);
+  return { run, operationId, operation: (await services.operations.get(operationId))!, results };
 }
 
 describe('timerOrchestrator on the replay engine', () => {
@@ -114,9 +117,9 @@ describe('timerOrchestrator on the replay engine', () => {
     const before = await services.engine.getInstance('moved-on');
     const timer = armed.find((item) => item.instanceId === 'moved-on')!;
 
-    const { run, operation } = await runTimer(timer, created.createdAt);
+    const { run, results } = await runTimer(timer, created.createdAt);
     expect(run.history.filter((event) => event.EventType === EventType.TimerCreated)).toHaveLength(1);
-    expect(operation.instances).toEqual([{ instanceId: 'moved-on', outcome: 'notInterested' }]);
+    expect(results).toEqual([{ instanceId: 'moved-on', outcome: 'notInterested' }]);
     expect((await services.engine.getInstance('moved-on')).etag).toBe(before.etag);
     expect((await services.engine.getHistory('moved-on')).items).toHaveLength(2);
   });

@@ -124,7 +124,8 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     const again = await runOperationOrchestration(operationId);
     expect(again.status).toBe('completed');
     expect(again.activityCalls.map((activityCall) => activityCall.name)).toEqual(['beginOperation']);
-  }, 180_000);
+    // About 50 s alone; each instance also writes its result row, and the full suite loads the machine.
+  }, 600_000);
 
   it('retries applyTrigger after transient failures and still applies the trigger once, as its sender (the actor travels through the operation record)', async () => {
     await call('PUT', 'workflows/single', { ...workflow, id: 'single', displayName: 'Single', states: { ...workflow.states, draft: { ...workflow.states.draft, interests: ['single:1'] } } });

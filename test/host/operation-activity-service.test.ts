@@ -25,6 +25,8 @@ function countingStore(): { store: OperationStore; reads: () => number; writes: 
     listByStatus: (statuses, options) => inner.listByStatus(statuses, options),
     list: (query, options) => inner.list(query, options),
     delete: (id, options) => inner.delete(id, options),
+    putResult: (id, result, options) => inner.putResult(id, result, options),
+    listResults: (id, options) => inner.listResults(id, options),
   };
   return { store, reads: () => reads, writes: () => writes };
 }
@@ -93,6 +95,63 @@ describe('OperationActivityService (the activity contract on storage)', () => {
     expect(writes()).toBe(before);
   });
 });
+
+describe('applying an operation to an instance', () => {
+  it("stores the instance's result in the operation's results and answers its outcome only; a retried application writes the same row", async () => {
+    const store = new InMemoryOperationStore();
+    const engine = new Engine(createInMemoryPorts());
+    await engine.createWorkflow({
+      id: 'flow',
+      displayName: 'Flow',
+      initialStateId: 'draft',
+      states: { draft: { interests: ['s'], transitions: [{ id: 'submit', targetStateId: 'sent', conditions: [{ type: 'triggerName', name: 'Go' }] }] }, sent: {} },
+    });
+    await engine.createInstance({ workflowId: 'flow', instanceId: 'i1' });
+    const trigger = { id: 'op', name: 'Go', subjects: ['s'] };
+    await store.create({
+      id: 'op',
+      triggerId: 'op',
+      trigger,
+      status: OperationStatus.running,
+      createdAt: '2026-11-22T00:00:00Z',
+      updatedAt: 't',
+      candidates: 0,
+      summary: emptySummary(),
+      instances: [],
+    });
+    const service = new OperationActivityService({ engine, operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+
+    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
+    const stored = { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent' };
+    expect(await rows(store)).toEqual([{ ...stored, trace: expect.any(Array) }]);
+
+    // A retry (the first answer lost): the instance answers `duplicate`, reported as what it did; the first row stays, trace and all.
+    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
+    expect(await rows(store)).toEqual([{ ...stored, trace: expect.any(Array) }]);
+    // A resumed run whose first application wrote no row (it crashed between the two) writes it from the instance's record.
+    await store.delete('op');
+    await store.create({
+      id: 'op',
+      triggerId: 'op',
+      trigger,
+      status: OperationStatus.running,
+      createdAt: '2026-11-22T00:00:00Z',
+      updatedAt: 't',
+      candidates: 0,
+      summary: emptySummary(),
+      instances: [],
+    });
+    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
+    expect(await rows(store)).toEqual([stored]);
+    expect((await store.get('op'))!.instances).toEqual([]);
+  });
+});
+
+async function rows(store: OperationStore): Promise<unknown[]> {
+  const all: unknown[] = [];
+  for await (const result of store.listResults('op')) all.push(result);
+  return all;
+}
 
 describe("a timer's operation", () => {
   it('names its own instance as the candidate, with no interest-index lookup (a fired timer costs what a trigger does)', async () => {

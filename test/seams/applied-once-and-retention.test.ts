@@ -6,6 +6,7 @@
  * and the orchestrator paths have their own tests (test/host/resumed-operations.test.ts,
  * test/functions/operation-orchestrator.test.ts).
  */
+import { onePage } from '../../src/engine/ports';
 import { APPLIED_TRIGGER_MEMORY, Engine, type WorkflowDefinitionInput } from '../../src/engine';
 import { OperationStatus } from '../../src/engine/model';
 import { purgeFinishedOperations } from '../../src/host/retention';
@@ -219,7 +220,7 @@ describe('growth × follow-up work', () => {
     expect(await rows()).toEqual([]);
   });
 
-  it('operation retention × raised triggers, timers, migrations and bulk actions: only finished records past the retention go', async () => {
+  it('operation retention × raised triggers, timers, migrations and bulk actions: only finished records past the retention go, with their results', async () => {
     const { operations } = createInMemoryPorts();
     const old = '2026-01-01T00:00:00.000Z';
     await operations.create(makeOperation('raised:i1:x', { status: OperationStatus.succeeded, updatedAt: old }));
@@ -230,9 +231,13 @@ describe('growth × follow-up work', () => {
       migration: { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} },
     } as never);
     await operations.create(makeOperation('still-running', { status: OperationStatus.running, updatedAt: old }));
+    // Per-instance results are rows of their own (kept out of durable history): they go with their operation.
+    for (const operationId of ['raised:i1:x', 'timer:i1:0:late', 'migration-1', 'still-running']) await operations.putResult(operationId, { instanceId: 'i1', outcome: 'transitioned' });
+    const results = async (operationId: string) => (await onePage(operations.listResults(operationId))).items.length;
 
     expect(await purgeFinishedOperations(operations, 30, new Date('2026-03-01T00:00:00.000Z'))).toBe(3);
     expect(await operations.get('still-running')).toBeDefined();
+    expect([await results('raised:i1:x'), await results('timer:i1:0:late'), await results('migration-1'), await results('still-running')]).toEqual([0, 0, 0, 1]);
   });
 
   /** What the instance retention purge does to one instance: a bulk delete of finished instances, without force. */

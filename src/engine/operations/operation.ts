@@ -226,6 +226,29 @@ function shortened(message: string, limit: number): string {
 }
 
 /**
+ * One result as an operation's results partition keeps it (a row per instance): its error shortened as
+ * on the record, and a trace longer than MAX_TRACES_LENGTH left out, so that every row fits (pure).
+ */
+export function fitResult(result: InstanceResult): InstanceResult {
+  const error = result.error !== undefined && result.error.length > MAX_RESULT_ERROR_LENGTH ? shortened(result.error, MAX_RESULT_ERROR_LENGTH) : result.error;
+  const { trace, error: _error, ...rest } = result;
+  const keepTrace = trace !== undefined && JSON.stringify(trace).length <= MAX_TRACES_LENGTH;
+  return { ...rest, ...(error !== undefined ? { error } : {}), ...(keepTrace ? { trace } : {}) };
+}
+
+/** What an application of an operation to one instance hands back to the fan-out: its outcome only (the result itself is stored). */
+export interface AppliedOutcome {
+  readonly outcome: OperationOutcome;
+}
+
+/** Counts outcomes into totals without results (pure): the results are in the operation's results partition. */
+export function countOutcomes(into: OperationTotals, applied: readonly AppliedOutcome[]): OperationTotals {
+  const summary: OutcomeSummary = {};
+  for (const { outcome } of applied) summary[outcome] = (summary[outcome] ?? 0) + 1;
+  return mergeTotals(into, { summary, instances: [], candidates: applied.length });
+}
+
+/**
  * The operation as its store keeps it: error messages shortened, and the per-instance results cut to
  * fit MAX_OPERATION_RESULTS_LENGTH, saying so in `instancesTruncated`. An operation whose record would
  * not fit would otherwise never finish (its final write refused, it stays `running`) (pure).

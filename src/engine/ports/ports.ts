@@ -164,8 +164,17 @@ export interface OperationStore {
    * `updatedBefore` only those last changed before that instant (the operation retention purge).
    */
   listByStatus(statuses: readonly OperationStatus[], options?: PageOptions & { updatedBefore?: string }): PagedAsyncIterable<StoredOperation>;
-  /** Removes the record and its listing (the operation retention purge, host/retention.ts). Absent is fine. */
+  /** Removes the record, its listing and its results (the operation retention purge, host/retention.ts). Absent is fine. */
   delete(operationId: string, options?: OperationOptions): Promise<void>;
+  /**
+   * Records the result of the operation for one instance, keyed by the instance, so each instance has
+   * one result; written again it replaces the row, or with `keepExisting` leaves one already there (a
+   * retried application, which knows only what the instance recorded, keeps the first one's trace).
+   * Results stay out of the record and out of durable history: the activity that applied the operation writes them.
+   */
+  putResult(operationId: string, result: InstanceResult, options?: OperationOptions & { keepExisting?: boolean }): Promise<void>;
+  /** The operation's per-instance results, ordered by instance id (a page at a time). */
+  listResults(operationId: string, options?: PageOptions): PagedAsyncIterable<InstanceResult>;
 }
 
 export interface LeaseOptions extends OperationOptions {

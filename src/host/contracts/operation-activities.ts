@@ -10,7 +10,7 @@
  * as durable history requires.
  */
 import type { OperationOutcome } from '../../engine/model/enums';
-import type { InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../../engine/operations/operation';
+import type { AppliedOutcome, InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../../engine/operations/operation';
 import type { ProgressCheckpoint } from '../../engine/operations/fan-out';
 import type { InstanceSelection } from '../../engine/decide/operation-work';
 import type { Trigger } from '../../engine/model/trigger';
@@ -157,10 +157,13 @@ export interface OperationActivities {
   beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput>;
   findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput>;
   /**
-   * Applies the operation to one instance under its lease: its trigger, migration or bulk action. Throws
-   * only retryable errors (lease unavailable or lost, transient storage faults): the caller retries them.
+   * Applies the operation to one instance under its lease (its trigger, migration or bulk action), writes
+   * the instance's result to the operation's results (OperationStore.putResult) and answers its outcome
+   * only, so that results never travel through durable history. Throws only retryable errors (lease
+   * unavailable or lost, transient storage faults): the caller retries them, and a retry writes the
+   * same row again (the instance answers `duplicate` with what it did, reported as that).
    */
-  applyOperation(input: ApplyOperationInput): Promise<InstanceResult>;
+  applyOperation(input: ApplyOperationInput): Promise<AppliedOutcome>;
   /** Records the summary and results and marks the operation succeeded (or failed with `error`). */
   completeOperation(input: CompleteOperationInput): Promise<void>;
   /**

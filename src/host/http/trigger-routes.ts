@@ -1,6 +1,7 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
 import { NotFoundError } from '../../engine/model';
-import { OperationKind, type StoredOperation } from '../../engine/operations';
+import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult, type StoredOperation } from '../../engine/operations';
+import type { OperationStore } from '../../engine/ports';
 import { OperationStatus } from '../../engine/model';
 import { onePage } from '../../engine/ports';
 import { triggerInputSchema, triggerFromInput } from '../../engine/model';
@@ -37,8 +38,27 @@ export function acceptedOperation(operation: StoredOperation, waitInSeconds?: nu
 }
 
 /** The 200 of a finished operation (GET, or a POST that waited for it). */
-function finishedOperation(operation: StoredOperation, waitInSeconds?: number): ApiResponse {
-  return { status: 200, headers: preferenceApplied(waitInSeconds), body: operationBody(operation) };
+async function finishedOperation(operations: OperationStore, operation: StoredOperation, waitInSeconds?: number): Promise<ApiResponse> {
+  return { status: 200, headers: preferenceApplied(waitInSeconds), body: operationBody(await withResults(operations, operation)) };
+}
+
+/**
+ * The operation with its first MAX_OPERATION_RESULTS per-instance results, read from its results (the
+ * activities store them there, on both hosts; OperationStore.putResult): one query. A record written
+ * before results had rows of their own holds its results itself; they come first. Fitted as the record
+ * was (fitOperation: traces on the first results only, the whole within MAX_OPERATION_RESULTS_LENGTH).
+ */
+export async function withResults(operations: OperationStore, operation: StoredOperation): Promise<StoredOperation> {
+  if (operation.status === OperationStatus.notStarted || operation.instances.length >= MAX_OPERATION_RESULTS) return operation;
+  const page = await onePage(operations.listResults(operation.id, { maxPageSize: MAX_OPERATION_RESULTS }));
+  const recorded = new Set(operation.instances.map((result) => result.instanceId));
+  // In instance id order (the store's key order may differ for ids beyond the key alphabet; memory's does not).
+  const stored = page.items.filter((result) => !recorded.has(result.instanceId)).sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
+  const instances: InstanceResult[] = [...operation.instances, ...stored];
+  const more = page.continuationToken !== undefined || instances.length > MAX_OPERATION_RESULTS;
+  const fitted = fitOperation({ ...operation, instances: instances.slice(0, MAX_OPERATION_RESULTS) });
+  // While running, the summary counts fewer than the results stored: fitting alone would not tell.
+  return more && !fitted.instancesTruncated ? { ...fitted, instancesTruncated: true } : fitted;
 }
 
 /**
@@ -49,7 +69,7 @@ export async function submittedOperation(request: ApiRequest, services: ApiServi
   const waitInSeconds = requestedWaitInSeconds(request);
   if (waitInSeconds === undefined) return acceptedOperation(operation);
   const current = (await services.awaitOperation(operation.id, waitInSeconds * 1000, operation)) ?? operation;
-  return isFinished(current) ? finishedOperation(current, waitInSeconds) : acceptedOperation(current, waitInSeconds);
+  return isFinished(current) ? finishedOperation(services.operations, current, waitInSeconds) : acceptedOperation(current, waitInSeconds);
 }
 
 /** What the trigger routes answer (both: the instance-scoped one too). */
@@ -149,8 +169,8 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       const waitInSeconds = requestedWaitInSeconds(request);
       const operation = waitInSeconds === undefined ? await services.operations.get(operationId) : await services.awaitOperation(operationId, waitInSeconds * 1000);
       if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
-      if (isFinished(operation)) return finishedOperation(operation, waitInSeconds);
-      return { status: 202, headers: { 'retry-after': String(RETRY_AFTER_IN_SECONDS), ...preferenceApplied(waitInSeconds) }, body: operationBody(operation) };
+      if (isFinished(operation)) return finishedOperation(services.operations, operation, waitInSeconds);
+      return { status: 202, headers: { 'retry-after': String(RETRY_AFTER_IN_SECONDS), ...preferenceApplied(waitInSeconds) }, body: operationBody(await withResults(services.operations, operation)) };
     },
   }),
 ];

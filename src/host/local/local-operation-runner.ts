@@ -16,7 +16,7 @@
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
 import { isRetryable } from '../../engine/model';
-import { accumulateResults, emptyTotals, type OperationProgress, type StoredOperation } from '../../engine/operations';
+import { countOutcomes, emptyTotals, type OperationProgress, type StoredOperation } from '../../engine/operations';
 import { FanOut, failureReason, type BatchOutcome } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
 import type { DueTimer } from '../../engine/decide';
@@ -208,7 +208,7 @@ export class LocalOperationRunner implements OperationLauncher {
     await pageProgress.settled();
     const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    return { ...accumulateResults(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+    return { ...countOutcomes(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
   }
 
   /**

@@ -1,13 +1,15 @@
 /** @module OperationStore in memory. */
 import type { OperationStatus } from '../../engine/model';
 import { NotFoundError, PreconditionFailedError } from '../../engine/model';
-import { fitOperation, listedOperation, operationKind, operationWorkflowId, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operations';
+import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../../engine/ports';
 import { pageOf } from './paging';
 import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
 export class InMemoryOperationStore implements OperationStore {
   private readonly operations = new Map<string, StoredOperation>();
+  /** Operation id → instance id → result (the Table store's results rows). */
+  private readonly results = new Map<string, Map<string, InstanceResult>>();
   private counter = 0;
 
   private put(operation: Operation): StoredOperation {
@@ -69,6 +71,22 @@ export class InMemoryOperationStore implements OperationStore {
 
   async delete(operationId: string, _options?: OperationOptions): Promise<void> {
     this.operations.delete(operationId);
+    this.results.delete(operationId);
+  }
+
+  async putResult(operationId: string, result: InstanceResult, options: OperationOptions & { keepExisting?: boolean } = {}): Promise<void> {
+    const results = this.results.get(operationId) ?? new Map<string, InstanceResult>();
+    if (options.keepExisting && results.has(result.instanceId)) return;
+    results.set(result.instanceId, structuredClone(fitResult(result)));
+    this.results.set(operationId, results);
+  }
+
+  listResults(operationId: string, options?: PageOptions): PagedAsyncIterable<InstanceResult> {
+    return pagedList(async (page) => {
+      // Ordered by instance id, as the Table store's keys order them (for ids of the plain key alphabet).
+      const results = [...(this.results.get(operationId)?.values() ?? [])].sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
+      return pageOf(structuredClone(results), page);
+    }, options);
   }
 
   private async listByStatusPage(statuses: readonly OperationStatus[], updatedBefore: string | undefined, options?: PageOptions): Promise<Page<StoredOperation>> {

@@ -5,6 +5,12 @@ import type { InstanceResult } from '../../../src/engine/operations';
 import type { OperationStore } from '../../../src/engine/ports';
 import { collect, makeOperation, withoutEtag } from '../fixtures';
 
+async function every<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
 export function operationStoreContract(label: string, create: () => Promise<OperationStore>): void {
   describe(`OperationStore contract: ${label}`, () => {
     let store: OperationStore;
@@ -143,6 +149,44 @@ export function operationStoreContract(label: string, create: () => Promise<Oper
       expect(await ids({ createdSince: at(2), createdBefore: at(4) })).toEqual(['nl-bulk', 'nl-migration']);
       const oldest = (await listAll({ kind: 'trigger', status: 'notStarted' }))[0];
       expect(oldest).toMatchObject({ id: 'nl-trigger-1', trigger: { name: 'Approve', parameters: { note: 'é' } } });
+    });
+
+    it("keeps each instance's result in its own row: written again it replaces the first, listed by instance id, paged", async () => {
+      await store.create(makeOperation('op-results', { status: 'running' }));
+      const trace = [{ path: 'states.a.transitions[0].conditions[0]', type: 'triggerName', result: true }] as InstanceResult['trace'];
+      await store.putResult('op-results', { instanceId: 'b', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b', trace });
+      await store.putResult('op-results', { instanceId: 'a/é 😀', outcome: 'faulted', error: `Condition failed: ${'détail '.repeat(200)}` });
+      await store.putResult('op-results', { instanceId: 'c', outcome: 'noTransition' });
+      // A retried application writes its row again (with what the instance recorded: no trace this time).
+      await store.putResult('op-results', { instanceId: 'b', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b' });
+
+      // With keepExisting, a row already there stays as it is.
+      await store.putResult('op-results', { instanceId: 'c', outcome: 'transitioned' }, { keepExisting: true });
+      const all = await every(store.listResults('op-results', { maxPageSize: 2 }));
+      expect(all.map((result) => result.instanceId)).toEqual(['a/é 😀', 'b', 'c']);
+      expect(all[0]!.error!.length).toBeLessThanOrEqual(500);
+      expect(all[0]!.error).toMatch(/^Condition failed: détail/);
+      expect(all[1]).toEqual({ instanceId: 'b', outcome: 'transitioned', transitionId: 'go', fromStateId: 'a', toStateId: 'b' });
+      expect(all[2]).toEqual({ instanceId: 'c', outcome: 'noTransition' });
+      const first = await onePage(store.listResults('op-results', { maxPageSize: 2 }));
+      expect(first.items).toHaveLength(2);
+      expect(first.continuationToken).toBeDefined();
+      // Results are not on the record, nor in the list of operations.
+      expect((await store.get('op-results'))!.instances).toEqual([]);
+      expect(await every(store.listResults('op-without-results'))).toEqual([]);
+    });
+
+    it('deletes the results with the operation (retention)', async () => {
+      await store.create(makeOperation('op-purged', { status: 'succeeded' }));
+      for (let i = 0; i < 150; i += 1) await store.putResult('op-purged', { instanceId: `i${String(i).padStart(3, '0')}`, outcome: 'transitioned' });
+      await store.putResult('op-kept', { instanceId: 'x', outcome: 'transitioned' });
+      expect(await every(store.listResults('op-purged'))).toHaveLength(150);
+
+      await store.delete('op-purged');
+
+      expect(await store.get('op-purged')).toBeUndefined();
+      expect(await every(store.listResults('op-purged'))).toEqual([]);
+      expect(await every(store.listResults('op-kept'))).toHaveLength(1);
     });
 
     it('lists operations by status changed before a time, and deletes one (absent is fine)', async () => {
