@@ -34,7 +34,12 @@ const workflow = {
     },
     submitted: {
       transitions: [
-        { id: 'check', targetStateId: 'checked', conditions: [{ type: 'triggerName', name: 'Check' }], actions: [{ type: 'setContext', expressions: { checkedVia: 'actor.via', checkedFor: 'actor.cause.id' } }] },
+        {
+          id: 'check',
+          targetStateId: 'checked',
+          conditions: [{ type: 'triggerName', name: 'Check' }],
+          actions: [{ type: 'setContext', expressions: { checkedVia: 'actor.via', checkedFor: 'actor.cause.id' } }],
+        },
       ],
     },
     checked: { transitions: [{ id: 'close', targetStateId: 'closed', timer: { after: 'PT0S' } }] },

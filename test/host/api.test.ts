@@ -467,6 +467,8 @@ describe('explain: validate, diagrams and available triggers', () => {
     expect(available.body).toEqual({
       status: 'waiting',
       stateId: 'draft',
+      // An open local server's caller: every transition without an `actors` rule is theirs.
+      actor: 'anonymous',
       items: [
         { transitionId: 'submit', triggerNames: ['Submit'], parameters: [{ name: 'by', test: 'exists' }], targetStateId: 'submitted' },
         { transitionId: 'withdraw', triggerNames: ['*'], exceptTriggerNames: ['Submit'], parameters: [], targetStateId: 'withdrawn' },
@@ -474,7 +476,7 @@ describe('explain: validate, diagrams and available triggers', () => {
     });
     expect((await api.request('POST', '/api/instances/explained-2/cancel')).status).toBe(200);
     const cancelled = await api.request('GET', '/api/instances/explained-2/available-triggers');
-    expect(cancelled.body).toEqual({ status: 'cancelled', stateId: 'draft', items: [] });
+    expect(cancelled.body).toEqual({ status: 'cancelled', stateId: 'draft', actor: 'anonymous', items: [] });
     expect((await api.request('GET', '/api/instances/nobody/available-triggers')).status).toBe(404);
   });
 

@@ -138,6 +138,8 @@ describe('lifecycle events over HTTP', () => {
         status: 'waiting',
         transitionId: 'approve',
         triggerId: expect.any(String),
+        // Who made the change: an open local server's requests act as `anonymous`.
+        actor: { id: 'anonymous', name: 'anonymous', roles: ['Signalbox.Admin'], via: 'key' },
         context: { amount: 120 },
       },
     });
