@@ -75,6 +75,12 @@ export function App({ createApi, initialApiKey, onApiKeyChange, initialUser, onS
       ),
     [createApi, apiKey, user],
   );
+  // An expired token is no sign-in: the header then offers Sign in again (tokens are not renewed silently).
+  useEffect(() => {
+    if (user?.expiresAt === undefined) return;
+    const timer = setTimeout(() => setUser(undefined), Math.max(0, user.expiresAt * 1000 - Date.now()));
+    return () => clearTimeout(timer);
+  }, [user]);
   useEffect(() => {
     const onChange = () => setHash(window.location.hash);
     window.addEventListener('hashchange', onChange);

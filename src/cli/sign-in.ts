@@ -4,8 +4,9 @@
  * own tools do, or with `--device-code` (a code to enter at https://microsoft.com/devicelogin, for a
  * machine without a browser or without the Azure CLI). A token is reused until a minute before it expires,
  * so a command that polls asks once. Nothing is written to disk: the Azure CLI keeps its own sign-in.
+ * @azure/identity is loaded only when a token is needed: a command given a token or a key never loads it.
  */
-import { AzureCliCredential, DeviceCodeCredential, type AccessToken, type TokenCredential } from '@azure/identity';
+import type { AccessToken, TokenCredential } from '@azure/identity';
 import { CliError, ExitCode } from './errors';
 
 export interface SignInOptions {
@@ -28,20 +29,17 @@ export class SignInError extends CliError {
 
 const RENEW_BEFORE_EXPIRY_MS = 60_000;
 
-export function credentialFor(options: SignInOptions): { readonly credential: TokenCredential; readonly source: string } {
-  if (options.deviceCode) {
-    const say = options.say ?? ((message: string) => process.stderr.write(`${message}\n`));
-    return {
-      credential: new DeviceCodeCredential({ tenantId: options.tenantId ?? 'organizations', userPromptCallback: (info) => say(info.message) }),
-      source: 'a device code',
-    };
-  }
-  return { credential: new AzureCliCredential(options.tenantId ? { tenantId: options.tenantId } : {}), source: 'the Azure CLI' };
+async function credentialFor(options: SignInOptions): Promise<TokenCredential> {
+  const { AzureCliCredential, DeviceCodeCredential } = await import('@azure/identity');
+  if (!options.deviceCode) return new AzureCliCredential(options.tenantId ? { tenantId: options.tenantId } : {});
+  const say = options.say ?? ((message: string) => process.stderr.write(`${message}\n`));
+  return new DeviceCodeCredential({ tenantId: options.tenantId ?? 'organizations', userPromptCallback: (info) => say(info.message) });
 }
 
 /** A function that answers a valid access token for the scope, asking the credential only when needed. */
 export function tokenSource(options: SignInOptions): { readonly getToken: () => Promise<AccessToken>; readonly source: string } {
-  const { credential, source } = credentialFor(options);
+  const source = options.deviceCode ? 'a device code' : 'the Azure CLI';
+  let credential: Promise<TokenCredential> | undefined;
   let current: AccessToken | undefined;
   return {
     source,
@@ -49,7 +47,8 @@ export function tokenSource(options: SignInOptions): { readonly getToken: () => 
       if (current && current.expiresOnTimestamp - RENEW_BEFORE_EXPIRY_MS > Date.now()) return current;
       let token: AccessToken | null;
       try {
-        token = await credential.getToken(options.scope);
+        credential ??= credentialFor(options);
+        token = await (await credential).getToken(options.scope);
       } catch (error) {
         const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
         const hint = options.deviceCode ? '' : ': run `az login` (or use `signalbox login --device-code`)';
