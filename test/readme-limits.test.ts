@@ -34,6 +34,9 @@ import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/contracts/operation-a
 import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
+import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_IN_MS } from '../src/engine/definition';
+import { FAULT_CAUSE_LENGTH, MAX_CHILDREN_LISTED, MAX_FAULT_CAUSES, MAX_WAITING_SCAN } from '../src/engine/analysis';
+import { MAX_CHILDREN_SCANNED, WAITING_SCAN_PAGE_SIZE } from '../src/engine/runtime';
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
 const number = (value: number) => value.toLocaleString('en-US');
@@ -79,6 +82,10 @@ describe('the README limits table', () => {
     ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],
     ['Timer delay (`after`, or an `at` instant, from entering the state)', [`${number(MAX_TIMER_DELAY_IN_DAYS)} days`]],
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],
+    [
+      "A step's `retry` policy",
+      [`${MAX_RETRY_ATTEMPTS} attempts`, `at most ${MAX_RETRY_DELAY_IN_MS === 24 * 3600_000 ? '1 day' : `${MAX_RETRY_DELAY_IN_MS} ms`}`, `${MAX_IN_PLACE_RETRY_WAIT_IN_MS / 1000} s of waits in place`],
+    ],
     ['`Prefer: wait`', [`${MAX_WAIT_IN_SECONDS} s`]],
     ['Per-instance results on an operation', [number(MAX_OPERATION_RESULTS), number(MAX_OPERATION_RESULTS_LENGTH), `${MAX_RESULT_ERROR_LENGTH} characters`]],
     ['Start-ups in a row that resume one operation without it getting further', [`| ${MAX_OPERATION_RESUMES} |`]],
@@ -88,6 +95,9 @@ describe('the README limits table', () => {
     ['Instance ids a checkpoint lists (the batches in flight)', [`${number(MAX_CHECKPOINT_PENDING_LENGTH)} characters`]],
     ['Finished operation records', [`${DEFAULT_OPERATION_RETENTION_DAYS} days`]],
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
+    ['Instances one workflow\'s "why" counts read (`GET /api/workflows/{id}/waiting`)', [`${number(MAX_WAITING_SCAN)}, ${WAITING_SCAN_PAGE_SIZE} a page`]],
+    ['Children one instance\'s "why" reads (`GET /api/instances/{id}/waiting`)', [`${number(MAX_CHILDREN_SCANNED)}, the first ${MAX_CHILDREN_LISTED} running ones named`]],
+    ['Fault causes per group of the "why" counts', [`the ${MAX_FAULT_CAUSES} most frequent, each by its first ${FAULT_CAUSE_LENGTH} characters`]],
     ['Log event (local server, one JSON line)', [`message ${number(MAX_LOG_LINE_LENGTH)} characters`, `each property ${number(MAX_LOG_PROPERTY_LENGTH)}`]],
   ] as const)('states the limit of "%s" as the code does', (what, figures) => {
     const row = limitsTable().get(what);

@@ -31,6 +31,8 @@ import {
   type Page,
   type Schemas,
   type SignalboxClient,
+  type WaitingAnswer,
+  type WaitingSummary,
   type Workflow,
 } from '../client';
 import type { JsonObject } from '../engine/model';
@@ -58,7 +60,19 @@ export interface ApiClientOptions {
 export const MAX_RESPONSE_BODY_BYTES = 16 * 1024 * 1024;
 
 // The CLI's names for the API's shapes (src/client/types.ts names them from the generated types).
-export type { AcceptedOperation, AvailableTriggers, BulkAction, BulkDryRun, BulkRequest, InstanceFilter, MigrationReport, MigrationRequest, OperationFilter } from '../client';
+export type {
+  AcceptedOperation,
+  AvailableTriggers,
+  BulkAction,
+  BulkDryRun,
+  BulkRequest,
+  InstanceFilter,
+  MigrationReport,
+  MigrationRequest,
+  OperationFilter,
+  WaitingAnswer,
+  WaitingSummary,
+} from '../client';
 export type ApiWorkflow = Workflow;
 export type ApiInstance = Instance;
 export type ApiHistoryEntry = HistoryEntry;
@@ -262,6 +276,16 @@ export class ApiClient {
   /** `GET /instances/{id}/available-triggers`: the transitions of its current state and what they answer. */
   async availableTriggers(instanceId: string): Promise<AvailableTriggers> {
     return this.call(() => this.client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } }, ...this.init() }));
+  }
+
+  /** `GET /instances/{id}/waiting`: why it is not moving, every reason, the primary first. */
+  async whyWaiting(instanceId: string): Promise<WaitingAnswer> {
+    return this.call(() => this.client.GET('/instances/{instanceId}/waiting', { params: { path: { instanceId } }, ...this.init() }));
+  }
+
+  /** `GET /workflows/{id}/waiting`: its instances that are not final, counted per class and state. */
+  async waitingSummary(workflowId: string): Promise<WaitingSummary> {
+    return this.call(() => this.client.GET('/workflows/{workflowId}/waiting', { params: { path: { workflowId } }, ...this.init() }));
   }
 
   private init(): { signal: AbortSignal; redirect: 'error' } {

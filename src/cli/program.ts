@@ -21,6 +21,7 @@ import { defineSendCommands } from './commands/send';
 import { defineStartCommand } from './commands/start';
 import { defineValidateCommand } from './commands/validate';
 import { defineWatchCommand } from './commands/watch';
+import { defineWhyCommands } from './commands/why';
 
 export function buildProgram(output: Output): Command {
   const program = new Command('signalbox');
@@ -76,6 +77,7 @@ export function buildProgram(output: Output): Command {
   defineDeleteWorkflowCommand(program, contextOf);
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
+  defineWhyCommands(program, contextOf);
 
   return program;
 }

@@ -414,6 +414,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why an instance is not moving
+         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, leaseHeld, waitingForRetry, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children and suspension; changes nothing.
+         */
+        get: operations["getInstanceWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a workflow's instances are not moving, counted
+         * @description Instances that are not final, counted per primary class and state, with the oldest of each group, the trigger names it waits for and fault causes grouped. Reads instance rows only, page by page up to a bound (`truncated` past it): leases and children are looked at per instance (`GET /instances/{id}/waiting`).
+         */
+        get: operations["getWorkflowWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -564,6 +604,25 @@ export interface components {
                  */
                 at: string;
             };
+            /** @description A trigger waiting for another attempt of a step's retry policy: a timer applies it again at `nextAttemptAt` (absent when none). */
+            pendingRetry?: {
+                triggerId: string;
+                triggerName: string;
+                attempt: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                nextAttemptAt: string;
+                stepPath: string;
+                lastError: {
+                    /** @enum {string} */
+                    type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                    message: string;
+                    /** @description The HTTP status, when the service answered one. */
+                    status?: number;
+                };
+            };
             /** @description Set on a child instance (started by a `startInstance` action): its parent hears when it ends. */
             parent?: {
                 instanceId: string;
@@ -597,7 +656,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled";
             /** @description Only for `migrated`. */
             fromVersion?: number;
             /** @description Only for `migrated`. */
@@ -618,6 +677,15 @@ export interface components {
             by?: string;
             /** @description Who made the change; absent on entries written before actors. */
             actor?: components["schemas"]["Actor"];
+            /** @description Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`. */
+            error?: {
+                /** @enum {string} */
+                type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                message: string;
+                /** @description The HTTP status, when the service answered one. */
+                status?: number;
+                stepPath: string;
+            };
         };
         /** @description Who made a change: set by the server from the credential, never by a client. */
         Actor: {
@@ -676,7 +744,7 @@ export interface components {
         TraceEntry: {
             /** @description The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`. */
             path: string;
-            /** @description The condition type. */
+            /** @description The condition type; for a step's retry in place the step's type, for a pending retry `retry`, for a handled error `onError`. */
             type: string;
             /** @description `skipped`: not evaluated, an earlier condition decided (short-circuit). */
             result: boolean | ("error" | "skipped");
@@ -754,7 +822,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -781,7 +849,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -796,7 +864,7 @@ export interface components {
                 /** @description Lifecycle events it would publish (those a subscription of the workflow wants); none is recorded or sent. */
                 events: {
                     /** @enum {string} */
-                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
                     /** @description The subscriptions it would be delivered to. */
                     subscriptionIds: string[];
                     /** @description The CloudEvent `data` it would carry. */
@@ -862,7 +930,7 @@ export interface components {
             /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
             id: string;
             /** @enum {string} */
-            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled";
+            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1046,6 +1114,203 @@ export interface components {
                 };
             }[];
         };
+        /** @description Why an instance is not moving. A final instance answers the class `final`. */
+        WaitingAnswer: {
+            instanceId: string;
+            workflowId: string;
+            workflowVersion: number;
+            stateId: string;
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            /**
+             * @description The primary class, that of `reasons[0]`.
+             * @enum {string}
+             */
+            class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+            /**
+             * Format: date-time
+             * @description Not moving since: when it faulted, was suspended, or last changed.
+             */
+            since: string;
+            /** @description Every situation it is in, in precedence order. */
+            reasons: components["schemas"]["WaitingReason"][];
+        };
+        WaitingReason: {
+            /** @constant */
+            class: "final";
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+        } | {
+            /** @constant */
+            class: "faulted";
+            /** @description What failed (secrets never appear in it). */
+            cause: string;
+            /** @description The trigger whose application faulted; null for a creation or recovery. */
+            triggerId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+            /** @description Recovering into its state runs the entry again; another state may be named. */
+            recover: {
+                /** @description The CLI line that recovers it into the state it faulted in. */
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "POST";
+                    path: string;
+                    body: {
+                        stateId: string;
+                    };
+                };
+            };
+        } | {
+            /** @constant */
+            class: "suspended";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            since: string;
+            /** @description Who suspended it, where the host recorded it. */
+            by?: string;
+            resume: {
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "POST";
+                    path: string;
+                };
+            };
+        } | {
+            /** @constant */
+            class: "leaseHeld";
+            heldByThisProcess: boolean;
+            /**
+             * Format: date-time
+             * @description When it was taken: known only when the answering process holds it.
+             */
+            since?: string;
+            /**
+             * Format: date-time
+             * @description When it ends unless renewed (held here), or the latest it ends if its holder elsewhere stopped renewing; absent for an infinite lease.
+             */
+            expiresBy?: string;
+            /** @description An infinite lease never expires: if its holder crashed, only breaking it frees the instance. */
+            infinite: boolean;
+            /** @description Held by another process: working, or crashed. */
+            possiblyCrashedWorker: boolean;
+        } | {
+            /** @constant */
+            class: "waitingForRetry";
+            triggerId: string;
+            triggerName: string;
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            nextAttemptAt: string;
+            stepPath: string;
+            lastError: {
+                /** @enum {string} */
+                type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                message: string;
+                /** @description The HTTP status, when the service answered one. */
+                status?: number;
+            };
+        } | {
+            /** @constant */
+            class: "waitingForChildren";
+            children: {
+                instanceId: string;
+                workflowId: string;
+                stateId: string;
+                /** @enum {string} */
+                status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            }[];
+            /** @description Running children not named (past the first 20). */
+            moreChildren: number;
+        } | {
+            /** @constant */
+            class: "waitingForTimer";
+            timers: {
+                transitionId: string;
+                targetStateId: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                dueAt: string;
+                /** @description Due and not fired yet. */
+                overdue: boolean;
+            }[];
+        } | {
+            /** @constant */
+            class: "waitingForTrigger";
+            triggers: {
+                transitionId: string;
+                /** @description The names it answers; `["*"]` for any name. */
+                triggerNames: string[];
+                exceptTriggerNames?: string[];
+                targetStateId: string;
+                /** @description Who may send it. Absent until identities exist: anyone who may call the API. */
+                who?: string[];
+            }[];
+            /** @description The subjects that reach it: a trigger reaches it when one of its subjects is among these. */
+            subjects: string[];
+        } | {
+            /** @constant */
+            class: "heldNotifications";
+            count: number;
+            triggers: {
+                triggerId: string;
+                name: string;
+            }[];
+        } | {
+            /** @constant */
+            class: "stranded";
+            stateId: string;
+        };
+        /** @description A workflow's instances that are not final, per class and state, largest groups first. */
+        WaitingSummary: {
+            workflowId: string;
+            /** @description Instances read. */
+            scanned: number;
+            /** @description Instances counted. */
+            notFinal: number;
+            /** @description More instances exist than one summary reads (see Limits): the counts cover those read. */
+            truncated: boolean;
+            groups: {
+                /** @enum {string} */
+                class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+                stateId: string;
+                count: number;
+                oldest: {
+                    instanceId: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     */
+                    since: string;
+                };
+                /** @description For `waitingForTrigger`: the names its state answers. */
+                triggerNames?: string[];
+                /** @description For `faulted`: the causes (first 200 characters), most frequent first. */
+                causes?: {
+                    cause: string;
+                    count: number;
+                }[];
+                /** @description Faulted instances whose causes are past the first 10. */
+                otherCauses?: number;
+            }[];
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -1128,6 +1393,29 @@ export interface components {
                 managedIdentity: string;
             };
             timeoutMs?: number;
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
+            };
         };
         "condition.all": {
             /**
@@ -1191,6 +1479,29 @@ export interface components {
                 managedIdentity: string;
             };
             timeoutMs?: number;
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
+            };
         };
         "action.raiseTrigger": {
             /**
@@ -1284,6 +1595,13 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        onError?: {
+                            when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                            targetStateId: string;
+                            setContext?: {
+                                [key: string]: string;
+                            };
+                        };
                         /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
                         actors?: {
                             /** @description App roles (the token `roles` claim): the actor must have one of them. */
@@ -1296,13 +1614,20 @@ export interface components {
                             expression?: string;
                         };
                     }[];
+                    onError?: {
+                        when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                        targetStateId: string;
+                        setContext?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -1319,6 +1644,29 @@ export interface components {
                     /** @default [] */
                     holidays?: string[];
                 };
+            };
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
         };
         /** Signalbox workflow (a stored version) */
@@ -1360,6 +1708,13 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        onError?: {
+                            when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                            targetStateId: string;
+                            setContext?: {
+                                [key: string]: string;
+                            };
+                        };
                         /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
                         actors?: {
                             /** @description App roles (the token `roles` claim): the actor must have one of them. */
@@ -1372,13 +1727,20 @@ export interface components {
                             expression?: string;
                         };
                     }[];
+                    onError?: {
+                        when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                        targetStateId: string;
+                        setContext?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -1395,6 +1757,29 @@ export interface components {
                     /** @default [] */
                     holidays?: string[];
                 };
+            };
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
             version: number;
             etag: string;
@@ -1438,6 +1823,13 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        onError?: {
+                            when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                            targetStateId: string;
+                            setContext?: {
+                                [key: string]: string;
+                            };
+                        };
                         /** @description Who may take this transition; every part listed must hold. Evaluated before the conditions and traced (type `actor`); a refused actor makes the transition not taken (`noTransition`), never a fault. Triggers without an actor (library use) are not checked. */
                         actors?: {
                             /** @description App roles (the token `roles` claim): the actor must have one of them. */
@@ -1450,13 +1842,20 @@ export interface components {
                             expression?: string;
                         };
                     }[];
+                    onError?: {
+                        when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
+                        targetStateId: string;
+                        setContext?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -1473,6 +1872,29 @@ export interface components {
                     /** @default [] */
                     holidays?: string[];
                 };
+            };
+            retry?: {
+                attempts: number;
+                /** @default PT1S */
+                initialDelay?: string;
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff?: "constant" | "linear" | "exponential";
+                /** @default PT5M */
+                maxDelay?: string;
+                /** @default 0.2 */
+                jitter?: number;
+                /**
+                 * @default [
+                 *       "timeout",
+                 *       "network",
+                 *       "http:5xx",
+                 *       "http:429"
+                 *     ]
+                 */
+                retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
             version: number;
             etag: string;
@@ -3843,6 +4265,144 @@ export interface operations {
                 };
             };
             /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstanceWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingAnswer"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingSummary"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
             404: {
                 headers: {
                     [name: string]: unknown;

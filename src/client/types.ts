@@ -30,6 +30,13 @@ export type DryRunInstance = DryRun['instances'][number];
 export type AvailableTriggers = Schemas['AvailableTriggers'];
 export type AvailableTrigger = AvailableTriggers['items'][number];
 export type LifecycleEvent = Schemas['LifecycleEvent'];
+/** Why an instance is not moving (`GET /instances/{id}/waiting`): the primary class and every reason. */
+export type WaitingAnswer = Schemas['WaitingAnswer'];
+export type WaitingReason = Schemas['WaitingReason'];
+export type WaitingClass = WaitingAnswer['class'];
+/** A workflow's instances that are not final, counted per class and state (`GET /workflows/{id}/waiting`). */
+export type WaitingSummary = Schemas['WaitingSummary'];
+export type WaitingGroup = WaitingSummary['groups'][number];
 export type MigrationReport = Schemas['MigrationReport'];
 export type BulkDryRun = Schemas['BulkDryRun'];
 /** A trigger sent to one instance (`POST /instances/{id}/triggers`). */
@@ -58,4 +65,17 @@ function everyMember<T extends string>() {
 /** In the order the console shows them (a life's course). */
 export const instanceStatuses = everyMember<InstanceStatus>()(['initializing', 'waiting', 'suspended', 'faulted', 'complete', 'cancelled']);
 export const operationKinds = everyMember<OperationKind>()(['trigger', 'migration', 'bulk']);
+/** In precedence order: the first that applies to an instance is its primary class. */
+export const waitingClasses = everyMember<WaitingClass>()([
+  'final',
+  'faulted',
+  'suspended',
+  'leaseHeld',
+  'waitingForRetry',
+  'waitingForChildren',
+  'waitingForTimer',
+  'waitingForTrigger',
+  'heldNotifications',
+  'stranded',
+]);
 export const operationStatuses = everyMember<OperationStatus>()(['notStarted', 'running', 'succeeded', 'failed']);

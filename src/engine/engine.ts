@@ -45,6 +45,9 @@ import type { TriggerOffer } from './decide/offers';
 import { withSpan } from './runtime/tracing';
 import { parseWith } from './model/validation';
 import { WorkflowService } from './runtime/workflow-service';
+import { WaitingService } from './runtime/waiting-service';
+import type { WaitingAnswer } from './analysis/why-waiting';
+import type { WaitingSummary } from './analysis/waiting-summary';
 import type { Actor } from './model/actor';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
@@ -227,6 +230,17 @@ export class Engine {
   async getOffers(instanceId: string, options: OperationOptions = {}): Promise<TriggerOffer[]> {
     await this.getInstance(instanceId, options);
     return (await this.ports.instances.listOffers?.(instanceId, options)) ?? [];
+  }
+
+  /** Why the instance is not moving: every situation it is in, the primary first (waiting-service.ts). NotFoundError if it does not exist. */
+  async whyWaiting(instanceId: string, options: OperationOptions = {}): Promise<WaitingAnswer> {
+    return new WaitingService(this.ports, this.workflows.versions, this.options.clock).explain(await this.getInstance(instanceId, options), options);
+  }
+
+  /** A workflow's instances that are not final, counted per class and state (waiting-service.ts). NotFoundError if the workflow does not exist. */
+  async waitingSummary(workflowId: string, options: OperationOptions = {}): Promise<WaitingSummary> {
+    await this.getWorkflow(workflowId, undefined, options);
+    return new WaitingService(this.ports, this.workflows.versions, this.options.clock).summarize(workflowId, options);
   }
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */

@@ -67,8 +67,25 @@ export { defaultEventDeliveryPolicy, retryDelayInMs, type EventDeliveryPolicy } 
 export { toCloudEvent, structuredMessage, eventSource } from './events/cloud-event';
 export type { AttemptResult, EventDeliveryTarget } from './runtime/event-delivery';
 export { ActionCallJournal } from './runtime/action-call-journal';
-export { RAISED_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX, raisedTriggerId, timerTriggerId, toTriggerId } from './model/trigger-ids';
-export { armTimers, dueTimersOf, newlyArmed, timerOutboxRows, timerTrigger, TIMER_TRIGGER_NAME, type DueTimer } from './decide/timers';
+export { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX, raisedTriggerId, retryTriggerId, timerTriggerId, toTriggerId } from './model/trigger-ids';
+export { armTimers, dueTimersOf, newlyArmed, retryTimerOf, timerOutboxRows, timerTrigger, RETRY_TRIGGER_NAME, TIMER_TRIGGER_NAME, type DueTimer } from './decide/timers';
+export {
+  MAX_IN_PLACE_RETRY_WAIT_IN_MS,
+  MAX_RETRY_ATTEMPTS,
+  MAX_RETRY_DELAY_IN_MS,
+  RetryBackoff,
+  backoffDelayInMs,
+  withJitter,
+  onErrorSchema,
+  retryPolicyOf,
+  retryPolicySchema,
+  type OnErrorDefinition,
+  type RetryPolicy,
+  type RetryPolicyDefinition,
+  type RetryPolicyInput,
+} from './definition/error-handling';
+export { StepErrorType, type StepError } from './model/step-error';
+export { classifyError } from './steps/step-errors';
 export { calendarSchema, parseIsoDuration, timerSchema, type CalendarDefinition, type TimerDefinition } from './timers/timer-definition';
 export { addWorkingTime } from './timers/business-calendar';
 export { InProcessTimers } from './runtime/in-process-timers';
@@ -78,7 +95,17 @@ export { WorkflowService } from './runtime/workflow-service';
 export { WorkflowVersionCache } from './runtime/workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './runtime/engine-options';
 export { callExternalService, externalServiceRequestBody, type ExternalServiceStepConfig } from './steps/external-service-call';
-export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from './steps/outbound-port';
+export {
+  ExternalServiceError,
+  ExternalServiceTimeoutError,
+  OutboundRefusedError,
+  RetryLaterError,
+  refusingExternalServiceClient,
+  type StepRetry,
+  type ExternalRequest,
+  type ExternalResponse,
+  type ExternalServiceClient,
+} from './steps/outbound-port';
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './decide/dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decide/decision-trace';
 export * from './analysis';

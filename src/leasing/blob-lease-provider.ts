@@ -24,7 +24,7 @@
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { assertLeaseDuration } from '../engine/ports';
 import { LeaseLostError, LeaseUnavailableError } from '../engine/model';
-import type { LeaseHandle, LeaseOptions, LeaseProvider } from '../engine/ports';
+import type { LeaseHandle, LeaseInspection, LeaseOptions, LeaseProvider } from '../engine/ports';
 import { isRestError, serviceErrorCode, statusOf, toSignalboxError } from '../storage/errors';
 import { backoffDelayInMs, delay, type BackoffOptions } from './backoff';
 import { leaseBlobName } from './lease-name';
@@ -101,6 +101,8 @@ export class BlobLeaseProvider implements LeaseProvider {
   private readonly releasing = new Set<Promise<void>>();
   /** Leases handed over by a holder to the next local holder of the name, not yet taken. */
   private readonly handOffs = new Map<string, HeldLease>();
+  /** Leases held by work in this process, by name: wall-clock times for `inspect` (which explains, never decides). */
+  private readonly heldHere = new Map<string, { since: number; expiresAt: number | undefined }>();
 
   constructor(
     private readonly container: ContainerClient,
@@ -172,6 +174,22 @@ export class BlobLeaseProvider implements LeaseProvider {
    */
   async prepare(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<void> {
     await this.createBlob(this.container.getBlockBlobClient(leaseBlobName(name)), name, options.abortSignal);
+  }
+
+  /** The blob's lease state (one request), with what this process knows of a lease it holds itself. */
+  async inspect(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<LeaseInspection> {
+    const here = this.heldHere.get(name);
+    const heldHere = here ? { heldHere: { since: new Date(here.since).toISOString(), ...(here.expiresAt !== undefined ? { expiresAt: new Date(here.expiresAt).toISOString() } : {}) } } : {};
+    try {
+      const properties = await this.container.getBlockBlobClient(leaseBlobName(name)).getProperties({ abortSignal: options.abortSignal });
+      // `breaking`: still held until its break period ends.
+      const held = properties.leaseState === 'leased' || properties.leaseState === 'breaking';
+      return held ? { held, infinite: properties.leaseDuration === 'infinite', ...heldHere } : { held };
+    } catch (error) {
+      // No blob (never leased, or discarded): nobody holds it.
+      if (statusOf(error) === 404) return { held: false };
+      throw toSignalboxError(error, `lease "${name}"`);
+    }
   }
 
   /** Waits for the releases still running in the background (a host stopping; the benchmarks), and releases handed-over leases nobody took. */
@@ -355,9 +373,20 @@ export class BlobLeaseProvider implements LeaseProvider {
 
     // A lease handed over keeps the renewal rhythm of its acquisition.
     schedule(Math.max(0, since + renewEvery - performance.now()));
+    const wallClockOf = (monotonic: number): number => Date.now() - (performance.now() - monotonic);
+    // For `inspect`: `since` is this holder's start (a handed-over lease counts from its last renewal);
+    // `expiresAt` is read when asked, as renewals move it.
+    const here = {
+      since: wallClockOf(acquiredAt),
+      get expiresAt() {
+        return infinite ? undefined : wallClockOf(heldUntil);
+      },
+    };
+    this.heldHere.set(name, here);
     try {
       return await work(handle);
     } finally {
+      if (this.heldHere.get(name) === here) this.heldHere.delete(name);
       stopped = true;
       clearTimeout(timer);
       const inFlight = renewing;

@@ -7,6 +7,16 @@ export { lazyDefaultAzureCredential, managedIdentityPolicy, scopeOf } from './ma
 export { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, responseSizePolicy, responseSizePolicyName } from './response-size-policy';
 export { retryAfterInMs, retryAfterStrategy } from './retry-after-strategy';
 export { outboundRetryPolicy, type OutboundRetry, type OutboundRetryOptions } from './retry-policy';
+export { stepRetryPolicy, stepRetryPolicyName } from './step-retry-policy';
 export { ExternalServiceTimeoutError, timeoutPolicy, timeoutPolicyName } from './timeout-policy';
 export { isTransientStatus, transientFailureStrategy } from './transient-failure-strategy';
-export { ExternalServiceError, OutboundRefusedError, refusingExternalServiceClient, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/steps';
+export {
+  ExternalServiceError,
+  OutboundRefusedError,
+  RetryLaterError,
+  type StepRetry,
+  refusingExternalServiceClient,
+  type ExternalRequest,
+  type ExternalResponse,
+  type ExternalServiceClient,
+} from '../engine/steps';

@@ -3,7 +3,7 @@
  * (`@azure/core-rest-pipeline`) per managed-identity scope, with these policies, outermost first:
  *
  * 1. the allow-list (by name, before anything leaves the process);
- * 2. bounded retries (`Retry-After` honoured, backoff for transient failures);
+ * 2. bounded retries (`Retry-After` honoured, backoff for transient failures), or the step's own policy;
  * 3. a managed-identity bearer token, for requests that ask for one (https only);
  * 4. a deadline per attempt, body included;
  * 5. the response size limit (after decompression).
@@ -14,7 +14,7 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError, OutboundRefusedError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/steps';
+import { ExternalServiceError, OutboundRefusedError, type StepRetry, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/steps';
 import { foreignErrorCode } from '../engine/model';
 import { redactSecrets } from '../engine/model';
 import { allowListPolicy, allowListRefusal } from './allow-list-policy';
@@ -23,6 +23,7 @@ import { ADDRESS_REFUSED, type ResolveAll } from './guarded-lookup';
 import { lazyDefaultAzureCredential, managedIdentityPolicy } from './managed-identity';
 import { DEFAULT_MAX_RESPONSE_BYTES, responseSizePolicy } from './response-size-policy';
 import { outboundRetryPolicy, type OutboundRetryOptions } from './retry-policy';
+import { stepRetryPolicy } from './step-retry-policy';
 import { timeoutPolicy } from './timeout-policy';
 
 export interface OutboundClientOptions extends OutboundRetryOptions {
@@ -56,11 +57,13 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   const credential = options.credential ?? lazyDefaultAzureCredential();
   const timeouts = new WeakMap<PipelineRequest, number>();
   const statusOnly = new WeakSet<PipelineRequest>();
+  const stepRetries = new WeakMap<PipelineRequest, StepRetry>();
 
   function pipelineWith(resource: string | undefined): Pipeline {
     const pipeline = createEmptyPipeline();
     pipeline.addPolicy(allowListPolicy(allowedHosts));
-    pipeline.addPolicy(outboundRetryPolicy(options));
+    // A step's own retry policy when it has one, else the client's default retries.
+    pipeline.addPolicy(stepRetryPolicy(outboundRetryPolicy(options), (request) => stepRetries.get(request)));
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
     pipeline.addPolicy(timeoutPolicy(options.defaultTimeoutInMs ?? 10_000, (request) => timeouts.get(request)));
     pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
@@ -97,6 +100,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
       pipelineRequest.agent = agents.forUrl(request.url);
       if (request.timeoutInMs !== undefined) timeouts.set(pipelineRequest, request.timeoutInMs);
       if (request.statusOnly) statusOnly.add(pipelineRequest);
+      if (request.retry) stepRetries.set(pipelineRequest, request.retry);
       try {
         const response = await pipelineFor(request.managedIdentityResource).sendRequest(httpClient, pipelineRequest);
         return { status: response.status, body: parseBody(response.bodyAsText) };

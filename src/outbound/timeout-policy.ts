@@ -4,12 +4,13 @@
  * attempt is not retried: a slow service rarely gets faster under load.
  */
 import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
-import { ExternalServiceError } from '../engine/steps';
+import { ExternalServiceTimeoutError } from '../engine/steps';
 import { redactSecrets } from '../engine/model';
 
 export const timeoutPolicyName = 'signalboxTimeout';
 
-export class ExternalServiceTimeoutError extends ExternalServiceError {}
+/** Defined beside the engine's port, so steps can tell a timeout (`onError.when: timeout`). */
+export { ExternalServiceTimeoutError };
 
 /** `timeoutInMsOf(request)` is the step's `timeoutMs`, or undefined for the default. */
 export function timeoutPolicy(defaultTimeoutInMs: number, timeoutInMsOf: (request: PipelineRequest) => number | undefined): PipelinePolicy {

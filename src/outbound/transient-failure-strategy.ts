@@ -7,7 +7,7 @@ import type { RetryStrategy } from '@azure/core-rest-pipeline';
 import { calculateRetryDelay } from '@azure/core-util';
 
 /** Connection failures worth another attempt (the SDK's list, plus a temporary DNS failure and the like). */
-const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+export const TRANSIENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export function isTransientStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);

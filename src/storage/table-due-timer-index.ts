@@ -40,6 +40,8 @@ function toTimer(row: TableRow): DueTimer {
     // Likewise the budget (absent: the whole budget), so the trigger built from the row is the relay's.
     ...(typeof row.causalBudget === 'number' ? { causalBudget: row.causalBudget } : {}),
     ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
+    // A pending retry's timer (timers.ts): it re-applies that trigger.
+    ...(typeof row.retryTriggerId === 'string' ? { retry: { triggerId: row.retryTriggerId, attempt: Number(row.retryAttempt) } } : {}),
   };
 }
 
@@ -102,6 +104,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
       ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
       ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
       ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}),
+      ...(timer.retry ? { retryTriggerId: timer.retry.triggerId, retryAttempt: timer.retry.attempt } : {}),
     };
   }
 

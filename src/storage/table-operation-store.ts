@@ -1,30 +1,34 @@
 /**
- * @module Operations (one trigger's dispatch) on Azure Table Storage: one row per operation,
- * PartitionKey = encoded operation id, RowKey `operation`, `status` as a column for listByStatus, the
- * rest as JSON split across properties. Records are fitted first (fitOperation: long error messages
- * shortened, per-instance results cut and marked `instancesTruncated`), so every record fits 1 MiB and
- * an operation can always be finished.
+ * @module Operations (one trigger's dispatch) on Azure Table Storage, all in one partition
+ * (`OPERATIONS_PARTITION`), two rows per operation, so that one entity-group transaction writes both:
  *
- * Writes are plain entity requests (insert, replace) when the record's text is all ASCII, which is
- * nearly always: lighter than a `$batch` (no multipart body to build and parse) and the same one round
- * trip. A record holding other characters is written as a one-entity transaction instead: Azurite
- * decodes a plain entity body chunk by chunk and corrupts a multi-byte character that straddles two
- * chunks (still so in Azurite 3.35: azurite/dist/src/table/generated/utils/serializer.js,
- * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole. ASCII
- * has no multi-byte characters to split, so the workaround is needed exactly for the other records.
+ * - the record: RowKey `r:` + encoded operation id, `status`, `createdAt`, `updatedAt` as columns (for
+ *   listByStatus), the rest as JSON split across properties;
+ * - its listing row, for listing newest first: RowKey = inverted creation time (13 digits of
+ *   9999999999999 − milliseconds) + `-` + encoded id, so that an ascending scan of the rows before `:` is
+ *   newest first and a creation-time range is a RowKey range. It holds the operation as listed
+ *   (listedOperation: no per-instance results) with `kind`, `status` and `workflowId` as columns to
+ *   filter on.
  *
- * Listing newest first (list): an index partition, PartitionKey `~index` (encodeKey never yields it: its
- * `~` is always followed by two hex digits), one row per operation with RowKey = inverted creation time
- * (13 digits of 9999999999999 − milliseconds) + `-` + encoded id, so that a plain ascending scan of the
- * partition is newest first and a creation-time range is a RowKey range. The row holds the operation as
- * listed (listedOperation: no per-instance results) with `kind`, `status` and `workflowId` as columns
- * to filter on. It is written after the record is created, and again whenever a write changes the
- * status (as far as this process knows: a bounded memory of the status last indexed, so progress writes
- * cost no index write, and a process that does not know writes it once more). A crash between the
- * record and its index row leaves the operation unlisted until its next write of status (a resumed run
- * writes one). */
+ * Creating writes both in one transaction (a repeated id fails it as a whole: the record is the
+ * exactly-once key of the trigger id), and so does an update that changes the status (as far as this
+ * process knows: a bounded memory of the status last listed, so progress writes are one entity, and a
+ * process that does not know writes the listing row once more). So a trigger costs two operation
+ * requests, as before operations were listed, and a listing row is never missing or behind its record's
+ * status (docs/performance.md). One partition serves every operation: Azure's target for one partition
+ * is 2,000 entities a second, so about 500 operations a second, created and finished.
+ *
+ * Records are fitted first (fitOperation: long error messages shortened, per-instance results cut and
+ * marked `instancesTruncated`), so every record fits 1 MiB and a transaction (4 MiB) always fits.
+ * A progress write without its listing row is a plain entity request when the record's text is all
+ * ASCII, which is nearly always: lighter than a `$batch` (no multipart body to build and parse) and the
+ * same one round trip. A record holding other characters is written as a one-entity transaction
+ * instead: Azurite decodes a plain entity body chunk by chunk and corrupts a multi-byte character that
+ * straddles two chunks (still so in Azurite 3.35: azurite/dist/src/table/generated/utils/serializer.js,
+ * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole.
+ */
+import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import { createHash } from 'node:crypto';
-import { odata, type TableClient } from '@azure/data-tables';
 import type { OperationStatus } from '../engine/model';
 import { StorageError } from '../engine/model';
 import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
@@ -35,12 +39,17 @@ import { MAX_TABLE_KEY_LENGTH, encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
-export const OPERATION_ROW_KEY = 'operation';
-
-/** The partition of the newest-first index (see the module comment). */
-export const OPERATION_INDEX_PARTITION = '~index';
-/** Operations whose last indexed status this process remembers (oldest forgotten: one more index write). */
-const INDEXED_STATUSES_REMEMBERED = 10_000;
+/**
+ * The one partition of records and listing rows (see the module comment). encodeKey never yields it (its
+ * `~` is always followed by two hex digits), so it cannot meet an operation's own partition (its result
+ * rows; the records of the layout before this one, which it does not read).
+ */
+export const OPERATIONS_PARTITION = '~operations';
+/** Records' RowKeys start with it; listing rows start with a digit, so they all sort before `:`. */
+const RECORD_ROW_KEY_PREFIX = 'r:';
+const LISTING_ROW_KEYS_END = ':';
+/** Operations whose last listed status this process remembers (oldest forgotten: one more listing row write). */
+const LISTED_STATUSES_REMEMBERED = 10_000;
 const LATEST_TIME_IN_MS = 9_999_999_999_999;
 
 /** 13 digits that sort newest first: 9999999999999 − the time in milliseconds (an unreadable time sorts last). */
@@ -50,8 +59,8 @@ export function invertedTime(isoTime: string): string {
 }
 
 export class TableOperationStore implements OperationStore {
-  /** Operation id → the status its index row was last written with, by this process. */
-  private readonly indexed = new Map<string, OperationStatus>();
+  /** Operation id → the status its listing row was last written with, by this process. */
+  private readonly listed = new Map<string, OperationStatus>();
 
   constructor(private readonly client: TableClient) {}
 
@@ -59,13 +68,19 @@ export class TableOperationStore implements OperationStore {
     const operation = fitOperation(input);
     const entity = toEntity(operation);
     assertEntityFits(entity, `operation "${operation.id}"`);
+    const listing = toListingEntity(operation);
+    assertEntityFits(listing, `listing row of operation "${operation.id}"`);
     try {
-      const etag = isAscii(entity)
-        ? (await this.client.createEntity(entity, { abortSignal: options.abortSignal })).etag
-        : (await this.client.submitTransaction([['create', entity]], { abortSignal: options.abortSignal })).subResponses[0]?.etag;
-      const created = { operation: { ...withoutEtag(operation), etag: requireEtag(etag, operation.id) }, created: true };
-      await this.index(operation, options);
-      return created;
+      // One transaction: the record and its listing row exist together or not at all.
+      const response = await this.client.submitTransaction(
+        [
+          ['create', entity],
+          ['upsert', listing, 'Replace'],
+        ],
+        { abortSignal: options.abortSignal },
+      );
+      this.rememberListed(operation);
+      return { operation: { ...withoutEtag(operation), etag: requireEtag(response.subResponses[0]?.etag, operation.id) }, created: true };
     } catch (error) {
       if (statusOf(error) !== 409) throw toSignalboxError(error, `operation "${operation.id}"`);
     }
@@ -75,27 +90,19 @@ export class TableOperationStore implements OperationStore {
     return { operation: existing, created: false };
   }
 
-  /** Writes the index row when the status differs from the one this process last indexed. */
-  private async index(operation: Operation, options: OperationOptions): Promise<void> {
-    if (this.indexed.get(operation.id) === operation.status) return;
-    const entity = toIndexEntity(operation);
-    assertEntityFits(entity, `index row of operation "${operation.id}"`);
-    await translate(`index row of operation "${operation.id}"`, async () => {
-      if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal: options.abortSignal });
-      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal: options.abortSignal });
-    });
-    this.indexed.delete(operation.id);
-    this.indexed.set(operation.id, operation.status);
-    if (this.indexed.size > INDEXED_STATUSES_REMEMBERED) this.indexed.delete(this.indexed.keys().next().value!);
+  private rememberListed(operation: Operation): void {
+    this.listed.delete(operation.id);
+    this.listed.set(operation.id, operation.status);
+    if (this.listed.size > LISTED_STATUSES_REMEMBERED) this.listed.delete(this.listed.keys().next().value!);
   }
 
-  /** Newest first: a scan of the index partition, from the newest key in the creation-time range on. */
+  /** Newest first: a scan of the listing rows, from the newest key in the creation-time range on. */
   list(query: OperationQuery, options: PageOptions = {}): PagedAsyncIterable<ListedOperation> {
     return pagedList((page) => this.listPage(query, page), options);
   }
 
   private async listPage(query: OperationQuery, options: PageOptions = {}): Promise<Page<ListedOperation>> {
-    let filter = odata`PartitionKey eq ${OPERATION_INDEX_PARTITION}`;
+    let filter = `${odata`PartitionKey eq ${OPERATIONS_PARTITION}`} and ${odata`RowKey lt ${LISTING_ROW_KEYS_END}`}`;
     // createdSince ≤ t ⇔ inverted(t) ≤ inverted(createdSince); t < createdBefore ⇔ inverted(t) > inverted(createdBefore).
     if (query.createdSince !== undefined) filter += ` and ${odata`RowKey lt ${`${invertedTime(query.createdSince)}.`}`}`;
     if (query.createdBefore !== undefined) filter += ` and ${odata`RowKey ge ${`${invertedTime(query.createdBefore)}.`}`}`;
@@ -107,46 +114,65 @@ export class TableOperationStore implements OperationStore {
 
   async get(operationId: string, options: OperationOptions = {}): Promise<StoredOperation | undefined> {
     try {
-      return toStoredOperation(await this.client.getEntity<Record<string, unknown>>(encodeKey(operationId, 'operation id'), OPERATION_ROW_KEY, { abortSignal: options.abortSignal }));
+      return toStoredOperation(await this.client.getEntity<Record<string, unknown>>(OPERATIONS_PARTITION, recordRowKey(operationId), { abortSignal: options.abortSignal }));
     } catch (error) {
       if (isEntityNotFound(error)) return undefined;
       throw toSignalboxError(error, `operation "${operationId}"`);
     }
   }
 
-  /** Replaces the row; unconditionally (`*`) without `ifMatch`. A missing operation is NotFoundError. */
+  /**
+   * Replaces the record; unconditionally (`*`) without `ifMatch`. A missing operation is NotFoundError.
+   * When the status changes, its listing row is rewritten in the same transaction.
+   */
   async update(input: Operation, options: OperationOptions & { ifMatch?: string } = {}): Promise<StoredOperation> {
     const operation = fitOperation(input);
     const entity = toEntity(operation);
     assertEntityFits(entity, `operation "${operation.id}"`);
     const etag = options.ifMatch ?? '*';
+    const listingChanges = this.listed.get(operation.id) !== operation.status;
+    const actions: TransactionAction[] = [['update', entity, 'Replace', { etag }]];
+    if (listingChanges) {
+      const listing = toListingEntity(operation);
+      assertEntityFits(listing, `listing row of operation "${operation.id}"`);
+      actions.push(['upsert', listing, 'Replace']);
+    }
     const written = await translate(`operation "${operation.id}"`, async () =>
-      isAscii(entity)
+      actions.length === 1 && isAscii(entity)
         ? (await this.client.updateEntity(entity, 'Replace', { etag, abortSignal: options.abortSignal })).etag
-        : (await this.client.submitTransaction([['update', entity, 'Replace', { etag }]], { abortSignal: options.abortSignal })).subResponses[0]?.etag,
+        : (await this.client.submitTransaction(actions, { abortSignal: options.abortSignal })).subResponses[0]?.etag,
     );
-    await this.index(operation, options);
+    if (listingChanges) this.rememberListed(operation);
     return { ...withoutEtag(operation), etag: requireEtag(written, operation.id) };
   }
 
-  /** A filter over the whole (operations) table: used once at start-up to resume unfinished work. */
+  /** The records of the given statuses (a range of the one partition): used at start-up to resume unfinished work, and by retention. */
   listByStatus(statuses: readonly OperationStatus[], options: PageOptions & { updatedBefore?: string } = {}): PagedAsyncIterable<StoredOperation> {
     const { updatedBefore, ...pageOptions } = options;
     return pagedList((page) => this.listByStatusPage(statuses, updatedBefore, page), pageOptions);
   }
 
   /**
-   * Removes the record and its index row (listing first, so an interrupted purge leaves at worst a record
-   * that is no longer listed and is purged again); one already gone is fine.
+   * Removes the record and its listing row in one transaction; one already gone is fine (a listing row
+   * gone alone, which only a hand-made deletion leaves, is deleted row by row).
    */
   async delete(operationId: string, options: OperationOptions = {}): Promise<void> {
     const existing = await this.get(operationId, options);
     if (!existing) return;
-    await this.deleteRow(OPERATION_INDEX_PARTITION, toIndexEntity(existing).rowKey, operationId, options);
-    this.indexed.delete(operationId);
+    this.listed.delete(operationId);
     // Results before the record: an interrupted purge leaves the record, which is purged again with what is left.
     await this.deleteResults(operationId, options);
-    await this.deleteRow(encodeKey(operationId, 'operation id'), OPERATION_ROW_KEY, operationId, options);
+    const rowKeys = [recordRowKey(operationId), toListingEntity(existing).rowKey];
+    try {
+      await this.client.submitTransaction(
+        rowKeys.map((rowKey): TransactionAction => ['delete', { partitionKey: OPERATIONS_PARTITION, rowKey }]),
+        { abortSignal: options.abortSignal },
+      );
+    } catch (error) {
+      if (!isEntityNotFound(error) && statusOf(error) !== 404) throw toSignalboxError(error, `operation "${operationId}"`);
+      // Listing row first: an interrupted purge leaves at worst a record no longer listed, purged again.
+      for (const rowKey of rowKeys.reverse()) await this.deleteRow(rowKey, operationId, options);
+    }
   }
 
   /** One request: an upsert of the instance's result row, or with `keepExisting` an insert that leaves one already there. */
@@ -188,9 +214,9 @@ export class TableOperationStore implements OperationStore {
     }
   }
 
-  private async deleteRow(partitionKey: string, rowKey: string, operationId: string, options: OperationOptions): Promise<void> {
+  private async deleteRow(rowKey: string, operationId: string, options: OperationOptions): Promise<void> {
     try {
-      await this.client.deleteEntity(partitionKey, rowKey, { abortSignal: options.abortSignal });
+      await this.client.deleteEntity(OPERATIONS_PARTITION, rowKey, { abortSignal: options.abortSignal });
     } catch (error) {
       if (isEntityNotFound(error)) return;
       throw toSignalboxError(error, `operation "${operationId}"`);
@@ -202,12 +228,19 @@ export class TableOperationStore implements OperationStore {
     const anyStatus = statuses.map((status) => odata`status eq ${status}`).join(' or ');
     // `updatedAt` is a column (ISO 8601, UTC, so text order is time order).
     const before = updatedBefore === undefined ? '' : ` and ${odata`updatedAt lt ${updatedBefore}`}`;
-    return queryPage(this.client, `${odata`RowKey eq ${OPERATION_ROW_KEY}`} and (${anyStatus})${before}`, options, toStoredOperation, 'operations');
+    // Record keys are `r:…`: the range from `r:` up to `r;` (the next character) holds them all.
+    const records = `${odata`PartitionKey eq ${OPERATIONS_PARTITION}`} and ${odata`RowKey ge ${RECORD_ROW_KEY_PREFIX}`} and ${odata`RowKey lt ${'r;'}`}`;
+    return queryPage(this.client, `${records} and (${anyStatus})${before}`, options, toStoredOperation, 'operations');
   }
 }
 
+function recordRowKey(operationId: string): string {
+  return RECORD_ROW_KEY_PREFIX + encodeKey(operationId, 'operation id');
+}
+
 /**
- * Result rows share the operation's partition: RowKey `~r` + the encoded instance id (`~r` is no escape,
+ * Result rows live in a partition per operation (the encoded id; its record and listing row are in
+ * `OPERATIONS_PARTITION`): RowKey `~r` + the encoded instance id (`~r` is no escape,
  * so no other row of the partition starts with it), hashed when the two would pass the key limit.
  */
 const RESULT_ROW_PREFIX = '~r';
@@ -231,8 +264,8 @@ function withoutEtag(operation: Operation): Operation {
 
 function toEntity(operation: Operation): { partitionKey: string; rowKey: string } & Record<string, string | number | boolean> {
   return {
-    partitionKey: encodeKey(operation.id, 'operation id'),
-    rowKey: OPERATION_ROW_KEY,
+    partitionKey: OPERATIONS_PARTITION,
+    rowKey: recordRowKey(operation.id),
     status: operation.status,
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
@@ -240,10 +273,10 @@ function toEntity(operation: Operation): { partitionKey: string; rowKey: string 
   };
 }
 
-function toIndexEntity(operation: Operation): { partitionKey: string; rowKey: string } & Record<string, string | number | boolean> {
+function toListingEntity(operation: Operation): { partitionKey: string; rowKey: string } & Record<string, string | number | boolean> {
   const workflowId = operationWorkflowId(operation);
   return {
-    partitionKey: OPERATION_INDEX_PARTITION,
+    partitionKey: OPERATIONS_PARTITION,
     rowKey: `${invertedTime(operation.createdAt)}-${encodeKey(operation.id, 'operation id')}`,
     kind: operationKind(operation),
     status: operation.status,
@@ -265,5 +298,5 @@ function requireEtag(etag: string | undefined, operationId: string): string {
 }
 
 function toStoredOperation(row: TableRow): StoredOperation {
-  return { ...parseBody<Operation>(row), etag: requireEtag(row.etag, String(row.partitionKey)) };
+  return { ...parseBody<Operation>(row), etag: requireEtag(row.etag, String(row.rowKey)) };
 }

@@ -10,6 +10,7 @@ import {
   buildDefinitionGraph,
   checkDefinition,
   mermaidStateDiagram,
+  onErrorLabel,
   transitionLabel,
   validateDefinition,
   type Step,
@@ -378,6 +379,13 @@ describe('Mermaid diagrams', () => {
     const relations = diagram.relations.map(({ from, to, label }) => `${from} -> ${to}: ${label}`).sort();
     const expected = [
       ...graph.transitions.map((edge) => `${idOf(edge.stateId)} -> ${idOf(edge.targetStateId)}: ${flat(transitionLabel(edge))}`),
+      // Where errors go: each transition's and state's onError.
+      ...Object.entries(definition.states).flatMap(([stateId, state]) => [
+        ...state.transitions.flatMap((transition) =>
+          transition.onError ? [`${idOf(stateId)} -> ${idOf(transition.onError.targetStateId)}: ${flat(onErrorLabel(transition.onError, transition.displayName ?? transition.id))}`] : [],
+        ),
+        ...(state.onError ? [`${idOf(stateId)} -> ${idOf(state.onError.targetStateId)}: ${flat(onErrorLabel(state.onError))}`] : []),
+      ]),
       `root_start -> ${idOf(graph.initialStateId)}: `,
       ...graph.states.filter((state) => state.final).map((state) => `${idOf(state.id)} -> root_end: `),
     ].sort();

@@ -58,6 +58,9 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Issue 24: operations newest first, and the triggers an instance was offered that changed nothing.
   ['GET', 'operations', 'function'],
   ['GET', 'instances/{instanceId}/offers', 'function'],
+  // Issue 26: why an instance is not moving, and a workflow's instances counted by why.
+  ['GET', 'instances/{instanceId}/waiting', 'function'],
+  ['GET', 'workflows/{workflowId}/waiting', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],

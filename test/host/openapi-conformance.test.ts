@@ -110,6 +110,8 @@ it('describes every answer of a walk through the API: status, headers, media typ
   expect((await conforming('GET', '/api/instances/c-1/history')).status).toBe(200);
   expect((await conforming('GET', '/api/instances/c-1/events')).status).toBe(200);
   expect((await conforming('GET', '/api/instances/c-1/available-triggers')).status).toBe(200);
+  expect((await conforming('GET', '/api/instances/c-1/waiting')).status).toBe(200);
+  expect((await conforming('GET', '/api/workflows/conformance/waiting')).status).toBe(200);
 
   // Triggers and operations: a dry run, 202 then 200, a wait answered 200, a repeated id with another body.
   expect((await conforming('POST', '/api/instances/c-1/triggers?dryRun=true', { json: { name: 'Submit' } })).status).toBe(200);

@@ -162,4 +162,27 @@ describe('BlobLeaseProvider', () => {
       await expect(new BlobLeaseProvider(container).withLease('abort', async () => 'ran', { abortSignal: early.signal })).rejects.toThrow('gave up at once');
     });
   });
+
+  it('inspect: free, held here (since when, until when), held elsewhere (fixed or infinite), as the blob says', async () => {
+    const container = newContainer();
+    const provider = new BlobLeaseProvider(container);
+    expect(await provider.inspect('never-leased')).toEqual({ held: false });
+    await provider.prepare('inspected');
+    expect(await provider.inspect('inspected')).toEqual({ held: false });
+    const before = Date.now();
+    const inside = await provider.withLease('inspected', () => provider.inspect('inspected'), { leaseDurationInSeconds: 30 });
+    expect(inside).toMatchObject({ held: true, infinite: false, heldHere: { since: expect.any(String), expiresAt: expect.any(String) } });
+    const since = Date.parse(inside.heldHere!.since);
+    // Generous bounds: it was taken during this call, and expires about 30 s after it was taken.
+    expect(since).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(inside.heldHere!.expiresAt!) - since).toBeGreaterThan(20_000);
+    expect(await provider.inspect('inspected')).toEqual({ held: false });
+    const other = rawBlob(container, 'inspected').getBlobLeaseClient();
+    await other.acquireLease(-1);
+    try {
+      expect(await provider.inspect('inspected')).toEqual({ held: true, infinite: true });
+    } finally {
+      await other.releaseLease();
+    }
+  });
 });

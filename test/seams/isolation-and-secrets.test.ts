@@ -141,6 +141,16 @@ describe('redaction', () => {
     expectNoSecret('the history', history.text);
   });
 
+  it('redaction × why is it stuck: the fault cause of the instance answer and of the workflow counts names the service redacted', async () => {
+    const why = await test.api.request('GET', '/api/instances/leak-1/waiting');
+    expect(why.body.class).toBe('faulted');
+    expect(why.body.reasons[0].cause).toContain(`http://***@${serviceBase}/fail?code=***&sig=***#***`);
+    expectNoSecret('the instance answer', why.text);
+    const counts = await test.api.request('GET', '/api/workflows/leaky/waiting');
+    expect(counts.text).toContain(`http://***@${serviceBase}/fail`);
+    expectNoSecret('the workflow counts', counts.text);
+  });
+
   it('redaction × traces: the trace of a condition that called the service names it redacted', () => {
     expect(checkOperation.text).toContain(`GET http://***@${serviceBase}/yes?code=***&sig=***#*** answered true`);
     expectNoSecret('the check operation', checkOperation.text);

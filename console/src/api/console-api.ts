@@ -26,6 +26,8 @@ import {
   type Operation,
   type OperationFilter,
   type Page,
+  type WaitingAnswer,
+  type WaitingSummary,
   type Workflow,
   type WorkflowSummary,
   type components,
@@ -60,6 +62,10 @@ export interface ConsoleApi {
   getInstance(instanceId: string): Promise<Instance>;
   getHistory(instanceId: string): Promise<Page<HistoryEntry>>;
   getAvailableTriggers(instanceId: string): Promise<AvailableTriggers>;
+  /** Why the instance is not moving: every reason, the primary first. */
+  getInstanceWaiting(instanceId: string): Promise<WaitingAnswer>;
+  /** The workflow's instances that are not final, counted per class and state. */
+  getWorkflowWaiting(workflowId: string): Promise<WaitingSummary>;
   sendInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<AcceptedOperation>;
   dryRunInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<DryRun>;
   /** `contextPatch`: a JSON Merge Patch of the context, applied before the state is entered. */
@@ -152,6 +158,8 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getInstance: (instanceId) => unwrap(client.GET('/instances/{instanceId}', { params: { path: { instanceId } } })),
     getHistory: (instanceId) => unwrap(client.GET('/instances/{instanceId}/history', { params: { path: { instanceId } } })),
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
+    getInstanceWaiting: (instanceId) => unwrap(client.GET('/instances/{instanceId}/waiting', { params: { path: { instanceId } } })),
+    getWorkflowWaiting: (workflowId) => unwrap(client.GET('/workflows/{workflowId}/waiting', { params: { path: { workflowId } } })),
     sendInstanceTrigger: (instanceId, trigger) => unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })).then(acceptedFromAnswer),
     dryRunInstanceTrigger: (instanceId, trigger) =>
       unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })).then(dryRunFromAnswer),

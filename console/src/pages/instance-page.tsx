@@ -19,6 +19,7 @@ import { FaultPanel } from './instance/fault-panel';
 import { HistoryPanel } from './instance/history-panel';
 import { OffersPanel } from './instance/offers-panel';
 import { PositionPanel } from './instance/position-panel';
+import { WhyPanel } from './instance/why-panel';
 
 export function InstancePage({ instanceId }: { instanceId: string }) {
   const api = useApi();
@@ -46,6 +47,7 @@ export function InstancePage({ instanceId }: { instanceId: string }) {
       {loaded && (
         <>
           <InstanceFacts instance={loaded} workflow={workflow.data} />
+          <WhyPanel instanceId={instanceId} generation={generation} />
           <FaultPanel instance={loaded} workflow={workflow.data} onRecovered={refresh} />
           <PositionPanel instance={loaded} />
           <ActionsPanel instance={loaded} onChanged={refresh} />

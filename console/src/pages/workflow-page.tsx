@@ -1,8 +1,10 @@
 /**
  * @module One workflow version: its diagram (from the API's diagram route) with the number of instances
- * in each state drawn on it, a table of the same counts per status, a version switch, the definition
+ * in each state drawn on it, a table of the same counts per status, why the instances that are not final
+ * are not moving (counted per reason, linked to the list), a version switch, the definition
  * itself as JSON, and a form that starts an instance.
  */
+import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { instanceStatuses } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
@@ -10,6 +12,7 @@ import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
 import { StartInstanceForm } from '../components/start-instance-form';
 import { StateDiagram } from '../components/state-diagram';
+import { WaitingCounts } from '../components/waiting-counts';
 import { annotateDiagram } from '../lib/annotate-diagram';
 import { countInstancesByState, countOf } from '../lib/state-counts';
 import { useAsync } from '../lib/use-async';
@@ -21,6 +24,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
   const workflow = useAsync(async () => (shownVersion === undefined ? undefined : api.getWorkflow(workflowId, shownVersion)), [api, workflowId, shownVersion]);
   const counts = useAsync(async () => (shownVersion === undefined ? undefined : countInstancesByState(api, workflowId, shownVersion)), [api, workflowId, shownVersion]);
   const statuses = instanceStatuses;
+  const [refreshes, setRefreshes] = useState(0);
   const diagram = useAsync(async () => (shownVersion === undefined ? undefined : api.getDiagram(workflowId, { version: shownVersion })), [api, workflowId, shownVersion]);
 
   const definition = workflow.data;
@@ -42,7 +46,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
               </option>
             ))}
           </select>
-          <button type="button" class="secondary" onClick={() => (counts.reload(), diagram.reload())}>
+          <button type="button" class="secondary" onClick={() => (counts.reload(), diagram.reload(), setRefreshes((value) => value + 1))}>
             Refresh counts
           </button>
           <Link to={{ page: 'instances', filter: { workflowId } }}>All instances of {workflowId}</Link>
@@ -99,6 +103,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
           </tbody>
         </table>
       )}
+      <WaitingCounts workflowId={workflowId} generation={refreshes} />
       {counts.data && counts.data.total === 0 && (
         <EmptyState title={`No instances of version ${shownVersion}`}>
           <p>

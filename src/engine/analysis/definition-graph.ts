@@ -213,6 +213,12 @@ export function buildDefinitionGraph(definition: WorkflowDefinition): Definition
     outgoing.set(stateId, edges);
     transitions.push(...edges);
   }
+  // Where an `onError` may lead (a state's, or one of its transitions'): reachable, though by no trigger.
+  const errorTargets = new Map<string, string[]>();
+  for (const [stateId, state] of Object.entries(definition.states)) {
+    const targets = [state.onError?.targetStateId, ...state.transitions.map((transition) => transition.onError?.targetStateId)].filter((target): target is string => target !== undefined);
+    errorTargets.set(stateId, targets);
+  }
   const graph: DefinitionGraph = {
     definition,
     initialStateId: definition.initialStateId,
@@ -220,10 +226,13 @@ export function buildDefinitionGraph(definition: WorkflowDefinition): Definition
     transitions,
     state: (stateId) => states.find((state) => state.id === stateId),
     transitionsFrom: (stateId) => outgoing.get(stateId) ?? [],
-    reachableStateIds: closure([definition.initialStateId], (stateId) => (outgoing.get(stateId) ?? []).map((edge) => edge.targetStateId)),
+    reachableStateIds: closure([definition.initialStateId], (stateId) => [...(outgoing.get(stateId) ?? []).map((edge) => edge.targetStateId), ...(errorTargets.get(stateId) ?? [])]),
     finishingStateIds: closure(
       states.filter((state) => state.final).map((state) => state.id),
-      (stateId) => transitions.filter((edge) => edge.targetStateId === stateId).map((edge) => edge.stateId),
+      (stateId) => [
+        ...transitions.filter((edge) => edge.targetStateId === stateId).map((edge) => edge.stateId),
+        ...[...errorTargets].filter(([, targets]) => targets.includes(stateId)).map(([source]) => source),
+      ],
     ),
   };
   graphs.set(definition, graph);

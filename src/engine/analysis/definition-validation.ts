@@ -56,6 +56,13 @@ function checkTimer(timer: Record<string, unknown>, path: Path, calendars: unkno
   }
 }
 
+/** An `onError` must lead to a state of the workflow. */
+function checkOnError(onError: unknown, path: Path, has: (id: unknown) => boolean, issues: ValidationIssue[]): void {
+  if (isObject(onError) && typeof onError.targetStateId === 'string' && !has(onError.targetStateId)) {
+    issues.push({ path: formatPath([...path, 'targetStateId']), message: `the target state "${onError.targetStateId}" is not among the states` });
+  }
+}
+
 function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (!isObject(input)) return issues;
@@ -85,6 +92,7 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
     checkSteps('action', state.entryActions, [...statePath, 'entryActions'], registry, issues);
     checkSteps('condition', state.exitConditions, [...statePath, 'exitConditions'], registry, issues);
     checkSteps('action', state.exitActions, [...statePath, 'exitActions'], registry, issues);
+    checkOnError(state.onError, [...statePath, 'onError'], has, issues);
     if (!Array.isArray(state.transitions)) continue;
     const seen = new Map<string, number>();
     state.transitions.forEach((transition, index) => {
@@ -101,6 +109,7 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
       checkSteps('condition', transition.conditions, [...path, 'conditions'], registry, issues);
       checkSteps('action', transition.actions, [...path, 'actions'], registry, issues);
       if (isObject(transition.timer)) checkTimer(transition.timer, [...path, 'timer'], input.calendars, issues);
+      checkOnError(transition.onError, [...path, 'onError'], has, issues);
       if (isObject(transition.actors) && typeof transition.actors.expression === 'string') {
         try {
           compileExpression(transition.actors.expression);

@@ -5,6 +5,7 @@
  */
 import type { DefinitionGraph, TransitionEdge } from './definition-graph';
 import { sortedNames } from './name-set';
+import type { OnErrorDefinition } from '../definition/error-handling';
 
 export interface DiagramOptions {
   /** The state to highlight (an instance's current state). */
@@ -44,6 +45,11 @@ export function transitionLabel(edge: TransitionEdge): string {
   return names.length ? `any trigger except ${names.join(', ')}` : 'any trigger';
 }
 
+/** `error in Pay by bank transfer: timeout, http:5xx` (a state's: `error: ...`). */
+export function onErrorLabel(onError: OnErrorDefinition, transitionName?: string): string {
+  return `error${transitionName ? ` in ${transitionName}` : ''}: ${onError.when ? onError.when.join(', ') : 'any'}`;
+}
+
 export function mermaidStateDiagram(graph: DefinitionGraph, options: DiagramOptions = {}): string {
   // States are drawn under generated ids (s0, s1, ...): state ids may hold any character.
   const alias = new Map(graph.states.map((state, index) => [state.id, `s${index}`]));
@@ -52,6 +58,14 @@ export function mermaidStateDiagram(graph: DefinitionGraph, options: DiagramOpti
   lines.push(`    [*] --> ${alias.get(graph.initialStateId)}`);
   for (const edge of graph.transitions) {
     lines.push(`    ${alias.get(edge.stateId)} --> ${alias.get(edge.targetStateId)}: ${mermaidLabel(transitionLabel(edge))}`);
+  }
+  // Where errors go (onError): one edge per transition's and per state's, labelled with what it handles.
+  for (const [stateId, state] of Object.entries(graph.definition.states)) {
+    for (const transition of state.transitions) {
+      if (transition.onError)
+        lines.push(`    ${alias.get(stateId)} --> ${alias.get(transition.onError.targetStateId)}: ${mermaidLabel(onErrorLabel(transition.onError, transition.displayName ?? transition.id))}`);
+    }
+    if (state.onError) lines.push(`    ${alias.get(stateId)} --> ${alias.get(state.onError.targetStateId)}: ${mermaidLabel(onErrorLabel(state.onError))}`);
   }
   for (const state of graph.states) if (state.final) lines.push(`    ${alias.get(state.id)} --> [*]`);
   const highlighted = options.highlightStateId === undefined ? undefined : alias.get(options.highlightStateId);

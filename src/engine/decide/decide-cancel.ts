@@ -5,15 +5,16 @@ import { ConflictError } from '../model/errors';
 import { HistoryEvent, type Instance } from '../model/instance';
 import { cancelChildrenRows } from './child-cascade';
 import { withHeld } from './held-triggers';
-import { plainInstance } from './instance-changes';
+import { plainInstance, withoutPendingRetry } from './instance-changes';
 
 /**
  * Throws ConflictError for a complete or cancelled instance. Interests are kept: triggers then get
- * `notActive`; its timers are disarmed and what it held is dropped. A parent's running children are
+ * `notActive`; its timers are disarmed and what it held (and a pending retry) is dropped. A parent's running children are
  * cancelled too (a `cancelChildren` row, delivered by the engine; child-cascade.ts).
  */
 export function decideCancel(stored: Instance, now: Date): Decision {
-  const instance = withHeld(plainInstance(stored), []);
+  // Nothing would take a pending retry any more: it is dropped with the timers.
+  const instance = withoutPendingRetry(withHeld(plainInstance(stored), []));
   if (instance.status === InstanceStatus.complete || instance.status === InstanceStatus.cancelled) {
     throw new ConflictError(`Instance "${instance.id}" is ${instance.status} and cannot be cancelled`);
   }

@@ -9,7 +9,8 @@ import { ConflictError } from '../model/errors';
 import { HistoryEvent, type Instance } from '../model/instance';
 import { plainInstance } from './instance-changes';
 import { withRelease } from './held-triggers';
-import { timerOutboxRows } from './timers';
+import { retryTimerOf, timerOutboxRows } from './timers';
+import { OutboxKind } from '../model/outbox';
 
 function relabel(stored: Instance, status: InstanceStatus, event: HistoryEvent, outcome: ActionOutcome, now: Date): Decision {
   const instance = plainInstance(stored);
@@ -41,9 +42,26 @@ export function decideResume(stored: Instance, now: Date): Decision {
   if (stored.status !== InstanceStatus.suspended) throw new ConflictError(`Instance "${stored.id}" is ${stored.status}, not suspended: only suspended instances can be resumed`);
   // What was held while it was suspended is released, oldest first (held-triggers.ts).
   const decision = withRelease(relabel(stored, InstanceStatus.waiting, HistoryEvent.resumed, ActionOutcome.resumed, now));
-  const change = decision.change!;
-  if (!change.instance.timers?.length) return decision;
+  const resumed = withRetryRescheduled(decision, now);
+  const change = resumed.change!;
+  if (!change.instance.timers?.length) return resumed;
   const stateEntry = stored.historyLength;
   const outbox = [...change.outbox, ...timerOutboxRows(stored, stateEntry, change.instance.timers)];
-  return { ...decision, change: { ...change, instance: { ...change.instance, stateEntry, outbox: outbox.map((row) => row.id) }, outbox } };
+  return { ...resumed, change: { ...change, instance: { ...change.instance, stateEntry, outbox: outbox.map((row) => row.id) }, outbox } };
+}
+
+/**
+ * A pending retry is handed to the scheduler again: due when it was (or now, if that passed while the
+ * instance was suspended, when its timer was answered `notActive`). A new due time is a new retry id, so
+ * the spent schedule is not mistaken for it.
+ */
+function withRetryRescheduled(decision: Decision, now: Date): Decision {
+  const change = decision.change!;
+  const pending = change.instance.pendingRetry;
+  if (!pending) return decision;
+  const nextAttemptAt = Date.parse(pending.nextAttemptAt) > now.getTime() ? pending.nextAttemptAt : now.toISOString();
+  const instance = { ...change.instance, pendingRetry: { ...pending, nextAttemptAt } };
+  const timer = retryTimerOf(instance)!;
+  const outbox = [...change.outbox, { id: timer.timerId, kind: OutboxKind.timer, payload: timer } as const];
+  return { ...decision, change: { ...change, instance: { ...instance, outbox: outbox.map((row) => row.id) }, outbox } };
 }

@@ -19,7 +19,8 @@ import { HistoryEvent, type Instance } from '../model/instance';
 import { appliedRecord, duplicateResult, plainInstance, rememberApplied, withoutFault } from './instance-changes';
 import type { InstanceResult } from './instance-result';
 import type { Registry } from '../steps/registry';
-import { Draft, messageOf } from './draft';
+import { Draft, StepFailure, messageOf } from './draft';
+import { decideRetry, decideStepFailure, withoutRetryWhenEnded, type FailureSite } from './decide-error';
 import type { TimerTarget, Trigger } from '../model/trigger';
 import { judgeActors, type ActorsRule } from '../definition/actors-rule';
 
@@ -57,12 +58,32 @@ function notTaken(instance: Instance, timer: TimerTarget | undefined, result: In
  */
 export async function decideTrigger(definition: WorkflowDefinition, stored: Instance, trigger: Trigger, effects: Effects, registry: Registry, onDraft?: (draft: Draft) => void): Promise<Decision> {
   let draft: Draft | undefined;
-  const decision = await decideWithDraft(definition, stored, trigger, effects, registry, (made) => (draft = made));
+  const instance = plainInstance(stored);
+  let decision: Decision;
+  if (trigger.retry) {
+    // A pending retry's trigger: the failed trigger again, its failing step counting on from the attempt due.
+    decision = await decideRetry(
+      instance,
+      trigger,
+      (retried, pending) =>
+        decideWithDraft(definition, instance, retried, effects, registry, (made) => {
+          made.retryStart = { stepPath: pending.stepPath, attempt: pending.attempt };
+          draft = made;
+        }),
+      effects.now(),
+    );
+  } else if (instance.pendingRetry?.triggerId === trigger.id && !appliedRecord(instance, trigger.id)) {
+    // Delivered again while it waits for its retry: it applies once, when the retry comes.
+    return unchanged({ instanceId: instance.id, outcome: TriggerOutcome.retryScheduled, error: instance.pendingRetry.lastError.message });
+  } else {
+    decision = await decideWithDraft(definition, instance, trigger, effects, registry, (made) => (draft = made));
+  }
+  decision = withoutRetryWhenEnded(decision);
   if (!draft) return decision;
   onDraft?.(draft);
   // After rememberApplied: the instance's record of applied triggers stays small, the trace is the result's.
   // Nothing evaluated (a timer transition without conditions, say): no trace, as for a duplicate.
-  if (draft.trace.length === 0) return decision;
+  if (draft.trace.length === 0 || decision.result.trace) return decision;
   return { ...decision, result: { ...decision.result, trace: draft.trace } };
 }
 
@@ -94,6 +115,8 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
   const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
   madeDraft(draft);
   let transitionId: string | undefined;
+  // Where a failing step is, for `onError`: the transition being evaluated or taken, and the step's state.
+  let site: FailureSite = { stateId: fromStateId, fromStateId };
   try {
     const state = definition.states[fromStateId];
     if (!state) throw new Error(`the instance's state "${fromStateId}" is not in version ${instance.workflowVersion} of workflow "${definition.id}"`);
@@ -107,6 +130,7 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     let chosen: (typeof state.transitions)[number] | undefined;
     for (const [index, transition] of state.transitions.entries()) {
       if (timer ? transition.id !== timer.transitionId : transition.timer) continue;
+      site = { transition: { definition: transition, index }, stateId: fromStateId, fromStateId };
       // Who may take it, first among its conditions: a refusal is this transition not taken, traced, never a fault.
       if (transition.actors && !(await actorsAllow(draft, transition.actors, statePath(fromStateId, `transitions[${index}].actors`)))) continue;
       const path = statePath(fromStateId, `transitions[${index}].conditions`);
@@ -120,13 +144,16 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     const toStateId = chosen.targetStateId;
     if (!definition.states[toStateId]) throw new Error(`transition "${chosen.id}" names a missing state "${toStateId}"`);
 
-    // Step 6: entry conditions of the target.
+    // Step 6: entry conditions of the target (a failing entry step is the target's, after the transition's onError).
+    site = { ...site, stateId: toStateId };
     if ((await entryBlockedAt(draft, toStateId)) >= 0) {
       return notTaken(instance, timer, { instanceId: id, outcome: TriggerOutcome.entryBlocked, fromStateId, transitionId, toStateId }, effects, draft);
     }
     // Step 7: exit actions, then the transition's actions (a fault here leaves the old state).
-    await draft.runActions(state.exitActions, `exit action of state "${fromStateId}"`);
-    await draft.runActions(chosen.actions, `action of transition "${chosen.id}"`);
+    site = { ...site, stateId: fromStateId };
+    await draft.runActions(state.exitActions, `exit action of state "${fromStateId}"`, statePath(fromStateId, 'exitActions'));
+    await draft.runActions(chosen.actions, `action of transition "${chosen.id}"`, statePath(fromStateId, `transitions[${site.transition!.index}].actions`));
+    site = { ...site, stateId: toStateId };
     // Steps 8-10: move, entry actions (a fault there leaves the new state), interests, outbox.
     const entered = await enterState(draft, cause, toStateId, instance.historyLength);
 
@@ -159,6 +186,10 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
       logs: draft.logs,
     };
   } catch (error) {
+    if (error instanceof StepFailure) {
+      const handled = await decideStepFailure(error, site, { definition, instance, trigger, cause, effects, registry, draft });
+      if (handled) return handled;
+    }
     return faultDecision(instance, messageOf(error), {
       cause,
       stateId: draft.stateId,

@@ -13,17 +13,28 @@ import type { InstanceStatus } from '../model/enums';
 import type { ExpressionScope } from '../expressions/expressions';
 import type { JsonObject, JsonValue } from '../model/json';
 import type { Registry } from '../steps/registry';
-import type { ActionContext, ChildStep, ConditionContext, ConditionType, InstanceToStart, TriggerToRaise } from '../steps/step-types';
+import type { ActionContext, ChildStep, ConditionContext, ConditionType, InstanceToStart, StepContext, TriggerToRaise } from '../steps/step-types';
+import type { StepError } from '../model/step-error';
+import { classifyError } from '../steps/step-errors';
 import type { Trigger } from '../model/trigger';
 import { effectiveActor, type Actor } from '../model/actor';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class StepFailure extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** What failed, typed (error-handling.ts): what `onError.when` matches and JSONata sees as `error`. */
+  readonly error: StepError;
+  constructor(message: string, options: { cause?: unknown; stepPath: string }) {
+    super(message, { cause: options.cause });
     this.name = 'StepFailure';
+    this.error = { ...classifyError(options.cause), message, stepPath: options.stepPath };
   }
+}
+
+/** Where a re-applied trigger resumes its retries: the step that asked for them, and the attempt it makes next. */
+export interface RetryStart {
+  readonly stepPath: string;
+  readonly attempt: number;
 }
 
 function describe(step: Step, index: number, where: string): string {
@@ -50,8 +61,12 @@ export class Draft {
   readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
   /** Who the change is for, as rules see them (actor.ts effectiveActor): JSONata's `actor`. */
   readonly actor?: Actor;
-  /** Every condition evaluated so far, in order (decision-trace.ts). */
+    /** Every condition evaluated so far, in order (decision-trace.ts), and every retry and handled error. */
   readonly trace: Mutable<TraceEntry>[] = [];
+  /** Set when the trigger is re-applied by its pending retry: that step goes on counting its attempts. */
+  retryStart?: RetryStart;
+  /** Added to the expression scope (`error`) while an `onError` runs its `setContext`. */
+  error?: StepError;
 
   constructor(
     readonly definition: WorkflowDefinition,
@@ -76,6 +91,19 @@ export class Draft {
       actor: this.actor ?? null,
       context: this.context,
       instance: { id: this.instanceId, workflowId: this.definition.id, stateId: this.stateId, status: this.status },
+      ...(this.error ? { error: this.error } : {}),
+    };
+  }
+
+  /** What an external-service step at `path` needs to carry out its retry policy, tracing each wait in place. */
+  private stepOf(path: string, type: string): StepContext['step'] {
+    const firstAttempt = this.retryStart?.stepPath === path ? this.retryStart.attempt : 1;
+    return {
+      path,
+      firstAttempt,
+      onRetry: ({ attempt, delayInMs, error }) => {
+        this.trace.push({ path, type, result: 'error', detail: shortDetail(`attempt ${attempt} failed (${error.type}), retried in place after ${delayInMs} ms: ${error.message}`) });
+      },
     };
   }
 
@@ -85,6 +113,7 @@ export class Draft {
       effects: this.effects,
       definition: this.definition,
       workflowVersion: this.workflowVersion,
+      step: this.stepOf(path, type.type),
       // A nested condition is traced under its parent's path (its place among the parent's children).
       evaluate: (condition) => {
         const child = type.children?.(config).find((candidate) => candidate.step === condition);
@@ -137,7 +166,7 @@ export class Draft {
         holds = await this.evaluateOne(step, `${path}[${index}]`);
       } catch (error) {
         this.skipFrom(conditions, index + 1, path);
-        throw new StepFailure(`${describeCondition(step, index, where)}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error });
+        throw new StepFailure(`${describeCondition(step, index, where)}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error, stepPath: `${path}[${index}]` });
       }
       if (!holds) {
         this.skipFrom(conditions, index + 1, path);
@@ -151,28 +180,30 @@ export class Draft {
     for (let index = from; index < conditions.length; index++) this.trace.push({ path: `${path}[${index}]`, type: conditions[index]!.type, result: 'skipped' });
   }
 
-  async runActions(actions: readonly Step[], where: string): Promise<void> {
+  /** `path` is the list's JSON path in the definition (`states.a.entryActions`): each step's path names it in errors and retries. */
+  async runActions(actions: readonly Step[], where: string, path: string = where): Promise<void> {
     for (let index = 0; index < actions.length; index++) {
       const step = actions[index]!;
       const location = describe(step, index, where);
       this.actionsRun.push({ location, type: step.type, logsBefore: this.logs.length, raisedBefore: this.raised.length });
       try {
         const { type, config } = this.registry.parseAction(step);
-        await type.execute(config, this.actionContext(location));
+        await type.execute(config, this.actionContext(location, `${path}[${index}]`, step.type));
       } catch (error) {
         // Redacted here too, whatever built the message (a library's own step may quote a URL): this is the fault.
-        throw new StepFailure(`${location}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error });
+        throw new StepFailure(`${location}: ${redactSecrets((error as Error).message ?? String(error))}`, { cause: error, stepPath: `${path}[${index}]` });
       }
     }
   }
 
-  private actionContext(location: string): ActionContext {
+  private actionContext(location: string, path: string, type: string): ActionContext {
     const http = this.effects.actionHttp?.(location);
     return {
       scope: this.scope(),
       effects: http ? { ...this.effects, http } : this.effects,
       definition: this.definition,
       workflowVersion: this.workflowVersion,
+      step: this.stepOf(path, type),
       updateContext: (set, remove) => this.updateContext(set, remove),
       raiseTrigger: (trigger) => {
         this.raised.push(trigger);

@@ -66,7 +66,7 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   const state = stateOf(draft, stateId);
   draft.stateId = stateId;
   draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
-  await draft.runActions(state.entryActions, `entry action of state "${stateId}"`);
+  await draft.runActions(state.entryActions, `entry action of state "${stateId}"`, statePath(stateId, 'entryActions'));
   const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
   const armed = await armTimers(draft, state, enteredAt, followUpDepth(cause), cause);
   // The change's causal budget, shared among all its follow-up work (causal-budget.ts); a change that

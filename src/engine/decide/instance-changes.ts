@@ -17,6 +17,13 @@ export function withoutFault(instance: Instance): Instance {
   return rest;
 }
 
+/** The instance without its pending retry (keys left out, not set to undefined). */
+export function withoutPendingRetry(instance: Instance): Instance {
+  if (!('pendingRetry' in instance) && !('retryTrigger' in instance)) return instance;
+  const { pendingRetry: _pending, retryTrigger: _trigger, ...rest } = instance;
+  return rest;
+}
+
 /** What the instance recorded for `triggerId`, if it remembers applying it. */
 export function appliedRecord(instance: Instance, triggerId: string): AppliedTrigger | undefined {
   // Older instances (before the record existed) have no list.
@@ -27,7 +34,7 @@ export function appliedRecord(instance: Instance, triggerId: string): AppliedTri
 export function rememberApplied(instance: Instance, triggerId: string, result: InstanceResult): AppliedTrigger[] {
   const record: AppliedTrigger = {
     triggerId,
-    outcome: result.outcome === TriggerOutcome.faulted ? TriggerOutcome.faulted : TriggerOutcome.transitioned,
+    outcome: result.outcome === TriggerOutcome.faulted ? TriggerOutcome.faulted : result.outcome === TriggerOutcome.errorHandled ? TriggerOutcome.errorHandled : TriggerOutcome.transitioned,
     ...(result.transitionId ? { transitionId: result.transitionId } : {}),
     ...(result.fromStateId ? { fromStateId: result.fromStateId } : {}),
     ...(result.toStateId ? { toStateId: result.toStateId } : {}),

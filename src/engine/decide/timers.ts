@@ -18,15 +18,28 @@ import type { Draft } from './draft';
 import { MAX_TIMER_DELAY_IN_DAYS, MAX_TIMER_DELAY_TEXT, parseIsoDuration, type TimerDefinition } from '../timers/timer-definition';
 import type { Trigger } from '../model/trigger';
 import type { DueTimer } from '../model/outbox';
-import { timerTriggerId } from '../model/trigger-ids';
+import { retryTriggerId, timerTriggerId } from '../model/trigger-ids';
 
 /** The name of every timer's trigger (conditions of a timer transition may read `trigger.parameters`). */
 export const TIMER_TRIGGER_NAME = 'timer';
 
 export type { DueTimer } from '../model/outbox';
 
+/** The name of every pending retry's trigger (which re-applies the trigger that failed). */
+export const RETRY_TRIGGER_NAME = 'retry';
+
 /** The trigger a due timer applies to its instance (subject: the instance's own id). */
 export function timerTrigger(timer: DueTimer): Trigger {
+  if (timer.retry) {
+    const { triggerId, attempt } = timer.retry;
+    return {
+      id: timer.timerId,
+      name: RETRY_TRIGGER_NAME,
+      subjects: [timer.instanceId],
+      parameters: { triggerId, attempt, dueAt: timer.dueAt },
+      retry: { triggerId, attempt, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+    };
+  }
   return {
     id: timer.timerId,
     name: TIMER_TRIGGER_NAME,
@@ -39,8 +52,30 @@ export function timerTrigger(timer: DueTimer): Trigger {
   };
 }
 
-/** The due timers of an instance as saved (what schedulers and the due-time index hold). */
-export function dueTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'>): DueTimer[] {
+type TimedInstance = Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers' | 'pendingRetry'>;
+
+/** The timer of the instance's pending retry, if it has one. */
+export function retryTimerOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'pendingRetry'>): DueTimer | undefined {
+  const pending = instance.pendingRetry;
+  if (!pending) return undefined;
+  return {
+    timerId: retryTriggerId(instance.id, pending.triggerId, pending.attempt, pending.nextAttemptAt, instance.incarnation),
+    instanceId: instance.id,
+    transitionId: '',
+    stateEntry: instance.stateEntry ?? 0,
+    dueAt: pending.nextAttemptAt,
+    ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+    retry: { triggerId: pending.triggerId, attempt: pending.attempt },
+  };
+}
+
+/** The due timers of an instance as saved (what schedulers and the due-time index hold), its pending retry's included. */
+export function dueTimersOf(instance: TimedInstance): DueTimer[] {
+  const retry = retryTimerOf(instance);
+  return [...armedTimersOf(instance), ...(retry ? [retry] : [])];
+}
+
+function armedTimersOf(instance: TimedInstance): DueTimer[] {
   if (!instance.timers?.length || instance.stateEntry === undefined) return [];
   const { stateEntry, incarnation } = instance;
   return instance.timers.map((timer) => ({
@@ -56,7 +91,7 @@ export function dueTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'sta
 }
 
 /** Timers of `next` that `previous` did not have (a new entry, or a new transition): what to index and schedule. */
-export function newlyArmed(previous: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'> | undefined, next: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers'>): DueTimer[] {
+export function newlyArmed(previous: TimedInstance | undefined, next: TimedInstance): DueTimer[] {
   const before = new Set(previous ? dueTimersOf(previous).map((timer) => timer.timerId) : []);
   return dueTimersOf(next).filter((timer) => !before.has(timer.timerId));
 }
@@ -65,7 +100,7 @@ export function newlyArmed(previous: Pick<Instance, 'id' | 'incarnation' | 'stat
  * Timers `previous` had armed that `next` no longer has: its entry was left (or ended), or the timer was
  * spent. Their due-timer rows are stale.
  */
-export function noLongerArmed(previous: Pick<Instance, 'id' | 'stateEntry' | 'timers'>, next: Pick<Instance, 'id' | 'stateEntry' | 'timers'>): DueTimer[] {
+export function noLongerArmed(previous: TimedInstance, next: TimedInstance): DueTimer[] {
   const after = new Set(dueTimersOf(next).map((timer) => timer.timerId));
   return dueTimersOf(previous).filter((timer) => !after.has(timer.timerId));
 }

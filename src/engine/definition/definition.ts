@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { subscriptionsSchema } from './subscriptions';
 import { calendarsSchema, timerSchema } from '../timers/timer-definition';
+import { onErrorSchema, retryPolicySchema } from './error-handling';
 import { actorsRuleSchema } from './actors-rule';
 
 export const workflowIdSchema = z
@@ -31,6 +32,8 @@ export const transitionSchema = z.strictObject({
   actions: z.array(stepSchema).default([]),
   /** Makes this a timer transition: chosen only when its timer fires, never by an ordinary trigger. */
   timer: timerSchema.optional(),
+  /** Where to go when one of its conditions or actions (or the target's entry steps) fails: before the state's `onError`. */
+  onError: onErrorSchema.optional(),
   /** Who may take it (actors-rule.ts): checked first, before `conditions`. */
   actors: actorsRuleSchema.optional(),
 });
@@ -46,6 +49,8 @@ export const stateSchema = z.strictObject({
   exitConditions: z.array(stepSchema).default([]),
   exitActions: z.array(stepSchema).default([]),
   transitions: z.array(transitionSchema).default([]),
+  /** Where to go when a step of this state fails (exit steps, transition steps, entry steps), unless the transition's `onError` handles it. */
+  onError: onErrorSchema.optional(),
 });
 export type StateDefinition = z.infer<typeof stateSchema>;
 
@@ -64,6 +69,8 @@ export const workflowDefinitionSchema = z.strictObject({
   subscriptions: subscriptionsSchema.optional(),
   /** Business calendars timers may count working time in (`timer.calendar`). */
   calendars: calendarsSchema.optional(),
+  /** The retry policy of every `invokeExternalService` step without its own (error-handling.ts). */
+  retry: retryPolicySchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

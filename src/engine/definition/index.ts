@@ -1,5 +1,6 @@
 /** @module The workflow definition format: schemas, subscriptions and their validation as data. Code outside src/engine imports this folder, not its files. */
 export * from './definition';
+export * from './error-handling';
 export * from './lifecycle-event-type';
 export * from './step-schemas';
 export * from './subscriptions';

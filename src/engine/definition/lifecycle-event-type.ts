@@ -15,6 +15,8 @@ export const LifecycleEventType = {
   completed: 'completed',
   faulted: 'faulted',
   cancelled: 'cancelled',
+  /** A step failed and an `onError` moved the instance (last, so the ranks of the others stay as stored). */
+  errorHandled: 'errorHandled',
 } as const;
 export type LifecycleEventType = (typeof LifecycleEventType)[keyof typeof LifecycleEventType];
 export const lifecycleEventTypeSchema = z.enum(Object.values(LifecycleEventType) as [LifecycleEventType, ...LifecycleEventType[]]);

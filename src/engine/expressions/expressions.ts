@@ -24,6 +24,8 @@ export interface ExpressionScope {
   readonly actor?: Actor | null;
   readonly context: JsonObject;
   readonly instance: { readonly id: string; readonly workflowId: string; readonly stateId: string; readonly status: InstanceStatus };
+  /** Only while an `onError` sets the context: what failed (error-handling.ts, StepError). */
+  readonly error?: { readonly type: string; readonly message: string; readonly status?: number; readonly stepPath: string };
 }
 
 /** A malformed expression or template; `position` is the character offset JSONata reports. */

@@ -23,6 +23,10 @@ export const TriggerOutcome = {
   notInterested: 'notInterested',
   duplicate: 'duplicate',
   notFound: 'notFound',
+  /** A step failed and the instance's `onError` took it to another state (error-handling.ts). */
+  errorHandled: 'errorHandled',
+  /** A step failed and its retry policy waits longer than it may in place: the instance holds a pending retry. */
+  retryScheduled: 'retryScheduled',
 } as const;
 export type TriggerOutcome = (typeof TriggerOutcome)[keyof typeof TriggerOutcome];
 

@@ -8,6 +8,7 @@ export * from './log-text';
 export * from './merge-patch';
 export * from './outbox';
 export * from './redaction';
+export * from './step-error';
 export * from './trigger';
 export * from './trigger-ids';
 export * from './validation';

@@ -3,6 +3,7 @@ import type { Actor } from './actor';
 import type { InstanceStatus, TriggerOutcome } from './enums';
 import type { JsonObject } from './json';
 import type { Trigger } from './trigger';
+import type { StepError, StepErrorType } from './step-error';
 
 /** Maximum number of recently applied triggers an instance remembers (with what each did) for idempotency. */
 export const APPLIED_TRIGGER_MEMORY = 128;
@@ -17,7 +18,7 @@ export interface InstanceFault {
 /** What an applied trigger did, remembered so that a repeated delivery answers from the record. */
 export interface AppliedTrigger {
   readonly triggerId: string;
-  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted;
+  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted | typeof TriggerOutcome.errorHandled;
   readonly transitionId?: string;
   readonly fromStateId?: string;
   readonly toStateId?: string;
@@ -46,6 +47,23 @@ export interface ArmedTimer {
 export interface SelfCausedChanges {
   readonly windowStartedAt: string;
   readonly count: number;
+}
+
+/**
+ * A trigger whose application failed on a step with a retry policy, waiting for its next attempt: a
+ * durable timer re-applies it at `nextAttemptAt` (README, "Errors that are handled"). At most one per
+ * instance. The trigger itself is not recorded as applied until that attempt decides.
+ */
+export interface PendingRetry {
+  readonly triggerId: string;
+  readonly triggerName: string;
+  /** The attempt the re-application makes (2 after the first failed attempt, ...). */
+  readonly attempt: number;
+  /** ISO 8601, UTC. */
+  readonly nextAttemptAt: string;
+  /** The failing step's JSON path in the definition. */
+  readonly stepPath: string;
+  readonly lastError: { readonly type: StepErrorType; readonly message: string; readonly status?: number };
 }
 
 export interface Instance {
@@ -108,6 +126,10 @@ export interface Instance {
    * order, once it is resumed or recovered (held-triggers.ts).
    */
   readonly heldTriggers?: readonly Trigger[];
+  /** The trigger waiting for another attempt (undefined when none). */
+  readonly pendingRetry?: PendingRetry;
+  /** The trigger `pendingRetry` re-applies, as it was delivered (id, subjects, parameters, causal depth). Internal. */
+  readonly retryTrigger?: Trigger;
 }
 
 export interface InstanceParent {
@@ -134,6 +156,8 @@ export const HistoryEvent = {
   resumed: 'resumed',
   /** Written by the first step of a deletion; removed with the rest of the history. */
   deleted: 'deleted',
+  /** A step failed and an `onError` took the instance to its target state instead of faulting it. */
+  errorHandled: 'errorHandled',
 } as const;
 export type HistoryEvent = (typeof HistoryEvent)[keyof typeof HistoryEvent];
 
@@ -160,6 +184,8 @@ export interface HistoryEntry {
   readonly contextPatch?: JsonObject;
   /** Who asked for the change, where the host knows (a recovery: `api-key`, `anonymous`, ...). */
   readonly by?: string;
+  /** Only for `errorHandled`: what failed. */
+  readonly error?: StepError;
   /** Who made the change (actor.ts): the caller, or `system` with the causing actor for follow-up work. */
   readonly actor?: Actor;
 }

@@ -96,4 +96,9 @@ export interface DueTimer {
   readonly causalBudget?: number;
   /** The incarnation that armed it (absent for instances without one): another incarnation never fires it. */
   readonly incarnation?: string;
+  /**
+   * Present only for a pending retry (instance.ts, `pendingRetry`): the timer re-applies that trigger
+   * instead of firing a transition (`transitionId` is then empty).
+   */
+  readonly retry?: { readonly triggerId: string; readonly attempt: number };
 }

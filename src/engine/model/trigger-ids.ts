@@ -71,6 +71,23 @@ export function timerTriggerId(instanceId: string, stateEntry: number, transitio
   return `${TIMER_TRIGGER_ID_PREFIX}h.${hash128(`${instanceId.length}:${instanceId}:${incarnationSegment(incarnation)}${stateEntry}:${transitionId}`)}`;
 }
 
+/** Nor with this: pending retries' triggers (retryTriggerId). */
+export const RETRY_TRIGGER_ID_PREFIX = 'retry:';
+
+/**
+ * The id of the trigger that makes attempt `attempt` of trigger `triggerId` on `instanceId`, due at
+ * `nextAttemptAt`: `retry:<length>:<instanceId>:i.<incarnation>:<attempt>.<due ms>:<triggerId>`, readable
+ * while it fits in 128 characters, else `retry:h.<128-bit hash>` of it. Deterministic, so scheduling it
+ * twice gives one operation; the incarnation keeps an instance id used again from reaching the old
+ * instance's retries, and the due time makes a retry rescheduled by a resume a new operation (the old one
+ * may have run, answered `notActive`, while the instance was suspended).
+ */
+export function retryTriggerId(instanceId: string, triggerId: string, attempt: number, nextAttemptAt: string, incarnation?: string): string {
+  const readable = `${RETRY_TRIGGER_ID_PREFIX}${instanceId.length}:${instanceId}:${incarnationSegment(incarnation)}${attempt}.${Date.parse(nextAttemptAt)}:${triggerId}`;
+  if (readable.length <= MAX_ID_LENGTH && /^[A-Za-z0-9._:-]+$/.test(readable)) return readable;
+  return `${RETRY_TRIGGER_ID_PREFIX}h.${hash128(readable)}`;
+}
+
 /** `i.<incarnation>:`, or nothing for an instance without one (its ids stay as they were). */
 export function incarnationSegment(incarnation: string | undefined): string {
   return incarnation === undefined ? '' : `i.${incarnation}:`;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Actor } from './actor';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
-import { RAISED_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
+import { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
 import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
@@ -24,13 +24,16 @@ export const idSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 
-/** A client's trigger id: the `raised:` prefix belongs to triggers raised by actions, `timer:` to timers. */
+/** A client's trigger id: the `raised:` prefix belongs to triggers raised by actions, `timer:` to timers, `retry:` to pending retries. */
 export const clientTriggerIdSchema = idSchema
   .refine((id) => !id.startsWith(RAISED_TRIGGER_ID_PREFIX), {
     message: `must not start with "${RAISED_TRIGGER_ID_PREFIX}": that prefix is reserved for triggers raised by actions`,
   })
   .refine((id) => !id.startsWith(TIMER_TRIGGER_ID_PREFIX), {
     message: `must not start with "${TIMER_TRIGGER_ID_PREFIX}": that prefix is reserved for timers`,
+  })
+  .refine((id) => !id.startsWith(RETRY_TRIGGER_ID_PREFIX), {
+    message: `must not start with "${RETRY_TRIGGER_ID_PREFIX}": that prefix is reserved for pending retries`,
   });
 
 const triggerShape = {
@@ -92,6 +95,16 @@ export interface Trigger {
    * a suspended or faulted one keeps it until it is resumed or recovered.
    */
   readonly recipient?: TriggerRecipient;
+  /** Present only on a pending retry's trigger (timers.ts): it re-applies that trigger, if it is still pending. */
+  readonly retry?: RetryTarget;
+}
+
+/** What a pending retry's trigger re-applies. */
+export interface RetryTarget {
+  readonly triggerId: string;
+  readonly attempt: number;
+  /** The incarnation that scheduled it (absent for instances without one). */
+  readonly incarnation?: string;
 }
 
 /** What a timer trigger fires: a transition of the state entry the timer was armed for. */

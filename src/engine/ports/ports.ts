@@ -211,6 +211,20 @@ export interface LeaseProvider {
    * work without it. Called when an instance is created.
    */
   prepare?(name: string, options?: OperationOptions): Promise<void>;
+  /**
+   * Whether the lease is held now, as seen from outside, for explaining why an instance does not move
+   * (never for deciding: the answer is stale as soon as it is read). Optional: without it, nothing is said about leases.
+   */
+  inspect?(name: string, options?: OperationOptions): Promise<LeaseInspection>;
+}
+
+/** A lease as `LeaseProvider.inspect` sees it. */
+export interface LeaseInspection {
+  readonly held: boolean;
+  /** An infinite lease never expires on its own: if its holder crashed, only breaking it frees it. Absent when not held. */
+  readonly infinite?: boolean;
+  /** Set when this process holds it: when it took it (ISO 8601) and until when it holds it without another renewal (absent: infinite). */
+  readonly heldHere?: { readonly since: string; readonly expiresAt?: string };
 }
 
 /**

@@ -9,3 +9,4 @@ export * from './outbox-relay';
 export * from './tracing';
 export * from './workflow-service';
 export * from './workflow-version-cache';
+export * from './waiting-service';

@@ -1,7 +1,8 @@
 /** @module Builds the documented request of an external-service step and sends it through `effects.http`. */
 import type { JsonObject } from '../model/json';
 import type { StepContext } from './step-types';
-import { ExternalServiceError } from './outbound-port';
+import { ExternalServiceError, type StepRetry } from './outbound-port';
+import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, retryPolicyOf, type RetryPolicyDefinition } from '../definition/error-handling';
 import { redactSecrets } from '../model/redaction';
 
 export interface ExternalServiceStepConfig {
@@ -11,6 +12,26 @@ export interface ExternalServiceStepConfig {
   readonly contextItemsToInclude: readonly string[];
   readonly authentication?: { readonly managedIdentity: string };
   readonly timeoutMs?: number;
+  /** The step's own retry policy; without one, the workflow's `retry`; without that, the client's defaults. */
+  readonly retry?: RetryPolicyDefinition;
+}
+
+/** The service answered 2xx with something the step cannot use (error type `response`). */
+export function answerError(message: string): ExternalServiceError {
+  const error = new ExternalServiceError(message);
+  error.answered = true;
+  return error;
+}
+
+function stepRetry(config: ExternalServiceStepConfig, context: StepContext): StepRetry | undefined {
+  const policy = config.retry ?? context.definition.retry;
+  if (!policy) return undefined;
+  return {
+    policy: retryPolicyOf(policy),
+    firstAttempt: context.step?.firstAttempt ?? 1,
+    inPlaceBudgetInMs: MAX_IN_PLACE_RETRY_WAIT_IN_MS,
+    ...(context.step?.onRetry ? { onRetry: context.step.onRetry } : {}),
+  };
 }
 
 /** The request body (shared/design/workflow-model.md): the context holds only the listed keys. */
@@ -45,6 +66,7 @@ export async function callExternalService(config: ExternalServiceStepConfig, con
     timeoutInMs: config.timeoutMs,
     managedIdentityResource: config.authentication?.managedIdentity,
     abortSignal: context.effects.signal,
+    retry: stepRetry(config, context),
   });
   if (response.status < 200 || response.status > 299) {
     throw new ExternalServiceError(`the external service ${redactSecrets(config.url)} answered HTTP ${response.status}`, response.status);

@@ -3,6 +3,7 @@ export * from './effects';
 export * from './external-service-call';
 export * from './outbound-port';
 export * from './registry';
+export * from './step-errors';
 export * from './step-types';
 export * from './actions';
 export * from './conditions';

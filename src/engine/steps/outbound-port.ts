@@ -4,6 +4,8 @@
  * pass one as `EngineOptions.http`. Without one, every call is refused (`refusingExternalServiceClient`).
  */
 
+import type { RetryPolicy } from '../definition/error-handling';
+import type { StepError } from '../model/step-error';
 import { redactSecrets } from '../model/redaction';
 
 export interface ExternalRequest {
@@ -22,6 +24,23 @@ export interface ExternalRequest {
    * response's `body` is undefined. @default false
    */
   readonly statusOnly?: boolean;
+  /**
+   * The step's retry policy (error-handling.ts), replacing the client's own retries for this request.
+   * Waits that fit within `inPlaceBudgetInMs` (all together) happen in place; the first that does not
+   * ends the call with a RetryLaterError, so the instance can wait without holding its lease.
+   */
+  readonly retry?: StepRetry;
+}
+
+/** A step's retry policy as one call carries it out. */
+export interface StepRetry {
+  readonly policy: RetryPolicy;
+  /** The attempt this call makes first (1, or more when a durable retry resumes the count). */
+  readonly firstAttempt: number;
+  /** All the waits of this call together may last this long in place. */
+  readonly inPlaceBudgetInMs: number;
+  /** Told of each wait in place, before it (the decision trace lists them). */
+  readonly onRetry?: (retry: { readonly attempt: number; readonly delayInMs: number; readonly error: Omit<StepError, 'stepPath'> }) => void;
 }
 
 export interface ExternalResponse {
@@ -49,6 +68,32 @@ export class ExternalServiceError extends Error {
   ) {
     super(message, options);
     this.name = 'ExternalServiceError';
+  }
+
+  /** The service answered 2xx, but not what the step needs (error-handling.ts: type `response`). */
+  answered?: boolean;
+}
+
+/** An attempt that ran out of time (its body included). */
+export class ExternalServiceTimeoutError extends ExternalServiceError {
+  constructor(message: string, status?: number, options?: { cause?: unknown }) {
+    super(message, status, options);
+    this.name = 'ExternalServiceTimeoutError';
+  }
+}
+
+/**
+ * A step's retry policy asks for another attempt after a wait that does not fit in place: the call ends
+ * here, and the instance records a pending retry (`attempt` is the one to make next).
+ */
+export class RetryLaterError extends ExternalServiceError {
+  constructor(
+    readonly lastError: Omit<StepError, 'stepPath'>,
+    readonly attempt: number,
+    readonly delayInMs: number,
+  ) {
+    super(`${lastError.message} (attempt ${attempt - 1} failed; attempt ${attempt} is due in ${delayInMs} ms)`, lastError.status);
+    this.name = 'RetryLaterError';
   }
 }
 

@@ -7,6 +7,7 @@ import type { Step, WorkflowDefinition } from '../definition/definition';
 import type { Effects } from './effects';
 import type { ExpressionScope } from '../expressions/expressions';
 import type { JsonObject, JsonValue } from '../model/json';
+import type { StepRetry } from './outbound-port';
 
 /** A nested step (inside `all`, `any`, `not`), with its path relative to the parent step. */
 export interface ChildStep {
@@ -21,6 +22,18 @@ export interface StepContext {
   readonly effects: Effects;
   readonly definition: WorkflowDefinition;
   readonly workflowVersion: number;
+  /**
+   * The step being run: its JSON path in the definition, the attempt its retry policy starts at (more
+   * than 1 when a pending retry re-applied the trigger), and where waits in place are reported.
+   * Absent when a step runs outside a decision (a library's own use).
+   */
+  readonly step?: StepOfContext;
+}
+
+export interface StepOfContext {
+  readonly path: string;
+  readonly firstAttempt: number;
+  readonly onRetry?: NonNullable<StepRetry['onRetry']>;
 }
 
 export interface ConditionContext extends StepContext {

@@ -9,7 +9,7 @@ import { lifecycleEventTypeSchema } from '../../engine/definition';
 import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
 import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
-import { jsonObjectSchema } from '../../engine/model';
+import { jsonObjectSchema, StepErrorType } from '../../engine/model';
 import type { SchemaReference } from './types';
 
 /** The workflow definition's JSON Schema (per registry), a component of the document. */
@@ -30,6 +30,12 @@ export const problemSchema = z
 const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', format: 'date-time' });
 const nullableId = z.string().nullable();
 
+export const stepErrorShape = z.object({
+  type: z.enum(Object.values(StepErrorType) as [StepErrorType, ...StepErrorType[]]),
+  message: z.string(),
+  status: z.number().int().optional().meta({ description: 'The HTTP status, when the service answered one.' }),
+});
+
 export const instanceSchema = z
   .object({
     id: z.string(),
@@ -43,6 +49,17 @@ export const instanceSchema = z
       .array(z.object({ transitionId: z.string(), dueAt: timestamp }))
       .meta({ description: 'Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them.' }),
     fault: z.object({ message: z.string(), triggerId: nullableId, at: timestamp }).optional(),
+    pendingRetry: z
+      .object({
+        triggerId: z.string(),
+        triggerName: z.string(),
+        attempt: z.number().int().min(2),
+        nextAttemptAt: timestamp,
+        stepPath: z.string(),
+        lastError: stepErrorShape,
+      })
+      .optional()
+      .meta({ description: "A trigger waiting for another attempt of a step's retry policy: a timer applies it again at `nextAttemptAt` (absent when none)." }),
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -100,6 +117,7 @@ export const historyEntrySchema = z
     contextPatch: jsonObjectSchema.optional().meta({ description: 'Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered.' }),
     by: z.string().optional().meta({ description: "Who asked for a recovery: the actor's id (kept for clients written before `actor`)." }),
     actor: actorSchema.optional().meta({ description: 'Who made the change; absent on entries written before actors.' }),
+    error: stepErrorShape.extend({ stepPath: z.string() }).optional().meta({ description: 'Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`.' }),
   })
   .meta({ id: 'HistoryEntry' });
 
@@ -111,7 +129,7 @@ const migrationFilterSchema = z.object({ stateId: z.string().optional(), status:
 export const traceEntrySchema = z
   .object({
     path: z.string().meta({ description: "The condition's JSON path in the definition, e.g. `states.draft.transitions[1].conditions[0]`." }),
-    type: z.string().meta({ description: 'The condition type.' }),
+    type: z.string().meta({ description: "The condition type; for a step's retry in place the step's type, for a pending retry `retry`, for a handled error `onError`." }),
     result: z.union([z.boolean(), z.enum(['error', 'skipped'])]).meta({ description: '`skipped`: not evaluated, an earlier condition decided (short-circuit).' }),
     detail: z.string().optional().meta({ description: "A short explanation: the expression's value, the external service's answer, the error." }),
   })

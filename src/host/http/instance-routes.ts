@@ -124,7 +124,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params, query }, { engine }) {
       const history = await engine.getHistory(params.instanceId, query);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, actor }) => ({
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error, actor }) => ({
         at,
         event,
         triggerId,
@@ -138,6 +138,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         ...(toVersion !== undefined ? { toVersion } : {}),
         ...(contextPatch !== undefined ? { contextPatch } : {}),
         ...(by !== undefined ? { by } : {}),
+        ...(error !== undefined ? { error } : {}),
         ...(actor !== undefined ? { actor } : {}),
       }));
       return { status: 200, body: pageBody(items, history) };

@@ -20,6 +20,7 @@ export function instanceBody(instance: StoredInstance) {
     // Armed timers of the current state entry (none once it is left, fired or spent; none when not waiting).
     timers: (instance.timers ?? []).map((timer) => ({ transitionId: timer.transitionId, dueAt: timer.dueAt })),
     ...(instance.fault ? { fault: instance.fault } : {}),
+    ...(instance.pendingRetry ? { pendingRetry: instance.pendingRetry } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     createdAt: instance.createdAt,
     updatedAt: instance.updatedAt,

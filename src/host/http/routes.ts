@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
 import { healthSchema } from './api-schemas';
 import { explainRoutes } from './explain-routes';
+import { waitingRoutes } from './waiting-routes';
 import { instanceRoutes } from './instance-routes';
 import { operateRoutes } from './operate-routes';
 import { defineRoute } from './route';
@@ -72,7 +73,7 @@ const systemRoutes: readonly RouteDefinition[] = [
   }),
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...systemRoutes, ...consoleRoutes];
+export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...waitingRoutes, ...systemRoutes, ...consoleRoutes];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.

@@ -6,7 +6,7 @@
  */
 import { assertLeaseDuration } from '../../engine/ports';
 import { LeaseLostError, LeaseUnavailableError } from '../../engine/model';
-import type { LeaseHandle, LeaseOptions, LeaseProvider } from '../../engine/ports';
+import type { LeaseHandle, LeaseInspection, LeaseOptions, LeaseProvider } from '../../engine/ports';
 
 export interface InMemoryLeaseProviderOptions {
   /** Used when a call gives no `maxWaitInMs`. @default 60000 */
@@ -15,6 +15,8 @@ export interface InMemoryLeaseProviderOptions {
 
 interface Holder {
   readonly controller: AbortController;
+  /** When it was granted (ISO 8601), for `inspect`. */
+  readonly since: string;
 }
 
 interface Waiter {
@@ -81,6 +83,12 @@ export class InMemoryLeaseProvider implements LeaseProvider {
     return this.leases.get(name)?.holder !== undefined;
   }
 
+  /** Every lease here is held by this process, for the duration it was taken with (60 s unless told). */
+  async inspect(name: string): Promise<LeaseInspection> {
+    const holder = this.leases.get(name)?.holder;
+    return holder ? { held: true, infinite: false, heldHere: { since: holder.since } } : { held: false };
+  }
+
   waiting(name: string): number {
     return this.leases.get(name)?.waiters.length ?? 0;
   }
@@ -118,7 +126,7 @@ export class InMemoryLeaseProvider implements LeaseProvider {
   }
 
   private grant(state: LeaseState): Holder {
-    const holder: Holder = { controller: new AbortController() };
+    const holder: Holder = { controller: new AbortController(), since: new Date().toISOString() };
     state.holder = holder;
     this.acquisitions++;
     return holder;

@@ -42,6 +42,17 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
     listInstances: jest.fn(async () => ({ items: [instance()] })),
     getInstance: jest.fn(async () => instance()),
     getHistory: jest.fn(async () => ({ items: [] })),
+    getInstanceWaiting: jest.fn(async (instanceId: string) => ({
+      instanceId,
+      workflowId: 'expense-claim',
+      workflowVersion: 2,
+      stateId: 'draft',
+      status: 'waiting' as const,
+      class: 'waitingForTrigger' as const,
+      since: '2026-11-23T10:05:00.000Z',
+      reasons: [{ class: 'waitingForTrigger' as const, triggers: [{ transitionId: 'submit', triggerNames: ['Submit'], targetStateId: 'submitted' }], subjects: [instanceId] }],
+    })),
+    getWorkflowWaiting: jest.fn(async (workflowId: string) => ({ workflowId, scanned: 0, notFinal: 0, truncated: false, groups: [] })),
     getAvailableTriggers: jest.fn(async () => ({ status: 'waiting' as const, items: [{ transitionId: 'submit', triggerNames: ['Submit'], parameters: [], targetStateId: 'submitted' }] })),
     sendInstanceTrigger: jest.fn(async () => ({ operationId: 'op-1', status: 'notStarted' as const, statusUrl: '/api/operations/op-1' })),
     dryRunInstanceTrigger: jest.fn(async (instanceId: string) => ({

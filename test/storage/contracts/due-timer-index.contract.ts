@@ -36,6 +36,12 @@ export function dueTimerIndexContract(label: string, create: () => Promise<DueTi
       expect(await due('2030-01-01T00:00:00.000Z')).toEqual([deep, shallow]);
     });
 
+    it("keeps a pending retry's timer as a retry (the trigger it re-applies and the attempt), so a restart re-applies, not fires a transition", async () => {
+      const retry: DueTimer = { ...timer('r1', '2026-11-20T09:00:00.000Z', ''), timerId: 'retry:2:r1:i.abc:2.1795166800000:pay-1', incarnation: 'abc', retry: { triggerId: 'pay-1', attempt: 2 } };
+      await index.add([retry]);
+      expect(await due('2030-01-01T00:00:00.000Z')).toEqual([retry]);
+    });
+
     it('is idempotent: adding twice lists once; removing what is gone is fine', async () => {
       const one = timer('one', '2026-11-20T09:00:00.000Z');
       await index.add([one]);

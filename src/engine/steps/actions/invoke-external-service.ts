@@ -3,7 +3,8 @@
  * fault; a body `{ contextValuesToSetOrAdd, contextValuesToRemove }` changes the context.
  */
 import { z } from 'zod';
-import { callExternalService } from '../external-service-call';
+import { answerError, callExternalService } from '../external-service-call';
+import { retryPolicySchema } from '../../definition/error-handling';
 import { jsonObjectSchema } from '../../model/json';
 import { authenticationSchema, httpUrlSchema, stepBaseShape } from '../../definition/step-schemas';
 import { defineAction } from '../step-types';
@@ -24,6 +25,8 @@ export const invokeExternalServiceAction = defineAction({
     contextItemsToInclude: z.array(z.string().min(1)).default([]),
     authentication: authenticationSchema.optional(),
     timeoutMs: z.number().int().positive().max(120_000).optional(),
+    /** Retries of this call (error-handling.ts); without it, the workflow's `retry`. */
+    retry: retryPolicySchema.optional(),
   }),
   execute: async (config, context) => {
     const body = await callExternalService({ ...config, method: 'POST' }, context);
@@ -32,7 +35,7 @@ export const invokeExternalServiceAction = defineAction({
     const parsed = responseSchema.safeParse(body);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`).join('; ');
-      throw new Error(`the external service ${redactSecrets(config.url)} answered a malformed body (${problems})`);
+      throw answerError(`the external service ${redactSecrets(config.url)} answered a malformed body (${problems})`);
     }
     context.updateContext(parsed.data.contextValuesToSetOrAdd ?? {}, parsed.data.contextValuesToRemove ?? []);
   },

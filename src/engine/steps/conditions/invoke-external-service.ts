@@ -3,7 +3,8 @@
  * `true`, false for `false`; any other status or body is a fault. Adds its `interests` to the state's.
  */
 import { z } from 'zod';
-import { callExternalService } from '../external-service-call';
+import { answerError, callExternalService } from '../external-service-call';
+import { retryPolicySchema } from '../../definition/error-handling';
 import { authenticationSchema, httpUrlSchema, stepBaseShape, templateSchema } from '../../definition/step-schemas';
 import { defineCondition } from '../step-types';
 import { redactSecrets } from '../../model/redaction';
@@ -19,12 +20,14 @@ export const invokeExternalServiceCondition = defineCondition({
     contextItemsToInclude: z.array(z.string().min(1)).default([]),
     authentication: authenticationSchema.optional(),
     timeoutMs: z.number().int().positive().max(120_000).optional(),
+    /** Retries of this call (error-handling.ts); without it, the workflow's `retry`. */
+    retry: retryPolicySchema.optional(),
   }),
   evaluate: async (config, context) => {
     const body = await callExternalService(config, context);
     context.note?.(`${config.method} ${redactSecrets(config.url)} answered ${body === undefined ? 'nothing' : JSON.stringify(body)}`);
     if (typeof body !== 'boolean') {
-      throw new Error(`the external service ${redactSecrets(config.url)} answered ${body === undefined ? 'nothing' : JSON.stringify(body).slice(0, 200)}, not true or false`);
+      throw answerError(`the external service ${redactSecrets(config.url)} answered ${body === undefined ? 'nothing' : JSON.stringify(body).slice(0, 200)}, not true or false`);
     }
     return body;
   },

@@ -1,0 +1,96 @@
+/**
+ * @module The reads behind "why is it stuck?": what `whyWaiting` (analysis/why-waiting.ts, pure) needs
+ * beside the instance (its definition, its lease, its running children, the entry that suspended it),
+ * and a workflow's instances page by page for the tally. It reads only: nothing here takes a lease or
+ * changes anything, so an answer may be stale by the time it is read.
+ */
+import { whyWaiting, MAX_CHILDREN_LISTED, type RunningChild, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
+import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
+import type { Clock } from './engine-options';
+import { InstanceStatus } from '../model/enums';
+import { HistoryEvent, type Instance } from '../model/instance';
+import type { HistoryStore, InstanceStore, LeaseProvider, OperationOptions } from '../ports/ports';
+import type { WorkflowVersionCache } from './workflow-version-cache';
+
+/** Children of one instance read at most to count those still running (the first MAX_CHILDREN_LISTED are named). */
+export const MAX_CHILDREN_SCANNED = 1000;
+/** Instances read per page by the workflow tally. */
+export const WAITING_SCAN_PAGE_SIZE = 500;
+
+export interface WaitingPorts {
+  readonly instances: InstanceStore;
+  readonly history: HistoryStore;
+  readonly leases: LeaseProvider;
+}
+
+const endedStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.complete, InstanceStatus.cancelled]);
+/** The statuses the tally reads (final instances are never stuck): one query each, so that ended instances cost nothing. */
+const notFinalStatuses = [InstanceStatus.faulted, InstanceStatus.suspended, InstanceStatus.waiting, InstanceStatus.initializing];
+
+export class WaitingService {
+  constructor(
+    private readonly ports: WaitingPorts,
+    private readonly versions: WorkflowVersionCache,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Why `instance` is not moving, with its lease, children and suspension looked up. */
+  async explain(instance: Instance, options: OperationOptions = {}): Promise<WaitingAnswer> {
+    const { definition } = await this.versions.get(instance.workflowId, instance.workflowVersion, options);
+    if (endedStatuses.has(instance.status)) return whyWaiting(instance, definition, { now: this.clock.now() });
+    const [lease, runningChildren, suspension] = await Promise.all([
+      this.ports.leases.inspect?.(instance.id, options),
+      instance.startedChildren ? this.runningChildren(instance.id, options) : undefined,
+      instance.status === InstanceStatus.suspended ? this.suspension(instance, options) : undefined,
+    ]);
+    const facts: WaitingFacts = { now: this.clock.now(), ...(lease ? { lease } : {}), ...(runningChildren ? { runningChildren } : {}), ...(suspension ? { suspension } : {}) };
+    return whyWaiting(instance, definition, facts);
+  }
+
+  /**
+   * A workflow's instances that are not final, counted per class and state. Reads the instance rows only
+   * (up to MAX_WAITING_SCAN): leases and children, one request per instance, are left to `explain`.
+   */
+  async summarize(workflowId: string, options: OperationOptions = {}): Promise<WaitingSummary> {
+    const tally = new WaitingTally();
+    const now = this.clock.now();
+    let read = 0;
+    let truncated = false;
+    scan: for (const status of notFinalStatuses) {
+      for await (const page of this.ports.instances.query({ workflowId, status }).byPage({ maxPageSize: WAITING_SCAN_PAGE_SIZE })) {
+        for (const instance of page.items) {
+          if (instance.deleting) continue;
+          if (read === MAX_WAITING_SCAN) {
+            truncated = true;
+            break scan;
+          }
+          read++;
+          const { definition } = await this.versions.get(instance.workflowId, instance.workflowVersion, options);
+          tally.add(whyWaiting(instance, definition, { now }));
+        }
+      }
+    }
+    return tally.summary(workflowId, truncated);
+  }
+
+  private async runningChildren(instanceId: string, options: OperationOptions): Promise<{ items: RunningChild[]; more: number }> {
+    const items: RunningChild[] = [];
+    let more = 0;
+    let read = 0;
+    for await (const child of this.ports.instances.query({ parentId: instanceId }, { ...options, maxPageSize: 100 })) {
+      if (++read > MAX_CHILDREN_SCANNED) break;
+      if (child.deleting || endedStatuses.has(child.status)) continue;
+      if (items.length < MAX_CHILDREN_LISTED) items.push({ instanceId: child.id, workflowId: child.workflowId, stateId: child.stateId, status: child.status });
+      else more++;
+    }
+    return { items, more };
+  }
+
+  /** The entry that suspended it: the last one while it stays suspended (held notifications write none). */
+  private async suspension(instance: Instance, options: OperationOptions): Promise<{ at: string; by?: string } | undefined> {
+    for await (const entry of this.ports.history.list(instance.id, { ...options, fromSequence: Math.max(0, instance.historyLength - 1), maxPageSize: 1 })) {
+      return entry.event === HistoryEvent.suspended ? { at: entry.at, ...(entry.by !== undefined ? { by: entry.by } : {}) } : undefined;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * "Why is it stuck?" in the console, in headless chromium against a real local server on Azurite: the
+ * workflow page counts the instances that are not final per reason and state and links to the filtered
+ * list; the instance page says why it is not moving, with the recover command for a fault.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestHost, type TestHost } from '../support/local-host';
+import { accessibilityViolations, launchBrowser, screenshotOf, watchForPageErrors } from './support/browser';
+
+const approval = {
+  id: 'approval',
+  displayName: 'Approval',
+  initialStateId: 'pending',
+  states: {
+    pending: {
+      displayName: 'Pending',
+      transitions: [
+        { id: 'approve', targetStateId: 'approved', conditions: [{ type: 'triggerName', name: 'Approve' }] },
+        { id: 'pay', targetStateId: 'approved', conditions: [{ type: 'triggerName', name: 'Pay' }], actions: [{ type: 'setContext', expressions: { x: '$error("payment host refused")' } }] },
+      ],
+    },
+    approved: { displayName: 'Approved' },
+  },
+};
+
+let test: TestHost;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let pageErrors: string[];
+
+beforeAll(async () => {
+  test = await startTestHost('whyweb');
+  expect((await test.api.request('PUT', '/api/workflows/approval', { json: approval })).status).toBe(201);
+  for (const instanceId of ['ap-1', 'ap-2', 'ap-3']) expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'approval', instanceId } })).status).toBe(201);
+  expect((await test.api.request('POST', '/api/instances/ap-3/triggers', { json: { name: 'Pay' }, headers: { prefer: 'wait=30' } })).status).toBe(200);
+  browser = await launchBrowser();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  pageErrors = watchForPageErrors(page);
+});
+
+afterEach(async () => {
+  await context?.close();
+  expect(pageErrors).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await test?.host.stop();
+});
+
+it('the workflow page counts why instances wait, per reason and state, and links to them', async () => {
+  await page.goto(`${test.host.url}/console/#/workflows/approval`);
+  const counts = page.getByTestId('waiting-counts');
+  await counts.waitFor();
+  const waiting = counts.getByRole('row', { name: /waiting for Approve or Pay/ });
+  await expect(waiting.getByRole('link', { name: '2' }).getAttribute('href')).resolves.toBe('#/instances?workflowId=approval&stateId=pending&status=waiting');
+  const faulted = counts.getByRole('row', { name: /Faulted/ });
+  await expect(faulted.textContent()).resolves.toContain('payment host refused');
+  await expect(faulted.getByRole('link', { name: 'ap-3' }).getAttribute('href')).resolves.toBe('#/instances/ap-3');
+  await screenshotOf(counts, 'workflow-waiting-counts');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  // The count opens the list filtered to those instances.
+  await waiting.getByRole('link', { name: '2' }).click();
+  await page.getByRole('link', { name: 'ap-1' }).waitFor();
+  await expect(page.getByRole('link', { name: 'ap-2' }).count()).resolves.toBe(1);
+  await expect(page.getByRole('link', { name: 'ap-3' }).count()).resolves.toBe(0);
+});
+
+it('the instance page says why it is not moving: the trigger it waits for, or the fault and how to recover', async () => {
+  await page.goto(`${test.host.url}/console/#/instances/ap-1`);
+  const why = page.getByTestId('why-panel');
+  await why.getByTestId('why-class').waitFor();
+  await expect(why.getByTestId('why-class').getAttribute('data-class')).resolves.toBe('waitingForTrigger');
+  await expect(why.textContent()).resolves.toContain('Approve to approved');
+
+  await page.goto(`${test.host.url}/console/#/instances/ap-3`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="why-class"]')?.getAttribute('data-class') === 'faulted');
+  const text = (await why.textContent()) ?? '';
+  expect(text).toContain('payment host refused');
+  expect(text).toContain('signalbox recover ap-3 --state pending');
+  expect(text).toContain('POST /api/instances/ap-3/recover {"stateId":"pending"}');
+  await screenshotOf(why, 'instance-why');
+  expect(await accessibilityViolations(page)).toEqual([]);
+});

@@ -1,0 +1,92 @@
+/**
+ * The storage requests of one trigger to one instance (docs/performance.md), counted against the local
+ * server on Azurite over loopback HTTP: each request in the table there serves a guarantee, and no
+ * request beyond them is made. The operation stays listed (GET /api/operations) with its final status.
+ */
+import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
+import { silentLogger } from '../../src/host/local/logger';
+import { prefixedStorageNames, type StorageNames } from '../../src/storage/names';
+import { createRequestCounter } from '../../src/storage/request-counter';
+import { testConnectionString, uniquePrefix } from '../support/storage';
+import { httpClient } from './http-client';
+
+const counterWorkflow = {
+  id: 'counter',
+  displayName: 'Counter',
+  initialStateId: 'counting',
+  states: {
+    counting: {
+      transitions: [
+        { id: 'increment', targetStateId: 'counting', conditions: [{ type: 'triggerName', name: 'Increment' }], actions: [{ type: 'setContext', expressions: { count: 'context.count + 1' } }] },
+      ],
+    },
+  },
+};
+
+let host: LocalHost;
+let api: ReturnType<typeof httpClient>;
+let names: StorageNames;
+const counter = createRequestCounter();
+
+beforeAll(async () => {
+  names = prefixedStorageNames(uniquePrefix('req'));
+  host = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' },
+    port: 0,
+    storageNames: names,
+    logger: silentLogger,
+    requestCounter: counter,
+  });
+  api = httpClient(host.url);
+  expect((await api.request('PUT', '/api/workflows/counter', { json: counterWorkflow })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+/** Polls until the counted requests stop changing (the lease release runs after the answer). */
+async function settledRequests(): Promise<readonly string[]> {
+  const deadline = Date.now() + 10_000;
+  let last = counter.requests();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = counter.requests();
+    if ((now.length === last.length && now.some((request) => request.startsWith('blob lease release'))) || Date.now() > deadline) return now;
+    last = now;
+  }
+}
+
+describe('storage requests of one trigger to one instance (Prefer: wait)', () => {
+  it('are those of docs/performance.md: lookup, operation recorded with its listing, lease, read, save, release, result row, operation finished with its listing', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-1', context: { count: 0 } } });
+    // A first trigger warms what one process does once per instance.
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-1', name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/triggers', { json: { id: 'count-1', name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: 'count-1', status: 'succeeded', summary: { transitioned: 1 } });
+    expect(await settledRequests()).toEqual([
+      `table GET ${names.interestsTable}`,
+      'table POST $batch $batch',
+      'blob lease acquire ' + names.leaseContainer,
+      `table GET ${names.instancesTable}`,
+      'table POST $batch $batch',
+      'blob lease release ' + names.leaseContainer,
+      // The instance's result row, in the operation's own partition (decision 0015).
+      `table PUT ${names.operationsTable}`,
+      'table POST $batch $batch',
+    ]);
+  });
+
+  it('keeps the operation listed newest first with its final status', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-2', context: { count: 0 } } });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'count-2', name: 'Increment', subjects: ['r-2'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    const listed = await api.request('GET', '/api/operations?status=succeeded');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items[0]).toMatchObject({ id: 'count-2', status: 'succeeded' });
+    const running = await api.request('GET', '/api/operations?status=running');
+    expect(running.body.items.map((item: { id: string }) => item.id)).not.toContain('count-2');
+  });
+});
