@@ -73,7 +73,17 @@ const systemRoutes: readonly RouteDefinition[] = [
   }),
 ];
 
-export const routes: readonly RouteDefinition[] = [...workflowRoutes, ...instanceRoutes, ...eventRoutes, ...operateRoutes, ...triggerRoutes, ...explainRoutes, ...waitingRoutes, ...systemRoutes, ...consoleRoutes];
+export const routes: readonly RouteDefinition[] = [
+  ...workflowRoutes,
+  ...instanceRoutes,
+  ...eventRoutes,
+  ...operateRoutes,
+  ...triggerRoutes,
+  ...explainRoutes,
+  ...waitingRoutes,
+  ...systemRoutes,
+  ...consoleRoutes,
+];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
 // own view of one engine (Engine.withDelivery), all sharing the registry.
