@@ -67,6 +67,8 @@ const engineLayerRank: Record<string, number> = {
   operations: 5,
   analysis: 5,
   ports: 6,
+  // Finding instances: reads the ports' types, and the runtime keeps its rows with every save.
+  search: 6.5,
   runtime: 7,
   facade: 8,
 };

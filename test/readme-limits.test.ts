@@ -30,6 +30,7 @@ import { MAX_WAIT_IN_SECONDS } from '../src/host/http/prefer-wait';
 import { MAX_LOG_LINE_LENGTH, MAX_LOG_PROPERTY_LENGTH } from '../src/host/local/logger';
 import { MAX_OPERATION_RESUMES } from '../src/host/local/operation-resumption';
 import { APPLIED_TRIGGER_MEMORY } from '../src/engine/model';
+import { MAX_AUTOMATIC_STEPS } from '../src/engine/definition';
 import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/contracts/operation-activities';
 import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
@@ -74,6 +75,7 @@ describe('the README limits table', () => {
       "Causal budget of one tree of follow-up work (a client's trigger or request starts one; each change spends 1 and shares the rest among its follow-up work)",
       [`| ${number(MAX_CAUSAL_BUDGET)} changes |`],
     ],
+    ['Automatic transitions taken one after another in one change', [`| ${MAX_AUTOMATIC_STEPS} |`]],
     [
       'Self-caused changes of one instance without outside input',
       [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`],

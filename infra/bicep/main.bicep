@@ -35,6 +35,10 @@ param retentionDays string = ''
 
 @description('Days after which finished operation records are deleted by the hourly purge; empty (the default) means the app\'s default of 30 days, 0 keeps them forever.')
 param operationRetentionDays string = ''
+
+@secure()
+@description('The key sensitive search indexes are hashed with (HMAC-SHA256; at least 32 characters, never changed once used); empty (the default) leaves sensitive fields unindexed.')
+param indexHmacKey string = ''
 @description('Put before /signalbox/workflows/<id> in lifecycle events\' CloudEvents source; empty (the default) uses /<function app name>.')
 param eventSourcePrefix string = ''
 
@@ -130,6 +134,7 @@ var signalboxTableNames = [
   'SignalboxInterests'
   'SignalboxOperations'
   'SignalboxTimers'
+  'SignalboxSearch'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
 
@@ -203,6 +208,7 @@ module functionApp 'modules/functionapp.bicep' = {
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
     operationRetentionDays: operationRetentionDays
+    indexHmacKey: indexHmacKey
     eventSourcePrefix: eventSourcePrefix
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount

@@ -20,6 +20,9 @@ import {
   type HistoryEntry,
   type Instance,
   type InstanceFilter,
+  type InstanceSearch,
+  type InstanceCountQuery,
+  type InstanceCounts,
   type InstanceOutcome,
   type InstanceStatus,
   type ListedOperation,
@@ -67,6 +70,9 @@ export type {
   BulkDryRun,
   BulkRequest,
   InstanceFilter,
+  InstanceSearch,
+  InstanceCountQuery,
+  InstanceCounts,
   MigrationReport,
   MigrationRequest,
   OperationFilter,
@@ -159,7 +165,7 @@ export class ApiClient {
     );
   }
 
-  async createInstance(input: { workflowId: string; instanceId?: string; context?: JsonObject }): Promise<ApiInstance> {
+  async createInstance(input: { workflowId: string; instanceId?: string; context?: JsonObject; businessKey?: string }): Promise<ApiInstance> {
     return this.call(() => this.client.POST('/instances', { body: input, ...this.init() }));
   }
 
@@ -170,6 +176,17 @@ export class ApiClient {
   async listInstances(filter: InstanceFilter, page: { continuationToken?: string; maxPageSize?: number } = {}): Promise<ApiPage<ApiInstance>> {
     const query: InstanceQuery = { ...filter, ...page };
     return this.call(() => this.client.GET('/instances', { params: { query }, ...this.init() }));
+  }
+
+  /** Instances of a workflow matching a filter (one page). */
+  async searchInstances(search: InstanceSearch, page: { continuationToken?: string; maxPageSize?: number } = {}): Promise<ApiPage<ApiInstance>> {
+    const query: InstanceQuery = { ...search, ...page };
+    return this.call(() => this.client.GET('/instances', { params: { query }, ...this.init() }));
+  }
+
+  /** How many instances of a workflow match a filter, optionally per group. */
+  async countInstances(query: InstanceCountQuery): Promise<InstanceCounts> {
+    return this.call(() => this.client.GET('/instance-counts', { params: { query }, ...this.init() }));
   }
 
   async listOperations(filter: OperationFilter, page: { continuationToken?: string; maxPageSize?: number } = {}): Promise<ApiPage<ApiListedOperation>> {

@@ -174,6 +174,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instance-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count instances of a workflow, optionally per state, status or keyword */
+        get: operations["countInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances/{instanceId}/events": {
         parameters: {
             query?: never;
@@ -627,6 +644,12 @@ export interface components {
             parent?: {
                 instanceId: string;
             };
+            /** @description The key from the business given at creation (searchable as `businessKey`). */
+            businessKey?: string;
+            /** @description Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type). */
+            indexProblems?: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -639,10 +662,23 @@ export interface components {
             updatedAt: string;
             etag: string;
         };
-        InstancePage: {
-            items: components["schemas"]["Instance"][];
-            /** @description Present when there may be more: pass it back as `continuationToken`. */
-            continuationToken?: string;
+        SearchExplanation: {
+            /** @description The one range of the search index read, and the condition it answers. */
+            index: {
+                field: string;
+                condition: string;
+                from: string;
+                to: string;
+            };
+            /** @description What is checked on every instance read. */
+            filter: string | null;
+            order: string;
+            storageRequests: {
+                indexPages: number;
+                indexRows: number;
+                instanceReads: number;
+                total: number;
+            };
         };
         HistoryPage: {
             items: components["schemas"]["HistoryEntry"][];
@@ -822,7 +858,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -849,7 +885,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -921,6 +957,15 @@ export interface components {
             /** @description Where to poll: GET it until it answers 200. */
             statusUrl: string;
         };
+        InstanceCounts: {
+            count: number;
+            /** @description With `groupBy`: the count per value, largest first (`null`: instances without a value; a keyword counts once per value it holds). */
+            groups?: {
+                key: string | number | boolean | null;
+                count: number;
+            }[];
+            explain?: components["schemas"]["SearchExplanation"];
+        };
         LifecycleEventPage: {
             items: components["schemas"]["LifecycleEvent"][];
             /** @description Present when there may be more: pass it back as `continuationToken`. */
@@ -954,6 +999,13 @@ export interface components {
                 count: number;
                 /** @description A few of the instance ids. */
                 sample: string[];
+                /** @description The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here). */
+                automaticTransitions?: {
+                    transitionId: string;
+                    targetStateId: string;
+                    /** @constant */
+                    otherwise?: true;
+                }[];
             }[];
             /** @description Instances that cannot move, per source state and reason. */
             blocked: {
@@ -1067,7 +1119,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "hostNotAllowed";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "automaticLoop" | "nothingWaits" | "hostNotAllowed";
             message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */
@@ -1578,7 +1630,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1595,6 +1647,10 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
+                        automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
+                        otherwise?: boolean;
                         onError?: {
                             when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                             targetStateId: string;
@@ -1613,7 +1669,7 @@ export interface components {
                             /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
                             expression?: string;
                         };
-                    }[];
+                    } & (unknown & unknown))[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                         targetStateId: string;
@@ -1668,6 +1724,20 @@ export interface components {
                  */
                 retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
+            indexes?: {
+                /** @description The field name queries use (`amount`). */
+                name: string;
+                /**
+                 * @description `keyword` is a list of strings (a query matches any of them).
+                 * @enum {string}
+                 */
+                type: "string" | "number" | "datetime" | "boolean" | "keyword";
+                /** @description JSONata over the instance (`context.amount`, `$lowercase(context.region)`). */
+                expression: string;
+                /** @description Stored as a keyed hash (HMAC): equality queries only; the value is never stored in clear. */
+                sensitive?: boolean;
+            }[];
+            uniqueBusinessKey?: boolean;
         };
         /** Signalbox workflow (a stored version) */
         Workflow: {
@@ -1691,7 +1761,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1708,6 +1778,10 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
+                        automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
+                        otherwise?: boolean;
                         onError?: {
                             when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                             targetStateId: string;
@@ -1726,7 +1800,7 @@ export interface components {
                             /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
                             expression?: string;
                         };
-                    }[];
+                    } & (unknown & unknown))[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                         targetStateId: string;
@@ -1781,6 +1855,20 @@ export interface components {
                  */
                 retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
+            indexes?: {
+                /** @description The field name queries use (`amount`). */
+                name: string;
+                /**
+                 * @description `keyword` is a list of strings (a query matches any of them).
+                 * @enum {string}
+                 */
+                type: "string" | "number" | "datetime" | "boolean" | "keyword";
+                /** @description JSONata over the instance (`context.amount`, `$lowercase(context.region)`). */
+                expression: string;
+                /** @description Stored as a keyed hash (HMAC): equality queries only; the value is never stored in clear. */
+                sensitive?: boolean;
+            }[];
+            uniqueBusinessKey?: boolean;
             version: number;
             etag: string;
         };
@@ -1806,7 +1894,7 @@ export interface components {
                     /** @default [] */
                     exitActions?: components["schemas"]["action"][];
                     /** @default [] */
-                    transitions?: {
+                    transitions?: ({
                         id: string;
                         displayName?: string;
                         targetStateId: string;
@@ -1823,6 +1911,10 @@ export interface components {
                             /** @description A calendar of the workflow's "calendars": count only its working time */
                             calendar?: string;
                         } & (unknown | unknown);
+                        /** @description Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold */
+                        automatic?: boolean;
+                        /** @description With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions) */
+                        otherwise?: boolean;
                         onError?: {
                             when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                             targetStateId: string;
@@ -1841,7 +1933,7 @@ export interface components {
                             /** @description JSONata over `actor`, `context`, `instance` and `trigger`: must be true, e.g. `actor.id != context.claimantId`. */
                             expression?: string;
                         };
-                    }[];
+                    } & (unknown & unknown))[];
                     onError?: {
                         when?: ("timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response")[];
                         targetStateId: string;
@@ -1896,6 +1988,20 @@ export interface components {
                  */
                 retryOn?: ("timeout" | "network" | "http:5xx" | "http:429")[];
             };
+            indexes?: {
+                /** @description The field name queries use (`amount`). */
+                name: string;
+                /**
+                 * @description `keyword` is a list of strings (a query matches any of them).
+                 * @enum {string}
+                 */
+                type: "string" | "number" | "datetime" | "boolean" | "keyword";
+                /** @description JSONata over the instance (`context.amount`, `$lowercase(context.region)`). */
+                expression: string;
+                /** @description Stored as a keyed hash (HMAC): equality queries only; the value is never stored in clear. */
+                sensitive?: boolean;
+            }[];
+            uniqueBusinessKey?: boolean;
             version: number;
             etag: string;
             warnings: components["schemas"]["DefinitionWarning"][];
@@ -2369,6 +2475,11 @@ export interface operations {
                 status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
                 /** @description Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers). */
                 subject?: string;
+                filter?: string;
+                /** @description `field` or `field asc|desc` (needs `workflowId`). Ordered by the index range read when it can be, else in memory (at most 5,000 matches). */
+                orderBy?: string;
+                /** @description `true`: the answer carries `explain`, the plan and the storage requests it made (needs `workflowId`). */
+                explain?: "true" | "false";
                 /** @description The `continuationToken` of the previous page, as it was returned. */
                 continuationToken?: string;
                 /** @description At most this many items on the page (a page may hold fewer and still have a next one). */
@@ -2386,7 +2497,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InstancePage"];
+                    "application/json": {
+                        items: components["schemas"]["Instance"][];
+                        /** @description Present when there may be more: pass it back as `continuationToken`. */
+                        continuationToken?: string;
+                        /** @description With `explain=true`: the plan and its storage requests. */
+                        explain?: components["schemas"]["SearchExplanation"];
+                    };
                 };
             };
             /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
@@ -2445,6 +2562,8 @@ export interface operations {
                     context?: {
                         [key: string]: components["schemas"]["JsonValue"];
                     };
+                    /** @description A key from the business (an invoice number), searchable as `businessKey`; unique per workflow when the workflow says `uniqueBusinessKey`. */
+                    businessKey?: string;
                 };
             };
         };
@@ -3182,6 +3301,80 @@ export interface operations {
             };
         };
     };
+    countInstances: {
+        parameters: {
+            query: {
+                workflowId: string;
+                filter?: string;
+                /** @description `stateId`, `status`, or a keyword, string or boolean index of the workflow. */
+                groupBy?: string;
+                /** @description `true`: the answer carries `explain`, the plan and the storage requests it made (needs `workflowId`). */
+                explain?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count, and the count per group with `groupBy`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceCounts"];
+                };
+            };
+            /** @description The filter or groupBy is invalid (the problem names the position). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInstanceEvents: {
         parameters: {
             query?: {
@@ -3663,7 +3856,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                    action: "cancel" | "recover" | "suspend" | "resume" | "delete" | "reindex";
                     filter: {
                         workflowId: string;
                         stateId?: string;
@@ -3675,6 +3868,8 @@ export interface operations {
                          * @description Only instances last changed before this moment (ISO 8601).
                          */
                         updatedBefore?: string;
+                        /** @description Only instances of this version (e.g. a `reindex` of a version). */
+                        workflowVersion?: number;
                     };
                     /** @description For `recover`: the state whose entry runs again. */
                     stateId?: string;

@@ -54,6 +54,13 @@ export interface Page<T> {
 
 type InstanceQuery = NonNullable<operations['listInstances']['parameters']['query']>;
 export type InstanceFilter = Pick<InstanceQuery, 'workflowId' | 'stateId' | 'status' | 'subject' | 'parentId'>;
+/** A search of one workflow's instances by a filter (README, "Finding instances"). */
+export type InstanceSearch = Required<Pick<InstanceQuery, 'workflowId'>> & Pick<InstanceQuery, 'filter' | 'orderBy' | 'explain'>;
+type CountQuery = NonNullable<operations['countInstances']['parameters']['query']>;
+/** What `GET /api/instance-counts` is asked. */
+export type InstanceCountQuery = CountQuery;
+/** What it answers: `{ count }`, with `groups` when grouped. */
+export type InstanceCounts = operations['countInstances']['responses'][200]['content']['application/json'];
 type OperationQuery = NonNullable<operations['listOperations']['parameters']['query']>;
 export type OperationFilter = Pick<OperationQuery, 'kind' | 'status' | 'workflowId' | 'createdSince' | 'createdBefore'>;
 

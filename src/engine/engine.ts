@@ -49,6 +49,9 @@ import { WaitingService } from './runtime/waiting-service';
 import type { WaitingAnswer } from './analysis/why-waiting';
 import type { WaitingSummary } from './analysis/waiting-summary';
 import type { Actor } from './model/actor';
+import type { SearchIndexStore } from './search/search-port';
+import type { SearchField } from './definition/search-indexes';
+import { InstanceSearch, type CountRequest, type CountResult, type SearchPage, type SearchRequest } from './search/instance-search';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
 
@@ -68,6 +71,8 @@ export interface EnginePorts {
   readonly events?: EventStore;
   /** Armed timers by due time, for hosts that schedule timers from storage (the local server). */
   readonly dueTimers?: DueTimerIndex;
+  /** The search index (search/search-port.ts): without it, instances are found only by the listing's columns. */
+  readonly search?: SearchIndexStore;
 }
 
 interface EngineParts {
@@ -196,12 +201,30 @@ export class Engine {
       const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
       const workflow = await this.workflows.find(parsed.workflowId, options);
       if (!workflow) throw new NotFoundError(`Workflow "${parsed.workflowId}" does not exist`);
-      const request: NewInstance = { instanceId: parsed.instanceId ?? this.options.newId(), context: parsed.context, ...(options.actor ? { actor: options.actor } : {}) };
+      const request: NewInstance = {
+        instanceId: parsed.instanceId ?? this.options.newId(),
+        context: parsed.context,
+        ...(parsed.businessKey !== undefined ? { businessKey: parsed.businessKey } : {}),
+        ...(options.actor ? { actor: options.actor } : {}),
+      };
+      await this.claimBusinessKey(workflow.definition, request, options);
       const created = await this.runtime.create(workflow, request, options);
       span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
       await this.relayAfter(created, options);
       return created.instance;
     });
+  }
+
+  /** A unique business key is claimed before the instance exists: a second instance with it is refused, naming the first. */
+  private async claimBusinessKey(definition: WorkflowDefinition, request: NewInstance, options: OperationOptions): Promise<void> {
+    const { businessKey } = request;
+    if (!definition.uniqueBusinessKey || businessKey === undefined || !this.ports.search) return;
+    const isHeld = async (holder: string): Promise<boolean> => {
+      const instance = await this.ports.instances.get(holder, options);
+      return instance !== undefined && !instance.deleting && instance.businessKey === businessKey && instance.workflowId === definition.id;
+    };
+    const holder = await this.ports.search.claimBusinessKey(definition.id, businessKey, request.instanceId, isHeld, options);
+    if (holder !== undefined) throw new ConflictError(`The business key "${businessKey}" is taken by instance "${holder}"`);
   }
 
   async getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {
@@ -241,6 +264,33 @@ export class Engine {
   async waitingSummary(workflowId: string, options: OperationOptions = {}): Promise<WaitingSummary> {
     await this.getWorkflow(workflowId, undefined, options);
     return new WaitingService(this.ports, this.workflows.versions, this.options.clock).summarize(workflowId, options);
+  }
+
+  /**
+   * Instances of a workflow matching a filter over its search fields (search/instance-search.ts), with
+   * the plan and the storage requests made. ValidationError (400) for a filter that does not parse or fit.
+   */
+  searchInstances(request: SearchRequest, pageOptions?: PageOptions): Promise<SearchPage> {
+    return this.instanceSearch().find(request, pageOptions);
+  }
+
+  /** How many instances of a workflow match a filter, in total and per group. */
+  countInstances(request: CountRequest, options?: OperationOptions): Promise<CountResult> {
+    return this.instanceSearch().count(request, options);
+  }
+
+  /** The fields a filter on the workflow may name (the console completes them). */
+  searchFields(workflowId: string, options?: OperationOptions): Promise<SearchField[]> {
+    return this.instanceSearch().fieldsOf(workflowId, options);
+  }
+
+  /** Writes one instance's search rows (a reindex); false when it does not exist. */
+  reindexInstance(instanceId: string, options?: OperationOptions): Promise<boolean> {
+    return this.runtime.reindex(instanceId, options);
+  }
+
+  private instanceSearch(): InstanceSearch {
+    return new InstanceSearch(this.ports, this.workflows.versions, (workflowId, options) => this.workflows.find(workflowId, options), this.options.searchHmacKey);
   }
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */

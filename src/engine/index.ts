@@ -32,6 +32,7 @@ export * from './steps/conditions';
 export * from './steps/actions';
 export { consoleLogger, silentLogger, type EngineLogger, type Effects } from './steps/effects';
 export { computeInterests } from './decide/interests';
+export type { AutomaticStep } from './decide/enter-state';
 export { MAX_CAUSAL_BUDGET, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS, depthFault, isOutsideInput, isSelfCaused } from './decide/causal-budget';
 export { causalDepthOf, causeKey, followUpDepth, triggerDepth, type Cause, type Change, type Decision, type LogLine } from './decide/decision';
 export { decideTrigger } from './decide/decide-trigger';
@@ -109,3 +110,4 @@ export {
 export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedAction } from './decide/dry-run';
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decide/decision-trace';
 export * from './analysis';
+export * from './search';

@@ -4,7 +4,7 @@
  * the migration's dry-run report, and the step applied to one instance under its lease, through the
  * run loop (instance-runtime.ts) like every other change.
  */
-import type { WorkflowDefinition } from './definition/definition';
+import { isAutomaticTransition, type WorkflowDefinition } from './definition/definition';
 import { migrationVerdict } from './decide/decide-migrate';
 import type { ChangeOptions, AppliedDecision, InstancePrecondition, InstanceRuntime } from './runtime/instance-runtime';
 import type { Engine, EnginePorts } from './engine';
@@ -35,6 +35,11 @@ export interface MigrationReportRow {
   readonly toStateId: string;
   readonly count: number;
   readonly sample: readonly string[];
+  /**
+   * The automatic transitions of `toStateId`, in the order they are tried: a waiting instance takes the
+   * first whose conditions hold (or the `otherwise` one) in the migration's change. Not evaluated here.
+   */
+  readonly automaticTransitions?: readonly { readonly transitionId: string; readonly targetStateId: string; readonly otherwise?: true }[];
 }
 
 export interface MigrationBlockedRow {
@@ -148,14 +153,20 @@ export class MigrationsAndBulkActions {
   /** What a migration would do, changing nothing: counts per source and target state, and what cannot move and why. */
   async migrationReport(request: MigrationRequest, options: OperationOptions = {}): Promise<MigrationReport> {
     const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
-    const rows = new Map<string, { fromStateId: string; toStateId: string; count: number; sample: string[] }>();
+    const rows = new Map<string, { fromStateId: string; toStateId: string; count: number; sample: string[]; automaticTransitions?: MigrationReportRow['automaticTransitions'] }>();
     const blocked = new Map<string, { fromStateId: string; reason: string; count: number; sample: string[] }>();
     const selection = migrationSelection(request);
     const instances = pagedList((page) => this.queryInstances(selection, page), { ...options, maxPageSize: 1000 });
     for await (const instance of instances) {
       const verdict = migrationVerdict(request, target, instance);
       const row = verdict.move
-        ? getOrAdd(rows, `${instance.stateId}\u0000${verdict.toStateId}`, () => ({ fromStateId: instance.stateId, toStateId: verdict.toStateId, count: 0, sample: [] }))
+        ? getOrAdd(rows, `${instance.stateId}\u0000${verdict.toStateId}`, () => ({
+            fromStateId: instance.stateId,
+            toStateId: verdict.toStateId,
+            count: 0,
+            sample: [],
+            ...automaticOf(target, verdict.toStateId),
+          }))
         : getOrAdd(blocked, `${instance.stateId}\u0000${verdict.reason}`, () => ({ fromStateId: instance.stateId, reason: verdict.reason, count: 0, sample: [] }));
       row.count += 1;
       if (row.sample.length < MIGRATION_SAMPLE_SIZE) row.sample.push(instance.id);
@@ -217,7 +228,19 @@ export class MigrationsAndBulkActions {
         return this.runtime.resume(instanceId, options, guard);
       case BulkAction.delete:
         return this.runtime.delete(instanceId, request.force ?? false, options, guard);
+      case BulkAction.reindex:
+        return this.reindex(instanceId, options, guard);
     }
+  }
+
+  /** Writes the instance's search rows (no decision, no history entry): `reindexed`, or the guard's answer. */
+  private async reindex(instanceId: string, options: ChangeOptions, guard: InstancePrecondition): Promise<AppliedDecision> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored || stored.deleting) return { outbox: [] };
+    const refused = guard(stored);
+    if (refused) return { decision: { result: refused, logs: [] }, instance: stored, outbox: [] };
+    if (!(await this.runtime.reindex(instanceId, options))) return { outbox: [] };
+    return { decision: { result: { instanceId, outcome: TriggerOutcome.transitioned, fromStateId: stored.stateId }, logs: [] }, outbox: [] };
   }
 
   /** The workflow's instances, narrowed by the store's columns (state, status), then by the rest of the selection. */
@@ -233,4 +256,15 @@ function getOrAdd<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   let value = map.get(key);
   if (value === undefined) map.set(key, (value = create()));
   return value;
+}
+
+/** A report row's `automaticTransitions`, when the state has any (automatic transitions in workflow-model terms). */
+function automaticOf(target: WorkflowDefinition, stateId: string): Pick<MigrationReportRow, 'automaticTransitions'> {
+  const automatic = (target.states[stateId]?.transitions ?? []).filter(isAutomaticTransition);
+  if (automatic.length === 0) return {};
+  // In the order they are tried: the `otherwise` one last, wherever it is written.
+  const ordered = [...automatic.filter((transition) => !transition.otherwise), ...automatic.filter((transition) => transition.otherwise)];
+  return {
+    automaticTransitions: ordered.map((transition) => ({ transitionId: transition.id, targetStateId: transition.targetStateId, ...(transition.otherwise ? { otherwise: true as const } : {}) })),
+  };
 }

@@ -43,6 +43,7 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     outbox: storage.outbox,
     events: storage.events,
     interests: storage.interests,
+    search: storage.search,
     operations: storage.operations,
     leases: storage.leases,
     async checkHealth() {

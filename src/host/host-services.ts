@@ -14,6 +14,7 @@ import type { ApiServices } from './http/types';
 import { FinishedOperationCache } from './finished-operation-cache';
 import { operationAwaiter } from './operation-wait';
 import { allowedHosts, readSetting, type Environment } from './settings';
+import type { SearchIndexStore } from '../engine/search';
 import { OperationActivityService, OperationWorkCache, type Logger } from './operation-activity-service';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 
@@ -31,6 +32,8 @@ export interface SignalboxPorts {
    * loop then writes a row before each save that arms timers. The Functions app leaves it out (durable timers).
    */
   readonly dueTimers?: DueTimerIndex;
+  /** Instances by business data; absent: instances are listed by their columns only. */
+  readonly search?: SearchIndexStore;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
 }
@@ -74,6 +77,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       interests: ports.interests,
       leases: ports.leases,
       ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
+      ...(ports.search ? { search: ports.search } : {}),
     },
     {
       http: createOutboundClient({
@@ -84,6 +88,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
       // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.
       leaseDurationInSeconds: 15,
+      ...(readSetting('SIGNALBOX_INDEX_HMAC_KEY', env) ? { searchHmacKey: readSetting('SIGNALBOX_INDEX_HMAC_KEY', env)! } : {}),
       logger: {
         info: (message, properties) => logger.info(message, properties),
         warn: (message, properties) => logger.warn(message, properties),

@@ -17,6 +17,8 @@ export const appSettings = {
   SIGNALBOX_ALLOWED_HOSTS: 'Comma-separated hosts that invokeExternalService may call (`*.example.com` allowed; loopback and private addresses only if listed exactly).',
   SIGNALBOX_EVENT_SOURCE_PREFIX: "Put before `/signalbox/workflows/<id>` in lifecycle events' CloudEvents `source` (the deployment's name, e.g. `/contoso-prod`).",
   SIGNALBOX_TASK_HUB: 'Durable Functions task hub name (host.json reads it).',
+  SIGNALBOX_INDEX_HMAC_KEY:
+    'The key sensitive search indexes are hashed with (HMAC-SHA256; at least 32 characters, kept secret, never changed once used). Without it, sensitive fields stay unindexed.',
   SIGNALBOX_API_KEY:
     'A key the app checks itself, in x-functions-key (or ?code=): on the local server always, on Azure when SIGNALBOX_AUTH_ISSUERS is set (the HTTP functions are then anonymous at the platform). Unset with issuers set: keys are off.',
   SIGNALBOX_API_KEY_ROLES: 'Comma-separated app roles a key (SIGNALBOX_API_KEY, a function key) acts with (default Signalbox.Admin).',

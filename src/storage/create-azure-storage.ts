@@ -13,6 +13,7 @@ import type { RequestCounter } from './request-counter';
 import { TableInstanceStore } from './table-instance-store';
 import { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 import { TableDueTimerIndex } from './table-due-timer-index';
+import { TableSearchIndex } from './table-search-index';
 import { TableOperationStore } from './table-operation-store';
 import { TableWorkflowStore } from './table-workflow-store';
 
@@ -42,6 +43,8 @@ export interface AzureStorage {
   readonly operations: TableOperationStore;
   /** Armed timers by due time: the local server's scheduler reads it (the Functions app uses durable timers). */
   readonly dueTimers: TableDueTimerIndex;
+  /** Instances by business data (declared and built-in search fields). */
+  readonly search: TableSearchIndex;
   readonly leases: BlobLeaseProvider;
   readonly names: StorageNames;
   /** The SDK clients, for tooling and tests. */
@@ -51,6 +54,7 @@ export interface AzureStorage {
     readonly interests: TableClient;
     readonly operations: TableClient;
     readonly timers: TableClient;
+    readonly search: TableClient;
     readonly leases: ContainerClient;
   };
 }
@@ -65,12 +69,15 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     interests: createTableClient(connection, names.interestsTable, clientOptions),
     operations: createTableClient(connection, names.operationsTable, clientOptions),
     timers: createTableClient(connection, names.timersTable, clientOptions),
+    search: createTableClient(connection, names.searchTable, clientOptions),
     leases: createContainerClient(connection, names.leaseContainer, clientOptions),
   };
   if (options.createIfMissing ?? true) {
     await Promise.all([
       // TableClient.createTable absorbs exactly 409 TableAlreadyExists and nothing else.
-      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers].map((table) => translate(`table "${table.tableName}"`, () => table.createTable())),
+      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers, clients.search].map((table) =>
+        translate(`table "${table.tableName}"`, () => table.createTable()),
+      ),
       createContainer(clients.leases),
     ]);
   }
@@ -84,6 +91,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     interests: new TableInterestIndex(clients.interests, options.interests),
     operations: new TableOperationStore(clients.operations),
     dueTimers: new TableDueTimerIndex(clients.timers),
+    search: new TableSearchIndex(clients.search),
     leases: new BlobLeaseProvider(clients.leases, options.leases),
     names,
     clients,

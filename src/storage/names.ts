@@ -10,6 +10,8 @@ export interface StorageNames {
   readonly operationsTable: string;
   /** Armed timers by due time (the local server's scheduler). */
   readonly timersTable: string;
+  /** Instances by business data: a partition per workflow (table-search-index.ts). */
+  readonly searchTable: string;
   readonly leaseContainer: string;
 }
 
@@ -19,6 +21,7 @@ export const defaultStorageNames: StorageNames = {
   interestsTable: 'SignalboxInterests',
   operationsTable: 'SignalboxOperations',
   timersTable: 'SignalboxTimers',
+  searchTable: 'SignalboxSearch',
   leaseContainer: 'signalbox-leases',
 };
 
@@ -31,6 +34,7 @@ export function prefixedStorageNames(prefix: string): StorageNames {
     interestsTable: `${prefix}Interests`,
     operationsTable: `${prefix}Operations`,
     timersTable: `${prefix}Timers`,
+    searchTable: `${prefix}Search`,
     leaseContainer: `${prefix.toLowerCase()}-leases`,
   };
 }

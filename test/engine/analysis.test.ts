@@ -234,6 +234,71 @@ describe('definition analysis', () => {
     expect(codes(twoStates('PT0S', [{ type: 'expression', expression: 'context.n < 3' }]))).toEqual([]);
   });
 
+  it('automaticLoop: automatic transitions that lead back to their own state; not through a triggered transition', () => {
+    const loop = define({
+      a: { transitions: [{ id: 'go', targetStateId: 'b', conditions: [name('Go')] }] },
+      b: { transitions: [{ id: 'toC', targetStateId: 'c', automatic: true, conditions: [{ type: 'expression', expression: 'context.n < 3' }] }] },
+      c: { transitions: [{ id: 'toB', targetStateId: 'b', automatic: true, otherwise: true }] },
+    });
+    expect(codes(loop)).toEqual([
+      { path: 'states.b.transitions[0]', code: 'automaticLoop' },
+      { path: 'states.c.transitions[0]', code: 'automaticLoop' },
+    ]);
+    expect(analyzeDefinition(loop)[0]!.message).toContain('the limit of 32 steps in one change');
+    const broken = define({
+      a: { transitions: [{ id: 'toB', targetStateId: 'b', automatic: true, conditions: [{ type: 'expression', expression: 'context.ready' }] }] },
+      b: {
+        transitions: [
+          { id: 'back', targetStateId: 'a', conditions: [name('Back')] },
+          { id: 'done', targetStateId: 'done', conditions: [name('Done')] },
+        ],
+      },
+      done: {},
+    });
+    expect(codes(broken)).toEqual([]);
+  });
+
+  it('nothingWaits: a state its automatic transitions always leave, yet with triggers, timers or interests to wait for', () => {
+    const routing = (extra: Record<string, unknown>) =>
+      define({
+        a: { ...extra, transitions: [{ id: 'else', targetStateId: 'b', automatic: true, otherwise: true }, go('go', 'b', name('Go'))] },
+        b: {},
+      });
+    expect(codes(routing({}))).toEqual([{ path: 'states.a', code: 'nothingWaits' }]);
+    expect(analyzeDefinition(routing({}))[0]!.message).toBe(
+      'state "a" is always left at once by its automatic transition "else" (an `otherwise`): nothing can wait there, so its transitions "go" are never taken',
+    );
+    // Exit conditions may keep an instance there: nothing to say.
+    expect(codes(routing({ exitConditions: [{ type: 'expression', expression: 'context.open' }] }))).toEqual([]);
+    // An automatic transition without conditions always holds too; interests only a waiting instance uses.
+    const unconditional = define({ a: { interests: ['team'], transitions: [{ id: 'on', targetStateId: 'b', automatic: true }] }, b: {} });
+    expect(codes(unconditional)).toEqual([{ path: 'states.a', code: 'nothingWaits' }]);
+    // A routing state, left by its automatic transitions only, is what they are for.
+    expect(codes(define({ a: { transitions: [{ id: 'on', targetStateId: 'b', automatic: true }] }, b: {} }))).toEqual([]);
+  });
+
+  it('shadowedTransition compares automatic transitions among themselves, never with triggered ones', () => {
+    const definition = define({
+      a: {
+        transitions: [
+          { id: 'first', targetStateId: 'b', automatic: true, conditions: [{ type: 'expression', expression: 'context.x' }] },
+          { id: 'go', targetStateId: 'b', conditions: [{ type: 'expression', expression: 'context.x' }] },
+          {
+            id: 'second',
+            targetStateId: 'b',
+            automatic: true,
+            conditions: [
+              { type: 'expression', expression: 'context.x' },
+              { type: 'expression', expression: 'context.y' },
+            ],
+          },
+        ],
+      },
+      b: {},
+    });
+    expect(codes(definition)).toEqual([{ path: 'states.a.transitions[2]', code: 'shadowedTransition' }]);
+  });
+
   it('checkDefinition answers errors for an invalid definition and warnings for a valid one', () => {
     expect(checkDefinition({ id: 'x', displayName: 'X', initialStateId: 'missing', states: { a: {} } })).toEqual({
       valid: false,
@@ -408,7 +473,10 @@ describe('Mermaid diagrams', () => {
     expect(text).toContain('state "Waiting for approval" as s1');
     expect(text).toContain('[*] --> s0');
     expect(text).toContain('s1 --> s2: Approve');
-    expect(text).toContain('s3 --> [*]');
+    expect(text).toContain('s5 --> [*]');
+    // Automatic transitions: `auto` (with the display name), `otherwise`.
+    expect(text).toContain('s2 --> s3: auto: over 1,000');
+    expect(text).toContain('s2 --> s4: otherwise');
     expect(text).toContain('class s1 current');
     const timedText = texts[cases.findIndex((testCase) => testCase.definition === timed)]!;
     expect(timedText).toContain('s0 --> s1: timer: after PT48H (office calendar)');

@@ -29,8 +29,27 @@ describe('reference workflow: simple expense claim', () => {
       context: { claimantId: 'u7', amount: 42, description: 'train', submittedAt: '2026-01-02', approvedBy: 'boss', paidAt: '2026-01-03' },
     });
     expect(logger.lines).toContainEqual(expect.objectContaining({ message: 'Claim claim-1 of 42 paid' }));
-    expect((await engine.getHistory('claim-1')).items.map((entry) => entry.transitionId)).toEqual([null, 'update', 'submit', 'approve', 'pay']);
+    // Approving 42 checks the amount and moves on at once, in the same change: one history entry per step.
+    expect((await engine.getHistory('claim-1')).items.map((entry) => entry.transitionId)).toEqual([null, 'update', 'submit', 'approve', 'ready-for-payment', 'pay']);
     expect((await apply('Abandon')).outcome).toBe('notActive');
+  });
+
+  it('routes a claim over 1,000 to a second approval (an automatic transition), then to payment', async () => {
+    const { engine, apply } = await claim();
+    await apply('Update', { amount: 2500, description: 'conference' });
+    await apply('Submit', { at: '2026-01-02' });
+    expect(await apply('Approve', { by: 'boss' })).toMatchObject({ transitionId: 'approve', fromStateId: 'waiting-for-approval', toStateId: 'waiting-for-second-approval' });
+    expect((await engine.findCandidates(['directors'])).items).toEqual(['claim-1']);
+    expect((await apply('Approve', { by: 'director' }, ['directors'])).toStateId).toBe('waiting-for-payment');
+    expect((await engine.getInstance('claim-1')).context).toMatchObject({ approvedBy: 'boss', secondApprovedBy: 'director' });
+    expect((await engine.getHistory('claim-1')).items.map((entry) => [entry.transitionId, entry.toStateId])).toEqual([
+      [null, 'waiting-for-submission'],
+      ['update', 'waiting-for-submission'],
+      ['submit', 'waiting-for-approval'],
+      ['approve', 'checking-amount'],
+      ['needs-second-approval', 'waiting-for-second-approval'],
+      ['second-approve', 'waiting-for-payment'],
+    ]);
   });
 
   it('is offered triggers by its declared interests in each state', async () => {

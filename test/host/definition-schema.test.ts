@@ -71,6 +71,10 @@ const broken: Record<string, (definition: Definition) => void> = {
   'raiseTrigger without a trigger name': withAction({ type: 'raiseTrigger', trigger: { subjects: ['x'] } }),
   'log without a message': withAction({ type: 'log' }),
   'an entry action that is a string': (d) => void (d.states.b.entryActions = ['log']),
+  'automatic that is not a boolean': (d) => void (transition(d).automatic = 'yes'),
+  'otherwise without automatic': (d) => void Object.assign(transition(d), { otherwise: true, conditions: [] }),
+  'an automatic transition with a timer': (d) => void Object.assign(transition(d), { automatic: true, conditions: [], timer: { after: 'PT1M' } }),
+  'an otherwise transition with conditions': (d) => void Object.assign(transition(d), { automatic: true, otherwise: true, conditions: [{ type: 'expression', expression: 'true' }] }),
 };
 
 const serverOnly: Record<string, (definition: Definition) => void> = {
@@ -79,10 +83,21 @@ const serverOnly: Record<string, (definition: Definition) => void> = {
   'a repeated transition id': (d) => void d.states.a.transitions.push({ ...transition(d) }),
   'a malformed JSONata expression': withCondition({ type: 'expression', expression: 'context.(' }),
   'a malformed template in an interest': (d) => void (d.states.a.interests = ['team:{{ unclosed']),
+  'an automatic transition testing a trigger name': (d) => void (transition(d).automatic = true),
+  'two otherwise transitions in one state': (d) =>
+    void (d.states.a.transitions = [
+      { id: 'x', targetStateId: 'b', automatic: true, otherwise: true },
+      { id: 'y', targetStateId: 'b', automatic: true, otherwise: true },
+    ]),
 };
 
 const validOnes: Record<string, (definition: Definition) => void> = {
   'the base definition': () => {},
+  'automatic transitions, one of them otherwise': (d) =>
+    void d.states.a.transitions.push(
+      { id: 'auto', targetStateId: 'b', automatic: true, conditions: [{ type: 'expression', expression: 'context.ready = true' }] },
+      { id: 'else', targetStateId: 'b', automatic: true, otherwise: true },
+    ),
   'nested all, any and not': withCondition({
     type: 'all',
     conditions: [

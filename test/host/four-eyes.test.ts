@@ -54,5 +54,9 @@ it('refuses the claimant as approver (noTransition, traced), and lets another us
 
   expect(await send(bob, 'approve-by-bob', 'Approve')).toMatchObject({ outcome: 'transitioned', toStateId: 'waiting-for-payment' });
   const history = await test.api.request('GET', '/api/instances/claim-4e/history', { headers: bob });
-  expect(history.body.items.at(-1)).toMatchObject({ transitionId: 'approve', actor: { id: 'bob-oid', via: 'token' } });
+  // Approve, then the amount check's automatic step to payment, both in Bob's change.
+  expect(history.body.items.slice(-2)).toMatchObject([
+    { transitionId: 'approve', actor: { id: 'bob-oid', via: 'token' } },
+    { transitionId: 'ready-for-payment', fromStateId: 'checking-amount', toStateId: 'waiting-for-payment', actor: { id: 'bob-oid', via: 'token' } },
+  ]);
 });

@@ -37,6 +37,8 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_RETENTION_DAYS',
   // Issue 22: operation records' own retention (empty: the default, 30 days).
   'SIGNALBOX_OPERATION_RETENTION_DAYS',
+  // Sensitive search fields' HMAC key (secure parameter; empty: they stay unindexed).
+  'SIGNALBOX_INDEX_HMAC_KEY',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'AZURE_CLIENT_ID',

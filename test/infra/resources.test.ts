@@ -86,7 +86,14 @@ describe('storage account', () => {
 
     const passed = resolvedArgument(moduleOf('modules/storage.bicep'), 'tableNames');
     const names = arrayItems(passed).map((item) => literal(item));
-    const expected = [defaultStorageNames.workflowsTable, defaultStorageNames.instancesTable, defaultStorageNames.interestsTable, defaultStorageNames.operationsTable, defaultStorageNames.timersTable];
+    const expected = [
+      defaultStorageNames.workflowsTable,
+      defaultStorageNames.instancesTable,
+      defaultStorageNames.interestsTable,
+      defaultStorageNames.operationsTable,
+      defaultStorageNames.timersTable,
+      defaultStorageNames.searchTable,
+    ];
     expect([...names].sort()).toEqual([...expected].sort());
     for (const name of expected) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9]{2,62}$/);
   });

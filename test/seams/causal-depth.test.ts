@@ -237,6 +237,56 @@ describe('causal depth × every kind of follow-up work', () => {
 });
 
 describe('causal budget × every kind of follow-up work', () => {
+  it('causal depth × automatic transitions: a chain is one change: no deeper, no share of the budget, no follow-up work of its own, one self-caused change', async () => {
+    const relay: WorkflowDefinitionInput = {
+      id: 'relay',
+      displayName: 'Relay',
+      initialStateId: 'idle',
+      states: {
+        idle: { transitions: [{ id: 'go', targetStateId: 'hop1', conditions: [{ type: 'triggerName', name: 'Go' }] }] },
+        hop1: { transitions: [{ id: 'to-hop2', targetStateId: 'hop2', automatic: true }] },
+        hop2: { transitions: [{ id: 'to-hop3', targetStateId: 'hop3', automatic: true, actions: [{ type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }] }] },
+        hop3: { transitions: [{ id: 'echo', targetStateId: 'echoed', conditions: [{ type: 'triggerName', name: 'Echo' }] }] },
+        echoed: { transitions: [{ id: 'rest', targetStateId: 'resting', automatic: true }] },
+        resting: { transitions: [{ id: 'go-again', targetStateId: 'hop1', conditions: [{ type: 'triggerName', name: 'Go' }] }] },
+      },
+    };
+    const { engine, delivery, outbox } = testEngine();
+    await engine.createWorkflow(relay);
+    await engine.createInstance({ workflowId: 'relay', instanceId: 'r1' });
+    expect(await engine.applyTrigger('r1', { id: 'go-1', name: 'Go', subjects: ['r1'] })).toMatchObject({ outcome: 'transitioned', toStateId: 'hop3' });
+    // Three steps in one change; what the last one raised is one deeper than the client's trigger, with the whole budget less this one change.
+    expect(delivery.delivered).toEqual([expect.objectContaining({ name: 'Echo', causalDepth: 1, causalBudget: MAX_CAUSAL_BUDGET - 1, raisedBy: 'r1' })]);
+    expect(await outbox.listOutbox('r1')).toEqual([]);
+    const applied = await pumpTriggers(engine, delivery.delivered);
+    expect(applied).toHaveLength(1);
+    // The raised Echo's change took an automatic transition too: one self-caused change, nothing raised.
+    expect(await engine.getInstance('r1')).toMatchObject({ stateId: 'resting', selfCausedChanges: { count: 1 } });
+    expect(delivery.delivered).toHaveLength(1);
+    expect((await engine.getHistory('r1')).items.map((entry) => entry.transitionId)).toEqual([null, 'go', 'to-hop2', 'to-hop3', 'echo', 'rest']);
+  });
+
+  it("causal depth × migrations (into a state with an automatic transition): taken in the migration's change, which is outside input: the self-caused count ends", async () => {
+    const clock = new ManualClock('2026-11-20T16:00:00.000Z');
+    const engine = new Engine(createInMemoryPorts(), { clock, logger: recordingLogger() });
+    await engine.createWorkflow(ticker('PT0.1S'));
+    await engine.createInstance({ workflowId: 'ticker', instanceId: 'm2' });
+    await clock.advanceBy(1_000);
+    expect((await engine.getInstance('m2')).selfCausedChanges?.count).toBe(10);
+    const version2 = ticker('PT0.1S');
+    version2.states.tick!.transitions = [{ id: 'stop', targetStateId: 'resting', automatic: true, actions: [{ type: 'raiseTrigger', trigger: { name: 'Stopped', subjects: ['observers'] } }] }];
+    await engine.addWorkflowVersion(version2, { ifMatch: (await engine.getWorkflow('ticker')).etag });
+    const result = await engine.migrationsAndBulkActions.migrate('m2', { workflowId: 'ticker', fromVersion: 1, toVersion: 2, stateMap: {} });
+    expect(result).toMatchObject({ outcome: 'migrated', fromStateId: 'tick', toStateId: 'resting' });
+    const migrated = await engine.getInstance('m2');
+    expect(migrated).toMatchObject({ workflowVersion: 2, stateId: 'resting', timers: [] });
+    expect(migrated.selfCausedChanges).toBeUndefined();
+    expect((await engine.getHistory('m2')).items.slice(-2).map((entry) => [entry.event, entry.transitionId])).toEqual([
+      ['migrated', null],
+      ['transitioned', 'stop'],
+    ]);
+  });
+
   it('causal budget × raised triggers: a change shares what it has left among what it raises; every recipient reached by subject applies the trigger with that share', async () => {
     const { engine, delivery } = testEngine();
     await engine.createWorkflow({

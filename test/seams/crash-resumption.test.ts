@@ -127,6 +127,42 @@ describe('crash resumption × follow-up work', () => {
     expect(await ports.outbox.listOutbox('c1')).toEqual([]);
   });
 
+  it('crash resumption × automatic transitions: a chain saved just before the crash is one save: its steps are recorded once, what its last step raised is applied once after the restart', async () => {
+    const { ports, first, crashing, start } = processes();
+    const chained: WorkflowDefinitionInput = {
+      ...counter,
+      id: 'chained',
+      states: {
+        ...counter.states,
+        start: { transitions: [{ id: 'go', targetStateId: 'route', conditions: [{ type: 'triggerName', name: 'Go' }] }] },
+        route: {
+          transitions: [
+            { id: 'big', targetStateId: 'late', automatic: true, conditions: [{ type: 'expression', expression: 'context.big = true' }] },
+            { id: 'to-on', targetStateId: 'on', automatic: true, otherwise: true, actions: [{ type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } }] },
+          ],
+        },
+      },
+      initialStateId: 'start',
+    };
+    await first.createWorkflow(chained);
+    await first.createInstance({ workflowId: 'chained', instanceId: 'a1' });
+    await crashing.applyTrigger('a1', trigger('Go', { id: 'go-1', subjects: ['a1'] }));
+    const saved = await crashing.getInstance('a1');
+    expect(saved).toMatchObject({ stateId: 'on', historyLength: 3 });
+    // Left in the outbox: the raised Echo and the timer of the state the chain ended in.
+    expect(saved.outbox).toEqual([expect.stringMatching(/^raised:/), expect.stringMatching(/^timer:/)]);
+
+    const restarted = start();
+    expect(await restarted.relayLeftovers()).toBe(2);
+    expect(await restarted.relayLeftovers()).toBe(0);
+    // The trigger delivered again answers from the record: the chain is not taken twice.
+    expect(await restarted.applyTrigger('a1', trigger('Go', { id: 'go-1', subjects: ['a1'] }))).toMatchObject({ outcome: 'duplicate' });
+    const after = await restarted.getInstance('a1');
+    expect(after.context).toEqual({ echoes: 1 });
+    expect((await restarted.getHistory('a1')).items.map((entry) => entry.transitionId)).toEqual([null, 'go', 'to-on', 'echo']);
+    expect(await ports.outbox.listOutbox('a1')).toEqual([]);
+  });
+
   it('crash resumption × timers: a timer armed just before the crash fires once after the restart', async () => {
     const { ports, clock, crashing, start } = processes();
     await crashing.createWorkflow(counter);

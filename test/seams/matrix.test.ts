@@ -33,6 +33,7 @@ const MECHANISMS: ReadonlyArray<{ readonly mechanism: string; readonly names: re
   { mechanism: 'retention', names: ['due-timer rows', 'operation retention', 'instance retention'] },
   { mechanism: 'crash resumption', names: ['crash resumption'] },
   { mechanism: 'actor', names: ['actor'] },
+  { mechanism: 'search rows', names: ['search rows'] },
 ];
 
 /** Test names declared in a file: the first argument of `it(...)` or `test(...)` when it is a literal. */

@@ -32,6 +32,10 @@ param retentionDays string = ''
 
 @description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
 param operationRetentionDays string = ''
+
+@secure()
+@description('The key sensitive search indexes are hashed with (HMAC-SHA256); empty leaves sensitive fields unindexed.')
+param indexHmacKey string = ''
 @description('Lifecycle events\' source prefix; empty uses /<function app name>.')
 param eventSourcePrefix string = ''
 
@@ -193,6 +197,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_OPERATION_RETENTION_DAYS'
           value: operationRetentionDays
+        }
+        {
+          name: 'SIGNALBOX_INDEX_HMAC_KEY'
+          value: indexHmacKey
         }
         // The connection string only locates the component; with DisableLocalAuth the ingestion
         // endpoint accepts Entra ID tokens only (the authentication string names the identity).

@@ -3,7 +3,7 @@
  * block storing a definition. Each is decided on the definition graph alone (no I/O), conservatively:
  * a warning is given only when the definition proves it.
  */
-import type { Step, WorkflowDefinition } from '../definition/definition';
+import { MAX_AUTOMATIC_STEPS, type Step, type WorkflowDefinition } from '../definition/definition';
 import { formatPath } from '../model/validation';
 import { MAX_CAUSAL_DEPTH } from '../model/trigger';
 import { MAX_CAUSAL_BUDGET } from '../decide/causal-budget';
@@ -23,6 +23,10 @@ export const WarningCode = {
   timerLoop: 'timerLoop',
   /** A transition whose `actors` rule lists no role, group or user: nobody can take it. */
   noActorCanTake: 'noActorCanTake',
+  /** Automatic transitions that lead back to their own state through automatic transitions. */
+  automaticLoop: 'automaticLoop',
+  /** A state its automatic transitions always leave, which has transitions or interests only a waiting instance uses. */
+  nothingWaits: 'nothingWaits',
   /** A URL the host's outbound client refuses (outbound-hosts.ts): decided with the host's configuration. */
   hostNotAllowed: 'hostNotAllowed',
 } as const;
@@ -38,7 +42,16 @@ export interface DefinitionWarning {
 /** Every warning about a valid definition, in the order of the definition's states and transitions. */
 export function analyzeDefinition(definition: WorkflowDefinition): DefinitionWarning[] {
   const graph = buildDefinitionGraph(definition);
-  return [...stateWarnings(graph), ...transitionWarnings(graph), ...undefinedContextKeys(graph), ...selfStarts(graph), ...timerLoops(graph), ...actorlessTransitions(definition)];
+  return [
+    ...stateWarnings(graph),
+    ...transitionWarnings(graph),
+    ...undefinedContextKeys(graph),
+    ...selfStarts(graph),
+    ...timerLoops(graph),
+    ...automaticLoops(graph),
+    ...nothingWaits(graph),
+    ...actorlessTransitions(definition),
+  ];
 }
 
 function stateWarnings(graph: DefinitionGraph): DefinitionWarning[] {
@@ -125,6 +138,8 @@ function transitionWarnings(graph: DefinitionGraph): DefinitionWarning[] {
       } else {
         for (const earlier of edges.slice(0, edge.index)) {
           if (earlier.timer) continue; // a timer transition is only considered when its own timer fires
+          // Automatic transitions are chosen among themselves on entry, triggered ones by triggers; `otherwise` comes last.
+          if (Boolean(earlier.automatic) !== Boolean(edge.automatic) || earlier.automatic === 'otherwise' || edge.automatic === 'otherwise') continue;
           const reason = shadowReason(earlier, edge);
           if (reason) {
             warnings.push({ path: edge.path, code: WarningCode.shadowedTransition, message: `transition "${edge.id}" can never be chosen: ${reason}` });
@@ -327,4 +342,61 @@ function actorlessTransitions(definition: WorkflowDefinition): DefinitionWarning
       ];
     }),
   );
+}
+
+/**
+ * `automaticLoop`: an automatic transition from which automatic transitions lead back to its own state.
+ * Its conditions may stop it; if they do not, the chain runs in one change until the limit of
+ * ${MAX_AUTOMATIC_STEPS} steps faults the instance.
+ */
+function automaticLoops(graph: DefinitionGraph): DefinitionWarning[] {
+  const automatic = graph.transitions.filter((edge) => edge.automatic);
+  const reaches = (from: string, to: string): boolean => {
+    const seen = new Set<string>([from]);
+    const queue = [from];
+    while (queue.length) {
+      const stateId = queue.shift()!;
+      if (stateId === to) return true;
+      for (const edge of automatic) {
+        if (edge.stateId === stateId && !seen.has(edge.targetStateId)) {
+          seen.add(edge.targetStateId);
+          queue.push(edge.targetStateId);
+        }
+      }
+    }
+    return false;
+  };
+  return automatic
+    .filter((edge) => reaches(edge.targetStateId, edge.stateId))
+    .map((edge) => ({
+      path: edge.path,
+      code: WarningCode.automaticLoop,
+      message: `transition "${edge.id}" is automatic and ${edge.targetStateId === edge.stateId ? `re-enters its own state "${edge.stateId}"` : `leads back to state "${edge.stateId}" through automatic transitions`}: unless a condition on the way stops it, the chain runs until the limit of ${MAX_AUTOMATIC_STEPS} steps in one change faults the instance`,
+    }));
+}
+
+/**
+ * `nothingWaits`: a state that its automatic transitions always leave (no exit conditions, an `otherwise`
+ * or an automatic transition without conditions, and no entry conditions at any automatic target), yet
+ * which has what only a waiting instance uses: triggered or timer transitions, or declared interests.
+ */
+function nothingWaits(graph: DefinitionGraph): DefinitionWarning[] {
+  const warnings: DefinitionWarning[] = [];
+  for (const state of graph.states) {
+    const definition = graph.definition.states[state.id]!;
+    const edges = graph.transitionsFrom(state.id);
+    const automatic = edges.filter((edge) => edge.automatic);
+    const always = automatic.find((edge) => edge.automatic === 'otherwise' || edge.definition.conditions.length === 0);
+    if (!always || definition.exitConditions.length > 0) continue;
+    if (automatic.some((edge) => (graph.definition.states[edge.targetStateId]?.entryConditions.length ?? 0) > 0)) continue;
+    const waiting = edges.filter((edge) => !edge.automatic).map((edge) => `"${edge.id}"`);
+    if (waiting.length === 0 && definition.interests.length === 0) continue;
+    const unused = waiting.length ? `its transitions ${waiting.join(', ')} are never taken` : 'its interests are never used';
+    warnings.push({
+      path: state.path,
+      code: WarningCode.nothingWaits,
+      message: `state "${state.id}" is always left at once by its automatic transition "${always.id}" (${always.automatic === 'otherwise' ? 'an `otherwise`' : 'no conditions'}): nothing can wait there, so ${unused}`,
+    });
+  }
+  return warnings;
 }

@@ -1,5 +1,6 @@
 /**
- * @module The triggers an instance can act on now: for its current state, every transition with the
+ * @module The triggers an instance can act on now: for its current state, every transition (but the
+ * automatic ones, which no trigger takes) with the
  * trigger names it answers, the parameters it tests, its target and its timer. Read from the definition
  * graph; what the conditions say about the context is not evaluated (a dry run does that).
  */
@@ -38,6 +39,8 @@ export function availableTriggers(definition: WorkflowDefinition, instance: Pick
   const armed = armedTimers(instance);
   const items = buildDefinitionGraph(definition)
     .transitionsFrom(instance.stateId)
+    // Automatic transitions are taken on entering the state, never offered as triggers.
+    .filter((edge) => !edge.automatic)
     .map((edge): AvailableTrigger => {
       const names = sortedNames(edge.triggerNames);
       const parameters = edge.parameters.map(({ path: _path, ...parameter }) => parameter);

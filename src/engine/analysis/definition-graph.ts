@@ -58,7 +58,9 @@ export interface TransitionEdge {
   readonly targetStateId: string;
   readonly path: string;
   readonly timer?: TimerSpec;
-  /** The trigger names for which its conditions may hold (`allExcept` with no names: any trigger). */
+  /** An automatic transition (taken without a trigger on entering the state; `otherwise`: when no other automatic one holds). */
+  readonly automatic?: 'conditional' | 'otherwise';
+  /** The trigger names for which its conditions may hold (`allExcept` with no names: any trigger; none for an automatic transition). */
   readonly triggerNames: NameSet;
   /** The trigger names for which its conditions hold whatever else the trigger or context holds. */
   readonly alwaysMatchedNames: NameSet;
@@ -192,7 +194,8 @@ export function buildDefinitionGraph(definition: WorkflowDefinition): Definition
     states.push({ id: stateId, displayName: state.displayName ?? stateId, initial: stateId === definition.initialStateId, final: isFinalState(state), path: formatPath(['states', stateId]) });
     const edges: TransitionEdge[] = state.transitions.map((transition, index) => {
       const path = ['states', stateId, 'transitions', index];
-      const names = analyzeTriggerNames(transition.conditions);
+      // An automatic transition is never chosen by a trigger: it answers no name.
+      const names = transition.automatic ? { may: noNames, must: noNames } : analyzeTriggerNames(transition.conditions);
       const parameters: ParameterTest[] = [];
       collectParameters(transition.conditions, [...path, 'conditions'], { negated: false, alternative: false }, parameters);
       const timer = transitionTimer(transition);
@@ -204,6 +207,7 @@ export function buildDefinitionGraph(definition: WorkflowDefinition): Definition
         targetStateId: transition.targetStateId,
         path: formatPath(path),
         ...(timer ? { timer } : {}),
+        ...(transition.automatic ? { automatic: transition.otherwise ? ('otherwise' as const) : ('conditional' as const) } : {}),
         triggerNames: names.may,
         alwaysMatchedNames: names.must,
         parameters,

@@ -83,6 +83,15 @@ export function workflowDefinitionJsonSchema(registry: Registry = builtInRegistr
   (timerFields.after as Json).description = 'ISO 8601 duration from entering the state (PT48H, P3D); with a calendar, working time in hours, minutes, seconds';
   (timerFields.at as Json).description = 'JSONata expression giving an ISO 8601 instant, evaluated after the entry actions';
   (timerFields.calendar as Json).description = 'A calendar of the workflow\'s "calendars": count only its working time';
+  // What zod's refinements of a transition check, said for editors (the server also refuses a trigger name
+  // in an automatic transition's conditions, and a second `otherwise` in a state).
+  const transitionSchema = (state.transitions as Json).items as Json;
+  (transition.automatic as Json).description = 'Taken without a trigger as soon as the state is entered (and its entry actions have run), if its conditions hold';
+  (transition.otherwise as Json).description = 'With `automatic`: taken when no other automatic transition of the state holds (at most one per state, no conditions)';
+  transitionSchema.allOf = [
+    { if: { properties: { otherwise: { const: true } }, required: ['otherwise'] }, then: { properties: { automatic: { const: true }, conditions: { maxItems: 0 } }, required: ['automatic'] } },
+    { if: { properties: { automatic: { const: true } }, required: ['automatic'] }, then: { not: { required: ['timer'] } } },
+  ];
   const { $schema: dialect, ...rest } = schema;
   return {
     $schema: dialect,

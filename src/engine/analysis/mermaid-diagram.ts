@@ -1,6 +1,7 @@
 /**
  * @module A Mermaid `stateDiagram-v2` of a definition graph: every state by its display name, the
- * initial and final states, every transition labelled with the trigger names it answers (or its timer),
+ * initial and final states, every transition labelled with the trigger names it answers (or its timer, or
+ * `auto`/`otherwise` for an automatic one),
  * and optionally one state highlighted (an instance's current state).
  */
 import type { DefinitionGraph, TransitionEdge } from './definition-graph';
@@ -34,8 +35,14 @@ export function mermaidLabel(text: string): string {
     .replace(NOT_PLAIN, (character) => `#${character.codePointAt(0)};`);
 }
 
-/** What a transition's arrow says: its timer, its trigger names, "any trigger", or "no trigger". */
+/**
+ * What a transition's arrow says: its timer, its trigger names, "any trigger", or "no trigger"; an
+ * automatic transition says `auto` (with its display name) or `otherwise`, since a state diagram
+ * cannot dash an arrow.
+ */
 export function transitionLabel(edge: TransitionEdge): string {
+  if (edge.automatic === 'otherwise') return 'otherwise';
+  if (edge.automatic) return edge.displayName ? `auto: ${edge.displayName}` : 'auto';
   if (edge.timer) {
     const when = edge.timer.after !== undefined ? `after ${edge.timer.after}` : `at ${edge.timer.at}`;
     return `timer: ${when}${edge.timer.calendar ? ` (${edge.timer.calendar} calendar)` : ''}`;

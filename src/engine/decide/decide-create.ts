@@ -10,17 +10,19 @@ import type { Cause, Decision } from './decision';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { InstanceStatus, TriggerOutcome } from '../model/enums';
-import { entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
+import { entriesOfEntry, entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
 import { HistoryEvent, type Instance, type InstanceParent } from '../model/instance';
 import { jsonObjectSchema, type JsonObject } from '../model/json';
 import type { Registry } from '../steps/registry';
 import { Draft, messageOf } from './draft';
 import { idSchema } from '../model/trigger';
+import { businessKeySchema } from '../definition/search-indexes';
 
 export const createInstanceInputSchema = z.strictObject({
   workflowId: workflowIdSchema,
   instanceId: idSchema.optional(),
   context: jsonObjectSchema.default({}),
+  businessKey: businessKeySchema.optional(),
 });
 /** The body of a create-instance request. */
 export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
@@ -28,6 +30,8 @@ export type CreateInstanceInput = z.input<typeof createInstanceInputSchema>;
 export interface NewInstance {
   readonly instanceId: string;
   readonly context: JsonObject;
+  /** A key from the business (definition/search-indexes.ts). */
+  readonly businessKey?: string;
   /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
   readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */
@@ -64,6 +68,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     stateId,
     status: InstanceStatus.initializing,
     context: input.context,
+    ...(input.businessKey !== undefined ? { businessKey: input.businessKey } : {}),
     interests: [input.instanceId],
     createdAt,
     updatedAt: createdAt,
@@ -78,19 +83,23 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     if (blocked >= 0) throw new Error(entryBlockedMessage(draft, stateId, blocked, `the initial state "${stateId}"`));
     const entered = await enterState(draft, cause, stateId, 0, now);
     return {
-      result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: stateId },
+      result: { instanceId: initial.id, outcome: TriggerOutcome.transitioned, toStateId: entered.stateId },
       change: {
         instance: {
           ...initial,
+          stateId: entered.stateId,
           status: entered.status,
           context: draft.context,
           interests: entered.interests,
           outbox: entered.outbox.map((row) => row.id),
-          historyLength: 1,
+          historyLength: entered.stateEntry + 1,
           stateEntry: entered.stateEntry,
           timers: entered.timers,
         },
-        historyEntry: { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
+        ...entriesOfEntry(
+          { sequence: 0, at: createdAt, event: HistoryEvent.created, triggerId: null, transitionId: null, fromStateId: null, toStateId: stateId, status: entered.status },
+          entered.automaticSteps,
+        ),
         outbox: entered.outbox,
       },
       logs: draft.logs,

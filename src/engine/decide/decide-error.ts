@@ -197,7 +197,18 @@ export async function decideRetry(instance: Instance, trigger: Trigger, decide: 
   const decided = await decide(retried, pending);
   // The later attempt applies the sender's trigger: its entry names the sender, not the wake-up that ran it.
   const entry = decided.change?.historyEntry;
-  const decision = entry && !entry.actor && retried.actor ? { ...decided, change: { ...decided.change!, historyEntry: { ...entry, actor: retried.actor } } } : decided;
+  const actor = retried.actor;
+  const decision =
+    entry && !entry.actor && actor
+      ? {
+          ...decided,
+          change: {
+            ...decided.change!,
+            historyEntry: { ...entry, actor },
+            ...(decided.change!.precedingEntries ? { precedingEntries: decided.change!.precedingEntries.map((earlier) => ({ ...earlier, actor: earlier.actor ?? actor })) } : {}),
+          },
+        }
+      : decided;
   const change = decision.change;
   if (change && change.instance.pendingRetry !== pending) return decision;
   const cleared = withoutPendingRetry(change ? change.instance : { ...instance, updatedAt: now.toISOString() });

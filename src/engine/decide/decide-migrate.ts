@@ -2,11 +2,13 @@
  * @module Migrating an instance to another version of its workflow, decided. A migration relabels: the
  * instance is pinned to the target version, its state mapped (`stateMap`, else the same id when the
  * target version has it), its interests recomputed from the target state, one `migrated` history entry
- * written. No entry or exit actions run and nothing is raised. `migrationVerdict` is the pure rule the
- * dry run reports with and the real run applies under the lease.
+ * written. No entry or exit actions run and nothing is raised, unless the mapped state has automatic
+ * transitions: a waiting instance then follows them as on any entry (enter-state.ts), each step one more
+ * history entry, in the migration's change. `migrationVerdict` is the pure rule the dry run reports with
+ * and the real run applies under the lease.
  */
-import { isFinalState, type WorkflowDefinition } from '../definition/definition';
-import type { Decision } from './decision';
+import { isAutomaticTransition, isFinalState, type WorkflowDefinition } from '../definition/definition';
+import type { Cause, Decision } from './decision';
 import { unchanged } from './decision';
 import type { Effects } from '../steps/effects';
 import { ActionOutcome, InstanceStatus } from '../model/enums';
@@ -18,6 +20,7 @@ import type { Registry } from '../steps/registry';
 import { Draft, messageOf } from './draft';
 import { armTimers, timerOutboxRows } from './timers';
 import type { ArmedTimer } from '../model/instance';
+import { entriesOfEntry, followAutomaticTransitions, settleEntry } from './enter-state';
 
 /** Statuses an instance can be migrated in (a faulted one is then recovered in the new version). */
 const migratableStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.waiting, InstanceStatus.suspended, InstanceStatus.faulted]);
@@ -45,6 +48,14 @@ export function migrationVerdict(request: MigrationRequest, target: WorkflowDefi
     // A waiting instance in a state without transitions could never move again.
     return { move: false, outcome: ActionOutcome.notMigratable, reason: `state "${mapped}" has no transitions in version ${request.toVersion}` };
   }
+  if (instance.status === InstanceStatus.suspended && state.transitions.some(isAutomaticTransition)) {
+    // Resuming takes no automatic transition: it would wait in a state it is meant to leave at once.
+    return {
+      move: false,
+      outcome: ActionOutcome.notMigratable,
+      reason: `state "${mapped}" has automatic transitions in version ${request.toVersion}, which a suspended instance would not take: resume it first`,
+    };
+  }
   return { move: true, toStateId: mapped };
 }
 
@@ -54,7 +65,16 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
   const verdict = migrationVerdict(request, target, instance);
   if (!verdict.move) return unchanged({ instanceId: instance.id, outcome: verdict.outcome, fromStateId: instance.stateId, error: verdict.reason });
   const { toStateId } = verdict;
-  const draft = new Draft(target, request.toVersion, instance.id, null, effects, registry, { context: instance.context, stateId: toStateId, status: instance.status });
+  const draft = new Draft(target, request.toVersion, instance.id, null, effects, registry, {
+    context: instance.context,
+    stateId: toStateId,
+    status: instance.status,
+    ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+  });
+  if (instance.status === InstanceStatus.waiting && target.states[toStateId]!.transitions.some(isAutomaticTransition)) {
+    const moved = await migrateThroughAutomaticTransitions(request, instance, draft, toStateId);
+    if (moved) return moved;
+  }
   let interests: string[];
   try {
     interests = await computeInterests(instance.id, target.states[toStateId]!, draft.scope(), registry, effects);
@@ -111,4 +131,64 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
     },
     logs: [],
   };
+}
+
+/**
+ * The migration of a waiting instance into a state with automatic transitions: followed as on any entry,
+ * in the migration's change. Undefined when none is taken (the plain relabel applies); a step that fails
+ * refuses the migration of this instance (`failed`), changing nothing.
+ */
+async function migrateThroughAutomaticTransitions(request: MigrationRequest, instance: Instance, draft: Draft, toStateId: string): Promise<Decision | undefined> {
+  const cause: Cause = { kind: 'migrate', sequence: instance.historyLength };
+  const failed = (error: unknown) =>
+    unchanged({
+      instanceId: instance.id,
+      outcome: ActionOutcome.failed,
+      fromStateId: instance.stateId,
+      error: `the automatic transitions of state "${toStateId}" could not be followed: ${messageOf(error)}`,
+    });
+  try {
+    const steps = await followAutomaticTransitions(draft);
+    if (steps.length === 0) return undefined;
+    const now = draft.effects.now();
+    const at = now.toISOString();
+    const entered = await settleEntry(draft, cause, instance.historyLength + steps.length, now, steps);
+    return {
+      result: { instanceId: instance.id, outcome: ActionOutcome.migrated, fromStateId: instance.stateId, toStateId: entered.stateId },
+      change: {
+        instance: {
+          ...instance,
+          workflowVersion: request.toVersion,
+          stateId: entered.stateId,
+          status: entered.status,
+          context: draft.context,
+          interests: entered.interests,
+          updatedAt: at,
+          historyLength: entered.stateEntry + 1,
+          stateEntry: entered.stateEntry,
+          timers: entered.timers,
+          outbox: entered.outbox.map((row) => row.id),
+        },
+        ...entriesOfEntry(
+          {
+            sequence: instance.historyLength,
+            at,
+            event: HistoryEvent.migrated,
+            triggerId: null,
+            transitionId: null,
+            fromStateId: instance.stateId,
+            toStateId,
+            status: instance.status,
+            fromVersion: instance.workflowVersion,
+            toVersion: request.toVersion,
+          },
+          steps,
+        ),
+        outbox: entered.outbox,
+      },
+      logs: draft.logs,
+    };
+  } catch (error) {
+    return failed(error);
+  }
 }

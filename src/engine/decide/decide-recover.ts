@@ -8,7 +8,7 @@ import type { Cause, Decision } from './decision';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { InstanceStatus, TriggerOutcome } from '../model/enums';
-import { entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
+import { entriesOfEntry, entryBlockedAt, entryBlockedMessage, enterState } from './enter-state';
 import { ConflictError, ValidationError } from '../model/errors';
 import { HistoryEvent, type Instance } from '../model/instance';
 import { withRelease } from './held-triggers';
@@ -54,31 +54,24 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
     const at = effects.now().toISOString();
     // What was held while it was faulted is released, oldest first (held-triggers.ts).
     return withRelease({
-      result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: stateId },
+      result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: entered.stateId },
       change: {
         instance: {
           ...withoutFault(instance),
-          stateId,
+          stateId: entered.stateId,
           status: entered.status,
           context: draft.context,
           interests: entered.interests,
           updatedAt: at,
           outbox: entered.outbox.map((row) => row.id),
-          historyLength: instance.historyLength + 1,
+          historyLength: entered.stateEntry + 1,
           stateEntry: entered.stateEntry,
           timers: entered.timers,
         },
-        historyEntry: {
-          sequence: instance.historyLength,
-          at,
-          event: HistoryEvent.recovered,
-          triggerId: null,
-          transitionId: null,
-          fromStateId,
-          toStateId: stateId,
-          status: entered.status,
-          ...recorded,
-        },
+        ...entriesOfEntry(
+          { sequence: instance.historyLength, at, event: HistoryEvent.recovered, triggerId: null, transitionId: null, fromStateId, toStateId: stateId, status: entered.status, ...recorded },
+          entered.automaticSteps,
+        ),
         outbox: entered.outbox,
       },
       logs: draft.logs,

@@ -12,7 +12,7 @@ import { shortDetail, statePath } from './decision-trace';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { TriggerOutcome, inactiveStatuses } from '../model/enums';
-import { entryBlockedAt, enterState } from './enter-state';
+import { entriesOfEntry, entryBlockedAt, enterState } from './enter-state';
 import { selfCausedFault, withSelfCausedCount } from './causal-budget';
 import { decideAddressed } from './held-triggers';
 import { HistoryEvent, type Instance } from '../model/instance';
@@ -154,22 +154,23 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     await draft.runActions(state.exitActions, `exit action of state "${fromStateId}"`, statePath(fromStateId, 'exitActions'));
     await draft.runActions(chosen.actions, `action of transition "${chosen.id}"`, statePath(fromStateId, `transitions[${site.transition!.index}].actions`));
     site = { ...site, stateId: toStateId };
-    // Steps 8-10: move, entry actions (a fault there leaves the new state), interests, outbox.
+    // Steps 8-10: move, entry actions (a fault there leaves the new state), automatic transitions, interests, outbox.
     const entered = await enterState(draft, cause, toStateId, instance.historyLength);
 
-    const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId };
+    // `toStateId`: where the change leaves the instance (after its automatic transitions, if any).
+    const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId: entered.stateId };
     const at = effects.now().toISOString();
     const next: Instance = withSelfCausedCount(
       {
         ...withoutFault(instance),
-        stateId: toStateId,
+        stateId: entered.stateId,
         status: entered.status,
         context: draft.context,
         interests: entered.interests,
         updatedAt: at,
         appliedTriggers: rememberApplied(instance, trigger.id, result),
         outbox: entered.outbox.map((row) => row.id),
-        historyLength: instance.historyLength + 1,
+        historyLength: entered.stateEntry + 1,
         stateEntry: entered.stateEntry,
         timers: entered.timers,
       },
@@ -180,7 +181,10 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
       result,
       change: {
         instance: next,
-        historyEntry: { sequence: instance.historyLength, at, event: HistoryEvent.transitioned, triggerId: trigger.id, transitionId: chosen.id, fromStateId, toStateId, status: entered.status },
+        ...entriesOfEntry(
+          { sequence: instance.historyLength, at, event: HistoryEvent.transitioned, triggerId: trigger.id, transitionId: chosen.id, fromStateId, toStateId, status: entered.status },
+          entered.automaticSteps,
+        ),
         outbox: entered.outbox,
       },
       logs: draft.logs,

@@ -25,6 +25,11 @@ export interface Change {
   readonly instance: Instance;
   /** Absent only for a change that is no step of the instance's life (a timer spent without a transition). */
   readonly historyEntry?: HistoryEntry;
+  /**
+   * Entries the same save writes before `historyEntry`, oldest first: a change that took automatic
+   * transitions (enter-state.ts) records its own entry, then each step; `historyEntry` is the last.
+   */
+  readonly precedingEntries?: readonly HistoryEntry[];
   /** Rows for the relay, written in the instance's partition with the save. */
   readonly outbox: readonly OutboxRow[];
   /** Lifecycle event records, added by the runtime from the change (events/lifecycle-events.ts). */

@@ -61,7 +61,7 @@ export class Draft {
   readonly actionsRun: { readonly location: string; readonly type: string; readonly logsBefore: number; readonly raisedBefore: number }[] = [];
   /** Who the change is for, as rules see them (actor.ts effectiveActor): JSONata's `actor`. */
   readonly actor?: Actor;
-    /** Every condition evaluated so far, in order (decision-trace.ts), and every retry and handled error. */
+  /** Every condition evaluated so far, in order (decision-trace.ts), and every retry and handled error. */
   readonly trace: Mutable<TraceEntry>[] = [];
   /** Set when the trigger is re-applied by its pending retry: that step goes on counting its attempts. */
   retryStart?: RetryStart;

@@ -97,7 +97,12 @@ export async function dryRunTrigger(definition: WorkflowDefinition, stored: Inst
     contextAfter: decision.change ? decision.change.instance.context : stored.context,
     // The same records a real save would write (lifecycle-events.ts), so what is shown is what would be sent.
     events: decision.change?.historyEntry
-      ? lifecycleEventWrite(definition, stored, { instance: decision.change.instance, historyEntry: decision.change.historyEntry }, { kind: 'trigger', trigger }).records.map((record) => ({
+      ? lifecycleEventWrite(
+          definition,
+          stored,
+          { instance: decision.change.instance, historyEntry: decision.change.historyEntry, ...(decision.change.precedingEntries ? { precedingEntries: decision.change.precedingEntries } : {}) },
+          { kind: 'trigger', trigger },
+        ).records.map((record) => ({
           type: record.type,
           subscriptionIds: record.deliveries.map((delivery) => delivery.subscriptionId),
           data: record.data,

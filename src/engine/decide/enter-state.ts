@@ -1,30 +1,44 @@
 /**
- * @module Entering a state, written once for creation, transitions and recovery: the entry conditions
- * (checked by the caller at its own step, since a false one blocks a transition but faults a creation),
- * then the status, the entry actions, the interests recomputed from the context as it then stands, and
- * the outbox rows of everything the change raised, and the state's timers armed (timers.ts).
+ * @module Entering a state, written once for creation, transitions, recovery and migration: the entry
+ * conditions (checked by the caller at its own step, since a false one blocks a transition but faults a
+ * creation), then the status, the entry actions, the state's automatic transitions followed (each step
+ * exits, acts and enters like a triggered transition, in the same change), then, for the state the chain
+ * ends in, the interests recomputed from the context as it then stands, the outbox rows of everything
+ * the change raised, and the state's timers armed (timers.ts).
  */
-import { isFinalState } from '../definition/definition';
+import { MAX_AUTOMATIC_STEPS, isAutomaticTransition, isFinalState, type StateDefinition, type TransitionDefinition } from '../definition/definition';
 import { statePath } from './decision-trace';
 import { budgetFault, budgetShare, depthFault, isDueAtOnce } from './causal-budget';
 import { actorOfCause, causeKey, followUpActor, followUpDepth, type Cause } from './decision';
 import { InstanceStatus } from '../model/enums';
 import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from '../model/outbox';
-import type { ArmedTimer } from '../model/instance';
+import { HistoryEvent, type ArmedTimer, type HistoryEntry } from '../model/instance';
 import type { Draft } from './draft';
 import { armTimers, timerOutboxRows } from './timers';
 import { derivedChildId } from '../steps/actions/start-instance';
 import { raisedTriggerId } from '../model/trigger-ids';
 import { systemActor } from '../model/actor';
 
+/** One automatic transition taken: a history entry and a lifecycle event of its own. */
+export interface AutomaticStep {
+  readonly transitionId: string;
+  readonly fromStateId: string;
+  readonly toStateId: string;
+  /** The status on entering `toStateId` (`complete` for a final state). */
+  readonly status: InstanceStatus;
+}
+
 /** What entering a state produced: the parts of the next instance it decides, and the rows to write. */
 export interface EnteredState {
+  /** The state the change ends in: the one entered, or the last an automatic transition reached. */
   readonly stateId: string;
   readonly status: InstanceStatus;
   readonly interests: readonly string[];
   /** Which entry into the state this is (the sequence of the history entry that records it). */
   readonly stateEntry: number;
+  /** The automatic transitions taken after the entry, in order (each one history entry after the change's own). */
+  readonly automaticSteps: readonly AutomaticStep[];
   /** The state's timers, armed from the moment of entry. */
   readonly timers: readonly ArmedTimer[];
   /** Raised triggers, then one `timer` row per armed timer. */
@@ -67,6 +81,93 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   draft.stateId = stateId;
   draft.status = isFinalState(state) ? InstanceStatus.complete : InstanceStatus.waiting;
   await draft.runActions(state.entryActions, `entry action of state "${stateId}"`, statePath(stateId, 'entryActions'));
+  const automaticSteps = await followAutomaticTransitions(draft);
+  return settleEntry(draft, cause, stateEntry + automaticSteps.length, enteredAt, automaticSteps);
+}
+
+/**
+ * The state's automatic transitions, followed from the draft's state (its entry actions already run),
+ * in the order the README states ("Automatic transitions"): for a state that has any, its exit
+ * conditions (one false: the instance waits there), then the first automatic transition, in definition
+ * order, whose conditions all hold, else its `otherwise` one (none: it waits there), then the target's
+ * entry conditions (one false: it waits there), then the exit actions, the transition's actions, the move
+ * and the target's entry actions; and again from the target. Throws (a StepFailure, the loop limit) to
+ * fault the instance, as any step of the change would.
+ */
+export async function followAutomaticTransitions(draft: Draft): Promise<AutomaticStep[]> {
+  const steps: AutomaticStep[] = [];
+  for (;;) {
+    const fromStateId = draft.stateId;
+    const state = stateOf(draft, fromStateId);
+    const chosen = await chooseAutomatic(draft, fromStateId, state);
+    if (!chosen) return steps;
+    if (steps.length === MAX_AUTOMATIC_STEPS) throw new Error(automaticLoopMessage([...steps.map((step) => step.fromStateId), fromStateId]));
+    await draft.runActions(state.exitActions, `exit action of state "${fromStateId}"`, statePath(fromStateId, 'exitActions'));
+    await draft.runActions(chosen.actions, `action of transition "${chosen.id}"`, statePath(fromStateId, `transitions[${state.transitions.indexOf(chosen)}].actions`));
+    const target = stateOf(draft, chosen.targetStateId);
+    draft.stateId = chosen.targetStateId;
+    draft.status = isFinalState(target) ? InstanceStatus.complete : InstanceStatus.waiting;
+    await draft.runActions(target.entryActions, `entry action of state "${chosen.targetStateId}"`, statePath(chosen.targetStateId, 'entryActions'));
+    steps.push({ transitionId: chosen.id, fromStateId, toStateId: chosen.targetStateId, status: draft.status });
+  }
+}
+
+/** The automatic transition to take from `stateId` now, or undefined when the instance is to wait there. */
+async function chooseAutomatic(draft: Draft, stateId: string, state: StateDefinition): Promise<TransitionDefinition | undefined> {
+  if (!state.transitions.some(isAutomaticTransition)) return undefined;
+  if ((await draft.firstFalse(state.exitConditions, `exit condition of state "${stateId}"`, statePath(stateId, 'exitConditions'))) >= 0) return undefined;
+  let chosen: TransitionDefinition | undefined;
+  for (const [index, transition] of state.transitions.entries()) {
+    if (!isAutomaticTransition(transition) || transition.otherwise) continue;
+    const path = statePath(stateId, `transitions[${index}].conditions`);
+    if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${stateId}"`, path)) < 0) {
+      chosen = transition;
+      break;
+    }
+  }
+  chosen ??= state.transitions.find((transition) => isAutomaticTransition(transition) && transition.otherwise);
+  if (!chosen) return undefined;
+  return (await entryBlockedAt(draft, chosen.targetStateId)) >= 0 ? undefined : chosen;
+}
+
+/** The fault of a chain too long: the states it went through, shortened to the last loop when it repeats one. */
+function automaticLoopMessage(visited: readonly string[]): string {
+  const last = visited[visited.length - 1]!;
+  const start = visited.lastIndexOf(last, visited.length - 2);
+  const states = (start >= 0 ? visited.slice(start) : visited).map((stateId) => JSON.stringify(stateId).slice(1, -1)).join(' → ');
+  return `more than ${MAX_AUTOMATIC_STEPS} automatic transitions in one change: ${start >= 0 ? 'the loop' : 'the states'} ${states}`;
+}
+
+/**
+ * The history entries of a change that entered a state: its own (`first`, for the state it entered),
+ * then one `transitioned` entry per automatic step, with the same time and trigger. `historyEntry` is
+ * the last; `precedingEntries` (absent when there is no step) are the ones before it.
+ */
+export function entriesOfEntry(first: HistoryEntry, steps: readonly AutomaticStep[]): { historyEntry: HistoryEntry; precedingEntries?: HistoryEntry[] } {
+  if (steps.length === 0) return { historyEntry: first };
+  const entries: HistoryEntry[] = [
+    { ...first, status: InstanceStatus.waiting },
+    ...steps.map((step, index) => ({
+      sequence: first.sequence + index + 1,
+      at: first.at,
+      event: HistoryEvent.transitioned,
+      triggerId: first.triggerId,
+      transitionId: step.transitionId,
+      fromStateId: step.fromStateId,
+      toStateId: step.toStateId,
+      status: step.status,
+    })),
+  ];
+  return { historyEntry: entries[entries.length - 1]!, precedingEntries: entries.slice(0, -1) };
+}
+
+/**
+ * The end of an entry, for the state the draft is in: interests, timers (armed for the entry numbered
+ * `stateEntry`, from `enteredAt`) and the change's outbox rows.
+ */
+export async function settleEntry(draft: Draft, cause: Cause, stateEntry: number, enteredAt: Date, automaticSteps: readonly AutomaticStep[] = []): Promise<EnteredState> {
+  const stateId = draft.stateId;
+  const state = stateOf(draft, stateId);
   const interests = await computeInterests(draft.instanceId, state, draft.scope(), draft.registry, draft.effects);
   const armed = await armTimers(draft, state, enteredAt, followUpDepth(cause), cause);
   // The change's causal budget, shared among all its follow-up work (causal-budget.ts); a change that
@@ -82,10 +183,16 @@ export async function enterState(draft: Draft, cause: Cause, stateId: string, st
   if (outbox.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
     throw new Error(`one change may raise triggers and arm timers for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length}`);
   }
+  // Each automatic step writes a history entry and may write an event record in the same transaction.
+  if (automaticSteps.length > 0 && outbox.length + 2 * automaticSteps.length > MAX_OUTBOX_ROWS_PER_CHANGE) {
+    throw new Error(
+      `one change may raise triggers, arm timers and take automatic transitions (2 rows each) for at most ${MAX_OUTBOX_ROWS_PER_CHANGE} rows, not ${outbox.length + 2 * automaticSteps.length}`,
+    );
+  }
   const dueAtOnce = timers.find(isDueAtOnce);
   const timerFault = dueAtOnce && budgetFault(`the timer of transition "${dueAtOnce.transitionId}" (due at once)`, share, pieces, cause);
   if (timerFault) throw new Error(timerFault);
-  return { stateId, status: draft.status, interests, stateEntry, timers, outbox };
+  return { stateId, status: draft.status, interests, stateEntry, automaticSteps, timers, outbox };
 }
 
 /** The rows for what the draft raised and the children it starts, with deterministic ids; past the causal depth or row limits, a fault. */

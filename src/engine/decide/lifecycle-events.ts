@@ -88,7 +88,8 @@ export function parseEventId(instanceId: string, id: string): { sequence: number
 
 /** A change that writes a history entry: only those emit events (a spent timer's save writes none, and emits none). */
 /** `outbox`: the change's own rows (its follow-up work shares the causal budget with a parent's notification). */
-export type RecordedChange = Pick<Change, 'instance'> & { readonly historyEntry: NonNullable<Change['historyEntry']>; readonly outbox?: Change['outbox'] };
+/** `precedingEntries`: the entries before `historyEntry` (automatic transitions), each emitting its own events. */
+export type RecordedChange = Pick<Change, 'instance' | 'precedingEntries'> & { readonly historyEntry: NonNullable<Change['historyEntry']>; readonly outbox?: Change['outbox'] };
 
 /** Which events a change means, in emission order: its history event, then the status it ended in. */
 export function lifecycleEventsOf(before: Instance | undefined, change: RecordedChange): LifecycleEventType[] {
@@ -119,6 +120,25 @@ export interface LifecycleEventWrite {
  * the same change always gives the same rows and ids. `cause` sets the causal depth of a parent's trigger.
  */
 export function lifecycleEventWrite(definition: WorkflowDefinition, before: Instance | undefined, change: RecordedChange, cause: Cause): LifecycleEventWrite {
+  if (!change.precedingEntries?.length) return entryEventWrite(definition, before, change, cause);
+  // A chain of automatic transitions: each entry emits the events of its own step, from the state the
+  // previous one reached (the context is the one the change saves: the steps between were never stored).
+  const records: LifecycleEventRecord[] = [];
+  const outbox: OutboxRow[] = [];
+  let previous = before;
+  for (const entry of change.precedingEntries) {
+    const reached: Instance = { ...change.instance, stateId: entry.toStateId, status: entry.status };
+    const write = entryEventWrite(definition, previous, { instance: reached, historyEntry: entry }, cause);
+    records.push(...write.records);
+    outbox.push(...write.outbox);
+    previous = reached;
+  }
+  const last = entryEventWrite(definition, previous, { instance: change.instance, historyEntry: change.historyEntry, ...(change.outbox ? { outbox: change.outbox } : {}) }, cause);
+  return { records: [...records, ...last.records], outbox: [...outbox, ...last.outbox] };
+}
+
+/** The events of one history entry of a change. */
+function entryEventWrite(definition: WorkflowDefinition, before: Instance | undefined, change: RecordedChange, cause: Cause): LifecycleEventWrite {
   const after = change.instance;
   const { sequence, at } = change.historyEntry;
   const subscriptions = definition.subscriptions ?? [];
@@ -197,7 +217,12 @@ function parentTriggerRow(child: Instance, name: string, sequence: number, cause
 /** `change` with its events: the records to write, the rows appended to its outbox and listed on the instance. */
 export function withLifecycleEvents(definition: WorkflowDefinition, before: Instance | undefined, change: Change, cause: Cause): Change {
   if (!change.historyEntry) return change;
-  const events = lifecycleEventWrite(definition, before, { instance: change.instance, historyEntry: change.historyEntry, outbox: change.outbox }, cause);
+  const events = lifecycleEventWrite(
+    definition,
+    before,
+    { instance: change.instance, historyEntry: change.historyEntry, outbox: change.outbox, ...(change.precedingEntries ? { precedingEntries: change.precedingEntries } : {}) },
+    cause,
+  );
   if (events.records.length === 0 && events.outbox.length === 0) return change;
   return {
     ...change,

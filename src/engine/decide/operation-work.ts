@@ -50,6 +50,8 @@ export const BulkAction = {
   suspend: 'suspend',
   resume: 'resume',
   delete: 'delete',
+  /** Writes the search rows of instances not indexed yet (or of versions that declared no indexes), changing nothing else. */
+  reindex: 'reindex',
 } as const;
 export type BulkAction = (typeof BulkAction)[keyof typeof BulkAction];
 
@@ -62,6 +64,7 @@ export const bulkRequestSchema = z
       status: instanceStatusSchema.optional(),
       subject: z.string().min(1).max(1024).optional(),
       updatedBefore: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only instances last changed before this moment (ISO 8601).' }),
+      workflowVersion: z.number().int().min(1).optional().meta({ description: 'Only instances of this version (e.g. a `reindex` of a version).' }),
     }),
     stateId: stateIdSchema.optional().meta({ description: 'For `recover`: the state whose entry runs again.' }),
     force: z.boolean().default(false).meta({ description: 'For `delete`: delete waiting and initializing instances too.' }),
@@ -86,7 +89,7 @@ export type BulkRequestInput = z.input<typeof bulkRequestSchema>;
 
 export interface BulkRequest {
   readonly action: BulkAction;
-  readonly filter: Omit<InstanceSelection, 'workflowVersion'>;
+  readonly filter: InstanceSelection;
   readonly stateId?: string;
   readonly force?: boolean;
   /** Who asked for it (set by the host; the request schema is strict, so a client cannot). */
@@ -115,6 +118,7 @@ const doneOutcome: Record<BulkAction, ActionOutcome> = {
   suspend: ActionOutcome.suspended,
   resume: ActionOutcome.resumed,
   delete: ActionOutcome.deleted,
+  reindex: ActionOutcome.reindexed,
 };
 
 /** The outcome a bulk action reports for an instance it changed. */

@@ -41,6 +41,8 @@ export const ActionOutcome = {
   suspended: 'suspended',
   resumed: 'resumed',
   deleted: 'deleted',
+  /** Its search rows written (a `reindex` bulk action). */
+  reindexed: 'reindexed',
   /** Nothing to do: already on the target version, or no longer matching the filter when its turn came. */
   skipped: 'skipped',
   /** A migration that cannot move it: its status or its state (the reason is in `error`). */

@@ -130,6 +130,20 @@ export interface Instance {
   readonly pendingRetry?: PendingRetry;
   /** The trigger `pendingRetry` re-applies, as it was delivered (id, subjects, parameters, causal depth). Internal. */
   readonly retryTrigger?: Trigger;
+  /** A key from the business (an invoice number), set at creation: the built-in search field `businessKey`. */
+  readonly businessKey?: string;
+  /** The instance's rows in the search index (search/search-index.ts); absent: the instance is not indexed. */
+  readonly search?: InstanceSearchState;
+}
+
+/** What the search index holds of an instance, kept on it like its interests, so a save knows what to add and remove. */
+export interface InstanceSearchState {
+  /** Entry keys (`field!value`) of the rows written for the instance as it is. */
+  readonly entries: readonly string[];
+  /** Entry keys of rows earlier saves wrote that no longer hold: removed with the next save's rows (one request). */
+  readonly stale?: readonly string[];
+  /** Fields left without a value, and why (an expression failed or yielded the wrong type). */
+  readonly problems?: Readonly<Record<string, string>>;
 }
 
 export interface InstanceParent {

@@ -51,6 +51,8 @@ export interface EngineOptions {
   /** Reload-and-reprocess rounds after a concurrent write (412) before giving up. @default 5 */
   maxSaveAttempts?: number;
   events?: EventOptions;
+  /** The key sensitive search fields are hashed with (HMAC-SHA256); without it they are left unindexed. */
+  searchHmacKey?: string;
 }
 
 export interface ResolvedEngineOptions {
@@ -63,6 +65,7 @@ export interface ResolvedEngineOptions {
   readonly maxLeaseWaitInMs: number;
   readonly definitionCacheSize: number;
   readonly maxSaveAttempts: number;
+  readonly searchHmacKey?: string;
   readonly events: { readonly http: ExternalServiceClient; readonly policy: EventDeliveryPolicy; readonly sourcePrefix: string };
 }
 
@@ -77,6 +80,7 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
     maxLeaseWaitInMs: options.maxLeaseWaitInMs ?? 60_000,
     definitionCacheSize: Math.max(1, options.definitionCacheSize ?? 100),
     maxSaveAttempts: Math.max(1, options.maxSaveAttempts ?? 5),
+    ...(options.searchHmacKey ? { searchHmacKey: options.searchHmacKey } : {}),
     events: {
       http: options.events?.http ?? options.http ?? refusingExternalServiceClient,
       policy: resolveEventDeliveryPolicy(options.events?.policy),

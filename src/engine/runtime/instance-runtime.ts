@@ -38,6 +38,8 @@ import { newIncarnation } from '../model/trigger-ids';
 import type { Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
+import { SearchIndexing } from '../search/search-indexing';
+import type { SearchIndexStore } from '../search/search-port';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;
@@ -46,6 +48,8 @@ export interface InstanceRuntimePorts {
   readonly leases: LeaseProvider;
   /** Where a host that schedules timers from storage finds them (the local server); absent elsewhere. */
   readonly dueTimers?: DueTimerIndex;
+  /** The search index (search/search-port.ts); absent: instances are not indexed for search. */
+  readonly search?: SearchIndexStore;
 }
 
 /** What a decision needs besides the instance: its definition and the effects it may use. */
@@ -85,12 +89,15 @@ export class InstanceRuntime {
   private readonly journal = new ActionCallJournal();
   /** Instances whose outbox this process relayed completely, with the ETag they then had (saves no query on the next load). */
   private readonly relayed = new Map<string, string>();
+  private readonly search: SearchIndexing;
 
   constructor(
     private readonly ports: InstanceRuntimePorts,
     private readonly versions: WorkflowVersionCache,
     private readonly options: ResolvedEngineOptions,
-  ) {}
+  ) {
+    this.search = new SearchIndexing(ports.search, versions, { logger: options.logger, now: () => options.clock.now(), ...(options.searchHmacKey ? { hmacKey: options.searchHmacKey } : {}) });
+  }
 
   /**
    * The one run loop of every change: see the module comment. `causeOf` names what is being delivered
@@ -270,6 +277,7 @@ export class InstanceRuntime {
           // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
           for (const child of await this.childrenOf(stored, options)) await this.delete(child.id, true, options);
           await this.ports.interests.remove(instanceId, stored.interests, options);
+          await this.search.removeAll(stored, options);
           await this.unindexTimers(stored, { ...stored, timers: [] }, options);
           await lease.discard();
           await this.ports.instances.purge(instanceId, options);
@@ -314,11 +322,13 @@ export class InstanceRuntime {
     const preparing = this.prepareLease(input.instanceId, options);
     // Index rows first: the indexes may hold more than the truth, never less.
     let stored: StoredInstance;
+    let creating = change.instance;
     try {
       await this.ports.interests.add(input.instanceId, change.instance.interests, options);
       await this.indexTimers(undefined, change.instance, options);
+      creating = await this.search.beforeSave(undefined, change.instance, options);
       stored = await this.ports.instances.create(
-        change.instance,
+        creating,
         { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) },
         options,
       );
@@ -326,13 +336,43 @@ export class InstanceRuntime {
       // Refused outright (too large, invalid): nothing was created, so its index rows must not stay. After a
       // conflict or a storage fault they stay: another writer's instance may own them, or the create may
       // have happened after all (the index is a superset of the truth).
-      if (error instanceof TooLargeError || error instanceof ValidationError) await this.removeInterests(input.instanceId, change.instance.interests, options);
+      if (error instanceof TooLargeError || error instanceof ValidationError) {
+        await this.removeInterests(input.instanceId, change.instance.interests, options);
+        await this.search.undoCreate(creating, options);
+      }
       throw error;
     } finally {
       await preparing;
     }
     this.finish(deliveryKey, decision.logs, stored);
     return { decision, instance: stored, outbox: [...leftovers, ...change.outbox] };
+  }
+
+  /**
+   * Writes the instance's search rows and records them on it (a reindex), under its lease: no decision,
+   * no history entry, and its ETag changes. False when the instance does not exist.
+   */
+  async reindex(instanceId: string, options: OperationOptions = {}): Promise<boolean> {
+    if (!(await this.ports.instances.get(instanceId, options))) return false;
+    return this.ports.leases.withLease(
+      instanceId,
+      async (lease) => {
+        for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
+          const stored = await this.ports.instances.get(instanceId, options);
+          if (!stored || stored.deleting) return false;
+          const indexed = await this.search.beforeSave(stored, stored, options, true);
+          lease.assertHeld();
+          try {
+            await this.ports.instances.save(indexed, {}, { ...options, ifMatch: stored.etag });
+            return true;
+          } catch (error) {
+            if (!(error instanceof PreconditionFailedError)) throw error;
+          }
+        }
+        throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
+      },
+      { leaseDurationInSeconds: this.options.leaseDurationInSeconds, maxWaitInMs: this.options.maxLeaseWaitInMs, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) },
+    );
   }
 
   /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */
@@ -410,8 +450,9 @@ export class InstanceRuntime {
     const removed = stored.interests.filter((subject) => !after.has(subject));
     if (added.length) await this.ports.interests.add(stored.id, added, options);
     await this.indexTimers(stored, next, options);
+    const searched = await this.search.beforeSave(stored, next, options);
     lease.assertHeld();
-    const { instance: remembering, applied } = withAppliedRows(stored, next, this.options.clock.now());
+    const { instance: remembering, applied } = withAppliedRows(stored, searched, this.options.clock.now());
     let saved: StoredInstance;
     try {
       const write = { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}), ...(applied.length ? { applied } : {}) };
@@ -422,6 +463,7 @@ export class InstanceRuntime {
     }
     if (removed.length) await this.removeInterests(stored.id, removed, options);
     await this.unindexTimers(stored, next, options);
+    await this.search.afterSave(saved, options);
     return saved;
   }
 
@@ -480,7 +522,9 @@ function withActor(decision: Decision, cause: Cause): Decision {
   const entry = decision.change?.historyEntry;
   const actor = actorOfCause(cause);
   if (!actor || !entry || entry.actor) return decision;
-  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, actor } } };
+  // A chain of automatic transitions is one change: each of its entries is the same actor's.
+  const preceding = decision.change!.precedingEntries?.map((earlier) => (earlier.actor ? earlier : { ...earlier, actor }));
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, actor }, ...(preceding ? { precedingEntries: preceding } : {}) } };
 }
 
 /** A timer's trigger acts as `system`, caused by the actor of the change that armed the timer (ArmedTimer.armedBy). */
@@ -494,7 +538,8 @@ function withTimerActor(trigger: Trigger, stored: Instance): Trigger {
 function withOperationId(decision: Decision, options: ChangeOptions): Decision {
   const entry = decision.change?.historyEntry;
   if (!options.operationId || !entry || entry.triggerId !== null) return decision;
-  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId } } };
+  const preceding = decision.change!.precedingEntries?.map((earlier) => ({ ...earlier, operationId: options.operationId! }));
+  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId }, ...(preceding ? { precedingEntries: preceding } : {}) } };
 }
 
 /** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */
@@ -539,5 +584,5 @@ function mayHaveForgotten(stored: Instance, triggerId: string, offeredSince: str
 }
 
 function historyOf(change: Change): HistoryEntry[] {
-  return change.historyEntry ? [change.historyEntry] : [];
+  return change.historyEntry ? [...(change.precedingEntries ?? []), change.historyEntry] : [];
 }

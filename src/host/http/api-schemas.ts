@@ -61,6 +61,8 @@ export const instanceSchema = z
       .optional()
       .meta({ description: "A trigger waiting for another attempt of a step's retry policy: a timer applies it again at `nextAttemptAt` (absent when none)." }),
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
+    businessKey: z.string().optional().meta({ description: 'The key from the business given at creation (searchable as `businessKey`).' }),
+    indexProblems: z.record(z.string(), z.string()).optional().meta({ description: 'Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type).' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),
@@ -219,7 +221,18 @@ export const migrationReportSchema = z
     fromVersion: z.number().int(),
     toVersion: z.number().int(),
     rows: z
-      .array(z.object({ fromStateId: z.string(), toStateId: z.string(), count: z.number().int(), sample: reportSample }))
+      .array(
+        z.object({
+          fromStateId: z.string(),
+          toStateId: z.string(),
+          count: z.number().int(),
+          sample: reportSample,
+          automaticTransitions: z
+            .array(z.object({ transitionId: z.string(), targetStateId: z.string(), otherwise: z.literal(true).optional() }))
+            .optional()
+            .meta({ description: 'The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here).' }),
+        }),
+      )
       .meta({ description: 'Instances that would move, per source and target state.' }),
     blocked: z
       .array(z.object({ fromStateId: z.string(), reason: z.string(), count: z.number().int(), sample: reportSample }))

@@ -13,6 +13,8 @@ import { instanceBody, instanceUrl, pageBody } from './representations';
 import { preferWaitHeaders } from './prefer-wait';
 import { submittedOperation, submittedResponses } from './trigger-routes';
 import { defineRoute } from './route';
+import { searchExplanationSchema, searchQueryShape } from './search-routes';
+import { ValidationError } from '../../engine/model';
 import type { RouteDefinition } from './types';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
@@ -37,6 +39,7 @@ const listInstancesQuery = z.object({
   stateId: z.string().min(1).max(128).optional(),
   status: instanceStatusSchema.optional(),
   subject: z.string().min(1).max(1024).optional().meta({ description: 'Only instances interested in this subject (an instance id, an interest, or a trigger name a transition answers).' }),
+  ...searchQueryShape,
   ...pageQuerySchema,
 });
 const historyQuery = z.object(pageQuerySchema);
@@ -44,7 +47,9 @@ const historyQuery = z.object(pageQuerySchema);
 const instanceTriggerBody = z.strictObject(triggerFieldsSchema.omit({ subjects: true }).shape, {
   error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('subjects') ? 'subjects are not allowed here: the instance id is the subject' : undefined),
 });
-const instancePage = pageSchemaOf(instanceSchema, 'InstancePage');
+const instancePage = pageSchemaOf(instanceSchema, 'InstancePage').extend({
+  explain: searchExplanationSchema.optional().meta({ description: 'With `explain=true`: the plan and its storage requests.' }),
+});
 
 export const instanceRoutes: readonly RouteDefinition[] = [
   defineRoute({
@@ -103,9 +108,20 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       responses: { 200: { description: 'A page of instances.', body: instancePage } },
     },
     async handle({ query }, { engine }) {
-      const { workflowId, stateId, status, subject, parentId, ...page } = query;
-      const filter = { workflowId, stateId, status, ...(parentId !== undefined ? { parentId } : {}) };
-      const result = subject !== undefined ? await engine.findInstancesBySubject(subject, filter, page) : await engine.listInstances(filter, page);
+      const { workflowId, stateId, status, subject, parentId, filter, orderBy, explain, ...page } = query;
+      if (filter !== undefined || orderBy !== undefined || explain !== undefined) {
+        // A search: the other narrowing parameters are conditions of the filter language instead.
+        const extra = Object.entries({ stateId, status, subject, parentId }).find(([, value]) => value !== undefined)?.[0];
+        if (workflowId === undefined || extra !== undefined) {
+          const path = workflowId === undefined ? 'workflowId' : extra!;
+          const message = workflowId === undefined ? 'is required with filter, orderBy or explain' : `cannot be combined with filter, orderBy or explain: write it in the filter`;
+          throw new ValidationError(`${path} ${message}`, [{ path, message }]);
+        }
+        const found = await engine.searchInstances({ workflowId, ...(filter !== undefined ? { filter } : {}), ...(orderBy !== undefined ? { orderBy } : {}) }, page);
+        return { status: 200, body: { ...pageBody(found.items.map(instanceBody), found), ...(explain === 'true' ? { explain: found.explain } : {}) } };
+      }
+      const narrowing = { workflowId, stateId, status, ...(parentId !== undefined ? { parentId } : {}) };
+      const result = subject !== undefined ? await engine.findInstancesBySubject(subject, narrowing, page) : await engine.listInstances(narrowing, page);
       return { status: 200, body: pageBody(result.items.map(instanceBody), result) };
     },
   }),

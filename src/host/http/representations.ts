@@ -22,6 +22,8 @@ export function instanceBody(instance: StoredInstance) {
     ...(instance.fault ? { fault: instance.fault } : {}),
     ...(instance.pendingRetry ? { pendingRetry: instance.pendingRetry } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
+    ...(instance.businessKey !== undefined ? { businessKey: instance.businessKey } : {}),
+    ...(instance.search?.problems ? { indexProblems: instance.search.problems } : {}),
     createdAt: instance.createdAt,
     updatedAt: instance.updatedAt,
     etag: instance.etag,

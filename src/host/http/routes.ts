@@ -11,6 +11,7 @@ import { healthSchema } from './api-schemas';
 import { explainRoutes } from './explain-routes';
 import { waitingRoutes } from './waiting-routes';
 import { instanceRoutes } from './instance-routes';
+import { searchRoutes } from './search-routes';
 import { operateRoutes } from './operate-routes';
 import { defineRoute } from './route';
 import { buildOpenApiDocument } from './openapi';
@@ -76,6 +77,7 @@ const systemRoutes: readonly RouteDefinition[] = [
 export const routes: readonly RouteDefinition[] = [
   ...workflowRoutes,
   ...instanceRoutes,
+  ...searchRoutes,
   ...eventRoutes,
   ...operateRoutes,
   ...triggerRoutes,

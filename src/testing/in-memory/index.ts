@@ -5,8 +5,9 @@ import { InMemoryInterestIndex } from './in-memory-interest-index';
 import { InMemoryLeaseProvider } from './in-memory-lease-provider';
 import { InMemoryOperationStore } from './in-memory-operation-store';
 import { InMemoryWorkflowStore } from './in-memory-workflow-store';
+import { InMemorySearchIndex } from './in-memory-search-index';
 
-export { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemoryWorkflowStore };
+export { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemorySearchIndex, InMemoryWorkflowStore };
 export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
 export { collectAll, pageOf } from './paging';
 
@@ -21,6 +22,7 @@ export function createInMemoryPorts(options: { maxLeaseWaitInMs?: number } = {})
     events: instances,
     interests: new InMemoryInterestIndex(),
     operations: new InMemoryOperationStore(),
+    search: new InMemorySearchIndex(),
     leases: new InMemoryLeaseProvider(options.maxLeaseWaitInMs !== undefined ? { maxWaitInMs: options.maxLeaseWaitInMs } : {}),
   };
 }

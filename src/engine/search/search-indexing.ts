@@ -1,0 +1,90 @@
+/**
+ * @module Keeping an instance's search rows with every change, like its interest rows: before the save,
+ * the rows of its new values are written and the rows an earlier save made stale are removed, in one
+ * batch (one request however many indexes the workflow declares); the instance records which rows it
+ * holds (`search.entries`) and which its values left behind (`search.stale`), so the next save removes
+ * them. A save that ends the instance removes its stale rows right after (no later save will). The
+ * index thus holds at least the truth, and queries check every row against the instance as read.
+ *
+ * An instance is indexed when its version declares `indexes` (an empty list indexes the built-in fields
+ * only), or once it has been indexed (a reindex, or an earlier version): it stays indexed from then on.
+ */
+import type { WorkflowDefinition } from '../definition/definition';
+import type { EngineLogger } from '../steps/effects';
+import { InstanceStatus } from '../model/enums';
+import type { Instance, InstanceSearchState } from '../model/instance';
+import type { OperationOptions } from '../ports/ports';
+import type { WorkflowVersions } from './search-port';
+import type { SearchIndexStore } from './search-port';
+import { entriesOf, searchValuesOf } from './search-values';
+
+export interface SearchIndexingOptions {
+  readonly hmacKey?: string;
+  readonly logger: EngineLogger;
+  readonly now: () => Date;
+}
+
+/** Whether instances of the version are indexed from their creation. */
+export function declaresIndexes(definition: WorkflowDefinition): boolean {
+  return definition.indexes !== undefined;
+}
+
+export class SearchIndexing {
+  constructor(
+    private readonly store: SearchIndexStore | undefined,
+    private readonly versions: WorkflowVersions,
+    private readonly options: SearchIndexingOptions,
+  ) {}
+
+  /**
+   * `next` with its search state, its rows written first (with the removal of what `previous` left
+   * stale): call right before saving it. `force` indexes an instance not indexed yet (a reindex).
+   */
+  async beforeSave(previous: Instance | undefined, next: Instance, options: OperationOptions = {}, force = false): Promise<Instance> {
+    if (!this.store) return next;
+    const { definition } = await this.versions.get(next.workflowId, next.workflowVersion, options);
+    if (!force && !declaresIndexes(definition) && !previous?.search) return next;
+    const values = await searchValuesOf(definition, next, { now: this.options.now });
+    const { entries, problems } = await entriesOf(definition, values, { ...(this.options.hmacKey !== undefined ? { hmacKey: this.options.hmacKey } : {}) });
+    const had = previous?.search?.entries ?? [];
+    const holding = new Set(entries);
+    const hadSet = new Set(had);
+    const add = entries.filter((entry) => !hadSet.has(entry));
+    const remove = (previous?.search?.stale ?? []).filter((entry) => !holding.has(entry));
+    const stale = had.filter((entry) => !holding.has(entry));
+    if (add.length > 0 || remove.length > 0) {
+      await this.store.write(next.workflowId, next.id, { add, remove, ...(next.incarnation !== undefined ? { incarnation: next.incarnation } : {}) }, options);
+    }
+    const search: InstanceSearchState = { entries, ...(stale.length > 0 ? { stale } : {}), ...(Object.keys(problems).length > 0 ? { problems } : {}) };
+    return { ...next, search };
+  }
+
+  /** After a save that ended the instance (complete, cancelled): its stale rows, at once. Failing is harmless (queries check). */
+  async afterSave(saved: Instance, options: OperationOptions = {}): Promise<void> {
+    const stale = saved.search?.stale ?? [];
+    if (!this.store || stale.length === 0) return;
+    if (saved.status !== InstanceStatus.complete && saved.status !== InstanceStatus.cancelled) return;
+    await this.removeQuietly(saved, stale, options);
+  }
+
+  /** Rows written for an instance whose creation was refused outright (too large, invalid). */
+  async undoCreate(instance: Instance, options: OperationOptions = {}): Promise<void> {
+    if (this.store && instance.search) await this.removeQuietly(instance, instance.search.entries, options);
+  }
+
+  /** Every row of an instance being deleted, and its business key claim. Thrown on failure: the deletion is repeated. */
+  async removeAll(instance: Instance, options: OperationOptions = {}): Promise<void> {
+    if (!this.store) return;
+    const rows = [...(instance.search?.entries ?? []), ...(instance.search?.stale ?? [])];
+    if (rows.length > 0) await this.store.write(instance.workflowId, instance.id, { add: [], remove: rows }, options);
+    if (instance.businessKey !== undefined) await this.store.releaseBusinessKey(instance.workflowId, instance.businessKey, instance.id, options);
+  }
+
+  private async removeQuietly(instance: Instance, rows: readonly string[], options: OperationOptions): Promise<void> {
+    try {
+      await this.store!.write(instance.workflowId, instance.id, { add: [], remove: rows }, options);
+    } catch (error) {
+      this.options.logger.warn('Could not remove stale search rows', { instanceId: instance.id, error: String(error) });
+    }
+  }
+}

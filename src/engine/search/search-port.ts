@@ -1,0 +1,53 @@
+/**
+ * @module The port of the search index: rows keyed `field!value!instance` in one partition per
+ * workflow, so that every row an instance's save writes or removes is one batch (one request), and a
+ * range of values of a field is one partition range scan. Invariant, as for the interest index: a
+ * superset of the truth (rows added before the save that makes them true; rows a save made stale are
+ * removed with the next save's batch, or right after a save that ends the instance). Queries check
+ * every row against the instance as read.
+ */
+import type { WorkflowVersion } from '../definition/definition';
+import type { OperationOptions, Page, PageOptions } from '../ports/ports';
+
+/** One row read by a scan. */
+export interface SearchRow {
+  /** `field!segment` (encoding.ts). */
+  readonly entry: string;
+  readonly instanceId: string;
+  /** The incarnation that wrote the row: a row of an earlier instance with the id is not the current one's. */
+  readonly incarnation?: string;
+}
+
+export interface SearchIndexWrite {
+  /** Entry keys to write (upserts: writing a row twice is harmless). */
+  readonly add: readonly string[];
+  /** Entry keys to remove (rows already gone are fine). */
+  readonly remove: readonly string[];
+  readonly incarnation?: string;
+}
+
+/** A range of entry keys, `from` inclusive, `to` exclusive. */
+export interface SearchRange {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface SearchIndexStore {
+  /** Adds and removes the instance's rows: one batch when they fit in one (at most 100 rows). */
+  write(workflowId: string, instanceId: string, write: SearchIndexWrite, options?: OperationOptions): Promise<void>;
+  /** A page of the rows in `range`, in key order (value order, then instance id). */
+  scan(workflowId: string, range: SearchRange, options?: PageOptions): Promise<Page<SearchRow>>;
+  /**
+   * Claims `businessKey` for the instance (a unique business key): returns the id of the instance that
+   * holds it when another does. `isHeld` is asked about a holder found (a claim left by an instance since
+   * deleted or never created is taken over).
+   */
+  claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>, options?: OperationOptions): Promise<string | undefined>;
+  /** Releases the claim if the instance holds it. */
+  releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options?: OperationOptions): Promise<void>;
+}
+
+/** Where the search finds an instance's version (the runtime's version cache). */
+export interface WorkflowVersions {
+  get(workflowId: string, version: number, options?: OperationOptions): Promise<WorkflowVersion>;
+}

@@ -1,0 +1,118 @@
+/**
+ * @module The search index on Azure Table Storage (engine/search/search-port.ts): PartitionKey = the
+ * workflow id, RowKey = `field!value!instance` (the value's sortable segment, engine/search/encoding.ts,
+ * then the encoded instance id), a column `incarnation`. An instance's rows share its workflow's
+ * partition, so a save's additions and removals are one entity-group transaction (up to 100 rows), and
+ * a range of values of one field is one range scan of one partition. Claims of unique business keys are
+ * rows `~key!<hex>` (`~` sorts after every field name) holding the claiming instance's id.
+ */
+import { createHash } from 'node:crypto';
+import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import type { OperationOptions, Page, PageOptions } from '../engine/ports';
+import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../engine/search';
+import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
+import { decodeKey, encodeKey } from './keys';
+import { queryPage, type TableRow } from './table-query';
+
+/** Rows per entity-group transaction. */
+const MAX_BATCH = 100;
+const CLAIM_PREFIX = '~key!';
+
+export class TableSearchIndex implements SearchIndexStore {
+  constructor(private readonly client: TableClient) {}
+
+  async write(workflowId: string, instanceId: string, write: SearchIndexWrite, options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    const instanceKey = encodeKey(instanceId, 'instance id');
+    const incarnation = write.incarnation !== undefined ? { incarnation: write.incarnation } : {};
+    const actions: TransactionAction[] = [
+      ...write.add.map((entry): TransactionAction => ['upsert', { partitionKey, rowKey: `${entry}!${instanceKey}`, ...incarnation }, 'Replace']),
+      ...write.remove.map((entry): TransactionAction => ['delete', { partitionKey, rowKey: `${entry}!${instanceKey}` }]),
+    ];
+    const what = `search rows of instance "${instanceId}"`;
+    for (let start = 0; start < actions.length; start += MAX_BATCH) {
+      const chunk = actions.slice(start, start + MAX_BATCH);
+      try {
+        await this.client.submitTransaction(chunk, { abortSignal: options.abortSignal });
+      } catch (error) {
+        // One row to remove was gone already (an earlier attempt removed it): the transaction failed as a
+        // whole, so its rows are written one by one, absorbing exactly "not found".
+        if (!isEntityNotFound(error)) throw toSignalboxError(error, what);
+        for (const action of chunk) await this.single(action, what, options);
+      }
+    }
+  }
+
+  private async single(action: TransactionAction, what: string, options: OperationOptions): Promise<void> {
+    const [kind, entity] = action as [string, { partitionKey: string; rowKey: string }];
+    try {
+      if (kind === 'delete') await this.client.deleteEntity(entity.partitionKey, entity.rowKey, { abortSignal: options.abortSignal });
+      else await this.client.upsertEntity(entity, 'Replace', { abortSignal: options.abortSignal });
+    } catch (error) {
+      if (!isEntityNotFound(error)) throw toSignalboxError(error, what);
+    }
+  }
+
+  async scan(workflowId: string, range: SearchRange, options: PageOptions = {}): Promise<Page<SearchRow>> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    // Every part goes through the odata tag: the bounds hold values from a query.
+    const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
+    return queryPage(this.client, filter, options, toSearchRow, `search index of workflow "${workflowId}"`, ['RowKey', 'incarnation']);
+  }
+
+  async claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>, options: OperationOptions = {}): Promise<string | undefined> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    const rowKey = claimRowKey(businessKey);
+    const what = `business key "${businessKey}"`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.client.createEntity({ partitionKey, rowKey, instanceId }, { abortSignal: options.abortSignal });
+        return undefined;
+      } catch (error) {
+        if (statusOf(error) !== 409) throw toSignalboxError(error, what);
+      }
+      let claim: TableRow;
+      try {
+        claim = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
+      } catch (error) {
+        if (isEntityNotFound(error)) continue; // released meanwhile: claim again
+        throw toSignalboxError(error, what);
+      }
+      const holder = String(claim.instanceId);
+      if (holder === instanceId) return undefined;
+      if (await isHeld(holder)) return holder;
+      // Left by an instance deleted, or never created: taken over, on the claim's ETag (a race is lost, not doubled).
+      try {
+        await this.client.updateEntity({ partitionKey, rowKey, instanceId }, 'Replace', { etag: claim.etag, abortSignal: options.abortSignal });
+        return undefined;
+      } catch (error) {
+        if (statusOf(error) !== 412 && !isEntityNotFound(error)) throw toSignalboxError(error, what);
+      }
+    }
+    throw toSignalboxError(new Error('the claim kept changing'), what);
+  }
+
+  async releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    const rowKey = claimRowKey(businessKey);
+    await translate(`business key "${businessKey}"`, async () => {
+      try {
+        const claim = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
+        if (claim.instanceId === instanceId) await this.client.deleteEntity(partitionKey, rowKey, { etag: claim.etag, abortSignal: options.abortSignal });
+      } catch (error) {
+        if (!isEntityNotFound(error) && statusOf(error) !== 412) throw error;
+      }
+    });
+  }
+}
+
+/** Hashed: a business key of 256 characters may not fit in a key, and the claim need not show it. */
+function claimRowKey(businessKey: string): string {
+  return `${CLAIM_PREFIX}${createHash('sha256').update(businessKey, 'utf8').digest('base64url')}`;
+}
+
+function toSearchRow(row: TableRow): SearchRow {
+  const rowKey = String(row.rowKey);
+  const cut = rowKey.lastIndexOf('!');
+  return { entry: rowKey.slice(0, cut), instanceId: decodeKey(rowKey.slice(cut + 1)), ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}) };
+}
