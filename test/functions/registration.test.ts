@@ -61,6 +61,8 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Issue 26: why an instance is not moving, and a workflow's instances counted by why.
   ['GET', 'instances/{instanceId}/waiting', 'function'],
   ['GET', 'workflows/{workflowId}/waiting', 'function'],
+  // Counting instances by a filter over their search fields (the search issue).
+  ['GET', 'instance-counts', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],
