@@ -41,6 +41,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate and analyse a definition, storing nothing
+         * @description An invalid definition is an answer here (200, `valid: false`, every problem by JSON path), not a failed request. Warnings need a valid definition.
+         */
+        post: operations["validateWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/diagram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Draw a workflow as a Mermaid state diagram
+         * @description A Mermaid `stateDiagram-v2`: every state by its display name, the initial and final states, every transition labelled with its trigger names or its timer.
+         */
+        get: operations["getWorkflowDiagram"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Migrate instances to another version of their workflow
+         * @description A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.
+         */
+        post: operations["migrateInstances"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflows/{workflowId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a workflow's instances are not moving, counted
+         * @description Instances that are not final, counted per primary class and state, with the oldest of each group, the trigger names it waits for and fault causes grouped. Reads instance rows only, page by page up to a bound (`truncated` past it): leases and children are looked at per instance (`GET /instances/{id}/waiting`).
+         */
+        get: operations["getWorkflowWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances": {
         parameters: {
             query?: never;
@@ -231,26 +311,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/workflows/{workflowId}/migrations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Migrate instances to another version of their workflow
-         * @description A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.
-         */
-        post: operations["migrateInstances"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/instances/{instanceId}/suspend": {
         parameters: {
             query?: never;
@@ -311,6 +371,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/available-triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The triggers an instance can act on now, for the caller
+         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer; only those the caller may take (a transition's `actors` rule, evaluated), the others in `refused` with why. `?actor=` asks for another user (Signalbox.Operator). Conditions on the context are not evaluated.
+         */
+        get: operations["getAvailableTriggers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/{instanceId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why an instance is not moving
+         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, leaseHeld, waitingForRetry, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children and suspension; changes nothing.
+         */
+        get: operations["getInstanceWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/triggers": {
         parameters: {
             query?: never;
@@ -363,106 +463,6 @@ export interface paths {
          * @description With `Prefer: wait=<seconds>` an unfinished operation is answered when it finishes, or after that long (at most 60), whichever comes first.
          */
         get: operations["getOperation"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/workflows/validate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Validate and analyse a definition, storing nothing
-         * @description An invalid definition is an answer here (200, `valid: false`, every problem by JSON path), not a failed request. Warnings need a valid definition.
-         */
-        post: operations["validateWorkflow"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/workflows/{workflowId}/diagram": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Draw a workflow as a Mermaid state diagram
-         * @description A Mermaid `stateDiagram-v2`: every state by its display name, the initial and final states, every transition labelled with its trigger names or its timer.
-         */
-        get: operations["getWorkflowDiagram"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/instances/{instanceId}/available-triggers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The triggers an instance can act on now, for the caller
-         * @description For the current state: each transition with the trigger names it answers, the parameters it tests, its target and its timer; only those the caller may take (a transition's `actors` rule, evaluated), the others in `refused` with why. `?actor=` asks for another user (Signalbox.Operator). Conditions on the context are not evaluated.
-         */
-        get: operations["getAvailableTriggers"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/instances/{instanceId}/waiting": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Why an instance is not moving
-         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, leaseHeld, waitingForRetry, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children and suspension; changes nothing.
-         */
-        get: operations["getInstanceWaiting"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/workflows/{workflowId}/waiting": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Why a workflow's instances are not moving, counted
-         * @description Instances that are not final, counted per primary class and state, with the oldest of each group, the trigger names it waits for and fault causes grouped. Reads instance rows only, page by page up to a bound (`truncated` past it): leases and children are looked at per instance (`GET /instances/{id}/waiting`).
-         */
-        get: operations["getWorkflowWaiting"];
         put?: never;
         post?: never;
         delete?: never;
@@ -590,6 +590,91 @@ export interface components {
             id: string;
             displayName: string;
             version: number;
+        };
+        DefinitionCheck: {
+            valid: boolean;
+            /** @description Why the definition would be refused; empty when valid. */
+            errors: {
+                path: string;
+                message: string;
+            }[];
+            /** @description Only for a valid definition. */
+            warnings: components["schemas"]["DefinitionWarning"][];
+        };
+        /** @description Allowed, but probably a mistake; never blocks storing a definition. */
+        DefinitionWarning: {
+            /** @description JSON path in the definition. */
+            path: string;
+            /** @enum {string} */
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "automaticLoop" | "nothingWaits" | "hostNotAllowed";
+            message: string;
+        };
+        MigrationReport: {
+            fromVersion: number;
+            toVersion: number;
+            /** @description Instances that would move, per source and target state. */
+            rows: {
+                fromStateId: string;
+                toStateId: string;
+                count: number;
+                /** @description A few of the instance ids. */
+                sample: string[];
+                /** @description The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here). */
+                automaticTransitions?: {
+                    transitionId: string;
+                    targetStateId: string;
+                    /** @constant */
+                    otherwise?: true;
+                }[];
+            }[];
+            /** @description Instances that cannot move, per source state and reason. */
+            blocked: {
+                fromStateId: string;
+                reason: string;
+                count: number;
+                /** @description A few of the instance ids. */
+                sample: string[];
+            }[];
+        };
+        AcceptedOperation: {
+            operationId: string;
+            /** @enum {string} */
+            status: "notStarted" | "running" | "succeeded" | "failed";
+            /** @description Where to poll: GET it until it answers 200. */
+            statusUrl: string;
+        };
+        /** @description A workflow's instances that are not final, per class and state, largest groups first. */
+        WaitingSummary: {
+            workflowId: string;
+            /** @description Instances read. */
+            scanned: number;
+            /** @description Instances counted. */
+            notFinal: number;
+            /** @description More instances exist than one summary reads (see Limits): the counts cover those read. */
+            truncated: boolean;
+            groups: {
+                /** @enum {string} */
+                class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+                stateId: string;
+                count: number;
+                oldest: {
+                    instanceId: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     */
+                    since: string;
+                };
+                /** @description For `waitingForTrigger`: the names its state answers. */
+                triggerNames?: string[];
+                /** @description For `faulted`: the causes (first 200 characters), most frequent first. */
+                causes?: {
+                    cause: string;
+                    count: number;
+                }[];
+                /** @description Faulted instances whose causes are past the first 10. */
+                otherCauses?: number;
+            }[];
         };
         Instance: {
             id: string;
@@ -950,13 +1035,6 @@ export interface components {
             /** @description True when there were more than 100 candidates: only the first 100 were decided. */
             truncated: boolean;
         };
-        AcceptedOperation: {
-            operationId: string;
-            /** @enum {string} */
-            status: "notStarted" | "running" | "succeeded" | "failed";
-            /** @description Where to poll: GET it until it answers 200. */
-            statusUrl: string;
-        };
         InstanceCounts: {
             count: number;
             /** @description With `groupBy`: the count per value, largest first (`null`: instances without a value; a keyword counts once per value it holds). */
@@ -989,33 +1067,6 @@ export interface components {
                 lastError?: string;
             }[];
         };
-        MigrationReport: {
-            fromVersion: number;
-            toVersion: number;
-            /** @description Instances that would move, per source and target state. */
-            rows: {
-                fromStateId: string;
-                toStateId: string;
-                count: number;
-                /** @description A few of the instance ids. */
-                sample: string[];
-                /** @description The automatic transitions of the target state, in the order they are tried: a waiting instance takes the first that holds in the migration (not evaluated here). */
-                automaticTransitions?: {
-                    transitionId: string;
-                    targetStateId: string;
-                    /** @constant */
-                    otherwise?: true;
-                }[];
-            }[];
-            /** @description Instances that cannot move, per source state and reason. */
-            blocked: {
-                fromStateId: string;
-                reason: string;
-                count: number;
-                /** @description A few of the instance ids. */
-                sample: string[];
-            }[];
-        };
         BulkDryRun: {
             action: string;
             filter: {
@@ -1027,100 +1078,6 @@ export interface components {
             };
             /** @description How many instances the filter matches now: the `expectedCount` a bulk delete names. */
             matched: number;
-        };
-        OperationPage: {
-            items: components["schemas"]["ListedOperation"][];
-            /** @description Present when there may be more: pass it back as `continuationToken`. */
-            continuationToken?: string;
-        };
-        /** @description An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`). */
-        ListedOperation: {
-            id: string;
-            /**
-             * @description What the operation does: dispatch a trigger, migrate instances, or a bulk action.
-             * @enum {string}
-             */
-            kind: "trigger" | "migration" | "bulk";
-            /** @description Only for `trigger`. */
-            triggerId?: string;
-            /** @description Only for `trigger`: what was sent (its name, subjects and parameters). */
-            trigger?: {
-                name: string;
-                subjects: string[];
-                parameters?: {
-                    [key: string]: components["schemas"]["JsonValue"];
-                };
-                contentType?: string;
-            };
-            /** @description Only for `migration`: what it migrates. */
-            migration?: {
-                workflowId: string;
-                fromVersion: number;
-                toVersion: number;
-                stateMap: {
-                    [key: string]: string;
-                };
-                filter?: {
-                    stateId?: string;
-                    /** @enum {string} */
-                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
-                };
-            };
-            /** @description Only for `bulk`: the action and its filter. */
-            bulk?: {
-                /** @enum {string} */
-                action: "cancel" | "recover" | "suspend" | "resume" | "delete";
-                filter: {
-                    workflowId: string;
-                    stateId?: string;
-                    /** @enum {string} */
-                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
-                    subject?: string;
-                    updatedBefore?: string;
-                };
-                stateId?: string;
-                force?: boolean;
-            };
-            /** @description Who sent the trigger or asked for the migration or bulk action. */
-            actor?: components["schemas"]["Actor"];
-            /** @enum {string} */
-            status: "notStarted" | "running" | "succeeded" | "failed";
-            /**
-             * Format: date-time
-             * @description ISO 8601, UTC.
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601, UTC.
-             */
-            updatedAt: string;
-            /** @description Instances the operation was applied to. */
-            candidates: number;
-            /** @description How many instances had each outcome (every outcome of the kind, 0 included); counts all of them. */
-            summary: {
-                [key: string]: number;
-            };
-            /** @description Only when `status` is `failed`: why the dispatch could not finish. */
-            error?: string;
-        };
-        DefinitionCheck: {
-            valid: boolean;
-            /** @description Why the definition would be refused; empty when valid. */
-            errors: {
-                path: string;
-                message: string;
-            }[];
-            /** @description Only for a valid definition. */
-            warnings: components["schemas"]["DefinitionWarning"][];
-        };
-        /** @description Allowed, but probably a mistake; never blocks storing a definition. */
-        DefinitionWarning: {
-            /** @description JSON path in the definition. */
-            path: string;
-            /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "automaticLoop" | "nothingWaits" | "hostNotAllowed";
-            message: string;
         };
         /** @description Empty `items` unless the instance is `waiting`. */
         AvailableTriggers: {
@@ -1330,38 +1287,81 @@ export interface components {
             class: "stranded";
             stateId: string;
         };
-        /** @description A workflow's instances that are not final, per class and state, largest groups first. */
-        WaitingSummary: {
-            workflowId: string;
-            /** @description Instances read. */
-            scanned: number;
-            /** @description Instances counted. */
-            notFinal: number;
-            /** @description More instances exist than one summary reads (see Limits): the counts cover those read. */
-            truncated: boolean;
-            groups: {
-                /** @enum {string} */
-                class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
-                stateId: string;
-                count: number;
-                oldest: {
-                    instanceId: string;
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601, UTC.
-                     */
-                    since: string;
+        OperationPage: {
+            items: components["schemas"]["ListedOperation"][];
+            /** @description Present when there may be more: pass it back as `continuationToken`. */
+            continuationToken?: string;
+        };
+        /** @description An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`). */
+        ListedOperation: {
+            id: string;
+            /**
+             * @description What the operation does: dispatch a trigger, migrate instances, or a bulk action.
+             * @enum {string}
+             */
+            kind: "trigger" | "migration" | "bulk";
+            /** @description Only for `trigger`. */
+            triggerId?: string;
+            /** @description Only for `trigger`: what was sent (its name, subjects and parameters). */
+            trigger?: {
+                name: string;
+                subjects: string[];
+                parameters?: {
+                    [key: string]: components["schemas"]["JsonValue"];
                 };
-                /** @description For `waitingForTrigger`: the names its state answers. */
-                triggerNames?: string[];
-                /** @description For `faulted`: the causes (first 200 characters), most frequent first. */
-                causes?: {
-                    cause: string;
-                    count: number;
-                }[];
-                /** @description Faulted instances whose causes are past the first 10. */
-                otherCauses?: number;
-            }[];
+                contentType?: string;
+            };
+            /** @description Only for `migration`: what it migrates. */
+            migration?: {
+                workflowId: string;
+                fromVersion: number;
+                toVersion: number;
+                stateMap: {
+                    [key: string]: string;
+                };
+                filter?: {
+                    stateId?: string;
+                    /** @enum {string} */
+                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                };
+            };
+            /** @description Only for `bulk`: the action and its filter. */
+            bulk?: {
+                /** @enum {string} */
+                action: "cancel" | "recover" | "suspend" | "resume" | "delete";
+                filter: {
+                    workflowId: string;
+                    stateId?: string;
+                    /** @enum {string} */
+                    status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                    subject?: string;
+                    updatedBefore?: string;
+                };
+                stateId?: string;
+                force?: boolean;
+            };
+            /** @description Who sent the trigger or asked for the migration or bulk action. */
+            actor?: components["schemas"]["Actor"];
+            /** @enum {string} */
+            status: "notStarted" | "running" | "succeeded" | "failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updatedAt: string;
+            /** @description Instances the operation was applied to. */
+            candidates: number;
+            /** @description How many instances had each outcome (every outcome of the kind, 0 included); counts all of them. */
+            summary: {
+                [key: string]: number;
+            };
+            /** @description Only when `status` is `failed`: why the dispatch could not finish. */
+            error?: string;
         };
         Health: {
             /** @constant */
@@ -2465,6 +2465,346 @@ export interface operations {
             };
         };
     };
+    validateWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowDefinition"];
+            };
+        };
+        responses: {
+            /** @description The verdict. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionCheck"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowDiagram: {
+        parameters: {
+            query?: {
+                /** @description The version to draw; the latest (or the instance's) by default. */
+                version?: number;
+                /** @description Highlight this instance's current state (drawn on its version unless `version` says otherwise). */
+                instanceId?: string;
+            };
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diagram. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description An unknown or malformed query parameter, or the instance belongs to another workflow. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow, version or instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    migrateInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fromVersion: number;
+                    toVersion: number;
+                    /**
+                     * @description Source state → target state. A state not listed keeps its id when the target version has it.
+                     * @default {}
+                     */
+                    stateMap?: {
+                        [key: string]: string;
+                    };
+                    filter?: {
+                        stateId?: string;
+                        /** @enum {string} */
+                        status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+                    };
+                    /**
+                     * @description Report what would move, change nothing (200).
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The dry run's report: what would move where, and what cannot move and why. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MigrationReport"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            202: {
+                headers: {
+                    /** @description The operation to poll. */
+                    Location: string;
+                    /** @description The operation to poll (the same URL). */
+                    "Operation-Location": string;
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedOperation"];
+                };
+            };
+            /** @description The request is invalid (a version or a mapped state that does not exist). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingSummary"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInstances: {
         parameters: {
             query?: {
@@ -3539,134 +3879,6 @@ export interface operations {
             };
         };
     };
-    migrateInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workflowId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    fromVersion: number;
-                    toVersion: number;
-                    /**
-                     * @description Source state → target state. A state not listed keeps its id when the target version has it.
-                     * @default {}
-                     */
-                    stateMap?: {
-                        [key: string]: string;
-                    };
-                    filter?: {
-                        stateId?: string;
-                        /** @enum {string} */
-                        status?: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
-                    };
-                    /**
-                     * @description Report what would move, change nothing (200).
-                     * @default false
-                     */
-                    dryRun?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description The dry run's report: what would move where, and what cannot move and why. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MigrationReport"];
-                };
-            };
-            /** @description Accepted: poll `statusUrl` until it answers 200. */
-            202: {
-                headers: {
-                    /** @description The operation to poll. */
-                    Location: string;
-                    /** @description The operation to poll (the same URL). */
-                    "Operation-Location": string;
-                    /** @description Seconds to wait before asking again. */
-                    "Retry-After": string;
-                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
-                    "Preference-Applied"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AcceptedOperation"];
-                };
-            };
-            /** @description The request is invalid (a version or a mapped state that does not exist). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such workflow. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not `application/json`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     suspendInstance: {
         parameters: {
             query?: never;
@@ -3982,6 +4194,151 @@ export interface operations {
             };
         };
     };
+    getAvailableTriggers: {
+        parameters: {
+            query?: {
+                /** @description Answer for this user id instead of the caller (needs Signalbox.Operator). */
+                actor?: string;
+                /** @description With `actor`: the user's app roles, comma-separated. */
+                roles?: string;
+                /** @description With `actor`: the user's group ids, comma-separated. */
+                groups?: string;
+            };
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status and the transitions of its state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvailableTriggers"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `?actor=` without Signalbox.Operator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstanceWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingAnswer"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     sendTrigger: {
         parameters: {
             query?: {
@@ -4241,363 +4598,6 @@ export interface operations {
                 };
             };
             /** @description No such operation. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    validateWorkflow: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WorkflowDefinition"];
-            };
-        };
-        responses: {
-            /** @description The verdict. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionCheck"];
-                };
-            };
-            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not `application/json`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getWorkflowDiagram: {
-        parameters: {
-            query?: {
-                /** @description The version to draw; the latest (or the instance's) by default. */
-                version?: number;
-                /** @description Highlight this instance's current state (drawn on its version unless `version` says otherwise). */
-                instanceId?: string;
-            };
-            header?: never;
-            path: {
-                workflowId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The diagram. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain; charset=utf-8": string;
-                };
-            };
-            /** @description An unknown or malformed query parameter, or the instance belongs to another workflow. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such workflow, version or instance. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getAvailableTriggers: {
-        parameters: {
-            query?: {
-                /** @description Answer for this user id instead of the caller (needs Signalbox.Operator). */
-                actor?: string;
-                /** @description With `actor`: the user's app roles, comma-separated. */
-                roles?: string;
-                /** @description With `actor`: the user's group ids, comma-separated. */
-                groups?: string;
-            };
-            header?: never;
-            path: {
-                instanceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Its status and the transitions of its state. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AvailableTriggers"];
-                };
-            };
-            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `?actor=` without Signalbox.Operator. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such instance. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getInstanceWaiting: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                instanceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The answer. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WaitingAnswer"];
-                };
-            };
-            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such instance. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getWorkflowWaiting: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workflowId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The counts. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WaitingSummary"];
-                };
-            };
-            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such workflow. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -6,7 +6,7 @@
  */
 import { BlobServiceClient } from '@azure/storage-blob';
 import { leaseBlobName } from '../../src/leasing/lease-name';
-import { waitingAnswerSchema, waitingSummarySchema } from '../../src/host/http/waiting-routes';
+import { waitingAnswerSchema, waitingSummarySchema } from '../../src/host/http/instances/instance-waiting';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { testConnectionString } from '../support/storage';
 

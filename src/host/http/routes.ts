@@ -4,20 +4,23 @@
  */
 import { publicRoute } from './access';
 import { consoleRoutes } from './console-routes';
-import { eventRoutes } from './event-routes';
+import { eventRoutes } from './instances/instance-events';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
 import { healthSchema } from './api-schemas';
-import { explainRoutes } from './explain-routes';
-import { waitingRoutes } from './waiting-routes';
-import { instanceRoutes } from './instance-routes';
-import { searchRoutes } from './search-routes';
-import { operateRoutes } from './operate-routes';
+import { availableTriggerRoutes } from './instances/available-triggers';
+import { instanceOperationRoutes } from './instances/instance-operations';
+import { instanceWaitingRoutes } from './instances/instance-waiting';
+import { workflowAnalysisRoutes } from './workflows/workflow-analysis';
+import { workflowOperationRoutes } from './workflows/workflow-operations';
+import { workflowWaitingRoutes } from './workflows/workflow-waiting';
+import { instanceRoutes } from './instances/instance-routes';
+import { searchRoutes } from './instances/instance-search';
 import { defineRoute } from './route';
 import { buildOpenApiDocument } from './openapi';
-import { triggerRoutes } from './trigger-routes';
+import { triggerRoutes } from './operations/operation-routes';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
-import { workflowRoutes } from './workflow-routes';
+import { workflowRoutes } from './workflows/workflow-routes';
 import { problem } from '../problem';
 
 const systemRoutes: readonly RouteDefinition[] = [
@@ -74,15 +77,19 @@ const systemRoutes: readonly RouteDefinition[] = [
   }),
 ];
 
+/** Grouped by resource: workflows, instances, operations (triggers submit them), the system. */
 export const routes: readonly RouteDefinition[] = [
   ...workflowRoutes,
+  ...workflowAnalysisRoutes,
+  ...workflowOperationRoutes,
+  ...workflowWaitingRoutes,
   ...instanceRoutes,
   ...searchRoutes,
   ...eventRoutes,
-  ...operateRoutes,
+  ...instanceOperationRoutes,
+  ...availableTriggerRoutes,
+  ...instanceWaitingRoutes,
   ...triggerRoutes,
-  ...explainRoutes,
-  ...waitingRoutes,
   ...systemRoutes,
   ...consoleRoutes,
 ];

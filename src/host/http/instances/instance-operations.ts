@@ -1,23 +1,18 @@
-/**
- * @module Operating a live system: migrations between versions (dry run, or an operation), suspend and
- * resume, bulk actions (an operation), deleting instances and workflows.
- */
-import { Role } from './access';
+/** @module Operating instances: suspend and resume, deletion, and bulk actions over a filter (an operation). */
 import { z } from 'zod';
-import { bulkRequestSchema, matchesSelection, migrationRequestSchema, type BulkRequest } from '../../engine/decide';
-import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema, migrationReportSchema } from './api-schemas';
-import { ConflictError } from '../../engine/model';
-import { defineRoute } from './route';
-import { instanceBody } from './representations';
-import { acceptedOperation } from './trigger-routes';
-import type { StoredInstance } from '../../engine/model';
-import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from './types';
-import type { Actor } from '../../engine/model';
+import { bulkRequestSchema, matchesSelection, type BulkRequest } from '../../../engine/decide';
+import type { Actor, StoredInstance } from '../../../engine/model';
+import { ConflictError } from '../../../engine/model';
+import { Role } from '../access';
+import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema } from '../api-schemas';
+import { acceptedOperation } from '../operations/operation-routes';
+import { instanceBody } from '../representations';
+import { defineRoute } from '../route';
+import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from '../types';
 
 const forceShape = { force: z.enum(['true', 'false']).optional().meta({ description: 'Delete a waiting or initializing instance too.' }) };
 const forceQuery = z.object(forceShape);
 const instancePath = z.object({ instanceId: z.string() });
-const workflowPath = z.object({ workflowId: z.string() });
 const noQuery = z.object({});
 const accepted = { description: 'Accepted: poll `statusUrl` until it answers 200.', body: acceptedOperationSchema, headers: acceptedHeaders };
 const instanceAnswer = (description: string) => ({ description, body: instanceSchema, headers: etagHeaders });
@@ -49,53 +44,7 @@ function changeStatus(change: (engine: ApiServices['engine'], instanceId: string
   };
 }
 
-export const operateRoutes: readonly RouteDefinition[] = [
-  defineRoute({
-    name: 'migrateInstances',
-    methods: ['POST'],
-    route: 'workflows/{workflowId}/migrations',
-    authLevel: 'function',
-    role: Role.operator,
-    contract: {
-      summary: 'Migrate instances to another version of their workflow',
-      description: 'A dry run (`dryRun: true`) answers 200 with a report and changes nothing; otherwise 202 with an operation that migrates each instance under its lease.',
-      tags: ['operations'],
-      path: workflowPath,
-      query: noQuery,
-      body: migrationRequestSchema,
-      responses: {
-        200: { description: "The dry run's report: what would move where, and what cannot move and why.", body: migrationReportSchema },
-        202: accepted,
-        400: 'The request is invalid (a version or a mapped state that does not exist).',
-        404: 'No such workflow.',
-      },
-    },
-    invalidBody: 'The migration request is invalid',
-    async handle({ params, body, request }, { engine, triggers }) {
-      // The body's shape is checked; the engine checks it against the workflow's versions.
-      const { request: migration, dryRun } = await engine.migrationsAndBulkActions.parseMigration(params.workflowId, body);
-      if (dryRun) return { status: 200, body: await engine.migrationsAndBulkActions.migrationReport(migration) };
-      return acceptedOperation(await triggers.submitWork({ migration: { ...migration, actor: actorOf(request) } }));
-    },
-  }),
-  defineRoute({
-    name: 'deleteWorkflow',
-    methods: ['DELETE'],
-    route: 'workflows/{workflowId}',
-    authLevel: 'function',
-    role: Role.admin,
-    contract: {
-      summary: 'Delete a workflow and every version of it',
-      tags: ['workflows'],
-      path: workflowPath,
-      query: noQuery,
-      responses: { 204: { description: 'Deleted.' }, 404: 'No such workflow.', 409: 'Instances of it exist: delete them first.' },
-    },
-    async handle({ params }, { engine }) {
-      await engine.deleteWorkflow(params.workflowId);
-      return { status: 204 };
-    },
-  }),
+export const instanceOperationRoutes: readonly RouteDefinition[] = [
   defineRoute({
     name: 'deleteInstance',
     methods: ['DELETE'],

@@ -1,21 +1,21 @@
 /** @module /api/instances: create, read, query, history, recover, cancel, and instance-scoped triggers. */
-import { Role } from './access';
+import { Role } from '../access';
 import { z } from 'zod';
-import { createInstanceInputSchema } from '../../engine/decide';
-import { instanceStatusSchema } from '../../engine/model';
-import type { StoredInstance } from '../../engine/model';
-import { parseTrigger, triggerFieldsSchema } from '../../engine/model';
-import { contextPatchSchema } from '../../engine/model';
-import { actorOf, principalOf } from './types';
-import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from './api-schemas';
-import { pageQuerySchema } from './query';
-import { instanceBody, instanceUrl, pageBody } from './representations';
-import { preferWaitHeaders } from './prefer-wait';
-import { submittedOperation, submittedResponses } from './trigger-routes';
-import { defineRoute } from './route';
-import { searchExplanationSchema, searchQueryShape } from './search-routes';
-import { ValidationError } from '../../engine/model';
-import type { RouteDefinition } from './types';
+import { createInstanceInputSchema } from '../../../engine/decide';
+import { instanceStatusSchema } from '../../../engine/model';
+import type { StoredInstance } from '../../../engine/model';
+import { parseTrigger, triggerFieldsSchema } from '../../../engine/model';
+import { contextPatchSchema } from '../../../engine/model';
+import { actorOf, principalOf } from '../types';
+import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifNoneMatchHeaders, instanceSchema, offerListSchema, pageSchemaOf } from '../api-schemas';
+import { pageQuerySchema } from '../query';
+import { instanceBody, instanceUrl, pageBody } from '../representations';
+import { preferWaitHeaders } from '../prefer-wait';
+import { submittedOperation, submittedResponses } from '../operations/operation-routes';
+import { defineRoute } from '../route';
+import { searchExplanationSchema, searchQueryShape } from './instance-search';
+import { ValidationError } from '../../../engine/model';
+import type { RouteDefinition } from '../types';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
   return {

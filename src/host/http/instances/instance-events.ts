@@ -1,12 +1,12 @@
 /** @module /api/instances/{id}/events: an instance's lifecycle events with their deliveries, and redelivery of a dead-lettered one. */
-import { Role } from './access';
+import { Role } from '../access';
 import { z } from 'zod';
-import type { LifecycleEventRecord } from '../../engine/decide';
-import { lifecycleEventSchema, pageSchemaOf } from './api-schemas';
-import { pageQuerySchema } from './query';
-import { defineRoute } from './route';
-import { pageBody } from './representations';
-import type { RouteDefinition } from './types';
+import type { LifecycleEventRecord } from '../../../engine/decide';
+import { lifecycleEventSchema, pageSchemaOf } from '../api-schemas';
+import { pageQuerySchema } from '../query';
+import { defineRoute } from '../route';
+import { pageBody } from '../representations';
+import type { RouteDefinition } from '../types';
 
 export function eventBody(event: LifecycleEventRecord) {
   return {

@@ -4,9 +4,9 @@
  * (not under /api/instances/, where `count` could be an instance id).
  */
 import { z } from 'zod';
-import { Role } from './access';
-import { defineRoute } from './route';
-import type { RouteDefinition } from './types';
+import { Role } from '../access';
+import { defineRoute } from '../route';
+import type { RouteDefinition } from '../types';
 
 export const filterParameter = z
   .string()

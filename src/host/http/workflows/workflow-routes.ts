@@ -1,14 +1,14 @@
 /** @module /api/workflows: versioned definitions with ETags. */
-import { Role } from './access';
+import { Role } from '../access';
 import { z } from 'zod';
-import type { Engine } from '../../engine/engine';
-import { analyzeDefinition, outboundHostWarnings } from '../../engine/analysis';
-import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from './api-schemas';
-import { pageQuerySchema } from './query';
-import { pageBody, workflowBody } from './representations';
-import { defineRoute } from './route';
-import type { RouteDefinition } from './types';
-import type { WorkflowVersion } from '../../engine/definition';
+import type { Engine } from '../../../engine/engine';
+import { analyzeDefinition, outboundHostWarnings } from '../../../engine/analysis';
+import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from '../api-schemas';
+import { pageQuerySchema } from '../query';
+import { pageBody, workflowBody } from '../representations';
+import { defineRoute } from '../route';
+import type { RouteDefinition } from '../types';
+import type { WorkflowVersion } from '../../../engine/definition';
 
 function workflowResponse(status: number, workflow: WorkflowVersion, location?: string) {
   return {

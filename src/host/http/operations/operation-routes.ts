@@ -1,12 +1,12 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
-import { NotFoundError } from '../../engine/model';
-import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult, type StoredOperation } from '../../engine/operations';
-import type { OperationStore } from '../../engine/ports';
-import { OperationStatus } from '../../engine/model';
-import { onePage } from '../../engine/ports';
-import { triggerInputSchema, triggerFromInput } from '../../engine/model';
+import { NotFoundError } from '../../../engine/model';
+import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult, type StoredOperation } from '../../../engine/operations';
+import type { OperationStore } from '../../../engine/ports';
+import { OperationStatus } from '../../../engine/model';
+import { onePage } from '../../../engine/ports';
+import { triggerInputSchema, triggerFromInput } from '../../../engine/model';
 import { z } from 'zod';
-import { isFinished } from '../finished-operation-cache';
+import { isFinished } from '../../finished-operation-cache';
 import {
   acceptedHeaders,
   acceptedOperationSchema,
@@ -17,13 +17,13 @@ import {
   operationSchema,
   pageSchemaOf,
   pendingOperationHeaders,
-} from './api-schemas';
-import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from './prefer-wait';
-import { pageQuerySchema } from './query';
-import { defineRoute } from './route';
-import { listedOperationBody, operationBody, operationUrl, pageBody } from './representations';
-import { actorOf, type ApiRequest, type ApiResponse, type ApiServices, type ResponseContract, type RouteDefinition } from './types';
-import { Role } from './access';
+} from '../api-schemas';
+import { preferenceApplied, preferWaitHeaders, requestedWaitInSeconds } from '../prefer-wait';
+import { pageQuerySchema } from '../query';
+import { defineRoute } from '../route';
+import { listedOperationBody, operationBody, operationUrl, pageBody } from '../representations';
+import { actorOf, type ApiRequest, type ApiResponse, type ApiServices, type ResponseContract, type RouteDefinition } from '../types';
+import { Role } from '../access';
 
 /** Seconds a client should wait before polling an unfinished operation. */
 export const RETRY_AFTER_IN_SECONDS = 1;

@@ -1,15 +1,15 @@
 /**
- * @module "Why is it stuck?": why one instance is not moving, and a workflow's instances that are not
- * final counted per class and state. The engine classifies (analysis/why-waiting.ts, waiting-service.ts);
+ * @module "Why is it stuck?": why one instance is not moving (the workflow's counts of it:
+ * workflows/workflow-waiting.ts, which shares these schemas). The engine classifies (analysis/why-waiting.ts, waiting-service.ts);
  * these routes only ask it, and their schemas describe its answers.
  */
 import { z } from 'zod';
-import { waitingClassSchema } from '../../engine/analysis';
-import { instanceStatusSchema } from '../../engine/model';
-import { stepErrorShape } from './api-schemas';
-import { Role } from './access';
-import { defineRoute } from './route';
-import type { RouteDefinition } from './types';
+import { waitingClassSchema } from '../../../engine/analysis';
+import { instanceStatusSchema } from '../../../engine/model';
+import { stepErrorShape } from '../api-schemas';
+import { Role } from '../access';
+import { defineRoute } from '../route';
+import type { RouteDefinition } from '../types';
 
 const timestamp = z.string().meta({ description: 'ISO 8601, UTC.', format: 'date-time' });
 const command = z.object({ method: z.literal('POST'), path: z.string() });
@@ -131,7 +131,7 @@ export const waitingSummarySchema = z
   })
   .meta({ id: 'WaitingSummary', description: "A workflow's instances that are not final, per class and state, largest groups first." });
 
-export const waitingRoutes: readonly RouteDefinition[] = [
+export const instanceWaitingRoutes: readonly RouteDefinition[] = [
   defineRoute({
     name: 'getInstanceWaiting',
     methods: ['GET'],
@@ -148,24 +148,6 @@ export const waitingRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params }, { engine }) {
       return { status: 200, body: await engine.whyWaiting(params.instanceId) };
-    },
-  }),
-  defineRoute({
-    name: 'getWorkflowWaiting',
-    methods: ['GET'],
-    route: 'workflows/{workflowId}/waiting',
-    role: Role.reader,
-    authLevel: 'function',
-    contract: {
-      summary: "Why a workflow's instances are not moving, counted",
-      description:
-        'Instances that are not final, counted per primary class and state, with the oldest of each group, the trigger names it waits for and fault causes grouped. Reads instance rows only, page by page up to a bound (`truncated` past it): leases and children are looked at per instance (`GET /instances/{id}/waiting`).',
-      tags: ['workflows'],
-      path: z.object({ workflowId: z.string() }),
-      responses: { 200: { description: 'The counts.', body: waitingSummarySchema }, 404: 'No such workflow.' },
-    },
-    async handle({ params }, { engine }) {
-      return { status: 200, body: await engine.waitingSummary(params.workflowId) };
     },
   }),
 ];
