@@ -12,6 +12,7 @@
  */
 import { app, type HttpRequest, type HttpResponseInit } from '@azure/functions';
 import { consoleRedirect, defaultConsoleFolder, serveConsoleAsset, type ConsoleAssetResponse } from '../src/host/console-assets';
+import { consoleConfigFromEnv } from '../src/host/http/console-routes';
 import { problem } from '../src/host/problem';
 
 export const CONSOLE_FUNCTION = 'console';
@@ -20,12 +21,16 @@ function toResponse(asset: ConsoleAssetResponse): HttpResponseInit {
   return { status: asset.status, headers: { ...asset.headers }, ...(asset.body ? { body: asset.body } : {}) };
 }
 
+/** The sign-in authority the console may call (SIGNALBOX_CONSOLE_AUTHORITY), read once. */
+let signInAuthority: { readonly value: string | undefined } | undefined;
+
 export async function handleConsole(request: HttpRequest, folder: string = defaultConsoleFolder()): Promise<HttpResponseInit> {
   const url = new URL(request.url);
   const assetPath = request.params.path ?? '';
   // `/api/console` → `/api/console/`: the build's asset URLs are relative to the folder.
   if (assetPath === '' && !url.pathname.endsWith('/')) return toResponse(consoleRedirect(`${url.pathname}/`));
-  const asset = await serveConsoleAsset(folder, request.method, assetPath);
+  signInAuthority ??= { value: consoleConfigFromEnv(process.env).signIn?.authority };
+  const asset = await serveConsoleAsset(folder, request.method, assetPath, signInAuthority.value);
   if (asset) return toResponse(asset);
   const notFound = problem(404, 'Not found', `No console file ${url.pathname}`);
   return { status: notFound.status, headers: { ...notFound.headers }, body: JSON.stringify(notFound.body) };

@@ -1,12 +1,13 @@
 /**
- * @module The console's shell: header with navigation and the API key, and the page the hash names.
+ * @module The console's shell: header with navigation and who is signed in (or the API key), and the
+ * page the hash names.
  * After every navigation the page's heading takes focus, so keyboard and screen-reader users land on it.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiContext } from './api-context';
 import type { ConsoleApi } from './api/console-api';
 import { InstanceSearch } from './components/instance-search';
-import { KeyForm } from './components/key-form';
+import { Account } from './components/account';
 import { Link } from './components/link';
 import { parseHash, type ConsoleRoute } from './lib/hash-route';
 import { InstancePage } from './pages/instance-page';
@@ -16,6 +17,7 @@ import { OperationsPage } from './pages/operations-page';
 import { WorkflowPage } from './pages/workflow-page';
 import { WorkflowsPage } from './pages/workflows-page';
 import { EmptyState } from './components/empty-state';
+import type { SignedInUser } from './lib/sign-in';
 
 function Page({ route }: { route: ConsoleRoute }) {
   switch (route.page) {
@@ -46,17 +48,39 @@ function Page({ route }: { route: ConsoleRoute }) {
 }
 
 export interface AppProps {
-  /** Builds the client for a key; called again when the key changes. */
-  createApi: (apiKey: () => string | undefined) => ConsoleApi;
+  /** Builds the client for a key or an access token; called again when either changes. */
+  createApi: (apiKey: () => string | undefined, accessToken: () => string | undefined) => ConsoleApi;
   initialApiKey?: string;
   onApiKeyChange?: (key: string | undefined) => void;
+  /** The user signed in in this tab, if any. */
+  initialUser?: SignedInUser;
+  /** Sends the browser to sign in, coming back to `returnTo`; absent when the server names no authority. */
+  onSignIn?: (returnTo: string) => void;
+  /** Forgets the signed-in user in this tab. */
+  onSignOut?: () => void;
+  /** False when the API takes no keys (the key field is then not offered). @default true */
+  keys?: boolean;
 }
 
-export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
+export function App({ createApi, initialApiKey, onApiKeyChange, initialUser, onSignIn, onSignOut, keys = true }: AppProps) {
   const [hash, setHash] = useState(() => window.location.hash);
   const [apiKey, setApiKey] = useState(initialApiKey);
-  // A new client when the key changes, so every page reloads with it.
-  const api = useMemo(() => createApi(() => apiKey), [createApi, apiKey]);
+  const [user, setUser] = useState(initialUser);
+  // A new client when the key or the user changes, so every page reloads with it. An expired token is not sent.
+  const api = useMemo(
+    () =>
+      createApi(
+        () => apiKey,
+        () => (user && (user.expiresAt === undefined || user.expiresAt * 1000 > Date.now()) ? user.accessToken : undefined),
+      ),
+    [createApi, apiKey, user],
+  );
+  // An expired token is no sign-in: the header then offers Sign in again (tokens are not renewed silently).
+  useEffect(() => {
+    if (user?.expiresAt === undefined) return;
+    const timer = setTimeout(() => setUser(undefined), Math.max(0, user.expiresAt * 1000 - Date.now()));
+    return () => clearTimeout(timer);
+  }, [user]);
   useEffect(() => {
     const onChange = () => setHash(window.location.hash);
     window.addEventListener('hashchange', onChange);
@@ -100,9 +124,16 @@ export function App({ createApi, initialApiKey, onApiKeyChange }: AppProps) {
           </ul>
         </nav>
         <InstanceSearch />
-        <KeyForm
+        <Account
+          user={user}
+          {...(onSignIn ? { onSignIn: () => onSignIn(window.location.hash) } : {})}
+          onSignOut={() => {
+            setUser(undefined);
+            onSignOut?.();
+          }}
+          keys={keys}
           apiKey={apiKey}
-          onChange={(key) => {
+          onApiKeyChange={(key) => {
             setApiKey(key);
             onApiKeyChange?.(key);
           }}

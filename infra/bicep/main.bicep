@@ -82,6 +82,15 @@ param authRolesClaim string = ''
 @description('App roles a function key acts with; empty: Signalbox.Admin.')
 param apiKeyRoles string = ''
 
+@description('The OpenID Connect authority the web console signs in with, e.g. https://login.microsoftonline.com/<tenant-id>/v2.0; empty: the console offers keys only.')
+param consoleAuthority string = ''
+
+@description('The web console\'s client id (a single-page application registration).')
+param consoleClientId string = ''
+
+@description('The scope the web console asks an API token for, e.g. api://<api-client-id>/access.')
+param consoleScope string = ''
+
 @description('Object id of the user or group to grant data access to the storage account (azd passes the signed-in user as AZURE_PRINCIPAL_ID); used only when grantDeployerDataAccess is true.')
 param deployerPrincipalId string = ''
 
@@ -210,6 +219,9 @@ module functionApp 'modules/functionapp.bicep' = {
     authAudience: authAudience
     authRolesClaim: authRolesClaim
     apiKeyRoles: apiKeyRoles
+    consoleAuthority: consoleAuthority
+    consoleClientId: consoleClientId
+    consoleScope: consoleScope
   }
   // The app reads its deployment package and starts the host with the identity: grant the roles first.
   dependsOn: [

@@ -48,6 +48,8 @@ export interface ApiClientOptions {
   readonly apiKey?: string;
   /** Sent as `Authorization: Bearer` when set. */
   readonly token?: string;
+  /** Asked for a token before each request when there is no `token` (the CLI's own sign-in, sign-in.ts). */
+  readonly getToken?: () => Promise<string>;
   /** For each request, its response body included. @default 30000 */
   readonly timeoutInMs?: number;
   /** @default MAX_RESPONSE_BODY_BYTES */
@@ -120,6 +122,20 @@ export class ApiClient {
       ...(options.token ? { token: options.token } : {}),
       fetch: boundedFetch(this.maxResponseBodyBytes),
     });
+    const { getToken } = options;
+    if (!options.token && getToken) {
+      this.client.use({
+        async onRequest({ request }) {
+          request.headers.set('authorization', `Bearer ${await getToken()}`);
+          return request;
+        },
+      });
+    }
+  }
+
+  /** Who the API takes the caller for. */
+  async whoAmI(): Promise<Schemas['Actor']> {
+    return this.call(() => this.client.GET('/me', { ...this.init() }));
   }
 
   /** The latest version (or `version`); undefined when the workflow does not exist. */

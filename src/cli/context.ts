@@ -1,6 +1,7 @@
 /** @module What every command gets: the global options resolved, the output, and the API client. */
 import { ApiClient } from './api';
 import type { Output } from './output';
+import { tokenSource } from './sign-in';
 
 export const DEFAULT_URL = 'http://127.0.0.1:7071/api';
 
@@ -10,6 +11,8 @@ export interface GlobalOptions {
   readonly key?: string;
   /** An access token for the API, sent as `Authorization: Bearer`. */
   readonly token?: string;
+  /** Without `token`: the API's scope, for which the CLI gets a token from the Azure CLI's sign-in (sign-in.ts). */
+  readonly scope?: string;
   readonly json?: boolean;
   /** Seconds each request may take, its response body included. */
   readonly timeout?: number;
@@ -32,8 +35,15 @@ export class CommandContext {
       baseUrl: this.globals.url,
       ...(this.globals.key ? { apiKey: this.globals.key } : {}),
       ...(this.globals.token ? { token: this.globals.token } : {}),
+      ...(!this.globals.token && this.globals.scope ? { getToken: signedIn(this.globals.scope) } : {}),
       ...(this.globals.timeout ? { timeoutInMs: this.globals.timeout * 1000 } : {}),
     });
     return this.client;
   }
+}
+
+/** Tokens from the Azure CLI's sign-in for `scope`, as bearer tokens. */
+function signedIn(scope: string): () => Promise<string> {
+  const source = tokenSource({ scope });
+  return async () => (await source.getToken()).token;
 }

@@ -11,6 +11,7 @@ import type { Output } from './output';
 import { defineBulkCommand } from './commands/bulk';
 import { defineDeleteWorkflowCommand } from './commands/delete-workflow';
 import { defineDiagramCommand } from './commands/diagram';
+import { defineLoginCommand } from './commands/login';
 import { defineInstanceCommands } from './commands/instance';
 import { defineInstancesCommand } from './commands/instances';
 import { defineMigrateCommand } from './commands/migrate';
@@ -43,6 +44,9 @@ export function buildProgram(output: Output): Command {
         'access token for the API (Microsoft Entra ID), sent as Authorization: Bearer; e.g. $(az account get-access-token --scope api://signalbox/.default --query accessToken -o tsv)',
       ).env('SIGNALBOX_TOKEN'),
     )
+    .addOption(
+      new Option('--scope <scope>', "without --token: the API's scope, for which the CLI gets a token from the Azure CLI's sign-in (az login), e.g. api://signalbox/.default").env('SIGNALBOX_SCOPE'),
+    )
     .option('--json', 'print machine-readable JSON on stdout')
     .addOption(new Option('--timeout <seconds>', 'how long each request may take, its response body included').env('SIGNALBOX_TIMEOUT').default(30).argParser(positiveNumber('--timeout')))
     .addHelpText(
@@ -62,6 +66,7 @@ export function buildProgram(output: Output): Command {
 
   defineValidateCommand(program, contextOf);
   defineDiagramCommand(program, contextOf);
+  defineLoginCommand(program, contextOf);
   definePushCommand(program, contextOf);
   defineStartCommand(program, contextOf);
   defineSendCommands(program, contextOf);

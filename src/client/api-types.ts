@@ -525,6 +525,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The web console's sign-in settings */
+        get: operations["consoleConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the server takes the caller for
+         * @description The actor the credential makes: its id, name, tenant and roles, as the history will record them.
+         */
+        get: operations["whoAmI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1329,6 +1366,23 @@ export interface components {
         Health: {
             /** @constant */
             status: "ok";
+        };
+        ConsoleConfig: {
+            signIn?: components["schemas"]["ConsoleSignIn"];
+            /** @description True when the API takes keys (`x-functions-key`): the console then offers the key field. */
+            keys: boolean;
+        };
+        /** @description Sign-in with authorization code and PKCE; absent when SIGNALBOX_CONSOLE_AUTHORITY is not set. */
+        ConsoleSignIn: {
+            /**
+             * Format: uri
+             * @description The OpenID Connect issuer the console signs in with (its /.well-known/openid-configuration is read).
+             */
+            authority: string;
+            /** @description The console's client id (a single-page application registration). */
+            clientId: string;
+            /** @description The scopes the console asks the access token for, `openid profile` included. */
+            scope: string;
         };
         "condition.triggerName": {
             /**
@@ -4658,6 +4712,82 @@ export interface operations {
             };
             /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    consoleConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the console signs in, and whether keys are on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleConfig"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    whoAmI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's actor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Actor"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

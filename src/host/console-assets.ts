@@ -34,9 +34,15 @@ const contentTypes: Record<string, string> = {
  * Everything the console loads comes from its own origin: scripts, styles and the API (`connect-src`).
  * Inline styles are allowed because Mermaid writes its SVG styles inline; no script is ever inline.
  */
-const securityHeaders: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
+function securityHeaders(signInAuthority: string | undefined): Record<string, string> {
+  // The sign-in authority's origin too: the console reads its discovery document and redeems the code at its token endpoint.
+  const connect = signInAuthority ? `'self' ${new URL(signInAuthority).origin}` : "'self'";
+  return {
+    'content-security-policy': `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src ${connect}; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'`,
+    ...fixedSecurityHeaders,
+  };
+}
+const fixedSecurityHeaders: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -71,18 +77,19 @@ export function consoleRedirect(location: string): ConsoleAssetResponse {
  * The local server's console paths: `/` and `/console` lead to `/console/`, whose files are the build's.
  * Undefined for any other path, which the server answers as before (the API, or a problem+json 404).
  */
-export async function serveLocalConsole(folder: string, method: string, pathname: string): Promise<ConsoleAssetResponse | undefined> {
+export async function serveLocalConsole(folder: string, method: string, pathname: string, signInAuthority?: string): Promise<ConsoleAssetResponse | undefined> {
   const upper = method.toUpperCase();
   if ((pathname === '/' || pathname === '/console') && (upper === 'GET' || upper === 'HEAD')) return consoleRedirect('/console/');
   if (!pathname.startsWith('/console/')) return undefined;
-  return serveConsoleAsset(folder, method, pathname.slice('/console/'.length));
+  return serveConsoleAsset(folder, method, pathname.slice('/console/'.length), signInAuthority);
 }
 
 /**
  * The answer for `assetPath` (relative to the console's root, '' for index.html), or undefined when no
  * such file exists, so the caller answers as it does for any unknown path.
  */
-export async function serveConsoleAsset(folder: string, method: string, assetPath: string): Promise<ConsoleAssetResponse | undefined> {
+/** `signInAuthority`: the OpenID Connect authority the console signs in with (SIGNALBOX_CONSOLE_AUTHORITY), which it may then call. */
+export async function serveConsoleAsset(folder: string, method: string, assetPath: string, signInAuthority?: string): Promise<ConsoleAssetResponse | undefined> {
   const upper = method.toUpperCase();
   let relative: string;
   try {
@@ -104,7 +111,7 @@ export async function serveConsoleAsset(folder: string, method: string, assetPat
   }
   if (upper !== 'GET' && upper !== 'HEAD') return withBody(problem(405, 'Method not allowed', `${upper} is not allowed on the console's files`));
   const headers: Record<string, string> = {
-    ...securityHeaders,
+    ...securityHeaders(signInAuthority),
     'content-type': contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
     'content-length': String(details.size),
     // Vite puts a content hash in every name under assets/, so those never change; index.html does.

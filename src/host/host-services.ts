@@ -9,6 +9,7 @@ import type { OutboxHandlers } from '../engine/runtime';
 import type { EngineOptions } from '../engine/runtime';
 import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
+import { consoleConfigFromEnv } from './http/console-routes';
 import type { ApiServices } from './http/types';
 import { FinishedOperationCache } from './finished-operation-cache';
 import { operationAwaiter } from './operation-wait';
@@ -103,6 +104,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       },
     },
   );
+  const consoleConfig = consoleConfigFromEnv(env);
   const operationWorkCache = new OperationWorkCache();
   // Every reader and writer of operation records goes through it: a finished record written or read
   // here is answered from memory from then on (polls, repeated trigger ids).
@@ -138,6 +140,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
         awaitOperation: operationAwaiter(operations, launcher, stopping),
         newId: engine.options.newId,
         checkHealth: () => ports.checkHealth(),
+        consoleConfig,
       };
     },
     activitiesFor(launcher, events) {

@@ -26,6 +26,11 @@ export const appSettings = {
     'Comma-separated token issuer URLs, exactly as in `iss` (https://login.microsoftonline.com/<tenant-id>/v2.0); each JWKS is found through its /.well-known/openid-configuration (https only, except loopback). Unset: bearer tokens are refused.',
   SIGNALBOX_AUTH_AUDIENCE: "Comma-separated accepted token audiences: the API app registration's application id URI and/or client id (required with SIGNALBOX_AUTH_ISSUERS).",
   SIGNALBOX_AUTH_ROLES_CLAIM: 'The token claim holding app roles (default `roles`; `groups` to authorise by group object ids named like the roles).',
+  SIGNALBOX_CONSOLE_AUTHORITY:
+    "The OpenID Connect authority the web console signs in with (authorization code + PKCE): `https://login.microsoftonline.com/<tenant-id>/v2.0`, or a local provider's issuer. Unset: the console offers the key field only.",
+  SIGNALBOX_CONSOLE_CLIENT_ID:
+    "The console's client id at the authority (an Entra ID app registration of type single-page application, its redirect URI the console's URL). Required with SIGNALBOX_CONSOLE_AUTHORITY.",
+  SIGNALBOX_CONSOLE_SCOPE: 'The scope the console asks an access token for the API with (`api://<api-client-id>/access`); `openid profile` is added. Required with SIGNALBOX_CONSOLE_AUTHORITY.',
   APPLICATIONINSIGHTS_CONNECTION_STRING: 'Application Insights; telemetry is off when absent.',
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID auth for Application Insights (local auth off): `Authorization=AAD;ClientId=...`.',
   AZURE_CLIENT_ID: 'Client id of the user-assigned managed identity for DefaultAzureCredential (outbound managed-identity tokens).',

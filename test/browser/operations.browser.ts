@@ -139,7 +139,7 @@ it('recovers a faulted instance with a context patch, kept in the history with w
   await page.waitForFunction(() => document.querySelector('[data-testid="instance-status"]')?.textContent === 'waiting');
   expect((await api.request('GET', '/api/instances/inv-bad')).body).toMatchObject({ status: 'waiting', context: { amount: 120 } });
   const history = page.getByTestId('history');
-  await expect(history.textContent()).resolves.toContain('by api-key');
+  await expect(history.textContent()).resolves.toContain('by API key'); // the actor's name (its id, api-key, in the title)
   // Shown open under its own summary, as the context is.
   await history.getByText('Context patch', { exact: true }).waitFor();
   await expect(history.textContent()).resolves.toContain('120');

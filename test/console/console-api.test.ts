@@ -12,6 +12,7 @@ interface Seen {
   method: string;
   url: string;
   key: string | undefined;
+  authorization: string | undefined;
   body: string;
 }
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
         method: request.method!,
         url: request.url!,
         key: request.headers['x-functions-key'] as string | undefined,
+        authorization: request.headers.authorization,
         body: Buffer.concat(chunks).toString(),
       });
       const { status, type, body } = answer(request);
@@ -55,6 +57,36 @@ it('sends the key as x-functions-key once one is set, read on every call', async
   key = 'k-1';
   await api.listWorkflows();
   expect(seen.map((request) => request.key)).toEqual([undefined, 'k-1']);
+});
+
+it("sends the signed-in user's access token as Authorization: Bearer, read on every call, instead of the key", async () => {
+  let token: string | undefined;
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => 'k-1', accessToken: () => token });
+  await api.listWorkflows();
+  token = 'eyJ.token.sig';
+  await api.listWorkflows();
+  expect(seen.map(({ key, authorization }) => ({ key, authorization }))).toEqual([
+    { key: 'k-1', authorization: undefined },
+    { key: undefined, authorization: 'Bearer eyJ.token.sig' },
+  ]);
+});
+
+it('reads the sign-in settings anonymously and refuses an answer that is not a console configuration', async () => {
+  answer = () => ({ status: 200, body: JSON.stringify({ signIn: { authority: 'https://login.example/t/v2.0', clientId: 'c', scope: 'openid profile api://s/access' }, keys: false }) });
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => 'k-1', accessToken: () => 'eyJ.token.sig' });
+  expect(await api.getConsoleConfig()).toEqual({ signIn: { authority: 'https://login.example/t/v2.0', clientId: 'c', scope: 'openid profile api://s/access' }, keys: false });
+  expect(seen.at(-1)).toMatchObject({ url: '/api/console-config', key: undefined, authorization: undefined });
+  answer = () => ({ status: 200, body: JSON.stringify({ signIn: { authority: 'javascript:alert(1)', clientId: 'c', scope: 's' }, keys: false }) });
+  await expect(api.getConsoleConfig()).rejects.toThrow(/signIn.authority/);
+  answer = () => ({ status: 200, body: JSON.stringify({ keys: 'yes' }) });
+  await expect(api.getConsoleConfig()).rejects.toThrow(/keys/);
+});
+
+it('asks who the server takes the caller for', async () => {
+  answer = () => ({ status: 200, body: JSON.stringify({ id: 'alice', name: 'Alice', roles: ['Signalbox.Sender'], via: 'token' }) });
+  const api = createHttpConsoleApi({ baseUrl, apiKey: () => undefined, accessToken: () => 't' });
+  expect(await api.whoAmI()).toEqual({ id: 'alice', name: 'Alice', roles: ['Signalbox.Sender'], via: 'token' });
+  expect(seen.at(-1)?.url).toBe('/api/me');
 });
 
 it('builds query strings from the filter, leaving out what is empty, and encodes ids in paths', async () => {

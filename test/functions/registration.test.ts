@@ -67,6 +67,9 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['GET', 'health', 'anonymous'],
   ['GET', 'openapi.json', 'anonymous'],
   ['GET', 'schemas/workflow-definition.json', 'anonymous'],
+  // Issue 27: where the console signs in (no secret, read before sign-in), and who the caller is.
+  ['GET', 'console-config', 'anonymous'],
+  ['GET', 'me', 'function'],
 ];
 // HEAD is a GET without its body (issue 12): every GET route takes it too.
 apiRoutes.push(...apiRoutes.filter(([method]) => method === 'GET').map(([, route, authLevel]): (typeof apiRoutes)[number] => ['HEAD', route, authLevel]));

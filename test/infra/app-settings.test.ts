@@ -48,6 +48,10 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_AUTH_AUDIENCE',
   'SIGNALBOX_AUTH_ROLES_CLAIM',
   'SIGNALBOX_API_KEY_ROLES',
+  // Where the web console signs in (issue 27 section 5).
+  'SIGNALBOX_CONSOLE_AUTHORITY',
+  'SIGNALBOX_CONSOLE_CLIENT_ID',
+  'SIGNALBOX_CONSOLE_SCOPE',
 ] as const;
 
 /** Settings Flex Consumption rejects or ignores (runtime, version and deployment live in functionAppConfig). */
@@ -150,6 +154,9 @@ describe('app settings of the deployed function app', () => {
       'SIGNALBOX_AUTH_AUDIENCE',
       'SIGNALBOX_AUTH_ROLES_CLAIM',
       'SIGNALBOX_API_KEY_ROLES',
+      'SIGNALBOX_CONSOLE_AUTHORITY',
+      'SIGNALBOX_CONSOLE_CLIENT_ID',
+      'SIGNALBOX_CONSOLE_SCOPE',
     ];
     const unwired = tunable.filter((setting) => {
       const fromParams = [...referencedIdentifiers(provided.get(setting)!)].filter((name) => moduleParams.has(name));

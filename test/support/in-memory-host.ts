@@ -7,6 +7,7 @@
 import { startLocalServer, type LocalServerOptions } from '../../src/host/local/local-server';
 import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
 import { silentLogger } from '../../src/host/local/logger';
+import type { Environment } from '../../src/host/settings';
 import { createHostCore } from '../../src/host/host-services';
 import { createInMemoryPorts } from '../../src/testing';
 import { httpClient } from '../host/http-client';
@@ -17,8 +18,9 @@ export interface InMemoryTestHost {
   stop(): Promise<void>;
 }
 
-export async function startInMemoryTestHost(options: Pick<LocalServerOptions, 'apiKey' | 'cors' | 'access'> = {}): Promise<InMemoryTestHost> {
-  const core = createHostCore({ ports: { ...createInMemoryPorts(), checkHealth: async () => true }, logger: silentLogger, env: {} });
+/** `env`: settings the host core reads (SIGNALBOX_CONSOLE_*, ...). @default none */
+export async function startInMemoryTestHost({ env = {}, ...options }: Pick<LocalServerOptions, 'apiKey' | 'cors' | 'access'> & { env?: Environment } = {}): Promise<InMemoryTestHost> {
+  const core = createHostCore({ ports: { ...createInMemoryPorts(), checkHealth: async () => true }, logger: silentLogger, env });
   const runner = new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher), { now: () => core.engine.options.clock.now() });
   const stopping = new AbortController();
   const server = await startLocalServer(core.servicesFor(runner, undefined, stopping.signal), { port: 0, logger: silentLogger, ...options });

@@ -2,8 +2,10 @@
  * @module The console's view of the Signalbox API: one method per route it uses, over the typed client
  * the CLI uses (src/client: openapi-fetch on the types generated from the OpenAPI document), so every
  * path, parameter and body is checked against the API's own description. Every call carries the key
- * (`x-functions-key`) when one is set, and every failure is an ApiError holding the problem+json.
+ * (`x-functions-key`) when one is set, or the signed-in user's access token (`Authorization: Bearer`)
+ * instead, and every failure is an ApiError holding the problem+json.
  */
+import { z } from 'zod/mini';
 import {
   acceptedFromAnswer,
   createSignalboxClient,
@@ -28,10 +30,31 @@ import {
   type WaitingSummary,
   type Workflow,
   type WorkflowSummary,
+  type components,
 } from '../../../src/client';
 import { ApiError } from './api-error';
 
+/** Who the server takes the caller for: the actor its changes are recorded with. */
+export type Identity = components['schemas']['Actor'];
+
+/** How the console signs in (GET /api/console-config), checked before it is used: it decides where the browser is sent. */
+const consoleConfigSchema = z.object({
+  signIn: z.optional(
+    z.object({
+      authority: z.url({ protocol: /^https?$/ }),
+      clientId: z.string().check(z.minLength(1)),
+      scope: z.string().check(z.minLength(1)),
+    }),
+  ),
+  keys: z.boolean(),
+});
+export type ConsoleConfig = z.infer<typeof consoleConfigSchema>;
+
 export interface ConsoleApi {
+  /** Where the console signs in and whether keys are on; asked without credentials. */
+  getConsoleConfig(): Promise<ConsoleConfig>;
+  /** Who the server takes the caller for (its name and roles). */
+  whoAmI(): Promise<Identity>;
   listWorkflows(continuationToken?: string): Promise<Page<WorkflowSummary>>;
   getWorkflow(workflowId: string, version?: number): Promise<Workflow>;
   getDiagram(workflowId: string, options?: { version?: number; instanceId?: string }): Promise<string>;
@@ -70,6 +93,8 @@ export interface HttpConsoleApiOptions {
   baseUrl: string;
   /** Read on every call, so a key entered later applies at once. */
   apiKey: () => string | undefined;
+  /** The signed-in user's access token for the API, read on every call; when there is one the key is not sent. */
+  accessToken?: () => string | undefined;
   fetch?: typeof fetch;
 }
 
@@ -85,15 +110,26 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
   const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const client = createSignalboxClient({ baseUrl: options.baseUrl, fetch: (request: Request) => fetchImpl(request) });
   client.use({
-    onRequest({ request }) {
+    onRequest({ request, schemaPath }) {
+      // The sign-in settings are asked for before any credential exists, and need none.
+      if (schemaPath === '/console-config') return request;
+      const token = options.accessToken?.();
       const key = options.apiKey();
-      if (key) request.headers.set('x-functions-key', key);
+      if (token) request.headers.set('authorization', `Bearer ${token}`);
+      else if (key) request.headers.set('x-functions-key', key);
       return request;
     },
   });
   const orUndefined = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
 
   return {
+    async getConsoleConfig() {
+      const answer = await unwrap(client.GET('/console-config'));
+      const parsed = consoleConfigSchema.safeParse(answer);
+      if (!parsed.success) throw new Error(`The console configuration is not valid: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+      return parsed.data;
+    },
+    whoAmI: () => unwrap(client.GET('/me')),
     listWorkflows: (continuationToken) => unwrap(client.GET('/workflows', { params: { query: { continuationToken } } })),
     getWorkflow: (workflowId, version) => unwrap(client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { version } } })),
     getDiagram: (workflowId, diagramOptions = {}) =>

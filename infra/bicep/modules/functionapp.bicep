@@ -70,6 +70,15 @@ param authRolesClaim string = ''
 @description('App roles a key acts with (SIGNALBOX_API_KEY_ROLES); empty: Signalbox.Admin.')
 param apiKeyRoles string = ''
 
+@description('The authority the web console signs in with (SIGNALBOX_CONSOLE_AUTHORITY); empty: keys only.')
+param consoleAuthority string = ''
+
+@description('The web console\'s client id (SIGNALBOX_CONSOLE_CLIENT_ID).')
+param consoleClientId string = ''
+
+@description('The scope the web console asks an API token for (SIGNALBOX_CONSOLE_SCOPE).')
+param consoleScope string = ''
+
 @description('Concurrent HTTP requests per instance; 0 keeps the platform default for the instance size.')
 @minValue(0)
 @maxValue(1000)
@@ -226,6 +235,18 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_API_KEY_ROLES'
           value: apiKeyRoles
+        }
+        {
+          name: 'SIGNALBOX_CONSOLE_AUTHORITY'
+          value: consoleAuthority
+        }
+        {
+          name: 'SIGNALBOX_CONSOLE_CLIENT_ID'
+          value: consoleClientId
+        }
+        {
+          name: 'SIGNALBOX_CONSOLE_SCOPE'
+          value: consoleScope
         }
       ]
     }

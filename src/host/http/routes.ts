@@ -3,6 +3,7 @@
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
 import { publicRoute } from './access';
+import { consoleRoutes } from './console-routes';
 import { eventRoutes } from './instances/instance-events';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
@@ -90,6 +91,7 @@ export const routes: readonly RouteDefinition[] = [
   ...instanceWaitingRoutes,
   ...triggerRoutes,
   ...systemRoutes,
+  ...consoleRoutes,
 ];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its

@@ -9,6 +9,7 @@ import type { OperationStore } from '../../engine/ports';
 import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
 import type { RouteRole } from './access';
+import type { ConsoleConfig } from './console-routes';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -60,6 +61,8 @@ export interface ApiServices {
   readonly newId: () => string;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
+  /** What the web console signs in with (SIGNALBOX_CONSOLE_*), read once at start-up. */
+  readonly consoleConfig: ConsoleConfig;
 }
 
 /** A JSON Schema the OpenAPI document holds as a component (the workflow definition's, per registry). */

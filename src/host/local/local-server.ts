@@ -119,7 +119,7 @@ export async function handleNodeRequest(
       return reply(preflight);
     }
     if (apiPath === undefined) {
-      const asset = await serveLocalConsole(options.consoleFolder ?? defaultConsoleFolder(), method, url.pathname);
+      const asset = await serveLocalConsole(options.consoleFolder ?? defaultConsoleFolder(), method, url.pathname, services.consoleConfig.signIn?.authority);
       if (asset) {
         request.resume();
         return sendAsset(response, asset);

@@ -59,6 +59,11 @@ export function ActionsPanel({ instance, onChanged }: { instance: Instance; onCh
               ))}
             </ul>
           )}
+          {available.data?.refused && available.data.refused.length > 0 && (
+            <p class="note" data-testid="refused-triggers">
+              Not yours to send: {available.data.refused.map((item) => `${item.transitionId} (${item.reason})`).join('; ')}
+            </p>
+          )}
           {/* The form waits for the names it offers; a failed read still lets any name be sent. */}
           {(available.data || available.problem) && <TriggerForm key={stateId} instanceId={instanceId} available={available.data?.items} onSent={setSentOperationId} />}
         </>

@@ -1,5 +1,6 @@
-/** @module The instance's history: every change, newest last, with the operation that made it. */
+/** @module The instance's history: every change, newest last, with the operation and the actor that made it. */
 import { useApi } from '../../api-context';
+import { ActorText } from '../../components/actor-text';
 import { JsonView } from '../../components/json-view';
 import { Link } from '../../components/link';
 import { ProblemAlert } from '../../components/problem-alert';
@@ -46,7 +47,7 @@ export function HistoryPanel({ instanceId, generation }: { instanceId: string; g
                   </span>
                 )}{' '}
                 {entry.status && <StatusBadge status={entry.status} />}
-                {entry.by && <span class="muted"> by {entry.by}</span>}
+                {entry.actor ? <ActorText actor={entry.actor} /> : entry.by && <span class="muted"> by {entry.by}</span>}
                 {entry.contextPatch && <JsonView value={entry.contextPatch} label="Context patch" />}
               </li>
             );
