@@ -12,7 +12,7 @@
  */
 import { app, type HttpRequest, type HttpResponseInit } from '@azure/functions';
 import { consoleRedirect, defaultConsoleFolder, serveConsoleAsset, type ConsoleAssetResponse } from '../src/host/console-assets';
-import { consoleConfigFromEnv } from '../src/host/http/console-routes';
+import { consoleConfigFromEnv } from '../src/host/http/system/console-routes';
 import { problem } from '../src/host/problem';
 
 export const CONSOLE_FUNCTION = 'console';

@@ -9,7 +9,7 @@ import type { OutboxHandlers } from '../engine/runtime';
 import type { EngineOptions } from '../engine/runtime';
 import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
-import { consoleConfigFromEnv } from './http/console-routes';
+import { consoleConfigFromEnv } from './http/system/console-routes';
 import type { ApiServices } from './http/types';
 import { FinishedOperationCache } from './finished-operation-cache';
 import { operationAwaiter } from './operation-wait';

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accessPolicyFromEnv } from '../../src/host/http/access';
-import { consoleConfigFromEnv } from '../../src/host/http/console-routes';
+import { consoleConfigFromEnv } from '../../src/host/http/system/console-routes';
 import { serveConsoleAsset } from '../../src/host/console-assets';
 import { startInMemoryTestHost, type InMemoryTestHost } from '../support/in-memory-host';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer';

@@ -3,7 +3,7 @@
  * it; the Functions app registers one HTTP function per entry. One set of handlers serves both.
  */
 import { publicRoute } from './access';
-import { consoleRoutes } from './console-routes';
+import { consoleRoutes } from './system/console-routes';
 import { eventRoutes } from './instances/instance-events';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';

@@ -9,7 +9,7 @@ import type { OperationStore } from '../../engine/ports';
 import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
 import type { RouteRole } from './access';
-import type { ConsoleConfig } from './console-routes';
+import type { ConsoleConfig } from './system/console-routes';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 

@@ -6,12 +6,12 @@
  * not what the browser believes.
  */
 import { z } from 'zod';
-import { readSetting, type Environment } from '../settings';
-import { publicRoute, Role } from './access';
-import { actorSchema } from './api-schemas';
-import { defineRoute } from './route';
-import { tokenSettingsFromEnv } from './token-verifier';
-import { actorOf, type RouteDefinition } from './types';
+import { readSetting, type Environment } from '../../settings';
+import { publicRoute, Role } from '../access';
+import { actorSchema } from '../api-schemas';
+import { defineRoute } from '../route';
+import { tokenSettingsFromEnv } from '../token-verifier';
+import { actorOf, type RouteDefinition } from '../types';
 
 export const consoleSignInSchema = z
   .object({
