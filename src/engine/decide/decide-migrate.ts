@@ -12,7 +12,7 @@ import type { Cause, Decision } from './decision';
 import { unchanged } from './decision';
 import type { Effects } from '../steps/effects';
 import { ActionOutcome, InstanceStatus } from '../model/enums';
-import { HistoryEvent, type Instance } from '../model/instance';
+import { HistoryEvent, type HistoryEntry, type Instance } from '../model/instance';
 import { plainInstance } from './instance-changes';
 import { computeInterests } from './interests';
 import { matchesSelection, migrationSelection, type MigrationRequest } from './operation-work';
@@ -115,18 +115,7 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
         timers,
         outbox: outbox.map((row) => row.id),
       },
-      historyEntry: {
-        sequence: instance.historyLength,
-        at,
-        event: HistoryEvent.migrated,
-        triggerId: null,
-        transitionId: null,
-        fromStateId: instance.stateId,
-        toStateId,
-        status: instance.status,
-        fromVersion: instance.workflowVersion,
-        toVersion: request.toVersion,
-      },
+      historyEntry: migratedEntry(instance, request, toStateId, at),
       outbox,
     },
     logs: [],
@@ -169,21 +158,7 @@ async function migrateThroughAutomaticTransitions(request: MigrationRequest, ins
           timers: entered.timers,
           outbox: entered.outbox.map((row) => row.id),
         },
-        ...entriesOfEntry(
-          {
-            sequence: instance.historyLength,
-            at,
-            event: HistoryEvent.migrated,
-            triggerId: null,
-            transitionId: null,
-            fromStateId: instance.stateId,
-            toStateId,
-            status: instance.status,
-            fromVersion: instance.workflowVersion,
-            toVersion: request.toVersion,
-          },
-          steps,
-        ),
+        ...entriesOfEntry(migratedEntry(instance, request, toStateId, at), steps),
         outbox: entered.outbox,
       },
       logs: draft.logs,
@@ -191,4 +166,20 @@ async function migrateThroughAutomaticTransitions(request: MigrationRequest, ins
   } catch (error) {
     return failed(error);
   }
+}
+
+/** The history entry of a migration: the version it left and the one it entered (its state mapped, or kept). */
+function migratedEntry(instance: Instance, request: MigrationRequest, toStateId: string, at: string): HistoryEntry {
+  return {
+    sequence: instance.historyLength,
+    at,
+    event: HistoryEvent.migrated,
+    triggerId: null,
+    transitionId: null,
+    fromStateId: instance.stateId,
+    toStateId,
+    status: instance.status,
+    fromVersion: instance.workflowVersion,
+    toVersion: request.toVersion,
+  };
 }
