@@ -103,6 +103,8 @@ export class Engine {
   private readonly reads: InstanceReads;
   /** Lifecycle events after their change: lifecycle-event-operations.ts. */
   private readonly events: LifecycleEventOperations;
+  /** "Why is it stuck?": waiting-service.ts. */
+  private readonly waiting: WaitingService;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
   constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
@@ -134,6 +136,7 @@ export class Engine {
     } as Required<OutboxHandlers>;
     this.relay = new OutboxRelay(this.ports.outbox, this.handlers);
     this.reads = new InstanceReads(this.ports);
+    this.waiting = new WaitingService(this.ports, this.workflows.versions, this.options.clock);
     this.events = new LifecycleEventOperations(this.reads, (row, rowOptions) => this.handlers.event(row, rowOptions ?? {}), this.ports.events, this.eventDelivery, this.dispatcher);
   }
 
@@ -256,13 +259,13 @@ export class Engine {
 
   /** Why the instance is not moving: every situation it is in, the primary first (waiting-service.ts). NotFoundError if it does not exist. */
   async whyWaiting(instanceId: string, options: OperationOptions = {}): Promise<WaitingAnswer> {
-    return new WaitingService(this.ports, this.workflows.versions, this.options.clock).explain(await this.getInstance(instanceId, options), options);
+    return this.waiting.explain(await this.getInstance(instanceId, options), options);
   }
 
   /** A workflow's instances that are not final, counted per class and state (waiting-service.ts). NotFoundError if the workflow does not exist. */
   async waitingSummary(workflowId: string, options: OperationOptions = {}): Promise<WaitingSummary> {
     await this.getWorkflow(workflowId, undefined, options);
-    return new WaitingService(this.ports, this.workflows.versions, this.options.clock).summarize(workflowId, options);
+    return this.waiting.summarize(workflowId, options);
   }
 
   /**

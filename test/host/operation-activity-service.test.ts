@@ -13,6 +13,11 @@ import { OperationActivityService, OperationWorkCache } from '../../src/host/ope
 import { createInMemoryPorts, InMemoryOperationStore } from '../../src/testing';
 import { timerTrigger } from '../../src/engine/decide';
 
+/** The activity service on in-memory ports (or the given engine's), over `store`, at a fixed time. */
+function activityService(store: ConstructorParameters<typeof OperationActivityService>[0]['operations'], engine = new Engine(createInMemoryPorts())): OperationActivityService {
+  return new OperationActivityService({ engine, operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+}
+
 /** Counts reads and writes of the records, as a storage request counter would. */
 function countingStore(): { store: OperationStore; reads: () => number; writes: () => number } {
   const inner = new InMemoryOperationStore();
@@ -45,13 +50,7 @@ async function setup() {
     summary: emptySummary(),
     instances: [],
   });
-  const service = new OperationActivityService({
-    engine: new Engine(createInMemoryPorts()),
-    operations: store,
-    operationWorkCache: new OperationWorkCache(),
-    logger: silentLogger,
-    now: () => new Date('2026-11-23T00:00:00Z'),
-  });
+  const service = activityService(store);
   return { store, service, operation, reads, writes };
 }
 
@@ -119,7 +118,7 @@ describe('applying an operation to an instance', () => {
       summary: emptySummary(),
       instances: [],
     });
-    const service = new OperationActivityService({ engine, operations: store, operationWorkCache: new OperationWorkCache(), logger: silentLogger, now: () => new Date('2026-11-23T00:00:00Z') });
+    const service = activityService(store, engine);
 
     await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
     const stored = { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent' };
@@ -171,13 +170,7 @@ describe("a timer's operation", () => {
       instances: [],
     });
     // The interest index is empty: an ordinary trigger to the same subject finds nobody.
-    const service = new OperationActivityService({
-      engine: new Engine(createInMemoryPorts()),
-      operations: store,
-      operationWorkCache: new OperationWorkCache(),
-      logger: silentLogger,
-      now: () => new Date('2026-11-23T00:00:00Z'),
-    });
+    const service = activityService(store);
 
     const begun = await service.beginOperation(trigger.id);
     expect(begun).toMatchObject({ shouldRun: true, instanceIds: ['c1'] });

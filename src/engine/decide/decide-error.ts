@@ -14,7 +14,7 @@
  * and whatever the re-application decides clears (or replaces) the pending retry in the same save.
  */
 import type { Cause, Decision, LogLine } from './decision';
-import { unchanged } from './decision';
+import { unchanged, withEntryActor } from './decision';
 import { faultDecision } from './decide-fault';
 import type { StateDefinition, TransitionDefinition, WorkflowDefinition } from '../definition/definition';
 import { shortDetail, statePath } from './decision-trace';
@@ -196,19 +196,7 @@ export async function decideRetry(instance: Instance, trigger: Trigger, decide: 
   const retried = instance.retryTrigger!;
   const decided = await decide(retried, pending);
   // The later attempt applies the sender's trigger: its entry names the sender, not the wake-up that ran it.
-  const entry = decided.change?.historyEntry;
-  const actor = retried.actor;
-  const decision =
-    entry && !entry.actor && actor
-      ? {
-          ...decided,
-          change: {
-            ...decided.change!,
-            historyEntry: { ...entry, actor },
-            ...(decided.change!.precedingEntries ? { precedingEntries: decided.change!.precedingEntries.map((earlier) => ({ ...earlier, actor: earlier.actor ?? actor })) } : {}),
-          },
-        }
-      : decided;
+  const decision = withEntryActor(decided, retried.actor);
   const change = decision.change;
   if (change && change.instance.pendingRetry !== pending) return decision;
   const cleared = withoutPendingRetry(change ? change.instance : { ...instance, updatedAt: now.toISOString() });

@@ -71,6 +71,17 @@ export function actorOfCause(cause: Cause): Actor | undefined {
   return cause.kind === 'trigger' ? cause.trigger.actor : cause.actor;
 }
 
+/**
+ * The decision with every history entry of its change naming `actor` where none names one yet: a chain of
+ * automatic transitions is one change, so each of its entries is the same actor's.
+ */
+export function withEntryActor(decision: Decision, actor: Actor | undefined): Decision {
+  const change = decision.change;
+  if (!actor || !change?.historyEntry) return decision;
+  const named = <T extends { readonly actor?: Actor }>(entry: T): T => (entry.actor ? entry : { ...entry, actor });
+  return { ...decision, change: { ...change, historyEntry: named(change.historyEntry), ...(change.precedingEntries ? { precedingEntries: change.precedingEntries.map(named) } : {}) } };
+}
+
 /** `actor` of follow-up work (raised triggers, children, notifications): `system`, caused by the change's actor; nothing when that is unknown. */
 export function followUpActor(cause: Cause): { actor?: Actor } {
   const actor = actorOfCause(cause);

@@ -8,7 +8,7 @@
  */
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
 import { ActionCallJournal } from './action-call-journal';
-import { actorOfCause, causeKey, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
+import { actorOfCause, causeKey, withEntryActor, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
 import { decideCancel } from '../decide/decide-cancel';
 import { creationCause, decideCreate, type NewInstance } from '../decide/decide-create';
 import { withoutSelfCausedCount } from '../decide/causal-budget';
@@ -517,14 +517,9 @@ function withRequestActor(cause: Cause, options: ChangeOptions): Cause {
   return options.actor && cause.kind !== 'trigger' && !cause.actor ? { ...cause, actor: options.actor } : cause;
 }
 
-/** The decision, its history entry naming who made the change (when known). */
+/** The decision, its history entries naming who made the change (when known). */
 function withActor(decision: Decision, cause: Cause): Decision {
-  const entry = decision.change?.historyEntry;
-  const actor = actorOfCause(cause);
-  if (!actor || !entry || entry.actor) return decision;
-  // A chain of automatic transitions is one change: each of its entries is the same actor's.
-  const preceding = decision.change!.precedingEntries?.map((earlier) => (earlier.actor ? earlier : { ...earlier, actor }));
-  return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, actor }, ...(preceding ? { precedingEntries: preceding } : {}) } };
+  return withEntryActor(decision, actorOfCause(cause));
 }
 
 /** A timer's trigger acts as `system`, caused by the actor of the change that armed the timer (ArmedTimer.armedBy). */
