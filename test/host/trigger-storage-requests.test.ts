@@ -58,7 +58,7 @@ async function settledRequests(): Promise<readonly string[]> {
 }
 
 describe('storage requests of one trigger to one instance (Prefer: wait)', () => {
-  it('are those of docs/performance.md: lookup, operation recorded with its listing, lease, read, save, release, result row, operation finished with its listing', async () => {
+  it('are those of docs/performance.md: lookup, operation recorded with its listing, lease, read, save, release, operation finished with its listing and its result', async () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-1', context: { count: 0 } } });
     // A first trigger warms what one process does once per instance.
     expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-1', name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
@@ -74,10 +74,10 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',
       'blob lease release ' + names.leaseContainer,
-      // The instance's result row, in the operation's own partition (decision 0015).
-      `table PUT ${names.operationsTable}`,
+      // The result rides in the completion (decision 0017): no row of its own, and no query to answer it.
       'table POST $batch $batch',
     ]);
+    expect(answer.body.instances).toEqual([expect.objectContaining({ instanceId: 'r-1', outcome: 'transitioned', trace: expect.any(Array) })]);
   });
 
   it('keeps the operation listed newest first with its final status', async () => {
