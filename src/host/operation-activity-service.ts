@@ -72,8 +72,10 @@ export function candidateSourceOf(operation: Operation): CandidateSource {
   if (!selection) {
     if (operation.kind !== undefined && operation.kind !== OperationKind.trigger) return { subjects: [] };
     const { trigger } = operation;
-    // A timer's trigger has one subject, its own instance (timers.ts): that is the candidate.
-    return { subjects: trigger.subjects, ...(trigger.timer ? { instanceIds: trigger.subjects } : {}) };
+    // A timer's trigger has one subject, its own instance (timers.ts), and so has one sent to an instance
+    // by its route: that is the candidate.
+    const addressed = trigger.timer ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
+    return { subjects: trigger.subjects, ...(addressed ? { instanceIds: addressed } : {}) };
   }
   return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };
 }

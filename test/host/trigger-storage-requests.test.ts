@@ -80,6 +80,47 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
     expect(answer.body.instances).toEqual([expect.objectContaining({ instanceId: 'r-1', outcome: 'transitioned', trace: expect.any(Array) })]);
   });
 
+  it('to one instance by its route: the instance read that answers 404, then as by subject without the interest lookup (the instance is the only candidate)', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-3', context: { count: 0 } } });
+    expect((await api.request('POST', '/api/instances/r-3/triggers', { json: { id: 'warm-3', name: 'Increment' }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/instances/r-3/triggers', { json: { id: 'count-3', name: 'Increment' }, headers: { prefer: 'wait=10' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: 'count-3', status: 'succeeded', candidates: 1, summary: { transitioned: 1 }, instances: [{ instanceId: 'r-3', outcome: 'transitioned' }] });
+    expect(await settledRequests()).toEqual([
+      `table GET ${names.instancesTable}`,
+      'table POST $batch $batch',
+      'blob lease acquire ' + names.leaseContainer,
+      `table GET ${names.instancesTable}`,
+      'table POST $batch $batch',
+      'blob lease release ' + names.leaseContainer,
+      'table POST $batch $batch',
+    ]);
+  });
+
+  it('to ten instances by one subject: one lookup, the operation recorded, marked running and finished, and acquire, read, save, release per instance', async () => {
+    const subjects = ['ten'];
+    const tens = { ...counterWorkflow, id: 'tens', states: { counting: { ...counterWorkflow.states.counting, interests: subjects } } };
+    expect((await api.request('PUT', '/api/workflows/tens', { json: tens })).status).toBe(201);
+    for (let index = 0; index < 10; index += 1) await api.request('POST', '/api/instances', { json: { workflowId: 'tens', instanceId: `t-${index}`, context: { count: 0 } } });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-10', name: 'Increment', subjects }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/triggers', { json: { id: 'count-10', name: 'Increment', subjects }, headers: { prefer: 'wait=10' } });
+    expect(answer.body).toMatchObject({ status: 'succeeded', candidates: 10, summary: { transitioned: 10 } });
+    expect(answer.body.instances).toHaveLength(10);
+    const requests = await settledRequests();
+    const count = (request: string) => requests.filter((each) => each === request).length;
+    expect(requests).toHaveLength(44);
+    expect(count(`table GET ${names.interestsTable}`)).toBe(1);
+    expect(count(`table GET ${names.instancesTable}`)).toBe(10);
+    expect(count('blob lease acquire ' + names.leaseContainer)).toBe(10);
+    expect(count('blob lease release ' + names.leaseContainer)).toBe(10);
+    // The operation created, marked running, finished (with its results); each instance's save.
+    expect(count('table POST $batch $batch') + count(`table PUT ${names.operationsTable}`) + count(`table MERGE ${names.operationsTable}`)).toBe(13);
+  });
+
   it('keeps the operation listed newest first with its final status', async () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-2', context: { count: 0 } } });
     expect((await api.request('POST', '/api/triggers', { json: { id: 'count-2', name: 'Increment', subjects: ['r-2'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);

@@ -101,6 +101,11 @@ export interface TriggerOperation extends OperationRecord {
   readonly trigger: Trigger;
   /** A hash of the trigger's body, so a repeat of its id with another body is refused (host/trigger-fingerprint.ts). */
   readonly triggerFingerprint?: string;
+  /**
+   * Sent to this one instance (POST /api/instances/{id}/triggers; its one subject is the instance id): it
+   * is the only candidate, as for a timer's trigger, so no interest lookup is made.
+   */
+  readonly addressedInstanceId?: string;
 }
 
 export interface MigrationOperation extends OperationRecord {
@@ -126,7 +131,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * An operation as a list shows it: what it was and how it ended, without its per-instance results or
  * the bookkeeping of a run in progress (`progress` is read from the operation itself).
  */
-export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint'>;
+export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId'>;
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
@@ -137,8 +142,9 @@ export function listedOperation(operation: Operation): ListedOperation {
     resumedAtProgress: _at,
     etag: _etag,
     triggerFingerprint: _fingerprint,
+    addressedInstanceId: _addressed,
     ...rest
-  } = operation as StoredOperation & { triggerFingerprint?: string };
+  } = operation as StoredOperation & { triggerFingerprint?: string; addressedInstanceId?: string };
   return rest as ListedOperation;
 }
 

@@ -203,7 +203,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
-      return submittedOperation(request, services, await services.triggers.submit(trigger));
+      // Addressed to the instance: it is the only candidate (no interest lookup).
+      return submittedOperation(request, services, await services.triggers.submit(trigger, undefined, { instanceId }));
     },
   }),
   defineRoute({
