@@ -132,6 +132,8 @@ export interface Instance {
   readonly retryTrigger?: Trigger;
   /** A key from the business (an invoice number), set at creation: the built-in search field `businessKey`. */
   readonly businessKey?: string;
+  /** Its workflow's `flow.unique` key, claimed at creation: no other non-final instance of the workflow has it. */
+  readonly uniqueKey?: string;
   /** The instance's rows in the search index (search/search-index.ts); absent: the instance is not indexed. */
   readonly search?: InstanceSearchState;
 }

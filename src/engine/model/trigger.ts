@@ -7,6 +7,10 @@ import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
 export const MAX_TRIGGER_SIZE_IN_BYTES = 64 * 1024;
+/** Triggers waiting to run go highest priority first (1 lowest, 5 highest); a trigger naming none has this one. */
+export const DEFAULT_TRIGGER_PRIORITY = 3;
+export const MIN_TRIGGER_PRIORITY = 1;
+export const MAX_TRIGGER_PRIORITY = 5;
 /**
  * How deep one chain of follow-up work may go (causal-budget.ts): every raised trigger, timer due at
  * once, child start and child notification is one step deeper than the change that caused it (a client's
@@ -41,6 +45,13 @@ const triggerShape = {
   subjects: z.array(z.string().min(1).max(1024)).min(1, 'a trigger must name at least one subject').max(MAX_SUBJECTS_PER_TRIGGER, `at most ${MAX_SUBJECTS_PER_TRIGGER} subjects`),
   contentType: z.string().min(1).max(256).optional(),
   parameters: jsonObjectSchema.optional(),
+  priority: z
+    .number()
+    .int()
+    .min(MIN_TRIGGER_PRIORITY)
+    .max(MAX_TRIGGER_PRIORITY)
+    .optional()
+    .meta({ description: `Where triggers wait to run, higher goes first: ${MIN_TRIGGER_PRIORITY} (lowest) to ${MAX_TRIGGER_PRIORITY}. @default ${DEFAULT_TRIGGER_PRIORITY}` }),
 };
 
 function checkSize(trigger: object, ctx: z.RefinementCtx): void {
@@ -67,6 +78,8 @@ export interface Trigger {
   readonly subjects: readonly string[];
   readonly contentType?: string;
   readonly parameters?: JsonObject;
+  /** 1-5: where triggers wait to run, higher goes first. Absent: DEFAULT_TRIGGER_PRIORITY (triggerPriority). */
+  readonly priority?: number;
   /**
    * How many steps of follow-up work led to this trigger (causal-budget.ts): absent (0) for a client's,
    * 1 for one raised while applying it or creating an instance, one more per step after that.
@@ -122,6 +135,11 @@ export interface TriggerRecipient {
   readonly incarnation?: string;
   /** Set on the copy that releases a held trigger: the id of the held trigger it applies. */
   readonly releases?: string;
+}
+
+/** The trigger's priority, the default when it names none. */
+export function triggerPriority(trigger: Pick<Trigger, 'priority'>): number {
+  return trigger.priority ?? DEFAULT_TRIGGER_PRIORITY;
 }
 
 /** Validates input from outside; throws ValidationError listing every problem. */
