@@ -946,7 +946,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -973,7 +973,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -1755,6 +1755,16 @@ export interface components {
                      */
                     onConflict?: "reject" | "existing";
                 };
+                debounce?: {
+                    /** @description The trigger name whose bursts are coalesced, per instance. */
+                    trigger: string;
+                    /** @description The quiet time: the burst is applied this long after its latest trigger. */
+                    periodMs: number;
+                    /** @description Applied at the latest this long after its first trigger, quiet or not. @default none */
+                    maxWaitMs?: number;
+                    /** @description JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is */
+                    merge?: string;
+                }[];
                 rateLimits?: {
                     /** @description Calls to this host only (exact, case-insensitive). Absent: every call of the workflow. */
                     host?: string;
@@ -1909,6 +1919,16 @@ export interface components {
                      */
                     onConflict?: "reject" | "existing";
                 };
+                debounce?: {
+                    /** @description The trigger name whose bursts are coalesced, per instance. */
+                    trigger: string;
+                    /** @description The quiet time: the burst is applied this long after its latest trigger. */
+                    periodMs: number;
+                    /** @description Applied at the latest this long after its first trigger, quiet or not. @default none */
+                    maxWaitMs?: number;
+                    /** @description JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is */
+                    merge?: string;
+                }[];
                 rateLimits?: {
                     /** @description Calls to this host only (exact, case-insensitive). Absent: every call of the workflow. */
                     host?: string;
@@ -2065,6 +2085,16 @@ export interface components {
                      */
                     onConflict?: "reject" | "existing";
                 };
+                debounce?: {
+                    /** @description The trigger name whose bursts are coalesced, per instance. */
+                    trigger: string;
+                    /** @description The quiet time: the burst is applied this long after its latest trigger. */
+                    periodMs: number;
+                    /** @description Applied at the latest this long after its first trigger, quiet or not. @default none */
+                    maxWaitMs?: number;
+                    /** @description JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is */
+                    merge?: string;
+                }[];
                 rateLimits?: {
                     /** @description Calls to this host only (exact, case-insensitive). Absent: every call of the workflow. */
                     host?: string;

@@ -1,6 +1,7 @@
 /**
  * @module Flow control a workflow declares under `flow`: `unique` (at most one non-final instance per
- * key) and `rateLimits` (outbound calls per host or per key, throttled). Each policy names a `key`: a
+ * key), `debounce` (a burst of triggers of one name applied once, when it goes quiet) and `rateLimits`
+ * (outbound calls per host or per key, throttled). Each policy names a `key`: a
  * `{{...}}` template, or else a JSONata expression, over the instance (and the trigger, where there is one).
  */
 import { z } from 'zod';
@@ -13,6 +14,10 @@ export const MAX_FLOW_KEY_LENGTH = 512;
 export const MAX_RATE_LIMITS_PER_WORKFLOW = 16;
 /** The longest rate-limit period. */
 export const MAX_RATE_LIMIT_PERIOD_IN_MS = 3600_000;
+/** Debounced trigger names one workflow may declare. */
+export const MAX_DEBOUNCES_PER_WORKFLOW = 16;
+/** The longest quiet period and the longest `maxWaitMs` of a debounce. */
+export const MAX_DEBOUNCE_WAIT_IN_MS = 24 * 3600_000;
 
 /** A policy's key: a template when it holds `{{`, else a JSONata expression (`'"everyone"'` is a constant). */
 export const flowKeySchema = z
@@ -52,8 +57,44 @@ export const rateLimitSchema = z
   .refine((limit) => limit.host !== undefined || limit.key !== undefined, { message: 'a rate limit names a `host`, a `key`, or both' });
 export type RateLimitDefinition = z.infer<typeof rateLimitSchema>;
 
+export const debounceSchema = z
+  .strictObject({
+    trigger: z.string().min(1).max(256).meta({ description: 'The trigger name whose bursts are coalesced, per instance.' }),
+    periodMs: z.number().int().min(1).max(MAX_DEBOUNCE_WAIT_IN_MS).meta({ description: 'The quiet time: the burst is applied this long after its latest trigger.' }),
+    maxWaitMs: z.number().int().min(1).max(MAX_DEBOUNCE_WAIT_IN_MS).optional().meta({ description: 'Applied at the latest this long after its first trigger, quiet or not. @default none' }),
+    merge: z
+      .string()
+      .min(1)
+      .max(4096)
+      .superRefine((source, ctx) => {
+        try {
+          compileExpression(source);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `is not a valid JSONata expression: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      })
+      .optional()
+      .meta({
+        description:
+          'JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is',
+      }),
+  })
+  .refine((debounce) => debounce.maxWaitMs === undefined || debounce.maxWaitMs >= debounce.periodMs, { message: '`maxWaitMs` is at least `periodMs`', path: ['maxWaitMs'] });
+export type DebounceDefinition = z.infer<typeof debounceSchema>;
+
 export const flowSchema = z.strictObject({
   unique: uniquePolicySchema.optional(),
+  debounce: z
+    .array(debounceSchema)
+    .max(MAX_DEBOUNCES_PER_WORKFLOW)
+    .superRefine((debounces, ctx) => {
+      const seen = new Set<string>();
+      debounces.forEach((debounce, index) => {
+        if (seen.has(debounce.trigger)) ctx.addIssue({ code: 'custom', path: [index, 'trigger'], message: `"${debounce.trigger}" is debounced twice` });
+        seen.add(debounce.trigger);
+      });
+    })
+    .optional(),
   rateLimits: z.array(rateLimitSchema).max(MAX_RATE_LIMITS_PER_WORKFLOW).optional(),
 });
 export type FlowPolicies = z.infer<typeof flowSchema>;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Actor } from './actor';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
-import { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
+import { DEBOUNCE_TRIGGER_ID_PREFIX, RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
 import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
@@ -38,6 +38,9 @@ export const clientTriggerIdSchema = idSchema
   })
   .refine((id) => !id.startsWith(RETRY_TRIGGER_ID_PREFIX), {
     message: `must not start with "${RETRY_TRIGGER_ID_PREFIX}": that prefix is reserved for pending retries`,
+  })
+  .refine((id) => !id.startsWith(DEBOUNCE_TRIGGER_ID_PREFIX), {
+    message: `must not start with "${DEBOUNCE_TRIGGER_ID_PREFIX}": that prefix is reserved for debounced triggers`,
   });
 
 const triggerShape = {
@@ -110,6 +113,16 @@ export interface Trigger {
   readonly recipient?: TriggerRecipient;
   /** Present only on a pending retry's trigger (timers.ts): it re-applies that trigger, if it is still pending. */
   readonly retry?: RetryTarget;
+  /** Present only on the trigger that applies a debounced burst (debounce.ts): the burst it applies, if it is still pending. */
+  readonly debounce?: DebounceTarget;
+}
+
+/** What a debounce's trigger applies: the pending burst of `triggerName` whose latest trigger is `triggerId`. */
+export interface DebounceTarget {
+  readonly triggerName: string;
+  readonly triggerId: string;
+  /** The incarnation that scheduled it (absent for instances without one). */
+  readonly incarnation?: string;
 }
 
 /** What a pending retry's trigger re-applies. */
