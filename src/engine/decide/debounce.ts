@@ -19,7 +19,7 @@ import { OutboxKind, type OutboxRow } from '../model/outbox';
 import type { Trigger } from '../model/trigger';
 import { DEBOUNCE_TRIGGER_ID_PREFIX } from '../model/trigger-ids';
 import type { Effects } from '../steps/effects';
-import { unchanged, type Decision } from './decision';
+import { unchanged, withEntryActor, type Decision } from './decision';
 import { shortDetail, type TraceEntry } from './decision-trace';
 import type { InstanceResult } from './instance-result';
 import { rememberApplied } from './instance-changes';
@@ -134,7 +134,8 @@ export async function decideDebounceRelease(instance: Instance, trigger: Trigger
   }
   if (inactiveStatuses.has(instance.status)) return unchanged({ instanceId: instance.id, outcome: TriggerOutcome.notActive });
   const without = withoutDebounce(instance, target.triggerName);
-  const decision = await decide({ ...pending.trigger, id: trigger.id }, without);
+  // The burst applies its latest trigger: its entry names that trigger's sender, not the wake-up that ran it.
+  const decision = withEntryActor(await decide({ ...pending.trigger, id: trigger.id }, without), pending.trigger.actor);
   const note: TraceEntry = {
     path: 'flow.debounce',
     type: 'debounce',
