@@ -1,8 +1,10 @@
 /**
  * Flow control over HTTP (local server, real loopback, Azurite): a trigger's `priority` (validated, kept on
- * its operation), and a workflow's `flow.unique` key (a second non-final instance with the key refused
- * naming the first, or answered with it under `onConflict: existing`; the key freed when the first ends).
+ * its operation), a workflow's `flow.unique` key (a second non-final instance with the key refused
+ * naming the first, or answered with it under `onConflict: existing`; the key freed when the first ends),
+ * and `flow.debounce` through the storage-driven timer scheduler on the manual clock.
  */
+import { ManualClock } from '../../src/testing';
 import { startTestHost, type TestHost } from '../support/local-host';
 
 const order = {
@@ -87,5 +89,62 @@ describe('flow.unique', () => {
     const refused = await api.request('PUT', '/api/workflows/flow-bad', { json: { ...order, id: 'flow-bad', flow: { unique: { key: 42 } } } });
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'flow.unique.key' })]));
+  });
+});
+
+describe('flow.debounce on the local server', () => {
+  let debounced: TestHost;
+  const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+
+  beforeAll(async () => {
+    // The scheduler reads the engine's (manual) clock; it looks at the due-timer rows often, so an advance is seen soon.
+    debounced = await startTestHost('flowdeb', { engineOptions: { clock }, timers: { maxSleepInMs: 50, minIntervalInMs: 10 } });
+    const profile = {
+      id: 'profile',
+      displayName: 'Profile',
+      initialStateId: 'open',
+      flow: { debounce: [{ trigger: 'Update', periodMs: 60_000 }] },
+      states: {
+        open: {
+          transitions: [
+            {
+              id: 'update',
+              targetStateId: 'open',
+              conditions: [{ type: 'triggerName', name: 'Update' }],
+              actions: [{ type: 'setContext', expressions: { last: 'trigger.parameters', applied: '($exists(context.applied) ? context.applied : 0) + 1' } }],
+            },
+          ],
+        },
+      },
+    };
+    expect((await debounced.api.request('PUT', '/api/workflows/profile', { json: profile })).status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await debounced?.host.stop();
+  });
+
+  it('holds a burst back (each operation says so) and applies its latest trigger once, when the clock passes the quiet period', async () => {
+    const { api } = debounced;
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: 'profile', instanceId: 'p1' } })).status).toBe(201);
+    for (const [index, name] of ['a', 'b', 'c'].entries()) {
+      expect((await api.request('POST', '/api/triggers', { json: { id: `upd-${index}`, name: 'Update', subjects: ['p1'], parameters: { name } } })).status).toBe(202);
+      const operation = (await api.waitForOperation(`upd-${index}`)).body;
+      expect(operation.summary).toMatchObject({ debounced: 1 });
+      expect(operation.instances[0]).toMatchObject({
+        outcome: 'debounced',
+        trace: [expect.objectContaining({ type: 'debounce', detail: expect.stringContaining(`held back: ${index + 1} "Update"`) })],
+      });
+    }
+    expect((await api.request('GET', '/api/instances/p1')).body.context).toEqual({});
+    await clock.advanceBy(60_000);
+    let instance = (await api.request('GET', '/api/instances/p1')).body;
+    for (let poll = 0; poll < 400 && instance.context.applied === undefined; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      instance = (await api.request('GET', '/api/instances/p1')).body;
+    }
+    expect(instance.context).toEqual({ last: { name: 'c' }, applied: 1 });
+    const history = (await api.request('GET', '/api/instances/p1/history')).body.items;
+    expect(history.map((entry: { transitionId: string | null }) => entry.transitionId)).toEqual([null, 'update']);
   });
 });
