@@ -4,7 +4,7 @@
  */
 import { TriggerOutcome, type OperationOutcome, type OperationStatus } from '../model/enums';
 import type { BulkRequest, MigrationRequest } from '../decide/operation-work';
-import { DEFAULT_TRIGGER_PRIORITY, triggerPriority, type Trigger } from '../model/trigger';
+import type { Trigger } from '../model/trigger';
 
 /** At most this many per-instance results are kept on an operation; the summary counts all. */
 export const MAX_OPERATION_RESULTS = 1000;
@@ -117,15 +117,6 @@ export interface BulkOperation extends OperationRecord {
 
 export type Operation = TriggerOperation | MigrationOperation | BulkOperation;
 export type StoredOperation = Operation & { readonly etag: string };
-
-/**
- * Where a runner queues the operation among others waiting (higher first): a trigger's priority, the
- * default for migrations, bulk actions and records written before priorities.
- */
-export function operationPriority(operation: Operation | ListedOperation): number {
-  if (operation.kind === OperationKind.migration || operation.kind === OperationKind.bulk) return DEFAULT_TRIGGER_PRIORITY;
-  return operation.priority ?? triggerPriority(operation.trigger);
-}
 
 export function operationKind(operation: Operation): OperationKind {
   return operation.kind ?? OperationKind.trigger;
