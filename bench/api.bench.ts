@@ -20,6 +20,8 @@
  *   BENCH_FANOUT_INSTANCES (default 10000): instances of the fan-out run
  *   BENCH_LATENCY_SAMPLES (default 200), BENCH_CLIENTS (default 8)
  *   BENCH_ROUNDS (default 10): the throughput runs are interleaved in this many chunks
+ *   BENCH_CONCURRENT_CLIENTS (default 16) on BENCH_CONCURRENT_INSTANCES (default 100): the concurrency
+ *   run, BENCH_CONCURRENT_TRIGGERS (default 800) triggers, each client taking the next instance in turn
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -40,6 +42,9 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CONTENDED = 30;
+const CONCURRENT_CLIENTS = Number(process.env.BENCH_CONCURRENT_CLIENTS ?? 16);
+const CONCURRENT_INSTANCES = Math.min(INSTANCES, Number(process.env.BENCH_CONCURRENT_INSTANCES ?? 100));
+const CONCURRENT_TRIGGERS = Number(process.env.BENCH_CONCURRENT_TRIGGERS ?? 800);
 const WAIT = { prefer: 'wait=30' };
 
 type Json = any;
@@ -263,6 +268,25 @@ async function main(): Promise<void> {
     row(
       `floor on its own ${floorInstances}-row interest table and ${floorInstances}-blob container (Azurite scans them)`,
       `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it; ${perOperation('smallFloor', smallFloorSeconds)}`,
+    );
+
+    // 1b. Concurrency: CONCURRENT_CLIENTS clients on CONCURRENT_INSTANCES instances, each trigger to the
+    // next instance in turn (so two clients sometimes meet on one): throughput, p95 of POST to finished,
+    // CPU per trigger of this process (server and clients) and of Azurite.
+    const concurrentLatencies: number[] = [];
+    const concurrentOwnBefore = process.cpuUsage();
+    const concurrentAzuriteBefore = cpuMillisecondsOf(azurite.pid);
+    const concurrentSeconds = await inParallel(CONCURRENT_CLIENTS, CONCURRENT_TRIGGERS, async (index) => {
+      const begin = performance.now();
+      await triggerWaiting(base, `i-${index % CONCURRENT_INSTANCES}`);
+      concurrentLatencies.push(performance.now() - begin);
+    });
+    const concurrentOwn = process.cpuUsage(concurrentOwnBefore);
+    const concurrentAzurite = cpuMillisecondsOf(azurite.pid) - concurrentAzuriteBefore;
+    concurrentLatencies.sort((a, b) => a - b);
+    row(
+      `Signalbox: ${CONCURRENT_CLIENTS} clients on ${CONCURRENT_INSTANCES} instances, Prefer: wait`,
+      `${(CONCURRENT_TRIGGERS / concurrentSeconds).toFixed(0)} triggers/s; p95 ${percentile(concurrentLatencies, 95).toFixed(1)} ms; CPU per trigger: this process ${((concurrentOwn.user + concurrentOwn.system) / 1000 / CONCURRENT_TRIGGERS).toFixed(2)} ms, Azurite ${(concurrentAzurite / CONCURRENT_TRIGGERS).toFixed(2)} ms`,
     );
 
     // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.
