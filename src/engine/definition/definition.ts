@@ -10,6 +10,7 @@ import { calendarsSchema, timerSchema } from '../timers/timer-definition';
 import { onErrorSchema, retryPolicySchema } from './error-handling';
 import { actorsRuleSchema } from './actors-rule';
 import { indexesSchema } from './search-indexes';
+import { flowConcurrencyShape } from './flow-concurrency';
 
 export const workflowIdSchema = z
   .string()
@@ -104,6 +105,8 @@ export const workflowDefinitionSchema = z.strictObject({
   indexes: indexesSchema.optional(),
   /** Instances' `businessKey` is unique within the workflow: a second one is refused (409 naming the first). */
   uniqueBusinessKey: z.boolean().optional(),
+  /** Flow control: limits on how many triggers run at once, per key (README "Flow control"). */
+  flow: z.strictObject({ ...flowConcurrencyShape }).optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

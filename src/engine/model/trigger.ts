@@ -97,6 +97,7 @@ export interface Trigger {
   readonly recipient?: TriggerRecipient;
   /** Present only on a pending retry's trigger (timers.ts): it re-applies that trigger, if it is still pending. */
   readonly retry?: RetryTarget;
+  readonly priority?: number;
 }
 
 /** What a pending retry's trigger re-applies. */
