@@ -144,7 +144,12 @@ export class Engine {
     this.reads = new InstanceReads(this.ports);
     this.waiting = new WaitingService(this.ports, this.workflows.versions, this.options.clock);
     if (this.ports.flow && this.runtime.slots) {
-      this.flow = new FlowKeys(this.ports.flow, this.runtime.slots, async (workflowId, flowOptions) => (await this.workflows.find(workflowId, flowOptions))?.definition, () => this.options.clock.now());
+      this.flow = new FlowKeys(
+        this.ports.flow,
+        this.runtime.slots,
+        async (workflowId, flowOptions) => (await this.workflows.find(workflowId, flowOptions))?.definition,
+        () => this.options.clock.now(),
+      );
     }
     this.events = new LifecycleEventOperations(this.reads, (row, rowOptions) => this.handlers.event(row, rowOptions ?? {}), this.ports.events, this.eventDelivery, this.dispatcher);
   }

@@ -27,7 +27,9 @@ export class TableFlowStore implements FlowStore {
     const entity = { partitionKey: encodeKey(workflowId, 'workflow id'), rowKey: encodeKey(rowKey, 'flow key'), ...toBody(value) };
     const what = `flow row "${rowKey}" of workflow "${workflowId}"`;
     const response = await translate(what, () =>
-      options.ifMatch === undefined ? this.client.createEntity(entity, { abortSignal: options.abortSignal }) : this.client.updateEntity(entity, 'Replace', { etag: options.ifMatch, abortSignal: options.abortSignal }),
+      options.ifMatch === undefined
+        ? this.client.createEntity(entity, { abortSignal: options.abortSignal })
+        : this.client.updateEntity(entity, 'Replace', { etag: options.ifMatch, abortSignal: options.abortSignal }),
     );
     return String(response.etag);
   }

@@ -39,7 +39,13 @@ export interface Admission {
  * Takes a slot for the trigger when the workflow has a concurrency policy; undefined when it has none.
  * Throws FlowQueuedError (retryable) when no slot came within the policy's wait.
  */
-export async function admitTrigger(slots: ConcurrencySlots | undefined, definition: WorkflowDefinition, instance: Instance, trigger: Trigger, options: OperationOptions): Promise<Admission | undefined> {
+export async function admitTrigger(
+  slots: ConcurrencySlots | undefined,
+  definition: WorkflowDefinition,
+  instance: Instance,
+  trigger: Trigger,
+  options: OperationOptions,
+): Promise<Admission | undefined> {
   const policy = definition.flow?.concurrency;
   if (!policy || !slots) return undefined;
   let key: string | undefined;

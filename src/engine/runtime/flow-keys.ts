@@ -21,6 +21,8 @@ export interface FlowAuditEntry {
   readonly old: number | null;
   /** The limit after it; null when the override was removed (the definition's applies again). */
   readonly new: number | null;
+  /** The tenant the change was made in, when the host names one. */
+  readonly tenantId?: string;
 }
 
 export interface FlowKeyView {
@@ -73,14 +75,14 @@ export class FlowKeys {
    * Overrides the definition's limit for one key at run time (`limit` null: back to the definition's), and
    * records who changed it, when, from what to what. Answers the key as it now stands.
    */
-  async setLimit(workflowId: string, key: string, limit: number | null, actor: Actor | undefined, options: OperationOptions = {}): Promise<FlowKeyView> {
+  async setLimit(workflowId: string, key: string, limit: number | null, actor: Actor | undefined, options: OperationOptions & { tenantId?: string } = {}): Promise<FlowKeyView> {
     const definition = await this.definition(workflowId, options);
     const policy = definition.flow?.concurrency;
     if (!policy) throw new ValidationError(`Workflow "${workflowId}" has no concurrency policy to override`, [{ path: 'workflowId', message: 'the workflow has no `flow.concurrency`' }]);
     const by = actor ? actor.name || actor.id : 'anonymous';
     const previous = await this.slots.override(workflowId, key, limit ?? undefined, by, options);
     const at = this.now().toISOString();
-    const entry: FlowAuditEntry = { key, by, at, old: previous?.limit ?? policy.limit, new: limit };
+    const entry: FlowAuditEntry = { key, by, at, old: previous?.limit ?? policy.limit, new: limit, ...(options.tenantId ? { tenantId: options.tenantId } : {}) };
     await this.store.putRow(workflowId, `${auditPrefix(key)}${at}|${globalThis.crypto.randomUUID()}`, entry as unknown as JsonObject, options);
     return this.view(workflowId, key, options);
   }
