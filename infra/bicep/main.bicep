@@ -135,6 +135,7 @@ var signalboxTableNames = [
   'SignalboxOperations'
   'SignalboxTimers'
   'SignalboxSearch'
+  'SignalboxFlow'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
 

@@ -305,6 +305,11 @@ export class ApiClient {
     return this.call(() => this.client.GET('/workflows/{workflowId}/waiting', { params: { path: { workflowId } }, ...this.init() }));
   }
 
+  /** `GET /flow/{workflowId}/keys/{key}`: what runs and waits under the workflow's concurrency policy for one key. */
+  async flowKey(workflowId: string, key: string): Promise<Schemas['FlowKey']> {
+    return this.call(() => this.client.GET('/flow/{workflowId}/keys/{key}', { params: { path: { workflowId, key } }, ...this.init() }));
+  }
+
   private init(): { signal: AbortSignal; redirect: 'error' } {
     return { signal: AbortSignal.timeout(this.timeoutInMs), redirect: 'error' };
   }

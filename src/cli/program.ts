@@ -22,6 +22,7 @@ import { defineStartCommand } from './commands/start';
 import { defineValidateCommand } from './commands/validate';
 import { defineWatchCommand } from './commands/watch';
 import { defineWhyCommands } from './commands/why';
+import { defineFlowCommand } from './commands/flow';
 
 export function buildProgram(output: Output): Command {
   const program = new Command('signalbox');
@@ -78,6 +79,7 @@ export function buildProgram(output: Output): Command {
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
+  defineFlowCommand(program, contextOf);
 
   return program;
 }

@@ -121,6 +121,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/flow/{workflowId}/keys/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One key's flow control: what runs, what waits, when the next slot frees
+         * @description Under the workflow's `flow.concurrency` policy: the applications holding a slot of the key, the triggers waiting for one (in admission order), the limit in force (an override, else the definition's) and the newest overrides. The key is as the policy computes it (`customer:42`), URL-encoded.
+         */
+        get: operations["getFlowKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow/{workflowId}/keys/{key}/limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override one key's concurrency limit at run time
+         * @description Takes effect at the key's next admission, on every host; no deploy. Audited: who, when, the limit before and after (listed with the key). `limit: null` removes the override.
+         */
+        put: operations["putFlowKeyLimit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances": {
         parameters: {
             query?: never;
@@ -674,6 +714,44 @@ export interface components {
                 }[];
                 /** @description Faulted instances whose causes are past the first 10. */
                 otherCauses?: number;
+            }[];
+        };
+        FlowKey: {
+            workflowId: string;
+            key: string;
+            /** @description The limit in force: the override's, else the definition's; null without a concurrency policy. */
+            limit: number | null;
+            definedLimit: number | null;
+            override?: {
+                limit: number;
+                by: string;
+                at: string;
+            };
+            running: {
+                instanceId: string;
+                triggerId: string;
+                since: string;
+                expiresAt: string;
+            }[];
+            /** @description In admission order: higher priority first, then arrival. */
+            queued: {
+                instanceId: string;
+                triggerId: string;
+                priority: number;
+                arrivedAt: string;
+            }[];
+            /** @description While triggers wait: `now` when a slot is free, else when one frees at the latest (the earliest expiry of a running slot). Null when nothing waits. */
+            nextRelease: string | null;
+            /** @description The newest limit overrides of this key, newest first. */
+            audit: {
+                key: string;
+                by: string;
+                at: string;
+                /** @description The limit before: the override, else the definition. */
+                old: number | null;
+                /** @description The limit after; null: the override was removed (the definition's applies). */
+                new: number | null;
+                tenantId?: string;
             }[];
         };
         Instance: {
@@ -1776,6 +1854,12 @@ export interface components {
                     /** @description Calls that may go at once after a quiet time. @default limit */
                     burst?: number;
                 }[];
+                concurrency?: {
+                    /** @description A `{{...}}` template (`customer:{{context.customerId}}`) or a JSONata expression (`context.customerId`; `"all"` for one key for everything). */
+                    key: string;
+                    limit: number;
+                    maxWait?: string;
+                };
             };
         };
         /** Signalbox workflow (a stored version) */
@@ -1940,6 +2024,12 @@ export interface components {
                     /** @description Calls that may go at once after a quiet time. @default limit */
                     burst?: number;
                 }[];
+                concurrency?: {
+                    /** @description A `{{...}}` template (`customer:{{context.customerId}}`) or a JSONata expression (`context.customerId`; `"all"` for one key for everything). */
+                    key: string;
+                    limit: number;
+                    maxWait?: string;
+                };
             };
             version: number;
             etag: string;
@@ -2106,6 +2196,12 @@ export interface components {
                     /** @description Calls that may go at once after a quiet time. @default limit */
                     burst?: number;
                 }[];
+                concurrency?: {
+                    /** @description A `{{...}}` template (`customer:{{context.customerId}}`) or a JSONata expression (`context.customerId`; `"all"` for one key for everything). */
+                    key: string;
+                    limit: number;
+                    maxWait?: string;
+                };
             };
             version: number;
             etag: string;
@@ -2890,6 +2986,171 @@ export interface operations {
             };
             /** @description No such workflow. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFlowKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowKey"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putFlowKeyLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflowId: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The key's limit from now on; null removes the override (the definition's limit applies again). */
+                    limit: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key with its new limit. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowKey"];
+                };
+            };
+            /** @description The limit is invalid, or the workflow has no concurrency policy. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Admin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

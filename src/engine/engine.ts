@@ -55,6 +55,8 @@ import type { Actor } from './model/actor';
 import type { SearchIndexStore } from './search/search-port';
 import type { SearchField } from './definition/search-indexes';
 import { InstanceSearch, type CountRequest, type CountResult, type SearchPage, type SearchRequest } from './search/instance-search';
+import type { FlowStore } from './ports/flow-store';
+import { FlowKeys } from './runtime/flow-keys';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
 
@@ -76,6 +78,8 @@ export interface EnginePorts {
   readonly dueTimers?: DueTimerIndex;
   /** The search index (search/search-port.ts): without it, instances are found only by the listing's columns. */
   readonly search?: SearchIndexStore;
+  /** Flow-control rows (concurrency slots, overrides): without it, `flow.concurrency` is not enforced. */
+  readonly flow?: FlowStore;
 }
 
 interface EngineParts {
@@ -106,6 +110,8 @@ export class Engine {
   private readonly events: LifecycleEventOperations;
   /** "Why is it stuck?": waiting-service.ts. */
   private readonly waiting: WaitingService;
+  /** One key's flow control, read and overridden (undefined without a flow store). */
+  readonly flow?: FlowKeys;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
   constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
@@ -138,6 +144,14 @@ export class Engine {
     this.relay = new OutboxRelay(this.ports.outbox, this.handlers);
     this.reads = new InstanceReads(this.ports);
     this.waiting = new WaitingService(this.ports, this.workflows.versions, this.options.clock);
+    if (this.ports.flow && this.runtime.slots) {
+      this.flow = new FlowKeys(
+        this.ports.flow,
+        this.runtime.slots,
+        async (workflowId, flowOptions) => (await this.workflows.find(workflowId, flowOptions))?.definition,
+        () => this.options.clock.now(),
+      );
+    }
     this.events = new LifecycleEventOperations(this.reads, (row, rowOptions) => this.handlers.event(row, rowOptions ?? {}), this.ports.events, this.eventDelivery, this.dispatcher);
   }
 

@@ -133,3 +133,7 @@ export { dryRunTrigger, recordingEffects, type DryRunResult, type SimulatedActio
 export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './decide/decision-trace';
 export * from './analysis';
 export * from './search';
+export * from './definition/flow-concurrency';
+export { ConcurrencySlots, MAX_QUEUED_PER_KEY, DEFAULT_SLOT_TTL_IN_MS, type KeySlots, type LimitOverride, type SlotHolder, type SlotWaiter } from './runtime/concurrency-slots';
+export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './runtime/flow-keys';
+export type { FlowRow, FlowStore } from './ports/flow-store';

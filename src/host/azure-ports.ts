@@ -44,6 +44,7 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     events: storage.events,
     interests: storage.interests,
     search: storage.search,
+    flow: storage.flow,
     operations: storage.operations,
     leases: storage.leases,
     async checkHealth() {

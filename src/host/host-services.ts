@@ -7,7 +7,7 @@ import { Engine } from '../engine/engine';
 import type { EventDeliveryTarget } from '../engine/runtime';
 import type { OutboxHandlers } from '../engine/runtime';
 import type { EngineOptions } from '../engine/runtime';
-import type { DueTimerIndex, EventStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
+import type { DueTimerIndex, EventStore, FlowStore, HistoryStore, InstanceStore, InterestIndex, LeaseProvider, OperationStore, OutboxStore, WorkflowStore } from '../engine/ports';
 import { createOutboundClient } from '../outbound/outbound-client';
 import { consoleConfigFromEnv } from './http/system/console-routes';
 import type { ApiServices } from './http/types';
@@ -34,6 +34,8 @@ export interface SignalboxPorts {
   readonly dueTimers?: DueTimerIndex;
   /** Instances by business data; absent: instances are listed by their columns only. */
   readonly search?: SearchIndexStore;
+  /** Flow-control rows (flow.concurrency); absent: concurrency policies are not enforced. */
+  readonly flow?: FlowStore;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
 }
@@ -78,6 +80,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       leases: ports.leases,
       ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
       ...(ports.search ? { search: ports.search } : {}),
+      ...(ports.flow ? { flow: ports.flow } : {}),
     },
     {
       http: createOutboundClient({
@@ -88,6 +91,8 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       // The shortest lease Azure allows, renewed every 5 s while work runs: an application takes
       // milliseconds, and a worker that dies holds its instances for at most 15 s instead of 60.
       leaseDurationInSeconds: 15,
+      // Concurrency slots likewise: renewed every 5 s while held, a dead worker's free after 15 s.
+      flowSlotTtlInMs: 15_000,
       ...(readSetting('SIGNALBOX_INDEX_HMAC_KEY', env) ? { searchHmacKey: readSetting('SIGNALBOX_INDEX_HMAC_KEY', env)! } : {}),
       logger: {
         info: (message, properties) => logger.info(message, properties),

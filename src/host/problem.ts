@@ -21,6 +21,7 @@ const statusByCode: Record<SignalboxErrorCode, { status: number; title: string }
   tooLarge: { status: 413, title: 'Too large' },
   unsupportedMediaType: { status: 415, title: 'Unsupported media type' },
   storage: { status: 503, title: 'Storage unavailable' },
+  flowQueued: { status: 503, title: 'Waiting for a concurrency slot' },
 };
 
 export interface Problem {

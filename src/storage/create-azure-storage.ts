@@ -16,6 +16,7 @@ import { TableDueTimerIndex } from './table-due-timer-index';
 import { TableSearchIndex } from './table-search-index';
 import { TableOperationStore } from './table-operation-store';
 import { TableWorkflowStore } from './table-workflow-store';
+import { TableFlowStore } from './table-flow-store';
 
 export interface AzureStorageOptions {
   /** A connection string, or a resolved connection (src/host/storage-connection.ts reads the settings). */
@@ -45,6 +46,8 @@ export interface AzureStorage {
   readonly dueTimers: TableDueTimerIndex;
   /** Instances by business data (declared and built-in search fields). */
   readonly search: TableSearchIndex;
+  /** Flow control: concurrency slots, limit overrides and their audit. */
+  readonly flow: TableFlowStore;
   readonly leases: BlobLeaseProvider;
   readonly names: StorageNames;
   /** The SDK clients, for tooling and tests. */
@@ -55,6 +58,7 @@ export interface AzureStorage {
     readonly operations: TableClient;
     readonly timers: TableClient;
     readonly search: TableClient;
+    readonly flow: TableClient;
     readonly leases: ContainerClient;
   };
 }
@@ -70,12 +74,13 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     operations: createTableClient(connection, names.operationsTable, clientOptions),
     timers: createTableClient(connection, names.timersTable, clientOptions),
     search: createTableClient(connection, names.searchTable, clientOptions),
+    flow: createTableClient(connection, names.flowTable, clientOptions),
     leases: createContainerClient(connection, names.leaseContainer, clientOptions),
   };
   if (options.createIfMissing ?? true) {
     await Promise.all([
       // TableClient.createTable absorbs exactly 409 TableAlreadyExists and nothing else.
-      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers, clients.search].map((table) =>
+      ...[clients.workflows, clients.instances, clients.interests, clients.operations, clients.timers, clients.search, clients.flow].map((table) =>
         translate(`table "${table.tableName}"`, () => table.createTable()),
       ),
       createContainer(clients.leases),
@@ -92,6 +97,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     operations: new TableOperationStore(clients.operations),
     dueTimers: new TableDueTimerIndex(clients.timers),
     search: new TableSearchIndex(clients.search),
+    flow: new TableFlowStore(clients.flow),
     leases: new BlobLeaseProvider(clients.leases, options.leases),
     names,
     clients,

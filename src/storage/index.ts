@@ -7,6 +7,7 @@ export { TableInstanceStore } from './table-instance-store';
 export { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 export { TableOperationStore } from './table-operation-store';
 export { TableSearchIndex } from './table-search-index';
+export { TableFlowStore } from './table-flow-store';
 export { toSignalboxError } from './errors';
 export { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH } from './keys';
 export { MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-body';

@@ -12,6 +12,8 @@ export interface StorageNames {
   readonly timersTable: string;
   /** Instances by business data: a partition per workflow (table-search-index.ts). */
   readonly searchTable: string;
+  /** Flow control: concurrency slots, limit overrides and their audit, a partition per workflow (table-flow-store.ts). */
+  readonly flowTable: string;
   readonly leaseContainer: string;
 }
 
@@ -22,6 +24,7 @@ export const defaultStorageNames: StorageNames = {
   operationsTable: 'SignalboxOperations',
   timersTable: 'SignalboxTimers',
   searchTable: 'SignalboxSearch',
+  flowTable: 'SignalboxFlow',
   leaseContainer: 'signalbox-leases',
 };
 
@@ -35,6 +38,7 @@ export function prefixedStorageNames(prefix: string): StorageNames {
     operationsTable: `${prefix}Operations`,
     timersTable: `${prefix}Timers`,
     searchTable: `${prefix}Search`,
+    flowTable: `${prefix}Flow`,
     leaseContainer: `${prefix.toLowerCase()}-leases`,
   };
 }

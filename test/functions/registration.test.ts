@@ -61,6 +61,9 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Issue 26: why an instance is not moving, and a workflow's instances counted by why.
   ['GET', 'instances/{instanceId}/waiting', 'function'],
   ['GET', 'workflows/{workflowId}/waiting', 'function'],
+  // Flow control: one key of a workflow, and its run-time limit override.
+  ['GET', 'flow/{workflowId}/keys/{key}', 'function'],
+  ['PUT', 'flow/{workflowId}/keys/{key}/limit', 'function'],
   // Counting instances by a filter over their search fields (the search issue).
   ['GET', 'instance-counts', 'function'],
   // Health is anonymous per the API doc (probes carry no key); the OpenAPI document holds no data.

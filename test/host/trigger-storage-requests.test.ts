@@ -126,6 +126,32 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
     expect(count('table POST $batch $batch') + count(`table PUT ${names.operationsTable}`) + count(`table MERGE ${names.operationsTable}`)).toBe(13);
   });
 
+  it("with a concurrency policy adds exactly a read and a write of the key's slot row to take the slot, and another pair to give it back", async () => {
+    expect((await api.request('PUT', '/api/workflows/limited', { json: { ...counterWorkflow, id: 'limited', flow: { concurrency: { key: "'all'", limit: 4 } } } })).status).toBe(201);
+    await api.request('POST', '/api/instances', { json: { workflowId: 'limited', instanceId: 'flow-1', context: { count: 0 } } });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'flow-warm-1', name: 'Increment', subjects: ['flow-1'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/triggers', { json: { id: 'flow-count-1', name: 'Increment', subjects: ['flow-1'] }, headers: { prefer: 'wait=10' } });
+    expect(answer.body).toMatchObject({ id: 'flow-count-1', status: 'succeeded', summary: { transitioned: 1 } });
+    expect(answer.body.instances[0].trace[0]).toEqual({ path: 'flow.concurrency', type: 'concurrency', result: true, detail: 'admitted: all at 1/4' });
+    const requests = await settledRequests();
+    expect(requests.filter((request) => request.includes(names.flowTable))).toEqual([
+      `table GET ${names.flowTable}`,
+      `table PUT ${names.flowTable}`,
+      `table GET ${names.flowTable}`,
+      `table PUT ${names.flowTable}`,
+    ]);
+    // Everything else is what the same trigger costs without a policy.
+    await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'flow-0', context: { count: 0 } } });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'flow-warm-0', name: 'Increment', subjects: ['flow-0'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'flow-count-0', name: 'Increment', subjects: ['flow-0'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    const withoutPolicy = await settledRequests();
+    expect(requests.filter((request) => !request.includes(names.flowTable))).toEqual(withoutPolicy);
+  });
+
   it('keeps the operation listed newest first with its final status', async () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-2', context: { count: 0 } } });
     expect((await api.request('POST', '/api/triggers', { json: { id: 'count-2', name: 'Increment', subjects: ['r-2'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);

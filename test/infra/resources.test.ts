@@ -93,6 +93,7 @@ describe('storage account', () => {
       defaultStorageNames.operationsTable,
       defaultStorageNames.timersTable,
       defaultStorageNames.searchTable,
+      defaultStorageNames.flowTable,
     ];
     expect([...names].sort()).toEqual([...expected].sort());
     for (const name of expected) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9]{2,62}$/);

@@ -11,6 +11,7 @@ import { onErrorSchema, retryPolicySchema } from './error-handling';
 import { actorsRuleSchema } from './actors-rule';
 import { indexesSchema } from './search-indexes';
 import { flowSchema } from './flow-policies';
+import { flowConcurrencyShape } from './flow-concurrency';
 
 export const workflowIdSchema = z
   .string()
@@ -105,8 +106,8 @@ export const workflowDefinitionSchema = z.strictObject({
   indexes: indexesSchema.optional(),
   /** Instances' `businessKey` is unique within the workflow: a second one is refused (409 naming the first). */
   uniqueBusinessKey: z.boolean().optional(),
-  /** Flow control (flow-policies.ts): a unique key per non-final instance, rate limits on outbound calls. */
-  flow: flowSchema.optional(),
+  /** Flow control: a unique key per non-final instance, debounce, rate limits on outbound calls (flow-policies.ts), concurrency per key (flow-concurrency.ts). */
+  flow: flowSchema.extend(flowConcurrencyShape).optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

@@ -6,3 +6,4 @@ export * from './step-schemas';
 export * from './subscriptions';
 export * from './actors-rule';
 export * from './flow-policies';
+export * from './flow-concurrency';

@@ -11,7 +11,7 @@ export interface ValidationIssue {
 }
 
 export type SignalboxErrorCode =
-  'validation' | 'definitionInvalid' | 'notFound' | 'conflict' | 'preconditionFailed' | 'leaseUnavailable' | 'leaseLost' | 'tooLarge' | 'unsupportedMediaType' | 'storage';
+  'validation' | 'definitionInvalid' | 'notFound' | 'conflict' | 'preconditionFailed' | 'leaseUnavailable' | 'leaseLost' | 'tooLarge' | 'unsupportedMediaType' | 'storage' | 'flowQueued';
 
 export class SignalboxError extends Error {
   readonly code: SignalboxErrorCode;
@@ -79,6 +79,16 @@ export class LeaseUnavailableError extends SignalboxError {
   }
 }
 
+/**
+ * A trigger waited the longest its workflow's `concurrency` policy allows for a slot of its key and is
+ * handed back to be retried later (never dropped). Retryable. `detail` says where it stood (`queued: customer:42 at 5/5`).
+ */
+export class FlowQueuedError extends SignalboxError {
+  constructor(readonly detail: string) {
+    super('flowQueued', `${detail}: no concurrency slot within the policy's wait; retry later`);
+  }
+}
+
 /** The lease was lost while work held it (a renewal failed or it was broken); the work must not save. */
 export class LeaseLostError extends SignalboxError {
   constructor(
@@ -111,7 +121,7 @@ export class StorageError extends SignalboxError {
 /** Whether a failure of a port is worth retrying (lease contention, lease loss, transient storage faults). */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof StorageError) return error.retryable;
-  return error instanceof LeaseUnavailableError || error instanceof LeaseLostError || error instanceof PreconditionFailedError;
+  return error instanceof LeaseUnavailableError || error instanceof LeaseLostError || error instanceof PreconditionFailedError || error instanceof FlowQueuedError;
 }
 
 /**

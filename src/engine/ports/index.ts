@@ -2,3 +2,4 @@
 export * from './lease-duration';
 export * from './paging';
 export * from './ports';
+export * from './flow-store';

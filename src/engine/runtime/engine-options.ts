@@ -53,6 +53,8 @@ export interface EngineOptions {
   events?: EventOptions;
   /** The key sensitive search fields are hashed with (HMAC-SHA256); without it they are left unindexed. */
   searchHmacKey?: string;
+  /** How long a concurrency slot outlives its holder's last renewal (a crashed worker's slot frees itself after). @default 60000 */
+  flowSlotTtlInMs?: number;
 }
 
 export interface ResolvedEngineOptions {
@@ -66,6 +68,7 @@ export interface ResolvedEngineOptions {
   readonly definitionCacheSize: number;
   readonly maxSaveAttempts: number;
   readonly searchHmacKey?: string;
+  readonly flowSlotTtlInMs?: number;
   readonly events: { readonly http: ExternalServiceClient; readonly policy: EventDeliveryPolicy; readonly sourcePrefix: string };
 }
 
@@ -81,6 +84,7 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
     definitionCacheSize: Math.max(1, options.definitionCacheSize ?? 100),
     maxSaveAttempts: Math.max(1, options.maxSaveAttempts ?? 5),
     ...(options.searchHmacKey ? { searchHmacKey: options.searchHmacKey } : {}),
+    ...(options.flowSlotTtlInMs !== undefined ? { flowSlotTtlInMs: options.flowSlotTtlInMs } : {}),
     events: {
       http: options.events?.http ?? options.http ?? refusingExternalServiceClient,
       policy: resolveEventDeliveryPolicy(options.events?.policy),

@@ -40,6 +40,9 @@ import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
 import { SearchIndexing } from '../search/search-indexing';
 import type { SearchIndexStore } from '../search/search-port';
+import type { FlowStore } from '../ports/flow-store';
+import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
+import { admitTrigger, withAdmissionTrace } from './flow-admission';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;
@@ -50,6 +53,8 @@ export interface InstanceRuntimePorts {
   readonly dueTimers?: DueTimerIndex;
   /** The search index (search/search-port.ts); absent: instances are not indexed for search. */
   readonly search?: SearchIndexStore;
+  /** Flow-control rows (concurrency slots); absent: `flow.concurrency` policies are not enforced. */
+  readonly flow?: FlowStore;
 }
 
 /** What a decision needs besides the instance: its definition and the effects it may use. */
@@ -90,6 +95,8 @@ export class InstanceRuntime {
   /** Instances whose outbox this process relayed completely, with the ETag they then had (saves no query on the next load). */
   private readonly relayed = new Map<string, string>();
   private readonly search: SearchIndexing;
+  /** The concurrency slots of workflows with a `flow.concurrency` policy (absent without a flow store). */
+  readonly slots?: ConcurrencySlots;
 
   constructor(
     private readonly ports: InstanceRuntimePorts,
@@ -97,6 +104,14 @@ export class InstanceRuntime {
     private readonly options: ResolvedEngineOptions,
   ) {
     this.search = new SearchIndexing(ports.search, versions, { logger: options.logger, now: () => options.clock.now(), ...(options.searchHmacKey ? { hmacKey: options.searchHmacKey } : {}) });
+    if (ports.flow) {
+      this.slots = new ConcurrencySlots(ports.flow, {
+        now: () => options.clock.now(),
+        newId: options.newId,
+        ...(options.flowSlotTtlInMs !== undefined ? { slotTtlInMs: options.flowSlotTtlInMs } : {}),
+        warn: (message, properties) => options.logger.warn(message, properties),
+      });
+    }
   }
 
   /**
@@ -146,23 +161,31 @@ export class InstanceRuntime {
     );
   }
 
-  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
+  async applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
     const { offeredSince, ...storeOptions } = options;
-    return this.decideUnderLease(
-      instanceId,
-      (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
-      async (stored, { definition, effects }) => {
-        const applied = withTimerActor(trigger, stored);
-        // The instance's own record holds its newest applied triggers; older ones are rows beside it.
-        const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
-        if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
-        const decision = await decideTrigger(definition, stored, applied, effects, this.options.registry);
-        // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
-        if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
-        return decision;
-      },
-      storeOptions,
-    );
+    // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
+    let slot: HeldSlot | undefined;
+    try {
+      return await this.decideUnderLease(
+        instanceId,
+        (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
+        async (stored, { definition, effects }) => {
+          const applied = withTimerActor(trigger, stored);
+          // The instance's own record holds its newest applied triggers; older ones are rows beside it.
+          const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
+          if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
+          const admission = slot || wasApplied(stored, trigger.id) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions);
+          slot ??= admission?.slot;
+          const decision = withAdmissionTrace(await decideTrigger(definition, stored, applied, effects, this.options.registry), admission);
+          // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
+          if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
+          return decision;
+        },
+        storeOptions,
+      );
+    } finally {
+      if (slot) await this.slots!.release(slot);
+    }
   }
 
   /** Bookkeeping only: a failure to record is logged, never the trigger's failure. */
@@ -576,6 +599,11 @@ function mayHaveForgotten(stored: Instance, triggerId: string, offeredSince: str
   if ((stored.appliedTriggers ?? []).some((record) => record.triggerId === triggerId)) return false;
   if (offeredSince === undefined) return true;
   return Date.parse(offeredSince) <= Date.parse(stored.appliedForgottenAt) + APPLIED_LOOKUP_CLOCK_MARGIN_MS;
+}
+
+/** Whether the instance's own record says the trigger was applied (a repeat takes no concurrency slot). */
+function wasApplied(stored: Instance, triggerId: string): boolean {
+  return (stored.appliedTriggers ?? []).some((record) => record.triggerId === triggerId);
 }
 
 function historyOf(change: Change): HistoryEntry[] {

@@ -14,6 +14,7 @@ import { instanceWaitingRoutes } from './instances/instance-waiting';
 import { workflowAnalysisRoutes } from './workflows/workflow-analysis';
 import { workflowOperationRoutes } from './workflows/workflow-operations';
 import { workflowWaitingRoutes } from './workflows/workflow-waiting';
+import { flowRoutes } from './workflows/flow-routes';
 import { instanceRoutes } from './instances/instance-routes';
 import { searchRoutes } from './instances/instance-search';
 import { defineRoute } from './route';
@@ -83,6 +84,7 @@ export const routes: readonly RouteDefinition[] = [
   ...workflowAnalysisRoutes,
   ...workflowOperationRoutes,
   ...workflowWaitingRoutes,
+  ...flowRoutes,
   ...instanceRoutes,
   ...searchRoutes,
   ...eventRoutes,

@@ -6,7 +6,9 @@ import { InMemoryLeaseProvider } from './in-memory-lease-provider';
 import { InMemoryOperationStore } from './in-memory-operation-store';
 import { InMemoryWorkflowStore } from './in-memory-workflow-store';
 import { InMemorySearchIndex } from './in-memory-search-index';
+import { InMemoryFlowStore } from './in-memory-flow-store';
 
+export { InMemoryFlowStore };
 export { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemorySearchIndex, InMemoryWorkflowStore };
 export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
 export { collectAll, pageOf } from './paging';
@@ -23,6 +25,7 @@ export function createInMemoryPorts(options: { maxLeaseWaitInMs?: number } = {})
     interests: new InMemoryInterestIndex(),
     operations: new InMemoryOperationStore(),
     search: new InMemorySearchIndex(),
+    flow: new InMemoryFlowStore(),
     leases: new InMemoryLeaseProvider(options.maxLeaseWaitInMs !== undefined ? { maxWaitInMs: options.maxLeaseWaitInMs } : {}),
   };
 }

@@ -1,0 +1,261 @@
+/**
+ * @module Concurrency slots: the storage side of a workflow's `concurrency` policy. Each key has one row
+ * (`slots|<key>`, flow-store.ts) listing the applications holding a slot and the triggers waiting for one,
+ * changed only with its ETag, so two workers never both take the last slot. A holder and a waiter carry an
+ * expiry: a crashed worker's slot frees itself (holders renew theirs while they run). Waiters are admitted
+ * in order (higher `priority` first, then arrival), each taking a slot only when fewer than the free
+ * slots wait ahead of it; a trigger that waits past the policy's `maxWait` leaves the queue and is handed
+ * back as retryable (FlowQueuedError), never dropped. Run-time limit overrides live on the same row, so
+ * taking a slot costs one read and one write, releasing it another read and write.
+ */
+import { FlowQueuedError, PreconditionFailedError, ConflictError, type JsonObject } from '../model';
+import type { FlowRow, FlowStore, OperationOptions } from '../ports';
+
+/** Triggers waiting per key; past this a trigger is handed back at once rather than queued. */
+export const MAX_QUEUED_PER_KEY = 200;
+/** How long a holder's slot outlives its last renewal when its worker stops renewing (a crash). @default */
+export const DEFAULT_SLOT_TTL_IN_MS = 60_000;
+/** A waiter's place outlives its wait by this much (a crashed waiter's place frees itself after). */
+const WAITER_GRACE_IN_MS = 5_000;
+const MAX_POLL_INTERVAL_IN_MS = 250;
+
+export interface SlotHolder {
+  readonly id: string;
+  readonly instanceId: string;
+  readonly triggerId: string;
+  readonly since: string;
+  readonly expiresAt: string;
+}
+
+export interface SlotWaiter {
+  readonly id: string;
+  readonly instanceId: string;
+  readonly triggerId: string;
+  readonly priority: number;
+  readonly arrivedAt: string;
+  readonly expiresAt: string;
+}
+
+/** A run-time override of the definition's limit for one key (the admin route), with who set it. */
+export interface LimitOverride {
+  readonly limit: number;
+  readonly by: string;
+  readonly at: string;
+}
+
+/** One key's row. */
+export interface KeySlots {
+  readonly running: readonly SlotHolder[];
+  readonly queued: readonly SlotWaiter[];
+  readonly limitOverride?: LimitOverride;
+}
+
+/** Who asks for a slot. */
+export interface SlotRequest {
+  readonly workflowId: string;
+  readonly key: string;
+  /** The definition's limit (an override on the key's row wins). */
+  readonly limit: number;
+  readonly instanceId: string;
+  readonly triggerId: string;
+  /** 1-5, higher first. @default 3 */
+  readonly priority?: number;
+  readonly maxWaitInMs: number;
+}
+
+/** A slot held: release it when the application is over. `detail` is for the decision trace. */
+export interface HeldSlot {
+  readonly workflowId: string;
+  readonly key: string;
+  readonly id: string;
+  readonly detail: string;
+}
+
+export interface ConcurrencySlotsOptions {
+  readonly now: () => Date;
+  readonly newId: () => string;
+  /** @default DEFAULT_SLOT_TTL_IN_MS */
+  readonly slotTtlInMs?: number;
+  readonly warn: (message: string, properties: Record<string, unknown>) => void;
+}
+
+export function slotsRowKey(key: string): string {
+  return `slots|${key}`;
+}
+
+export const DEFAULT_TRIGGER_PRIORITY = 3;
+
+export class ConcurrencySlots {
+  private readonly ttlInMs: number;
+  /** Slots held by this process, renewed until released. */
+  private readonly renewals = new Map<string, ReturnType<typeof setInterval>>();
+
+  constructor(
+    private readonly store: FlowStore,
+    private readonly options: ConcurrencySlotsOptions,
+  ) {
+    this.ttlInMs = options.slotTtlInMs ?? DEFAULT_SLOT_TTL_IN_MS;
+  }
+
+  /** The key's row as it stands (expired holders and waiters left out). */
+  async read(workflowId: string, key: string, options: OperationOptions = {}): Promise<KeySlots> {
+    return pruned(slotsOf(await this.store.getRow(workflowId, slotsRowKey(key), options)), this.options.now());
+  }
+
+  /**
+   * Takes a slot of the key, waiting in order for at most `maxWaitInMs` (then FlowQueuedError: retry later).
+   * The slot renews itself until released (`release`).
+   */
+  async acquire(request: SlotRequest, options: OperationOptions = {}): Promise<HeldSlot> {
+    const id = this.options.newId();
+    const priority = request.priority ?? DEFAULT_TRIGGER_PRIORITY;
+    const deadline = performance.now() + request.maxWaitInMs;
+    let queuedDetail: string | undefined;
+    let interval = 10;
+    for (;;) {
+      options.abortSignal?.throwIfAborted();
+      const row = await this.store.getRow(request.workflowId, slotsRowKey(request.key), options);
+      const now = this.options.now();
+      const slots = pruned(slotsOf(row), now);
+      const limit = slots.limitOverride?.limit ?? request.limit;
+      const mine = slots.queued.find((waiter) => waiter.id === id);
+      const ahead = slots.queued.filter((waiter) => waiter.id !== id && goesBefore(waiter, mine ?? { id, priority, arrivedAt: now.toISOString() })).length;
+      const free = limit - slots.running.length;
+      if (free > 0 && ahead < free) {
+        const holder: SlotHolder = { id, instanceId: request.instanceId, triggerId: request.triggerId, since: now.toISOString(), expiresAt: new Date(now.getTime() + this.ttlInMs).toISOString() };
+        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slots.queued.filter((waiter) => waiter.id !== id) };
+        if (await this.write(request.workflowId, request.key, next, row, options)) {
+          const at = `${request.key} at ${next.running.length}/${limit}`;
+          const held = { workflowId: request.workflowId, key: request.key, id, detail: '' };
+          const renewal = setInterval(() => void this.renew(held), Math.max(1000, Math.floor(this.ttlInMs / 3)));
+          renewal.unref?.();
+          this.renewals.set(id, renewal);
+          return { workflowId: request.workflowId, key: request.key, id, detail: queuedDetail ? `admitted: ${at}, after ${queuedDetail}` : `admitted: ${at}` };
+        }
+        continue; // someone else wrote first: read again at once
+      }
+      const timedOut = performance.now() >= deadline;
+      queuedDetail ??= `queued: ${request.key} at ${slots.running.length}/${limit}`;
+      if (!mine) {
+        if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail);
+        const waiter: SlotWaiter = {
+          id,
+          instanceId: request.instanceId,
+          triggerId: request.triggerId,
+          priority,
+          arrivedAt: now.toISOString(),
+          expiresAt: new Date(now.getTime() + request.maxWaitInMs + WAITER_GRACE_IN_MS).toISOString(),
+        };
+        if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued, waiter] }, row, options))) continue;
+      } else if (timedOut) {
+        await this.leaveQueue(request.workflowId, request.key, id, options);
+        throw new FlowQueuedError(queuedDetail);
+      }
+      await delay(interval, options.abortSignal);
+      interval = Math.min(interval * 2, MAX_POLL_INTERVAL_IN_MS);
+    }
+  }
+
+  /** Gives the slot back (a failed release is left to the slot's expiry). */
+  async release(slot: HeldSlot, options: OperationOptions = {}): Promise<void> {
+    clearInterval(this.renewals.get(slot.id));
+    this.renewals.delete(slot.id);
+    try {
+      await this.change(slot.workflowId, slot.key, (slots) => ({ ...slots, running: slots.running.filter((holder) => holder.id !== slot.id) }), options);
+    } catch (error) {
+      this.options.warn('Could not release a concurrency slot; it frees itself when it expires', { workflowId: slot.workflowId, key: slot.key, error: String(error) });
+    }
+  }
+
+  /** Sets (or, with `limit` undefined, removes) the key's run-time limit; returns the override it replaced. */
+  async override(workflowId: string, key: string, limit: number | undefined, by: string, options: OperationOptions = {}): Promise<LimitOverride | undefined> {
+    let previous: LimitOverride | undefined;
+    await this.change(
+      workflowId,
+      key,
+      (slots) => {
+        previous = slots.limitOverride;
+        const { limitOverride: _replaced, ...rest } = slots;
+        return limit === undefined ? rest : { ...rest, limitOverride: { limit, by, at: this.options.now().toISOString() } };
+      },
+      options,
+    );
+    return previous;
+  }
+
+  private async renew(slot: HeldSlot): Promise<void> {
+    try {
+      const expiresAt = new Date(this.options.now().getTime() + this.ttlInMs).toISOString();
+      await this.change(slot.workflowId, slot.key, (slots) => ({ ...slots, running: slots.running.map((holder) => (holder.id === slot.id ? { ...holder, expiresAt } : holder)) }));
+    } catch (error) {
+      this.options.warn('Could not renew a concurrency slot', { workflowId: slot.workflowId, key: slot.key, error: String(error) });
+    }
+  }
+
+  private async leaveQueue(workflowId: string, key: string, id: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.change(workflowId, key, (slots) => ({ ...slots, queued: slots.queued.filter((waiter) => waiter.id !== id) }), options);
+    } catch (error) {
+      this.options.warn('Could not leave a concurrency queue; the place frees itself when it expires', { workflowId, key, error: String(error) });
+    }
+  }
+
+  /** Read, change, conditional write, until the write lands. */
+  private async change(workflowId: string, key: string, update: (slots: KeySlots) => KeySlots, options: OperationOptions = {}): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const row = await this.store.getRow(workflowId, slotsRowKey(key), options);
+      if (await this.write(workflowId, key, update(pruned(slotsOf(row), this.options.now())), row, options)) return;
+      if (attempt >= 50) throw new PreconditionFailedError(`The concurrency slots of "${key}" kept changing`);
+      await delay(Math.min(5 * attempt, MAX_POLL_INTERVAL_IN_MS), options.abortSignal);
+    }
+  }
+
+  /** False when another writer got there first. */
+  private async write(workflowId: string, key: string, slots: KeySlots, row: FlowRow | undefined, options: OperationOptions): Promise<boolean> {
+    try {
+      await this.store.putRow(workflowId, slotsRowKey(key), slots as unknown as JsonObject, { ...options, ...(row ? { ifMatch: row.etag } : {}) });
+      return true;
+    } catch (error) {
+      if (error instanceof PreconditionFailedError || error instanceof ConflictError) return false;
+      throw error;
+    }
+  }
+}
+
+function slotsOf(row: FlowRow | undefined): KeySlots {
+  if (!row) return { running: [], queued: [] };
+  const value = row.value as unknown as Partial<KeySlots>;
+  return { ...value, running: value.running ?? [], queued: value.queued ?? [] };
+}
+
+/** Without the holders and waiters whose time ran out (their workers stopped renewing or waiting). */
+function pruned(slots: KeySlots, now: Date): KeySlots {
+  const at = now.toISOString();
+  return { ...slots, running: slots.running.filter((holder) => holder.expiresAt > at), queued: slots.queued.filter((waiter) => waiter.expiresAt > at) };
+}
+
+/** Admission order: higher priority first, then earlier arrival, then id (a total order every worker agrees on). */
+function goesBefore(a: Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>, b: Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.arrivedAt !== b.arrivedAt) return a.arrivedAt < b.arrivedAt;
+  return a.id < b.id;
+}
+
+/** The queue in admission order (for views). */
+export function inAdmissionOrder(queued: readonly SlotWaiter[]): SlotWaiter[] {
+  return [...queued].sort((a, b) => (goesBefore(a, b) ? -1 : goesBefore(b, a) ? 1 : 0));
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
