@@ -57,7 +57,7 @@ export class TableSearchIndex implements SearchIndexStore {
     const partitionKey = encodeKey(workflowId, 'workflow id');
     // Every part goes through the odata tag: the bounds hold values from a query.
     const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${range.from} and RowKey lt ${range.to}`;
-    return queryPage(this.client, filter, options, toSearchRow, `search index of workflow "${workflowId}"`, ['RowKey', 'incarnation']);
+    return queryPage(this.client, filter, options, toSearchRow, `search index of workflow "${workflowId}"`, ['RowKey', 'incarnation', 'Timestamp']);
   }
 
   async claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>, options: OperationOptions = {}): Promise<string | undefined> {
@@ -114,5 +114,10 @@ function claimRowKey(businessKey: string): string {
 function toSearchRow(row: TableRow): SearchRow {
   const rowKey = String(row.rowKey);
   const cut = rowKey.lastIndexOf('!');
-  return { entry: rowKey.slice(0, cut), instanceId: decodeKey(rowKey.slice(cut + 1)), ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}) };
+  return {
+    entry: rowKey.slice(0, cut),
+    instanceId: decodeKey(rowKey.slice(cut + 1)),
+    ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
+    ...(typeof row.timestamp === 'string' ? { writtenAt: row.timestamp } : {}),
+  };
 }

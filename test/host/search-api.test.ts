@@ -9,6 +9,7 @@ import { testConnectionString } from '../support/storage';
 import type { LocalHost } from '../../src/host/local/local-host';
 import type { StorageNames } from '../../src/storage/names';
 import { httpClient } from './http-client';
+import { TableSearchIndex } from '../../src/storage';
 
 const expenseClaim = {
   id: 'expense-claim',
@@ -114,6 +115,9 @@ describe('GET /api/instance-counts', () => {
     const all = await api.request('GET', query('/api/instance-counts', { workflowId: 'expense-claim' }));
     expect(all.body).toEqual({ count: 12 });
     const perState = await api.request('GET', query('/api/instance-counts', { workflowId: 'expense-claim', groupBy: 'stateId' }));
+    // Counted from the state rows alone: one page, no instance read.
+    const explained = await api.request('GET', query('/api/instance-counts', { workflowId: 'expense-claim', groupBy: 'stateId', explain: 'true' }));
+    expect(explained.body.explain).toMatchObject({ storageRequests: { indexPages: 1, indexRows: 12, instanceReads: 0 }, counted: expect.stringMatching(/^from the index rows of stateId/) });
     expect(perState.body).toEqual({
       count: 12,
       groups: [
@@ -152,5 +156,12 @@ describe('business keys and sensitive fields', () => {
       expect(row).not.toContain('DE893704004405320137');
       expect(row).not.toContain(clearHex);
     }
+  });
+
+  it('rows read say when they were written (the repair of a creation that never happened waits for it)', async () => {
+    const raw = TableClient.fromConnectionString(testConnectionString(), names.searchTable, { allowInsecureConnection: true });
+    const page = await new TableSearchIndex(raw).scan('expense-claim', { from: 'stateId!', to: 'stateId"' });
+    expect(page.items).toHaveLength(12);
+    for (const row of page.items) expect(Date.parse(row.writtenAt ?? '')).toBeGreaterThan(Date.parse('2020-01-01'));
   });
 });

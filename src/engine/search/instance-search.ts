@@ -16,6 +16,7 @@ import { searchFieldsOf, type SearchField } from '../definition/search-indexes';
 import { AFTER_SEPARATOR, decodeSegment, SEPARATOR, type IndexValue } from './encoding';
 import type { SearchIndexStore, SearchRow } from './search-port';
 import { searchValuesOf } from './search-values';
+import { rowsNotHeld } from './search-indexing';
 
 /** Instance reads in flight per page. */
 const READ_CONCURRENCY = 32;
@@ -293,19 +294,6 @@ export class InstanceSearch {
     if (prepared.filter && !matchesFilter(prepared.filter, known, prepared.fields, prepared.workflowId)) return undefined;
     return { instance, values: known };
   }
-}
-
-/**
- * The rows a search met that the instance, as read, does not hold: it is gone, another workflow's or
- * another incarnation's, or the row's entry is neither among its entries nor among the stale ones its
- * next save removes. A crash between a save's rows and the save leaves such rows, and so does a failed
- * removal. Only candidates: the repair checks them again under the instance's lease.
- */
-function rowsNotHeld(rows: readonly SearchRow[], instance: StoredInstance | undefined, workflowId: string): SearchRow[] {
-  if (instance?.deleting) return []; // its deletion removes every row
-  if (!instance || instance.workflowId !== workflowId) return [...rows];
-  const held = new Set([...(instance.search?.entries ?? []), ...(instance.search?.stale ?? [])]);
-  return rows.filter((row) => row.incarnation !== instance.incarnation || !held.has(row.entry));
 }
 
 interface Match {
