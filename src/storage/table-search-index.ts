@@ -43,6 +43,29 @@ export class TableSearchIndex implements SearchIndexStore {
     }
   }
 
+  /**
+   * The rows of many instances of one workflow, as `write` adds them (same keys and columns), packed 100
+   * to a transaction: bulk loading (bench/search.bench.ts seeds with it), not the run loop, which writes
+   * each instance's rows with its save.
+   */
+  async addMany(
+    workflowId: string,
+    instances: readonly { readonly instanceId: string; readonly entries: readonly string[]; readonly incarnation?: string }[],
+    options: OperationOptions = {},
+  ): Promise<void> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    const actions = instances.flatMap(({ instanceId, entries, incarnation }) =>
+      entries.map((entry): TransactionAction => [
+        'upsert',
+        { partitionKey, rowKey: `${entry}!${encodeKey(instanceId, 'instance id')}`, ...(incarnation !== undefined ? { incarnation } : {}) },
+        'Replace',
+      ]),
+    );
+    for (let start = 0; start < actions.length; start += MAX_BATCH) {
+      await translate(`search rows of workflow "${workflowId}"`, () => this.client.submitTransaction(actions.slice(start, start + MAX_BATCH), { abortSignal: options.abortSignal }));
+    }
+  }
+
   private async single(action: TransactionAction, what: string, options: OperationOptions): Promise<void> {
     const [kind, entity] = action as [string, { partitionKey: string; rowKey: string }];
     try {

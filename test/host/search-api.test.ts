@@ -158,6 +158,17 @@ describe('business keys and sensitive fields', () => {
     }
   });
 
+  it('rows loaded in bulk (the bench seeds with it) are the rows a save writes', async () => {
+    const index = new TableSearchIndex(TableClient.fromConnectionString(testConnectionString(), names.searchTable, { allowInsecureConnection: true }));
+    const entries = ['amount!n' + '8'.repeat(16), `stateId!s${Buffer.from('bulk').toString('hex')}`];
+    await index.write('bulk-check', 'by-save', { add: entries, remove: [], incarnation: 'i1' });
+    await index.addMany('bulk-check', [{ instanceId: 'by-bulk', entries, incarnation: 'i1' }]);
+    const rows = (await index.scan('bulk-check', { from: '!', to: '~' })).items;
+    const of = (instanceId: string) => rows.filter((row) => row.instanceId === instanceId).map(({ entry, incarnation }) => ({ entry, incarnation }));
+    expect(of('by-bulk')).toEqual(of('by-save'));
+    expect(of('by-save')).toHaveLength(2);
+  });
+
   it('rows read say when they were written (the repair of a creation that never happened waits for it)', async () => {
     const raw = TableClient.fromConnectionString(testConnectionString(), names.searchTable, { allowInsecureConnection: true });
     const page = await new TableSearchIndex(raw).scan('expense-claim', { from: 'stateId!', to: 'stateId"' });

@@ -20,6 +20,8 @@ import { rowsNotHeld } from './search-indexing';
 
 /** Instance reads in flight per page. */
 const READ_CONCURRENCY = 32;
+/** Instances on one page of a search (the API's `maxPageSize` is at most this too). */
+export const MAX_SEARCH_PAGE_SIZE = 1000;
 /** Matches a search sorts in memory (an `orderBy` its index range does not give): past it, a 400. */
 export const MAX_ORDERED_MATCHES = 5000;
 
@@ -143,7 +145,7 @@ export class InstanceSearch {
     });
     const offset =
       options.continuationToken === undefined ? 0 : decodeToken<SortedToken>(options.continuationToken, (value) => Number.isInteger((value as SortedToken).o) && (value as SortedToken).o >= 0).o;
-    const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), 1000);
+    const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), MAX_SEARCH_PAGE_SIZE);
     const items = matches.slice(offset, offset + size).map((match) => match.instance);
     const end = offset + items.length;
     return {
