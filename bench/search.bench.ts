@@ -122,10 +122,15 @@ async function main(): Promise<void> {
       const packs: (typeof round)[] = [];
       for (let start = 0; start < round.length; start += PACK) packs.push(round.slice(start, start + PACK));
       await inParallel(packs.length, async (pack) => {
-        await storage.search.addMany(
-          'orders',
-          packs[pack]!.map(({ instance, entries }) => ({ instanceId: instance.id, entries, incarnation: instance.incarnation! })),
-        );
+        // Upserts: a pack Azurite dropped under load (ECONNRESET) is sent again.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await storage.search.addMany('orders', packs[pack]!.map(({ instance, entries }) => ({ instanceId: instance.id, entries, incarnation: instance.incarnation! })));
+            return;
+          } catch (error) {
+            if (attempt === 3) throw error;
+          }
+        }
       });
       phases.rows += performance.now() - phase;
       phase = performance.now();
