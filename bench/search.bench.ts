@@ -125,7 +125,10 @@ async function main(): Promise<void> {
         // Upserts: a pack Azurite dropped under load (ECONNRESET) is sent again.
         for (let attempt = 1; ; attempt++) {
           try {
-            await storage.search.addMany('orders', packs[pack]!.map(({ instance, entries }) => ({ instanceId: instance.id, entries, incarnation: instance.incarnation! })));
+            await storage.search.addMany(
+              'orders',
+              packs[pack]!.map(({ instance, entries }) => ({ instanceId: instance.id, entries, incarnation: instance.incarnation! })),
+            );
             return;
           } catch (error) {
             if (attempt === 3) throw error;
