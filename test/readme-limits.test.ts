@@ -41,6 +41,18 @@ import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_IN_M
 import { FAULT_CAUSE_LENGTH, MAX_CHILDREN_LISTED, MAX_FAULT_CAUSES, MAX_WAITING_SCAN } from '../src/engine/analysis';
 import { MAX_CHILDREN_SCANNED, WAITING_SCAN_PAGE_SIZE } from '../src/engine/runtime';
 import { MAX_CONCURRENCY_LIMIT, MAX_CONCURRENCY_WAIT_IN_MS, MAX_QUEUED_PER_KEY } from '../src/engine';
+import {
+  MAX_BUSINESS_KEY_LENGTH,
+  MAX_ENCODED_STRING_BYTES,
+  MAX_FILTER_CONDITIONS,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_LENGTH,
+  MAX_IN_VALUES,
+  MAX_INDEXES_PER_WORKFLOW,
+  MAX_KEYWORD_VALUES,
+  MAX_ORDERED_MATCHES,
+  MAX_SEARCH_PAGE_SIZE,
+} from '../src/engine/search';
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
 const number = (value: number) => value.toLocaleString('en-US');
@@ -110,6 +122,16 @@ describe('the README limits table', () => {
     ['Instances one workflow\'s "why" counts read (`GET /api/workflows/{id}/waiting`)', [`${number(MAX_WAITING_SCAN)}, ${WAITING_SCAN_PAGE_SIZE} a page`]],
     ['Children one instance\'s "why" reads (`GET /api/instances/{id}/waiting`)', [`${number(MAX_CHILDREN_SCANNED)}, the first ${MAX_CHILDREN_LISTED} running ones named`]],
     ['Fault causes per group of the "why" counts', [`the ${MAX_FAULT_CAUSES} most frequent, each by its first ${FAULT_CAUSE_LENGTH} characters`]],
+    [
+      'Search filter (`filter`, README "Finding instances")',
+      [`${number(MAX_FILTER_LENGTH)} characters`, `${MAX_FILTER_DEPTH} levels deep`, `${MAX_FILTER_CONDITIONS} conditions`, `${MAX_IN_VALUES} values in one \`in\``],
+    ],
+    ['Declared search `indexes` per workflow version', [`| ${MAX_INDEXES_PER_WORKFLOW} |`]],
+    ['Values of one `keyword` index per instance', [`| ${MAX_KEYWORD_VALUES} |`]],
+    ['String values in a search index key', [`the first ${MAX_ENCODED_STRING_BYTES} bytes`]],
+    ['Business key', [`${MAX_BUSINESS_KEY_LENGTH} characters`]],
+    ['Instances on one page of a search (`maxPageSize`)', [`| ${number(MAX_SEARCH_PAGE_SIZE)} |`]],
+    ['Matches of a search sorted in memory (an `orderBy` its index range does not give)', [`| ${number(MAX_ORDERED_MATCHES)} |`]],
     ['Log event (local server, one JSON line)', [`message ${number(MAX_LOG_LINE_LENGTH)} characters`, `each property ${number(MAX_LOG_PROPERTY_LENGTH)}`]],
   ] as const)('states the limit of "%s" as the code does', (what, figures) => {
     const row = limitsTable().get(what);

@@ -26,7 +26,7 @@ function Page({ route }: { route: ConsoleRoute }) {
     case 'workflow':
       return <WorkflowPage workflowId={route.workflowId} version={route.version} />;
     case 'instances':
-      return <InstancesPage filter={route.filter} sort={route.sort} />;
+      return <InstancesPage filter={route.filter} sort={route.sort} search={route.search} />;
     case 'instance':
       return <InstancePage instanceId={route.instanceId} />;
     case 'operations':

@@ -842,6 +842,8 @@ export interface components {
                 instanceReads: number;
                 total: number;
             };
+            /** @description A count's: from the index rows (an instance read only when its rows conflict), or by reading every instance the range names. */
+            counted?: string;
         };
         HistoryPage: {
             items: components["schemas"]["HistoryEntry"][];

@@ -320,7 +320,13 @@ export class Engine {
   }
 
   private instanceSearch(): InstanceSearch {
-    return new InstanceSearch(this.ports, this.workflows.versions, (workflowId, options) => this.workflows.find(workflowId, options), this.options.searchHmacKey);
+    return new InstanceSearch(
+      this.ports,
+      this.workflows.versions,
+      (workflowId, options) => this.workflows.find(workflowId, options),
+      this.options.searchHmacKey,
+      (workflowId, rows, options) => this.runtime.repairSearchRows(workflowId, rows, options),
+    );
   }
 
   /** Instance ids interested in any of the subjects (a superset: each is re-checked under its lease). */

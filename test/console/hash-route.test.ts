@@ -10,6 +10,7 @@ const routes: ConsoleRoute[] = [
   { page: 'instances', filter: { parentId: 'order 7' } },
   { page: 'instances', filter: { workflowId: 'w' }, sort: { key: 'updatedAt', descending: true } },
   { page: 'instances', filter: {}, sort: { key: 'id', descending: false } },
+  { page: 'instances', filter: { workflowId: 'w' }, search: "amount > 1000 and region = 'north & south'", sort: { key: 'id', descending: false } },
   { page: 'instance', instanceId: 'claim 42' },
   { page: 'operation', operationId: 'op-1' },
 ];
@@ -25,6 +26,8 @@ it.each([
   ['#/workflows/w?version=0', { page: 'workflow', workflowId: 'w' }],
   ['#/instances?status=sleeping&workflowId=w', { page: 'instances', filter: { workflowId: 'w' } }],
   ['#/instances?sort=-colour', { page: 'instances', filter: {} }],
+  // A filter expression searches one workflow: without one it is dropped.
+  ['#/instances?filter=amount%20%3E%201', { page: 'instances', filter: {} }],
   ['#/instances/a/b', { page: 'notFound', path: '/instances/a/b' }],
   ['#/elsewhere', { page: 'notFound', path: '/elsewhere' }],
 ])('reads %s leniently', (hash, route) => {

@@ -114,6 +114,26 @@ describe('InstancesPage', () => {
     expect(screen.queryByRole('button', { name: 'Next page' })).toBeNull();
   });
 
+  it('searches a workflow that declares indexes by the filter in the URL, and counts per state by the same filter', async () => {
+    const indexed = { ...workflow, indexes: [{ name: 'amount', type: 'number' as const, expression: 'context.amount' }] };
+    const api = fakeApi({ getWorkflow: jest.fn(async () => indexed) });
+    renderWith(api, <InstancesPage filter={{ workflowId: 'expense-claim' }} search="amount > 5" />);
+    await screen.findByRole('link', { name: 'claim-1' });
+    expect(api.searchInstances).toHaveBeenCalledWith('expense-claim', 'amount > 5', undefined, 1000);
+    expect(api.listInstances).not.toHaveBeenCalled();
+    const counts = await screen.findByRole('navigation', { name: 'Instances per state' });
+    expect(api.countInstances).toHaveBeenCalledWith({ workflowId: 'expense-claim', groupBy: 'stateId', filter: 'amount > 5' });
+    const href = within(counts).getByRole('link', { name: 'draft 1' }).getAttribute('href')!;
+    expect(new URLSearchParams(href.split('?')[1]).get('filter')).toBe("(amount > 5) and stateId = 'draft'");
+    expect((screen.getByRole('combobox', { name: 'Filter' }) as HTMLInputElement).value).toBe('amount > 5');
+  });
+
+  it('says a workflow without indexes cannot be searched by a filter, and offers no filter bar', async () => {
+    renderWith(fakeApi(), <InstancesPage filter={{ workflowId: 'expense-claim' }} />);
+    expect((await screen.findByTestId('not-indexed')).textContent).toContain('declares no indexes');
+    expect(screen.queryByRole('combobox', { name: 'Filter' })).toBeNull();
+  });
+
   it('says when nothing matches the filters', async () => {
     renderWith(fakeApi({ listInstances: jest.fn(async () => ({ items: [] })) }), <InstancesPage filter={{ subject: 'nobody' }} />);
     expect((await screen.findByText('No instance matches these filters')).textContent).toBeTruthy();

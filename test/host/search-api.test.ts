@@ -9,6 +9,7 @@ import { testConnectionString } from '../support/storage';
 import type { LocalHost } from '../../src/host/local/local-host';
 import type { StorageNames } from '../../src/storage/names';
 import { httpClient } from './http-client';
+import { TableSearchIndex } from '../../src/storage';
 
 const expenseClaim = {
   id: 'expense-claim',
@@ -114,6 +115,9 @@ describe('GET /api/instance-counts', () => {
     const all = await api.request('GET', query('/api/instance-counts', { workflowId: 'expense-claim' }));
     expect(all.body).toEqual({ count: 12 });
     const perState = await api.request('GET', query('/api/instance-counts', { workflowId: 'expense-claim', groupBy: 'stateId' }));
+    // Counted from the state rows alone: one page, no instance read.
+    const explained = await api.request('GET', query('/api/instance-counts', { workflowId: 'expense-claim', groupBy: 'stateId', explain: 'true' }));
+    expect(explained.body.explain).toMatchObject({ storageRequests: { indexPages: 1, indexRows: 12, instanceReads: 0 }, counted: expect.stringMatching(/^from the index rows of stateId/) });
     expect(perState.body).toEqual({
       count: 12,
       groups: [
@@ -152,5 +156,23 @@ describe('business keys and sensitive fields', () => {
       expect(row).not.toContain('DE893704004405320137');
       expect(row).not.toContain(clearHex);
     }
+  });
+
+  it('rows loaded in bulk (the bench seeds with it) are the rows a save writes', async () => {
+    const index = new TableSearchIndex(TableClient.fromConnectionString(testConnectionString(), names.searchTable, { allowInsecureConnection: true }));
+    const entries = ['amount!n' + '8'.repeat(16), `stateId!s${Buffer.from('bulk').toString('hex')}`];
+    await index.write('bulk-check', 'by-save', { add: entries, remove: [], incarnation: 'i1' });
+    await index.addMany('bulk-check', [{ instanceId: 'by-bulk', entries, incarnation: 'i1' }]);
+    const rows = (await index.scan('bulk-check', { from: '!', to: '~' })).items;
+    const of = (instanceId: string) => rows.filter((row) => row.instanceId === instanceId).map(({ entry, incarnation }) => ({ entry, incarnation }));
+    expect(of('by-bulk')).toEqual(of('by-save'));
+    expect(of('by-save')).toHaveLength(2);
+  });
+
+  it('rows read say when they were written (the repair of a creation that never happened waits for it)', async () => {
+    const raw = TableClient.fromConnectionString(testConnectionString(), names.searchTable, { allowInsecureConnection: true });
+    const page = await new TableSearchIndex(raw).scan('expense-claim', { from: 'stateId!', to: 'stateId"' });
+    expect(page.items).toHaveLength(12);
+    for (const row of page.items) expect(Date.parse(row.writtenAt ?? '')).toBeGreaterThan(Date.parse('2020-01-01'));
   });
 });

@@ -18,6 +18,8 @@ import {
   type DryRun,
   type HistoryEntry,
   type Instance,
+  type InstanceCountQuery,
+  type InstanceCounts,
   type InstanceFilter,
   type InstanceTrigger,
   type LifecycleEvent,
@@ -59,6 +61,10 @@ export interface ConsoleApi {
   getWorkflow(workflowId: string, version?: number): Promise<Workflow>;
   getDiagram(workflowId: string, options?: { version?: number; instanceId?: string }): Promise<string>;
   listInstances(filter: InstanceFilter, continuationToken?: string, maxPageSize?: number): Promise<Page<Instance>>;
+  /** Instances of a workflow matching a filter expression over its search fields (README, "Finding instances"). */
+  searchInstances(workflowId: string, filter: string, continuationToken?: string, maxPageSize?: number): Promise<Page<Instance>>;
+  /** How many instances of a workflow match, per group with `groupBy` (GET /api/instance-counts). */
+  countInstances(query: InstanceCountQuery): Promise<InstanceCounts>;
   getInstance(instanceId: string): Promise<Instance>;
   getHistory(instanceId: string): Promise<Page<HistoryEntry>>;
   getAvailableTriggers(instanceId: string): Promise<AvailableTriggers>;
@@ -155,6 +161,9 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
           },
         }),
       ),
+    searchInstances: (workflowId, filter, continuationToken, maxPageSize) =>
+      unwrap(client.GET('/instances', { params: { query: { workflowId, filter: orUndefined(filter), continuationToken, maxPageSize } } })),
+    countInstances: (query) => unwrap(client.GET('/instance-counts', { params: { query } })),
     getInstance: (instanceId) => unwrap(client.GET('/instances/{instanceId}', { params: { path: { instanceId } } })),
     getHistory: (instanceId) => unwrap(client.GET('/instances/{instanceId}/history', { params: { path: { instanceId } } })),
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),

@@ -38,7 +38,7 @@ function formatQuery(filter: object, sort: { key: string; descending: boolean } 
 export type ConsoleRoute =
   | { page: 'workflows' }
   | { page: 'workflow'; workflowId: string; version?: number }
-  | { page: 'instances'; filter: InstanceFilter; sort?: InstanceSort }
+  | { page: 'instances'; filter: InstanceFilter; sort?: InstanceSort; search?: string }
   | { page: 'instance'; instanceId: string }
   | { page: 'operations'; filter: OperationFilter; sort?: OperationSort }
   | { page: 'operation'; operationId: string }
@@ -72,7 +72,9 @@ export function parseHash(hash: string): ConsoleRoute {
     const status = url.searchParams.get('status');
     if (status && (instanceStatuses as readonly string[]).includes(status)) filter.status = status as InstanceStatus;
     const sort = parseSort(url.searchParams, instanceSortKeys);
-    return sort ? { page: 'instances', filter, sort } : { page: 'instances', filter };
+    // A filter expression (README, "Finding instances") searches one workflow's instances.
+    const search = filter.workflowId ? url.searchParams.get('filter')?.trim() : undefined;
+    return { page: 'instances', filter, ...(sort ? { sort } : {}), ...(search ? { search } : {}) };
   }
   if (section === 'instances' && id) return { page: 'instance', instanceId: id };
   if (section === 'operations' && id) return { page: 'operation', operationId: id };
@@ -98,7 +100,7 @@ export function formatHash(route: ConsoleRoute): string {
     case 'workflow':
       return `#/workflows/${e(route.workflowId)}${route.version ? `?version=${route.version}` : ''}`;
     case 'instances':
-      return `#/instances${formatQuery(route.filter, route.sort)}`;
+      return `#/instances${formatQuery({ ...route.filter, ...(route.search ? { filter: route.search } : {}) }, route.sort)}`;
     case 'instance':
       return `#/instances/${e(route.instanceId)}`;
     case 'operations':

@@ -15,6 +15,11 @@ export function readInstances(api: ConsoleApi, filter: InstanceFilter, limit?: n
   return readList((continuationToken, maxPageSize) => api.listInstances(filter, continuationToken, maxPageSize), limit);
 }
 
+/** The instances of a workflow a filter expression matches (README, "Finding instances"), read like the list. */
+export function readSearch(api: ConsoleApi, workflowId: string, search: string, limit?: number): Promise<ReadInstances> {
+  return readList((continuationToken, maxPageSize) => api.searchInstances(workflowId, search, continuationToken, maxPageSize), limit);
+}
+
 /** Newest change first, as Temporal's and Operate's lists open. */
 export const defaultInstanceSort: InstanceSort = { key: 'updatedAt', descending: true };
 

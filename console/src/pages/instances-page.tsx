@@ -1,18 +1,22 @@
 /**
- * @module Instances, filtered by workflow, state, status and subject, sorted by a column (filter and
- * order live in the URL), with their total, 50 a page, and one action on all of them (bulk, after a
- * dry-run count). The filtered set is read whole up to a limit (lib/sorted-list.tsx says why).
+ * @module Instances, filtered by workflow, state, status and subject, or by a filter expression over the
+ * workflow's search fields (the filter bar), sorted by a column (filter and order live in the URL), with
+ * their total, 50 a page, the count per state (each a link narrowing the list), and one action on all of
+ * them (bulk, after a dry-run count). The filtered set is read whole up to a limit (lib/sorted-list.tsx
+ * says why).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { instanceStatuses, type InstanceFilter, type InstanceStatus } from '../../../src/client';
 import { BulkActionForm } from '../components/bulk-action-form';
+import { FilterBar, filterProblemOf, searchFieldsOf } from '../components/filter-bar';
+import { StateCounts } from '../components/state-counts';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { StatusBadge } from '../components/status-badge';
 import { TimeText } from '../components/time-text';
 import type { InstanceSort, InstanceSortKey } from '../lib/hash-route';
-import { defaultInstanceSort, instanceSortValue, readInstances } from '../lib/instance-listing';
+import { defaultInstanceSort, instanceSortValue, readInstances, readSearch } from '../lib/instance-listing';
 import { ListPager, ListStatus, SortHeader, useSortedList } from '../lib/sorted-list';
 import { useAsync } from '../lib/use-async';
 
@@ -102,20 +106,42 @@ function FilterForm({ filter, sort }: { filter: InstanceFilter; sort: InstanceSo
   );
 }
 
-export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFilter; sort?: InstanceSort }) {
+export function InstancesPage({ filter, sort: routeSort, search }: { filter: InstanceFilter; sort?: InstanceSort; search?: string }) {
   const api = useApi();
   const sort = routeSort ?? defaultInstanceSort;
   const filterKey = JSON.stringify(filter);
-  const list = useSortedList(() => readInstances(api, filter), [api, filterKey], sort, instanceSortValue);
+  const { workflowId } = filter;
+  const searching = workflowId !== undefined && search !== undefined && search !== '';
+  const list = useSortedList(() => (searching ? readSearch(api, workflowId, search) : readInstances(api, filter)), [api, filterKey, search], sort, instanceSortValue);
   const { read, shown, pageIndex, pageCount } = list;
-  const filtered = Object.values(filter).some(Boolean);
+  const definition = useAsync(async () => (workflowId ? api.getWorkflow(workflowId) : undefined), [api, workflowId]);
+  const indexed = definition.data?.indexes !== undefined;
+  // A refused filter is shown in the bar, at its position, rather than as the list's failure.
+  const refused = searching && filterProblemOf(read.problem) !== undefined;
+  const filtered = Object.values(filter).some(Boolean) || searching;
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title" tabIndex={-1}>
         Instances
       </h1>
       <FilterForm filter={filter} sort={routeSort} />
-      <ListStatus read={read} noun={{ one: 'instance', many: 'instances' }} apiOrder="the API lists instances by id" testId="instance-count" />
+      {workflowId && definition.data && !indexed && (
+        <p class="note" data-testid="not-indexed">
+          {workflowId} declares no <code>indexes</code>: its instances cannot be searched by a filter. Declare them (an empty list indexes the built-in fields), then reindex.
+        </p>
+      )}
+      {workflowId && indexed && (
+        <>
+          <FilterBar
+            fields={searchFieldsOf(definition.data)}
+            value={search ?? ''}
+            {...(searching && read.problem ? { problem: read.problem } : {})}
+            onApply={(next) => navigate({ page: 'instances', filter: next ? { workflowId } : filter, ...(routeSort ? { sort: routeSort } : {}), ...(next ? { search: next } : {}) })}
+          />
+          {!refused && <StateCounts workflowId={workflowId} filter={filter} {...(searching ? { search } : {})} />}
+        </>
+      )}
+      <ListStatus read={refused ? { ...read, problem: undefined } : read} noun={{ one: 'instance', many: 'instances' }} apiOrder="the API lists instances by id" testId="instance-count" />
       {read.data && read.data.items.length === 0 && (
         <EmptyState title={filtered ? 'No instance matches these filters' : 'No instances yet'}>
           {filtered ? (
@@ -135,7 +161,7 @@ export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFil
           <thead>
             <tr>
               {columns.map((column) => (
-                <SortHeader key={column.key} column={column} sort={sort} routeFor={(next) => ({ page: 'instances', filter, sort: next })} />
+                <SortHeader key={column.key} column={column} sort={sort} routeFor={(next) => ({ page: 'instances', filter, sort: next, ...(searching ? { search } : {}) })} />
               ))}
             </tr>
           </thead>
@@ -168,6 +194,8 @@ export function InstancesPage({ filter, sort: routeSort }: { filter: InstanceFil
           <h2>Act on all of them</h2>
           {!filter.workflowId ? (
             <p class="note">Choose a workflow to act on every instance that matches.</p>
+          ) : searching ? (
+            <p class="note">A bulk action takes the workflow, state, status and subject filters, not a filter expression: clear the filter to act on every instance that matches.</p>
           ) : filter.parentId ? (
             <p class="note">A bulk action cannot be limited to one parent's children: clear the parent filter to act on every instance that matches.</p>
           ) : (

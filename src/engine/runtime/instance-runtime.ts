@@ -39,7 +39,7 @@ import type { Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
 import { SearchIndexing } from '../search/search-indexing';
-import type { SearchIndexStore } from '../search/search-port';
+import type { SearchIndexStore, SearchRow } from '../search/search-port';
 import type { FlowStore } from '../ports/flow-store';
 import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from './flow-admission';
@@ -398,6 +398,42 @@ export class InstanceRuntime {
     );
   }
 
+  /**
+   * Removes search rows a search found not held by their instances (instance-search.ts): each instance is
+   * read again under its lease, where no save of it can be under way, and only the rows it still does
+   * not hold go. Rows of an id that does not exist are removed only once older than
+   * APPLIED_LOOKUP_CLOCK_MARGIN_MS: a creation writes its rows before the instance, without a lease. A
+   * busy lease or a failure leaves the rows for a later search (they are never an answer): never thrown.
+   */
+  async repairSearchRows(workflowId: string, rows: readonly SearchRow[], options: OperationOptions = {}): Promise<void> {
+    const byInstance = new Map<string, SearchRow[]>();
+    for (const row of rows) byInstance.set(row.instanceId, [...(byInstance.get(row.instanceId) ?? []), row]);
+    for (const [instanceId, named] of byInstance) {
+      try {
+        const stored = await this.ports.instances.get(instanceId, options);
+        if (stored?.deleting) continue;
+        if (!stored) {
+          const settledBefore = this.options.clock.now().getTime() - APPLIED_LOOKUP_CLOCK_MARGIN_MS;
+          const settled = named.filter((row) => row.writtenAt !== undefined && Date.parse(row.writtenAt) < settledBefore);
+          // Looked up again: a creation may have finished since.
+          if (settled.length > 0) await this.search.removeNotHeld(workflowId, instanceId, await this.ports.instances.get(instanceId, options), settled, options);
+          continue;
+        }
+        await this.ports.leases.withLease(
+          instanceId,
+          async (lease) => {
+            const current = await this.ports.instances.get(instanceId, options);
+            lease.assertHeld();
+            await this.search.removeNotHeld(workflowId, instanceId, current, named, options);
+          },
+          { leaseDurationInSeconds: this.options.leaseDurationInSeconds, maxWaitInMs: 0, ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}) },
+        );
+      } catch (error) {
+        this.options.logger.warn('Could not repair search rows', { workflowId, instanceId, error: String(error) });
+      }
+    }
+  }
+
   /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */
   async childrenOf(parent: Pick<Instance, 'id' | 'incarnation' | 'startedChildren'>, options: OperationOptions = {}): Promise<StoredInstance[]> {
     if (!parent.startedChildren) return [];
@@ -482,6 +518,8 @@ export class InstanceRuntime {
       saved = await this.ports.instances.save(remembering, write, { ...options, ifMatch: stored.etag });
     } catch (error) {
       if (error instanceof PreconditionFailedError) return undefined;
+      // Refused outright: the save did not happen, so the rows it alone would hold go (a fault is saved next).
+      if (error instanceof TooLargeError || error instanceof ValidationError) await this.search.undoSave(stored, searched, options);
       throw error;
     }
     if (removed.length) await this.removeInterests(stored.id, removed, options);

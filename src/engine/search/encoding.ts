@@ -82,3 +82,35 @@ export async function encodeSensitive(type: IndexType, value: IndexValue, key: s
 export function entryKey(field: string, segment: string): string {
   return `${field}${SEPARATOR}${segment}`;
 }
+
+/**
+ * The value a plain segment holds, as a search compares it (counts read values from the rows), or
+ * undefined when the segment does not say it exactly: a sensitive hash, or a string cut at
+ * MAX_ENCODED_STRING_BYTES (it may have been longer).
+ */
+export function decodeSegment(type: IndexType, segment: string): IndexValue | undefined {
+  const body = segment.slice(1);
+  switch (segment[0]) {
+    case 's': {
+      if (type !== 'string' && type !== 'keyword') return undefined;
+      const bytes = Buffer.from(body, 'hex');
+      return bytes.length < MAX_ENCODED_STRING_BYTES ? bytes.toString('utf8') : undefined;
+    }
+    case 'n':
+      return type === 'number' && body.length === 16 ? decodeNumber(body) : undefined;
+    case 'd':
+      return type === 'datetime' && body.length === 16 ? new Date(decodeNumber(body)).toISOString() : undefined;
+    case 'b':
+      return type === 'boolean' && (body === '0' || body === '1') ? body === '1' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The inverse of encodeNumber. */
+export function decodeNumber(hex: string): number {
+  const buffer = Buffer.from(hex, 'hex');
+  if ((buffer[0]! & 0x80) !== 0) buffer[0] = buffer[0]! & 0x7f;
+  else for (let i = 0; i < 8; i++) buffer[i] = ~buffer[i]! & 0xff;
+  return buffer.readDoubleBE(0);
+}

@@ -5,4 +5,4 @@ export type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from 
 export { searchValuesOf, entriesOf, type SearchValues } from './search-values';
 export { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, MAX_IN_VALUES, parseFilter, type FilterNode } from './query-language';
 export { checkFilter, planSearch, matchesFilter, type IndexPlan } from './query-plan';
-export { MAX_ORDERED_MATCHES, type CountRequest, type CountResult, type SearchExplanation, type SearchPage, type SearchRequest } from './instance-search';
+export { MAX_ORDERED_MATCHES, MAX_SEARCH_PAGE_SIZE, type CountRequest, type CountResult, type SearchExplanation, type SearchPage, type SearchRequest } from './instance-search';

@@ -11,14 +11,17 @@ import type { StoredInstance } from '../model/instance';
 import type { InstanceStore, OperationOptions, Page, PageOptions } from '../ports/ports';
 import type { WorkflowVersions } from './search-port';
 import { compareValues, checkFilter, planSearch, matchesFilter, type IndexPlan } from './query-plan';
-import { filterError, parseFilter, type FilterNode } from './query-language';
+import { conditionsOf, filterError, parseFilter, type FilterNode } from './query-language';
 import { searchFieldsOf, type SearchField } from '../definition/search-indexes';
-import type { IndexValue } from './encoding';
-import type { SearchIndexStore } from './search-port';
+import { AFTER_SEPARATOR, decodeSegment, SEPARATOR, type IndexValue } from './encoding';
+import type { SearchIndexStore, SearchRow } from './search-port';
 import { searchValuesOf } from './search-values';
+import { rowsNotHeld } from './search-indexing';
 
 /** Instance reads in flight per page. */
 const READ_CONCURRENCY = 32;
+/** Instances on one page of a search (the API's `maxPageSize` is at most this too). */
+export const MAX_SEARCH_PAGE_SIZE = 1000;
 /** Matches a search sorts in memory (an `orderBy` its index range does not give): past it, a 400. */
 export const MAX_ORDERED_MATCHES = 5000;
 
@@ -43,6 +46,8 @@ export interface SearchExplanation {
   readonly filter: string | null;
   readonly order: string;
   readonly storageRequests: { readonly indexPages: number; readonly indexRows: number; readonly instanceReads: number; readonly total: number };
+  /** A count's: whether it was made from the index rows or by reading the instances. */
+  readonly counted?: string;
 }
 
 export interface SearchPage extends Page<StoredInstance> {
@@ -75,6 +80,9 @@ interface StreamToken {
   readonly t: string;
 }
 
+/** Repairs rows of a workflow's partition a search found not held by their instances. Never throws. */
+export type RepairRows = (workflowId: string, rows: readonly SearchRow[], options: OperationOptions) => Promise<void>;
+
 export interface InstanceSearchPorts {
   readonly instances: InstanceStore;
   readonly search?: SearchIndexStore;
@@ -86,6 +94,8 @@ export class InstanceSearch {
     private readonly versions: WorkflowVersions,
     private readonly latest: (workflowId: string, options?: OperationOptions) => Promise<WorkflowVersion | undefined>,
     private readonly hmacKey: string | undefined,
+    /** Removes rows a search found its instance not to hold (checked again under the instance's lease). */
+    private readonly repair?: RepairRows,
   ) {}
 
   /** The fields a filter on the workflow may name (the latest version's, with the built-in ones). */
@@ -135,7 +145,7 @@ export class InstanceSearch {
     });
     const offset =
       options.continuationToken === undefined ? 0 : decodeToken<SortedToken>(options.continuationToken, (value) => Number.isInteger((value as SortedToken).o) && (value as SortedToken).o >= 0).o;
-    const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), 1000);
+    const size = Math.min(Math.max(options.maxPageSize ?? 100, 1), MAX_SEARCH_PAGE_SIZE);
     const items = matches.slice(offset, offset + size).map((match) => match.instance);
     const end = offset + items.length;
     return {
@@ -156,28 +166,76 @@ export class InstanceSearch {
       }
     }
     const counters: Counters = { indexPages: 0, indexRows: 0, instanceReads: 0 };
-    let count = 0;
-    const groups = new Map<string, { key: IndexValue | null; count: number }>();
-    let token: string | undefined;
-    do {
-      const page = await this.scanPage(prepared, { ...options, maxPageSize: 1000, continuationToken: token }, counters);
-      count += page.matches.length;
-      if (group) {
-        for (const match of page.matches) {
-          const keys: (IndexValue | null)[] = [...(match.values.get(group.name) ?? [])];
-          for (const key of keys.length ? keys : [null]) {
-            const id = JSON.stringify(key);
-            const entry = groups.get(id) ?? { key, count: 0 };
-            entry.count++;
-            groups.set(id, entry);
+    const tally = new Tally(group);
+    const fromRows = rowCountPlan(prepared, group);
+    if (fromRows) {
+      await this.countFromRows(prepared, fromRows, tally, options, counters);
+    } else {
+      let token: string | undefined;
+      do {
+        const page = await this.scanPage(prepared, { ...options, maxPageSize: 1000, continuationToken: token }, counters);
+        for (const match of page.matches) tally.add(match.values);
+        token = page.continuationToken;
+      } while (token);
+    }
+    const counted = fromRows
+      ? `from the index rows of ${fromRows.scans.map((scan) => (scan.whole ? scan.field : `${scan.field} (the range read)`)).join(', ')}; instances with conflicting rows read`
+      : 'every instance the range names read and checked';
+    const explain = { ...explanation(prepared, 'none', counters), counted };
+    return tally.result(explain);
+  }
+
+  /**
+   * A count from the rows of the fields it needs (rowCountPlan), an instance's values read from its rows'
+   * keys. An instance whose rows do not say its values for sure is read and checked like a search's: one
+   * with two rows of a single-valued field or of `updatedAt` (a later save made one stale and has not had
+   * a successor to remove it with, or a crash left rows of a save that never happened), rows of
+   * different incarnations, or a value the key does not hold exactly (a long string).
+   */
+  private async countFromRows(prepared: Prepared, plan: RowCountPlan, tally: Tally, options: OperationOptions, counters: Counters): Promise<void> {
+    const seen = new Map<string, RowsOfInstance>();
+    for (const scan of plan.scans) {
+      const field = prepared.fields.get(scan.field)!;
+      const range = scan.whole ? { from: `${field.name}${SEPARATOR}`, to: `${field.name}${AFTER_SEPARATOR}` } : prepared.plan.range;
+      let token: string | undefined;
+      do {
+        const page = await this.ports.search!.scan(prepared.workflowId, range, { ...options, maxPageSize: 1000, continuationToken: token });
+        counters.indexPages++;
+        counters.indexRows += page.items.length;
+        for (const row of page.items) {
+          let rows = seen.get(row.instanceId);
+          if (!rows) {
+            // An instance is counted only if its rows in the range the candidates come from say it exists.
+            if (!scan.candidates) continue;
+            seen.set(row.instanceId, (rows = { rows: [], values: new Map(), incarnations: new Set(), unsure: false }));
           }
+          rows.rows.push(row);
+          rows.incarnations.add(row.incarnation);
+          const segment = row.entry.slice(field.name.length + 1);
+          const value = decodeSegment(field.type, segment);
+          const held = rows.values.get(field.name) ?? [];
+          if (value === undefined || (field.type !== 'keyword' && held.length > 0)) rows.unsure = true;
+          if (value !== undefined) rows.values.set(field.name, [...held, value]);
         }
+        token = page.continuationToken;
+      } while (token);
+    }
+    const unsure: [string, RowsOfInstance][] = [];
+    for (const [instanceId, rows] of seen) {
+      if (rows.unsure || rows.incarnations.size > 1) {
+        unsure.push([instanceId, rows]);
+        continue;
       }
-      token = page.continuationToken;
-    } while (token);
-    const explain = explanation(prepared, 'none', counters);
-    if (!group) return { count, explain };
-    return { count, groups: [...groups.values()].sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key))), explain };
+      if (prepared.filter && !matchesFilter(prepared.filter, rows.values, prepared.fields, prepared.workflowId)) continue;
+      tally.add(rows.values);
+    }
+    const checked = await this.checkAll(
+      prepared,
+      unsure.map(([instanceId, rows]) => [instanceId, rows.rows] as const),
+      options,
+      counters,
+    );
+    for (const match of checked) if (match) tally.add(match.values);
   }
 
   private async prepare(workflowId: string, filter: string | undefined, preferField: string | undefined, options: OperationOptions): Promise<Prepared> {
@@ -201,38 +259,124 @@ export class InstanceSearch {
     counters.indexPages++;
     counters.indexRows += page.items.length;
     // A keyword's several values are several rows of one instance (and a row an earlier incarnation left
-    // may sit beside the current one's): each instance is read once, with the incarnations its rows name.
-    const rows = new Map<string, Set<string | undefined>>();
-    for (const row of page.items) rows.set(row.instanceId, (rows.get(row.instanceId) ?? new Set()).add(row.incarnation));
-    const candidates = [...rows.entries()];
-    const checked: ({ instance: StoredInstance; values: ReadonlyMap<string, readonly IndexValue[]> } | undefined)[] = new Array(candidates.length);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < candidates.length) {
-        const index = next++;
-        checked[index] = await this.check(prepared, candidates[index]!, options, counters);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, candidates.length) }, worker));
+    // may sit beside the current one's): each instance is read once, with the rows that named it.
+    const rows = new Map<string, SearchRow[]>();
+    for (const row of page.items) rows.set(row.instanceId, [...(rows.get(row.instanceId) ?? []), row]);
+    const checked = await this.checkAll(prepared, [...rows.entries()], options, counters);
     const matches = checked.filter((match) => match !== undefined);
     return { matches, ...(page.continuationToken ? { continuationToken: page.continuationToken } : {}) };
   }
 
-  private async check(
-    prepared: Prepared,
-    [instanceId, incarnations]: [string, Set<string | undefined>],
-    options: OperationOptions,
-    counters: Counters,
-  ): Promise<{ instance: StoredInstance; values: ReadonlyMap<string, readonly IndexValue[]> } | undefined> {
-    counters.instanceReads++;
-    const instance = await this.ports.instances.get(instanceId, options);
-    if (!instance || instance.deleting || instance.workflowId !== prepared.workflowId || !incarnations.has(instance.incarnation)) return undefined;
+  /** Reads and checks the instances, at most READ_CONCURRENCY at a time; then the rows found not to hold are repaired. */
+  private async checkAll(prepared: Prepared, candidates: readonly (readonly [string, readonly SearchRow[]])[], options: OperationOptions, counters: Counters): Promise<(Match | undefined)[]> {
+    const checked: (Match | undefined)[] = new Array(candidates.length);
+    const orphans: SearchRow[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < candidates.length) {
+        const index = next++;
+        const [instanceId, rows] = candidates[index]!;
+        counters.instanceReads++;
+        const instance = await this.ports.instances.get(instanceId, options);
+        orphans.push(...rowsNotHeld(rows, instance, prepared.workflowId));
+        checked[index] = await this.check(prepared, instance, rows, options);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, candidates.length) }, worker));
+    if (orphans.length > 0 && this.repair) await this.repair(prepared.workflowId, orphans, options);
+    return checked;
+  }
+
+  private async check(prepared: Prepared, instance: StoredInstance | undefined, rows: readonly SearchRow[], options: OperationOptions): Promise<Match | undefined> {
+    if (!instance || instance.deleting || instance.workflowId !== prepared.workflowId || !rows.some((row) => row.incarnation === instance.incarnation)) return undefined;
     const definition: WorkflowDefinition = (await this.versions.get(instance.workflowId, instance.workflowVersion, options)).definition;
     const { values } = await searchValuesOf(definition, instance);
     // Fields this version does not declare have no value for it (the latest version's fields are asked).
     const known = new Map([...values].filter(([name]) => prepared.fields.has(name)));
     if (prepared.filter && !matchesFilter(prepared.filter, known, prepared.fields, prepared.workflowId)) return undefined;
     return { instance, values: known };
+  }
+}
+
+interface Match {
+  readonly instance: StoredInstance;
+  readonly values: ReadonlyMap<string, readonly IndexValue[]>;
+}
+
+interface RowsOfInstance {
+  readonly rows: SearchRow[];
+  readonly values: Map<string, IndexValue[]>;
+  readonly incarnations: Set<string | undefined>;
+  /** The rows do not say the instance's values for sure: it is read. */
+  unsure: boolean;
+}
+
+/** A field whose rows a count reads: all of them (`whole`), or only the plan's range; `candidates`: its rows name the instances counted. */
+interface RowScan {
+  readonly field: string;
+  readonly whole: boolean;
+  readonly candidates: boolean;
+}
+
+interface RowCountPlan {
+  readonly scans: readonly RowScan[];
+}
+
+/** Fields whose value is always there (a lone row of them is never a stale one). */
+const ALWAYS_HELD = new Set(['stateId', 'status', 'createdAt', 'updatedAt']);
+
+/**
+ * Whether a count can be made from the rows, and which: the plan's range (the instances counted) and
+ * every row of the other fields the filter and the grouping name; with a field whose value can go away
+ * (a declared one, the parent, the business key), the `updatedAt` rows too, since a lone stale row of
+ * such a field looks like a value, and an instance with two `updatedAt` rows is one whose last save's
+ * stale rows are still there (it is read). Not from rows: a filter on a sensitive field (its rows hold
+ * hashes), or a selective equality without grouping (reading its few instances is cheaper).
+ */
+function rowCountPlan(prepared: Prepared, group: SearchField | undefined): RowCountPlan | undefined {
+  const conditions = prepared.filter ? conditionsOf(prepared.filter).filter((condition) => condition.field !== 'workflowId') : [];
+  if (conditions.some((condition) => prepared.fields.get(condition.field)!.sensitive)) return undefined;
+  if (!group && prepared.plan.rank <= 2) return undefined;
+  const named = new Set([...conditions.map((condition) => condition.field), ...(group ? [group.name] : [])]);
+  const scans: RowScan[] = [];
+  const ranged = prepared.plan.rank < 6;
+  // Every instance has a state: its rows name them all when the count is not narrowed by a range.
+  if (ranged) {
+    const narrow = conditions.filter((condition) => condition.field === prepared.plan.field).length === 1 && group?.name !== prepared.plan.field;
+    scans.push({ field: prepared.plan.field, whole: !narrow, candidates: true });
+    // A whole scan of the plan's field names instances outside the range too: only those in it may match (a top-level `and` term).
+    if (!narrow) return undefined;
+    named.delete(prepared.plan.field);
+  } else {
+    scans.push({ field: 'stateId', whole: true, candidates: true });
+    named.delete('stateId');
+  }
+  if ([...named, ...scans.map((scan) => scan.field)].some((name) => !ALWAYS_HELD.has(name))) named.add('updatedAt');
+  for (const name of named) if (!scans.some((scan) => scan.field === name)) scans.push({ field: name, whole: true, candidates: false });
+  return { scans };
+}
+
+/** Counts per group (a keyword counts once per value; no value: the `null` group). */
+class Tally {
+  count = 0;
+  private readonly groups = new Map<string, { key: IndexValue | null; count: number }>();
+  constructor(private readonly group: SearchField | undefined) {}
+
+  add(values: ReadonlyMap<string, readonly IndexValue[]>): void {
+    this.count++;
+    if (!this.group) return;
+    const keys: (IndexValue | null)[] = [...(values.get(this.group.name) ?? [])];
+    for (const key of keys.length ? keys : [null]) {
+      const id = JSON.stringify(key);
+      const entry = this.groups.get(id) ?? { key, count: 0 };
+      entry.count++;
+      this.groups.set(id, entry);
+    }
+  }
+
+  result(explain: SearchExplanation): CountResult {
+    if (!this.group) return { count: this.count, explain };
+    return { count: this.count, groups: [...this.groups.values()].sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key))), explain };
   }
 }
 

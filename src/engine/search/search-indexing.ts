@@ -14,8 +14,7 @@ import type { EngineLogger } from '../steps/effects';
 import { InstanceStatus } from '../model/enums';
 import type { Instance, InstanceSearchState } from '../model/instance';
 import type { OperationOptions } from '../ports/ports';
-import type { WorkflowVersions } from './search-port';
-import type { SearchIndexStore } from './search-port';
+import type { SearchIndexStore, SearchRow, WorkflowVersions } from './search-port';
 import { entriesOf, searchValuesOf } from './search-values';
 
 /**
@@ -38,6 +37,24 @@ export interface SearchIndexingOptions {
   readonly hmacKey?: string;
   readonly logger: EngineLogger;
   readonly now: () => Date;
+}
+
+/** Statuses after which no save follows (but a deletion's): their stale rows go right after their last save. */
+function ended(instance: Instance): boolean {
+  return instance.status === InstanceStatus.complete || instance.status === InstanceStatus.cancelled;
+}
+
+/**
+ * The rows that the instance, as read, does not hold: it is gone, another workflow's, or the row's
+ * entry is neither among its entries nor among the stale ones its next save removes (an ended instance
+ * has no next save). A crash between a save's rows and the save leaves such rows, and so does a failed
+ * removal. An instance being deleted holds none, but its deletion removes them: none are named.
+ */
+export function rowsNotHeld(rows: readonly SearchRow[], instance: Instance | undefined, workflowId: string): SearchRow[] {
+  if (instance?.deleting) return [];
+  if (!instance || instance.workflowId !== workflowId) return [...rows];
+  const held = new Set([...(instance.search?.entries ?? []), ...(ended(instance) ? [] : (instance.search?.stale ?? []))]);
+  return rows.filter((row) => !held.has(row.entry));
 }
 
 /** Whether instances of the version are indexed from their creation. */
@@ -80,8 +97,38 @@ export class SearchIndexing {
     await this.releaseEndedUniqueKey(saved, options);
     const stale = saved.search?.stale ?? [];
     if (!this.store || stale.length === 0) return;
-    if (saved.status !== InstanceStatus.complete && saved.status !== InstanceStatus.cancelled) return;
+    if (!ended(saved)) return;
     await this.removeQuietly(saved, stale, options);
+  }
+
+  /**
+   * Rows of a save refused outright (too large, invalid), that `stored` does not hold: the save did not
+   * happen, so they would only be left for a repair to find.
+   */
+  async undoSave(stored: Instance, refused: Instance, options: OperationOptions = {}): Promise<void> {
+    if (!this.store || !refused.search || refused === stored) return;
+    const orphans = rowsNotHeld(
+      refused.search.entries.map((entry) => ({ entry, instanceId: refused.id })),
+      stored,
+      stored.workflowId,
+    );
+    if (orphans.length > 0)
+      await this.removeQuietly(
+        refused,
+        orphans.map((row) => row.entry),
+        options,
+      );
+  }
+
+  /**
+   * Removes the rows of `instance` that `rows` names and it does not hold: call under its lease, on
+   * the instance as read there (no save of it can be under way).
+   */
+  async removeNotHeld(workflowId: string, instanceId: string, instance: Instance | undefined, rows: readonly SearchRow[], options: OperationOptions = {}): Promise<number> {
+    if (!this.store) return 0;
+    const orphans = rowsNotHeld(rows, instance, workflowId);
+    if (orphans.length > 0) await this.store.write(workflowId, instanceId, { add: [], remove: [...new Set(orphans.map((row) => row.entry))] }, options);
+    return orphans.length;
   }
 
   /** Rows written for an instance whose creation was refused outright (too large, invalid). */

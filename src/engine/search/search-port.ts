@@ -16,6 +16,8 @@ export interface SearchRow {
   readonly instanceId: string;
   /** The incarnation that wrote the row: a row of an earlier instance with the id is not the current one's. */
   readonly incarnation?: string;
+  /** When the row was last written (ISO 8601, the store's clock), where the store tells it. */
+  readonly writtenAt?: string;
 }
 
 export interface SearchIndexWrite {

@@ -4,16 +4,20 @@ import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from 
 import { pageOf } from './paging';
 
 export class InMemorySearchIndex implements SearchIndexStore {
-  private readonly rows = new Map<string, Map<string, { instanceId: string; entry: string; incarnation?: string }>>();
+  private readonly rows = new Map<string, Map<string, { instanceId: string; entry: string; incarnation?: string; writtenAt: string }>>();
   private readonly claims = new Map<string, string>();
   /** Calls of write (each would be one batch). */
   writes = 0;
+
+  /** `now` stamps each row's `writtenAt`, as the table's Timestamp does. */
+  constructor(private readonly options: { readonly now?: () => Date } = {}) {}
 
   async write(workflowId: string, instanceId: string, write: SearchIndexWrite, _options?: OperationOptions): Promise<void> {
     this.writes++;
     let partition = this.rows.get(workflowId);
     if (!partition) this.rows.set(workflowId, (partition = new Map()));
-    for (const entry of write.add) partition.set(`${entry}!${instanceId}`, { instanceId, entry, ...(write.incarnation !== undefined ? { incarnation: write.incarnation } : {}) });
+    const writtenAt = (this.options.now?.() ?? new Date()).toISOString();
+    for (const entry of write.add) partition.set(`${entry}!${instanceId}`, { instanceId, entry, ...(write.incarnation !== undefined ? { incarnation: write.incarnation } : {}), writtenAt });
     for (const entry of write.remove) partition.delete(`${entry}!${instanceId}`);
   }
 

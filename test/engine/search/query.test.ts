@@ -55,7 +55,8 @@ describe('searches', () => {
   async function seeded() {
     const search = new InMemorySearchIndex();
     const ports = { ...createInMemoryPorts(), search };
-    const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger(), searchHmacKey: 'k'.repeat(32) });
+    const clock = new FakeClock();
+    const engine = new Engine(ports, { clock, logger: recordingLogger(), searchHmacKey: 'k'.repeat(32) });
     await engine.createWorkflow(claims);
     const regions = ['North', 'South', 'East'];
     for (let index = 0; index < 30; index++) {
@@ -66,7 +67,7 @@ describe('searches', () => {
         context: { amount: index * 100, region: regions[index % 3]!, tags: index % 2 ? ['odd'] : ['even', 'x'], iban: `DE${index}` },
       });
     }
-    return { engine, search, ports };
+    return { engine, search, ports, clock };
   }
 
   it('answers with the plan: an equality on a declared field is read as one range', async () => {
@@ -116,6 +117,43 @@ describe('searches', () => {
       { key: 'odd', count: 2 },
       { key: 'x', count: 2 },
     ]);
+  });
+
+  it('counts from the index rows: no instance read when every instance holds one row per field', async () => {
+    const { engine } = await seeded();
+    const byState = await engine.countInstances({ workflowId: 'claims', groupBy: 'stateId' });
+    expect(byState).toMatchObject({ count: 30, groups: [{ key: 'open', count: 30 }] });
+    expect(byState.explain.storageRequests).toMatchObject({ indexPages: 1, indexRows: 30, instanceReads: 0 });
+    expect(byState.explain.counted).toMatch(/^from the index rows of stateId/);
+    const ranged = await engine.countInstances({ workflowId: 'claims', filter: "amount < 1000 and region = 'north'", groupBy: 'tags' });
+    expect(ranged).toMatchObject({
+      count: 4,
+      groups: [
+        { key: 'even', count: 2 },
+        { key: 'odd', count: 2 },
+        { key: 'x', count: 2 },
+      ],
+    });
+    expect(ranged.explain.storageRequests.instanceReads).toBe(0);
+  });
+
+  it('counts: an instance with conflicting rows (a stale one, or one a crash left) is read, so it is counted as it is', async () => {
+    const { engine, search, clock } = await seeded();
+    clock.advance(1000);
+    // c02 moves from 200 to 5000: its old row stays until its next save (two amount and updatedAt rows).
+    await engine.applyTrigger('c02', trigger('Raise', { subjects: ['c02'], parameters: { amount: 5000 } }));
+    clock.advance(1000);
+    // c04 loses its amount: a lone stale amount row, told apart by its two updatedAt rows.
+    await engine.applyTrigger('c04', trigger('Raise', { subjects: ['c04'], parameters: { amount: null } }));
+    // c05: a stateId row of a save that never happened (the process died between the rows and the save).
+    const c05 = await engine.getInstance('c05');
+    await search.write('claims', 'c05', { add: [`stateId!s${Buffer.from('closed').toString('hex')}`], remove: [], ...(c05.incarnation ? { incarnation: c05.incarnation } : {}) });
+    const cheap = await engine.countInstances({ workflowId: 'claims', filter: 'amount < 1000' });
+    expect(cheap.count).toBe(8);
+    expect(cheap.explain.storageRequests.instanceReads).toBe(2);
+    const byState = await engine.countInstances({ workflowId: 'claims', groupBy: 'stateId' });
+    expect(byState.groups).toEqual([{ key: 'open', count: 30 }]);
+    expect(byState.explain.storageRequests.instanceReads).toBe(1);
   });
 
   it('never answers with an instance that does not match as read (a stale row is re-checked)', async () => {

@@ -29,6 +29,7 @@ export const searchExplanationSchema = z
     filter: z.string().nullable().meta({ description: 'What is checked on every instance read.' }),
     order: z.string(),
     storageRequests: z.object({ indexPages: z.number().int(), indexRows: z.number().int(), instanceReads: z.number().int(), total: z.number().int() }),
+    counted: z.string().optional().meta({ description: "A count's: from the index rows (an instance read only when its rows conflict), or by reading every instance the range names." }),
   })
   .meta({ id: 'SearchExplanation' });
 
