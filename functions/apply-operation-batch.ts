@@ -16,6 +16,7 @@ import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
+import { tenantOfInput, tenantScope, type TenantScoped } from '../src/host/contracts/tenant-scope';
 import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/contracts/operation-activities';
 
 /**
@@ -24,7 +25,7 @@ import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '.
  */
 export const APPLY_OPERATION_BATCH = 'applyTriggerBatch';
 
-export interface ApplyOperationBatchInput {
+export interface ApplyOperationBatchInput extends TenantScoped {
   readonly operationId: string;
   readonly instanceIds: readonly string[];
 }
@@ -41,8 +42,12 @@ export const activityRetryOptions: df.RetryOptions = (() => {
 })();
 
 export const applyOperationBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { operationId, instanceIds } = context.df.getInput<ApplyOperationBatchInput>();
-  const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, instanceId } satisfies ApplyOperationInput));
+  const input = context.df.getInput<ApplyOperationBatchInput>();
+  const { operationId, instanceIds } = input;
+  const scope = tenantScope(tenantOfInput(input));
+  const tasks = instanceIds.map((instanceId) =>
+    context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, ...scope, instanceId } satisfies ApplyOperationInput),
+  );
   let results: AppliedOutcome[] = [];
   let error: string | undefined;
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.
