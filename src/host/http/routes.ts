@@ -4,6 +4,7 @@
  */
 import { publicRoute } from './access';
 import { consoleRoutes } from './system/console-routes';
+import { tenantRoutes } from './system/tenant-routes';
 import { eventRoutes } from './instances/instance-events';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
@@ -92,6 +93,7 @@ export const routes: readonly RouteDefinition[] = [
   ...triggerRoutes,
   ...systemRoutes,
   ...consoleRoutes,
+  ...tenantRoutes,
 ];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
