@@ -6,7 +6,8 @@
 import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { durableLauncher } from '../../functions/app-services';
 import { durableEventLauncher } from '../../functions/event-launcher';
-import { EVENT_DELIVERY_ORCHESTRATOR, eventDeliveryOrchestrator } from '../../functions/event-delivery-orchestrator';
+import { eventDeliveryOrchestrator } from '../../functions/event-delivery-orchestrator';
+import { EVENT_DELIVERY_ORCHESTRATOR } from '../../src/host/contracts/event-activities';
 import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
 import { TIMER_ORCHESTRATOR, timerOrchestrator } from '../../functions/timer-orchestrator';
 import { tenantOfInput } from '../../src/host/contracts/tenant-scope';
