@@ -44,6 +44,13 @@ export const MAX_BATCHES_IN_FLIGHT = 8;
  * costs several storage requests of its own).
  */
 export const DURABLE_PAGE_SIZE = 50;
+/**
+ * An operation of one instance has its result (at most MAX_KEPT_RESULT_LENGTH characters) carried
+ * through history to the completion, which records it, instead of a row of its own: one storage request
+ * less for the common trigger to one instance, a bounded few kilobytes of history. Larger ones keep their
+ * results out of history (decision 0015).
+ */
+export const MAX_KEPT_RESULTS_DURABLE = 1;
 
 export interface OperationOrchestratorInput extends TenantScoped {
   readonly operationId: string;
@@ -67,7 +74,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
   const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, { operationId, ...scope, deferRunning: true } satisfies BeginOperationInput);
   if (!begun.shouldRun) return undefined;
   const source = candidateSource(begun);
-  const fanOut = new FanOut(begun, { batchesInFlight: MAX_BATCHES_IN_FLIGHT });
+  const fanOut = new FanOut(begun, { batchesInFlight: MAX_BATCHES_IN_FLIGHT, maxKeptResults: MAX_KEPT_RESULTS_DURABLE });
 
   /** Batches started and not yet waited for, oldest first. */
   const batches: Task[] = [];
@@ -102,7 +109,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         break;
       }
       case 'apply': {
-        const input: ApplyOperationBatchInput = { operationId, ...scope, instanceIds: step.batch.instanceIds };
+        const input: ApplyOperationBatchInput = { operationId, ...scope, instanceIds: step.batch.instanceIds, ...(step.batch.keepResults ? { keepResults: true } : {}) };
         const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, input, tenantInstanceId(tenantId, `${operationId}:batch:${step.batch.number}`));
         batches.push(batch);
         unscheduled.push(batch);

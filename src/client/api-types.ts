@@ -208,7 +208,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger to one instance
-         * @description The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.
+         * @description The instance id is the only subject and the instance the only candidate (no other instance is offered it); a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.
          */
         post: operations["sendInstanceTrigger"];
         delete?: never;

@@ -18,6 +18,7 @@ import { MAX_CAUSAL_DEPTH } from '../../src/engine/model';
 import { MAX_CAUSAL_BUDGET } from '../../src/engine/decide';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import type { ApiServices } from '../../src/host/http/types';
+import { withResults } from '../../src/host/http/operations/operation-routes';
 import { silentLogger } from '../../src/host/local/logger';
 import { FIRE_TIMER_ACTIVITY, MAX_TIMER_INTERVAL_IN_MS, timerOrchestrationId } from '../../src/host/contracts/timer-activities';
 import type { OperationActivities } from '../../src/host/contracts/operation-activities';
@@ -80,9 +81,10 @@ async function runTimer(timer: DueTimer, startAt: string) {
     activities: activityHandlers(activities),
   });
   expect(operation.status).toBe('completed');
-  const results: InstanceResult[] = [];
-  for await (const result of services.operations.listResults(operationId)) results.push(result);
-  return { run, operationId, operation: (await services.operations.get(operationId))!, results };
+  const recorded = (await services.operations.get(operationId))!;
+  // As the API answers them: those the record kept (an operation of one instance), then the stored rows.
+  const results: readonly InstanceResult[] = (await withResults(services.operations, recorded)).instances;
+  return { run, operationId, operation: recorded, results };
 }
 
 describe('timerOrchestrator on the replay engine', () => {

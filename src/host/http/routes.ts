@@ -119,6 +119,12 @@ export interface RouteMatch {
   readonly tenantId: string;
 }
 
+/** Each route's path split into parts (`name` for a `{param}` part) once, not on every request. */
+let patterns: readonly { readonly route: RouteDefinition; readonly pattern: readonly { readonly part: string; readonly name: string | undefined }[] }[] | undefined;
+function routePatterns() {
+  return (patterns ??= routes.map((route) => ({ route, pattern: route.route.split('/').map((part) => ({ part, name: /^\{(\w+)\}$/.exec(part)?.[1] })) })));
+}
+
 /** The first segments of a tenant's paths: `/api/tenants/{tenantId}/` then any route of the table. */
 const TENANT_SEGMENT = 'tenants';
 
@@ -143,14 +149,12 @@ export function matchRoute(method: string, apiPath: string): { match?: RouteMatc
 
 function matchSegments(method: string, segments: readonly string[], tenantId: string): { match?: RouteMatch; pathExists: boolean } {
   let pathExists = false;
-  for (const route of routes) {
+  for (const { route, pattern } of routePatterns()) {
     if (tenantId !== 'default' && route.scope === 'deployment') continue;
-    const pattern = route.route.split('/');
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
-    const matches = pattern.every((part, index) => {
+    const matches = pattern.every(({ part, name }, index) => {
       const segment = segments[index]!;
-      const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (!name) return part === segment;
       try {
         params[name] = decodeURIComponent(segment);

@@ -188,7 +188,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     contract: {
       summary: 'Send a trigger to one instance',
       description:
-        'The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. ' +
+        'The instance id is the only subject and the instance the only candidate (no other instance is offered it); a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. ' +
         'With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.',
       tags: ['triggers'],
       path: instancePath,
@@ -203,7 +203,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
-      return submittedOperation(request, services, await services.triggers.submit(trigger));
+      // Addressed to the instance: it is the only candidate (no interest lookup).
+      return submittedOperation(request, services, await services.triggers.submit(trigger, undefined, { instanceId }));
     },
   }),
   defineRoute({
