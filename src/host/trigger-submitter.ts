@@ -4,7 +4,7 @@
  * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, by the outbox relay for
  * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
  */
-import { OperationStatus } from '../engine/model';
+import { OperationStatus, triggerPriority } from '../engine/model';
 import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operations';
 import type { BulkRequest, MigrationRequest } from '../engine/decide';
 import { outcomesOf } from '../engine/operations';
@@ -96,6 +96,7 @@ export class TriggerSubmitter {
         trigger,
         triggerFingerprint: fingerprint,
         ...(to ? { addressedInstanceId: to.instanceId } : {}),
+        priority: triggerPriority(trigger),
         status: OperationStatus.notStarted,
         createdAt: at,
         updatedAt: at,

@@ -181,3 +181,32 @@ describe('durableLauncher.armTimer', () => {
     expect(stub.startNew).not.toHaveBeenCalled();
   });
 });
+
+describe('a debounced burst on the durable path (flow.debounce)', () => {
+  it('is applied once by the timer orchestration of its latest trigger; the timer the burst moved past wakes to find nothing', async () => {
+    await services.engine.createWorkflow({
+      id: 'profile',
+      displayName: 'Profile',
+      initialStateId: 'open',
+      flow: { debounce: [{ trigger: 'Update', periodMs: 60_000 }] },
+      states: {
+        open: {
+          transitions: [{ id: 'update', targetStateId: 'open', conditions: [{ type: 'triggerName', name: 'Update' }], actions: [{ type: 'setContext', expressions: { last: 'trigger.parameters' } }] }],
+        },
+      },
+    });
+    await services.engine.createInstance({ workflowId: 'profile', instanceId: 'burst' });
+    const update = (id: string, name: string) => services.engine.applyTrigger('burst', { id, name: 'Update', subjects: ['burst'], parameters: { name } });
+    expect(await update('burst-1', 'a')).toMatchObject({ outcome: 'debounced' });
+    expect(await update('burst-2', 'b')).toMatchObject({ outcome: 'debounced' });
+    const [moved, latest] = armed.filter((item) => item.instanceId === 'burst');
+    expect(latest).toMatchObject({ debounce: { triggerName: 'Update', triggerId: 'burst-2' } });
+
+    const applied = await runTimer(latest!, new Date().toISOString());
+    expect(applied.operation).toMatchObject({ status: 'succeeded', summary: expect.objectContaining({ transitioned: 1 }) });
+    expect((await services.engine.getInstance('burst')).context).toEqual({ last: { name: 'b' } });
+    const stale = await runTimer(moved!, new Date().toISOString());
+    expect(stale.results).toEqual([{ instanceId: 'burst', outcome: 'notInterested' }]);
+    expect((await services.engine.getHistory('burst')).items.map((entry) => entry.transitionId)).toEqual([null, 'update']);
+  });
+});

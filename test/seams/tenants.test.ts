@@ -57,6 +57,25 @@ function flow(version: number) {
     },
   };
 }
+/** `Update` debounced: a burst is applied once, its latest trigger after the period. */
+const deb = {
+  id: 'deb',
+  displayName: 'Debounced',
+  initialStateId: 'open',
+  flow: { debounce: [{ trigger: 'Update', periodMs: 300 }] },
+  states: {
+    open: {
+      transitions: [
+        {
+          id: 'update',
+          targetStateId: 'open',
+          conditions: [{ type: 'triggerName', name: 'Update' }],
+          actions: [{ type: 'setContext', expressions: { applied: '($exists(context.applied) ? context.applied : 0) + 1' } }],
+        },
+      ],
+    },
+  },
+};
 const parcel = { id: 'parcel', displayName: 'Parcel', initialStateId: 'packed', states: { packed: {} } };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,6 +134,7 @@ beforeAll(async () => {
   for (const tenant of [a, b]) {
     expect((await call('PUT', tenant('/workflows/flow'), flow(1))).status).toBe(201);
     expect((await call('PUT', tenant('/workflows/parcel'), parcel)).status).toBe(201);
+    expect((await call('PUT', tenant('/workflows/deb'), deb)).status).toBe(201);
   }
 }, 120_000);
 
@@ -181,6 +201,15 @@ describe('tenants', () => {
     const bulk = await call('POST', a('/instances/bulk'), { action: 'cancel', filter: { workflowId: 'flow', stateId: 'open' } });
     expect(bulk.status).toBe(202);
     expect((await pollUntil(a('/instances/k1'), (result) => result.body?.status === 'cancelled')).body.status).toBe('cancelled');
+    expect(await dumpOfB()).toEqual(before);
+  }, 60_000);
+
+  it('tenants × debounced triggers: a burst held back on A’s instance is applied in A, once; B is untouched', async () => {
+    for (const tenant of [a, b]) expect((await call('POST', tenant('/instances'), { workflowId: 'deb', instanceId: 'q1' })).status).toBe(201);
+    await sleep(200);
+    const before = await dumpOfB();
+    for (const id of ['u1', 'u2']) expect((await call('POST', a('/triggers'), { id, name: 'Update', subjects: ['q1'] })).status).toBe(202);
+    expect((await pollUntil(a('/instances/q1'), (result) => result.body?.context?.applied === 1)).body.context.applied).toBe(1);
     expect(await dumpOfB()).toEqual(before);
   }, 60_000);
 

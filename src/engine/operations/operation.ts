@@ -106,6 +106,8 @@ export interface TriggerOperation extends OperationRecord {
    * is the only candidate, as for a timer's trigger, so no interest lookup is made.
    */
   readonly addressedInstanceId?: string;
+  /** The trigger's priority (1-5, the default filled in), where runners queue operations; absent on records written before priorities. */
+  readonly priority?: number;
 }
 
 export interface MigrationOperation extends OperationRecord {

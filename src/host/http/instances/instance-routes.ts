@@ -65,13 +65,18 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       responses: {
         201: { description: 'Created, in the initial state (or `faulted` if its entry failed).', body: instanceSchema, headers: createdHeaders },
         404: 'No such workflow.',
-        409: 'An instance with this id exists.',
+        200: {
+          description: "The workflow's `flow.unique` key is held by an instance that has not ended, and the workflow says `onConflict: existing`: that instance.",
+          body: instanceSchema,
+          headers: etagHeaders,
+        },
+        409: 'An instance with this id exists, or the unique key (`flow.unique`, `uniqueBusinessKey`) is held by one that has not ended (`existingInstanceId` names it).',
       },
     },
     invalidBody: 'The instance request is invalid',
     async handle({ body, request }, { engine }) {
-      const instance = await engine.createInstance(body, { actor: actorOf(request) });
-      return instanceResponse(201, instance, true);
+      const { instance, created } = await engine.createOrFindInstance(body, { actor: actorOf(request) });
+      return created ? instanceResponse(201, instance, true) : instanceResponse(200, instance);
     },
   }),
   defineRoute({
