@@ -17,6 +17,7 @@ import {
   type OperationActivities,
 } from '../src/host/contracts/operation-activities';
 import { withSpan, type SpanIds } from './telemetry';
+import { tenantOfInput } from '../src/host/contracts/tenant-scope';
 import { activitiesFor, inInvocation } from './app-services';
 
 export type ActivityFunctionName = (typeof ActivityName)[keyof typeof ActivityName];
@@ -40,7 +41,7 @@ function spanIds(input: unknown): SpanIds {
 }
 
 export function runActivity(name: ActivityFunctionName, input: unknown, context: InvocationContext): Promise<unknown> {
-  return inInvocation(context, () => withSpan(`OperationActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context))[name](input)));
+  return inInvocation(context, () => withSpan(`OperationActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context, tenantOfInput(input)))[name](input)));
 }
 
 for (const name of Object.values(ActivityName)) {

@@ -16,7 +16,12 @@ import type { Logger } from '../src/host/operation-activity-service';
 import type { OperationLauncher } from '../src/host/trigger-submitter';
 import { createHostCore, type HostCore } from '../src/host/host-services';
 import { durableEventLauncher } from './event-launcher';
-import { timerOrchestrationId } from '../src/host/contracts/timer-activities';
+import { timerOrchestrationId, type FireTimerInput } from '../src/host/contracts/timer-activities';
+import { tenantInstanceId, tenantScope } from '../src/host/contracts/tenant-scope';
+import { storageNamesFrom } from '../src/host/azure-ports';
+import { resolveStorageConnection, StorageNotConfiguredError } from '../src/host/storage-connection';
+import { createTableClient, TableTenantRegistry, tenantRegistryTable } from '../src/storage';
+import { createTenantAdministration, DEFAULT_TENANT_ID, TenantCores, tenantStorageOf, type TenantAdministration } from '../src/host/tenants';
 import { TIMER_ORCHESTRATOR } from './timer-orchestrator';
 import { OPERATION_ORCHESTRATOR, type OperationOrchestratorInput } from './operation-orchestrator';
 
@@ -47,7 +52,7 @@ function logLine(level: 'info' | 'warn' | 'error', message: string, properties?:
 
 let core: Promise<HostCore> | undefined;
 
-/** The worker's HostCore, built once; a failed build (storage unreachable) is retried on next use. */
+/** The worker's HostCore of the default tenant, built once; a failed build (storage unreachable) is retried on next use. */
 export function hostCore(env: Environment = process.env): Promise<HostCore> {
   if (!core) {
     const building = createAzurePorts({ env }).then((ports) => createHostCore({ ports, logger: invocationLogger, env }));
@@ -62,6 +67,86 @@ export function hostCore(env: Environment = process.env): Promise<HostCore> {
 /** Replaces the worker's HostCore (tests run the registered functions against their own storage). */
 export function setHostCore(value: HostCore | undefined): void {
   core = value ? Promise.resolve(value) : undefined;
+  tenancy = undefined;
+}
+
+interface Tenancy {
+  readonly cores: TenantCores<HostCore>;
+  readonly administration: TenantAdministration;
+}
+let tenancy: Tenancy | undefined;
+
+/**
+ * The worker's tenants: the registry in the default tenant's storage, and a HostCore per tenant built on
+ * first use (its own tables and container). Tests that set a HostCore of their own get the registry of
+ * its storage names.
+ */
+function tenants(env: Environment = process.env): Tenancy {
+  if (!tenancy) {
+    const connection = resolveStorageConnection(env);
+    const names = storageNamesFrom(env);
+    const registry = new TableTenantRegistry(createTableClient(connection, tenantRegistryTable(names)));
+    const deployment = { connection, names };
+    let cores: TenantCores<HostCore> | undefined;
+    const administration = createTenantAdministration({
+      registry,
+      deployment,
+      now: () => new Date(),
+      logger: invocationLogger,
+      // A worker forgets a deleted tenant's core; other workers find its record marked and serve it no more.
+      onDeleting: async (tenantId) => void (await cores?.forget(tenantId)),
+    });
+    cores = new TenantCores<HostCore>(
+      registry,
+      async (record) => {
+        const storage = tenantStorageOf(record.id, record.storage, deployment);
+        const ports = await createAzurePorts({ env, names: storage.names, connection: storage.connection });
+        return createHostCore({ ports, logger: invocationLogger, env });
+      },
+      () => hostCore(env),
+    );
+    tenancy = { cores, administration };
+  }
+  return tenancy;
+}
+
+/** The HostCore of `tenantId`, undefined when the tenant does not exist (or is being deleted). */
+export function tenantHostCore(tenantId: string): Promise<HostCore | undefined> {
+  return tenantId === DEFAULT_TENANT_ID ? hostCore() : tenants().cores.get(tenantId);
+}
+
+/** Every tenant's HostCore, the default tenant's first (the recovery and retention sweeps). */
+export async function everyTenantCore(): Promise<{ readonly tenantId: string; readonly core: HostCore }[]> {
+  try {
+    return await tenants().cores.all();
+  } catch (error) {
+    // The registry unreadable: the default tenant's sweep still runs; the others wait for the next one.
+    invocationLogger.warn('could not list the tenants; sweeping the default tenant only', { error: String(error) });
+    return [{ tenantId: DEFAULT_TENANT_ID, core: await hostCore() }];
+  }
+}
+
+/** The tenant administration (/api/tenants, the recovery sweep resumes deletions). */
+export function tenantAdministration(): TenantAdministration {
+  return tenants().administration;
+}
+
+/** The tenant administration when storage is configured (tests that set a HostCore of their own may configure none). */
+function knownTenantAdministration(): TenantAdministration | undefined {
+  try {
+    return tenantAdministration();
+  } catch (error) {
+    if (error instanceof StorageNotConfiguredError) return undefined;
+    throw error;
+  }
+}
+
+/** A tenant that is gone while durable work of it was still running: the work fails, it has nowhere to run. */
+export class TenantGoneError extends Error {
+  constructor(tenantId: string) {
+    super(`tenant "${tenantId}" does not exist (deleted while its work was running)`);
+    this.name = 'TenantGoneError';
+  }
 }
 
 /**
@@ -79,10 +164,10 @@ const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.Or
  * unless it failed or was terminated, which leaves its operation unfinished: that one is started anew,
  * and `beginOperation` makes a run over an already finished operation a no-op.
  */
-export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>): OperationLauncher {
-  /** The runtime status of an orchestration instance, undefined when there is none. */
+export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>, tenantId: string = DEFAULT_TENANT_ID): OperationLauncher {
+  /** The runtime status of an orchestration instance (of this tenant), undefined when there is none. */
   const statusOf = (instanceId: string) =>
-    client.getStatus(instanceId).catch((error: unknown) => {
+    client.getStatus(tenantInstanceId(tenantId, instanceId)).catch((error: unknown) => {
       if (isMissingInstance(error)) return undefined;
       throw error;
     });
@@ -98,7 +183,7 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
     async waitUntilFinished(operationId, timeoutInMs) {
       if (timeoutInMs <= 0) return 'pending';
       try {
-        const response = await client.waitForCompletionOrCreateCheckStatusResponse(undefined as never, operationId, {
+        const response = await client.waitForCompletionOrCreateCheckStatusResponse(undefined as never, tenantInstanceId(tenantId, operationId), {
           timeoutInMilliseconds: timeoutInMs,
           retryIntervalInMilliseconds: Math.min(timeoutInMs, DURABLE_STATUS_INTERVAL_IN_MS),
         });
@@ -118,14 +203,15 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
       const instanceId = timerOrchestrationId(timer.timerId);
       const status = await statusOf(instanceId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      await client.startNew(TIMER_ORCHESTRATOR, { instanceId, input: timer });
+      const input: FireTimerInput = { ...timer, ...tenantScope(tenantId) };
+      await client.startNew(TIMER_ORCHESTRATOR, { instanceId: tenantInstanceId(tenantId, instanceId), input });
     },
     async start(operationId, options = {}) {
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      const input: OperationOrchestratorInput = { operationId };
-      await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: operationId, input });
+      const input: OperationOrchestratorInput = { operationId, ...tenantScope(tenantId) };
+      await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: tenantInstanceId(tenantId, operationId), input });
     },
   };
 }
@@ -135,17 +221,30 @@ function isMissingInstance(error: unknown): boolean {
   return error instanceof Error && /\b404\b/.test(error.message);
 }
 
-export async function servicesFor(context: InvocationContext): Promise<ApiServices> {
-  const core = await hostCore();
+/** The services of `tenantId` (the default tenant's carry the tenant administration); undefined for a tenant that does not exist. */
+export async function servicesFor(context: InvocationContext, tenantId: string = DEFAULT_TENANT_ID): Promise<ApiServices | undefined> {
+  const core = await tenantHostCore(tenantId);
+  if (!core) return undefined;
   const client = df.getClient(context);
   // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
   // not at each worker's first call: N workers cost one sweep.
-  return core.servicesFor(durableLauncher(client), durableEventLauncher(client));
+  const services = core.servicesFor(durableLauncher(client, tenantId), durableEventLauncher(client, tenantId));
+  if (tenantId !== DEFAULT_TENANT_ID) return services;
+  const administration = knownTenantAdministration();
+  return administration ? { ...services, tenants: administration } : services;
 }
 
-/** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
-export async function activitiesFor(context: InvocationContext): Promise<OperationActivities> {
-  const core = await hostCore();
+/** The services of a tenant whose durable work is running: it must exist. */
+export async function servicesOfTenant(context: InvocationContext, tenantId: string): Promise<ApiServices> {
+  const services = await servicesFor(context, tenantId);
+  if (!services) throw new TenantGoneError(tenantId);
+  return services;
+}
+
+/** Activities have a durable client too: triggers raised by actions start their own orchestrations, in the same tenant. */
+export async function activitiesFor(context: InvocationContext, tenantId: string = DEFAULT_TENANT_ID): Promise<OperationActivities> {
+  const core = await tenantHostCore(tenantId);
+  if (!core) throw new TenantGoneError(tenantId);
   const client = df.getClient(context);
-  return core.activitiesFor(durableLauncher(client), durableEventLauncher(client));
+  return core.activitiesFor(durableLauncher(client, tenantId), durableEventLauncher(client, tenantId));
 }

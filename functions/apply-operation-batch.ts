@@ -18,6 +18,7 @@ import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
 import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
+import { tenantOfInput, tenantScope, type TenantScoped } from '../src/host/contracts/tenant-scope';
 import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/contracts/operation-activities';
 
 /**
@@ -26,7 +27,7 @@ import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '.
  */
 export const APPLY_OPERATION_BATCH = 'applyTriggerBatch';
 
-export interface ApplyOperationBatchInput {
+export interface ApplyOperationBatchInput extends TenantScoped {
   readonly operationId: string;
   readonly instanceIds: readonly string[];
   /** The batch is the whole operation (FanOutBatch.keepResults): each activity answers its short result, which the completion records. */
@@ -45,9 +46,11 @@ export const activityRetryOptions: df.RetryOptions = (() => {
 })();
 
 export const applyOperationBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { operationId, instanceIds, keepResults = false } = context.df.getInput<ApplyOperationBatchInput>();
-  const input = (instanceId: string): ApplyOperationInput => ({ operationId, instanceId, ...(keepResults ? { keepResult: true } : {}) });
-  const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, input(instanceId)));
+  const input = context.df.getInput<ApplyOperationBatchInput>();
+  const { operationId, instanceIds, keepResults = false } = input;
+  const scope = tenantScope(tenantOfInput(input));
+  const activityInput = (instanceId: string): ApplyOperationInput => ({ operationId, ...scope, instanceId, ...(keepResults ? { keepResult: true } : {}) });
+  const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, activityInput(instanceId)));
   let results: AppliedOutcome[] = [];
   let error: string | undefined;
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.

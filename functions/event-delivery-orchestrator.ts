@@ -9,11 +9,12 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, MAX_ROUNDS_PER_EXECUTION, dueAfter, type AttemptResult, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
+import { ATTEMPT_EVENT_DELIVERY, EVENT_DELIVERY_ORCHESTRATOR, MAX_ROUNDS_PER_EXECUTION, dueAfter, type AttemptResult, type EventDeliveryInput } from '../src/host/contracts/event-activities';
 import { activityRetryOptions } from './apply-operation-batch';
 
 export const eventDeliveryOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const target = context.df.getInput<EventDeliveryTarget>();
+  // The whole input goes to each attempt: the target and its tenant.
+  const target = context.df.getInput<EventDeliveryInput>();
   for (let round = 0; round < MAX_ROUNDS_PER_EXECUTION; round++) {
     const result: AttemptResult = yield context.df.callActivityWithRetry(ATTEMPT_EVENT_DELIVERY, activityRetryOptions, target);
     if (result.next === 'done') return result.status;

@@ -6,11 +6,17 @@
 import type { InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { ATTEMPT_EVENT_DELIVERY, type AttemptResult, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
-import { hostCore, inInvocation, invocationLogger } from './app-services';
+import { tenantOfInput } from '../src/host/contracts/tenant-scope';
+import { inInvocation, invocationLogger, TenantGoneError, tenantHostCore } from './app-services';
 
 export async function attemptEventDelivery(input: unknown, context: InvocationContext): Promise<AttemptResult> {
   const target = input as EventDeliveryTarget;
-  const result = await inInvocation(context, async () => (await hostCore()).engine.attemptEventDelivery(target));
+  const result = await inInvocation(context, async () => {
+    const tenantId = tenantOfInput(input);
+    const core = await tenantHostCore(tenantId);
+    if (!core) throw new TenantGoneError(tenantId);
+    return core.engine.attemptEventDelivery(target);
+  });
   // As the local dispatcher does: a refused or failed delivery is said at warn, with its workflow and reason.
   // Through the invocation logger, which redacts secrets in URLs (a reason may quote the subscriber's URL).
   await inInvocation(context, async () => {

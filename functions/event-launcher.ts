@@ -4,7 +4,8 @@
  */
 import * as df from 'durable-functions';
 import type { DurableClient } from 'durable-functions';
-import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
+import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryInput, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
+import { tenantInstanceId, tenantScope } from '../src/host/contracts/tenant-scope';
 import { hashString } from '../src/engine/model';
 import type { EventLauncher } from '../src/host/host-services';
 
@@ -22,17 +23,18 @@ const running = new Set<string>([df.OrchestrationRuntimeStatus.Running, df.Orche
  * Starts each delivery's orchestration unless it is running. A finished one is started again (a
  * redelivery): its first attempt finds a delivered event delivered and ends at once.
  */
-export function durableEventLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew'>): EventLauncher {
+export function durableEventLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew'>, tenantId = 'default'): EventLauncher {
   return {
     async deliver(targets) {
       for (const target of targets) {
-        const instanceId = deliveryInstanceId(target);
+        const instanceId = tenantInstanceId(tenantId, deliveryInstanceId(target));
         const status = await client.getStatus(instanceId).catch((error: unknown) => {
           if (error instanceof Error && /\b404\b/.test(error.message)) return undefined;
           throw error;
         });
         if (status && running.has(status.runtimeStatus)) continue;
-        await client.startNew(EVENT_DELIVERY_ORCHESTRATOR, { instanceId, input: target });
+        const input: EventDeliveryInput = { ...target, ...tenantScope(tenantId) };
+        await client.startNew(EVENT_DELIVERY_ORCHESTRATOR, { instanceId, input });
       }
     },
   };

@@ -5,32 +5,35 @@
  */
 import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
-import { finishResponse, preflightResponse, type CorsPolicy } from '../src/host/http/http-manners';
+import { finishResponse, preflightResponse, routingMethod, type CorsPolicy } from '../src/host/http/http-manners';
 import { crossSiteRefusal } from '../src/host/http/request-guard';
-import { allowedMethods, routes, unmatchedResponse } from '../src/host/http/routes';
+import { allowedMethods, matchRoute, routes, unmatchedResponse } from '../src/host/http/routes';
+import { servicesForTenant } from '../src/host/http/tenant-scope';
 import { bodyText, checkBodySize, encodeResponse } from '../src/host/http/transport';
 import type { ApiRequest, ApiResponse, RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
-import { accessPolicyFromEnv, appChecksCredentials, checkAccess, type AccessPolicy } from '../src/host/http/access';
+import { accessPolicyFromEnv, appChecksCredentials, checkAccess, type AccessPolicy, type TenantGrant } from '../src/host/http/access';
 import type { Actor } from '../src/engine/model';
 import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './app-services';
 
 /** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
-export async function toApiRequest(request: HttpRequest, actor?: Actor): Promise<ApiRequest> {
+export async function toApiRequest(request: HttpRequest, actor?: Actor, tenantId = 'default', tenants?: TenantGrant, params: Record<string, string> = { ...request.params }): Promise<ApiRequest> {
   checkBodySize(Number(request.headers.get('content-length') ?? 0));
   const body = Buffer.from(await request.arrayBuffer());
   checkBodySize(body.length);
   return {
     method: request.method.toUpperCase(),
     url: new URL(request.url),
-    params: { ...request.params },
+    params,
     headers: { get: (name) => request.headers.get(name) },
     bodyText: bodyText(body),
     // The Functions host checked the function key before this runs (authLevel `function`), or the app did (access.ts).
     principal: actor?.id ?? 'function-key',
     ...(actor ? { actor } : {}),
+    tenantId,
+    ...(tenants ? { tenants } : {}),
   };
 }
 
@@ -53,7 +56,14 @@ function access(): AccessPolicy {
   return (accessPolicy ??= accessPolicyFromEnv(process.env, platformChecksKeys));
 }
 
-export function handleRoute(route: RouteDefinition, request: HttpRequest, context: InvocationContext, policy: CorsPolicy = cors, accessPolicyOverride?: AccessPolicy): Promise<HttpResponseInit> {
+export function handleRoute(
+  route: RouteDefinition,
+  request: HttpRequest,
+  context: InvocationContext,
+  policy: CorsPolicy = cors,
+  accessPolicyOverride?: AccessPolicy,
+  tenant: { readonly tenantId: string; readonly params: Record<string, string> } = { tenantId: 'default', params: { ...request.params } },
+): Promise<HttpResponseInit> {
   return inInvocation(context, async () => {
     const finish = (response: ApiResponse) => toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
     // Origin and content type as on the local server: a page cannot change anything with a form or a simple
@@ -63,9 +73,10 @@ export function handleRoute(route: RouteDefinition, request: HttpRequest, contex
     try {
       const checked = await checkAccess(route.role, { headers: request.headers, url: new URL(request.url) }, accessPolicyOverride ?? access());
       if (checked.refusal) return finish(checked.refusal);
-      const apiRequest = await toApiRequest(request, checked.actor);
-      const services = await servicesFor(context);
-      return finish(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, services)));
+      const apiRequest = await toApiRequest(request, checked.actor, tenant.tenantId, checked.tenants, tenant.params);
+      const scoped = await servicesForTenant({ route, tenantId: tenant.tenantId }, checked.tenants, (await servicesFor(context))!, (tenantId) => servicesFor(context, tenantId));
+      if (scoped.refusal) return finish(scoped.refusal);
+      return finish(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, scoped.services)));
     } catch (error) {
       return finish(problemResponse(error, (message, cause) => context.error(message, cause)));
     }
@@ -73,10 +84,24 @@ export function handleRoute(route: RouteDefinition, request: HttpRequest, contex
 }
 
 /** Paths no route takes: a CORS preflight, else a problem+json 404, or 405 when the path exists for other methods. */
-export async function handleUnmatched(request: HttpRequest, _context?: InvocationContext, policy: CorsPolicy = cors): Promise<HttpResponseInit> {
-  const apiPath = request.params.path ?? '';
+export async function handleUnmatched(request: HttpRequest, _context?: InvocationContext, policy: CorsPolicy = cors, apiPath: string = request.params.path ?? ''): Promise<HttpResponseInit> {
   const response = preflightResponse(request.method, request.headers, allowedMethods(apiPath), policy) ?? unmatchedResponse(request.method, `/api/${apiPath}`);
   return toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
+}
+
+/**
+ * Every route of a tenant (`/api/tenants/{tenantId}/...`): one function whose path the shared router
+ * matches (routes.ts), so the route table is not registered once per tenant. Its auth level is the API's
+ * (`function` where the platform checks keys), so a tenant's routes are never less guarded than the
+ * default tenant's; a tenant's public routes (health) then need a key too.
+ */
+export const TENANT_ROUTES_FUNCTION = 'tenantRoutes';
+
+export async function handleTenantRoute(request: HttpRequest, context: InvocationContext, policy: CorsPolicy = cors, accessPolicyOverride?: AccessPolicy): Promise<HttpResponseInit> {
+  const tenantPath = `tenants/${encodeURIComponent(request.params.tenantId ?? '')}/${request.params.path ?? ''}`;
+  const { match } = matchRoute(routingMethod(request.method), tenantPath);
+  if (!match || request.method.toUpperCase() === 'OPTIONS') return handleUnmatched(request, context, policy, tenantPath);
+  return handleRoute(match.route, request, context, policy, accessPolicyOverride, { tenantId: match.tenantId, params: match.params });
 }
 
 /**
@@ -99,6 +124,14 @@ for (const route of routes) {
     handler: (request, context) => handleRoute(route, request, context),
   });
 }
+
+app.http(TENANT_ROUTES_FUNCTION, {
+  methods: [...allMethods],
+  route: 'tenants/{tenantId}/{*path}',
+  authLevel: platformChecksKeys ? 'function' : 'anonymous',
+  extraInputs: [df.input.durableClient()],
+  handler: (request, context) => handleTenantRoute(request, context),
+});
 
 // Last by name and by registration (see NOT_FOUND_FUNCTION), so this sees only what nothing else matched.
 // Anonymous: it reveals nothing and answers before any key check would matter.

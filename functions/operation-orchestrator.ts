@@ -26,6 +26,7 @@ import {
   type FindCandidatesOutput,
   type RecordProgressInput,
 } from '../src/host/contracts/operation-activities';
+import { tenantInstanceId, tenantOfInput, tenantScope, type TenantScoped } from '../src/host/contracts/tenant-scope';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, type ApplyOperationBatchInput, type ApplyOperationBatchOutput } from './apply-operation-batch';
 
 /**
@@ -51,7 +52,7 @@ export const DURABLE_PAGE_SIZE = 50;
  */
 export const MAX_KEPT_RESULTS_DURABLE = 1;
 
-export interface OperationOrchestratorInput {
+export interface OperationOrchestratorInput extends TenantScoped {
   readonly operationId: string;
 }
 
@@ -63,10 +64,14 @@ export interface OperationOrchestratorOutput {
 }
 
 export const operationOrchestrator: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { operationId } = context.df.getInput<OperationOrchestratorInput>();
+  const input = context.df.getInput<OperationOrchestratorInput>();
+  const { operationId } = input;
+  // Every activity and batch runs in the operation's tenant (its storage), whatever worker takes it.
+  const tenantId = tenantOfInput(input);
+  const scope = tenantScope(tenantId);
   const callActivity = (name: string, input: unknown): Task => context.df.callActivityWithRetry(name, activityRetryOptions, input);
   // `running` is written by the fan-out's first progress record, as on every host (fan-out.ts).
-  const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, { operationId, deferRunning: true } satisfies BeginOperationInput);
+  const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, { operationId, ...scope, deferRunning: true } satisfies BeginOperationInput);
   if (!begun.shouldRun) return undefined;
   const source = candidateSource(begun);
   const fanOut = new FanOut(begun, { batchesInFlight: MAX_BATCHES_IN_FLIGHT, maxKeptResults: MAX_KEPT_RESULTS_DURABLE });
@@ -95,7 +100,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
     const step = fanOut.next();
     switch (step.next) {
       case 'read': {
-        const input: FindCandidatesInput = { ...source, maxPageSize: DURABLE_PAGE_SIZE, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) };
+        const input: FindCandidatesInput = { ...source, ...scope, maxPageSize: DURABLE_PAGE_SIZE, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) };
         try {
           fanOut.pageRead((yield* settle(callActivity(ActivityName.findCandidates, input))) as FindCandidatesOutput);
         } catch (failure) {
@@ -104,8 +109,8 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         break;
       }
       case 'apply': {
-        const input: ApplyOperationBatchInput = { operationId, instanceIds: step.batch.instanceIds, ...(step.batch.keepResults ? { keepResults: true } : {}) };
-        const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, input, `${operationId}:batch:${step.batch.number}`);
+        const input: ApplyOperationBatchInput = { operationId, ...scope, instanceIds: step.batch.instanceIds, ...(step.batch.keepResults ? { keepResults: true } : {}) };
+        const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, input, tenantInstanceId(tenantId, `${operationId}:batch:${step.batch.number}`));
         batches.push(batch);
         unscheduled.push(batch);
         break;
@@ -121,7 +126,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
       }
       case 'record': {
         try {
-          yield* settle(callActivity(ActivityName.recordProgress, { operationId, progress: step.progress, checkpoint: step.checkpoint } satisfies RecordProgressInput));
+          yield* settle(callActivity(ActivityName.recordProgress, { operationId, ...scope, progress: step.progress, checkpoint: step.checkpoint } satisfies RecordProgressInput));
         } catch (failure) {
           fanOut.failed(failureReason(failure));
         }
@@ -129,7 +134,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
       }
       case 'complete': {
         const { completion } = step;
-        yield callActivity(ActivityName.completeOperation, { operationId, ...completion } satisfies CompleteOperationInput);
+        yield callActivity(ActivityName.completeOperation, { operationId, ...scope, ...completion } satisfies CompleteOperationInput);
         const output: OperationOrchestratorOutput = {
           candidates: completion.candidates,
           summary: completion.summary,

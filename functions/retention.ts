@@ -7,7 +7,8 @@
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import * as df from 'durable-functions';
 import { operationRetentionDays, purgeFinishedInstances, purgeFinishedOperations, retentionDays } from '../src/host/retention';
-import { inInvocation, invocationLogger, servicesFor } from './app-services';
+import type { ApiServices } from '../src/host/http/types';
+import { everyTenantCore, inInvocation, invocationLogger, servicesFor } from './app-services';
 
 /** Every hour on the hour (NCRONTAB with seconds). */
 export const RETENTION_SCHEDULE = '0 0 * * * *';
@@ -18,17 +19,24 @@ export async function runRetention(_timer: Timer, context: InvocationContext): P
   const operationDays = operationRetentionDays();
   if (days === undefined && operationDays === undefined) return;
   await inInvocation(context, async () => {
-    const services = await servicesFor(context);
-    // The engine's clock, as every host time is (one clock).
-    const now = services.engine.options.clock.now();
-    if (operationDays !== undefined) {
-      const deleted = await purgeFinishedOperations(services.operations, operationDays, now);
-      invocationLogger.info('operation records purged', { days: operationDays, deleted });
+    // Each tenant's instances and operation records live in its own tables: one purge per tenant.
+    for (const { tenantId } of await everyTenantCore()) {
+      const services = await servicesFor(context, tenantId);
+      if (services) await purgeTenant(services, tenantId, days, operationDays);
     }
-    if (days === undefined) return;
-    const operations = await purgeFinishedInstances(services, days, now);
-    invocationLogger.info('retention purge started', { days, operations: operations.map((operation) => operation.id) });
   });
+}
+
+async function purgeTenant(services: ApiServices, tenantId: string, days: number | undefined, operationDays: number | undefined): Promise<void> {
+  // The engine's clock, as every host time is (one clock).
+  const now = services.engine.options.clock.now();
+  if (operationDays !== undefined) {
+    const deleted = await purgeFinishedOperations(services.operations, operationDays, now);
+    invocationLogger.info('operation records purged', { tenantId, days: operationDays, deleted });
+  }
+  if (days === undefined) return;
+  const operations = await purgeFinishedInstances(services, days, now);
+  invocationLogger.info('retention purge started', { tenantId, days, operations: operations.map((operation) => operation.id) });
 }
 
 app.timer('retentionPurge', { schedule: RETENTION_SCHEDULE, extraInputs: [df.input.durableClient()], handler: runRetention });

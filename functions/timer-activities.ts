@@ -9,7 +9,8 @@ import { timerTrigger } from '../src/engine/decide';
 import type { ApiServices } from '../src/host/http/types';
 import { FIRE_TIMER_ACTIVITY, type FireTimerInput, type FireTimerOutput } from '../src/host/contracts/timer-activities';
 import { withSpan } from './telemetry';
-import { inInvocation, servicesFor } from './app-services';
+import { tenantOfInput } from '../src/host/contracts/tenant-scope';
+import { inInvocation, servicesOfTenant } from './app-services';
 
 /** The activity's work, given the services bound to the invocation's durable client. */
 export async function fireTimer(timer: FireTimerInput, services: Pick<ApiServices, 'triggers'>): Promise<FireTimerOutput> {
@@ -21,6 +22,8 @@ df.app.activity(FIRE_TIMER_ACTIVITY, {
   extraInputs: [df.input.durableClient()],
   handler: (input: unknown, context: InvocationContext) =>
     inInvocation(context, () =>
-      withSpan('TimerActivities.fireTimer', { instanceId: (input as FireTimerInput).instanceId }, async () => fireTimer(input as FireTimerInput, await servicesFor(context))),
+      withSpan('TimerActivities.fireTimer', { instanceId: (input as FireTimerInput).instanceId }, async () =>
+        fireTimer(input as FireTimerInput, await servicesOfTenant(context, tenantOfInput(input))),
+      ),
     ),
 });

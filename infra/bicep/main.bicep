@@ -82,6 +82,12 @@ param authRolesClaim string = ''
 @description('App roles a function key acts with; empty: Signalbox.Admin.')
 param apiKeyRoles string = ''
 
+@description('Tenants a function key may use (comma-separated, or *); empty: the default tenant only.')
+param apiKeyTenants string = ''
+
+@description('Entra tenant ids mapped to Signalbox tenants (<tid>=<tenant-id>, comma-separated); empty: none.')
+param authTenantMap string = ''
+
 @description('The OpenID Connect authority the web console signs in with, e.g. https://login.microsoftonline.com/<tenant-id>/v2.0; empty: the console offers keys only.')
 param consoleAuthority string = ''
 
@@ -220,6 +226,8 @@ module functionApp 'modules/functionapp.bicep' = {
     authAudience: authAudience
     authRolesClaim: authRolesClaim
     apiKeyRoles: apiKeyRoles
+    apiKeyTenants: apiKeyTenants
+    authTenantMap: authTenantMap
     consoleAuthority: consoleAuthority
     consoleClientId: consoleClientId
     consoleScope: consoleScope

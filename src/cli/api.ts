@@ -37,6 +37,8 @@ import {
   type WaitingAnswer,
   type WaitingSummary,
   type Workflow,
+  type Tenant,
+  type TenantDeletion,
 } from '../client';
 import type { JsonObject } from '../engine/model';
 import { ApiError, NetworkError } from './errors';
@@ -48,6 +50,8 @@ export interface ApiClientOptions {
   readonly apiKey?: string;
   /** Sent as `Authorization: Bearer` when set. */
   readonly token?: string;
+  /** The tenant every call is for (`--tenant`). @default the default tenant */
+  readonly tenant?: string;
   /** Asked for a token before each request when there is no `token` (the CLI's own sign-in, sign-in.ts). */
   readonly getToken?: () => Promise<string>;
   /** For each request, its response body included. @default 30000 */
@@ -120,6 +124,7 @@ export class ApiClient {
       baseUrl: this.baseUrl,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       ...(options.token ? { token: options.token } : {}),
+      ...(options.tenant ? { tenant: options.tenant } : {}),
       fetch: boundedFetch(this.maxResponseBodyBytes),
     });
     const { getToken } = options;
@@ -224,6 +229,26 @@ export class ApiClient {
   }
 
   /** `DELETE /workflows/{id}` (204): every version; 409 while instances of it exist. */
+  /** Every tenant (the admin API, Signalbox.TenantAdmin). */
+  async listTenants(): Promise<Tenant[]> {
+    return (await this.call(() => this.client.GET('/tenants', this.init()))).items;
+  }
+
+  async getTenant(tenantId: string): Promise<Tenant> {
+    return this.call(() => this.client.GET('/tenants/{tenantId}', { params: { path: { tenantId } }, ...this.init() }));
+  }
+
+  /** Creates the tenant (its storage ready when this answers); `created` false when it existed. */
+  async createTenant(tenantId: string): Promise<{ tenant: Tenant; created: boolean }> {
+    const answer = await this.send(() => this.client.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: {}, ...this.init() }));
+    return { tenant: answer.data as Tenant, created: answer.response.status === 201 };
+  }
+
+  /** Starts the tenant's deletion (202): poll getTenant until it is gone. */
+  async deleteTenant(tenantId: string): Promise<TenantDeletion> {
+    return this.call(() => this.client.DELETE('/tenants/{tenantId}', { params: { path: { tenantId } }, ...this.init() }));
+  }
+
   async deleteWorkflow(workflowId: string): Promise<void> {
     await this.send(() => this.client.DELETE('/workflows/{workflowId}', { params: { path: { workflowId } }, ...this.init() }));
   }

@@ -16,6 +16,8 @@ export interface GlobalOptions {
   readonly json?: boolean;
   /** Seconds each request may take, its response body included. */
   readonly timeout?: number;
+  /** The tenant every command is for (`--tenant`, SIGNALBOX_TENANT). */
+  readonly tenant?: string;
 }
 
 export class CommandContext {
@@ -37,6 +39,7 @@ export class CommandContext {
       ...(this.globals.token ? { token: this.globals.token } : {}),
       ...(!this.globals.token && this.globals.scope ? { getToken: signedIn(this.globals.scope) } : {}),
       ...(this.globals.timeout ? { timeoutInMs: this.globals.timeout * 1000 } : {}),
+      ...(this.globals.tenant ? { tenant: this.globals.tenant } : {}),
     });
     return this.client;
   }

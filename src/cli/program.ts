@@ -20,6 +20,7 @@ import { definePushCommand } from './commands/push';
 import { defineSendCommands } from './commands/send';
 import { defineStartCommand } from './commands/start';
 import { defineValidateCommand } from './commands/validate';
+import { defineTenantsCommand } from './commands/tenants';
 import { defineWatchCommand } from './commands/watch';
 import { defineWhyCommands } from './commands/why';
 import { defineFlowCommand } from './commands/flow';
@@ -48,6 +49,7 @@ export function buildProgram(output: Output): Command {
     .addOption(
       new Option('--scope <scope>', "without --token: the API's scope, for which the CLI gets a token from the Azure CLI's sign-in (az login), e.g. api://signalbox/.default").env('SIGNALBOX_SCOPE'),
     )
+    .addOption(new Option('--tenant <tenantId>', 'the tenant every command is for (default: the default tenant, /api/...)').env('SIGNALBOX_TENANT'))
     .option('--json', 'print machine-readable JSON on stdout')
     .addOption(new Option('--timeout <seconds>', 'how long each request may take, its response body included').env('SIGNALBOX_TIMEOUT').default(30).argParser(positiveNumber('--timeout')))
     .addHelpText(
@@ -80,6 +82,7 @@ export function buildProgram(output: Output): Command {
   defineBulkCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
   defineFlowCommand(program, contextOf);
+  defineTenantsCommand(program, contextOf);
 
   return program;
 }

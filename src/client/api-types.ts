@@ -602,12 +602,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tenants
+         * @description Every tenant, `default` first; tenants being deleted are listed with their `deletion`.
+         */
+        get: operations["listTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a tenant */
+        get: operations["getTenant"];
+        /**
+         * Create a tenant
+         * @description Provisions the tenant's tables and lease container, then registers it; answers when it is ready to use (`/api/tenants/{tenantId}/...`). Idempotent: 200 with the existing tenant (unchanged) when it exists.
+         */
+        put: operations["putTenant"];
+        post?: never;
+        /**
+         * Delete a tenant
+         * @description Offboarding: the tenant stops serving at once; its tables (every row) and lease container (every blob and lease) are removed, then a check proves each is gone, and the record goes last. Runs in the background: poll the Location.
+         */
+        delete: operations["deleteTenant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description Any JSON value. */
         JsonValue: unknown;
+        TenantInput: {
+            storage?: components["schemas"]["TenantStorageAccount"];
+            /** @description Limits that differ from the deployment's defaults, by quota name. */
+            quotas?: {
+                [key: string]: number;
+            };
+        };
+        TenantStorageAccount: {
+            /**
+             * Format: uri
+             * @description The tenant's own account's table endpoint (identity-based: the app's identity needs Storage Table Data Contributor there).
+             */
+            tableServiceUri: string;
+            /**
+             * Format: uri
+             * @description The tenant's own account's blob endpoint (Storage Blob Data Contributor).
+             */
+            blobServiceUri: string;
+        };
         /** @description RFC 9457 problem details; `errors` lists every invalid field. */
         Problem: {
             /** @description A URI naming the kind of problem. */
@@ -1469,6 +1533,89 @@ export interface components {
             clientId: string;
             /** @description The scopes the console asks the access token for, `openid profile` included. */
             scope: string;
+        };
+        Caller: {
+            /** @description The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work. */
+            id: string;
+            name: string;
+            /** @description The token's `tid`. */
+            tenantId?: string;
+            roles: string[];
+            groups?: string[];
+            /** @enum {string} */
+            via: "token" | "key" | "system";
+            /** @description The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`). */
+            onBehalfOf?: {
+                id: string;
+                name?: string;
+            };
+            /** @description For `system`: the actor of the change that caused this work (a person, a key). */
+            cause?: {
+                /** @description The token's `oid` (else `sub`); `api-key`, `function-key` or `anonymous` for keys; `system` for follow-up work. */
+                id: string;
+                name: string;
+                /** @description The token's `tid`. */
+                tenantId?: string;
+                roles: string[];
+                groups?: string[];
+                /** @enum {string} */
+                via: "token" | "key" | "system";
+                /** @description The user a caller with Signalbox.Impersonate acted for (`on-behalf-of`). */
+                onBehalfOf?: {
+                    id: string;
+                    name?: string;
+                };
+            };
+            /** @description The tenants the caller may use (`default` is `/api/...`; any other is `/api/tenants/{tenantId}/...`), for a tenant picker. */
+            tenants: string[];
+        };
+        TenantList: {
+            items: components["schemas"]["Tenant"][];
+        };
+        Tenant: {
+            /**
+             * @description A tenant id: 3-63 lowercase letters, digits or hyphens; `default` is the default tenant.
+             * @example contoso
+             */
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The tenant's own storage account; absent: the deployment's account, under names of the tenant's own. */
+            storage?: components["schemas"]["TenantStorageAccount"];
+            /** @description Limits that differ from the deployment's defaults. */
+            quotas?: {
+                [key: string]: number;
+            };
+            /** @description Present from DELETE on; the tenant serves no request from then. */
+            deletion?: {
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                /** Format: date-time */
+                requestedAt: string;
+                /** Format: date-time */
+                finishedAt?: string;
+                check?: {
+                    resource: string;
+                    exists: boolean;
+                }[];
+                failure?: string;
+            };
+        };
+        /** @description Poll GET /api/tenants/{tenantId} (the Location): 404 once every table, container, row, blob and lease is gone and checked. */
+        TenantDeletion: {
+            /** @description `tenant-deletion:<tenantId>`. */
+            id: string;
+            /** @constant */
+            kind: "tenantDeletion";
+            /**
+             * @description A tenant id: 3-63 lowercase letters, digits or hyphens; `default` is the default tenant.
+             * @example contoso
+             */
+            tenantId: string;
+            /** @enum {string} */
+            status: "running" | "failed";
+            /** Format: date-time */
+            requestedAt: string;
         };
         "condition.triggerName": {
             /**
@@ -5142,13 +5289,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's actor. */
+            /** @description The caller's actor, and the tenants it may use. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Actor"];
+                    "application/json": components["schemas"]["Caller"];
                 };
             };
             /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
@@ -5172,6 +5319,314 @@ export interface operations {
             /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantList"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.TenantAdmin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A tenant id: 3-63 lowercase letters, digits or hyphens; `default` is the default tenant. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.TenantAdmin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant (or its deletion has finished). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A tenant id: 3-63 lowercase letters, digits or hyphens; `default` is the default tenant. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantInput"];
+            };
+        };
+        responses: {
+            /** @description The tenant existed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description Created and ready. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.TenantAdmin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant is being deleted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A tenant id: 3-63 lowercase letters, digits or hyphens; `default` is the default tenant. */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion is running. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantDeletion"];
+                };
+            };
+            /** @description The default tenant cannot be deleted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.TenantAdmin (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

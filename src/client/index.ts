@@ -24,6 +24,20 @@ export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   readonly apiKey?: string;
   /** An access token for the API (Microsoft Entra ID), sent as `Authorization: Bearer`. */
   readonly token?: string;
+  /**
+   * The tenant every call is for: paths go below `/tenants/{tenant}/` (the tenants admin API's own
+   * paths, `/tenants` and `/tenants/{tenantId}`, excepted). @default the default tenant (`/api/...` as is)
+   */
+  readonly tenant?: string;
+}
+
+/** The admin API's paths, which belong to the deployment rather than to a tenant. */
+const DEPLOYMENT_PATH = /^\/tenants(\/[^/]+)?\/?$/;
+
+/** `path` (below the base URL) as `tenant` serves it. */
+export function tenantPath(path: string, tenant: string | undefined): string {
+  if (tenant === undefined || tenant === 'default' || DEPLOYMENT_PATH.test(path)) return path;
+  return `/tenants/${encodeURIComponent(tenant)}${path}`;
 }
 
 /**
@@ -32,7 +46,7 @@ export interface SignalboxClientOptions extends Omit<ClientOptions, 'baseUrl'> {
  */
 const CLIENT_HEADER = 'x-signalbox-client';
 
-export function createSignalboxClient({ baseUrl, apiKey, token, headers, ...options }: SignalboxClientOptions): SignalboxClient {
+export function createSignalboxClient({ baseUrl, apiKey, token, tenant, headers, ...options }: SignalboxClientOptions): SignalboxClient {
   const client = createClient<paths>({
     ...options,
     baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -42,7 +56,12 @@ export function createSignalboxClient({ baseUrl, apiKey, token, headers, ...opti
     onRequest({ request }) {
       // Reads stay simple requests: a header on a GET would cost browsers on other origins a preflight.
       if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method) && !request.headers.has(CLIENT_HEADER)) request.headers.set(CLIENT_HEADER, 'signalbox-client');
-      return request;
+      if (tenant === undefined || tenant === 'default') return request;
+      const url = new URL(request.url);
+      const base = new URL(`${baseUrl.replace(/\/+$/, '')}/`, url).pathname.replace(/\/$/, '');
+      if (!url.pathname.startsWith(base)) return request;
+      url.pathname = `${base}${tenantPath(url.pathname.slice(base.length), tenant)}`;
+      return new Request(url, request);
     },
   });
   return client;

@@ -38,6 +38,10 @@ export type WaitingClass = WaitingAnswer['class'];
 export type WaitingSummary = Schemas['WaitingSummary'];
 export type WaitingGroup = WaitingSummary['groups'][number];
 export type MigrationReport = Schemas['MigrationReport'];
+/** A tenant (the admin API, `/tenants`). */
+export type Tenant = Schemas['Tenant'];
+/** A tenant's deletion as DELETE /tenants/{tenantId} answers it. */
+export type TenantDeletion = Schemas['TenantDeletion'];
 export type BulkDryRun = Schemas['BulkDryRun'];
 /** A trigger sent to one instance (`POST /instances/{id}/triggers`). */
 export type InstanceTrigger = NonNullable<operations['sendInstanceTrigger']['requestBody']>['content']['application/json'];

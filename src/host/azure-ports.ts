@@ -5,6 +5,7 @@
 import type { BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
 import { createAzureStorage, type AzureStorage } from '../storage/create-azure-storage';
 import type { RequestCounter } from '../storage/request-counter';
+import type { StorageConnection } from '../storage/connection';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
 import { readSetting, type Environment } from './settings';
 import { resolveStorageConnection } from './storage-connection';
@@ -19,6 +20,8 @@ export interface AzurePortsOptions {
   requestCounter?: RequestCounter;
   /** Lease provider options beyond the hosts' defaults (the benchmarks compare hand-overs off). */
   leases?: BlobLeaseProviderOptions;
+  /** The storage to use (a tenant's own account). @default from the app settings */
+  connection?: StorageConnection;
 }
 
 export function storageNamesFrom(env: Environment): StorageNames {
@@ -29,7 +32,7 @@ export function storageNamesFrom(env: Environment): StorageNames {
 export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
   const env = options.env ?? process.env;
   const storage = await createAzureStorage({
-    connection: resolveStorageConnection(env),
+    connection: options.connection ?? resolveStorageConnection(env),
     names: options.names ?? storageNamesFrom(env),
     // An operation's result write overlaps the release of the instance's lease (see the option).
     leases: { releaseInBackground: true, ...options.leases },

@@ -22,6 +22,9 @@ export const appSettings = {
   SIGNALBOX_API_KEY:
     'A key the app checks itself, in x-functions-key (or ?code=): on the local server always, on Azure when SIGNALBOX_AUTH_ISSUERS is set (the HTTP functions are then anonymous at the platform). Unset with issuers set: keys are off.',
   SIGNALBOX_API_KEY_ROLES: 'Comma-separated app roles a key (SIGNALBOX_API_KEY, a function key) acts with (default Signalbox.Admin).',
+  SIGNALBOX_API_KEY_TENANTS: 'Comma-separated tenant ids a key (SIGNALBOX_API_KEY, a function key) may use, or `*` for all (default: `default`, the default tenant only).',
+  SIGNALBOX_AUTH_TENANT_MAP:
+    'Comma-separated `<entra-tid>=<tenant-id>` pairs: a token whose `tid` is listed may use that Signalbox tenant (besides its `tenants` claim and `Signalbox.Tenant.<id>` app roles).',
   SIGNALBOX_AUTH_ISSUERS:
     'Comma-separated token issuer URLs, exactly as in `iss` (https://login.microsoftonline.com/<tenant-id>/v2.0); each JWKS is found through its /.well-known/openid-configuration (https only, except loopback). Unset: bearer tokens are refused.',
   SIGNALBOX_AUTH_AUDIENCE: "Comma-separated accepted token audiences: the API app registration's application id URI and/or client id (required with SIGNALBOX_AUTH_ISSUERS).",

@@ -12,4 +12,6 @@ export { toSignalboxError } from './errors';
 export { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH } from './keys';
 export { MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-body';
 export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';
-export { defaultStorageNames, prefixedStorageNames, type StorageNames } from './names';
+export { DEFAULT_TENANT_ID, defaultStorageNames, prefixedStorageNames, TENANT_ID_PATTERN, tenantRegistryTable, tenantStorageNames, type StorageNames } from './names';
+export { TableTenantRegistry, type StoredTenantRecord, type TenantDeletion, type TenantRecord, type TenantStorageAccount } from './table-tenant-registry';
+export { checkTenantStorage, removeTenantStorage, type ResourceCheck } from './tenant-storage';

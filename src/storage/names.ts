@@ -1,7 +1,10 @@
 /**
  * @module The Azure resources Signalbox uses in its storage account. infra/bicep creates the same names,
- * and tests give each run its own prefix so they never collide.
+ * and tests give each run its own prefix so they never collide. Each tenant has names of its own
+ * (`tenantStorageNames`): no table or container is shared between two tenants.
  */
+import { createHash } from 'node:crypto';
+
 export interface StorageNames {
   readonly workflowsTable: string;
   /** Instances and their history rows share a partition per instance (one atomic save). */
@@ -15,6 +18,11 @@ export interface StorageNames {
   /** Flow control: concurrency slots, limit overrides and their audit, a partition per workflow (table-flow-store.ts). */
   readonly flowTable: string;
   readonly leaseContainer: string;
+  /**
+   * The tenant registry (one row per tenant), kept in the default tenant's storage only. Absent in names
+   * built before tenants: derived from the workflows table's name (`tenantRegistryTable`).
+   */
+  readonly tenantsTable?: string;
 }
 
 export const defaultStorageNames: StorageNames = {
@@ -26,6 +34,7 @@ export const defaultStorageNames: StorageNames = {
   searchTable: 'SignalboxSearch',
   flowTable: 'SignalboxFlow',
   leaseContainer: 'signalbox-leases',
+  tenantsTable: 'SignalboxTenants',
 };
 
 /** Names with a prefix (letters and digits) for isolated test runs or tenants. */
@@ -40,5 +49,33 @@ export function prefixedStorageNames(prefix: string): StorageNames {
     searchTable: `${prefix}Search`,
     flowTable: `${prefix}Flow`,
     leaseContainer: `${prefix.toLowerCase()}-leases`,
+    tenantsTable: `${prefix}Tenants`,
   };
+}
+
+/** The id of the tenant every deployment has: `/api/...` without a tenant is this one. */
+export const DEFAULT_TENANT_ID = 'default';
+
+/** Tenant ids: lowercase letters, digits and hyphens, 3-63 characters (a DNS label's alphabet). */
+export const TENANT_ID_PATTERN = /^[a-z0-9-]{3,63}$/;
+
+/** The registry table's name for `base` (the default tenant's names). */
+export function tenantRegistryTable(base: StorageNames): string {
+  return base.tenantsTable ?? `${base.workflowsTable.replace(/Workflows$/, '')}Tenants`;
+}
+
+/**
+ * The names of a tenant's tables and lease container. The default tenant keeps `base` (today's names, or
+ * SIGNALBOX_STORAGE_PREFIX's), so an existing deployment changes nothing. Any other tenant's names are
+ * `T` and 24 hex digits of sha256(base workflows table, tenant id), then the usual suffixes: alphanumeric
+ * tables of 32 characters at most and a lowercase container (Azure's rules), stable across restarts and
+ * hosts, distinct per tenant (and per base, so test runs with their own prefix never share a tenant's
+ * tables), and saying nothing of the tenant's id to whoever lists the account.
+ */
+export function tenantStorageNames(tenantId: string, base: StorageNames = defaultStorageNames): StorageNames {
+  if (!TENANT_ID_PATTERN.test(tenantId)) throw new RangeError('a tenant id is 3-63 lowercase letters, digits or hyphens');
+  if (tenantId === DEFAULT_TENANT_ID) return base;
+  const digest = createHash('sha256').update(`${base.workflowsTable}\n${tenantId}`).digest('hex').slice(0, 24);
+  const { tenantsTable: _registryOfTheDefaultTenantOnly, ...names } = prefixedStorageNames(`T${digest}`);
+  return names;
 }

@@ -16,6 +16,7 @@ const allowed = new Set([
   '../src/host/contracts/operation-activities',
   '../src/host/contracts/event-activities',
   '../src/host/contracts/timer-activities',
+  '../src/host/contracts/tenant-scope',
   './apply-operation-batch',
 ]);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
@@ -26,6 +27,7 @@ const allowedTransitive: Record<string, string[]> = {
   'src/host/contracts/operation-activities.ts': ['../../engine/operations/fan-out'],
   'src/host/contracts/event-activities.ts': [],
   'src/host/contracts/timer-activities.ts': [],
+  'src/host/contracts/tenant-scope.ts': [],
 };
 
 function imports(file: string): Array<{ specifier: string; typeOnly: boolean }> {

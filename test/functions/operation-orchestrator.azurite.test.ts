@@ -55,7 +55,7 @@ async function call(method: string, path: string, body?: unknown): Promise<ApiRe
   if (!match) throw new Error(`No route for ${method} ${path}`);
   const headers = new Headers(body === undefined ? {} : { 'content-type': 'application/json' });
   const response = await match.route.handle(
-    { method, url, params: match.params, headers: { get: (name) => headers.get(name) }, bodyText: body === undefined ? undefined : JSON.stringify(body) },
+    { method, url, params: match.params, headers: { get: (name) => headers.get(name) }, bodyText: body === undefined ? undefined : JSON.stringify(body), tenantId: 'default' },
     services,
   );
   return response as ApiResponse & { body: any };
@@ -109,7 +109,9 @@ beforeAll(async () => {
   const headers = new Headers({ 'content-type': 'application/json', 'if-match': latest.headers!.etag! });
   const url = new URL('http://localhost/api/workflows/tasks');
   const { match } = matchRoute('PUT', 'workflows/tasks');
-  expect((await match!.route.handle({ method: 'PUT', url, params: match!.params, headers: { get: (name) => headers.get(name) }, bodyText: JSON.stringify(v2) }, services)).status).toBe(200);
+  expect(
+    (await match!.route.handle({ method: 'PUT', url, params: match!.params, headers: { get: (name) => headers.get(name) }, bodyText: JSON.stringify(v2), tenantId: 'default' }, services)).status,
+  ).toBe(200);
 }, 600_000);
 
 describe('the operation orchestrator runs migrations and bulk actions with the real activities on Azurite', () => {

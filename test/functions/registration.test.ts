@@ -73,6 +73,13 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Issue 27: where the console signs in (no secret, read before sign-in), and who the caller is.
   ['GET', 'console-config', 'anonymous'],
   ['GET', 'me', 'function'],
+  // Issue 28: the tenants admin API (Signalbox.TenantAdmin).
+  ['GET', 'tenants', 'function'],
+  ['GET', 'tenants/{tenantId}', 'function'],
+  ['PUT', 'tenants/{tenantId}', 'function'],
+  ['DELETE', 'tenants/{tenantId}', 'function'],
+  // Issue 28: every route again for each tenant, below /api/tenants/{tenantId}/ (one function; the shared router matches the rest).
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const).map((method): [string, string, 'function'] => [method, 'tenants/{tenantId}/{*path}', 'function']),
 ];
 // HEAD is a GET without its body (issue 12): every GET route takes it too.
 apiRoutes.push(...apiRoutes.filter(([method]) => method === 'GET').map(([, route, authLevel]): (typeof apiRoutes)[number] => ['HEAD', route, authLevel]));

@@ -51,7 +51,15 @@ async function call(method: string, path: string, body?: unknown, actor?: Actor)
   if (!match) throw new Error(`No route for ${method} ${path}`);
   const headers = new Headers(body === undefined ? {} : { 'content-type': 'application/json' });
   const response = await match.route.handle(
-    { method, url, params: match.params, headers: { get: (name) => headers.get(name) }, bodyText: body === undefined ? undefined : JSON.stringify(body), ...(actor ? { actor } : {}) },
+    {
+      method,
+      url,
+      params: match.params,
+      headers: { get: (name) => headers.get(name) },
+      bodyText: body === undefined ? undefined : JSON.stringify(body),
+      tenantId: 'default',
+      ...(actor ? { actor } : {}),
+    },
     services,
   );
   return response as ApiResponse & { body: any };

@@ -3,7 +3,7 @@ import { routes } from '../../src/host/http/routes';
 import type { ApiRequest, ApiServices } from '../../src/host/http/types';
 
 const health = routes.find((route) => route.name === 'health')!;
-const request: ApiRequest = { method: 'GET', url: new URL('http://localhost/api/health'), params: {}, headers: { get: () => null }, bodyText: undefined };
+const request: ApiRequest = { method: 'GET', url: new URL('http://localhost/api/health'), params: {}, headers: { get: () => null }, bodyText: undefined, tenantId: 'default' };
 
 function servicesWith(checkHealth: () => Promise<boolean>): ApiServices {
   return { checkHealth } as unknown as ApiServices;

@@ -48,6 +48,9 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_AUTH_AUDIENCE',
   'SIGNALBOX_AUTH_ROLES_CLAIM',
   'SIGNALBOX_API_KEY_ROLES',
+  // Issue 28: the tenants keys and tokens may use.
+  'SIGNALBOX_API_KEY_TENANTS',
+  'SIGNALBOX_AUTH_TENANT_MAP',
   // Where the web console signs in (issue 27 section 5).
   'SIGNALBOX_CONSOLE_AUTHORITY',
   'SIGNALBOX_CONSOLE_CLIENT_ID',
@@ -154,6 +157,9 @@ describe('app settings of the deployed function app', () => {
       'SIGNALBOX_AUTH_AUDIENCE',
       'SIGNALBOX_AUTH_ROLES_CLAIM',
       'SIGNALBOX_API_KEY_ROLES',
+      // Issue 28: the tenants keys and tokens may use.
+      'SIGNALBOX_API_KEY_TENANTS',
+      'SIGNALBOX_AUTH_TENANT_MAP',
       'SIGNALBOX_CONSOLE_AUTHORITY',
       'SIGNALBOX_CONSOLE_CLIENT_ID',
       'SIGNALBOX_CONSOLE_SCOPE',

@@ -35,6 +35,7 @@ const MECHANISMS: ReadonlyArray<{ readonly mechanism: string; readonly names: re
   { mechanism: 'actor', names: ['actor'] },
   { mechanism: 'search rows', names: ['search rows'] },
   { mechanism: 'concurrency slots', names: ['concurrency slots'] },
+  { mechanism: 'tenants', names: ['tenants'] },
 ];
 
 /** Test names declared in a file: the first argument of `it(...)` or `test(...)` when it is a literal. */

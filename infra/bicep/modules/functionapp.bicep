@@ -70,6 +70,12 @@ param authRolesClaim string = ''
 @description('App roles a key acts with (SIGNALBOX_API_KEY_ROLES); empty: Signalbox.Admin.')
 param apiKeyRoles string = ''
 
+@description('Tenants a key may use (SIGNALBOX_API_KEY_TENANTS); empty: the default tenant only.')
+param apiKeyTenants string = ''
+
+@description('Entra tenant ids mapped to Signalbox tenants (SIGNALBOX_AUTH_TENANT_MAP); empty: none.')
+param authTenantMap string = ''
+
 @description('The authority the web console signs in with (SIGNALBOX_CONSOLE_AUTHORITY); empty: keys only.')
 param consoleAuthority string = ''
 
@@ -235,6 +241,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_API_KEY_ROLES'
           value: apiKeyRoles
+        }
+        {
+          name: 'SIGNALBOX_API_KEY_TENANTS'
+          value: apiKeyTenants
+        }
+        {
+          name: 'SIGNALBOX_AUTH_TENANT_MAP'
+          value: authTenantMap
         }
         {
           name: 'SIGNALBOX_CONSOLE_AUTHORITY'

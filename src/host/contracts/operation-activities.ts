@@ -14,6 +14,7 @@ import type { AppliedOutcome, InstanceResult, OperationCheckpoint, OperationProg
 import type { ProgressCheckpoint } from '../../engine/operations/fan-out';
 import type { InstanceSelection } from '../../engine/decide/operation-work';
 import type { Trigger } from '../../engine/model/trigger';
+import type { TenantScoped } from './tenant-scope';
 
 /** Page size of candidate lookups; also the size of one durable sub-orchestration's fan-out. */
 export const CANDIDATE_PAGE_SIZE = 500;
@@ -40,6 +41,8 @@ export type BeginOperationInput =
   | string
   | {
       readonly operationId: string;
+      /** The operation's tenant (tenant-scope.ts). */
+      readonly tenantId?: string;
       /** The record just written or read (the local runner has it from the submitter), so begin need not read it. */
       readonly operation?: StoredOperation;
       /**
@@ -72,13 +75,13 @@ export function candidateSource(begun: BeginOperationOutput): CandidateSource {
   };
 }
 
-export interface FindCandidatesInput extends CandidateSource {
+export interface FindCandidatesInput extends CandidateSource, TenantScoped {
   readonly continuationToken?: string;
   /** At most this many instances a page (1 to CANDIDATE_PAGE_SIZE; absent: CANDIDATE_PAGE_SIZE). */
   readonly maxPageSize?: number;
 }
 
-export interface RecordProgressInput {
+export interface RecordProgressInput extends TenantScoped {
   readonly operationId: string;
   readonly progress: OperationProgress;
   /** Where the fan-out stands, with the results of the batch it finished last (progressCheckpoint). */
@@ -93,7 +96,7 @@ export interface FindCandidatesOutput {
   readonly continuationToken?: string;
 }
 
-export interface ApplyOperationInput {
+export interface ApplyOperationInput extends TenantScoped {
   readonly operationId: string;
   readonly instanceId: string;
   /**
@@ -103,7 +106,7 @@ export interface ApplyOperationInput {
   readonly keepResult?: boolean;
 }
 
-export interface CompleteOperationInput {
+export interface CompleteOperationInput extends TenantScoped {
   readonly operationId: string;
   readonly candidates: number;
   readonly summary: OutcomeSummary;

@@ -3,11 +3,13 @@
  * one activity: pure names and shapes, so the orchestrator imports nothing impure.
  */
 import type { DueTimer } from '../../engine/decide/timers';
+import type { TenantScoped } from './tenant-scope';
 
 /** The activity that fires a due timer: submits its trigger as an operation, like any trigger. */
 export const FIRE_TIMER_ACTIVITY = 'fireTimer';
 
-export type FireTimerInput = DueTimer;
+/** The due timer, and its tenant (tenant-scope.ts). */
+export type FireTimerInput = DueTimer & TenantScoped;
 
 export interface FireTimerOutput {
   /** The timer's operation (its id is the timer's trigger id). */

@@ -8,7 +8,10 @@
  * - A key is a principal with a configured role set (SIGNALBOX_API_KEY_ROLES, Signalbox.Admin by default):
  *   SIGNALBOX_API_KEY, checked by the app, or a function key the Functions host checked before the app ran.
  * - A local server with neither a key nor issuers is open, as it always was: its requests act as
- *   `anonymous` with every role.
+ *   `anonymous` with every role, in every tenant.
+ * - The credential also decides the tenants a caller may use (`TenantGrant`): a token's tenants claim, its
+ *   `Signalbox.Tenant.<id>` app roles and its Entra `tid` mapped by SIGNALBOX_AUTH_TENANT_MAP; a key's
+ *   SIGNALBOX_API_KEY_TENANTS. A credential that names no tenant may use the default tenant only.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../../engine/model';
@@ -29,6 +32,8 @@ export const Role = {
   admin: 'Signalbox.Admin',
   /** Act on behalf of another user (the `on-behalf-of` header). */
   impersonate: 'Signalbox.Impersonate',
+  /** Create, list, read and delete tenants (/api/tenants): deployment-wide, so no other role grants it. */
+  tenantAdmin: 'Signalbox.TenantAdmin',
 } as const;
 export type RoleName = (typeof Role)[keyof typeof Role];
 
@@ -45,7 +50,7 @@ export const ON_BEHALF_OF_HEADER = 'on-behalf-of';
  */
 export function grants(roles: readonly string[], needed: RoleName): boolean {
   if (roles.includes(needed)) return true;
-  if (needed === Role.impersonate) return false;
+  if (needed === Role.impersonate || needed === Role.tenantAdmin) return false;
   if (roles.includes(Role.admin)) return true;
   return needed === Role.reader && (roles.includes(Role.sender) || roles.includes(Role.operator));
 }
@@ -59,6 +64,51 @@ export interface AccessPolicy {
   readonly platformCheckedKey?: boolean;
   /** Roles a key's principal has. */
   readonly keyRoles: readonly string[];
+  /** Tenants a key's principal may use (SIGNALBOX_API_KEY_TENANTS). @default the default tenant only */
+  readonly keyTenants?: TenantGrant;
+  /** Entra tenant ids (`tid`) mapped to Signalbox tenants (SIGNALBOX_AUTH_TENANT_MAP). */
+  readonly tenantOfTid?: Readonly<Record<string, string>>;
+}
+
+/** The tenants a caller may use: every one (an open server, a key configured with `*`), or those listed. */
+export type TenantGrant = '*' | readonly string[];
+
+/** The app role that grants a tenant (`Signalbox.Tenant.contoso`), for providers that carry tenants as app roles. */
+export const TENANT_ROLE_PREFIX = 'Signalbox.Tenant.';
+/** The token claim listing the caller's Signalbox tenant ids. */
+export const TENANTS_CLAIM = 'tenants';
+
+export function mayUseTenant(grant: TenantGrant, tenantId: string): boolean {
+  return grant === '*' || grant.includes(tenantId);
+}
+
+/** The tenants a token's claims grant: its `tenants` claim, its tenant app roles, and its `tid` mapped; else the default tenant. */
+export function tenantsOfToken(actor: Actor, tenantsClaim: readonly string[], policy: Pick<AccessPolicy, 'tenantOfTid'>): TenantGrant {
+  const tenants = new Set(tenantsClaim);
+  for (const role of actor.roles) if (role.startsWith(TENANT_ROLE_PREFIX)) tenants.add(role.slice(TENANT_ROLE_PREFIX.length));
+  const mapped = actor.tenantId !== undefined ? policy.tenantOfTid?.[actor.tenantId] : undefined;
+  if (mapped) tenants.add(mapped);
+  return tenants.size > 0 ? [...tenants] : ['default'];
+}
+
+function tenantGrantFrom(setting: string | undefined): TenantGrant {
+  if (setting === undefined) return ['default'];
+  const tenants = setting
+    .split(',')
+    .map((tenant) => tenant.trim())
+    .filter(Boolean);
+  return tenants.includes('*') ? '*' : tenants;
+}
+
+function tenantMapFrom(setting: string | undefined): Record<string, string> | undefined {
+  if (setting === undefined) return undefined;
+  const map: Record<string, string> = {};
+  for (const pair of setting.split(',')) {
+    const [tid, tenant] = pair.split('=').map((part) => part.trim());
+    if (!tid || !tenant) throw new Error('SIGNALBOX_AUTH_TENANT_MAP: each entry is <entra-tenant-id>=<signalbox-tenant-id>');
+    map[tid] = tenant;
+  }
+  return map;
 }
 
 /** The policy the settings describe. `platformChecksKeys`: the Functions host (authLevel `function`) checks keys. */
@@ -75,6 +125,8 @@ export function accessPolicyFromEnv(env: Environment, platformChecksKeys = false
     // With issuers set the Functions are anonymous at the platform (functions/http.ts): the app checks everything.
     ...(platformChecksKeys && !tokenSettings ? { platformCheckedKey: true } : {}),
     keyRoles,
+    keyTenants: tenantGrantFrom(readSetting('SIGNALBOX_API_KEY_TENANTS', env)),
+    ...(readSetting('SIGNALBOX_AUTH_TENANT_MAP', env) ? { tenantOfTid: tenantMapFrom(readSetting('SIGNALBOX_AUTH_TENANT_MAP', env)) } : {}),
   };
 }
 
@@ -107,7 +159,13 @@ function forbidden(policy: AccessPolicy, role: RoleName, detail: string): ApiRes
   return policy.tokens ? { ...response, headers: { ...response.headers, 'www-authenticate': `Bearer error="insufficient_scope", scope="${role}"` } } : response;
 }
 
-export type AccessOutcome = { readonly actor: Actor; readonly refusal?: undefined } | { readonly refusal: ApiResponse; readonly actor?: undefined };
+export type AccessOutcome =
+  { readonly actor: Actor; readonly tenants?: TenantGrant; readonly refusal?: undefined } | { readonly refusal: ApiResponse; readonly actor?: undefined; readonly tenants?: undefined };
+
+/** True for a server that checks nothing (no key, no issuers): every caller may do everything. */
+function isOpen(policy: AccessPolicy): boolean {
+  return !policy.tokens && policy.apiKey === undefined && !policy.platformCheckedKey;
+}
 
 /** What `role` needs `request` to be; the route role `public` lets everyone in. */
 export async function checkAccess(role: RouteRole, request: Pick<ApiRequest, 'headers' | 'url'>, policy: AccessPolicy): Promise<AccessOutcome> {
@@ -115,9 +173,11 @@ export async function checkAccess(role: RouteRole, request: Pick<ApiRequest, 'he
   const authenticated = await authenticate(request, policy);
   if (authenticated.refusal) return authenticated;
   const { actor } = authenticated;
-  if (!grants(actor.roles, role)) return { refusal: forbidden(policy, role, `This route needs the role ${role}, which ${actor.via === 'token' ? 'the token' : 'the key'} does not have`) };
+  // An open server administers its tenants too; the role is otherwise granted by itself only.
+  if (!(grants(actor.roles, role) || (role === Role.tenantAdmin && isOpen(policy))))
+    return { refusal: forbidden(policy, role, `This route needs the role ${role}, which ${actor.via === 'token' ? 'the token' : 'the key'} does not have`) };
   const onBehalfOf = request.headers.get(ON_BEHALF_OF_HEADER);
-  if (onBehalfOf === null) return { actor };
+  if (onBehalfOf === null) return authenticated;
   if (!grants(actor.roles, Role.impersonate)) return { refusal: forbidden(policy, Role.impersonate, `The ${ON_BEHALF_OF_HEADER} header needs the role ${Role.impersonate}`) };
   const id = onBehalfOf.trim();
   if (!/^[A-Za-z0-9._:@-]{1,256}$/.test(id)) {
@@ -127,7 +187,7 @@ export async function checkAccess(role: RouteRole, request: Pick<ApiRequest, 'he
       ]),
     };
   }
-  return { actor: { ...actor, onBehalfOf: { id } } };
+  return { ...authenticated, actor: { ...actor, onBehalfOf: { id } } };
 }
 
 async function authenticate(request: Pick<ApiRequest, 'headers' | 'url'>, policy: AccessPolicy): Promise<AccessOutcome> {
@@ -137,7 +197,8 @@ async function authenticate(request: Pick<ApiRequest, 'headers' | 'url'>, policy
     if (!match) return { refusal: unauthorized(policy, 'The Authorization header must be "Bearer <token>"', 'invalid_request') };
     if (!policy.tokens) return { refusal: problem(401, 'Unauthorized', 'This server accepts no bearer tokens (SIGNALBOX_AUTH_ISSUERS is not set): send a key in x-functions-key') };
     try {
-      return { actor: await policy.tokens.verify(match[1]!) };
+      const { actor, tenants } = await policy.tokens.verifyWithTenants(match[1]!);
+      return { actor, tenants: tenantsOfToken(actor, tenants, policy) };
     } catch (error) {
       if (error instanceof InvalidTokenError) return { refusal: unauthorized(policy, error.message, 'invalid_token') };
       throw error;
@@ -145,10 +206,10 @@ async function authenticate(request: Pick<ApiRequest, 'headers' | 'url'>, policy
   }
   const key = request.headers.get('x-functions-key') ?? request.url.searchParams.get('code');
   if (policy.apiKey !== undefined) {
-    if (keyMatches(policy.apiKey, key)) return { actor: { id: 'api-key', name: 'API key', roles: policy.keyRoles, via: 'key' } };
+    if (keyMatches(policy.apiKey, key)) return { actor: { id: 'api-key', name: 'API key', roles: policy.keyRoles, via: 'key' }, tenants: policy.keyTenants ?? ['default'] };
     if (key !== null) return { refusal: unauthorized(policy, 'The key is not valid') };
   }
-  if (policy.platformCheckedKey) return { actor: { id: 'function-key', name: 'Function key', roles: policy.keyRoles, via: 'key' } };
-  if (!policy.tokens && policy.apiKey === undefined) return { actor: anonymousActor(policy.keyRoles) };
+  if (policy.platformCheckedKey) return { actor: { id: 'function-key', name: 'Function key', roles: policy.keyRoles, via: 'key' }, tenants: policy.keyTenants ?? ['default'] };
+  if (!policy.tokens && policy.apiKey === undefined) return { actor: anonymousActor(policy.keyRoles), tenants: '*' };
   return { refusal: unauthorized(policy, policy.tokens ? 'A bearer token is required in the Authorization header' : 'A valid key is required in the x-functions-key header') };
 }

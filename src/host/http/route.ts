@@ -30,6 +30,8 @@ export interface RouteInput<Route extends string, Path, Query, Headers, Body> {
   readonly body: BodyOf<Body>;
   /** The request as the host gave it, for what is not validated input (the principal, `Prefer`). */
   readonly request: ApiRequest;
+  /** The tenant the request is for (`default` for `/api/...`): the services handed to the handler are this tenant's. */
+  readonly tenantId: string;
 }
 
 export interface RouteSpec<
@@ -45,6 +47,8 @@ export interface RouteSpec<
   readonly authLevel: 'anonymous' | 'function';
   /** The app role a caller needs, or `public` (access.ts). Required: a route without one does not compile. */
   readonly role: RouteRole;
+  /** @default 'tenant' (see RouteDefinition) */
+  readonly scope?: 'tenant' | 'deployment';
   readonly contract: Omit<RouteContract, 'path' | 'query' | 'headers' | 'body'> & { readonly path?: Path; readonly query?: Query; readonly headers?: Headers; readonly body?: Body };
   /** The problem's `detail` when a zod body does not parse. @default 'The request body is invalid' */
   readonly invalidBody?: string;
@@ -89,6 +93,7 @@ export function defineRoute<
     route: spec.route,
     authLevel: spec.authLevel,
     role: spec.role,
+    ...(spec.scope ? { scope: spec.scope } : {}),
     contract: contract as RouteContract,
     handle(request, services) {
       const params = contract.path ? parseInput(contract.path, request.params, 'The path is invalid') : request.params;
@@ -98,6 +103,7 @@ export function defineRoute<
         headers: contract.headers ? parseInput(contract.headers, headerValues(request, headerNames), 'The request headers are invalid') : {},
         body: parseBody(request, contract.body, invalidBody),
         request,
+        tenantId: request.tenantId,
       };
       return spec.handle(input as RouteInput<Route, Path, Query, Headers, Body>, services);
     },

@@ -4,6 +4,7 @@
  */
 import { publicRoute } from './access';
 import { consoleRoutes } from './system/console-routes';
+import { tenantRoutes } from './system/tenant-routes';
 import { eventRoutes } from './instances/instance-events';
 import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
@@ -94,6 +95,7 @@ export const routes: readonly RouteDefinition[] = [
   ...triggerRoutes,
   ...systemRoutes,
   ...consoleRoutes,
+  ...tenantRoutes,
 ];
 
 // Built once per registry (it decides the condition and action schemas); hosts hand each invocation its
@@ -115,6 +117,8 @@ function definitionSchema(services: ApiServices): Record<string, unknown> {
 export interface RouteMatch {
   readonly route: RouteDefinition;
   readonly params: Record<string, string>;
+  /** `default`, or the `{tenantId}` of `/api/tenants/{tenantId}/...` (not yet checked: the host resolves it). */
+  readonly tenantId: string;
 }
 
 /** Each route's path split into parts (`name` for a `{param}` part) once, not on every request. */
@@ -123,11 +127,32 @@ function routePatterns() {
   return (patterns ??= routes.map((route) => ({ route, pattern: route.route.split('/').map((part) => ({ part, name: /^\{(\w+)\}$/.exec(part)?.[1] })) })));
 }
 
-/** Matches a path below /api; `methodAllowed` is false when the path exists for other methods only. */
+/** The first segments of a tenant's paths: `/api/tenants/{tenantId}/` then any route of the table. */
+const TENANT_SEGMENT = 'tenants';
+
+/**
+ * Matches a path below /api; `pathExists` is true when the path exists (for this method or others). Every
+ * route is served for the default tenant at its own path and for any tenant below `tenants/{tenantId}/`
+ * (but the deployment's own routes, the tenants admin API), so tenants are added here once, not per route.
+ */
 export function matchRoute(method: string, apiPath: string): { match?: RouteMatch; pathExists: boolean } {
   const segments = apiPath.split('/').filter(Boolean);
+  if (segments.length >= 3 && segments[0] === TENANT_SEGMENT) {
+    let tenantId: string;
+    try {
+      tenantId = decodeURIComponent(segments[1]!);
+    } catch {
+      return { pathExists: false };
+    }
+    return matchSegments(method, segments.slice(2), tenantId);
+  }
+  return matchSegments(method, segments, 'default');
+}
+
+function matchSegments(method: string, segments: readonly string[], tenantId: string): { match?: RouteMatch; pathExists: boolean } {
   let pathExists = false;
   for (const { route, pattern } of routePatterns()) {
+    if (tenantId !== 'default' && route.scope === 'deployment') continue;
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const matches = pattern.every(({ part, name }, index) => {
@@ -142,7 +167,7 @@ export function matchRoute(method: string, apiPath: string): { match?: RouteMatc
     });
     if (!matches) continue;
     pathExists = true;
-    if (route.methods.includes(method.toUpperCase() as never)) return { match: { route, params }, pathExists };
+    if (route.methods.includes(method.toUpperCase() as never)) return { match: { route, params, tenantId }, pathExists };
   }
   return { pathExists };
 }

@@ -79,6 +79,11 @@ export class TokenVerifier {
 
   /** The actor the token names; throws InvalidTokenError for any token that is not valid here. */
   async verify(token: string): Promise<Actor> {
+    return (await this.verifyWithTenants(token)).actor;
+  }
+
+  /** The actor, and the Signalbox tenant ids of the token's `tenants` claim (access.ts adds roles and `tid`). */
+  async verifyWithTenants(token: string): Promise<{ readonly actor: Actor; readonly tenants: readonly string[] }> {
     if (token.length > MAX_TOKEN_LENGTH) throw new InvalidTokenError(`The token is longer than ${MAX_TOKEN_LENGTH} characters`);
     if (token.split('.').length !== 3) throw new InvalidTokenError('The token is not a signed JWT (three base64url parts)');
     let algorithm: unknown;
@@ -111,7 +116,7 @@ export class TokenVerifier {
     } catch (error) {
       throw new InvalidTokenError(refusalOf(error));
     }
-    return this.actorOf(payload);
+    return { actor: this.actorOf(payload), tenants: stringsOf(payload.tenants) };
   }
 
   private actorOf(payload: JWTPayload): Actor {

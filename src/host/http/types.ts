@@ -8,7 +8,8 @@ import type { Engine } from '../../engine/engine';
 import type { OperationStore } from '../../engine/ports';
 import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
-import type { RouteRole } from './access';
+import type { RouteRole, TenantGrant } from './access';
+import type { TenantAdministration } from '../tenants';
 import type { ConsoleConfig } from './system/console-routes';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -29,6 +30,10 @@ export interface ApiRequest {
   readonly principal?: string;
   /** Who the request acts as: set by the host after the access check (access.ts), never from the request body. */
   readonly actor?: Actor;
+  /** The tenant the request is for: `default` for `/api/...`, `{tenantId}` for `/api/tenants/{tenantId}/...`. */
+  readonly tenantId: string;
+  /** The tenants the credential may use (access.ts); absent when the host named none (tests that call handlers directly). */
+  readonly tenants?: TenantGrant;
 }
 
 /** The request's principal, `anonymous` when the host named none. */
@@ -63,6 +68,8 @@ export interface ApiServices {
   checkHealth(): Promise<boolean>;
   /** What the web console signs in with (SIGNALBOX_CONSOLE_*), read once at start-up. */
   readonly consoleConfig: ConsoleConfig;
+  /** The tenant registry's administration (/api/tenants); absent on a host without tenants (in-memory tests). */
+  readonly tenants?: TenantAdministration;
 }
 
 /** A JSON Schema the OpenAPI document holds as a component (the workflow definition's, per registry). */
@@ -109,6 +116,11 @@ export interface RouteDefinition {
   readonly authLevel: 'anonymous' | 'function';
   /** The app role a caller needs (access.ts), or `public`; the OpenAPI document says it as `x-signalbox-role`. */
   readonly role: RouteRole;
+  /**
+   * `deployment` for routes about the deployment itself (the tenants admin API): not served under
+   * `/api/tenants/{tenantId}/`. @default 'tenant' (every route is served for each tenant)
+   */
+  readonly scope?: 'tenant' | 'deployment';
   readonly contract: RouteContract;
   handle(request: ApiRequest, services: ApiServices): Promise<ApiResponse>;
 }

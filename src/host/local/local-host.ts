@@ -16,7 +16,13 @@ import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-ti
 import type { Trigger } from '../../engine/model';
 import { corsAllowedOrigins, readSetting, serverNames, type Environment } from '../settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from '../host-services';
-import { createAzurePorts, type AzurePortsOptions } from '../azure-ports';
+import { createAzurePorts, storageNamesFrom, type AzurePortsOptions } from '../azure-ports';
+import { resolveStorageConnection } from '../storage-connection';
+import { createTableClient } from '../../storage/connection';
+import { tenantRegistryTable } from '../../storage/names';
+import { TableTenantRegistry } from '../../storage/table-tenant-registry';
+import { createTenantAdministration, DEFAULT_TENANT_ID, TenantCores, tenantStorageOf, type TenantAdministration, type TenantStorage } from '../tenants';
+import type { ApiServices } from '../http/types';
 import type { Logger } from '../operation-activity-service';
 import { OPERATION_PURGE_INTERVAL_MS, operationRetentionDays, purgeFinishedOperations } from '../retention';
 import type { StorageNames } from '../../storage/names';
@@ -52,8 +58,98 @@ export interface LocalHost {
   readonly timers: LocalTimerScheduler;
   /** Azurite, when this host started it. */
   readonly azurite?: RunningAzurite;
+  /** The tenant registry's administration (the admin API's service). */
+  readonly tenants: TenantAdministration;
+  /** A tenant's runtime (the default tenant's is `core`, `runner`, `timers`); undefined for a tenant that does not exist. */
+  tenantRuntime(tenantId: string): Promise<TenantRuntime | undefined>;
   /** Graceful: stop taking requests, finish or hand back in-flight work (leases released), stop Azurite. */
   stop(): Promise<void>;
+}
+
+/** One tenant's part of the local host: its storage, engine, operation runner, timer scheduler and API services. */
+export interface TenantRuntime {
+  readonly tenantId: string;
+  readonly core: HostCore;
+  readonly runner: LocalOperationRunner;
+  readonly timers: LocalTimerScheduler;
+  readonly services: ApiServices;
+  /** Start-up work done (unfinished operations resumed); leftovers and timers go on in the background. */
+  readonly started: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one tenant's runtime on its own storage: what the local host always ran for its one deployment,
+ * now once per tenant, so a tenant's raised triggers, timers, children, events, retention and recovery
+ * run on its own tables only.
+ */
+async function startTenantRuntime(
+  tenantId: string,
+  storage: TenantStorage,
+  options: LocalHostOptions & { readonly env: Environment; readonly logger: Logger; readonly stopping: AbortSignal },
+): Promise<TenantRuntime> {
+  const { env, logger } = options;
+  const ports = await createAzurePorts({
+    env,
+    connection: storage.connection,
+    names: storage.names,
+    ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+    ...(options.leases ? { leases: options.leases } : {}),
+  });
+  // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
+  const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+  let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
+  const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
+  const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), {
+    now: () => core.engine.options.clock.now(),
+    ...options.runner,
+    armTimer: async (timer) => timers.notify(timer),
+  });
+  const services = core.servicesFor(runner, undefined, options.stopping);
+  submit = (trigger) => services.triggers.submit(trigger);
+  const started = runner.resumeUnfinished(ports.operations).then((resumed) => {
+    if (resumed > 0) logger.info('resumed unfinished operations', { tenantId, count: resumed });
+  });
+  await started;
+  // Rows a crash left between a save and its relay: delivered in the background (each becomes an
+  // operation, idempotently); start-up does not wait for them, stop() does. Then lifecycle events
+  // recorded but not yet delivered (a crash, a restart, retries that were waiting) are queued again.
+  const sweep = recoverLeftovers(services.engine, logger);
+  // Timers that fell due while the server was down fire now, once each.
+  timers.start();
+  // Finished operation records past their retention, now and hourly (retention.ts).
+  const operationDays = operationRetentionDays(env);
+  const purgeOperations = () =>
+    operationDays === undefined
+      ? undefined
+      : purgeFinishedOperations(services.operations, operationDays, core.engine.options.clock.now()).then(
+          (deleted) => void (deleted > 0 && logger.info('operation records purged', { days: operationDays, deleted })),
+          (error: unknown) => logger.warn('the operation purge failed; it runs again in an hour', { error: String(error) }),
+        );
+  let purging = purgeOperations();
+  const purgeTimer = setInterval(() => (purging = purgeOperations()), OPERATION_PURGE_INTERVAL_MS).unref();
+  let stopped: Promise<void> | undefined;
+  return {
+    tenantId,
+    core,
+    runner,
+    timers,
+    services,
+    started,
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(purgeTimer);
+        await timers.stop();
+        await purging;
+        await sweep;
+        await runner.stop();
+        core.engine.stopEventDeliveries();
+        // Lease releases still running in the background (releaseInBackground) end before storage does.
+        await ports.storage.leases.settle();
+      })();
+      return stopped;
+    },
+  };
 }
 
 export async function startLocalHost(options: LocalHostOptions = {}): Promise<LocalHost> {
@@ -67,26 +163,31 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     logger.info('Azurite started', { blobPort: azurite.blobPort, queuePort: azurite.queuePort, tablePort: azurite.tablePort });
   }
   try {
-    const ports = await createAzurePorts({
-      env: storageEnv,
-      ...(options.storageNames ? { names: options.storageNames } : {}),
-      ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
-      ...(options.leases ? { leases: options.leases } : {}),
-    });
-    // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
-    const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
-    let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
-    const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
-    const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), {
-      now: () => core.engine.options.clock.now(),
-      ...options.runner,
-      armTimer: async (timer) => timers.notify(timer),
-    });
+    const connection = resolveStorageConnection(storageEnv);
+    const baseNames = options.storageNames ?? storageNamesFrom(env);
+    const deployment: TenantStorage = { connection, names: baseNames };
     // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
     const stopping = new AbortController();
     setMaxListeners(0, stopping.signal); // one listener per waiting request
-    const services = core.servicesFor(runner, undefined, stopping.signal);
-    submit = (trigger) => services.triggers.submit(trigger);
+    const defaultRuntime = await startTenantRuntime(DEFAULT_TENANT_ID, deployment, { ...options, env, logger, stopping: stopping.signal });
+    const { core, runner, timers } = defaultRuntime;
+    const registry = new TableTenantRegistry(createTableClient(connection, tenantRegistryTable(baseNames)));
+    await registry.ensureTable();
+    let tenantCores: TenantCores<TenantRuntime> | undefined;
+    const tenants = createTenantAdministration({
+      registry,
+      deployment,
+      now: () => core.engine.options.clock.now(),
+      logger,
+      // The tenant's runner, timers and requests stop before its storage goes.
+      onDeleting: async (tenantId) => void (await (await tenantCores?.forget(tenantId))?.stop()),
+    });
+    tenantCores = new TenantCores<TenantRuntime>(
+      registry,
+      (record) => startTenantRuntime(record.id, tenantStorageOf(record.id, record.storage, deployment), { ...options, env, logger, stopping: stopping.signal }),
+      async () => defaultRuntime,
+    );
+    const services: ApiServices = { ...defaultRuntime.services, tenants };
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
     const server: RunningServer = await startLocalServer(services, {
@@ -97,43 +198,33 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(apiKey ? { apiKey } : {}),
       access: accessPolicyFromEnv(env),
       ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
+      tenants: async (tenantId) => {
+        const runtime = await tenantCores.get(tenantId);
+        return runtime && { ...runtime.services, tenants };
+      },
     });
-    const resumed = await runner.resumeUnfinished(ports.operations);
-    if (resumed > 0) logger.info('resumed unfinished operations', { count: resumed });
-    // Rows a crash left between a save and its relay: delivered in the background (each becomes an
-    // operation, idempotently); start-up does not wait for them, stop() does. Then lifecycle events
-    // recorded but not yet delivered (a crash, a restart, retries that were waiting) are queued again.
-    const sweep = recoverLeftovers(services.engine, logger);
-    // Timers that fell due while the server was down fire now, once each.
-    timers.start();
-    // Finished operation records past their retention, now and hourly (retention.ts).
-    const operationDays = operationRetentionDays(env);
-    const purgeOperations = () =>
-      operationDays === undefined
-        ? undefined
-        : purgeFinishedOperations(services.operations, operationDays, core.engine.options.clock.now()).then(
-            (deleted) => void (deleted > 0 && logger.info('operation records purged', { days: operationDays, deleted })),
-            (error: unknown) => logger.warn('the operation purge failed; it runs again in an hour', { error: String(error) }),
-          );
-    let purging = purgeOperations();
-    const purgeTimer = setInterval(() => (purging = purgeOperations()), OPERATION_PURGE_INTERVAL_MS).unref();
+    // Every tenant's unfinished operations, leftovers and timers, as the default tenant's (each starts its runtime);
+    // then deletions a crash or restart interrupted.
+    const startingTenants = tenantCores.all().then(
+      () => tenants.resumeDeletions(),
+      (error: unknown) => logger.warn('could not start every tenant; each starts at its first request', { error: String(error) }),
+    );
+    await defaultRuntime.started;
     return {
       url: server.url,
       core,
       runner,
       timers,
+      tenants,
+      tenantRuntime: async (tenantId) => tenantCores.get(tenantId),
       ...(azurite ? { azurite } : {}),
       async stop() {
         stopping.abort();
-        clearInterval(purgeTimer);
         await server.close();
-        await timers.stop();
-        await purging;
-        await sweep;
-        await runner.stop();
-        core.engine.stopEventDeliveries();
-        // Lease releases still running in the background (releaseInBackground) end before storage does.
-        await ports.storage.leases.settle();
+        await startingTenants;
+        await tenants.settle();
+        await Promise.all((await tenantCores.built()).map((runtime) => runtime.stop()));
+        await defaultRuntime.stop();
         await azurite?.stop();
       },
     };

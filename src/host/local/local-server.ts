@@ -15,6 +15,7 @@ import { bodyText, checkBodySize, encodeResponse } from '../http/transport';
 import type { ApiRequest, ApiResponse, ApiServices } from '../http/types';
 import { problemResponse } from '../problem';
 import { checkAccess, Role, type AccessPolicy } from '../http/access';
+import { servicesForTenant, type TenantServicesResolver } from '../http/tenant-scope';
 import type { Logger } from '../operation-activity-service';
 
 export interface LocalServerOptions {
@@ -28,6 +29,8 @@ export interface LocalServerOptions {
   access?: AccessPolicy;
   /** The built web console, served at `/console/`. @default dist/console of this package */
   consoleFolder?: string;
+  /** Other tenants' services (`/api/tenants/{tenantId}/...`). @default none: only the default tenant */
+  tenants?: TenantServicesResolver;
   /** Origins browsers may call from. @default none (CORS off) */
   cors?: CorsPolicy;
   /**
@@ -86,7 +89,7 @@ export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'access' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'access' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host' | 'tenants'>,
 ): Promise<void> {
   const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -142,9 +145,24 @@ export async function handleNodeRequest(
       request.resume();
       return reply(access.refusal);
     }
+    const tenant = await servicesForTenant(match, access.tenants, services, options.tenants);
+    if (tenant.refusal) {
+      request.resume();
+      return reply(tenant.refusal);
+    }
     const bodyText = await readBody(request);
-    const apiRequest: ApiRequest = { method, url, params: match.params, headers, bodyText, principal: access.actor.id, actor: access.actor };
-    reply(await match.route.handle(apiRequest, services));
+    const apiRequest: ApiRequest = {
+      method,
+      url,
+      params: match.params,
+      headers,
+      bodyText,
+      principal: access.actor.id,
+      actor: access.actor,
+      tenantId: match.tenantId,
+      ...(access.tenants ? { tenants: access.tenants } : {}),
+    };
+    reply(await match.route.handle(apiRequest, tenant.services));
   } catch (error) {
     reply(problemResponse(error, logError));
   }

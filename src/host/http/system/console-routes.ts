@@ -7,11 +7,11 @@
  */
 import { z } from 'zod';
 import { readSetting, type Environment } from '../../settings';
-import { publicRoute, Role } from '../access';
+import { publicRoute, Role, type TenantGrant } from '../access';
 import { actorSchema } from '../api-schemas';
 import { defineRoute } from '../route';
 import { tokenSettingsFromEnv } from '../token-verifier';
-import { actorOf, type RouteDefinition } from '../types';
+import { actorOf, type ApiServices, type RouteDefinition } from '../types';
 
 export const consoleSignInSchema = z
   .object({
@@ -43,6 +43,18 @@ export function consoleConfigFromEnv(env: Environment): ConsoleConfig {
   return { signIn: { authority, clientId, scope: [...scopes].join(' ') }, keys };
 }
 
+const callerSchema = actorSchema
+  .extend({
+    tenants: z.array(z.string()).meta({ description: 'The tenants the caller may use (`default` is `/api/...`; any other is `/api/tenants/{tenantId}/...`), for a tenant picker.' }),
+  })
+  .meta({ id: 'Caller' });
+
+/** The tenants a grant names that exist (every tenant for `*`); the default tenant alone on a host without tenants. */
+async function tenantsOfCaller(grant: TenantGrant | undefined, services: ApiServices): Promise<string[]> {
+  const existing = services.tenants ? (await services.tenants.list()).filter((tenant) => !tenant.deletion).map((tenant) => tenant.id) : ['default'];
+  return grant === undefined || grant === '*' ? existing : existing.filter((tenant) => grant.includes(tenant));
+}
+
 export const consoleRoutes: readonly RouteDefinition[] = [
   defineRoute({
     name: 'consoleConfig',
@@ -72,10 +84,10 @@ export const consoleRoutes: readonly RouteDefinition[] = [
       description: 'The actor the credential makes: its id, name, tenant and roles, as the history will record them.',
       tags: ['system'],
       withoutStorage: true,
-      responses: { 200: { description: "The caller's actor.", body: actorSchema } },
+      responses: { 200: { description: "The caller's actor, and the tenants it may use.", body: callerSchema } },
     },
-    async handle({ request }) {
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: actorOf(request) };
+    async handle({ request }, services) {
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: { ...actorOf(request), tenants: await tenantsOfCaller(request.tenants, services) } };
     },
   }),
 ];

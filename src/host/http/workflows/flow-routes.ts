@@ -8,7 +8,7 @@ import { NotFoundError } from '../../../engine/model';
 import type { FlowKeys } from '../../../engine';
 import { Role } from '../access';
 import { defineRoute } from '../route';
-import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from '../types';
+import { actorOf, type ApiServices, type RouteDefinition } from '../types';
 
 const flowAuditEntrySchema = z.object({
   key: z.string(),
@@ -43,14 +43,6 @@ const limitOverrideSchema = z.strictObject({
 });
 
 const flowPath = z.object({ workflowId: z.string(), key: z.string().min(1).max(1024) });
-
-/**
- * The tenant a flow-control request acts in: the one seam where tenants will enter (their route context),
- * `default` until then.
- */
-export function flowTenantOf(_request: ApiRequest): string {
-  return 'default';
-}
 
 function flowOf(engine: ApiServices['engine']): FlowKeys {
   if (!engine.flow) throw new NotFoundError('Flow control is not available on this host (no flow store)');
@@ -93,7 +85,7 @@ export const flowRoutes: readonly RouteDefinition[] = [
     invalidBody: 'The limit override is invalid',
     async handle({ params, body, request }, { engine }) {
       const actor = actorOf(request);
-      const tenantId = flowTenantOf(request);
+      const tenantId = request.tenantId;
       return { status: 200, body: await flowOf(engine).setLimit(params.workflowId, params.key, body.limit, actor, { tenantId }) };
     },
   }),

@@ -1,0 +1,37 @@
+/**
+ * @module Which tenant's services a request gets, on both hosts: the tenant the path names (routes.ts),
+ * if the credential may use it (access.ts) and it exists. Both refusals are one and the same 404, so a
+ * caller cannot tell a tenant it may not use from one that does not exist.
+ */
+import { problem } from '../problem';
+import { DEFAULT_TENANT_ID } from '../tenants';
+import { mayUseTenant, publicRoute, type TenantGrant } from './access';
+import type { RouteMatch } from './routes';
+import type { ApiResponse, ApiServices } from './types';
+
+/** A tenant's API services, undefined when the tenant does not exist (or is being deleted). */
+export type TenantServicesResolver = (tenantId: string) => Promise<ApiServices | undefined>;
+
+/** The one answer for a tenant that does not exist and for one the caller may not use. */
+export function tenantNotFound(): ApiResponse {
+  return problem(404, 'Not found', 'No such tenant');
+}
+
+/**
+ * The services for `match`'s tenant: the default tenant's for `/api/...` and the deployment's routes,
+ * else `resolve`'s. `grant` is what the credential may use (absent: every tenant, as on an open server).
+ */
+export async function servicesForTenant(
+  match: Pick<RouteMatch, 'route' | 'tenantId'>,
+  grant: TenantGrant | undefined,
+  defaultServices: ApiServices,
+  resolve: TenantServicesResolver | undefined,
+): Promise<{ readonly services: ApiServices; readonly refusal?: undefined } | { readonly refusal: ApiResponse; readonly services?: undefined }> {
+  if (match.route.scope === 'deployment') return { services: defaultServices };
+  const { tenantId } = match;
+  // Public routes (health, the OpenAPI document) need no credential, but a tenant's path still needs its tenant to exist.
+  if (match.route.role !== publicRoute && !mayUseTenant(grant ?? '*', tenantId)) return { refusal: tenantNotFound() };
+  if (tenantId === DEFAULT_TENANT_ID) return { services: defaultServices };
+  const services = resolve ? await resolve(tenantId) : undefined;
+  return services ? { services } : { refusal: tenantNotFound() };
+}

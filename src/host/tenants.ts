@@ -1,0 +1,244 @@
+/**
+ * @module Tenants on both hosts: the registry of tenants (a table in the default tenant's storage), each
+ * tenant's storage (tables and a lease container of its own, named by tenantStorageNames, in the
+ * deployment's account or an account of its own), and a cache of whatever a host builds per tenant
+ * (TenantCores: a HostCore on Azure, a HostCore with its runner and timer scheduler locally), built on
+ * first use. The default tenant always exists and keeps today's names.
+ */
+import { DefaultAzureCredential } from '@azure/identity';
+import { z } from 'zod';
+import { ConflictError, NotFoundError, ValidationError } from '../engine/model';
+import { createAzureStorage } from '../storage/create-azure-storage';
+import type { StorageConnection } from '../storage/connection';
+import { DEFAULT_TENANT_ID, TENANT_ID_PATTERN, tenantStorageNames, type StorageNames } from '../storage/names';
+import type { StoredTenantRecord, TableTenantRegistry, TenantRecord, TenantStorageAccount } from '../storage/table-tenant-registry';
+import { removeTenantStorage } from '../storage/tenant-storage';
+import type { Logger } from './operation-activity-service';
+
+export { DEFAULT_TENANT_ID };
+export type { TenantRecord, StoredTenantRecord };
+
+export const tenantIdSchema = z
+  .string()
+  .regex(TENANT_ID_PATTERN, 'a tenant id is 3-63 lowercase letters, digits or hyphens')
+  .meta({ description: 'A tenant id: 3-63 lowercase letters, digits or hyphens; `default` is the default tenant.', example: 'contoso' });
+
+export function isTenantId(value: string): boolean {
+  return TENANT_ID_PATTERN.test(value);
+}
+
+/** The registry's operations the hosts use (TableTenantRegistry on Azure Storage). */
+export type TenantRegistry = Pick<TableTenantRegistry, 'get' | 'list' | 'create' | 'replace' | 'remove'>;
+
+/** Where a tenant's data is: the connection and the names. */
+export interface TenantStorage {
+  readonly connection: StorageConnection;
+  readonly names: StorageNames;
+}
+
+/** The tenant's own account (identity-based), else the deployment's connection. */
+export function tenantStorageOf(tenantId: string, account: TenantStorageAccount | undefined, deployment: TenantStorage): TenantStorage {
+  const names = tenantStorageNames(tenantId, deployment.names);
+  if (!account) return { connection: deployment.connection, names };
+  return { connection: { kind: 'identity', tableServiceUri: account.tableServiceUri, blobServiceUri: account.blobServiceUri, credential: new DefaultAzureCredential() }, names };
+}
+
+/**
+ * What a host built for each tenant, built once on first use and kept; a tenant that is not registered (or
+ * is being deleted) has none. A failed build is tried again by the next use.
+ */
+export class TenantCores<Core> {
+  private readonly cores = new Map<string, Promise<Core>>();
+
+  constructor(
+    private readonly registry: Pick<TenantRegistry, 'get' | 'list'>,
+    private readonly build: (record: TenantRecord) => Promise<Core>,
+    private readonly defaultCore: () => Promise<Core>,
+  ) {}
+
+  /** The tenant's core; undefined for a tenant that does not exist or is being deleted. */
+  async get(tenantId: string): Promise<Core | undefined> {
+    if (tenantId === DEFAULT_TENANT_ID) return this.defaultCore();
+    const cached = this.cores.get(tenantId);
+    if (cached) return cached;
+    if (!isTenantId(tenantId)) return undefined;
+    const record = await this.registry.get(tenantId);
+    if (!record || record.deletion) return undefined;
+    return this.start(record);
+  }
+
+  /** Builds the core of every registered tenant that has none yet (start-up, sweeps), and answers all, default first. */
+  async all(): Promise<{ readonly tenantId: string; readonly core: Core }[]> {
+    const records = (await this.registry.list()).filter((record) => !record.deletion && record.id !== DEFAULT_TENANT_ID);
+    const cores = await Promise.all(records.map(async (record) => ({ tenantId: record.id, core: await (this.cores.get(record.id) ?? this.start(record)) })));
+    return [{ tenantId: DEFAULT_TENANT_ID, core: await this.defaultCore() }, ...cores];
+  }
+
+  /** The cores built so far (stopping a host), without the default tenant's. */
+  async built(): Promise<Core[]> {
+    const settled = await Promise.allSettled(this.cores.values());
+    return settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  }
+
+  /** Forgets a tenant's core (its tenant is being deleted); answers it when one was built. */
+  async forget(tenantId: string): Promise<Core | undefined> {
+    const cached = this.cores.get(tenantId);
+    this.cores.delete(tenantId);
+    return cached?.catch(() => undefined);
+  }
+
+  private start(record: TenantRecord): Promise<Core> {
+    const building = this.build(record);
+    this.cores.set(record.id, building);
+    building.catch(() => {
+      if (this.cores.get(record.id) === building) this.cores.delete(record.id);
+    });
+    return building;
+  }
+}
+
+export const tenantStorageAccountSchema = z
+  .strictObject({
+    tableServiceUri: z.url({ protocol: /^https$/ }).meta({ description: "The tenant's own account's table endpoint (identity-based: the app's identity needs Storage Table Data Contributor there)." }),
+    blobServiceUri: z.url({ protocol: /^https$/ }).meta({ description: "The tenant's own account's blob endpoint (Storage Blob Data Contributor)." }),
+  })
+  .meta({ id: 'TenantStorageAccount' });
+
+export const tenantInputSchema = z
+  .strictObject({
+    storage: tenantStorageAccountSchema.optional(),
+    quotas: z
+      .record(z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/), z.number().int().min(0))
+      .optional()
+      .meta({ description: "Limits that differ from the deployment's defaults, by quota name." }),
+  })
+  .meta({ id: 'TenantInput' });
+export type TenantInput = z.infer<typeof tenantInputSchema>;
+
+/** A tenant's offboarding, answered by DELETE and read back with GET /api/tenants/{tenantId}. */
+export interface TenantDeletionOperation {
+  readonly id: string;
+  readonly kind: 'tenantDeletion';
+  readonly tenantId: string;
+  readonly status: 'running' | 'succeeded' | 'failed';
+}
+
+/** Creating, reading and deleting tenants: the admin API's service. */
+export interface TenantAdministration {
+  list(): Promise<TenantRecord[]>;
+  get(tenantId: string): Promise<TenantRecord | undefined>;
+  /** Registers the tenant and provisions its storage; `created` false when it existed (its record is answered, unchanged). */
+  create(tenantId: string, input: TenantInput): Promise<{ readonly record: TenantRecord; readonly created: boolean }>;
+  /** Marks the tenant deleted (it serves nothing from now on) and starts the removal of its storage. */
+  delete(tenantId: string): Promise<TenantRecord>;
+  /** Resumes removals a crash or restart interrupted; answers how many it finished. */
+  resumeDeletions(): Promise<number>;
+  /** Removals still running in this process (stop() and tests wait for them). */
+  settle(): Promise<void>;
+}
+
+export interface TenantAdministrationOptions {
+  readonly registry: TenantRegistry;
+  readonly deployment: TenantStorage;
+  readonly now: () => Date;
+  readonly logger: Logger;
+  /** Called before a tenant's storage is removed: the host stops and forgets what it built for it. */
+  readonly onDeleting?: (tenantId: string) => Promise<void>;
+}
+
+export function createTenantAdministration({ registry, deployment, now, logger, onDeleting }: TenantAdministrationOptions): TenantAdministration {
+  const running = new Map<string, Promise<void>>();
+  const defaultRecord: TenantRecord = { id: DEFAULT_TENANT_ID, createdAt: new Date(0).toISOString() };
+
+  const provision = async (record: TenantRecord) => {
+    const storage = tenantStorageOf(record.id, record.storage, deployment);
+    // The same creation as a host's first start: tables and the lease container, "already exists" absorbed.
+    await createAzureStorage({ connection: storage.connection, names: storage.names });
+  };
+
+  const remove = (record: StoredTenantRecord): Promise<void> => {
+    const existing = running.get(record.id);
+    if (existing) return existing;
+    const removal = (async () => {
+      let current = record;
+      try {
+        await onDeleting?.(record.id);
+        const check = await removeTenantStorage(tenantStorageOf(record.id, record.storage, deployment).connection, tenantStorageOf(record.id, record.storage, deployment).names);
+        const left = check.filter((resource) => resource.exists);
+        if (left.length > 0) throw new Error(`left after removal: ${left.map((resource) => resource.resource).join(', ')}`);
+        // Proved empty: the record goes too, so the id may be created again.
+        await registry.remove(record.id);
+        logger.info('tenant deleted', { tenantId: record.id, checked: check.length });
+      } catch (error) {
+        logger.error('tenant deletion failed; it is resumed by the next sweep', { tenantId: record.id, error: String(error) });
+        current = (await registry.get(record.id)) ?? current;
+        if (current.deletion) {
+          await registry
+            .replace({ ...withoutEtag(current), deletion: { ...current.deletion, status: 'failed', finishedAt: now().toISOString(), failure: String(error) } }, current.etag)
+            .catch(() => undefined);
+        }
+      } finally {
+        running.delete(record.id);
+      }
+    })();
+    running.set(record.id, removal);
+    return removal;
+  };
+
+  return {
+    async list() {
+      const records = await registry.list();
+      return [defaultRecord, ...records.filter((record) => record.id !== DEFAULT_TENANT_ID).map(withoutEtag)];
+    },
+    async get(tenantId) {
+      if (tenantId === DEFAULT_TENANT_ID) return defaultRecord;
+      const record = await registry.get(tenantId);
+      return record && withoutEtag(record);
+    },
+    async create(tenantId, input) {
+      if (tenantId === DEFAULT_TENANT_ID) return { record: defaultRecord, created: false };
+      const existing = await registry.get(tenantId);
+      if (existing?.deletion) throw new ConflictError(`tenant "${tenantId}" is being deleted; create it again when the deletion has finished`);
+      if (existing) {
+        // Idempotent: provisioning again is harmless and heals a creation a crash interrupted.
+        await provision(existing);
+        return { record: withoutEtag(existing), created: false };
+      }
+      const record: TenantRecord = { id: tenantId, createdAt: now().toISOString(), ...(input.storage ? { storage: input.storage } : {}), ...(input.quotas ? { quotas: input.quotas } : {}) };
+      // Storage first, then the record: a tenant is never registered without its tables.
+      await provision(record);
+      try {
+        return { record: withoutEtag(await registry.create(record)), created: true };
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        const winner = await registry.get(tenantId);
+        if (!winner) throw error;
+        return { record: withoutEtag(winner), created: false };
+      }
+    },
+    async delete(tenantId) {
+      if (tenantId === DEFAULT_TENANT_ID) throw new ValidationError('The default tenant cannot be deleted', [{ path: 'tenantId', message: 'the default tenant cannot be deleted' }]);
+      const record = await registry.get(tenantId);
+      if (!record) throw new NotFoundError(`tenant "${tenantId}" was not found`);
+      const marked =
+        record.deletion && record.deletion.status !== 'failed'
+          ? record
+          : await registry.replace({ ...withoutEtag(record), deletion: { status: 'running', requestedAt: now().toISOString() } }, record.etag);
+      void remove(marked);
+      return withoutEtag(marked);
+    },
+    async resumeDeletions() {
+      const pending = (await registry.list()).filter((record) => record.deletion);
+      await Promise.all(pending.map((record) => remove(record)));
+      return pending.length;
+    },
+    async settle() {
+      await Promise.all(running.values());
+    },
+  };
+}
+
+function withoutEtag(record: StoredTenantRecord | TenantRecord): TenantRecord {
+  const { etag: _etag, ...rest } = record as StoredTenantRecord;
+  return rest;
+}

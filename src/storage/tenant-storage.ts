@@ -1,0 +1,63 @@
+/**
+ * @module A tenant's storage as a whole: its tables and lease container are created when the tenant is
+ * (createAzureStorage), and removed together when it is deleted, then checked gone one by one. Removing a
+ * table removes every row in it (instances, history, outbox, events, operations, timers, interest and
+ * search rows); removing the container removes every lease blob, leased or not.
+ */
+import { createContainerClient, createTableClient, type StorageConnection } from './connection';
+import { statusOf, toSignalboxError } from './errors';
+import type { StorageNames } from './names';
+
+/** One resource the check looked for after a removal. */
+export interface ResourceCheck {
+  /** `table:<name>` or `container:<name>`. */
+  readonly resource: string;
+  readonly exists: boolean;
+}
+
+/**
+ * Every table of a tenant: each `...Table` name but the registry's (the default tenant's only). Derived from
+ * the names, so a table added to StorageNames is removed and checked with the others without a change here.
+ */
+function tableNames(names: StorageNames): string[] {
+  return Object.entries(names)
+    .filter(([key, value]) => key.endsWith('Table') && key !== 'tenantsTable' && typeof value === 'string')
+    .map(([, value]) => value as string);
+}
+
+/** Deletes the tables and the container (absent ones are fine), then answers what the check found of each. */
+export async function removeTenantStorage(connection: StorageConnection, names: StorageNames): Promise<ResourceCheck[]> {
+  const tables = tableNames(names).map((name) => createTableClient(connection, name));
+  const container = createContainerClient(connection, names.leaseContainer);
+  await Promise.all([
+    ...tables.map(async (table) => {
+      try {
+        await table.deleteTable();
+      } catch (error) {
+        if (statusOf(error) !== 404) throw toSignalboxError(error, `table "${table.tableName}"`);
+      }
+    }),
+    container.deleteIfExists().catch((error: unknown) => {
+      throw toSignalboxError(error, `container "${names.leaseContainer}"`);
+    }),
+  ]);
+  return checkTenantStorage(connection, names);
+}
+
+/** Whether each of the tenant's tables and its container exists (a read of each, nothing listed across tenants). */
+export async function checkTenantStorage(connection: StorageConnection, names: StorageNames): Promise<ResourceCheck[]> {
+  const tableChecks = tableNames(names).map(async (name): Promise<ResourceCheck> => {
+    const table = createTableClient(connection, name);
+    try {
+      await table.listEntities().byPage({ maxPageSize: 1 }).next();
+      return { resource: `table:${name}`, exists: true };
+    } catch (error) {
+      if (statusOf(error) === 404) return { resource: `table:${name}`, exists: false };
+      throw toSignalboxError(error, `table "${name}"`);
+    }
+  });
+  const containerCheck = createContainerClient(connection, names.leaseContainer)
+    .exists()
+    .then((exists): ResourceCheck => ({ resource: `container:${names.leaseContainer}`, exists }));
+  return Promise.all([...tableChecks, containerCheck]);
+}
