@@ -10,6 +10,7 @@ import type { AwaitOperation } from '../operation-wait';
 import type { TriggerSubmitter } from '../trigger-submitter';
 import type { RouteRole } from './access';
 import type { ConsoleConfig } from './system/console-routes';
+import type { TenantQuotaGate } from '../tenant-quotas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -63,6 +64,8 @@ export interface ApiServices {
   checkHealth(): Promise<boolean>;
   /** What the web console signs in with (SIGNALBOX_CONSOLE_*), read once at start-up. */
   readonly consoleConfig: ConsoleConfig;
+  /** The tenant's quotas (tenant-quotas.ts), asked before a trigger, operation or instance is recorded; absent: none. */
+  readonly quotas?: TenantQuotaGate;
 }
 
 /** A JSON Schema the OpenAPI document holds as a component (the workflow definition's, per registry). */

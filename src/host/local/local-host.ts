@@ -74,7 +74,15 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       ...(options.leases ? { leases: options.leases } : {}),
     });
     // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
-    const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+    // Operations running are this server's runner's own (one server per storage): exact, and no read per trigger.
+    const operationsRunning = async () => runner.inFlight;
+    const core = createHostCore({
+      ports: { ...ports, dueTimers: ports.storage.dueTimers },
+      logger,
+      env,
+      ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}),
+      quotaCounts: { operationsRunning },
+    });
     let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
     const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
     const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), {

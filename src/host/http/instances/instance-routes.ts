@@ -65,11 +65,13 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       responses: {
         201: { description: 'Created, in the initial state (or `faulted` if its entry failed).', body: instanceSchema, headers: createdHeaders },
         404: 'No such workflow.',
-        409: 'An instance with this id exists.',
+        409: 'An instance with this id exists, or the tenant has as many instances alive as its quota allows (nothing was created).',
       },
     },
     invalidBody: 'The instance request is invalid',
-    async handle({ body, request }, { engine }) {
+    async handle({ body, request }, { engine, quotas }) {
+      const refused = await quotas?.admitInstance();
+      if (refused) return refused;
       const instance = await engine.createInstance(body, { actor: actorOf(request) });
       return instanceResponse(201, instance, true);
     },
@@ -203,6 +205,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
+      const refused = await services.quotas?.admitTrigger();
+      if (refused) return refused;
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
   }),
