@@ -78,6 +78,8 @@ export interface Trigger {
    * before the budget existed.
    */
   readonly causalBudget?: number;
+  /** 1-5, higher first: the order a tenant's queued applications run in (default 3). */
+  readonly priority?: number;
   /** @deprecated The name `causalDepth` had on rows written before causal depths existed; read, never written. */
   readonly hops?: number;
   /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */
