@@ -79,7 +79,11 @@ const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.Or
  * unless it failed or was terminated, which leaves its operation unfinished: that one is started anew,
  * and `beginOperation` makes a run over an already finished operation a no-op.
  */
-export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>): OperationLauncher {
+export function durableLauncher(
+  client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>,
+  /** The tenant of the operations it starts and its fan-out quota (batches in flight per operation). */
+  fanOut?: { readonly tenantId: string; readonly batchesInFlight: number },
+): OperationLauncher {
   /** The runtime status of an orchestration instance, undefined when there is none. */
   const statusOf = (instanceId: string) =>
     client.getStatus(instanceId).catch((error: unknown) => {
@@ -124,10 +128,17 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      const input: OperationOrchestratorInput = { operationId };
+      const input: OperationOrchestratorInput = { operationId, ...fanOut };
       await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: operationId, input });
     },
   };
+}
+
+/** The core's tenant and its fan-out quota, for the orchestrations its launcher starts. */
+function fanOutOf(core: Pick<HostCore, 'quotas'>): { tenantId: string; batchesInFlight: number } | undefined {
+  // A core without quotas (a stand-in) starts orchestrations with the full window.
+  const { quotas } = core as Partial<Pick<HostCore, 'quotas'>>;
+  return quotas ? { tenantId: quotas.tenantId, batchesInFlight: quotas.quotas.fanOutBatches } : undefined;
 }
 
 /** durable-functions reports a missing instance only as an Error whose message says 404. */
@@ -140,12 +151,12 @@ export async function servicesFor(context: InvocationContext): Promise<ApiServic
   const client = df.getClient(context);
   // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
   // not at each worker's first call: N workers cost one sweep.
-  return core.servicesFor(durableLauncher(client), durableEventLauncher(client));
+  return core.servicesFor(durableLauncher(client, fanOutOf(core)), durableEventLauncher(client));
 }
 
 /** Activities have a durable client too: triggers raised by actions start their own orchestrations. */
 export async function activitiesFor(context: InvocationContext): Promise<OperationActivities> {
   const core = await hostCore();
   const client = df.getClient(context);
-  return core.activitiesFor(durableLauncher(client), durableEventLauncher(client));
+  return core.activitiesFor(durableLauncher(client, fanOutOf(core)), durableEventLauncher(client));
 }
