@@ -34,6 +34,7 @@ const MECHANISMS: ReadonlyArray<{ readonly mechanism: string; readonly names: re
   { mechanism: 'crash resumption', names: ['crash resumption'] },
   { mechanism: 'actor', names: ['actor'] },
   { mechanism: 'search rows', names: ['search rows'] },
+  { mechanism: 'quotas', names: ['quota'] },
 ];
 
 /** Test names declared in a file: the first argument of `it(...)` or `test(...)` when it is a literal. */
