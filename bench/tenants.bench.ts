@@ -16,7 +16,8 @@
  *   BENCH_SAMPLES (default 60): B's triggers per run, one at a time, BENCH_GAP_MS (default 100) apart
  *   BENCH_FIFO_SAMPLES (default 10), BENCH_FIFO_FLOOD_SECONDS (default 10): B's triggers of the first-come
  *   run, and how long A floods in it (B's triggers wait for A's backlog there)
- *   BENCH_CONCURRENCY (default 16): the shared scheduler's slots
+ *   BENCH_CONCURRENCY (default 16): the shared scheduler's slots; BENCH_MAX_PER_TENANT (default a quarter
+ *   of them): the most one tenant holds at once in the fair runs (FairScheduler maxPerKey)
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +34,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
 const FIFO_SAMPLES = Number(process.env.BENCH_FIFO_SAMPLES ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const MAX_PER_TENANT = Number(process.env.BENCH_MAX_PER_TENANT ?? Math.max(1, Math.floor(CONCURRENCY / 4)));
 const FIFO_FLOOD_SECONDS = Number(process.env.BENCH_FIFO_FLOOD_SECONDS ?? 10);
 /** A's flood: ten times its quota. */
 const FLOOD_PER_SECOND = QUOTA * 10;
@@ -84,7 +86,7 @@ interface Tenants {
 
 /** Two tenants' hosts on one Azurite sharing one scheduler; `fair` false gives both one fairness key. */
 async function startTenants(azurite: RunningAzurite, run: string, fair: boolean): Promise<Tenants> {
-  const scheduler = new FairScheduler(CONCURRENCY);
+  const scheduler = new FairScheduler(CONCURRENCY, fair ? { maxPerKey: MAX_PER_TENANT } : {});
   const start = (tenant: string, env: Record<string, string>) =>
     startLocalHost({
       env: { SIGNALBOX_STORAGE: azurite.connectionString, ...env },
@@ -185,7 +187,7 @@ async function main(): Promise<void> {
       await fifo.stop();
     }
     console.log(
-      `\nSignalbox tenants benchmark: two tenants' local hosts in one process on Azurite (in-memory), ${CONCURRENCY} shared slots; load average ${loadavg()
+      `\nSignalbox tenants benchmark: two tenants' local hosts in one process on Azurite (in-memory), ${CONCURRENCY} shared slots, at most ${MAX_PER_TENANT} per tenant in the fair runs; load average ${loadavg()
         .map((load) => load.toFixed(1))
         .join(' ')}`,
     );

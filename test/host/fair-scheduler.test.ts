@@ -72,10 +72,45 @@ describe('FairScheduler', () => {
     expect(order).toHaveLength(10_001);
   });
 
+  it('caps the slots one key holds at maxPerKey, leaving the others free for the next key at once', async () => {
+    const scheduler = new FairScheduler(4, { maxPerKey: 2 });
+    const running = new Map<string, number>();
+    let mostOfA = 0;
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const work = (key: string, name: string) => {
+      const each = gate();
+      gates.set(name, each);
+      return scheduler.run(key, undefined, async () => {
+        running.set(key, (running.get(key) ?? 0) + 1);
+        if (key === 'a') mostOfA = Math.max(mostOfA, running.get('a')!);
+        await each.opened;
+        running.set(key, running.get(key)! - 1);
+      });
+    };
+    const flood = Array.from({ length: 10 }, (_, index) => work('a', `a${index}`));
+    await settle();
+    expect(running.get('a')).toBe(2);
+    expect(scheduler.waiting).toBe(8);
+    // Two slots are free although A waits: B's one starts at once.
+    const single = work('b', 'b0');
+    await settle();
+    expect(running.get('b')).toBe(1);
+    gates.get('b0')!.open();
+    await single;
+    for (let index = 0; index < 10; index += 1) {
+      gates.get(`a${index}`)?.open();
+      await settle();
+    }
+    await Promise.all(flood);
+    expect(mostOfA).toBe(2);
+    expect(scheduler.waiting).toBe(0);
+  });
+
   it('releases the slot when work fails, and refuses a limit that is not a positive integer', async () => {
     const scheduler = new FairScheduler(1);
     await expect(scheduler.run('a', undefined, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(scheduler.run('a', undefined, async () => 'next')).resolves.toBe('next');
     expect(() => new FairScheduler(0)).toThrow(RangeError);
+    expect(() => new FairScheduler(2, { maxPerKey: 0 })).toThrow(RangeError);
   });
 });
