@@ -2723,6 +2723,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
             503: {
                 headers: {
@@ -2957,7 +2966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An instance with this id exists. */
+            /** @description An instance with this id exists, or the tenant has as many instances alive as its quota allows (nothing was created). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3423,6 +3432,15 @@ export interface operations {
             };
             /** @description The body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the tenant's trigger rate or its operations running at once: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4181,6 +4199,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
             503: {
                 headers: {
@@ -4441,6 +4468,15 @@ export interface operations {
             };
             /** @description The body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the tenant's trigger rate or its operations running at once: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
