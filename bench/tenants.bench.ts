@@ -142,12 +142,6 @@ async function samplesOf(base: string, count: number): Promise<number[]> {
   return latencies.sort((x, y) => x - y);
 }
 
-/** Waits until A's runner has nothing left (its backlog would otherwise weigh on the next run). */
-async function drained(host: LocalHost, deadlineInMs = 30 * 60_000): Promise<void> {
-  const deadline = Date.now() + deadlineInMs;
-  while (host.runner.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
-}
-
 async function main(): Promise<void> {
   const azurite = await startAzurite();
   const rows: Array<{ run: string; 'B p50 ms': string; 'B p95 ms': string; 'B p95 vs alone': string; 'A accepted / refused (429)': string; samples: number }> = [];
@@ -171,8 +165,8 @@ async function main(): Promise<void> {
       const measuring = samplesOf(fair.b.url, SAMPLES);
       const [withFlood, counts] = await Promise.all([measuring, flood(fair.a.url, measuring)]);
       row(`B with A's flood (${FLOOD_PER_SECOND}/s at a quota of ${QUOTA}/s, ${BROADCAST} instances each), fair scheduler`, withFlood, aloneP95, counts);
-      await drained(fair.a);
     } finally {
+      // A's backlog is not drained (hours on a busy machine): stopping leaves it in its own tables, untouched by the next run.
       await fair.stop();
     }
     const fifo = await startTenants(azurite, 'fifo', false);

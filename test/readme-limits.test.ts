@@ -101,7 +101,10 @@ describe('the README limits table', () => {
     ['Triggers a tenant sends through the API', [`${number(DEFAULT_QUOTAS.triggersPerSecond)} a second, bursts of ${number(DEFAULT_QUOTAS.triggerBurst)}`, '429']],
     ['Instances a tenant has alive', [`| ${number(DEFAULT_QUOTAS.instancesAlive)} (`, '409']],
     ['Operations a tenant has running at once', [`| ${number(DEFAULT_QUOTAS.operationsRunning)} (`, '429']],
-    ['Batches one durable fan-out runs at once', [`| ${MAX_BATCHES_IN_FLIGHT} of ${DURABLE_PAGE_SIZE} instances`, `${MAX_FAN_OUT_BATCHES === MAX_BATCHES_IN_FLIGHT ? '' : 'MAX_FAN_OUT_BATCHES differs'}`]],
+    [
+      'Batches one durable fan-out runs at once',
+      [`| ${MAX_BATCHES_IN_FLIGHT} of ${DURABLE_PAGE_SIZE} instances`, `${MAX_FAN_OUT_BATCHES === MAX_BATCHES_IN_FLIGHT ? '' : 'MAX_FAN_OUT_BATCHES differs'}`],
+    ],
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
     ['Instances one workflow\'s "why" counts read (`GET /api/workflows/{id}/waiting`)', [`${number(MAX_WAITING_SCAN)}, ${WAITING_SCAN_PAGE_SIZE} a page`]],
     ['Children one instance\'s "why" reads (`GET /api/instances/{id}/waiting`)', [`${number(MAX_CHILDREN_SCANNED)}, the first ${MAX_CHILDREN_LISTED} running ones named`]],
