@@ -145,7 +145,7 @@ async function samplesOf(base: string, count: number): Promise<number[]> {
 async function main(): Promise<void> {
   const azurite = await startAzurite();
   const rows: Array<{ run: string; 'B p50 ms': string; 'B p95 ms': string; 'B p95 vs alone': string; 'A accepted / refused (429)': string; samples: number }> = [];
-  const row = (run: string, latencies: readonly number[], alone: number | undefined, a?: { accepted: number; refused: number }) =>
+  const row = (run: string, latencies: readonly number[], alone: number | undefined, a?: { accepted: number; refused: number }) => {
     rows.push({
       run,
       'B p50 ms': percentile(latencies, 50).toFixed(1),
@@ -154,6 +154,9 @@ async function main(): Promise<void> {
       'A accepted / refused (429)': a ? `${a.accepted} / ${a.refused}` : '-',
       samples: latencies.length,
     });
+    // Each run as it ends: a long run on a busy machine still shows what it measured.
+    console.log(JSON.stringify({ ...rows.at(-1), loadAverage: loadavg()[0]!.toFixed(1) }));
+  };
   try {
     const fair = await startTenants(azurite, 'fair', true);
     let aloneP95: number;
