@@ -3,10 +3,12 @@
  * side by side with the storage floor measured in the same run on the same Azurite (issue 11). Prints
  * tables; asserts nothing.
  *
- * The floor of one trigger operation is the 8 storage calls it needs at least, one after another:
- * operation record, index lookup, lease acquire, instance read, one transaction (instance + history),
- * lease release, result write, one status read. "One bare floor application" is its core: acquire, read,
- * conditional write, release. Both use instance bodies as large as the real ones.
+ * The floor of one trigger operation is the 7 storage calls Signalbox makes for it (docs/performance.md),
+ * one after another: operation recorded (a transaction of the record and its listing row), index
+ * lookup, lease acquire, instance read, one transaction (instance + history), lease release, operation
+ * finished (the same two rows in one transaction, the result in the record). Signalbox overlaps the lookup
+ * with the record and the release with the finish; the floor does not. "One bare floor application" is
+ * its core: acquire, read, conditional write, release. Both use instance bodies as large as the real ones.
  *
  * Like for like: Azurite, unlike the services, does some lookups by scanning. Every table query runs a
  * filter over the whole table (a partition query costs 3.9 ms on 100 rows, 8.1 ms on 10,000, 17.7 ms on
@@ -20,6 +22,8 @@
  *   BENCH_FANOUT_INSTANCES (default 10000): instances of the fan-out run
  *   BENCH_LATENCY_SAMPLES (default 200), BENCH_CLIENTS (default 8)
  *   BENCH_ROUNDS (default 10): the throughput runs are interleaved in this many chunks
+ *   BENCH_CONCURRENT_CLIENTS (default 16) on BENCH_CONCURRENT_INSTANCES (default 100): the concurrency
+ *   run, BENCH_CONCURRENT_TRIGGERS (default 800) triggers, each client taking the next instance in turn
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -40,6 +44,9 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CONTENDED = 30;
+const CONCURRENT_CLIENTS = Number(process.env.BENCH_CONCURRENT_CLIENTS ?? 16);
+const CONCURRENT_INSTANCES = Math.min(INSTANCES, Number(process.env.BENCH_CONCURRENT_INSTANCES ?? 100));
+const CONCURRENT_TRIGGERS = Number(process.env.BENCH_CONCURRENT_TRIGGERS ?? 800);
 const WAIT = { prefer: 'wait=30' };
 
 type Json = any;
@@ -109,7 +116,7 @@ interface Floor {
   /** One bare application on floor instance `index`: acquire, read, conditional write, release. */
   application(index: number): Promise<void>;
   /**
-   * The 8 calls of one trigger operation on floor instance `index` (one client at a time each), whose
+   * The 7 calls of one trigger operation on floor instance `index` (one client at a time each), whose
    * index lookup reads the partition of `subject`.
    */
   operation(index: number, subject: string): Promise<void>;
@@ -151,7 +158,11 @@ async function floorOn(connectionString: string, options: FloorOptions): Promise
     async operation(index, subject) {
       const id = `op-${process.pid}-${options.name}-${sequence++}`;
       const record = { partitionKey: id, rowKey: 'operation', status: 'notStarted', body: JSON.stringify({ id, trigger: { name: 'Increment', subjects: [subject] }, summary: {}, instances: [] }) };
-      await operations.createEntity(record);
+      const listing = { partitionKey: id, rowKey: 'listing', status: 'notStarted' };
+      await operations.submitTransaction([
+        ['create', record],
+        ['create', listing],
+      ]);
       const filter = `PartitionKey eq '${encodeLookupKey(subject)}'`;
       for await (const page of interests.listEntities({ queryOptions: { filter, select: ['RowKey'] } }).byPage({ maxPageSize: 500 })) void page;
       const lease = leases.getBlockBlobClient(key(index)).getBlobLeaseClient();
@@ -162,8 +173,10 @@ async function floorOn(connectionString: string, options: FloorOptions): Promise
         ['create', { partitionKey: key(index), rowKey: `h-${id}`, body: '{"at":"2026-01-01T00:00:00.000Z","event":"transitioned"}' }],
       ]);
       await lease.releaseLease();
-      await operations.updateEntity({ ...record, status: 'succeeded' }, 'Replace');
-      await operations.getEntity(id, 'operation');
+      await operations.submitTransaction([
+        ['upsert', { ...record, status: 'succeeded' }, 'Replace'],
+        ['upsert', { ...listing, status: 'succeeded' }, 'Replace'],
+      ]);
     },
   };
 }
@@ -249,7 +262,7 @@ async function main(): Promise<void> {
     const perOperation = (kind: keyof typeof cpu, seconds: number) =>
       `CPU per operation: this process ${(cpu[kind].own / INSTANCES).toFixed(2)} ms (${((cpu[kind].own / 1000 / seconds) * 100).toFixed(0)}% busy), Azurite ${(cpu[kind].azurite / INSTANCES).toFixed(2)} ms (${((cpu[kind].azurite / 1000 / seconds) * 100).toFixed(0)}% busy)`;
     row(
-      `floor: 8-call trigger operations, ${CLIENTS} clients, on Signalbox's interest table (${interestRows} rows) and lease container (${leaseBlobs} blobs)`,
+      `floor: 7-call trigger operations, ${CLIENTS} clients, on Signalbox's interest table (${interestRows} rows) and lease container (${leaseBlobs} blobs)`,
       `${floorRate.toFixed(0)} operations/s; ${perOperation('floor', floorOperationSeconds)}`,
     );
     row(
@@ -263,6 +276,25 @@ async function main(): Promise<void> {
     row(
       `floor on its own ${floorInstances}-row interest table and ${floorInstances}-blob container (Azurite scans them)`,
       `${smallFloorRate.toFixed(0)} operations/s; Signalbox, Prefer: wait = ${(waitingRate / smallFloorRate).toFixed(2)} of it; ${perOperation('smallFloor', smallFloorSeconds)}`,
+    );
+
+    // 1b. Concurrency: CONCURRENT_CLIENTS clients on CONCURRENT_INSTANCES instances, each trigger to the
+    // next instance in turn (so two clients sometimes meet on one): throughput, p95 of POST to finished,
+    // CPU per trigger of this process (server and clients) and of Azurite.
+    const concurrentLatencies: number[] = [];
+    const concurrentOwnBefore = process.cpuUsage();
+    const concurrentAzuriteBefore = cpuMillisecondsOf(azurite.pid);
+    const concurrentSeconds = await inParallel(CONCURRENT_CLIENTS, CONCURRENT_TRIGGERS, async (index) => {
+      const begin = performance.now();
+      await triggerWaiting(base, `i-${index % CONCURRENT_INSTANCES}`);
+      concurrentLatencies.push(performance.now() - begin);
+    });
+    const concurrentOwn = process.cpuUsage(concurrentOwnBefore);
+    const concurrentAzurite = cpuMillisecondsOf(azurite.pid) - concurrentAzuriteBefore;
+    concurrentLatencies.sort((a, b) => a - b);
+    row(
+      `Signalbox: ${CONCURRENT_CLIENTS} clients on ${CONCURRENT_INSTANCES} instances, Prefer: wait`,
+      `${(CONCURRENT_TRIGGERS / concurrentSeconds).toFixed(0)} triggers/s; p95 ${percentile(concurrentLatencies, 95).toFixed(1)} ms; CPU per trigger: this process ${((concurrentOwn.user + concurrentOwn.system) / 1000 / CONCURRENT_TRIGGERS).toFixed(2)} ms, Azurite ${(concurrentAzurite / CONCURRENT_TRIGGERS).toFixed(2)} ms`,
     );
 
     // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.

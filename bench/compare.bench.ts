@@ -25,6 +25,10 @@ const FIGURES: readonly { readonly name: string; readonly row: string; readonly 
   { name: 'p50 ms, POST to finished', row: 'p50 / p99', pattern: /'([\d.]+) ms \// },
   { name: 'p99 ms, POST to finished', row: 'p50 / p99', pattern: /\/ ([\d.]+) ms =/ },
   { name: 'storage requests per trigger', row: 'storage requests of one single-instance trigger, Prefer: wait', pattern: /'(\d+) \{/ },
+  { name: 'concurrent triggers/s (16 clients, 100 instances)', row: 'clients on', pattern: /'(\d+) triggers\/s/ },
+  { name: 'concurrent p95 ms', row: 'clients on', pattern: /p95 ([\d.]+) ms/ },
+  { name: 'concurrent CPU ms per trigger, server process', row: 'clients on', pattern: /this process ([\d.]+) ms/ },
+  { name: 'concurrent CPU ms per trigger, Azurite', row: 'clients on', pattern: /Azurite ([\d.]+) ms/ },
   { name: 'fan-out applications/s', row: 'one trigger →', pattern: /'(\d+) applications\/s/ },
   { name: 'fan-out peak RSS MiB', row: 'peak during the fan-out', pattern: /\/ (\d+) MiB/ },
 ];

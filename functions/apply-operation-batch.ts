@@ -3,7 +3,9 @@
  * batch of candidate instances (a page, the fan-out's `apply` step: src/engine/operations/fan-out.ts): one
  * `applyTrigger` activity per instance, retried for lease and transient storage faults. Batches are
  * sub-orchestrations so that each durable history holds at most one page of tasks. Each activity stores
- * its instance's result itself and answers only the outcome, so history holds counts, not results.
+ * its instance's result itself and answers only the outcome, so history holds counts, not results; only
+ * an operation of one instance (operation-orchestrator.ts, MAX_KEPT_RESULTS_DURABLE) has its one short result answered, for the
+ * completion to record (decision 0017).
  *
  * A batch runs to its end: when an instance's activity fails for good, the others (all scheduled at
  * once) are still waited for and counted, and the batch reports the first failure in its outcome, so
@@ -27,6 +29,8 @@ export const APPLY_OPERATION_BATCH = 'applyTriggerBatch';
 export interface ApplyOperationBatchInput {
   readonly operationId: string;
   readonly instanceIds: readonly string[];
+  /** The batch is the whole operation (FanOutBatch.keepResults): each activity answers its short result, which the completion records. */
+  readonly keepResults?: boolean;
 }
 
 /** The batch's counts (its results are in the operation's results, written by each activity), and the first failure. */
@@ -41,8 +45,9 @@ export const activityRetryOptions: df.RetryOptions = (() => {
 })();
 
 export const applyOperationBatch: OrchestrationHandler = function* (context: OrchestrationContext) {
-  const { operationId, instanceIds } = context.df.getInput<ApplyOperationBatchInput>();
-  const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, { operationId, instanceId } satisfies ApplyOperationInput));
+  const { operationId, instanceIds, keepResults = false } = context.df.getInput<ApplyOperationBatchInput>();
+  const input = (instanceId: string): ApplyOperationInput => ({ operationId, instanceId, ...(keepResults ? { keepResult: true } : {}) });
+  const tasks = instanceIds.map((instanceId) => context.df.callActivityWithRetry(ActivityName.applyOperation, activityRetryOptions, input(instanceId)));
   let results: AppliedOutcome[] = [];
   let error: string | undefined;
   // Task.all refuses an empty list; the parent never sends one, but an empty page must not fail.

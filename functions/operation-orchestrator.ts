@@ -43,6 +43,13 @@ export const MAX_BATCHES_IN_FLIGHT = 8;
  * costs several storage requests of its own).
  */
 export const DURABLE_PAGE_SIZE = 50;
+/**
+ * An operation of one instance has its result (at most MAX_KEPT_RESULT_LENGTH characters) carried
+ * through history to the completion, which records it, instead of a row of its own: one storage request
+ * less for the common trigger to one instance, a bounded few kilobytes of history. Larger ones keep their
+ * results out of history (decision 0015).
+ */
+export const MAX_KEPT_RESULTS_DURABLE = 1;
 
 export interface OperationOrchestratorInput {
   readonly operationId: string;
@@ -77,7 +84,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
   if (!begun.shouldRun) return undefined;
   const source = candidateSource(begun);
   // A tenant's broadcast holds at most its quota of batches at once, so other tenants' work gets the workers too.
-  const fanOut = new FanOut(begun, { batchesInFlight: batchesInFlightOf(input) });
+  const fanOut = new FanOut(begun, { batchesInFlight: batchesInFlightOf(input), maxKeptResults: MAX_KEPT_RESULTS_DURABLE });
 
   /** Batches started and not yet waited for, oldest first. */
   const batches: Task[] = [];
@@ -112,7 +119,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         break;
       }
       case 'apply': {
-        const input: ApplyOperationBatchInput = { operationId, instanceIds: step.batch.instanceIds };
+        const input: ApplyOperationBatchInput = { operationId, instanceIds: step.batch.instanceIds, ...(step.batch.keepResults ? { keepResults: true } : {}) };
         const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, input, `${operationId}:batch:${step.batch.number}`);
         batches.push(batch);
         unscheduled.push(batch);

@@ -20,6 +20,8 @@ import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/model';
 import { MAX_OFFER_TRACE_ENTRIES, MAX_RECENT_OFFERS } from '../src/engine/decide';
 import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/model';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/definition';
+import { MAX_DEBOUNCES_PER_WORKFLOW, MAX_DEBOUNCE_WAIT_IN_MS, MAX_FLOW_KEY_LENGTH, MAX_RATE_LIMITS_PER_WORKFLOW, MAX_RATE_LIMIT_PERIOD_IN_MS } from '../src/engine/definition';
+import { DEFAULT_TRIGGER_PRIORITY, MAX_TRIGGER_PRIORITY, MIN_TRIGGER_PRIORITY } from '../src/engine/model';
 import { MAX_CAUSAL_DEPTH, MAX_SUBJECTS_PER_TRIGGER, MAX_TRIGGER_SIZE_IN_BYTES } from '../src/engine/model';
 import { MAX_CAUSAL_BUDGET, MAX_SELF_CAUSED_CHANGES_PER_MINUTE, SELF_CAUSED_WINDOW_IN_MS } from '../src/engine/decide';
 import { MAX_TIMER_DELAY_IN_DAYS } from '../src/engine/timers';
@@ -83,6 +85,10 @@ describe('the README limits table', () => {
       [`| ${MAX_SELF_CAUSED_CHANGES_PER_MINUTE} within a ${SELF_CAUSED_WINDOW_IN_MS === 60_000 ? 'minute' : `${SELF_CAUSED_WINDOW_IN_MS} ms`} |`],
     ],
     ['Subscriptions per workflow', [String(MAX_SUBSCRIPTIONS_PER_WORKFLOW)]],
+    ['Trigger priority', [`${MIN_TRIGGER_PRIORITY}-${MAX_TRIGGER_PRIORITY} (${DEFAULT_TRIGGER_PRIORITY} when absent)`]],
+    ['`flow.rateLimits` per workflow', [`| ${MAX_RATE_LIMITS_PER_WORKFLOW},`, number(MAX_RATE_LIMIT_PERIOD_IN_MS)]],
+    ["A `flow` policy's key (rendered)", [`${number(MAX_FLOW_KEY_LENGTH)} characters`]],
+    ['`flow.debounce` per workflow', [`| ${MAX_DEBOUNCES_PER_WORKFLOW} trigger names`, number(MAX_DEBOUNCE_WAIT_IN_MS)]],
     ['CLI: response body read', [mebibytes(MAX_RESPONSE_BODY_BYTES)]],
     ['Timer delay (`after`, or an `at` instant, from entering the state)', [`${number(MAX_TIMER_DELAY_IN_DAYS)} days`]],
     ['Outbound response body', [`${mebibytes(DEFAULT_MAX_RESPONSE_BYTES)} after decompression`]],

@@ -208,7 +208,7 @@ export interface paths {
         put?: never;
         /**
          * Send a trigger to one instance
-         * @description The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.
+         * @description The instance id is the only subject and the instance the only candidate (no other instance is offered it); a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.
          */
         post: operations["sendInstanceTrigger"];
         delete?: never;
@@ -889,6 +889,7 @@ export interface components {
                     [key: string]: components["schemas"]["JsonValue"];
                 };
                 contentType?: string;
+                priority?: number;
             };
             /** @description Only for `migration`: what it migrates. */
             migration?: {
@@ -921,6 +922,8 @@ export interface components {
             };
             /** @description Who sent the trigger or asked for the migration or bulk action. */
             actor?: components["schemas"]["Actor"];
+            /** @description Only for `trigger`: the trigger's priority (1-5, 3 when it named none), where triggers wait to run. */
+            priority?: number;
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -943,7 +946,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -970,7 +973,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -1310,6 +1313,7 @@ export interface components {
                     [key: string]: components["schemas"]["JsonValue"];
                 };
                 contentType?: string;
+                priority?: number;
             };
             /** @description Only for `migration`: what it migrates. */
             migration?: {
@@ -1342,6 +1346,8 @@ export interface components {
             };
             /** @description Who sent the trigger or asked for the migration or bulk action. */
             actor?: components["schemas"]["Actor"];
+            /** @description Only for `trigger`: the trigger's priority (1-5, 3 when it named none), where triggers wait to run. */
+            priority?: number;
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
@@ -1738,6 +1744,39 @@ export interface components {
                 sensitive?: boolean;
             }[];
             uniqueBusinessKey?: boolean;
+            flow?: {
+                unique?: {
+                    /** @description Over the creation request: `context` (and `instance.id`). An instance whose key yields nothing is not limited. */
+                    key: string;
+                    /**
+                     * @description `reject`: a second create answers 409 naming the existing instance; `existing`: it answers 200 with the existing instance.
+                     * @default reject
+                     * @enum {string}
+                     */
+                    onConflict?: "reject" | "existing";
+                };
+                debounce?: {
+                    /** @description The trigger name whose bursts are coalesced, per instance. */
+                    trigger: string;
+                    /** @description The quiet time: the burst is applied this long after its latest trigger. */
+                    periodMs: number;
+                    /** @description Applied at the latest this long after its first trigger, quiet or not. @default none */
+                    maxWaitMs?: number;
+                    /** @description JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is */
+                    merge?: string;
+                }[];
+                rateLimits?: {
+                    /** @description Calls to this host only (exact, case-insensitive). Absent: every call of the workflow. */
+                    host?: string;
+                    /** @description One limit per value of this key (over the instance and trigger). Absent: one per host. */
+                    key?: string;
+                    /** @description Calls per `periodMs` (the sustained rate). */
+                    limit: number;
+                    periodMs: number;
+                    /** @description Calls that may go at once after a quiet time. @default limit */
+                    burst?: number;
+                }[];
+            };
         };
         /** Signalbox workflow (a stored version) */
         Workflow: {
@@ -1869,6 +1908,39 @@ export interface components {
                 sensitive?: boolean;
             }[];
             uniqueBusinessKey?: boolean;
+            flow?: {
+                unique?: {
+                    /** @description Over the creation request: `context` (and `instance.id`). An instance whose key yields nothing is not limited. */
+                    key: string;
+                    /**
+                     * @description `reject`: a second create answers 409 naming the existing instance; `existing`: it answers 200 with the existing instance.
+                     * @default reject
+                     * @enum {string}
+                     */
+                    onConflict?: "reject" | "existing";
+                };
+                debounce?: {
+                    /** @description The trigger name whose bursts are coalesced, per instance. */
+                    trigger: string;
+                    /** @description The quiet time: the burst is applied this long after its latest trigger. */
+                    periodMs: number;
+                    /** @description Applied at the latest this long after its first trigger, quiet or not. @default none */
+                    maxWaitMs?: number;
+                    /** @description JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is */
+                    merge?: string;
+                }[];
+                rateLimits?: {
+                    /** @description Calls to this host only (exact, case-insensitive). Absent: every call of the workflow. */
+                    host?: string;
+                    /** @description One limit per value of this key (over the instance and trigger). Absent: one per host. */
+                    key?: string;
+                    /** @description Calls per `periodMs` (the sustained rate). */
+                    limit: number;
+                    periodMs: number;
+                    /** @description Calls that may go at once after a quiet time. @default limit */
+                    burst?: number;
+                }[];
+            };
             version: number;
             etag: string;
         };
@@ -2002,6 +2074,39 @@ export interface components {
                 sensitive?: boolean;
             }[];
             uniqueBusinessKey?: boolean;
+            flow?: {
+                unique?: {
+                    /** @description Over the creation request: `context` (and `instance.id`). An instance whose key yields nothing is not limited. */
+                    key: string;
+                    /**
+                     * @description `reject`: a second create answers 409 naming the existing instance; `existing`: it answers 200 with the existing instance.
+                     * @default reject
+                     * @enum {string}
+                     */
+                    onConflict?: "reject" | "existing";
+                };
+                debounce?: {
+                    /** @description The trigger name whose bursts are coalesced, per instance. */
+                    trigger: string;
+                    /** @description The quiet time: the burst is applied this long after its latest trigger. */
+                    periodMs: number;
+                    /** @description Applied at the latest this long after its first trigger, quiet or not. @default none */
+                    maxWaitMs?: number;
+                    /** @description JSONata giving the parameters to apply, from `previous.parameters` (the burst so far) and `trigger.parameters` (the one arriving), e.g. `$merge([previous.parameters, trigger.parameters])`. @default the latest trigger as it is */
+                    merge?: string;
+                }[];
+                rateLimits?: {
+                    /** @description Calls to this host only (exact, case-insensitive). Absent: every call of the workflow. */
+                    host?: string;
+                    /** @description One limit per value of this key (over the instance and trigger). Absent: one per host. */
+                    key?: string;
+                    /** @description Calls per `periodMs` (the sustained rate). */
+                    limit: number;
+                    periodMs: number;
+                    /** @description Calls that may go at once after a quiet time. @default limit */
+                    burst?: number;
+                }[];
+            };
             version: number;
             etag: string;
             warnings: components["schemas"]["DefinitionWarning"][];
@@ -2917,6 +3022,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The workflow's `flow.unique` key is held by an instance that has not ended, and the workflow says `onConflict: existing`: that instance. */
+            200: {
+                headers: {
+                    /** @description The version, for If-Match and If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Instance"];
+                };
+            };
             /** @description Created, in the initial state (or `faulted` if its entry failed). */
             201: {
                 headers: {
@@ -2966,7 +3082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An instance with this id exists, or the tenant has as many instances alive as its quota allows (nothing was created). */
+            /** @description An instance with this id exists, or the unique key (`flow.unique`, `uniqueBusinessKey`) is held by one that has not ended (`existingInstanceId` names it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,6 +3460,8 @@ export interface operations {
                     parameters?: {
                         [key: string]: components["schemas"]["JsonValue"];
                     };
+                    /** @description Where triggers wait to run, higher goes first: 1 (lowest) to 5. @default 3 */
+                    priority?: number;
                 };
             };
         };
@@ -4389,6 +4507,8 @@ export interface operations {
                     parameters?: {
                         [key: string]: components["schemas"]["JsonValue"];
                     };
+                    /** @description Where triggers wait to run, higher goes first: 1 (lowest) to 5. @default 3 */
+                    priority?: number;
                 };
             };
         };

@@ -11,7 +11,7 @@ import type { RecoveryRepair } from './decide/decide-recover';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide/decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './runtime/engine-options';
 import { TriggerOutcome } from './model/enums';
-import { ConflictError, NotFoundError, isRetryable } from './model/errors';
+import { ConflictError, NotFoundError, UniqueKeyTakenError, isRetryable } from './model/errors';
 import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './runtime/event-delivery';
 import { EventDispatcher } from './runtime/event-dispatcher';
 import type { LifecycleEventRecord } from './decide/lifecycle-events';
@@ -48,6 +48,7 @@ import { WorkflowService } from './runtime/workflow-service';
 import { InstanceReads } from './runtime/instance-reads';
 import { LifecycleEventOperations } from './runtime/lifecycle-event-operations';
 import { WaitingService } from './runtime/waiting-service';
+import { claimUniqueKey } from './runtime/unique-keys';
 import type { WaitingAnswer } from './analysis/why-waiting';
 import type { WaitingSummary } from './analysis/waiting-summary';
 import type { Actor } from './model/actor';
@@ -206,7 +207,15 @@ export class Engine {
    * unknown workflow, ConflictError for a duplicate id. An initial entry condition that is false or an
    * entry action that fails creates it `faulted`.
    */
-  createInstance(input: CreateInstanceInput, options: ActingOptions = {}): Promise<StoredInstance> {
+  async createInstance(input: CreateInstanceInput, options: ActingOptions = {}): Promise<StoredInstance> {
+    return (await this.createOrFindInstance(input, options)).instance;
+  }
+
+  /**
+   * As createInstance; under a workflow's `flow.unique` with `onConflict: existing`, a request whose key an
+   * instance that has not ended holds answers that instance (`created: false`) instead of a ConflictError.
+   */
+  createOrFindInstance(input: CreateInstanceInput, options: ActingOptions = {}): Promise<{ instance: StoredInstance; created: boolean }> {
     return withSpan('Engine.createInstance', {}, async (span) => {
       // Checked again: library callers may pass anything (a route has parsed it already).
       const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
@@ -219,10 +228,15 @@ export class Engine {
         ...(options.actor ? { actor: options.actor } : {}),
       };
       await this.claimBusinessKey(workflow.definition, request, options);
-      const created = await this.runtime.create(workflow, request, options);
+      const claim = await claimUniqueKey(this.ports, workflow.definition, request, this.options.clock.now, options);
+      if (claim.existing) {
+        span.setAttributes({ instanceId: claim.existing.id, workflowId: claim.existing.workflowId, status: claim.existing.status, existing: true });
+        return { instance: claim.existing, created: false };
+      }
+      const created = await this.runtime.create(workflow, claim.request, options);
       span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
       await this.relayAfter(created, options);
-      return created.instance;
+      return { instance: created.instance, created: true };
     });
   }
 
@@ -235,7 +249,7 @@ export class Engine {
       return instance !== undefined && !instance.deleting && instance.businessKey === businessKey && instance.workflowId === definition.id;
     };
     const holder = await this.ports.search.claimBusinessKey(definition.id, businessKey, request.instanceId, isHeld, options);
-    if (holder !== undefined) throw new ConflictError(`The business key "${businessKey}" is taken by instance "${holder}"`);
+    if (holder !== undefined) throw new UniqueKeyTakenError(`The business key "${businessKey}" is taken by instance "${holder}"`, holder);
   }
 
   getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {

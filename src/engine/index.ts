@@ -68,8 +68,30 @@ export { defaultEventDeliveryPolicy, retryDelayInMs, type EventDeliveryPolicy } 
 export { toCloudEvent, structuredMessage, eventSource } from './events/cloud-event';
 export type { AttemptResult, EventDeliveryTarget } from './runtime/event-delivery';
 export { ActionCallJournal } from './runtime/action-call-journal';
-export { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX, raisedTriggerId, retryTriggerId, timerTriggerId, toTriggerId } from './model/trigger-ids';
-export { armTimers, dueTimersOf, newlyArmed, retryTimerOf, timerOutboxRows, timerTrigger, RETRY_TRIGGER_NAME, TIMER_TRIGGER_NAME, type DueTimer } from './decide/timers';
+export {
+  DEBOUNCE_TRIGGER_ID_PREFIX,
+  RAISED_TRIGGER_ID_PREFIX,
+  RETRY_TRIGGER_ID_PREFIX,
+  TIMER_TRIGGER_ID_PREFIX,
+  debounceTriggerId,
+  raisedTriggerId,
+  retryTriggerId,
+  timerTriggerId,
+  toTriggerId,
+} from './model/trigger-ids';
+export {
+  armTimers,
+  debounceTimersOf,
+  dueTimersOf,
+  newlyArmed,
+  retryTimerOf,
+  timerOutboxRows,
+  timerTrigger,
+  DEBOUNCE_TRIGGER_NAME,
+  RETRY_TRIGGER_NAME,
+  TIMER_TRIGGER_NAME,
+  type DueTimer,
+} from './decide/timers';
 export {
   MAX_IN_PLACE_RETRY_WAIT_IN_MS,
   MAX_RETRY_ATTEMPTS,

@@ -8,7 +8,19 @@
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
 import { NotFoundError, isRetryable } from '../engine/model';
-import { OperationKind, emptySummary, mergeTotals, operationResult, type AppliedOutcome, type InstanceResult, type Operation, type OperationTotals, type StoredOperation } from '../engine/operations';
+import {
+  MAX_KEPT_RESULT_LENGTH,
+  OperationKind,
+  emptySummary,
+  fitResult,
+  mergeTotals,
+  operationResult,
+  type AppliedOutcome,
+  type InstanceResult,
+  type Operation,
+  type OperationTotals,
+  type StoredOperation,
+} from '../engine/operations';
 import { BulkAction } from '../engine/decide';
 import { outcomesOf, selectionOf } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
@@ -60,8 +72,10 @@ export function candidateSourceOf(operation: Operation): CandidateSource {
   if (!selection) {
     if (operation.kind !== undefined && operation.kind !== OperationKind.trigger) return { subjects: [] };
     const { trigger } = operation;
-    // A timer's trigger has one subject, its own instance (timers.ts): that is the candidate.
-    return { subjects: trigger.subjects, ...(trigger.timer ? { instanceIds: trigger.subjects } : {}) };
+    // A timer's trigger has one subject, its own instance (timers.ts), and so has one sent to an instance
+    // by its route: that is the candidate.
+    const addressed = trigger.timer ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
+    return { subjects: trigger.subjects, ...(addressed ? { instanceIds: addressed } : {}) };
   }
   return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };
 }
@@ -139,12 +153,16 @@ export class OperationActivityService implements OperationActivities {
     return operation;
   }
 
-  async applyOperation({ operationId, instanceId }: ApplyOperationInput): Promise<AppliedOutcome> {
+  async applyOperation({ operationId, instanceId, keepResult = false }: ApplyOperationInput): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
     // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
     // is kept if that one wrote it (with its trace, which the instance's record does not hold).
     const applied = await this.resultOf(operation, instanceId);
     const result = operationResult(applied);
+    if (keepResult) {
+      const kept = fitResult(result);
+      if (JSON.stringify(kept).length <= MAX_KEPT_RESULT_LENGTH) return { outcome: result.outcome, result: kept };
+    }
     await this.options.operations.putResult(operationId, result, { keepExisting: applied.outcome === TriggerOutcome.duplicate });
     return { outcome: result.outcome };
   }

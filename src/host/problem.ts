@@ -5,7 +5,7 @@
  * answers, and conflicts translated from a storage failure (they carry it as `cause`), get a generic
  * detail, and the server log gets the message.
  */
-import { SignalboxError, ValidationError, type SignalboxErrorCode, type ValidationIssue } from '../engine/model';
+import { SignalboxError, UniqueKeyTakenError, ValidationError, type SignalboxErrorCode, type ValidationIssue } from '../engine/model';
 import type { ApiResponse } from './http/types';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -29,6 +29,8 @@ export interface Problem {
   readonly status: number;
   readonly detail: string;
   readonly errors?: readonly ValidationIssue[];
+  /** A 409 for a unique key: the instance that holds it. */
+  readonly existingInstanceId?: string;
 }
 
 export function problem(status: number, title: string, detail: string, errors?: readonly ValidationIssue[]): ApiResponse {
@@ -53,7 +55,8 @@ export function problemResponse(error: unknown, log?: (message: string, error: u
     const hidden = status >= 500 || (error.code === 'conflict' && error.cause !== undefined);
     if (hidden) log?.('request failed', error);
     const detail = hidden ? (genericDetail[error.code] ?? 'The request failed; the server log has the details.') : error.message;
-    return problem(status, title, detail, error instanceof ValidationError ? error.issues : undefined);
+    const answer = problem(status, title, detail, error instanceof ValidationError ? error.issues : undefined);
+    return error instanceof UniqueKeyTakenError ? { ...answer, body: { ...(answer.body as Problem), existingInstanceId: error.existingInstanceId } } : answer;
   }
   log?.('unexpected error', error);
   return problem(500, 'Internal error', 'The request failed unexpectedly; the server log has the details.');

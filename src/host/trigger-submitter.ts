@@ -4,7 +4,7 @@
  * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, by the outbox relay for
  * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
  */
-import { OperationStatus } from '../engine/model';
+import { OperationStatus, triggerPriority } from '../engine/model';
 import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operations';
 import type { BulkRequest, MigrationRequest } from '../engine/decide';
 import { outcomesOf } from '../engine/operations';
@@ -74,16 +74,19 @@ export class TriggerSubmitter {
     return recorded.operation;
   }
 
-  /** Records the operation (or finds the existing one) and makes sure it runs. */
-  async submit(trigger: Trigger, options?: OperationOptions): Promise<StoredOperation> {
+  /**
+   * Records the operation (or finds the existing one) and makes sure it runs. `to.instanceId`: the
+   * trigger is sent to that instance alone (its route), which is its only candidate.
+   */
+  async submit(trigger: Trigger, options?: OperationOptions, to?: { readonly instanceId: string }): Promise<StoredOperation> {
     const at = this.now().toISOString();
     // The candidate lookup runs while the record is written. Safe: the index does not depend on the
     // record, and the lookup is as much "at acceptance" as one made after it (the index is a superset of
     // the truth, re-checked under each instance's lease either way). It is used only when this call
     // records the operation; for a repeated trigger id it is one wasted read. A failed lookup is looked
     // up again by the run, so its rejection is handled here.
-    // A timer's trigger names its candidate itself (candidateSourceOf): nothing to look up.
-    const firstPage = trigger.timer ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
+    // A timer's trigger, and one sent to an instance, names its candidate itself (candidateSourceOf): nothing to look up.
+    const firstPage = trigger.timer || to ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
     firstPage?.catch(() => undefined);
     const fingerprint = triggerFingerprint(trigger);
     const { operation, created } = await this.operations.create(
@@ -92,6 +95,8 @@ export class TriggerSubmitter {
         triggerId: trigger.id,
         trigger,
         triggerFingerprint: fingerprint,
+        ...(to ? { addressedInstanceId: to.instanceId } : {}),
+        priority: triggerPriority(trigger),
         status: OperationStatus.notStarted,
         createdAt: at,
         updatedAt: at,

@@ -72,6 +72,13 @@ const MIN_HAND_OFF_REMAINING_IN_MS = 5000;
 /** A handed-over lease nobody took within this time is released. */
 const UNCLAIMED_HAND_OFF_IN_MS = 1000;
 
+/**
+ * Blob clients kept per lease name, most recently used last. Making one builds a service-client
+ * context (URL parsing, a pipeline context), a measurable share of each `withLease`'s CPU; a
+ * broadcast to more names than this cycles through them as before.
+ */
+const MAX_CACHED_BLOB_CLIENTS = 1024;
+
 /** A lease held by this process between two local holders of its name. */
 interface HeldLease {
   readonly lease: BlobLeaseClient;
@@ -103,6 +110,7 @@ export class BlobLeaseProvider implements LeaseProvider {
   private readonly handOffs = new Map<string, HeldLease>();
   /** Leases held by work in this process, by name: wall-clock times for `inspect` (which explains, never decides). */
   private readonly heldHere = new Map<string, { since: number; expiresAt: number | undefined }>();
+  private readonly blobClients = new Map<string, BlockBlobClient>();
 
   constructor(
     private readonly container: ContainerClient,
@@ -116,7 +124,7 @@ export class BlobLeaseProvider implements LeaseProvider {
     assertLeaseDuration(durationInSeconds);
     const maxWaitInMs = options.maxWaitInMs ?? 60000;
     const started = performance.now();
-    const blob = this.container.getBlockBlobClient(leaseBlobName(name));
+    const blob = this.blobOf(name);
 
     // Join this process's queue for the name; the previous holder or waiter must finish first.
     const previous = this.localQueues.get(name);
@@ -173,7 +181,20 @@ export class BlobLeaseProvider implements LeaseProvider {
    * optimisation (withLease creates a missing blob itself).
    */
   async prepare(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<void> {
-    await this.createBlob(this.container.getBlockBlobClient(leaseBlobName(name)), name, options.abortSignal);
+    await this.createBlob(this.blobOf(name), name, options.abortSignal);
+  }
+
+  private blobOf(name: string): BlockBlobClient {
+    const cached = this.blobClients.get(name);
+    if (cached) {
+      this.blobClients.delete(name);
+      this.blobClients.set(name, cached);
+      return cached;
+    }
+    const blob = this.container.getBlockBlobClient(leaseBlobName(name));
+    this.blobClients.set(name, blob);
+    if (this.blobClients.size > MAX_CACHED_BLOB_CLIENTS) this.blobClients.delete(this.blobClients.keys().next().value!);
+    return blob;
   }
 
   /** The blob's lease state (one request), with what this process knows of a lease it holds itself. */
@@ -181,7 +202,7 @@ export class BlobLeaseProvider implements LeaseProvider {
     const here = this.heldHere.get(name);
     const heldHere = here ? { heldHere: { since: new Date(here.since).toISOString(), ...(here.expiresAt !== undefined ? { expiresAt: new Date(here.expiresAt).toISOString() } : {}) } } : {};
     try {
-      const properties = await this.container.getBlockBlobClient(leaseBlobName(name)).getProperties({ abortSignal: options.abortSignal });
+      const properties = await this.blobOf(name).getProperties({ abortSignal: options.abortSignal });
       // `breaking`: still held until its break period ends.
       const held = properties.leaseState === 'leased' || properties.leaseState === 'breaking';
       return held ? { held, infinite: properties.leaseDuration === 'infinite', ...heldHere } : { held };

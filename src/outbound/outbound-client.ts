@@ -4,9 +4,10 @@
  *
  * 1. the allow-list (by name, before anything leaves the process);
  * 2. bounded retries (`Retry-After` honoured, backoff for transient failures), or the step's own policy;
- * 3. a managed-identity bearer token, for requests that ask for one (https only);
- * 4. a deadline per attempt, body included;
- * 5. the response size limit (after decompression).
+ * 3. the workflow's rate limits: each attempt waits for a slot, within its time limit (`flow.rateLimits`);
+ * 4. a managed-identity bearer token, for requests that ask for one (https only);
+ * 5. a deadline per attempt, body included (less the wait for a slot);
+ * 6. the response size limit (after decompression).
  *
  * Connections resolve names through the guarded lookup (no private addresses unless listed), and
  * redirects are not followed: no redirect policy is in the pipeline, so a 3xx is a non-2xx answer, a
@@ -25,6 +26,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES, responseSizePolicy } from './response-size-
 import { outboundRetryPolicy, type OutboundRetryOptions } from './retry-policy';
 import { stepRetryPolicy } from './step-retry-policy';
 import { timeoutPolicy } from './timeout-policy';
+import { rateLimitPolicy, type RateLimitedRequest } from './rate-limit-policy';
+import { RateLimiter } from './rate-limiter';
 
 export interface OutboundClientOptions extends OutboundRetryOptions {
   /** Hosts calls may reach (exact names or addresses, or `*.suffix`); private addresses only when listed exactly. @default [] (none) */
@@ -41,6 +44,8 @@ export interface OutboundClientOptions extends OutboundRetryOptions {
   resolveAll?: ResolveAll;
   /** The transport. @default the Azure SDK's Node.js HTTP client */
   httpClient?: HttpClient;
+  /** The slots of `flow.rateLimits` (rate-limiter.ts): share one between clients to share the limits. @default one of its own, in process */
+  rateLimiter?: RateLimiter;
 }
 
 /** Scopes whose pipeline (and cached token) is kept; more distinct resources than this rebuild theirs. */
@@ -58,14 +63,30 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
   const timeouts = new WeakMap<PipelineRequest, number>();
   const statusOnly = new WeakSet<PipelineRequest>();
   const stepRetries = new WeakMap<PipelineRequest, StepRetry>();
+  const rateLimited = new WeakMap<PipelineRequest, RateLimitedRequest>();
+  const waitedForSlot = new WeakMap<PipelineRequest, number>();
+  const rateLimiter = options.rateLimiter ?? new RateLimiter();
+  const defaultTimeoutInMs = options.defaultTimeoutInMs ?? 10_000;
+  /** The attempt's deadline: the step's time limit (or the default), less what it waited for a rate limit's slot. */
+  const attemptTimeoutInMs = (request: PipelineRequest): number | undefined => {
+    const waited = waitedForSlot.get(request) ?? 0;
+    return waited > 0 ? Math.max(1, (timeouts.get(request) ?? defaultTimeoutInMs) - waited) : timeouts.get(request);
+  };
 
   function pipelineWith(resource: string | undefined): Pipeline {
     const pipeline = createEmptyPipeline();
     pipeline.addPolicy(allowListPolicy(allowedHosts));
     // A step's own retry policy when it has one, else the client's default retries.
     pipeline.addPolicy(stepRetryPolicy(outboundRetryPolicy(options), (request) => stepRetries.get(request)));
+    pipeline.addPolicy(
+      rateLimitPolicy(
+        rateLimiter,
+        (request) => rateLimited.get(request),
+        (request, waitedInMs) => waitedForSlot.set(request, waitedInMs),
+      ),
+    );
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
-    pipeline.addPolicy(timeoutPolicy(options.defaultTimeoutInMs ?? 10_000, (request) => timeouts.get(request)));
+    pipeline.addPolicy(timeoutPolicy(defaultTimeoutInMs, attemptTimeoutInMs));
     pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
     return pipeline;
   }
@@ -101,6 +122,13 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
       if (request.timeoutInMs !== undefined) timeouts.set(pipelineRequest, request.timeoutInMs);
       if (request.statusOnly) statusOnly.add(pipelineRequest);
       if (request.retry) stepRetries.set(pipelineRequest, request.retry);
+      if (request.rateLimits?.length) {
+        rateLimited.set(pipelineRequest, {
+          rateLimits: request.rateLimits,
+          timeLimitInMs: request.timeoutInMs ?? defaultTimeoutInMs,
+          ...(request.onThrottled ? { onThrottled: request.onThrottled } : {}),
+        });
+      }
       try {
         const response = await pipelineFor(request.managedIdentityResource).sendRequest(httpClient, pipelineRequest);
         return { status: response.status, body: parseBody(response.bodyAsText) };

@@ -5,6 +5,7 @@
  */
 import { TableClient, type TableServiceClientOptions } from '@azure/data-tables';
 import type { TokenCredential } from '@azure/core-auth';
+import type { Pipeline as CorePipeline } from '@azure/core-rest-pipeline';
 import { BlobServiceClient, ContainerClient, newPipeline } from '@azure/storage-blob';
 import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';
 import type { RequestCounter } from './request-counter';
@@ -45,16 +46,42 @@ function isInsecure(connectionString: string): boolean {
   return /DefaultEndpointsProtocol=http(;|$)/i.test(connectionString) || /Endpoint=http:/i.test(connectionString);
 }
 
+/**
+ * Policies the SDKs put in every pipeline that cost CPU on every request and do nothing here. The
+ * tracing policy parses and sanitises the URL and opens a span per request, a no-op span unless an
+ * Azure SDK instrumenter is registered, and Signalbox registers none (functions/telemetry.ts traces
+ * outgoing HTTP with the HTTP instrumentation, which sees these requests anyway). The log policy stays:
+ * it returns at once unless AZURE_LOG_LEVEL turns the SDK's logging on.
+ */
+const IDLE_POLICY_NAMES = ['tracingPolicy'] as const;
+
+function removeIdlePolicies(pipeline: CorePipeline): void {
+  for (const name of IDLE_POLICY_NAMES) pipeline.removePolicy({ name });
+}
+
+/**
+ * The core pipeline a blob client sends through: the blob SDK builds it from its legacy `Pipeline` on
+ * the first client and shares it with every client made from that one (`getBlockBlobClient`), but
+ * exposes it only to subclasses, hence the narrowing here.
+ */
+export function corePipelineOf(client: ContainerClient): CorePipeline {
+  return (client as unknown as { readonly storageClientContext: { readonly pipeline: CorePipeline } }).storageClientContext.pipeline;
+}
+
 export function createTableClient(connection: StorageConnection, tableName: string, options: StorageClientOptions = {}): TableClient {
   const clientOptions: TableServiceClientOptions = {
     ...(options.requestCounter && { additionalPolicies: [{ policy: options.requestCounter.tablePolicy, position: 'perRetry' as const }] }),
   };
-  if (connection.kind === 'identity') return new TableClient(connection.tableServiceUri, tableName, connection.credential, clientOptions);
-  return TableClient.fromConnectionString(connection.connectionString, tableName, {
-    ...clientOptions,
-    // Azurite speaks plain HTTP; the SDK refuses shared-key auth over HTTP unless told.
-    allowInsecureConnection: isInsecure(connection.connectionString),
-  });
+  const client =
+    connection.kind === 'identity'
+      ? new TableClient(connection.tableServiceUri, tableName, connection.credential, clientOptions)
+      : TableClient.fromConnectionString(connection.connectionString, tableName, {
+          ...clientOptions,
+          // Azurite speaks plain HTTP; the SDK refuses shared-key auth over HTTP unless told.
+          allowInsecureConnection: isInsecure(connection.connectionString),
+        });
+  removeIdlePolicies(client.pipeline);
+  return client;
 }
 
 export function createContainerClient(connection: StorageConnection, containerName: string, options: StorageClientOptions = {}): ContainerClient {
@@ -65,5 +92,7 @@ export function createContainerClient(connection: StorageConnection, containerNa
   const pipeline = newPipeline(credential);
   // The blob SDK takes no core-rest-pipeline policies; a legacy factory is its public extension point.
   if (options.requestCounter) pipeline.factories.push(options.requestCounter.blobPolicyFactory);
-  return new ContainerClient(url, pipeline);
+  const client = new ContainerClient(url, pipeline);
+  removeIdlePolicies(corePipelineOf(client));
+  return client;
 }

@@ -42,6 +42,8 @@ function toTimer(row: TableRow): DueTimer {
     ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
     // A pending retry's timer (timers.ts): it re-applies that trigger.
     ...(typeof row.retryTriggerId === 'string' ? { retry: { triggerId: row.retryTriggerId, attempt: Number(row.retryAttempt) } } : {}),
+    // A debounced burst's timer (debounce.ts): it applies that burst.
+    ...(typeof row.debounceTriggerId === 'string' ? { debounce: { triggerName: String(row.debounceTriggerName), triggerId: row.debounceTriggerId } } : {}),
   };
 }
 
@@ -105,6 +107,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
       ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),
       ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}),
       ...(timer.retry ? { retryTriggerId: timer.retry.triggerId, retryAttempt: timer.retry.attempt } : {}),
+      ...(timer.debounce ? { debounceTriggerName: timer.debounce.triggerName, debounceTriggerId: timer.debounce.triggerId } : {}),
     };
   }
 

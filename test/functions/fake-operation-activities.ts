@@ -53,10 +53,11 @@ export class FakeOperationActivities implements OperationActivities {
     return end < this.options.candidates.length ? { instanceIds, continuationToken: String(end) } : { instanceIds };
   }
 
-  /** As the real activity: the result is stored, the outcome answered. */
-  async applyOperation({ instanceId }: ApplyOperationInput): Promise<AppliedOutcome> {
+  /** As the real activity: the result is stored and the outcome answered, or with `keepResult` both answered. */
+  async applyOperation({ instanceId, keepResult }: ApplyOperationInput): Promise<AppliedOutcome> {
     this.applied.set(instanceId, (this.applied.get(instanceId) ?? 0) + 1);
     const result = this.options.outcomeFor?.(instanceId) ?? { instanceId, outcome: TriggerOutcome.transitioned, transitionId: 'submit', fromStateId: 'draft', toStateId: 'submitted' };
+    if (keepResult) return { outcome: result.outcome, result };
     this.results.set(instanceId, result);
     return { outcome: result.outcome };
   }

@@ -71,6 +71,29 @@ describe('triggerOrchestrator', () => {
     for (const event of applications) expect(JSON.parse(String(event.Result))).toEqual({ outcome: TriggerOutcome.transitioned });
   });
 
+  it('an operation of one instance carries its one result to the completion, which records it; of two, none (rows)', async () => {
+    const one = new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 });
+    // A retried application (the first attempt failed) answers its result too.
+    const injectFailure = failFirstAttempts(1, (call) => call.name === 'applyTrigger', 'lease unavailable');
+    const single = await run(one, 'op-one', { injectFailure });
+    expect(single.status).toBe('completed');
+    expect(single.activityCalls.filter((call) => call.name === 'applyTrigger').map((call) => call.input)).toEqual([
+      { operationId: 'op-one', instanceId: 'i0000', keepResult: true },
+      { operationId: 'op-one', instanceId: 'i0000', keepResult: true },
+    ]);
+    expect(one.completions[0]).toMatchObject({
+      candidates: 1,
+      summary: expect.objectContaining({ transitioned: 1 }),
+      instances: [{ instanceId: 'i0000', outcome: 'transitioned', transitionId: 'submit' }],
+    });
+    expect(one.results.size).toBe(0);
+
+    const two = new FakeOperationActivities({ candidates: instanceIds(2), pageSize: 500 });
+    await run(two, 'op-two');
+    expect(two.completions[0]).toMatchObject({ candidates: 2, instances: [] });
+    expect([...two.results.keys()].sort()).toEqual(instanceIds(2));
+  });
+
   it('offers the trigger once to an instance found on several pages', async () => {
     const fake = new FakeOperationActivities({ candidates: ['a', 'b', 'c', 'b', 'd', 'a', 'c', 'e', 'e'], pageSize: 3 });
 

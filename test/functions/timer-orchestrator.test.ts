@@ -18,6 +18,7 @@ import { MAX_CAUSAL_DEPTH } from '../../src/engine/model';
 import { MAX_CAUSAL_BUDGET } from '../../src/engine/decide';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import type { ApiServices } from '../../src/host/http/types';
+import { withResults } from '../../src/host/http/operations/operation-routes';
 import { silentLogger } from '../../src/host/local/logger';
 import { FIRE_TIMER_ACTIVITY, MAX_TIMER_INTERVAL_IN_MS, timerOrchestrationId } from '../../src/host/contracts/timer-activities';
 import type { OperationActivities } from '../../src/host/contracts/operation-activities';
@@ -80,9 +81,10 @@ async function runTimer(timer: DueTimer, startAt: string) {
     activities: activityHandlers(activities),
   });
   expect(operation.status).toBe('completed');
-  const results: InstanceResult[] = [];
-  for await (const result of services.operations.listResults(operationId)) results.push(result);
-  return { run, operationId, operation: (await services.operations.get(operationId))!, results };
+  const recorded = (await services.operations.get(operationId))!;
+  // As the API answers them: those the record kept (an operation of one instance), then the stored rows.
+  const results: readonly InstanceResult[] = (await withResults(services.operations, recorded)).instances;
+  return { run, operationId, operation: recorded, results };
 }
 
 describe('timerOrchestrator on the replay engine', () => {
@@ -177,5 +179,34 @@ describe('durableLauncher.armTimer', () => {
     const stub = client({ runtimeStatus });
     await durableLauncher(stub as never).armTimer!(timer);
     expect(stub.startNew).not.toHaveBeenCalled();
+  });
+});
+
+describe('a debounced burst on the durable path (flow.debounce)', () => {
+  it('is applied once by the timer orchestration of its latest trigger; the timer the burst moved past wakes to find nothing', async () => {
+    await services.engine.createWorkflow({
+      id: 'profile',
+      displayName: 'Profile',
+      initialStateId: 'open',
+      flow: { debounce: [{ trigger: 'Update', periodMs: 60_000 }] },
+      states: {
+        open: {
+          transitions: [{ id: 'update', targetStateId: 'open', conditions: [{ type: 'triggerName', name: 'Update' }], actions: [{ type: 'setContext', expressions: { last: 'trigger.parameters' } }] }],
+        },
+      },
+    });
+    await services.engine.createInstance({ workflowId: 'profile', instanceId: 'burst' });
+    const update = (id: string, name: string) => services.engine.applyTrigger('burst', { id, name: 'Update', subjects: ['burst'], parameters: { name } });
+    expect(await update('burst-1', 'a')).toMatchObject({ outcome: 'debounced' });
+    expect(await update('burst-2', 'b')).toMatchObject({ outcome: 'debounced' });
+    const [moved, latest] = armed.filter((item) => item.instanceId === 'burst');
+    expect(latest).toMatchObject({ debounce: { triggerName: 'Update', triggerId: 'burst-2' } });
+
+    const applied = await runTimer(latest!, new Date().toISOString());
+    expect(applied.operation).toMatchObject({ status: 'succeeded', summary: expect.objectContaining({ transitioned: 1 }) });
+    expect((await services.engine.getInstance('burst')).context).toEqual({ last: { name: 'b' } });
+    const stale = await runTimer(moved!, new Date().toISOString());
+    expect(stale.results).toEqual([{ instanceId: 'burst', outcome: 'notInterested' }]);
+    expect((await services.engine.getHistory('burst')).items.map((entry) => entry.transitionId)).toEqual([null, 'update']);
   });
 });

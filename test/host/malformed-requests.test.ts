@@ -117,7 +117,7 @@ const cases: MalformedCase[] = [
   { name: 'trigger: parameters not an object', method: 'POST', path: '/api/triggers', json: { id: 'bad-7', name: 'Add', subjects: ['c1'], parameters: [1, 2] }, status: 400, errorPath: 'parameters' },
   { name: 'trigger: subject not a string', method: 'POST', path: '/api/triggers', json: { id: 'bad-8', name: 'Add', subjects: [42] }, status: 400, errorPath: 'subjects[0]' },
   { name: 'trigger: id with spaces', method: 'POST', path: '/api/triggers', json: { id: 'bad 9', name: 'Add', subjects: ['c1'] }, status: 400, errorPath: 'id' },
-  { name: 'trigger: unknown field', method: 'POST', path: '/api/triggers', json: { id: 'bad-10', name: 'Add', subjects: ['c1'], priority: 1 }, status: 400 },
+  { name: 'trigger: unknown field', method: 'POST', path: '/api/triggers', json: { id: 'bad-10', name: 'Add', subjects: ['c1'], urgency: 1 }, status: 400 },
   { name: 'trigger: invalid JSON', method: 'POST', path: '/api/triggers', body: '{name: Add}', headers: json, status: 400 },
   { name: 'instance trigger: names subjects', method: 'POST', path: '/api/instances/c1/triggers', json: { id: 'bad-11', name: 'Add', subjects: ['c2'] }, status: 400, errorPath: 'subjects' },
   { name: 'recover: missing stateId', method: 'POST', path: '/api/instances/c1/recover', json: {}, status: 400, errorPath: 'stateId' },

@@ -6,7 +6,7 @@
  */
 import { Engine } from '../../src/engine/engine';
 import { OperationStatus } from '../../src/engine/model';
-import { emptySummary, type StoredOperation } from '../../src/engine/operations';
+import { MAX_KEPT_RESULT_LENGTH, emptySummary, type StoredOperation } from '../../src/engine/operations';
 import type { OperationStore } from '../../src/engine/ports';
 import { silentLogger } from '../../src/host/local/logger';
 import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
@@ -144,11 +144,58 @@ describe('applying an operation to an instance', () => {
     expect(await rows(store)).toEqual([stored]);
     expect((await store.get('op'))!.instances).toEqual([]);
   });
+
+  it('with keepResult answers the result and stores no row, unless the result is longer than MAX_KEPT_RESULT_LENGTH', async () => {
+    const store = new InMemoryOperationStore();
+    const engine = new Engine(createInMemoryPorts());
+    const condition = (name: string) => ({ type: 'triggerName', name });
+    await engine.createWorkflow({
+      id: 'flow',
+      displayName: 'Flow',
+      initialStateId: 'draft',
+      states: {
+        draft: {
+          interests: ['s'],
+          transitions: [
+            { id: 'submit', targetStateId: 'sent', conditions: [condition('Go')] },
+            // Many conditions: a trace longer than a kept result may be.
+            { id: 'long', targetStateId: 'sent', conditions: Array.from({ length: 60 }, () => condition('Long')) },
+          ],
+        },
+        sent: {},
+      },
+    });
+    for (const instanceId of ['i1', 'i2']) await engine.createInstance({ workflowId: 'flow', instanceId });
+    const record = (id: string, name: string) => ({
+      id,
+      triggerId: id,
+      trigger: { id, name, subjects: ['s'] },
+      status: OperationStatus.running,
+      createdAt: 't',
+      updatedAt: 't',
+      candidates: 0,
+      summary: emptySummary(),
+      instances: [],
+    });
+    await store.create(record('op', 'Go'));
+    await store.create(record('long', 'Long'));
+    const service = activityService(store, engine);
+
+    const kept = await service.applyOperation({ operationId: 'op', instanceId: 'i1', keepResult: true });
+    expect(kept).toEqual({ outcome: 'transitioned', result: { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent', trace: expect.any(Array) } });
+    expect(JSON.stringify(kept.result).length).toBeLessThanOrEqual(MAX_KEPT_RESULT_LENGTH);
+    expect(await rows(store)).toEqual([]);
+
+    const long = await service.applyOperation({ operationId: 'long', instanceId: 'i2', keepResult: true });
+    expect(long).toEqual({ outcome: 'transitioned' });
+    const [row] = await rows(store, 'long');
+    expect(JSON.stringify(row).length).toBeGreaterThan(MAX_KEPT_RESULT_LENGTH);
+  });
 });
 
-async function rows(store: OperationStore): Promise<unknown[]> {
+async function rows(store: OperationStore, operationId = 'op'): Promise<unknown[]> {
   const all: unknown[] = [];
-  for await (const result of store.listResults('op')) all.push(result);
+  for await (const result of store.listResults(operationId)) all.push(result);
   return all;
 }
 
@@ -179,5 +226,29 @@ describe("a timer's operation", () => {
     const plain = await service.beginOperation('plain');
     expect(plain.instanceIds).toBeUndefined();
     await expect(service.findCandidates(plain)).resolves.toEqual({ instanceIds: [] });
+  });
+});
+
+describe('an operation sent to one instance by its route', () => {
+  it('has that instance as its only candidate, with no interest-index lookup', async () => {
+    const store = new InMemoryOperationStore();
+    const trigger = { id: 'routed', name: 'Go', subjects: ['c1'] };
+    await store.create({
+      id: 'routed',
+      triggerId: 'routed',
+      trigger,
+      addressedInstanceId: 'c1',
+      status: OperationStatus.notStarted,
+      createdAt: 't',
+      updatedAt: 't',
+      candidates: 0,
+      summary: emptySummary(),
+      instances: [],
+    });
+    const service = activityService(store);
+
+    const begun = await service.beginOperation('routed');
+    expect(begun).toMatchObject({ shouldRun: true, subjects: ['c1'], instanceIds: ['c1'] });
+    await expect(service.findCandidates(begun)).resolves.toEqual({ instanceIds: ['c1'] });
   });
 });

@@ -8,6 +8,7 @@
  */
 import { Engine, type WorkflowDefinitionInput } from '../../src/engine';
 import { OperationStatus } from '../../src/engine/model';
+import { onePage } from '../../src/engine/ports';
 import type { StoredOperation } from '../../src/engine/operations';
 import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
 import { silentLogger } from '../../src/host/local/logger';
@@ -129,6 +130,32 @@ describe('an operation resumed after a crash', () => {
     expect(operation).toMatchObject({ status: OperationStatus.succeeded, candidates: 801, summary: { transitioned: 801, duplicate: 0 } });
     expect(operation.checkpoint).toBeUndefined();
     for (const instanceId of ['b-0000', 'b-0499', 'b-0600', 'b-0799']) expect((await second.engine.getInstance(instanceId)).context.b).toBe(1);
+  });
+
+  it.each([
+    ['one instance', 1],
+    ['three instances', 3],
+  ])('an operation of one batch (%s) keeps its results in its completion: interrupted mid-batch, it reports each instance once, with what it did, and writes no result row', async (_shape, count) => {
+    const ports = createInMemoryPorts();
+    const clock = new FakeClock();
+    const all = ids(count, 'k-');
+    const last = all[all.length - 1]!;
+    const first = process(ports, clock, (instanceId) => instanceId === last);
+    await first.engine.createWorkflow(counter('1'));
+    await createInstances(first.engine, all);
+    await first.submitter.submit({ id: 'kept-1', name: 'Bump', subjects: ['all'] });
+    // Every other instance applied (and saved), the last one in flight when the process stops.
+    await until(async () => first.offered.includes(last) && (await Promise.all(all.slice(0, -1).map(async (id) => (await first.engine.getInstance(id)).context.b === 1))).every(Boolean));
+
+    const second = process(ports, clock);
+    expect(await second.runner.resumeUnfinished(ports.operations)).toBe(1);
+    await second.runner.whenDone('kept-1');
+
+    const finished = (await ports.operations.get('kept-1'))!;
+    expect(finished).toMatchObject({ status: OperationStatus.succeeded, candidates: count, summary: { transitioned: count, duplicate: 0 } });
+    expect(finished.instances.map((result) => [result.instanceId, result.outcome])).toEqual(all.map((id) => [id, 'transitioned']));
+    for (const id of all) expect((await second.engine.getInstance(id)).context.b).toBe(1);
+    expect((await onePage(ports.operations.listResults('kept-1'))).items).toEqual([]);
   });
 
   it('a migration of 1,500 instances reports every instance it processed, across the restart', async () => {

@@ -36,6 +36,9 @@ beforeAll(async () => {
     storageNames: names,
     logger: silentLogger,
     requestCounter: counter,
+    // The runner's clock stands still: no progress within a batch (written at most once a second of it,
+    // so a loaded machine would write some), so that the count is the same however slow the run.
+    runner: { now: () => new Date(0) },
   });
   api = httpClient(host.url);
   expect((await api.request('PUT', '/api/workflows/counter', { json: counterWorkflow })).status).toBe(201);
@@ -45,20 +48,22 @@ afterAll(async () => {
   await host?.stop();
 });
 
-/** Polls until the counted requests stop changing (the lease release runs after the answer). */
+/** Polls until the counted requests stop changing and every lease acquired is released (the releases run after the answer). */
 async function settledRequests(): Promise<readonly string[]> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
+  const count = (requests: readonly string[], kind: string) => requests.filter((request) => request.startsWith(kind)).length;
   let last = counter.requests();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const now = counter.requests();
-    if ((now.length === last.length && now.some((request) => request.startsWith('blob lease release'))) || Date.now() > deadline) return now;
+    const released = count(now, 'blob lease release');
+    if ((now.length === last.length && released > 0 && released >= count(now, 'blob lease acquire')) || Date.now() > deadline) return now;
     last = now;
   }
 }
 
 describe('storage requests of one trigger to one instance (Prefer: wait)', () => {
-  it('are those of docs/performance.md: lookup, operation recorded with its listing, lease, read, save, release, result row, operation finished with its listing', async () => {
+  it('are those of docs/performance.md: lookup, operation recorded with its listing, lease, read, save, release, operation finished with its listing and its result', async () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-1', context: { count: 0 } } });
     // A first trigger warms what one process does once per instance.
     expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-1', name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
@@ -74,10 +79,51 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',
       'blob lease release ' + names.leaseContainer,
-      // The instance's result row, in the operation's own partition (decision 0015).
-      `table PUT ${names.operationsTable}`,
+      // The result rides in the completion (decision 0017): no row of its own, and no query to answer it.
       'table POST $batch $batch',
     ]);
+    expect(answer.body.instances).toEqual([expect.objectContaining({ instanceId: 'r-1', outcome: 'transitioned', trace: expect.any(Array) })]);
+  });
+
+  it('to one instance by its route: the instance read that answers 404, then as by subject without the interest lookup (the instance is the only candidate)', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-3', context: { count: 0 } } });
+    expect((await api.request('POST', '/api/instances/r-3/triggers', { json: { id: 'warm-3', name: 'Increment' }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/instances/r-3/triggers', { json: { id: 'count-3', name: 'Increment' }, headers: { prefer: 'wait=10' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: 'count-3', status: 'succeeded', candidates: 1, summary: { transitioned: 1 }, instances: [{ instanceId: 'r-3', outcome: 'transitioned' }] });
+    expect(await settledRequests()).toEqual([
+      `table GET ${names.instancesTable}`,
+      'table POST $batch $batch',
+      'blob lease acquire ' + names.leaseContainer,
+      `table GET ${names.instancesTable}`,
+      'table POST $batch $batch',
+      'blob lease release ' + names.leaseContainer,
+      'table POST $batch $batch',
+    ]);
+  });
+
+  it('to ten instances by one subject: one lookup, the operation recorded, marked running and finished, and acquire, read, save, release per instance', async () => {
+    const subjects = ['ten'];
+    const tens = { ...counterWorkflow, id: 'tens', states: { counting: { ...counterWorkflow.states.counting, interests: subjects } } };
+    expect((await api.request('PUT', '/api/workflows/tens', { json: tens })).status).toBe(201);
+    for (let index = 0; index < 10; index += 1) await api.request('POST', '/api/instances', { json: { workflowId: 'tens', instanceId: `t-${index}`, context: { count: 0 } } });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-10', name: 'Increment', subjects }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/triggers', { json: { id: 'count-10', name: 'Increment', subjects }, headers: { prefer: 'wait=10' } });
+    expect(answer.body).toMatchObject({ status: 'succeeded', candidates: 10, summary: { transitioned: 10 } });
+    expect(answer.body.instances).toHaveLength(10);
+    const requests = await settledRequests();
+    const count = (request: string) => requests.filter((each) => each === request).length;
+    expect(requests).toHaveLength(44);
+    expect(count(`table GET ${names.interestsTable}`)).toBe(1);
+    expect(count(`table GET ${names.instancesTable}`)).toBe(10);
+    expect(count('blob lease acquire ' + names.leaseContainer)).toBe(10);
+    expect(count('blob lease release ' + names.leaseContainer)).toBe(10);
+    // The operation created, marked running, finished (with its results); each instance's save.
+    expect(count('table POST $batch $batch') + count(`table PUT ${names.operationsTable}`) + count(`table MERGE ${names.operationsTable}`)).toBe(13);
   });
 
   it('keeps the operation listed newest first with its final status', async () => {

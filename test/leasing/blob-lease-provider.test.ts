@@ -41,6 +41,19 @@ describe('BlobLeaseProvider', () => {
     expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
   });
 
+  it('makes the blob client of a name once and reuses it for the next withLease (each costs a pipeline context to build)', async () => {
+    const container = newContainer();
+    const made: string[] = [];
+    const getBlockBlobClient = container.getBlockBlobClient.bind(container);
+    container.getBlockBlobClient = (blobName) => (made.push(blobName), getBlockBlobClient(blobName));
+    const provider = new BlobLeaseProvider(container);
+    await provider.prepare('reused');
+    await provider.withLease('reused', async () => undefined);
+    await provider.withLease('reused', async () => undefined);
+    await provider.withLease('other', async () => undefined);
+    expect(made).toEqual([leaseBlobName('reused'), leaseBlobName('other')]);
+  });
+
   it('prepare() creates the lease blob ahead of use, so the first withLease costs exactly acquire + release', async () => {
     const counter = createRequestCounter();
     const provider = new BlobLeaseProvider(newContainer(counter));

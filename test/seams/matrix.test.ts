@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { OutboxKind } from '../../src/engine/model';
 
 /** The features that make follow-up work, as test names spell them. */
-const FEATURES = ['raised triggers', 'timers', 'children', 'events', 'migrations', 'bulk actions', 'deletion', 're-creation', 'pending retries'] as const;
+const FEATURES = ['raised triggers', 'timers', 'children', 'events', 'migrations', 'bulk actions', 'deletion', 're-creation', 'pending retries', 'debounced triggers'] as const;
 type Feature = (typeof FEATURES)[number];
 
 /** Each kind of outbox row (follow-up work a change leaves behind) and the feature whose rows cover it. */
@@ -34,7 +34,6 @@ const MECHANISMS: ReadonlyArray<{ readonly mechanism: string; readonly names: re
   { mechanism: 'crash resumption', names: ['crash resumption'] },
   { mechanism: 'actor', names: ['actor'] },
   { mechanism: 'search rows', names: ['search rows'] },
-  { mechanism: 'quotas', names: ['quota'] },
 ];
 
 /** Test names declared in a file: the first argument of `it(...)` or `test(...)` when it is a literal. */

@@ -8,7 +8,7 @@
  */
 import type { WorkflowDefinitionInput } from '../../src/engine';
 import { ActionOutcome } from '../../src/engine/model';
-import { FanOut, type FanOutStep } from '../../src/engine/operations';
+import { FanOut, emptyTotals, type FanOutStep } from '../../src/engine/operations';
 import { testEngine, trigger } from '../engine/support';
 
 /** `Bump` raises `Echo` on the instance itself; the subject `all` matches every instance twice (two interests). */
@@ -117,5 +117,20 @@ describe('operation fan-out × follow-up work', () => {
   it('operation fan-out × timers and deletion: an operation of one instance (a fired timer, a single delete) records no progress at all', () => {
     const steps = drive(new FanOut({}, { batchesInFlight: 8 }), [['t1']], (ids) => ({ outcomes: ids.map(() => 'transitioned') }));
     expect(steps.map((step) => step.next)).toEqual(['read', 'apply', 'wait', 'complete']);
+  });
+
+  it('operation fan-out × kept results: only a batch that is the whole operation, within maxKeptResults, keeps its results for the completion (a resumed one too, unless a batch was counted)', () => {
+    const keeps = (fanOut: FanOut, pages: string[][]) =>
+      drive(fanOut, pages, (ids) => ({ outcomes: ids.map(() => 'transitioned') }))
+        .filter((step): step is Extract<FanOutStep, { next: 'apply' }> => step.next === 'apply')
+        .map((step) => step.batch.keepResults ?? false);
+    expect(keeps(new FanOut({}, { batchesInFlight: 1, maxKeptResults: 3 }), [['a', 'b', 'c']])).toEqual([true]);
+    expect(keeps(new FanOut({}, { batchesInFlight: 1, maxKeptResults: 2 }), [['a', 'b', 'c']])).toEqual([false]);
+    expect(keeps(new FanOut({}, { batchesInFlight: 1 }), [['a']])).toEqual([false]);
+    expect(keeps(new FanOut({}, { batchesInFlight: 1, maxKeptResults: 3 }), [['a'], ['b']])).toEqual([false, false]);
+    // Interrupted before it counted anything, it is the whole operation again; after a counted batch, not.
+    const resumed = (batches: number) => new FanOut({ resume: { checkpoint: { batches, pending: ['b'], allFound: true }, totals: emptyTotals() } }, { batchesInFlight: 1, maxKeptResults: 3 });
+    expect(keeps(resumed(0), [])).toEqual([true]);
+    expect(keeps(resumed(1), [])).toEqual([false]);
   });
 });

@@ -1,6 +1,6 @@
 /** Storage connections: UseDevelopmentStorage=true, and building the stores from a connection string. */
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
-import { expandDevelopmentStorage } from '../../src/storage/connection';
+import { corePipelineOf, createContainerClient, createTableClient, expandDevelopmentStorage } from '../../src/storage/connection';
 import { AZURITE_ACCOUNT_NAME } from '../../src/storage/development-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
@@ -35,3 +35,20 @@ describe('createAzureStorage', () => {
     expect(second.history).toBe(second.instances);
   });
 });
+
+describe('the storage clients’ pipelines', () => {
+  it('leave out the SDK’s tracing policy, which only opens a no-op span per request here (no Azure SDK instrumenter is registered)', () => {
+    const connection = { kind: 'connectionString' as const, connectionString: testConnectionString() };
+    const table = createTableClient(connection, 'anyTable');
+    const container = createContainerClient(connection, 'any-container');
+    expect(pipelinePolicyNames(table.pipeline)).not.toContain('tracingPolicy');
+    expect(pipelinePolicyNames(table.pipeline)).toContain('tablesNamedKeyCredentialPolicy');
+    const containerPolicies = pipelinePolicyNames(corePipelineOf(container));
+    expect(containerPolicies).not.toContain('tracingPolicy');
+    expect(containerPolicies.length).toBeGreaterThan(3);
+  });
+});
+
+function pipelinePolicyNames(pipeline: { getOrderedPolicies(): { name: string }[] }): string[] {
+  return pipeline.getOrderedPolicies().map((policy) => policy.name);
+}

@@ -32,6 +32,8 @@ export interface NewInstance {
   readonly context: JsonObject;
   /** A key from the business (definition/search-indexes.ts). */
   readonly businessKey?: string;
+  /** Its `flow.unique` key, claimed before the creation is decided (engine.ts). */
+  readonly uniqueKey?: string;
   /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
   readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */
@@ -69,6 +71,7 @@ export async function decideCreate(workflow: WorkflowVersion, input: NewInstance
     status: InstanceStatus.initializing,
     context: input.context,
     ...(input.businessKey !== undefined ? { businessKey: input.businessKey } : {}),
+    ...(input.uniqueKey !== undefined ? { uniqueKey: input.uniqueKey } : {}),
     interests: [input.instanceId],
     createdAt,
     updatedAt: createdAt,

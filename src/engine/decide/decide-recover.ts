@@ -3,6 +3,7 @@
  * entry conditions (null trigger) are checked and it is entered again. If that fails, the instance stays
  * faulted with the new fault. A request the instance cannot take is thrown (ConflictError, ValidationError).
  */
+import { withDebouncesRescheduled } from './debounce';
 import { isFinalState, type WorkflowDefinition } from '../definition/definition';
 import type { Cause, Decision } from './decision';
 import { faultDecision } from './decide-fault';
@@ -53,7 +54,8 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
     const entered = await enterState(draft, cause, stateId, instance.historyLength);
     const at = effects.now().toISOString();
     // What was held while it was faulted is released, oldest first (held-triggers.ts).
-    return withRelease({
+    // Bursts held back while it was faulted are scheduled again (debounce.ts).
+    const recovered = withRelease({
       result: { instanceId: instance.id, outcome: TriggerOutcome.transitioned, fromStateId, toStateId: entered.stateId },
       change: {
         instance: {
@@ -76,6 +78,9 @@ export async function decideRecover(definition: WorkflowDefinition, stored: Inst
       },
       logs: draft.logs,
     });
+    return recovered.change && (recovered.change.instance.status === InstanceStatus.waiting || recovered.change.instance.status === InstanceStatus.initializing)
+      ? withDebouncesRescheduled(recovered, effects.now())
+      : recovered;
   } catch (error) {
     const faulted = faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
     // A repair that did not help is still a change someone made: the fault entry says so too.

@@ -11,6 +11,7 @@ import { plainInstance } from './instance-changes';
 import { withRelease } from './held-triggers';
 import { retryTimerOf, timerOutboxRows } from './timers';
 import { OutboxKind } from '../model/outbox';
+import { withDebouncesRescheduled } from './debounce';
 
 function relabel(stored: Instance, status: InstanceStatus, event: HistoryEvent, outcome: ActionOutcome, now: Date): Decision {
   const instance = plainInstance(stored);
@@ -42,7 +43,7 @@ export function decideResume(stored: Instance, now: Date): Decision {
   if (stored.status !== InstanceStatus.suspended) throw new ConflictError(`Instance "${stored.id}" is ${stored.status}, not suspended: only suspended instances can be resumed`);
   // What was held while it was suspended is released, oldest first (held-triggers.ts).
   const decision = withRelease(relabel(stored, InstanceStatus.waiting, HistoryEvent.resumed, ActionOutcome.resumed, now));
-  const resumed = withRetryRescheduled(decision, now);
+  const resumed = withDebouncesRescheduled(withRetryRescheduled(decision, now), now);
   const change = resumed.change!;
   if (!change.instance.timers?.length) return resumed;
   const stateEntry = stored.historyLength;

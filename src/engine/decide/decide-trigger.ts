@@ -23,6 +23,7 @@ import { Draft, StepFailure, messageOf } from './draft';
 import { decideRetry, decideStepFailure, withoutRetryWhenEnded, type FailureSite } from './decide-error';
 import type { TimerTarget, Trigger } from '../model/trigger';
 import { judgeActors, type ActorsRule } from '../definition/actors-rule';
+import { debounceOf, decideDebounce, decideDebounceRelease, withoutDebouncesWhenEnded } from './debounce';
 
 function sharesSubject(interests: readonly string[], subjects: readonly string[]): boolean {
   // Interests are few (tens), subjects at most 100: a linear scan beats building a set.
@@ -72,13 +73,16 @@ export async function decideTrigger(definition: WorkflowDefinition, stored: Inst
         }),
       effects.now(),
     );
+  } else if (trigger.debounce) {
+    // A debounce's trigger: the burst held back, applied as its latest trigger (debounce.ts).
+    decision = await decideDebounceRelease(instance, trigger, (applied, without) => decideWithDraft(definition, without, applied, effects, registry, (made) => (draft = made)), effects.now());
   } else if (instance.pendingRetry?.triggerId === trigger.id && !appliedRecord(instance, trigger.id)) {
     // Delivered again while it waits for its retry: it applies once, when the retry comes.
     return unchanged({ instanceId: instance.id, outcome: TriggerOutcome.retryScheduled, error: instance.pendingRetry.lastError.message });
   } else {
     decision = await decideWithDraft(definition, instance, trigger, effects, registry, (made) => (draft = made));
   }
-  decision = withoutRetryWhenEnded(decision);
+  decision = withoutDebouncesWhenEnded(withoutRetryWhenEnded(decision));
   if (!draft) return decision;
   onDraft?.(draft);
   // After rememberApplied: the instance's record of applied triggers stays small, the trace is the result's.
@@ -105,6 +109,12 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
   const timer = trigger.timer;
   if (timer ? !isArmed(instance, timer) : !sharesSubject(instance.interests, trigger.subjects)) {
     return unchanged({ instanceId: id, outcome: TriggerOutcome.notInterested });
+  }
+  // `flow.debounce`: a trigger of a debounced name waits for its burst to go quiet (debounce.ts).
+  const debounce = debounceOf(definition, trigger);
+  if (debounce) {
+    const scope = { trigger, actor: trigger.actor ?? null, context: instance.context, instance: { id, workflowId: instance.workflowId, stateId: instance.stateId, status: instance.status } };
+    return decideDebounce(instance, trigger, debounce, scope, effects);
   }
   const cause: Cause = { kind: 'trigger', trigger };
   const fromStateId = instance.stateId;

@@ -104,6 +104,14 @@ export class Draft {
       onRetry: ({ attempt, delayInMs, error }) => {
         this.trace.push({ path, type, result: 'error', detail: shortDetail(`attempt ${attempt} failed (${error.type}), retried in place after ${delayInMs} ms: ${error.message}`) });
       },
+      onThrottled: ({ bucket, waitInMs, rateLimit }) => {
+        this.trace.push({
+          path,
+          type,
+          result: true,
+          detail: shortDetail(`throttled: rate limit ${bucket} (${rateLimit.limit} per ${rateLimit.periodInMs} ms, burst ${rateLimit.burst}) is full; waited ${waitInMs} ms for a slot`),
+        });
+      },
     };
   }
 

@@ -8,6 +8,7 @@ export * from './decide-fault';
 export * from './decide-migrate';
 export * from './decide-recover';
 export * from './decide-suspend';
+export * from './debounce';
 export * from './decide-trigger';
 export * from './decision';
 export * from './decision-trace';

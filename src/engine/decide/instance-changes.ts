@@ -34,7 +34,7 @@ export function appliedRecord(instance: Instance, triggerId: string): AppliedTri
 export function rememberApplied(instance: Instance, triggerId: string, result: InstanceResult): AppliedTrigger[] {
   const record: AppliedTrigger = {
     triggerId,
-    outcome: result.outcome === TriggerOutcome.faulted ? TriggerOutcome.faulted : result.outcome === TriggerOutcome.errorHandled ? TriggerOutcome.errorHandled : TriggerOutcome.transitioned,
+    outcome: result.outcome === TriggerOutcome.faulted || result.outcome === TriggerOutcome.errorHandled || result.outcome === TriggerOutcome.debounced ? result.outcome : TriggerOutcome.transitioned,
     ...(result.transitionId ? { transitionId: result.transitionId } : {}),
     ...(result.fromStateId ? { fromStateId: result.fromStateId } : {}),
     ...(result.toStateId ? { toStateId: result.toStateId } : {}),

@@ -18,7 +18,7 @@ import type { Draft } from './draft';
 import { MAX_TIMER_DELAY_IN_DAYS, MAX_TIMER_DELAY_TEXT, parseIsoDuration, type TimerDefinition } from '../timers/timer-definition';
 import type { Trigger } from '../model/trigger';
 import type { DueTimer } from '../model/outbox';
-import { retryTriggerId, timerTriggerId } from '../model/trigger-ids';
+import { debounceTriggerId, retryTriggerId, timerTriggerId } from '../model/trigger-ids';
 
 /** The name of every timer's trigger (conditions of a timer transition may read `trigger.parameters`). */
 export const TIMER_TRIGGER_NAME = 'timer';
@@ -28,8 +28,21 @@ export type { DueTimer } from '../model/outbox';
 /** The name of every pending retry's trigger (which re-applies the trigger that failed). */
 export const RETRY_TRIGGER_NAME = 'retry';
 
+/** The name of every debounce's trigger (which applies a held-back burst). */
+export const DEBOUNCE_TRIGGER_NAME = 'debounce';
+
 /** The trigger a due timer applies to its instance (subject: the instance's own id). */
 export function timerTrigger(timer: DueTimer): Trigger {
+  if (timer.debounce) {
+    const { triggerName, triggerId } = timer.debounce;
+    return {
+      id: timer.timerId,
+      name: DEBOUNCE_TRIGGER_NAME,
+      subjects: [timer.instanceId],
+      parameters: { triggerName, triggerId, dueAt: timer.dueAt },
+      debounce: { triggerName, triggerId, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+    };
+  }
   if (timer.retry) {
     const { triggerId, attempt } = timer.retry;
     return {
@@ -52,7 +65,20 @@ export function timerTrigger(timer: DueTimer): Trigger {
   };
 }
 
-type TimedInstance = Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers' | 'pendingRetry'>;
+type TimedInstance = Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers' | 'pendingRetry' | 'debounces'>;
+
+/** The timers of the instance's held-back bursts (`flow.debounce`), one per trigger name. */
+export function debounceTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'debounces'>): DueTimer[] {
+  return (instance.debounces ?? []).map((pending) => ({
+    timerId: debounceTriggerId(instance.id, pending.triggerName, pending.trigger.id, pending.dueAt, instance.incarnation),
+    instanceId: instance.id,
+    transitionId: '',
+    stateEntry: instance.stateEntry ?? 0,
+    dueAt: pending.dueAt,
+    ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+    debounce: { triggerName: pending.triggerName, triggerId: pending.trigger.id },
+  }));
+}
 
 /** The timer of the instance's pending retry, if it has one. */
 export function retryTimerOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'pendingRetry'>): DueTimer | undefined {
@@ -69,10 +95,10 @@ export function retryTimerOf(instance: Pick<Instance, 'id' | 'incarnation' | 'st
   };
 }
 
-/** The due timers of an instance as saved (what schedulers and the due-time index hold), its pending retry's included. */
+/** The due timers of an instance as saved (what schedulers and the due-time index hold), its pending retry's and debounces' included. */
 export function dueTimersOf(instance: TimedInstance): DueTimer[] {
   const retry = retryTimerOf(instance);
-  return [...armedTimersOf(instance), ...(retry ? [retry] : [])];
+  return [...armedTimersOf(instance), ...(retry ? [retry] : []), ...debounceTimersOf(instance)];
 }
 
 function armedTimersOf(instance: TimedInstance): DueTimer[] {

@@ -10,6 +10,7 @@ import { calendarsSchema, timerSchema } from '../timers/timer-definition';
 import { onErrorSchema, retryPolicySchema } from './error-handling';
 import { actorsRuleSchema } from './actors-rule';
 import { indexesSchema } from './search-indexes';
+import { flowSchema } from './flow-policies';
 
 export const workflowIdSchema = z
   .string()
@@ -104,6 +105,8 @@ export const workflowDefinitionSchema = z.strictObject({
   indexes: indexesSchema.optional(),
   /** Instances' `businessKey` is unique within the workflow: a second one is refused (409 naming the first). */
   uniqueBusinessKey: z.boolean().optional(),
+  /** Flow control (flow-policies.ts): a unique key per non-final instance, rate limits on outbound calls. */
+  flow: flowSchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

@@ -5,3 +5,4 @@ export * from './lifecycle-event-type';
 export * from './step-schemas';
 export * from './subscriptions';
 export * from './actors-rule';
+export * from './flow-policies';

@@ -72,6 +72,8 @@ export const businessKeySchema = z
   .string()
   .min(1)
   .max(MAX_BUSINESS_KEY_LENGTH)
+  // The claims of `flow.unique` keys start with NUL (search-indexing.ts): no business key may.
+  .refine((key) => !key.startsWith('\u0000'), { message: 'must not start with the NUL character' })
   .meta({ description: 'A key from the business (an invoice number), searchable as `businessKey`; unique per workflow when the workflow says `uniqueBusinessKey`.' });
 
 /** A field a query may name: built-in, or declared by the version. */

@@ -27,6 +27,8 @@ export const TriggerOutcome = {
   errorHandled: 'errorHandled',
   /** A step failed and its retry policy waits longer than it may in place: the instance holds a pending retry. */
   retryScheduled: 'retryScheduled',
+  /** Held back by the workflow's `flow.debounce`: applied with the rest of its burst when it goes quiet (debounce.ts). */
+  debounced: 'debounced',
 } as const;
 export type TriggerOutcome = (typeof TriggerOutcome)[keyof typeof TriggerOutcome];
 

@@ -51,6 +51,16 @@ export class ConflictError extends SignalboxError {
   }
 }
 
+/** A unique key (`flow.unique`, `uniqueBusinessKey`) is held by another instance, which it names. */
+export class UniqueKeyTakenError extends ConflictError {
+  constructor(
+    message: string,
+    readonly existingInstanceId: string,
+  ) {
+    super(message);
+  }
+}
+
 /** An ETag condition failed: someone else changed the thing since it was read. */
 export class PreconditionFailedError extends SignalboxError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -18,7 +18,7 @@ export interface InstanceFault {
 /** What an applied trigger did, remembered so that a repeated delivery answers from the record. */
 export interface AppliedTrigger {
   readonly triggerId: string;
-  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted | typeof TriggerOutcome.errorHandled;
+  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted | typeof TriggerOutcome.errorHandled | typeof TriggerOutcome.debounced;
   readonly transitionId?: string;
   readonly fromStateId?: string;
   readonly toStateId?: string;
@@ -64,6 +64,23 @@ export interface PendingRetry {
   /** The failing step's JSON path in the definition. */
   readonly stepPath: string;
   readonly lastError: { readonly type: StepErrorType; readonly message: string; readonly status?: number };
+}
+
+/**
+ * A burst of triggers of one name held back by the workflow's `flow.debounce` (decide/debounce.ts): the
+ * trigger to apply (the latest, or the merge of them all), applied at `dueAt` by a timer (a `timer`
+ * outbox row and a due-timer row, like a pending retry's). At most one per trigger name.
+ */
+export interface PendingDebounce {
+  readonly triggerName: string;
+  /** When the first trigger of the burst arrived (ISO 8601, UTC): `maxWaitMs` counts from it. */
+  readonly firstAt: string;
+  /** When the burst is applied unless another trigger of it arrives first (ISO 8601, UTC). */
+  readonly dueAt: string;
+  /** How many triggers the burst holds. */
+  readonly coalesced: number;
+  /** What is applied: the latest trigger (its id, subjects, actor), with the merged parameters when the policy merges. */
+  readonly trigger: Trigger;
 }
 
 export interface Instance {
@@ -130,8 +147,12 @@ export interface Instance {
   readonly pendingRetry?: PendingRetry;
   /** The trigger `pendingRetry` re-applies, as it was delivered (id, subjects, parameters, causal depth). Internal. */
   readonly retryTrigger?: Trigger;
+  /** Bursts of triggers held back by `flow.debounce`, one per trigger name (absent: none). */
+  readonly debounces?: readonly PendingDebounce[];
   /** A key from the business (an invoice number), set at creation: the built-in search field `businessKey`. */
   readonly businessKey?: string;
+  /** Its workflow's `flow.unique` key, claimed at creation: no other non-final instance of the workflow has it. */
+  readonly uniqueKey?: string;
   /** The instance's rows in the search index (search/search-index.ts); absent: the instance is not indexed. */
   readonly search?: InstanceSearchState;
 }

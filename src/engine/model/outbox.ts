@@ -101,4 +101,9 @@ export interface DueTimer {
    * instead of firing a transition (`transitionId` is then empty).
    */
   readonly retry?: { readonly triggerId: string; readonly attempt: number };
+  /**
+   * Present only for a debounced burst (instance.ts, `debounces`): the timer applies the burst of that
+   * trigger name whose latest trigger is `triggerId` (`transitionId` is then empty).
+   */
+  readonly debounce?: { readonly triggerName: string; readonly triggerId: string };
 }

@@ -88,6 +88,20 @@ export function retryTriggerId(instanceId: string, triggerId: string, attempt: n
   return `${RETRY_TRIGGER_ID_PREFIX}h.${hash128(readable)}`;
 }
 
+/** Nor with this: the triggers that apply a debounced burst (debounceTriggerId). */
+export const DEBOUNCE_TRIGGER_ID_PREFIX = 'debounce:';
+
+/**
+ * The id of the trigger that applies the burst of `triggerName` triggers on `instanceId` whose latest is
+ * `lastTriggerId`, due at `dueAt`: `debounce:h.<128-bit hash>` (trigger names may hold any character).
+ * Deterministic, so scheduling it twice gives one operation; a later trigger of the burst (or a resume
+ * that moves the due time) gives a new id, and the old one finds itself stale.
+ */
+export function debounceTriggerId(instanceId: string, triggerName: string, lastTriggerId: string, dueAt: string, incarnation?: string): string {
+  const raw = `${instanceId.length}:${instanceId}:${incarnationSegment(incarnation)}${Date.parse(dueAt)}:${lastTriggerId.length}:${lastTriggerId}:${triggerName}`;
+  return `${DEBOUNCE_TRIGGER_ID_PREFIX}h.${hash128(raw)}`;
+}
+
 /** `i.<incarnation>:`, or nothing for an instance without one (its ids stay as they were). */
 export function incarnationSegment(incarnation: string | undefined): string {
   return incarnation === undefined ? '' : `i.${incarnation}:`;

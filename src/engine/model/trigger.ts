@@ -2,11 +2,15 @@
 import { z } from 'zod';
 import type { Actor } from './actor';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
-import { RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
+import { DEBOUNCE_TRIGGER_ID_PREFIX, RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
 import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
 export const MAX_TRIGGER_SIZE_IN_BYTES = 64 * 1024;
+/** Triggers waiting to run go highest priority first (1 lowest, 5 highest); a trigger naming none has this one. */
+export const DEFAULT_TRIGGER_PRIORITY = 3;
+export const MIN_TRIGGER_PRIORITY = 1;
+export const MAX_TRIGGER_PRIORITY = 5;
 /**
  * How deep one chain of follow-up work may go (causal-budget.ts): every raised trigger, timer due at
  * once, child start and child notification is one step deeper than the change that caused it (a client's
@@ -34,6 +38,9 @@ export const clientTriggerIdSchema = idSchema
   })
   .refine((id) => !id.startsWith(RETRY_TRIGGER_ID_PREFIX), {
     message: `must not start with "${RETRY_TRIGGER_ID_PREFIX}": that prefix is reserved for pending retries`,
+  })
+  .refine((id) => !id.startsWith(DEBOUNCE_TRIGGER_ID_PREFIX), {
+    message: `must not start with "${DEBOUNCE_TRIGGER_ID_PREFIX}": that prefix is reserved for debounced triggers`,
   });
 
 const triggerShape = {
@@ -41,6 +48,13 @@ const triggerShape = {
   subjects: z.array(z.string().min(1).max(1024)).min(1, 'a trigger must name at least one subject').max(MAX_SUBJECTS_PER_TRIGGER, `at most ${MAX_SUBJECTS_PER_TRIGGER} subjects`),
   contentType: z.string().min(1).max(256).optional(),
   parameters: jsonObjectSchema.optional(),
+  priority: z
+    .number()
+    .int()
+    .min(MIN_TRIGGER_PRIORITY)
+    .max(MAX_TRIGGER_PRIORITY)
+    .optional()
+    .meta({ description: `Where triggers wait to run, higher goes first: ${MIN_TRIGGER_PRIORITY} (lowest) to ${MAX_TRIGGER_PRIORITY}. @default ${DEFAULT_TRIGGER_PRIORITY}` }),
 };
 
 function checkSize(trigger: object, ctx: z.RefinementCtx): void {
@@ -67,6 +81,8 @@ export interface Trigger {
   readonly subjects: readonly string[];
   readonly contentType?: string;
   readonly parameters?: JsonObject;
+  /** 1-5: where triggers wait to run, higher goes first. Absent: DEFAULT_TRIGGER_PRIORITY (triggerPriority). */
+  readonly priority?: number;
   /**
    * How many steps of follow-up work led to this trigger (causal-budget.ts): absent (0) for a client's,
    * 1 for one raised while applying it or creating an instance, one more per step after that.
@@ -78,8 +94,6 @@ export interface Trigger {
    * before the budget existed.
    */
   readonly causalBudget?: number;
-  /** 1-5, higher first: the order a tenant's queued applications run in (default 3). */
-  readonly priority?: number;
   /** @deprecated The name `causalDepth` had on rows written before causal depths existed; read, never written. */
   readonly hops?: number;
   /** The instance whose change raised it (absent for a client's trigger, a timer's, a child's notification). */
@@ -99,6 +113,16 @@ export interface Trigger {
   readonly recipient?: TriggerRecipient;
   /** Present only on a pending retry's trigger (timers.ts): it re-applies that trigger, if it is still pending. */
   readonly retry?: RetryTarget;
+  /** Present only on the trigger that applies a debounced burst (debounce.ts): the burst it applies, if it is still pending. */
+  readonly debounce?: DebounceTarget;
+}
+
+/** What a debounce's trigger applies: the pending burst of `triggerName` whose latest trigger is `triggerId`. */
+export interface DebounceTarget {
+  readonly triggerName: string;
+  readonly triggerId: string;
+  /** The incarnation that scheduled it (absent for instances without one). */
+  readonly incarnation?: string;
 }
 
 /** What a pending retry's trigger re-applies. */
@@ -124,6 +148,11 @@ export interface TriggerRecipient {
   readonly incarnation?: string;
   /** Set on the copy that releases a held trigger: the id of the held trigger it applies. */
   readonly releases?: string;
+}
+
+/** The trigger's priority, the default when it names none. */
+export function triggerPriority(trigger: Pick<Trigger, 'priority'>): number {
+  return trigger.priority ?? DEFAULT_TRIGGER_PRIORITY;
 }
 
 /** Validates input from outside; throws ValidationError listing every problem. */

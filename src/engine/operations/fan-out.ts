@@ -10,6 +10,9 @@
  * The behaviour it settles for every host (docs/decisions/0013-one-operation-fan-out.md):
  * - a page's instances not offered before (an instance can match several subjects) make one batch;
  *   at most `batchesInFlight` batches run at once, and the next page is read while they run;
+ * - a batch that is the whole operation, of at most `maxKeptResults` instances, keeps its results for
+ *   the completion's write instead of a row each (decision 0017); interrupted, it is run again as a
+ *   whole (its instances answer `duplicate` with what they did), so no result is lost or counted twice;
  * - progress is recorded when the first batch starts (processed 0; the record that marks the operation
  *   `running`), unless that batch is the whole operation and one instance, and after each batch counted
  *   but the last (whose totals complete the operation at once); each record carries the checkpoint;
@@ -64,6 +67,11 @@ export function progressCheckpoint(counted: number, finished: OperationTotals, u
 /** A batch to apply: `number` counts the batches this run started, from 0 (durable names its sub-orchestration by it). */
 export interface FanOutBatch extends UncountedBatch {
   readonly number: number;
+  /**
+   * The batch is the whole operation and small enough (FanOutLimits.maxKeptResults): its applications
+   * hand their results back (AppliedOutcome.result) for the completion to record, instead of a row each.
+   */
+  readonly keepResults?: boolean;
 }
 
 /** What a batch came to: the totals of the instances it applied, and the first failure among them. */
@@ -97,6 +105,12 @@ export interface FanOutStart {
 export interface FanOutLimits {
   /** Batches applied at once. */
   readonly batchesInFlight: number;
+  /**
+   * A batch that is the whole operation (nothing counted before it, nothing more to read) of at most
+   * this many instances keeps its results for the completion's write (`FanOutBatch.keepResults`).
+   * @default 0 (every result is a row of its own)
+   */
+  readonly maxKeptResults?: number;
 }
 
 export class FanOut {
@@ -144,7 +158,9 @@ export class FanOut {
     if (this.error !== undefined) return this.started.length > 0 ? { next: 'wait' } : this.complete();
     if (this.found) {
       if (this.started.length >= this.limits.batchesInFlight) return { next: 'wait' };
-      const batch: FanOutBatch = { ...this.found, number: this.batchNumber++ };
+      const whole = this.counted === 0 && this.started.length === 0 && this.nextPage === undefined && this.reading === undefined;
+      const keepResults = whole && this.found.instanceIds.length <= (this.limits.maxKeptResults ?? 0);
+      const batch: FanOutBatch = { ...this.found, number: this.batchNumber++, ...(keepResults ? { keepResults } : {}) };
       this.started.push(this.found);
       this.found = undefined;
       if (!this.startRecorded) {

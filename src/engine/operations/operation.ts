@@ -101,6 +101,13 @@ export interface TriggerOperation extends OperationRecord {
   readonly trigger: Trigger;
   /** A hash of the trigger's body, so a repeat of its id with another body is refused (host/trigger-fingerprint.ts). */
   readonly triggerFingerprint?: string;
+  /**
+   * Sent to this one instance (POST /api/instances/{id}/triggers; its one subject is the instance id): it
+   * is the only candidate, as for a timer's trigger, so no interest lookup is made.
+   */
+  readonly addressedInstanceId?: string;
+  /** The trigger's priority (1-5, the default filled in), where runners queue operations; absent on records written before priorities. */
+  readonly priority?: number;
 }
 
 export interface MigrationOperation extends OperationRecord {
@@ -126,7 +133,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * An operation as a list shows it: what it was and how it ended, without its per-instance results or
  * the bookkeeping of a run in progress (`progress` is read from the operation itself).
  */
-export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint'>;
+export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId'>;
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
@@ -137,8 +144,9 @@ export function listedOperation(operation: Operation): ListedOperation {
     resumedAtProgress: _at,
     etag: _etag,
     triggerFingerprint: _fingerprint,
+    addressedInstanceId: _addressed,
     ...rest
-  } = operation as StoredOperation & { triggerFingerprint?: string };
+  } = operation as StoredOperation & { triggerFingerprint?: string; addressedInstanceId?: string };
   return rest as ListedOperation;
 }
 
@@ -236,16 +244,31 @@ export function fitResult(result: InstanceResult): InstanceResult {
   return { ...rest, ...(error !== undefined ? { error } : {}), ...(keepTrace ? { trace } : {}) };
 }
 
-/** What an application of an operation to one instance hands back to the fan-out: its outcome only (the result itself is stored). */
+/**
+ * What an application of an operation to one instance hands back to the fan-out: its outcome, and the
+ * result itself only when the fan-out asked to keep it (a batch that is the whole operation: its
+ * completion records it); otherwise the result is in the operation's results partition.
+ */
 export interface AppliedOutcome {
   readonly outcome: OperationOutcome;
+  readonly result?: InstanceResult;
 }
 
-/** Counts outcomes into totals without results (pure): the results are in the operation's results partition. */
+/**
+ * Characters of JSON a result handed back with its outcome may take (`AppliedOutcome.result`): on Azure
+ * it travels through durable history, so a longer one (a long trace) is stored as a row instead.
+ */
+export const MAX_KEPT_RESULT_LENGTH = 4_000;
+
+/**
+ * Counts outcomes into totals (pure), with the results handed back (in instance id order, as the
+ * results partition lists them); the others are in the operation's results partition.
+ */
 export function countOutcomes(into: OperationTotals, applied: readonly AppliedOutcome[]): OperationTotals {
   const summary: OutcomeSummary = {};
   for (const { outcome } of applied) summary[outcome] = (summary[outcome] ?? 0) + 1;
-  return mergeTotals(into, { summary, instances: [], candidates: applied.length });
+  const kept = applied.flatMap(({ result }) => (result ? [result] : [])).sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
+  return mergeTotals(into, { summary, instances: kept, candidates: applied.length });
 }
 
 /**

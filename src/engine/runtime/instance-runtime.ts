@@ -278,7 +278,7 @@ export class InstanceRuntime {
           for (const child of await this.childrenOf(stored, options)) await this.delete(child.id, true, options);
           await this.ports.interests.remove(instanceId, stored.interests, options);
           await this.search.removeAll(stored, options);
-          await this.unindexTimers(stored, { ...stored, timers: [] }, options);
+          await this.unindexTimers(stored, { ...stored, timers: [], debounces: [] }, options);
           await lease.discard();
           await this.ports.instances.purge(instanceId, options);
           this.relayed.delete(instanceId);

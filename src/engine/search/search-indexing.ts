@@ -18,6 +18,22 @@ import type { WorkflowVersions } from './search-port';
 import type { SearchIndexStore } from './search-port';
 import { entriesOf, searchValuesOf } from './search-values';
 
+/**
+ * A `flow.unique` key's claim goes through the business key claims under this prefix, so the two never
+ * meet: a business key may not start with it (search-indexes.ts).
+ */
+export const UNIQUE_KEY_CLAIM_PREFIX = '\u0000unique\u0000';
+
+/** The claim name of a `flow.unique` key. */
+export function uniqueKeyClaim(uniqueKey: string): string {
+  return `${UNIQUE_KEY_CLAIM_PREFIX}${uniqueKey}`;
+}
+
+/** Complete and cancelled instances hold no unique key: another may take it. */
+export function holdsUniqueKey(instance: Pick<Instance, 'status' | 'deleting'>): boolean {
+  return !instance.deleting && instance.status !== InstanceStatus.complete && instance.status !== InstanceStatus.cancelled;
+}
+
 export interface SearchIndexingOptions {
   readonly hmacKey?: string;
   readonly logger: EngineLogger;
@@ -61,6 +77,7 @@ export class SearchIndexing {
 
   /** After a save that ended the instance (complete, cancelled): its stale rows, at once. Failing is harmless (queries check). */
   async afterSave(saved: Instance, options: OperationOptions = {}): Promise<void> {
+    await this.releaseEndedUniqueKey(saved, options);
     const stale = saved.search?.stale ?? [];
     if (!this.store || stale.length === 0) return;
     if (saved.status !== InstanceStatus.complete && saved.status !== InstanceStatus.cancelled) return;
@@ -78,6 +95,20 @@ export class SearchIndexing {
     const rows = [...(instance.search?.entries ?? []), ...(instance.search?.stale ?? [])];
     if (rows.length > 0) await this.store.write(instance.workflowId, instance.id, { add: [], remove: rows }, options);
     if (instance.businessKey !== undefined) await this.store.releaseBusinessKey(instance.workflowId, instance.businessKey, instance.id, options);
+    if (instance.uniqueKey !== undefined) await this.store.releaseBusinessKey(instance.workflowId, uniqueKeyClaim(instance.uniqueKey), instance.id, options);
+  }
+
+  /**
+   * An instance that ended frees its `flow.unique` key at once. Failing is harmless: a later claim finds
+   * the holder ended (holdsUniqueKey) and takes the claim over.
+   */
+  private async releaseEndedUniqueKey(saved: Instance, options: OperationOptions): Promise<void> {
+    if (!this.store || saved.uniqueKey === undefined || holdsUniqueKey(saved)) return;
+    try {
+      await this.store.releaseBusinessKey(saved.workflowId, uniqueKeyClaim(saved.uniqueKey), saved.id, options);
+    } catch (error) {
+      this.options.logger.warn('Could not release the unique key of an ended instance', { instanceId: saved.id, error: String(error) });
+    }
   }
 
   private async removeQuietly(instance: Instance, rows: readonly string[], options: OperationOptions): Promise<void> {

@@ -1,7 +1,8 @@
 /** @module Builds the documented request of an external-service step and sends it through `effects.http`. */
 import type { JsonObject } from '../model/json';
 import type { StepContext } from './step-types';
-import { ExternalServiceError, type StepRetry } from './outbound-port';
+import { ExternalServiceError, type OutboundRateLimit, type StepRetry } from './outbound-port';
+import { evaluateFlowKey } from '../definition/flow-policies';
 import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, retryPolicyOf, type RetryPolicyDefinition } from '../definition/error-handling';
 import { redactSecrets } from '../model/redaction';
 
@@ -34,6 +35,35 @@ function stepRetry(config: ExternalServiceStepConfig, context: StepContext): Ste
   };
 }
 
+/** The host of a URL as rate limits name it (lower case), or undefined for one that does not parse. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The workflow's rate limits that apply to a call to `url` (definition/flow-policies.ts): those of its
+ * host and those without a host, each in the bucket of its key's value (over the instance and trigger),
+ * else of the host. A limit whose key yields nothing does not apply.
+ */
+export async function rateLimitsOf(url: string, context: StepContext): Promise<OutboundRateLimit[]> {
+  const declared = context.definition.flow?.rateLimits ?? [];
+  if (declared.length === 0) return [];
+  const host = hostOf(url);
+  const limits: OutboundRateLimit[] = [];
+  for (const rule of declared) {
+    if (rule.host !== undefined && rule.host.toLowerCase() !== host) continue;
+    const keyValue = rule.key === undefined ? undefined : await evaluateFlowKey(rule.key, context.scope, { now: context.effects.now });
+    if (rule.key !== undefined && keyValue === undefined) continue;
+    const bucket = keyValue !== undefined ? `key:${keyValue}` : `host:${host ?? ''}`;
+    limits.push({ bucket, limit: rule.limit, periodInMs: rule.periodMs, burst: rule.burst ?? rule.limit });
+  }
+  return limits;
+}
+
 /** The request body (shared/design/workflow-model.md): the context holds only the listed keys. */
 export function externalServiceRequestBody(config: ExternalServiceStepConfig, context: StepContext): JsonObject {
   const { scope } = context;
@@ -57,6 +87,7 @@ export function externalServiceRequestBody(config: ExternalServiceStepConfig, co
 /** Sends the request; returns the response body of a 2xx answer and throws ExternalServiceError otherwise. */
 export async function callExternalService(config: ExternalServiceStepConfig, context: StepContext): Promise<unknown> {
   const method = config.method ?? 'POST';
+  const rateLimits = await rateLimitsOf(config.url, context);
   const response = await context.effects.http.send({
     url: config.url,
     method,
@@ -67,6 +98,7 @@ export async function callExternalService(config: ExternalServiceStepConfig, con
     managedIdentityResource: config.authentication?.managedIdentity,
     abortSignal: context.effects.signal,
     retry: stepRetry(config, context),
+    ...(rateLimits.length > 0 ? { rateLimits, ...(context.step?.onThrottled ? { onThrottled: context.step.onThrottled } : {}) } : {}),
   });
   if (response.status < 200 || response.status > 299) {
     throw new ExternalServiceError(`the external service ${redactSecrets(config.url)} answered HTTP ${response.status}`, response.status);

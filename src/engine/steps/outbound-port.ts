@@ -30,6 +30,32 @@ export interface ExternalRequest {
    * ends the call with a RetryLaterError, so the instance can wait without holding its lease.
    */
   readonly retry?: StepRetry;
+  /**
+   * The workflow's rate limits that apply to this call (definition/flow-policies.ts), one bucket each:
+   * each attempt waits for a slot in every one, for at most the attempt's time limit, and the wait counts
+   * against it; a slot further away than that ends the attempt as a timeout before anything is sent.
+   */
+  readonly rateLimits?: readonly OutboundRateLimit[];
+  /** Told of each wait for a slot, before it (the decision trace lists them). */
+  readonly onThrottled?: (throttle: Throttle) => void;
+}
+
+/** One rate limit as a call carries it: its bucket (a host or a key's value) and its rule. */
+export interface OutboundRateLimit {
+  /** `host:<name>` for a limit per host, `key:<value>` for a limit per key: calls naming the same bucket share its slots. */
+  readonly bucket: string;
+  /** Calls per period (sustained). */
+  readonly limit: number;
+  readonly periodInMs: number;
+  /** Calls that may go at once after a quiet time. */
+  readonly burst: number;
+}
+
+/** A wait for a slot. */
+export interface Throttle {
+  readonly bucket: string;
+  readonly waitInMs: number;
+  readonly rateLimit: OutboundRateLimit;
 }
 
 /** A step's retry policy as one call carries it out. */

@@ -7,7 +7,7 @@ import type { Step, WorkflowDefinition } from '../definition/definition';
 import type { Effects } from './effects';
 import type { ExpressionScope } from '../expressions/expressions';
 import type { JsonObject, JsonValue } from '../model/json';
-import type { StepRetry } from './outbound-port';
+import type { ExternalRequest, StepRetry } from './outbound-port';
 
 /** A nested step (inside `all`, `any`, `not`), with its path relative to the parent step. */
 export interface ChildStep {
@@ -34,6 +34,8 @@ export interface StepOfContext {
   readonly path: string;
   readonly firstAttempt: number;
   readonly onRetry?: NonNullable<StepRetry['onRetry']>;
+  /** Told of each wait for a rate limit's slot (definition/flow-policies.ts). */
+  readonly onThrottled?: NonNullable<ExternalRequest['onThrottled']>;
 }
 
 export interface ConditionContext extends StepContext {

@@ -96,6 +96,11 @@ export interface FindCandidatesOutput {
 export interface ApplyOperationInput {
   readonly operationId: string;
   readonly instanceId: string;
+  /**
+   * Hand the result back instead of storing it (the batch is the whole operation: FanOutBatch.keepResults),
+   * unless it is longer than MAX_KEPT_RESULT_LENGTH. @default false
+   */
+  readonly keepResult?: boolean;
 }
 
 export interface CompleteOperationInput {
@@ -159,7 +164,8 @@ export interface OperationActivities {
   /**
    * Applies the operation to one instance under its lease (its trigger, migration or bulk action), writes
    * the instance's result to the operation's results (OperationStore.putResult) and answers its outcome
-   * only, so that results never travel through durable history. Throws only retryable errors (lease
+   * only, so that results never travel through durable history; with `keepResult`, answers the (short)
+   * result too and stores nothing, for the completion to record. Throws only retryable errors (lease
    * unavailable or lost, transient storage faults): the caller retries them, and a retry writes the
    * same row again (the instance answers `duplicate` with what it did, reported as that).
    */

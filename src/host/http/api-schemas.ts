@@ -154,7 +154,7 @@ export const operationSchema = z
     kind: z.enum(['trigger', 'migration', 'bulk']).meta({ description: 'What the operation does: dispatch a trigger, migrate instances, or a bulk action.' }),
     triggerId: z.string().optional().meta({ description: 'Only for `trigger`.' }),
     trigger: z
-      .object({ name: z.string(), subjects: z.array(z.string()), parameters: jsonObjectSchema.optional(), contentType: z.string().optional() })
+      .object({ name: z.string(), subjects: z.array(z.string()), parameters: jsonObjectSchema.optional(), contentType: z.string().optional(), priority: z.number().int().optional() })
       .optional()
       .meta({ description: 'Only for `trigger`: what was sent (its name, subjects and parameters).' }),
     migration: z
@@ -171,6 +171,7 @@ export const operationSchema = z
       .optional()
       .meta({ description: 'Only for `bulk`: the action and its filter.' }),
     actor: actorSchema.optional().meta({ description: 'Who sent the trigger or asked for the migration or bulk action.' }),
+    priority: z.number().int().optional().meta({ description: "Only for `trigger`: the trigger's priority (1-5, 3 when it named none), where triggers wait to run." }),
     status: z.enum(Object.values(OperationStatus) as [OperationStatus, ...OperationStatus[]]),
     createdAt: timestamp,
     updatedAt: timestamp,

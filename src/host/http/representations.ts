@@ -1,7 +1,7 @@
 /** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
 import type { WorkflowVersion } from '../../engine/definition';
 import type { StoredInstance } from '../../engine/model';
-import { listedOperation, type ListedOperation, type StoredOperation } from '../../engine/operations';
+import { listedOperation, operationPriority, type ListedOperation, type StoredOperation } from '../../engine/operations';
 import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {
@@ -40,10 +40,11 @@ function operationWhat(operation: ListedOperation) {
     const { actor: _actor, ...bulk } = operation.bulk;
     return { bulk };
   }
-  const { name, subjects, parameters, contentType } = operation.trigger;
+  const { name, subjects, parameters, contentType, priority } = operation.trigger;
   return {
     triggerId: operation.triggerId,
-    trigger: { name, subjects, ...(parameters !== undefined ? { parameters } : {}), ...(contentType !== undefined ? { contentType } : {}) },
+    trigger: { name, subjects, ...(parameters !== undefined ? { parameters } : {}), ...(contentType !== undefined ? { contentType } : {}), ...(priority !== undefined ? { priority } : {}) },
+    priority: operationPriority(operation),
   };
 }
 

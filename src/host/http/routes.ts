@@ -115,17 +115,21 @@ export interface RouteMatch {
   readonly params: Record<string, string>;
 }
 
+/** Each route's path split into parts (`name` for a `{param}` part) once, not on every request. */
+let patterns: readonly { readonly route: RouteDefinition; readonly pattern: readonly { readonly part: string; readonly name: string | undefined }[] }[] | undefined;
+function routePatterns() {
+  return (patterns ??= routes.map((route) => ({ route, pattern: route.route.split('/').map((part) => ({ part, name: /^\{(\w+)\}$/.exec(part)?.[1] })) })));
+}
+
 /** Matches a path below /api; `methodAllowed` is false when the path exists for other methods only. */
 export function matchRoute(method: string, apiPath: string): { match?: RouteMatch; pathExists: boolean } {
   const segments = apiPath.split('/').filter(Boolean);
   let pathExists = false;
-  for (const route of routes) {
-    const pattern = route.route.split('/');
+  for (const { route, pattern } of routePatterns()) {
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
-    const matches = pattern.every((part, index) => {
+    const matches = pattern.every(({ part, name }, index) => {
       const segment = segments[index]!;
-      const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (!name) return part === segment;
       try {
         params[name] = decodeURIComponent(segment);

@@ -113,7 +113,8 @@ export async function handleNodeRequest(
       return reply(misdirected);
     }
     const apiPath = url.pathname.startsWith('/api/') ? url.pathname.slice('/api/'.length) : undefined;
-    const preflight = apiPath !== undefined ? preflightResponse(method, headers, allowedMethods(apiPath), cors) : undefined;
+    // Only an OPTIONS request can be a preflight: the methods a path allows cost a scan of every route per method.
+    const preflight = apiPath !== undefined && method.toUpperCase() === 'OPTIONS' ? preflightResponse(method, headers, allowedMethods(apiPath), cors) : undefined;
     if (preflight) {
       request.resume();
       return reply(preflight);

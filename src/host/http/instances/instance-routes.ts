@@ -65,15 +65,20 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       responses: {
         201: { description: 'Created, in the initial state (or `faulted` if its entry failed).', body: instanceSchema, headers: createdHeaders },
         404: 'No such workflow.',
-        409: 'An instance with this id exists, or the tenant has as many instances alive as its quota allows (nothing was created).',
+        200: {
+          description: "The workflow's `flow.unique` key is held by an instance that has not ended, and the workflow says `onConflict: existing`: that instance.",
+          body: instanceSchema,
+          headers: etagHeaders,
+        },
+        409: 'An instance with this id exists, or the unique key (`flow.unique`, `uniqueBusinessKey`) is held by one that has not ended (`existingInstanceId` names it).',
       },
     },
     invalidBody: 'The instance request is invalid',
     async handle({ body, request }, { engine, quotas }) {
       const refused = await quotas?.admitInstance();
       if (refused) return refused;
-      const instance = await engine.createInstance(body, { actor: actorOf(request) });
-      return instanceResponse(201, instance, true);
+      const { instance, created } = await engine.createOrFindInstance(body, { actor: actorOf(request) });
+      return created ? instanceResponse(201, instance, true) : instanceResponse(200, instance);
     },
   }),
   defineRoute({
@@ -190,7 +195,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     contract: {
       summary: 'Send a trigger to one instance',
       description:
-        'The instance id is the only subject; a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. ' +
+        'The instance id is the only subject and the instance the only candidate (no other instance is offered it); a body naming `subjects` is refused. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish. ' +
         'With `?dryRun=true`: 200 with what it would do (outcome, trace, context after, actions); nothing is saved, leased or dispatched.',
       tags: ['triggers'],
       path: instancePath,
@@ -207,7 +212,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
       const refused = await services.quotas?.admitTrigger();
       if (refused) return refused;
-      return submittedOperation(request, services, await services.triggers.submit(trigger));
+      // Addressed to the instance: it is the only candidate (no interest lookup).
+      return submittedOperation(request, services, await services.triggers.submit(trigger, undefined, { instanceId }));
     },
   }),
   defineRoute({

@@ -44,12 +44,15 @@ async function finishedOperation(operations: OperationStore, operation: StoredOp
 
 /**
  * The operation with its first MAX_OPERATION_RESULTS per-instance results, read from its results (the
- * activities store them there, on both hosts; OperationStore.putResult): one query. A record written
- * before results had rows of their own holds its results itself; they come first. Fitted as the record
- * was (fitOperation: traces on the first results only, the whole within MAX_OPERATION_RESULTS_LENGTH).
+ * activities store them there, on both hosts; OperationStore.putResult): one query. A record that holds
+ * its results itself (an operation of one batch kept them for its completion, decision 0017; a record
+ * written before results had rows of their own) lists them first, and needs no query once finished
+ * with all of them. Fitted as the record was (fitOperation: traces on the first results only, the whole
+ * within MAX_OPERATION_RESULTS_LENGTH).
  */
 export async function withResults(operations: OperationStore, operation: StoredOperation): Promise<StoredOperation> {
   if (operation.status === OperationStatus.notStarted || operation.instances.length >= MAX_OPERATION_RESULTS) return operation;
+  if (isFinished(operation) && operation.instances.length >= operation.candidates) return operation;
   const page = await onePage(operations.listResults(operation.id, { maxPageSize: MAX_OPERATION_RESULTS }));
   const recorded = new Set(operation.instances.map((result) => result.instanceId));
   // In instance id order (the store's key order may differ for ids beyond the key alphabet; memory's does not).

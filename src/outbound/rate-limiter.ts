@@ -1,0 +1,103 @@
+/**
+ * @module The slots of outbound rate limits (`flow.rateLimits`), kept in process: one token bucket per
+ * bucket name, refilled at `limit / periodInMs` and holding at most `burst`. A call reserves its slot at
+ * once, going into debt when the bucket is empty, so waiting calls are served in the order they asked
+ * and each knows its wait; a wait longer than the caller can afford reserves nothing.
+ *
+ * In process, per worker: the state is a Map, not a storage row, so a deployment of N workers lets up to
+ * N times the limit through (the README's "Flow control" says so). A storage-backed bucket would cost a
+ * conditional write per call, more than most calls it guards.
+ */
+import type { OutboundRateLimit } from '../engine/steps';
+
+/** Where the limiter reads the time and waits (a manual clock in tests). */
+export interface RateLimiterClock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface RateLimiterOptions {
+  /** @default the wall clock and setTimeout */
+  clock?: RateLimiterClock;
+  /** Buckets kept; past it the least recently used is forgotten (it starts full again). @default 10000 */
+  maxBuckets?: number;
+}
+
+interface Bucket {
+  /** Negative when calls wait for slots not yet refilled. */
+  tokens: number;
+  at: number;
+}
+
+/** A reservation: how long to wait for each limit's slot (the longest is the wait), or the limit that has no slot soon enough. */
+export type Reservation =
+  | { readonly waitInMs: number; readonly waits: ReadonlyArray<{ readonly rateLimit: OutboundRateLimit; readonly waitInMs: number }> }
+  | { readonly refusedBy: OutboundRateLimit; readonly waitInMs: number };
+
+const wallClock: RateLimiterClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export class RateLimiter {
+  readonly clock: RateLimiterClock;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly maxBuckets: number;
+
+  constructor(options: RateLimiterOptions = {}) {
+    this.clock = options.clock ?? wallClock;
+    this.maxBuckets = options.maxBuckets ?? 10_000;
+  }
+
+  /**
+   * Reserves one slot in every limit, or none when one of them has no slot within `maxWaitInMs`: the
+   * wait is the longest of the limits' waits.
+   */
+  reserve(limits: readonly OutboundRateLimit[], maxWaitInMs: number): Reservation {
+    const now = this.clock.now();
+    const waits: Array<{ rateLimit: OutboundRateLimit; waitInMs: number }> = [];
+    for (const rateLimit of limits) {
+      const bucket = this.refilled(rateLimit, now);
+      const waitInMs = bucket.tokens >= 1 ? 0 : Math.ceil(((1 - bucket.tokens) * rateLimit.periodInMs) / rateLimit.limit);
+      if (waitInMs > maxWaitInMs) return { refusedBy: rateLimit, waitInMs };
+      waits.push({ rateLimit, waitInMs });
+    }
+    for (const { rateLimit } of waits) this.buckets.get(rateLimit.bucket)!.tokens -= 1;
+    return { waitInMs: Math.max(0, ...waits.map((wait) => wait.waitInMs)), waits };
+  }
+
+  /** Gives reserved slots back (a call that never went: aborted while it waited). */
+  release(limits: readonly OutboundRateLimit[]): void {
+    for (const rateLimit of limits) {
+      const bucket = this.buckets.get(rateLimit.bucket);
+      if (bucket) bucket.tokens = Math.min(rateLimit.burst, bucket.tokens + 1);
+    }
+  }
+
+  private refilled(rateLimit: OutboundRateLimit, now: number): Bucket {
+    let bucket = this.buckets.get(rateLimit.bucket);
+    if (bucket) this.buckets.delete(rateLimit.bucket);
+    else {
+      bucket = { tokens: rateLimit.burst, at: now };
+      if (this.buckets.size >= this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
+    }
+    // Kept in recency order (a Map iterates in insertion order): the first is the least recently used.
+    this.buckets.set(rateLimit.bucket, bucket);
+    const elapsed = Math.max(0, now - bucket.at);
+    bucket.tokens = Math.min(rateLimit.burst, bucket.tokens + (elapsed * rateLimit.limit) / rateLimit.periodInMs);
+    bucket.at = now;
+    return bucket;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Flow control over HTTP (local server, real loopback, Azurite): a trigger's `priority` (validated, kept on
+ * its operation), a workflow's `flow.unique` key (a second non-final instance with the key refused
+ * naming the first, or answered with it under `onConflict: existing`; the key freed when the first ends),
+ * and `flow.debounce` through the storage-driven timer scheduler on the manual clock.
+ */
+import { ManualClock } from '../../src/testing';
+import { startTestHost, type TestHost } from '../support/local-host';
+
+const order = {
+  id: 'flow-order',
+  displayName: 'Order',
+  initialStateId: 'open',
+  flow: { unique: { key: 'customer:{{context.customerId}}' } },
+  states: {
+    open: { transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] },
+    closed: {},
+  },
+};
+
+let test: TestHost;
+let api: TestHost['api'];
+
+beforeAll(async () => {
+  test = await startTestHost('flowapi');
+  api = test.api;
+  expect((await api.request('PUT', `/api/workflows/${order.id}`, { json: order })).status).toBe(201);
+  const existing = { ...order, id: 'flow-order-existing', flow: { unique: { key: 'context.customerId', onConflict: 'existing' } } };
+  expect((await api.request('PUT', `/api/workflows/${existing.id}`, { json: existing })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await test?.host.stop();
+});
+
+describe('trigger priority', () => {
+  it('is kept on the trigger of its operation, and absent means the default (3)', async () => {
+    const sent = await api.request('POST', '/api/triggers', { json: { id: 'prio-high', name: 'Nothing', subjects: ['nobody'], priority: 5 } });
+    expect(sent.status).toBe(202);
+    const done = await api.waitForOperation('prio-high');
+    expect(done.body).toMatchObject({ trigger: { priority: 5 }, priority: 5 });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'prio-default', name: 'Nothing', subjects: ['nobody'] } })).status).toBe(202);
+    expect((await api.waitForOperation('prio-default')).body).toMatchObject({ priority: 3 });
+  });
+
+  it('outside 1-5 is a 400 naming the field, and records nothing', async () => {
+    for (const priority of [0, 6, 2.5, 'high']) {
+      const refused = await api.request('POST', '/api/triggers', { json: { id: 'prio-bad', name: 'Nothing', subjects: ['nobody'], priority } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([expect.objectContaining({ path: 'priority' })]);
+    }
+    expect((await api.request('GET', '/api/operations/prio-bad')).status).toBe(404);
+  });
+});
+
+describe('flow.unique', () => {
+  it('refuses a second instance with the key while the first is not final (409 naming it), and frees the key when it ends', async () => {
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: order.id, instanceId: 'u-1', context: { customerId: 'ann' } } })).status).toBe(201);
+    const second = await api.request('POST', '/api/instances', { json: { workflowId: order.id, instanceId: 'u-2', context: { customerId: 'ann' } } });
+    expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({ existingInstanceId: 'u-1' });
+    expect(second.body.detail).toContain('u-1');
+    expect((await api.request('GET', '/api/instances/u-2')).status).toBe(404);
+    // Another key is free.
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: order.id, instanceId: 'u-3', context: { customerId: 'bob' } } })).status).toBe(201);
+
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'u-close', name: 'Close', subjects: ['u-1'] } })).status).toBe(202);
+    await api.waitForOperation('u-close');
+    expect((await api.request('GET', '/api/instances/u-1')).body.status).toBe('complete');
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: order.id, instanceId: 'u-2', context: { customerId: 'ann' } } })).status).toBe(201);
+  });
+
+  it('frees the key of a deleted instance', async () => {
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: order.id, instanceId: 'd-1', context: { customerId: 'cid' } } })).status).toBe(201);
+    expect((await api.request('DELETE', '/api/instances/d-1?force=true')).status).toBe(204);
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: order.id, instanceId: 'd-2', context: { customerId: 'cid' } } })).status).toBe(201);
+  });
+
+  it('answers the existing instance (200) under onConflict: existing', async () => {
+    const first = await api.request('POST', '/api/instances', { json: { workflowId: 'flow-order-existing', instanceId: 'e-1', context: { customerId: 'ann' } } });
+    expect(first.status).toBe(201);
+    const again = await api.request('POST', '/api/instances', { json: { workflowId: 'flow-order-existing', instanceId: 'e-2', context: { customerId: 'ann' } } });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: 'e-1', context: { customerId: 'ann' } });
+    expect((await api.request('GET', '/api/instances/e-2')).status).toBe(404);
+  });
+
+  it('refuses a definition whose unique key is not a string template or expression (400 naming the field)', async () => {
+    const refused = await api.request('PUT', '/api/workflows/flow-bad', { json: { ...order, id: 'flow-bad', flow: { unique: { key: 42 } } } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'flow.unique.key' })]));
+  });
+});
+
+describe('flow.debounce on the local server', () => {
+  let debounced: TestHost;
+  const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+
+  beforeAll(async () => {
+    // The scheduler reads the engine's (manual) clock; it looks at the due-timer rows often, so an advance is seen soon.
+    debounced = await startTestHost('flowdeb', { engineOptions: { clock }, timers: { maxSleepInMs: 50, minIntervalInMs: 10 } });
+    const profile = {
+      id: 'profile',
+      displayName: 'Profile',
+      initialStateId: 'open',
+      flow: { debounce: [{ trigger: 'Update', periodMs: 60_000 }] },
+      states: {
+        open: {
+          transitions: [
+            {
+              id: 'update',
+              targetStateId: 'open',
+              conditions: [{ type: 'triggerName', name: 'Update' }],
+              actions: [{ type: 'setContext', expressions: { last: 'trigger.parameters', applied: '($exists(context.applied) ? context.applied : 0) + 1' } }],
+            },
+          ],
+        },
+      },
+    };
+    expect((await debounced.api.request('PUT', '/api/workflows/profile', { json: profile })).status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await debounced?.host.stop();
+  });
+
+  it('holds a burst back (each operation says so) and applies its latest trigger once, when the clock passes the quiet period', async () => {
+    const { api } = debounced;
+    expect((await api.request('POST', '/api/instances', { json: { workflowId: 'profile', instanceId: 'p1' } })).status).toBe(201);
+    for (const [index, name] of ['a', 'b', 'c'].entries()) {
+      expect((await api.request('POST', '/api/triggers', { json: { id: `upd-${index}`, name: 'Update', subjects: ['p1'], parameters: { name } } })).status).toBe(202);
+      const operation = (await api.waitForOperation(`upd-${index}`)).body;
+      expect(operation.summary).toMatchObject({ debounced: 1 });
+      expect(operation.instances[0]).toMatchObject({
+        outcome: 'debounced',
+        trace: [expect.objectContaining({ type: 'debounce', detail: expect.stringContaining(`held back: ${index + 1} "Update"`) })],
+      });
+    }
+    expect((await api.request('GET', '/api/instances/p1')).body.context).toEqual({});
+    await clock.advanceBy(60_000);
+    let instance = (await api.request('GET', '/api/instances/p1')).body;
+    for (let poll = 0; poll < 400 && instance.context.applied === undefined; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      instance = (await api.request('GET', '/api/instances/p1')).body;
+    }
+    expect(instance.context).toEqual({ last: { name: 'c' }, applied: 1 });
+    const history = (await api.request('GET', '/api/instances/p1/history')).body.items;
+    expect(history.map((entry: { transitionId: string | null }) => entry.transitionId)).toEqual([null, 'update']);
+  });
+});
