@@ -101,7 +101,8 @@ function tenants(env: Environment = process.env): Tenancy {
       async (record) => {
         const storage = tenantStorageOf(record.id, record.storage, deployment);
         const ports = await createAzurePorts({ env, names: storage.names, connection: storage.connection });
-        return createHostCore({ ports, logger: invocationLogger, env });
+        // The tenant's own quotas (its registry record's overrides over the SIGNALBOX_QUOTA_* defaults).
+        return createHostCore({ ports, logger: invocationLogger, env, tenant: { id: record.id, ...(record.quotas ? { quotas: record.quotas } : {}) } });
       },
       () => hostCore(env),
     );
@@ -164,7 +165,12 @@ const restartable = new Set<string>([df.OrchestrationRuntimeStatus.Failed, df.Or
  * unless it failed or was terminated, which leaves its operation unfinished: that one is started anew,
  * and `beginOperation` makes a run over an already finished operation a no-op.
  */
-export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>, tenantId: string = DEFAULT_TENANT_ID): OperationLauncher {
+export function durableLauncher(
+  client: Pick<DurableClient, 'getStatus' | 'startNew' | 'waitForCompletionOrCreateCheckStatusResponse'>,
+  tenantId: string = DEFAULT_TENANT_ID,
+  /** The tenant's fan-out quota (batches in flight per operation, tenant-quotas.ts); absent: the full window. */
+  batchesInFlight?: number,
+): OperationLauncher {
   /** The runtime status of an orchestration instance (of this tenant), undefined when there is none. */
   const statusOf = (instanceId: string) =>
     client.getStatus(tenantInstanceId(tenantId, instanceId)).catch((error: unknown) => {
@@ -210,10 +216,17 @@ export function durableLauncher(client: Pick<DurableClient, 'getStatus' | 'start
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      const input: OperationOrchestratorInput = { operationId, ...tenantScope(tenantId) };
+      const input: OperationOrchestratorInput = { operationId, ...tenantScope(tenantId), ...(batchesInFlight !== undefined ? { batchesInFlight } : {}) };
       await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: tenantInstanceId(tenantId, operationId), input });
     },
   };
+}
+
+/** The core's tenant and its fan-out quota, for the orchestrations its launcher starts. */
+function fanOutBatchesOf(core: Pick<HostCore, 'quotas'>): number | undefined {
+  // A core without quotas (a stand-in) starts orchestrations with the full window.
+  const { quotas } = core as Partial<Pick<HostCore, 'quotas'>>;
+  return quotas?.quotas.fanOutBatches;
 }
 
 /** durable-functions reports a missing instance only as an Error whose message says 404. */
@@ -228,7 +241,7 @@ export async function servicesFor(context: InvocationContext, tenantId: string =
   const client = df.getClient(context);
   // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
   // not at each worker's first call: N workers cost one sweep.
-  const services = core.servicesFor(durableLauncher(client, tenantId), durableEventLauncher(client, tenantId));
+  const services = core.servicesFor(durableLauncher(client, tenantId, fanOutBatchesOf(core)), durableEventLauncher(client, tenantId));
   if (tenantId !== DEFAULT_TENANT_ID) return services;
   const administration = knownTenantAdministration();
   return administration ? { ...services, tenants: administration } : services;
@@ -246,5 +259,5 @@ export async function activitiesFor(context: InvocationContext, tenantId: string
   const core = await tenantHostCore(tenantId);
   if (!core) throw new TenantGoneError(tenantId);
   const client = df.getClient(context);
-  return core.activitiesFor(durableLauncher(client, tenantId), durableEventLauncher(client, tenantId));
+  return core.activitiesFor(durableLauncher(client, tenantId, fanOutBatchesOf(core)), durableEventLauncher(client, tenantId));
 }

@@ -4,7 +4,7 @@
  * (src/engine/operations/fan-out.ts), which the local runner and `Engine.publish` drive too. Each step
  * it is given becomes a task: a page read (the trigger's interest index lookup, or the selection) and a
  * progress record are activities, a batch is an `applyOperationBatch` sub-orchestration (at most
- * MAX_BATCHES_IN_FLIGHT at a time, scheduled with the next task so that it runs while pages are read).
+ * MAX_BATCHES_IN_FLIGHT at a time, or the tenant's narrower fan-out quota from the input, scheduled with the next task so that it runs while pages are read).
  *
  * Deterministic code: it imports only durable-functions, pure engine helpers and the activity contract,
  * and reads no clock, environment or randomness (test/functions/determinism.test.ts checks the imports).
@@ -54,6 +54,17 @@ export const MAX_KEPT_RESULTS_DURABLE = 1;
 
 export interface OperationOrchestratorInput extends TenantScoped {
   readonly operationId: string;
+  /**
+   * The tenant's fan-out quota (tenant-quotas.ts `fanOutBatches`), fixed when the orchestration starts so
+   * replays see the same: it narrows MAX_BATCHES_IN_FLIGHT, never widens it. Absent: MAX_BATCHES_IN_FLIGHT.
+   */
+  readonly batchesInFlight?: number;
+}
+
+/** The window of a fan-out: the tenant's quota within 1..MAX_BATCHES_IN_FLIGHT. */
+export function batchesInFlightOf(input: OperationOrchestratorInput): number {
+  const quota = input.batchesInFlight;
+  return quota !== undefined && Number.isInteger(quota) && quota >= 1 ? Math.min(quota, MAX_BATCHES_IN_FLIGHT) : MAX_BATCHES_IN_FLIGHT;
 }
 
 /** The orchestration's output (the durable status shows it); the operation record has the details. */
@@ -74,7 +85,8 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
   const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, { operationId, ...scope, deferRunning: true } satisfies BeginOperationInput);
   if (!begun.shouldRun) return undefined;
   const source = candidateSource(begun);
-  const fanOut = new FanOut(begun, { batchesInFlight: MAX_BATCHES_IN_FLIGHT, maxKeptResults: MAX_KEPT_RESULTS_DURABLE });
+  // A tenant's broadcast holds at most its quota of batches at once, so other tenants' work gets the workers too.
+  const fanOut = new FanOut(begun, { batchesInFlight: batchesInFlightOf(input), maxKeptResults: MAX_KEPT_RESULTS_DURABLE });
 
   /** Batches started and not yet waited for, oldest first. */
   const batches: Task[] = [];

@@ -53,6 +53,8 @@ import {
   MAX_ORDERED_MATCHES,
   MAX_SEARCH_PAGE_SIZE,
 } from '../src/engine/search';
+import { DEFAULT_QUOTAS, MAX_FAN_OUT_BATCHES } from '../src/host/tenant-quotas';
+import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT } from '../functions/operation-orchestrator';
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
 const number = (value: number) => value.toLocaleString('en-US');
@@ -118,6 +120,13 @@ describe('the README limits table', () => {
     ['Applied triggers kept in the instance record', [`the newest ${APPLIED_TRIGGER_MEMORY}`]],
     ['Instance ids a checkpoint lists (the batches in flight)', [`${number(MAX_CHECKPOINT_PENDING_LENGTH)} characters`]],
     ['Finished operation records', [`${DEFAULT_OPERATION_RETENTION_DAYS} days`]],
+    ['Triggers a tenant sends through the API', [`${number(DEFAULT_QUOTAS.triggersPerSecond)} a second, bursts of ${number(DEFAULT_QUOTAS.triggerBurst)}`, '429']],
+    ['Instances a tenant has alive', [`| ${number(DEFAULT_QUOTAS.instancesAlive)} (`, '409']],
+    ['Operations a tenant has running at once', [`| ${number(DEFAULT_QUOTAS.operationsRunning)} (`, '429']],
+    [
+      'Batches one durable fan-out runs at once',
+      [`| ${MAX_BATCHES_IN_FLIGHT} of ${DURABLE_PAGE_SIZE} instances`, `${MAX_FAN_OUT_BATCHES === MAX_BATCHES_IN_FLIGHT ? '' : 'MAX_FAN_OUT_BATCHES differs'}`],
+    ],
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
     ['Instances one workflow\'s "why" counts read (`GET /api/workflows/{id}/waiting`)', [`${number(MAX_WAITING_SCAN)}, ${WAITING_SCAN_PAGE_SIZE} a page`]],
     ['Children one instance\'s "why" reads (`GET /api/instances/{id}/waiting`)', [`${number(MAX_CHILDREN_SCANNED)}, the first ${MAX_CHILDREN_LISTED} running ones named`]],

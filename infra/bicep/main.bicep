@@ -36,6 +36,18 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted by the hourly purge; empty (the default) means the app\'s default of 30 days, 0 keeps them forever.')
 param operationRetentionDays string = ''
 
+@description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
+param quotaTriggersPerSecond string = ''
+
+@description('Quota: triggers a tenant may send at once after a quiet spell, per worker (empty: 500).')
+param quotaTriggerBurst string = ''
+
+@description('Quota: instances a tenant may have alive (empty: 100000).')
+param quotaInstancesAlive string = ''
+
+@description('Quota: operations a tenant may have running at once (empty: 1000).')
+param quotaOperationsRunning string = ''
+
 @secure()
 @description('The key sensitive search indexes are hashed with (HMAC-SHA256; at least 32 characters, never changed once used); empty (the default) leaves sensitive fields unindexed.')
 param indexHmacKey string = ''
@@ -215,6 +227,10 @@ module functionApp 'modules/functionapp.bicep' = {
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
     operationRetentionDays: operationRetentionDays
+    quotaTriggersPerSecond: quotaTriggersPerSecond
+    quotaTriggerBurst: quotaTriggerBurst
+    quotaInstancesAlive: quotaInstancesAlive
+    quotaOperationsRunning: quotaOperationsRunning
     indexHmacKey: indexHmacKey
     eventSourcePrefix: eventSourcePrefix
     nodeVersion: nodeVersion

@@ -3073,6 +3073,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
             503: {
                 headers: {
@@ -3958,6 +3967,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Over the tenant's trigger rate or its operations running at once: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
             503: {
                 headers: {
@@ -4709,6 +4727,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
             503: {
                 headers: {
@@ -4971,6 +4998,15 @@ export interface operations {
             };
             /** @description The body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the tenant's trigger rate or its operations running at once: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -17,6 +17,8 @@ import { allowedHosts, readSetting, type Environment } from './settings';
 import type { SearchIndexStore } from '../engine/search';
 import { OperationActivityService, OperationWorkCache, type Logger } from './operation-activity-service';
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
+import { DEFAULT_TENANT_ID, TenantQuotaGate, quotasFromEnv, resolveQuotas, type QuotaCounts } from './tenant-quotas';
+import { InstanceStatus, OperationStatus } from '../engine/model';
 
 export interface SignalboxPorts {
   readonly workflows: WorkflowStore;
@@ -46,6 +48,8 @@ export interface HostCore {
   readonly logger: Logger;
   /** `ports.operations` behind the finished-operation cache: what services and activities use. */
   readonly operations: FinishedOperationCache;
+  /** This core's tenant's quotas (its API services carry them). */
+  readonly quotas: TenantQuotaGate;
   /**
    * API services whose triggers are run by `launcher` (and lifecycle events delivered by `events`, else in
    * process); `stopping` ends requests' waits early.
@@ -66,9 +70,41 @@ export interface HostCoreOptions {
   readonly env?: Environment;
   /** Overrides of the engine's defaults (tests pass a clock, a registry, ...). */
   readonly engineOptions?: Partial<EngineOptions>;
+  /**
+   * The tenant this core serves and its quota overrides (the tenant registry's `quotas`, over the
+   * SIGNALBOX_QUOTA_* defaults). @default the default tenant, without overrides
+   */
+  readonly tenant?: { readonly id: string; readonly quotas?: Readonly<Record<string, number>> };
+  /** Counts the quotas use instead of storage's (the local server: its runner's operations). */
+  readonly quotaCounts?: Partial<QuotaCounts>;
 }
 
-export function createHostCore({ ports, logger, env = process.env, engineOptions = {} }: HostCoreOptions): HostCore {
+/** Alive: not complete or cancelled. Counted per status (the stores filter by status), stopping at `limit`. */
+const ALIVE_STATUSES = [InstanceStatus.initializing, InstanceStatus.waiting, InstanceStatus.suspended, InstanceStatus.faulted];
+
+/** What a tenant's quotas count, read from its storage; each count stops once it reaches `limit`. */
+function storageCounts(ports: SignalboxPorts): QuotaCounts {
+  const upTo = async (limit: number, lists: readonly AsyncIterable<{ items: readonly unknown[] }>[]) => {
+    let counted = 0;
+    for (const pages of lists) {
+      for await (const page of pages) {
+        counted += page.items.length;
+        if (counted >= limit) return counted;
+      }
+    }
+    return counted;
+  };
+  return {
+    instancesAlive: (limit) =>
+      upTo(
+        limit,
+        ALIVE_STATUSES.map((status) => ports.instances.query({ status }).byPage({ maxPageSize: 1000 })),
+      ),
+    operationsRunning: (limit) => upTo(limit, [ports.operations.listByStatus([OperationStatus.notStarted, OperationStatus.running]).byPage({ maxPageSize: 1000 })]),
+  };
+}
+
+export function createHostCore({ ports, logger, env = process.env, engineOptions = {}, tenant, quotaCounts }: HostCoreOptions): HostCore {
   const engine = new Engine(
     {
       workflows: ports.workflows,
@@ -115,6 +151,8 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   // here is answered from memory from then on (polls, repeated trigger ids).
   const operations = new FinishedOperationCache(ports.operations);
   const now = () => engine.options.clock.now();
+  // One gate per core, so one token bucket per tenant per process (tenant-quotas.ts says what is exact).
+  const quotas = new TenantQuotaGate(tenant?.id ?? DEFAULT_TENANT_ID, resolveQuotas(quotasFromEnv(env), tenant?.quotas), { ...storageCounts(ports), ...quotaCounts });
   /**
    * The engine whose raised triggers become operations that `launcher` runs, like any trigger, whose
    * armed timers go to the launcher's scheduler, and whose lifecycle events go to `events` when given.
@@ -136,6 +174,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     engine,
     logger,
     operations,
+    quotas,
     servicesFor(launcher, events, stopping) {
       const { triggers, engine: delivering } = bound(launcher, events);
       return {
@@ -146,6 +185,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
         newId: engine.options.newId,
         checkHealth: () => ports.checkHealth(),
         consoleConfig,
+        quotas,
       };
     },
     activitiesFor(launcher, events) {

@@ -44,6 +44,10 @@ export const appSettings = {
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
   SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
   SIGNALBOX_OPERATION_RETENTION_DAYS: 'Days after which finished (succeeded, failed) operation records are deleted, hourly, on both hosts (default 30; 0 keeps them forever).',
+  SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND: "Triggers a tenant's API callers may send per second, sustained (default 100; fractions allowed; a tenant's own quota overrides it). Per worker on Azure.",
+  SIGNALBOX_QUOTA_TRIGGER_BURST: 'Triggers a tenant may send at once after a quiet spell (the token bucket; default 500). Per worker on Azure.',
+  SIGNALBOX_QUOTA_INSTANCES_ALIVE: 'Instances a tenant may have alive (not complete or cancelled); creating one more answers 409 (default 100000).',
+  SIGNALBOX_QUOTA_OPERATIONS_RUNNING: 'Operations (triggers, migrations, bulk actions) a tenant may have running at once; one more from the API answers 429 (default 1000).',
 } as const;
 export type AppSettingName = keyof typeof appSettings;
 

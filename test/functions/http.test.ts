@@ -286,6 +286,12 @@ describe('durableLauncher', () => {
     expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7' } });
   });
 
+  it("hands the orchestration its tenant and the tenant's fan-out quota", async () => {
+    const stub = client(missing());
+    await durableLauncher(stub as never, 'acme', 2).start('op-9');
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'acme|op-9', input: { operationId: 'op-9', tenantId: 'acme', batchesInFlight: 2 } });
+  });
+
   it('starts an operation recorded by this very request without asking for a status first', async () => {
     const stub = client({ runtimeStatus: 'Running' });
     await durableLauncher(stub as never).start('op-8', { isNew: true });

@@ -5,7 +5,7 @@
 import { TriggerOutcome } from '../../src/engine/model';
 import { APPLY_OPERATION_BATCH, activityRetryOptions, applyOperationBatch } from '../../functions/apply-operation-batch';
 import { ACTIVITY_RETRY_POLICY, retryIntervalInMs } from '../../src/host/contracts/operation-activities';
-import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, OPERATION_ORCHESTRATOR, operationOrchestrator } from '../../functions/operation-orchestrator';
+import { DURABLE_PAGE_SIZE, MAX_BATCHES_IN_FLIGHT, OPERATION_ORCHESTRATOR, operationOrchestrator, type OperationOrchestratorInput } from '../../functions/operation-orchestrator';
 import { EventType, failFirstAttempts, runOrchestration, type ReplayOptions } from '../support/durable-replay';
 import { FakeOperationActivities, activityFunctions, instanceIds } from './fake-operation-activities';
 
@@ -244,6 +244,31 @@ describe('triggerOrchestrator', () => {
     expect(most).toBe(MAX_BATCHES_IN_FLIGHT);
     expect(result.subOrchestrations).toHaveLength(pages);
     expect(fake.completions[0]!.candidates).toBe(pages * 2);
+  });
+
+  it("narrows the window to the tenant's fan-out quota named in its input, never widening it", async () => {
+    const mostInFlight = (result: { history: readonly { EventType: number }[] }) => {
+      let running = 0;
+      let most = 0;
+      for (const record of result.history) {
+        if (record.EventType === EventType.SubOrchestrationInstanceCreated) most = Math.max(most, ++running);
+        if (record.EventType === EventType.SubOrchestrationInstanceCompleted) running--;
+      }
+      return most;
+    };
+    const pages = MAX_BATCHES_IN_FLIGHT * 2 + 3;
+    for (const [batchesInFlight, expected] of [
+      [2, 2],
+      [MAX_BATCHES_IN_FLIGHT * 4, MAX_BATCHES_IN_FLIGHT],
+    ] as const) {
+      const fake = new FakeOperationActivities({ candidates: instanceIds(pages * 2), pageSize: 2 });
+      const operationId = `op-tenant-${batchesInFlight}`;
+      const input: OperationOrchestratorInput = { operationId, tenantId: 'tenant-a', batchesInFlight };
+      const result = await runOrchestration(OPERATION_ORCHESTRATOR, input, operationId, { orchestrators, activities: activityFunctions(fake), subOrchestrationsLast: true });
+      expect(result.status).toBe('completed');
+      expect(mostInFlight(result)).toBe(expected);
+      expect(fake.completions[0]!.candidates).toBe(pages * 2);
+    }
   });
 
   it('schedules every task once (no duplicate actions on replay)', async () => {

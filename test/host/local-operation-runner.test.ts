@@ -8,6 +8,7 @@ import { OperationStatus, TriggerOutcome } from '../../src/engine/model';
 import { emptySummary, type AppliedOutcome, type StoredOperation } from '../../src/engine/operations';
 import { InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
+import { FairScheduler } from '../../src/host/local/concurrency';
 import { MAX_OPERATION_RESUMES } from '../../src/host/local/operation-resumption';
 import { silentLogger } from '../../src/host/local/logger';
 import type { Logger } from '../../src/host/operation-activity-service';
@@ -207,5 +208,37 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
     }
     expect(await startUp()).toBe(0);
     expect(await store.get('op-long')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
+  });
+});
+
+describe('LocalOperationRunner across tenants', () => {
+  it("gives another tenant's single trigger the next turn while one tenant's broadcast holds the shared slots", async () => {
+    const scheduler = new FairScheduler(1);
+    const order: string[] = [];
+    const first = { open: () => {} };
+    const held = new Promise<void>((resolve) => (first.open = resolve));
+    const broadcast = fakeActivities([Array.from({ length: 200 }, (_, index) => `a${index}`)]);
+    const apply = broadcast.activities.applyOperation;
+    // The broadcast's first application holds the one slot until B's trigger is queued behind A's other 199.
+    broadcast.activities.applyOperation = async (input) => (input.instanceId === 'a0' && (await held), order.push(input.instanceId), apply(input));
+    const single = fakeActivities([['b0']]);
+    const applySingle = single.activities.applyOperation;
+    single.activities.applyOperation = async (input) => (order.push(input.instanceId), applySingle(input));
+    const runnerFor = (tenantId: string, fake: ReturnType<typeof fakeActivities>) => new LocalOperationRunner(silentLogger, () => fake.activities, { scheduler, tenantId, now: () => new Date(0) });
+    const tenantA = runnerFor('tenant-a', broadcast);
+    const tenantB = runnerFor('tenant-b', single);
+
+    await tenantA.start('flood');
+    for (let turn = 0; turn < 10_000 && scheduler.waiting < 199; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    await tenantB.start('one');
+    for (let turn = 0; turn < 10_000 && scheduler.waiting < 200; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(scheduler.waiting).toBe(200);
+    first.open();
+    await Promise.all([tenantA.whenDone('flood'), tenantB.whenDone('one')]);
+
+    // A's held application, A's next turn, then B's: not after A's 200.
+    expect(order.indexOf('b0')).toBe(2);
+    expect(broadcast.finished[0]).toMatchObject({ candidates: 200, summary: { transitioned: 200 } });
+    expect(single.finished[0]).toMatchObject({ candidates: 1, summary: { transitioned: 1 } });
   });
 });

@@ -37,6 +37,11 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_RETENTION_DAYS',
   // Issue 22: operation records' own retention (empty: the default, 30 days).
   'SIGNALBOX_OPERATION_RETENTION_DAYS',
+  // Issue 28 section 4: per-tenant quotas' defaults (empty: the code's).
+  'SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND',
+  'SIGNALBOX_QUOTA_TRIGGER_BURST',
+  'SIGNALBOX_QUOTA_INSTANCES_ALIVE',
+  'SIGNALBOX_QUOTA_OPERATIONS_RUNNING',
   // Sensitive search fields' HMAC key (secure parameter; empty: they stay unindexed).
   'SIGNALBOX_INDEX_HMAC_KEY',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',

@@ -33,6 +33,18 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
 param operationRetentionDays string = ''
 
+@description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
+param quotaTriggersPerSecond string = ''
+
+@description('Quota: triggers a tenant may send at once after a quiet spell, per worker (empty: 500).')
+param quotaTriggerBurst string = ''
+
+@description('Quota: instances a tenant may have alive (empty: 100000).')
+param quotaInstancesAlive string = ''
+
+@description('Quota: operations a tenant may have running at once (empty: 1000).')
+param quotaOperationsRunning string = ''
+
 @secure()
 @description('The key sensitive search indexes are hashed with (HMAC-SHA256); empty leaves sensitive fields unindexed.')
 param indexHmacKey string = ''
@@ -203,6 +215,22 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_OPERATION_RETENTION_DAYS'
           value: operationRetentionDays
+        }
+        {
+          name: 'SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND'
+          value: quotaTriggersPerSecond
+        }
+        {
+          name: 'SIGNALBOX_QUOTA_TRIGGER_BURST'
+          value: quotaTriggerBurst
+        }
+        {
+          name: 'SIGNALBOX_QUOTA_INSTANCES_ALIVE'
+          value: quotaInstancesAlive
+        }
+        {
+          name: 'SIGNALBOX_QUOTA_OPERATIONS_RUNNING'
+          value: quotaOperationsRunning
         }
         {
           name: 'SIGNALBOX_INDEX_HMAC_KEY'

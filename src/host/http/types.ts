@@ -11,6 +11,7 @@ import type { TriggerSubmitter } from '../trigger-submitter';
 import type { RouteRole, TenantGrant } from './access';
 import type { TenantAdministration } from '../tenants';
 import type { ConsoleConfig } from './system/console-routes';
+import type { TenantQuotaGate } from '../tenant-quotas';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
@@ -70,6 +71,8 @@ export interface ApiServices {
   readonly consoleConfig: ConsoleConfig;
   /** The tenant registry's administration (/api/tenants); absent on a host without tenants (in-memory tests). */
   readonly tenants?: TenantAdministration;
+  /** The tenant's quotas (tenant-quotas.ts), asked before a trigger, operation or instance is recorded; absent: none. */
+  readonly quotas?: TenantQuotaGate;
 }
 
 /** A JSON Schema the OpenAPI document holds as a component (the workflow definition's, per registry). */

@@ -11,6 +11,7 @@ import { recoverLeftovers } from '../start-up-recovery';
 import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
+import { FairScheduler } from './concurrency';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../../engine/model';
@@ -86,7 +87,15 @@ export interface TenantRuntime {
 async function startTenantRuntime(
   tenantId: string,
   storage: TenantStorage,
-  options: LocalHostOptions & { readonly env: Environment; readonly logger: Logger; readonly stopping: AbortSignal },
+  options: LocalHostOptions & {
+    readonly env: Environment;
+    readonly logger: Logger;
+    readonly stopping: AbortSignal;
+    /** One for every tenant of this server: slots handed round-robin across tenants (concurrency.ts). */
+    readonly scheduler: FairScheduler;
+    /** The tenant record's quota overrides. */
+    readonly quotas?: Readonly<Record<string, number>>;
+  },
 ): Promise<TenantRuntime> {
   const { env, logger } = options;
   const ports = await createAzurePorts({
@@ -97,12 +106,23 @@ async function startTenantRuntime(
     ...(options.leases ? { leases: options.leases } : {}),
   });
   // Timers are scheduled from storage here: the run loop indexes them by due time before each save.
-  const core = createHostCore({ ports: { ...ports, dueTimers: ports.storage.dueTimers }, logger, env, ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}) });
+  // Operations running are this tenant's runner's own (one server per storage): exact, and no read per trigger.
+  const operationsRunning = async () => runner.inFlight;
+  const core = createHostCore({
+    ports: { ...ports, dueTimers: ports.storage.dueTimers },
+    logger,
+    env,
+    ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}),
+    tenant: { id: tenantId, ...(options.quotas ? { quotas: options.quotas } : {}) },
+    quotaCounts: { operationsRunning },
+  });
   let submit: ((trigger: Trigger) => Promise<unknown>) | undefined;
   const timers = new LocalTimerScheduler({ index: ports.storage.dueTimers, submit: (trigger) => submit!(trigger), logger, now: () => core.engine.options.clock.now(), ...options.timers });
   const runner = new LocalOperationRunner(logger, (launcher) => core.activitiesFor(launcher), {
     now: () => core.engine.options.clock.now(),
     ...options.runner,
+    scheduler: options.scheduler,
+    tenantId,
     armTimer: async (timer) => timers.notify(timer),
   });
   const services = core.servicesFor(runner, undefined, options.stopping);
@@ -169,7 +189,9 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     // Aborted when the host stops: requests waiting for an operation (`Prefer: wait`) answer at once.
     const stopping = new AbortController();
     setMaxListeners(0, stopping.signal); // one listener per waiting request
-    const defaultRuntime = await startTenantRuntime(DEFAULT_TENANT_ID, deployment, { ...options, env, logger, stopping: stopping.signal });
+    // One scheduler for every tenant's runner: a tenant's broadcast cannot starve another's single trigger.
+    const scheduler = options.runner?.scheduler ?? new FairScheduler(options.runner?.concurrency ?? 16);
+    const defaultRuntime = await startTenantRuntime(DEFAULT_TENANT_ID, deployment, { ...options, env, logger, stopping: stopping.signal, scheduler });
     const { core, runner, timers } = defaultRuntime;
     const registry = new TableTenantRegistry(createTableClient(connection, tenantRegistryTable(baseNames)));
     await registry.ensureTable();
@@ -184,7 +206,15 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     });
     tenantCores = new TenantCores<TenantRuntime>(
       registry,
-      (record) => startTenantRuntime(record.id, tenantStorageOf(record.id, record.storage, deployment), { ...options, env, logger, stopping: stopping.signal }),
+      (record) =>
+        startTenantRuntime(record.id, tenantStorageOf(record.id, record.storage, deployment), {
+          ...options,
+          env,
+          logger,
+          stopping: stopping.signal,
+          scheduler,
+          ...(record.quotas ? { quotas: record.quotas } : {}),
+        }),
       async () => defaultRuntime,
     );
     const services: ApiServices = { ...defaultRuntime.services, tenants };

@@ -5,7 +5,8 @@
  * contract and retry policy the durable orchestrator drives.
  *
  * What stays here is what only an in-process host needs: bounded concurrency of applications across
- * operations (the durable host has its own fan-out limits), resumption of operations a crash left
+ * operations, shared fairly across tenants (concurrency.ts FairScheduler: one tenant's broadcast does not
+ * starve another's trigger; the durable host caps each fan-out instead), resumption of operations a crash left
  * `notStarted` or `running` (durable orchestrations resume themselves; poison handling in
  * operation-resumption.ts), the in-memory bookkeeping `Prefer: wait` reads (`waitUntilFinished`: a
  * durable host asks the orchestration's status instead), the first page looked up while the operation
@@ -21,9 +22,10 @@ import { FanOut, failureReason, type BatchOutcome, type FanOutBatch } from '../.
 import type { OperationStore } from '../../engine/ports';
 import type { DueTimer } from '../../engine/decide';
 import { delay } from '../../leasing/backoff';
-import { Semaphore } from './concurrency';
+import { DEFAULT_PRIORITY, FairScheduler } from './concurrency';
 import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from '../contracts/operation-activities';
 import { claimResumption } from './operation-resumption';
+import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
 import type { Logger } from '../operation-activity-service';
 
@@ -41,6 +43,13 @@ export const MAX_KEPT_RESULTS = 100;
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
   concurrency?: number;
+  /**
+   * The slots, shared fairly across the runners that share it (a runner per tenant); `concurrency` is then
+   * its limit's business. @default a scheduler of its own, of `concurrency` slots
+   */
+  scheduler?: FairScheduler;
+  /** This runner's fairness key: its tenant. @default DEFAULT_TENANT_ID */
+  tenantId?: string;
   /** Retries of retryable failures (lease busy, transient storage). @default ACTIVITY_RETRY_POLICY (the durable host's) */
   retryPolicy?: Partial<ActivityRetryPolicy>;
   /** The engine's clock (resumption counts are stamped with it). @default the wall clock */
@@ -52,7 +61,8 @@ export interface LocalOperationRunnerOptions {
 export class LocalOperationRunner implements OperationLauncher {
   private readonly activities: OperationActivities;
   private readonly running = new Map<string, Promise<void>>();
-  private readonly semaphore: Semaphore;
+  private readonly scheduler: FairScheduler;
+  private readonly tenantId: string;
   private readonly retryPolicy: ActivityRetryPolicy;
   private readonly now: () => Date;
   private readonly shutdown = new AbortController();
@@ -72,7 +82,8 @@ export class LocalOperationRunner implements OperationLauncher {
     this.activities = activitiesFor(this);
     // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
     setMaxListeners(0, this.shutdown.signal);
-    this.semaphore = new Semaphore(options.concurrency ?? 16);
+    this.scheduler = options.scheduler ?? new FairScheduler(options.concurrency ?? 16);
+    this.tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
     this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
     this.now = options.now ?? (() => new Date());
   }
@@ -170,6 +181,8 @@ export class LocalOperationRunner implements OperationLauncher {
       return prefetched ? prefetched.catch(lookUp) : lookUp();
     };
     const fanOut = new FanOut(begun, { batchesInFlight: 1, maxKeptResults: MAX_KEPT_RESULTS });
+    // Known for operations started here or resumed; one started by id alone runs at the default priority.
+    const priority = known && 'trigger' in known ? known.trigger.priority : undefined;
     /** Batches started, oldest first; each settles (never rejects) once every instance of it has. */
     const batches: Promise<BatchOutcome>[] = [];
     for (;;) {
@@ -189,7 +202,7 @@ export class LocalOperationRunner implements OperationLauncher {
             fanOut.pageRead(await read(step.continuationToken));
             break;
           case 'apply':
-            batches.push(this.applyBatch(operationId, step.batch, () => fanOut.progress));
+            batches.push(this.applyBatch(operationId, priority, step.batch, () => fanOut.progress));
             break;
           case 'wait':
             fanOut.batchFinished(await batches.shift()!);
@@ -205,14 +218,19 @@ export class LocalOperationRunner implements OperationLauncher {
   }
 
   /**
-   * Applies the operation to each instance of a batch (bounded by the runner's semaphore) and settles once
+   * Applies the operation to each instance of a batch (bounded by the fair scheduler's slots, in the
+   * runner's tenant's turns and at the operation's priority) and settles once
    * every one has: a failure does not leave the others running uncounted (the fan-out's rule for every host).
    */
-  private async applyBatch(operationId: string, { instanceIds, keepResults }: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
+  private async applyBatch(operationId: string, priority: number | undefined, { instanceIds, keepResults }: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
     const pageProgress = this.progressWithin(operationId, progress);
     const input = (instanceId: string) => ({ operationId, instanceId, ...(keepResults ? { keepResult: true } : {}) });
     const settled = await Promise.allSettled(
-      instanceIds.map((instanceId) => this.semaphore.run(() => this.withRetry(() => this.activities.applyOperation(input(instanceId)))).then((result) => (pageProgress.applied(), result))),
+      instanceIds.map((instanceId) =>
+        this.scheduler
+          .run(this.tenantId, priority ?? DEFAULT_PRIORITY, () => this.withRetry(() => this.activities.applyOperation(input(instanceId))))
+          .then((result) => (pageProgress.applied(), result)),
+      ),
     );
     await pageProgress.settled();
     const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));

@@ -114,10 +114,11 @@ export const instanceOperationRoutes: readonly RouteDefinition[] = [
         202: accepted,
         400: 'The request is invalid (a workflow, or a state in no version of it, that does not exist; a delete without `expectedCount`; a recover without `stateId`).',
         409: 'A delete whose `expectedCount` is not the number of instances the filter matches: nothing is deleted.',
+        429: 'The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds.',
       },
     },
     invalidBody: 'The bulk request is invalid',
-    async handle({ body, request }, { engine, triggers }) {
+    async handle({ body, request }, { engine, triggers, quotas }) {
       // Checked against the workflows too (a misspelt workflow or state is a 400, dry run or not).
       const bulk = await engine.migrationsAndBulkActions.parseBulk(body);
       const { dryRun, expectedCount } = body;
@@ -130,6 +131,8 @@ export const instanceOperationRoutes: readonly RouteDefinition[] = [
           );
         }
       }
+      const refused = await quotas?.admitOperation();
+      if (refused) return refused;
       return acceptedOperation(await triggers.submitWork({ bulk: { ...bulk, actor: actorOf(request) } }));
     },
   }),

@@ -74,7 +74,9 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       },
     },
     invalidBody: 'The instance request is invalid',
-    async handle({ body, request }, { engine }) {
+    async handle({ body, request }, { engine, quotas }) {
+      const refused = await quotas?.admitInstance();
+      if (refused) return refused;
       const { instance, created } = await engine.createOrFindInstance(body, { actor: actorOf(request) });
       return created ? instanceResponse(201, instance, true) : instanceResponse(200, instance);
     },
@@ -208,6 +210,8 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
+      const refused = await services.quotas?.admitTrigger();
+      if (refused) return refused;
       // Addressed to the instance: it is the only candidate (no interest lookup).
       return submittedOperation(request, services, await services.triggers.submit(trigger, undefined, { instanceId }));
     },

@@ -85,6 +85,7 @@ export const submittedResponses: Readonly<Record<number, ResponseContract | stri
   },
   202: { description: 'Accepted: poll `statusUrl` until it answers 200 (or send `Prefer: wait` with the poll).', body: acceptedOperationSchema, headers: acceptedHeaders },
   409: 'The trigger `id` was sent before with another body; `detail` names the first difference. Nothing was sent.',
+  429: "Over the tenant's trigger rate or its operations running at once: nothing was recorded; send it again after `Retry-After` seconds.",
 };
 
 const operationPath = z.object({ operationId: z.string() });
@@ -122,6 +123,8 @@ export const triggerRoutes: readonly RouteDefinition[] = [
     async handle({ query, body, request }, services) {
       const trigger = { ...triggerFromInput(body, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
+      const refused = await services.quotas?.admitTrigger();
+      if (refused) return refused;
       return submittedOperation(request, services, await services.triggers.submit(trigger));
     },
   }),

@@ -29,13 +29,16 @@ export const workflowOperationRoutes: readonly RouteDefinition[] = [
         202: accepted,
         400: 'The request is invalid (a version or a mapped state that does not exist).',
         404: 'No such workflow.',
+        429: 'The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds.',
       },
     },
     invalidBody: 'The migration request is invalid',
-    async handle({ params, body, request }, { engine, triggers }) {
+    async handle({ params, body, request }, { engine, triggers, quotas }) {
       // The body's shape is checked; the engine checks it against the workflow's versions.
       const { request: migration, dryRun } = await engine.migrationsAndBulkActions.parseMigration(params.workflowId, body);
       if (dryRun) return { status: 200, body: await engine.migrationsAndBulkActions.migrationReport(migration) };
+      const refused = await quotas?.admitOperation();
+      if (refused) return refused;
       return acceptedOperation(await triggers.submitWork({ migration: { ...migration, actor: actorOf(request) } }));
     },
   }),

@@ -1,0 +1,116 @@
+/**
+ * The local runner's fair scheduler, deterministically (no timing): slots go round-robin across fairness
+ * keys (tenants), and within a key by priority (higher first), then by arrival. A tenant's 10,000 queued
+ * applications do not hold back another tenant's single one.
+ */
+import { DEFAULT_PRIORITY, FairScheduler } from '../../src/host/local/concurrency';
+
+/** A piece of work the test finishes by hand. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** Lets every queued promise callback run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('FairScheduler', () => {
+  it('never runs more than its limit at once', async () => {
+    const scheduler = new FairScheduler(2);
+    let running = 0;
+    let most = 0;
+    const gates = Array.from({ length: 6 }, gate);
+    const runs = gates.map((each, index) =>
+      scheduler.run(index % 2 === 0 ? 'a' : 'b', DEFAULT_PRIORITY, async () => {
+        most = Math.max(most, ++running);
+        await each.opened;
+        running -= 1;
+      }),
+    );
+    await settle();
+    expect(running).toBe(2);
+    expect(scheduler.waiting).toBe(4);
+    for (const each of gates) {
+      each.open();
+      await settle();
+    }
+    await Promise.all(runs);
+    expect(most).toBe(2);
+    expect(scheduler.waiting).toBe(0);
+  });
+
+  it('hands slots round-robin across keys, by priority then arrival within a key', async () => {
+    const scheduler = new FairScheduler(1);
+    const order: string[] = [];
+    const blocker = gate();
+    const runs = [scheduler.run('z', DEFAULT_PRIORITY, () => blocker.opened)];
+    const queue = (key: string, name: string, priority?: number) => runs.push(scheduler.run(key, priority, async () => void order.push(name)));
+    queue('a', 'a1');
+    queue('a', 'a2');
+    queue('b', 'b1', 1);
+    queue('a', 'a3', 5);
+    queue('b', 'b2', 5);
+    queue('c', 'c1');
+    queue('a', 'a4');
+    await settle();
+    expect(order).toEqual([]);
+    blocker.open();
+    await Promise.all(runs);
+    expect(order).toEqual(['a3', 'b2', 'c1', 'a1', 'b1', 'a2', 'a4']);
+  });
+
+  it("serves another tenant's single application within one turn of a 10,000-instance flood", async () => {
+    const scheduler = new FairScheduler(4);
+    const order: string[] = [];
+    const flood = Array.from({ length: 10_000 }, (_, index) => scheduler.run('tenant-a', DEFAULT_PRIORITY, async () => void order.push(`a${index}`)));
+    // B's one trigger arrives after A's whole broadcast is queued.
+    const single = scheduler.run('tenant-b', DEFAULT_PRIORITY, async () => void order.push('b'));
+    await Promise.all([...flood, single]);
+    // At most the 4 that held the slots when it arrived, and A's one turn, go before it.
+    expect(order.indexOf('b')).toBeLessThanOrEqual(5);
+    expect(order).toHaveLength(10_001);
+  });
+
+  it('caps the slots one key holds at maxPerKey, leaving the others free for the next key at once', async () => {
+    const scheduler = new FairScheduler(4, { maxPerKey: 2 });
+    const running = new Map<string, number>();
+    let mostOfA = 0;
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const work = (key: string, name: string) => {
+      const each = gate();
+      gates.set(name, each);
+      return scheduler.run(key, undefined, async () => {
+        running.set(key, (running.get(key) ?? 0) + 1);
+        if (key === 'a') mostOfA = Math.max(mostOfA, running.get('a')!);
+        await each.opened;
+        running.set(key, running.get(key)! - 1);
+      });
+    };
+    const flood = Array.from({ length: 10 }, (_, index) => work('a', `a${index}`));
+    await settle();
+    expect(running.get('a')).toBe(2);
+    expect(scheduler.waiting).toBe(8);
+    // Two slots are free although A waits: B's one starts at once.
+    const single = work('b', 'b0');
+    await settle();
+    expect(running.get('b')).toBe(1);
+    gates.get('b0')!.open();
+    await single;
+    for (let index = 0; index < 10; index += 1) {
+      gates.get(`a${index}`)?.open();
+      await settle();
+    }
+    await Promise.all(flood);
+    expect(mostOfA).toBe(2);
+    expect(scheduler.waiting).toBe(0);
+  });
+
+  it('releases the slot when work fails, and refuses a limit that is not a positive integer', async () => {
+    const scheduler = new FairScheduler(1);
+    await expect(scheduler.run('a', undefined, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(scheduler.run('a', undefined, async () => 'next')).resolves.toBe('next');
+    expect(() => new FairScheduler(0)).toThrow(RangeError);
+    expect(() => new FairScheduler(2, { maxPerKey: 0 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The quotas' mechanisms, without storage: the token bucket's rate, burst and Retry-After, the cached
+ * count's reads, the gate's refusals, and the settings and per-tenant overrides (outside input, validated).
+ */
+import { ValidationError } from '../../src/engine/model';
+import { CachedCount, DEFAULT_QUOTAS, TenantQuotaGate, TokenBucket, quotasFromEnv, resolveQuotas, type QuotaCounts } from '../../src/host/tenant-quotas';
+
+function manualClock(start = 1_000_000) {
+  let at = start;
+  return { now: () => at, advance: (ms: number) => void (at += ms) };
+}
+
+describe('TokenBucket', () => {
+  it('accepts a burst, then one per refill interval, and says how long to wait', () => {
+    const clock = manualClock();
+    const bucket = new TokenBucket(2, 3, clock.now);
+    expect([bucket.take(), bucket.take(), bucket.take()].every((take) => take.taken)).toBe(true);
+    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 1 });
+    clock.advance(499);
+    expect(bucket.take().taken).toBe(false);
+    clock.advance(1);
+    expect(bucket.take().taken).toBe(true);
+    expect(bucket.take().taken).toBe(false);
+    // A long quiet spell refills up to the burst, no further.
+    clock.advance(60_000);
+    expect([bucket.take(), bucket.take(), bucket.take()].every((take) => take.taken)).toBe(true);
+    expect(bucket.take().taken).toBe(false);
+  });
+
+  it('rounds Retry-After up to whole seconds for slow rates, and a clock that goes back refills nothing', () => {
+    const clock = manualClock();
+    const bucket = new TokenBucket(0.1, 1, clock.now);
+    expect(bucket.take().taken).toBe(true);
+    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 10 });
+    clock.advance(-5000);
+    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 10 });
+    clock.advance(5000 + 2500);
+    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 8 });
+  });
+});
+
+describe('CachedCount', () => {
+  it('reads once while fresh and far from the quota, and again before it refuses', async () => {
+    const clock = manualClock();
+    let stored = 0;
+    const reads: number[] = [];
+    const count = new CachedCount(async () => (reads.push(clock.now()), stored), clock.now);
+    expect(await count.admit(3)).toBe(true);
+    expect(await count.admit(3)).toBe(true);
+    expect(reads).toHaveLength(1);
+    stored = 2;
+    // The estimate (0 counted + 2 admitted) is below 3: no read.
+    expect(await count.admit(3)).toBe(true);
+    expect(reads).toHaveLength(1);
+    stored = 3;
+    // At the quota on a count just read: refused without another read within a second.
+    expect(await count.admit(3)).toBe(false);
+    expect(reads).toHaveLength(1);
+    clock.advance(CachedCount.RECOUNT_AT_QUOTA_AFTER_IN_MS);
+    stored = 1; // two finished meanwhile
+    expect(await count.admit(3)).toBe(true);
+    expect(reads).toHaveLength(2);
+    clock.advance(CachedCount.RECOUNT_AFTER_IN_MS);
+    expect(await count.admit(3)).toBe(true);
+    expect(reads).toHaveLength(3);
+  });
+});
+
+describe('TenantQuotaGate', () => {
+  const counts = (alive: number, running: number): QuotaCounts => ({ instancesAlive: async () => alive, operationsRunning: async () => running });
+
+  it('refuses a trigger over the rate with 429, Retry-After and the tenant named', async () => {
+    const clock = manualClock();
+    const gate = new TenantQuotaGate('acme', resolveQuotas(DEFAULT_QUOTAS, { triggersPerSecond: 1, triggerBurst: 2 }), counts(0, 0), clock.now);
+    expect(await gate.admitTrigger()).toBeUndefined();
+    expect(await gate.admitTrigger()).toBeUndefined();
+    const refused = await gate.admitTrigger();
+    expect(refused).toMatchObject({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/problem+json' }, body: { status: 429, title: 'Too many requests' } });
+    expect((refused!.body as { detail: string }).detail).toMatch(/Tenant "acme" sends more than 1 triggers per second \(burst 2\); nothing was recorded/);
+  });
+
+  it('refuses an operation beyond the operations running with 429, and an instance beyond those alive with 409', async () => {
+    const gate = new TenantQuotaGate('acme', resolveQuotas(DEFAULT_QUOTAS, { operationsRunning: 4, instancesAlive: 10 }), counts(10, 4));
+    expect(await gate.admitOperation()).toMatchObject({ status: 429, headers: { 'retry-after': '1' } });
+    expect(await gate.admitTrigger()).toMatchObject({ status: 429 });
+    const instance = await gate.admitInstance();
+    expect(instance).toMatchObject({ status: 409, body: { title: 'Quota exceeded' } });
+    expect(instance!.headers!['retry-after']).toBeUndefined();
+  });
+});
+
+describe('quota settings and overrides', () => {
+  it('default to DEFAULT_QUOTAS and take the SIGNALBOX_QUOTA_* settings', () => {
+    expect(quotasFromEnv({})).toEqual(DEFAULT_QUOTAS);
+    expect(quotasFromEnv({ SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND: '0.5', SIGNALBOX_QUOTA_TRIGGER_BURST: '7', SIGNALBOX_QUOTA_INSTANCES_ALIVE: ' ', SIGNALBOX_QUOTA_OPERATIONS_RUNNING: '3' })).toEqual({
+      ...DEFAULT_QUOTAS,
+      triggersPerSecond: 0.5,
+      triggerBurst: 7,
+      operationsRunning: 3,
+    });
+  });
+
+  it('name the setting that is not a number in range', () => {
+    expect(() => quotasFromEnv({ SIGNALBOX_QUOTA_TRIGGER_BURST: 'lots' })).toThrow(/SIGNALBOX_QUOTA_TRIGGER_BURST is invalid/);
+    expect(() => quotasFromEnv({ SIGNALBOX_QUOTA_INSTANCES_ALIVE: '0' })).toThrow(/SIGNALBOX_QUOTA_INSTANCES_ALIVE is invalid/);
+  });
+
+  it("take a tenant's overrides over the defaults, refusing unknown names and bad values by field", () => {
+    expect(resolveQuotas(DEFAULT_QUOTAS, { instancesAlive: 5, fanOutBatches: 2 })).toEqual({ ...DEFAULT_QUOTAS, instancesAlive: 5, fanOutBatches: 2 });
+    const refusal = (overrides: Record<string, number>) => {
+      try {
+        resolveQuotas(DEFAULT_QUOTAS, overrides);
+      } catch (error) {
+        return error instanceof ValidationError ? error.issues.map((issue) => issue.path) : error;
+      }
+      return 'accepted';
+    };
+    expect(refusal({ instancesAlve: 5 })).toEqual(['instancesAlve']);
+    expect(refusal({ fanOutBatches: 9 })).toEqual(['fanOutBatches']);
+    expect(refusal({ triggerBurst: 1.5 })).toEqual(['triggerBurst']);
+  });
+});
