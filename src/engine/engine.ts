@@ -364,6 +364,12 @@ export class Engine {
     for (const offer of offers) {
       const { instanceId, trigger } = offer.waiter;
       try {
+        // Sent to an instance since deleted (and perhaps created again with its id): it waits no longer, and is not applied.
+        const current = await this.ports.instances.get(instanceId);
+        if (!current || current.incarnation !== offer.waiter.incarnation) {
+          await this.runtime.capacity?.forget(offer);
+          continue;
+        }
         const result = await this.applyTrigger(instanceId, trigger);
         // Admitted and timed-out triggers left the queue themselves; one that went elsewhere or nowhere leaves it here.
         if (result.outcome !== TriggerOutcome.capacityQueued) await this.runtime.capacity?.forget(offer);

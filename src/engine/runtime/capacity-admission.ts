@@ -61,6 +61,7 @@ export async function capacityDecision(
       limit: capacity.limit,
       instanceId: stored.id,
       historyLength: stored.historyLength,
+      ...(stored.incarnation !== undefined ? { incarnation: stored.incarnation } : {}),
       trigger,
       timeoutInMs: capacityTimeoutInMs(capacity),
     },

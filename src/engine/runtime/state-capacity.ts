@@ -27,6 +27,8 @@ export interface CapacityMember {
 export interface CapacityWaiter {
   readonly id: string;
   readonly instanceId: string;
+  /** The incarnation it was sent to: an instance deleted and created again with the id never gets it. */
+  readonly incarnation?: string;
   readonly trigger: Trigger;
   readonly priority: number;
   readonly arrivedAt: string;
@@ -46,6 +48,7 @@ export interface CapacityRequest {
   readonly instanceId: string;
   /** The instance's history length as the trigger found it (its entering change is not saved yet). */
   readonly historyLength: number;
+  readonly incarnation?: string;
   readonly trigger: Trigger;
   readonly timeoutInMs: number;
 }
@@ -112,6 +115,7 @@ export class StateCapacityRows {
         const waiter: CapacityWaiter = mine ?? {
           id: request.trigger.id,
           instanceId: request.instanceId,
+          ...(request.incarnation !== undefined ? { incarnation: request.incarnation } : {}),
           trigger: request.trigger,
           priority: request.trigger.priority ?? DEFAULT_TRIGGER_PRIORITY,
           arrivedAt: now,
