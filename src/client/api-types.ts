@@ -817,6 +817,22 @@ export interface components {
                 new: number | null;
                 tenantId?: string;
             }[];
+            /** @description Per state with `capacity`: the instances counted in it under this key (as last recorded; a full check reconciles them with the instances' own state) and the triggers waiting for room, in admission order. */
+            capacity: {
+                stateId: string;
+                limit: number;
+                members: {
+                    instanceId: string;
+                    since: string;
+                }[];
+                queued: {
+                    instanceId: string;
+                    triggerId: string;
+                    priority: number;
+                    arrivedAt: string;
+                    deadline: string;
+                }[];
+            }[];
         };
         Instance: {
             id: string;
@@ -998,7 +1014,7 @@ export interface components {
                  */
                 at: string;
                 /** @enum {string} */
-                outcome: "noTransition" | "exitBlocked" | "entryBlocked" | "notActive" | "notInterested";
+                outcome: "noTransition" | "exitBlocked" | "entryBlocked" | "notActive" | "notInterested" | "capacityQueued" | "capacityTimeout";
                 fromStateId?: string;
                 transitionId?: string;
                 toStateId?: string;
@@ -1090,7 +1106,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "capacityQueued" | "capacityTimeout" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -1117,7 +1133,7 @@ export interface components {
             instances: {
                 instanceId: string;
                 /** @enum {string} */
-                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
+                outcome: "transitioned" | "noTransition" | "exitBlocked" | "entryBlocked" | "faulted" | "notActive" | "notInterested" | "duplicate" | "notFound" | "errorHandled" | "retryScheduled" | "debounced" | "capacityQueued" | "capacityTimeout" | "migrated" | "cancelled" | "recovered" | "suspended" | "resumed" | "deleted" | "reindexed" | "skipped" | "notMigratable" | "conflict" | "failed";
                 transitionId?: string;
                 fromStateId?: string;
                 toStateId?: string;
@@ -1965,6 +1981,14 @@ export interface components {
                             [key: string]: string;
                         };
                     };
+                    capacity?: {
+                        /** @description Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
+                        key: string;
+                        /** @description Instances per key in this state at once. */
+                        limit: number;
+                        /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
+                        timeout?: string;
+                    };
                 };
             };
             subscriptions?: {
@@ -2134,6 +2158,14 @@ export interface components {
                         setContext?: {
                             [key: string]: string;
                         };
+                    };
+                    capacity?: {
+                        /** @description Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
+                        key: string;
+                        /** @description Instances per key in this state at once. */
+                        limit: number;
+                        /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
+                        timeout?: string;
                     };
                 };
             };
@@ -2306,6 +2338,14 @@ export interface components {
                         setContext?: {
                             [key: string]: string;
                         };
+                    };
+                    capacity?: {
+                        /** @description Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
+                        key: string;
+                        /** @description Instances per key in this state at once. */
+                        limit: number;
+                        /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
+                        timeout?: string;
                     };
                 };
             };

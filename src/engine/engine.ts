@@ -57,6 +57,7 @@ import type { SearchField } from './definition/search-indexes';
 import { InstanceSearch, type CountRequest, type CountResult, type SearchPage, type SearchRequest } from './search/instance-search';
 import type { FlowStore } from './ports/flow-store';
 import { FlowKeys } from './runtime/flow-keys';
+import type { CapacityOffer } from './runtime/state-capacity';
 
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
 
@@ -350,8 +351,32 @@ export class Engine {
       const result = decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
       span.setAttribute('outcome', result.outcome);
       await this.relayAfter(decided, options);
+      await this.offerWaiting(decided.capacityOffers ?? []);
       return result;
     });
+  }
+
+  /**
+   * Triggers that waited for room in a full state (`capacity`), offered again now that room is free. A
+   * failure leaves the trigger on its queue, offered again by the next change that touches it.
+   */
+  private async offerWaiting(offers: readonly CapacityOffer[]): Promise<void> {
+    for (const offer of offers) {
+      const { instanceId, trigger } = offer.waiter;
+      try {
+        // Sent to an instance since deleted (and perhaps created again with its id): it waits no longer, and is not applied.
+        const current = await this.ports.instances.get(instanceId);
+        if (!current || current.incarnation !== offer.waiter.incarnation) {
+          await this.runtime.capacity?.forget(offer);
+          continue;
+        }
+        const result = await this.applyTrigger(instanceId, trigger);
+        // Admitted and timed-out triggers left the queue themselves; one that went elsewhere or nowhere leaves it here.
+        if (result.outcome !== TriggerOutcome.capacityQueued) await this.runtime.capacity?.forget(offer);
+      } catch (error) {
+        this.options.logger.warn('Could not offer a trigger that waited for room in a state; it stays queued', { instanceId, triggerId: trigger.id, error: String(error) });
+      }
+    }
   }
 
   /**

@@ -14,9 +14,24 @@ const limited = {
   },
 };
 
+const picking = {
+  id: 'picking',
+  displayName: 'Picking',
+  initialStateId: 'open',
+  states: {
+    open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+    picking: {
+      capacity: { key: 'customer:{{context.customer}}', limit: 1, timeout: 'PT1H' },
+      transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+    },
+    done: {},
+  },
+};
+
 let test: TestHost;
 beforeAll(async () => {
   test = await startTestHost('flowapi');
+  expect((await test.api.request('PUT', '/api/workflows/picking', { json: picking })).status).toBe(201);
   expect((await test.api.request('PUT', '/api/workflows/limited', { json: limited })).status).toBe(201);
   expect((await test.api.request('PUT', '/api/workflows/free', { json: { ...limited, id: 'free', flow: undefined } })).status).toBe(201);
 });
@@ -33,7 +48,7 @@ describe('GET /api/flow/{workflowId}/keys/{key}', () => {
     const view = await test.api.request('GET', `/api/flow/limited/keys/${encodeURIComponent('customer:42')}`);
 
     expect(view.status).toBe(200);
-    expect(view.body).toEqual({ workflowId: 'limited', key: 'customer:42', limit: 2, definedLimit: 2, running: [], queued: [], nextRelease: null, audit: [] });
+    expect(view.body).toEqual({ workflowId: 'limited', key: 'customer:42', limit: 2, definedLimit: 2, running: [], queued: [], nextRelease: null, audit: [], capacity: [] });
   });
 
   it('is 404 for a workflow that does not exist', async () => {
@@ -71,5 +86,39 @@ describe('PUT /api/flow/{workflowId}/keys/{key}/limit', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual([{ path: 'workflowId', message: 'the workflow has no `flow.concurrency`' }]);
     expect((await test.api.request('PUT', '/api/flow/nope/keys/k/limit', { json: { limit: 3 } })).status).toBe(404);
+  });
+});
+
+describe('capacity on a state, over HTTP', () => {
+  it('queues a trigger into a full state (traced, shown with the key) and applies it when the instance there leaves', async () => {
+    for (const instanceId of ['p-1', 'p-2']) {
+      expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'picking', instanceId, context: { customer: 42 } } })).status).toBe(201);
+    }
+    const wait = { prefer: 'wait=30' };
+    const first = await test.api.request('POST', '/api/triggers', { json: { name: 'Pick', subjects: ['p-1'] }, headers: wait });
+    expect(first.body.instances[0]).toMatchObject({ outcome: 'transitioned', trace: [{ type: 'capacity', detail: 'admitted: customer:42 at 1/1 in picking' }, expect.anything()] });
+    const second = await test.api.request('POST', '/api/triggers', { json: { name: 'Pick', subjects: ['p-2'], priority: 4 }, headers: wait });
+    expect(second.body.instances[0]).toMatchObject({ outcome: 'capacityQueued', trace: [{ type: 'capacity', detail: 'queued: customer:42 at 1/1 in picking' }, expect.anything()] });
+
+    const view = await test.api.request('GET', `/api/flow/picking/keys/${encodeURIComponent('customer:42')}`);
+    expect(view.status).toBe(200);
+    expect(view.body.capacity).toEqual([
+      {
+        stateId: 'picking',
+        limit: 1,
+        members: [{ instanceId: 'p-1', since: expect.any(String) }],
+        queued: [{ instanceId: 'p-2', triggerId: expect.any(String), priority: 4, arrivedAt: expect.any(String), deadline: expect.any(String) }],
+      },
+    ]);
+    expect((await test.api.request('GET', '/api/instances/p-2')).body.stateId).toBe('open');
+
+    await test.api.request('POST', '/api/triggers', { json: { name: 'Done', subjects: ['p-1'] }, headers: wait });
+    const deadline = Date.now() + 30_000;
+    while ((await test.api.request('GET', '/api/instances/p-2')).body.stateId !== 'picking') {
+      if (Date.now() > deadline) throw new Error('the queued trigger was never applied');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const after = await test.api.request('GET', `/api/flow/picking/keys/${encodeURIComponent('customer:42')}`);
+    expect(after.body.capacity[0]).toMatchObject({ members: [{ instanceId: 'p-2' }], queued: [] });
   });
 });

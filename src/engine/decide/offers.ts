@@ -22,7 +22,14 @@ export interface TriggerOffer {
   readonly triggerName: string;
   /** When it was offered (the engine's clock). */
   readonly at: string;
-  readonly outcome: typeof TriggerOutcome.noTransition | typeof TriggerOutcome.exitBlocked | typeof TriggerOutcome.entryBlocked | typeof TriggerOutcome.notActive | typeof TriggerOutcome.notInterested;
+  readonly outcome:
+    | typeof TriggerOutcome.noTransition
+    | typeof TriggerOutcome.exitBlocked
+    | typeof TriggerOutcome.entryBlocked
+    | typeof TriggerOutcome.notActive
+    | typeof TriggerOutcome.notInterested
+    | typeof TriggerOutcome.capacityQueued
+    | typeof TriggerOutcome.capacityTimeout;
   readonly fromStateId?: string;
   readonly transitionId?: string;
   readonly toStateId?: string;
@@ -30,7 +37,16 @@ export interface TriggerOffer {
   readonly trace?: readonly TraceEntry[];
 }
 
-const unchangedOutcomes = new Set<string>([TriggerOutcome.noTransition, TriggerOutcome.exitBlocked, TriggerOutcome.entryBlocked, TriggerOutcome.notActive, TriggerOutcome.notInterested]);
+const unchangedOutcomes = new Set<string>([
+  TriggerOutcome.noTransition,
+  TriggerOutcome.exitBlocked,
+  TriggerOutcome.entryBlocked,
+  TriggerOutcome.notActive,
+  TriggerOutcome.notInterested,
+  // Waiting for room in a full state, or given up waiting: the instance is as it was (state-capacity.ts).
+  TriggerOutcome.capacityQueued,
+  TriggerOutcome.capacityTimeout,
+]);
 
 /** The offer to record for a trigger's result, or undefined when the result is not "offered, did nothing". */
 export function offerOf(trigger: Trigger, result: InstanceResult, at: Date): TriggerOffer | undefined {

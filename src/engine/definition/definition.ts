@@ -12,6 +12,7 @@ import { actorsRuleSchema } from './actors-rule';
 import { indexesSchema } from './search-indexes';
 import { flowSchema } from './flow-policies';
 import { flowConcurrencyShape } from './flow-concurrency';
+import { stateCapacitySchema } from './state-capacity';
 
 export const workflowIdSchema = z
   .string()
@@ -82,6 +83,8 @@ export const stateSchema = z.strictObject({
     }),
   /** Where to go when a step of this state fails (exit steps, transition steps, entry steps), unless the transition's `onError` handles it. */
   onError: onErrorSchema.optional(),
+  /** At most `limit` instances per key in this state; triggers into it wait in order (state-capacity.ts). */
+  capacity: stateCapacitySchema.optional(),
 });
 export type StateDefinition = z.infer<typeof stateSchema>;
 

@@ -7,3 +7,4 @@ export * from './subscriptions';
 export * from './actors-rule';
 export * from './flow-policies';
 export * from './flow-concurrency';
+export * from './state-capacity';

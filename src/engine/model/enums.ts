@@ -29,6 +29,10 @@ export const TriggerOutcome = {
   retryScheduled: 'retryScheduled',
   /** Held back by the workflow's `flow.debounce`: applied with the rest of its burst when it goes quiet (debounce.ts). */
   debounced: 'debounced',
+  /** Its transition's target state is full for its key (`capacity`): it waits in that state's queue and is applied when room frees. */
+  capacityQueued: 'capacityQueued',
+  /** It waited for room in a full state longer than the state's `capacity.timeout`: it left the queue unapplied. */
+  capacityTimeout: 'capacityTimeout',
 } as const;
 export type TriggerOutcome = (typeof TriggerOutcome)[keyof typeof TriggerOutcome];
 

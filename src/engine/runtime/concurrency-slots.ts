@@ -242,7 +242,7 @@ function goesBefore(a: Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>, b: Pic
 }
 
 /** The queue in admission order (for views). */
-export function inAdmissionOrder(queued: readonly SlotWaiter[]): SlotWaiter[] {
+export function inAdmissionOrder<Waiter extends Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>>(queued: readonly Waiter[]): Waiter[] {
   return [...queued].sort((a, b) => (goesBefore(a, b) ? -1 : goesBefore(b, a) ? 1 : 0));
 }
 

@@ -9,6 +9,7 @@ import type { Actor } from '../model/actor';
 import type { JsonObject } from '../model/json';
 import type { FlowStore, OperationOptions } from '../ports';
 import { inAdmissionOrder, type ConcurrencySlots, type LimitOverride } from './concurrency-slots';
+import { capacityRowKey, type StateKeyCapacity } from './state-capacity';
 
 /** At most this many audit entries are shown with a key (newest first). */
 export const MAX_FLOW_AUDIT_ENTRIES = 20;
@@ -41,6 +42,16 @@ export interface FlowKeyView {
    */
   readonly nextRelease: string | null;
   readonly audit: readonly FlowAuditEntry[];
+  /** Per state with `capacity`: the instances counted in it under this key and the triggers waiting for room. */
+  readonly capacity: readonly StateCapacityView[];
+}
+
+export interface StateCapacityView {
+  readonly stateId: string;
+  readonly limit: number;
+  readonly members: readonly { readonly instanceId: string; readonly since: string }[];
+  /** In admission order (higher priority first, then arrival); `deadline`: when its wait ends with `capacityTimeout`. */
+  readonly queued: readonly { readonly instanceId: string; readonly triggerId: string; readonly priority: number; readonly arrivedAt: string; readonly deadline: string }[];
 }
 
 export class FlowKeys {
@@ -53,7 +64,7 @@ export class FlowKeys {
 
   async view(workflowId: string, key: string, options: OperationOptions = {}): Promise<FlowKeyView> {
     const definition = await this.definition(workflowId, options);
-    const [slots, audit] = await Promise.all([this.slots.read(workflowId, key, options), this.audit(workflowId, key, options)]);
+    const [slots, audit, capacity] = await Promise.all([this.slots.read(workflowId, key, options), this.audit(workflowId, key, options), this.capacity(definition, key, options)]);
     const definedLimit = definition.flow?.concurrency?.limit ?? null;
     const limit = slots.limitOverride?.limit ?? definedLimit;
     const free = limit !== null && slots.running.length < limit;
@@ -68,7 +79,24 @@ export class FlowKeys {
       queued: inAdmissionOrder(slots.queued).map(({ instanceId, triggerId, priority, arrivedAt }) => ({ instanceId, triggerId, priority, arrivedAt })),
       nextRelease: slots.queued.length === 0 ? null : free ? 'now' : (earliest ?? 'now'),
       audit,
+      capacity,
     };
+  }
+
+  private async capacity(definition: WorkflowDefinition, key: string, options: OperationOptions): Promise<StateCapacityView[]> {
+    const states = Object.entries(definition.states).filter(([, state]) => state.capacity);
+    return Promise.all(
+      states.map(async ([stateId, state]) => {
+        const row = await this.store.getRow(definition.id, capacityRowKey(stateId, key), options);
+        const value = (row?.value ?? {}) as unknown as Partial<StateKeyCapacity>;
+        return {
+          stateId,
+          limit: state.capacity!.limit,
+          members: (value.members ?? []).map(({ instanceId, since }) => ({ instanceId, since })),
+          queued: inAdmissionOrder(value.queued ?? []).map(({ instanceId, id, priority, arrivedAt, deadline }) => ({ instanceId, triggerId: id, priority, arrivedAt, deadline })),
+        };
+      }),
+    );
   }
 
   /**

@@ -10,3 +10,4 @@ export * from './tracing';
 export * from './workflow-service';
 export * from './workflow-version-cache';
 export * from './waiting-service';
+export * from './state-capacity';

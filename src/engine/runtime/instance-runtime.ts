@@ -43,6 +43,8 @@ import type { SearchIndexStore, SearchRow } from '../search/search-port';
 import type { FlowStore } from '../ports/flow-store';
 import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from './flow-admission';
+import { StateCapacityRows, type CapacityOffer } from './state-capacity';
+import { capacityDecision, capacityKeyOf } from './capacity-admission';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;
@@ -88,6 +90,8 @@ export interface AppliedDecision {
   readonly instance?: StoredInstance;
   /** Rows to relay now that the lease is released: those this change wrote and leftovers found on load. */
   readonly outbox: readonly OutboxRow[];
+  /** Triggers waiting for room in a full state (`capacity`) that now fit: offer them again. */
+  readonly capacityOffers?: readonly CapacityOffer[];
 }
 
 export class InstanceRuntime {
@@ -97,6 +101,8 @@ export class InstanceRuntime {
   private readonly search: SearchIndexing;
   /** The concurrency slots of workflows with a `flow.concurrency` policy (absent without a flow store). */
   readonly slots?: ConcurrencySlots;
+  /** The rows of states with `capacity` (absent without a flow store). */
+  readonly capacity?: StateCapacityRows;
 
   constructor(
     private readonly ports: InstanceRuntimePorts,
@@ -111,6 +117,7 @@ export class InstanceRuntime {
         ...(options.flowSlotTtlInMs !== undefined ? { slotTtlInMs: options.flowSlotTtlInMs } : {}),
         warn: (message, properties) => options.logger.warn(message, properties),
       });
+      this.capacity = new StateCapacityRows(ports.flow, ports.instances, () => options.clock.now(), options.leaseDurationInSeconds * 1000);
     }
   }
 
@@ -165,8 +172,11 @@ export class InstanceRuntime {
     const { offeredSince, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
     let slot: HeldSlot | undefined;
+    // The state the trigger found the instance in, and waiters a full state handed back to be offered again.
+    let before: { instance: Instance; definition: WorkflowDefinition } | undefined;
+    const capacityOffers: CapacityOffer[] = [];
     try {
-      return await this.decideUnderLease(
+      const decided = await this.decideUnderLease(
         instanceId,
         (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
         async (stored, { definition, effects }) => {
@@ -176,15 +186,39 @@ export class InstanceRuntime {
           if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
           const admission = slot || wasApplied(stored, trigger.id) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions);
           slot ??= admission?.slot;
-          const decision = withAdmissionTrace(await decideTrigger(definition, stored, applied, effects, this.options.registry), admission);
+          before = { instance: stored, definition };
+          const decision = await capacityDecision(
+            this.capacity,
+            definition,
+            stored,
+            applied,
+            withAdmissionTrace(await decideTrigger(definition, stored, applied, effects, this.options.registry), admission),
+            capacityOffers,
+            storeOptions,
+          );
           // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
           if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
           return decision;
         },
         storeOptions,
       );
+      if (before && decided.instance) capacityOffers.push(...(await this.leaveCapacity(before.definition, before.instance, decided.instance, trigger, storeOptions)));
+      return capacityOffers.length > 0 ? { ...decided, capacityOffers } : decided;
     } finally {
       if (slot) await this.slots!.release(slot);
+    }
+  }
+
+  /** The instance left a state with `capacity`: it stops counting there (a failure is left to the next reconciliation). */
+  private async leaveCapacity(definition: WorkflowDefinition, from: Instance, to: Instance, trigger: Trigger, options: OperationOptions): Promise<CapacityOffer[]> {
+    const capacity = definition.states[from.stateId]?.capacity;
+    if (!capacity || !this.capacity || from.stateId === to.stateId) return [];
+    try {
+      const key = await capacityKeyOf(capacity, from, trigger);
+      return key === undefined ? [] : await this.capacity.leave(definition.id, from.stateId, key, capacity.limit, from.id, options);
+    } catch (error) {
+      this.options.logger.warn('Could not count an instance out of a state with capacity; the next full check reconciles it', { instanceId: from.id, stateId: from.stateId, error: String(error) });
+      return [];
     }
   }
 

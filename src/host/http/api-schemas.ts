@@ -195,7 +195,7 @@ export const offerListSchema = z
         operationId: z.string().meta({ description: "The trigger's operation (its id)." }),
         triggerName: z.string(),
         at: timestamp,
-        outcome: z.enum(['noTransition', 'exitBlocked', 'entryBlocked', 'notActive', 'notInterested']),
+        outcome: z.enum(['noTransition', 'exitBlocked', 'entryBlocked', 'notActive', 'notInterested', 'capacityQueued', 'capacityTimeout']),
         fromStateId: z.string().optional(),
         transitionId: z.string().optional(),
         toStateId: z.string().optional(),

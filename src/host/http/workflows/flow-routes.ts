@@ -35,6 +35,19 @@ export const flowKeySchema = z
       .nullable()
       .meta({ description: 'While triggers wait: `now` when a slot is free, else when one frees at the latest (the earliest expiry of a running slot). Null when nothing waits.' }),
     audit: z.array(flowAuditEntrySchema).meta({ description: 'The newest limit overrides of this key, newest first.' }),
+    capacity: z
+      .array(
+        z.object({
+          stateId: z.string(),
+          limit: z.number().int(),
+          members: z.array(z.object({ instanceId: z.string(), since: z.string() })),
+          queued: z.array(z.object({ instanceId: z.string(), triggerId: z.string(), priority: z.number().int(), arrivedAt: z.string(), deadline: z.string() })),
+        }),
+      )
+      .meta({
+        description:
+          "Per state with `capacity`: the instances counted in it under this key (as last recorded; a full check reconciles them with the instances' own state) and the triggers waiting for room, in admission order.",
+      }),
   })
   .meta({ id: 'FlowKey' });
 

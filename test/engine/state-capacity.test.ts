@@ -1,0 +1,179 @@
+/**
+ * `capacity` on a state, on in-memory ports and the manual clock: at most `limit` instances per key in the
+ * state, the rest of the triggers into it queued in order (priority first) and applied when an instance
+ * leaves, or ended with `capacityTimeout`; counts reconciled with the instances' own state.
+ */
+import { DefinitionInvalidError, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
+import { InMemoryFlowStore } from '../../src/testing';
+import { testEngine, trigger } from './support';
+
+function workflow(capacity: object | undefined): WorkflowDefinitionInput {
+  return {
+    id: 'orders',
+    displayName: 'Orders',
+    initialStateId: 'open',
+    states: {
+      open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+      picking: {
+        ...(capacity ? { capacity } : {}),
+        transitions: [
+          { id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] },
+          { id: 'note', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Note' }] },
+        ],
+      },
+      done: {},
+    },
+  } as WorkflowDefinitionInput;
+}
+
+const perCustomer = (limit: number, timeout?: string) => ({ key: 'customer:{{context.customer}}', limit, ...(timeout ? { timeout } : {}) });
+
+async function setUp(capacity: object | undefined, instances: { id: string; customer: string }[]) {
+  const test = testEngine({ inProcess: true });
+  await test.engine.createWorkflow(workflow(capacity));
+  for (const { id, customer } of instances) await test.engine.createInstance({ workflowId: 'orders', instanceId: id, context: { customer } });
+  return test;
+}
+
+const pick = (instanceId: string, extra: object = {}) => trigger('Pick', { id: `pick-${instanceId}`, subjects: [instanceId], ...extra });
+const done = (instanceId: string) => trigger('Done', { id: `done-${instanceId}`, subjects: [instanceId] });
+
+describe('capacity on a state', () => {
+  it('rejects a malformed key, a limit out of range and a bad timeout, naming the field', () => {
+    const pathsOf = (capacity: object) => {
+      try {
+        validateDefinition(workflow(capacity));
+        return [];
+      } catch (error) {
+        return (error as DefinitionInvalidError).issues.map((issue) => issue.path);
+      }
+    };
+    expect(pathsOf({ key: 'context.(', limit: 2 })).toEqual(['states.picking.capacity.key']);
+    expect(pathsOf({ key: 'context.customer', limit: 0 })).toEqual(['states.picking.capacity.limit']);
+    expect(pathsOf({ key: 'context.customer', limit: 2, timeout: 'soon' })).toEqual(['states.picking.capacity.timeout']);
+    expect(pathsOf({ key: 'context.customer', limit: 2, timeout: 'PT1H' })).toEqual([]);
+  });
+
+  it('admits `limit` instances per key, queues the next trigger (instance unchanged, traced) and applies it when one leaves', async () => {
+    const { engine } = await setUp(perCustomer(2), [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+      { id: 'c', customer: '42' },
+      { id: 'x', customer: '7' },
+    ]);
+    const first = await engine.applyTrigger('a', pick('a'));
+    expect(first.outcome).toBe('transitioned');
+    expect(first.trace?.[0]).toEqual({ path: 'states.picking.capacity', type: 'capacity', result: true, detail: 'admitted: customer:42 at 1/2 in picking' });
+    expect((await engine.applyTrigger('b', pick('b'))).outcome).toBe('transitioned');
+
+    const queued = await engine.applyTrigger('c', pick('c'));
+    expect(queued).toMatchObject({ outcome: 'capacityQueued', fromStateId: 'open', transitionId: 'pick' });
+    expect(queued.trace?.[0]).toEqual({ path: 'states.picking.capacity', type: 'capacity', result: false, detail: 'queued: customer:42 at 2/2 in picking' });
+    expect((await engine.getInstance('c')).stateId).toBe('open');
+    // Another key is not held up; a change that stays in the full state is not counted twice.
+    expect((await engine.applyTrigger('x', pick('x'))).outcome).toBe('transitioned');
+    expect((await engine.applyTrigger('a', trigger('Note', { subjects: ['a'] }))).outcome).toBe('transitioned');
+
+    const view = await engine.flow!.view('orders', 'customer:42');
+    expect(view.capacity).toEqual([
+      {
+        stateId: 'picking',
+        limit: 2,
+        members: [expect.objectContaining({ instanceId: 'a' }), expect.objectContaining({ instanceId: 'b' })],
+        queued: [expect.objectContaining({ instanceId: 'c', triggerId: 'pick-c', priority: 3 })],
+      },
+    ]);
+
+    expect((await engine.applyTrigger('a', done('a'))).outcome).toBe('transitioned');
+    const c = await engine.getInstance('c');
+    expect(c.stateId).toBe('picking');
+    const history = (await engine.getHistory('c')).items;
+    expect(history.at(-1)).toMatchObject({ triggerId: 'pick-c', toStateId: 'picking' });
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }, { instanceId: 'c' }], queued: [] });
+  });
+
+  it('admits waiters higher priority first, then in arrival order', async () => {
+    const { engine } = await setUp(
+      perCustomer(1),
+      ['a', 'b', 'c', 'd'].map((id) => ({ id, customer: '42' })),
+    );
+    await engine.applyTrigger('a', pick('a'));
+    expect((await engine.applyTrigger('b', pick('b'))).outcome).toBe('capacityQueued');
+    expect((await engine.applyTrigger('c', pick('c', { priority: 5 }))).outcome).toBe('capacityQueued');
+    expect((await engine.applyTrigger('d', pick('d'))).outcome).toBe('capacityQueued');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]!.queued.map((waiter) => waiter.instanceId)).toEqual(['c', 'b', 'd']);
+
+    const order: string[] = [];
+    for (const leaving of ['a', 'c', 'b']) {
+      await engine.applyTrigger(leaving, done(leaving));
+      const inPicking = await Promise.all(['b', 'c', 'd'].map(async (id) => ((await engine.getInstance(id)).stateId === 'picking' ? id : undefined)));
+      order.push(...inPicking.filter((id): id is string => id !== undefined && !order.includes(id)));
+    }
+    expect(order).toEqual(['c', 'b', 'd']);
+  });
+
+  it('ends a wait past `timeout` with capacityTimeout: the instance stays where it was and the queue lets it go', async () => {
+    const { engine, clock, logger } = await setUp(
+      perCustomer(1, 'PT1H'),
+      ['a', 'b'].map((id) => ({ id, customer: '42' })),
+    );
+    await engine.applyTrigger('a', pick('a'));
+    expect((await engine.applyTrigger('b', pick('b'))).outcome).toBe('capacityQueued');
+    clock.advance(3600_000);
+    await engine.applyTrigger('a', done('a'));
+
+    expect((await engine.getInstance('b')).stateId).toBe('open');
+    const offers = await engine.getOffers('b');
+    // Offers are newest first, one per operation: the queued offer is replaced by how its wait ended.
+    expect(offers).toEqual([expect.objectContaining({ operationId: 'pick-b', outcome: 'capacityTimeout', fromStateId: 'open' })]);
+    expect(offers[0]!.trace?.[0]?.detail).toBe('capacityTimeout: customer:42 at 0/1 in picking, waited since 2026-01-01T00:00:00.000Z');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
+    expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
+    // A trigger after the wait is a new arrival, admitted now that there is room.
+    expect((await engine.applyTrigger('b', pick('b', { id: 'pick-b-again' }))).outcome).toBe('transitioned');
+  });
+
+  it("counts by the instances' own state: a member cancelled or deleted in the state frees its place at the next full check", async () => {
+    const { engine } = await setUp(
+      perCustomer(2),
+      ['a', 'b', 'c', 'd'].map((id) => ({ id, customer: '42' })),
+    );
+    await engine.applyTrigger('a', pick('a'));
+    await engine.applyTrigger('b', pick('b'));
+    await engine.cancel('a');
+    await engine.deleteInstance('b', { force: true });
+    expect((await engine.applyTrigger('c', pick('c'))).trace?.[0]?.detail).toBe('admitted: customer:42 at 1/2 in picking');
+    expect((await engine.applyTrigger('d', pick('d'))).outcome).toBe('transitioned');
+  });
+
+  it('holds exactly `limit` under concurrent triggers and applies every queued trigger once as instances leave', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `o${i}`);
+    const { engine } = await setUp(
+      perCustomer(3),
+      ids.map((id) => ({ id, customer: '42' })),
+    );
+    const outcomes = await Promise.all(ids.map((id) => engine.applyTrigger(id, pick(id))));
+    expect(outcomes.filter((result) => result.outcome === 'transitioned')).toHaveLength(3);
+    expect(outcomes.filter((result) => result.outcome === 'capacityQueued')).toHaveLength(9);
+
+    for (let round = 0; round < 12; round++) {
+      const states = await Promise.all(ids.map(async (id) => (await engine.getInstance(id)).stateId));
+      expect(states.filter((state) => state === 'picking').length).toBeLessThanOrEqual(3);
+      const leaving = ids.find((_id, index) => states[index] === 'picking');
+      if (!leaving) break;
+      await engine.applyTrigger(leaving, done(leaving));
+    }
+    for (const id of ids) {
+      const history = (await engine.getHistory(id)).items;
+      expect(history.filter((entry) => entry.triggerId === `pick-${id}`)).toHaveLength(1);
+      expect((await engine.getInstance(id)).stateId).toBe('done');
+    }
+  });
+
+  it('costs a workflow whose states declare no capacity no flow-store request', async () => {
+    const { engine, flow } = await setUp(undefined, [{ id: 'a', customer: '42' }]);
+    await engine.applyTrigger('a', pick('a'));
+    await engine.applyTrigger('a', done('a'));
+    expect((flow as InMemoryFlowStore).requests).toBe(0);
+  });
+});
