@@ -186,7 +186,10 @@ describe('tenants', () => {
     const api = createHttpConsoleApi({ baseUrl, apiKey: () => 'k-1', tenant: 'contoso' });
     answer = () => ({ status: 201, body: JSON.stringify({ id: 'fabrikam', createdAt: '2026-11-26T15:00:00.000Z' }) });
     expect((await api.createTenant('fabrikam')).id).toBe('fabrikam');
-    answer = () => ({ status: 202, body: JSON.stringify({ id: 'tenant-deletion:fabrikam', kind: 'tenantDeletion', tenantId: 'fabrikam', status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' }) });
+    answer = () => ({
+      status: 202,
+      body: JSON.stringify({ id: 'tenant-deletion:fabrikam', kind: 'tenantDeletion', tenantId: 'fabrikam', status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' }),
+    });
     expect((await api.deleteTenant('fabrikam')).status).toBe('running');
     answer = () => ({ status: 404, type: 'application/problem+json', body: JSON.stringify({ title: 'Not Found', status: 404 }) });
     expect(await api.getTenant('fabrikam')).toBeUndefined();
