@@ -77,7 +77,7 @@ describe('the tenant picker', () => {
 
 describe('administering tenants', () => {
   it('lists, creates and deletes tenants, polling a deletion until the tenant is gone', async () => {
-    let tenants = [tenant('default'), tenant('contoso')];
+    let tenants: Array<ReturnType<typeof tenant> & { deletion?: unknown }> = [tenant('default'), tenant('contoso')];
     let readsWhileDeleting = 0;
     const api = fakeApi({
       whoAmI: jest.fn(async () =>
@@ -86,17 +86,21 @@ describe('administering tenants', () => {
           ['Signalbox.Admin', 'Signalbox.TenantAdmin'],
         ),
       ),
-      listTenants: jest.fn(async () => ({ items: tenants })),
+      listTenants: jest.fn(async () => {
+        if (tenants.some((each) => each.deletion)) {
+          readsWhileDeleting += 1;
+          // Listed with its deletion for a while, then gone.
+          if (readsWhileDeleting === 3) tenants = tenants.filter((each) => !each.deletion);
+        }
+        return { items: tenants };
+      }),
       createTenant: jest.fn(async (tenantId: string) => {
         tenants = [...tenants, tenant(tenantId)];
         return tenant(tenantId);
       }),
-      deleteTenant: jest.fn(async (tenantId: string) => ({ id: `tenant-deletion:${tenantId}`, kind: 'tenantDeletion', tenantId, status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' })),
-      getTenant: jest.fn(async (tenantId: string) => {
-        readsWhileDeleting += 1;
-        if (readsWhileDeleting < 3) return { ...tenant(tenantId), deletion: { status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' } };
-        tenants = tenants.filter((each) => each.id !== tenantId);
-        return undefined;
+      deleteTenant: jest.fn(async (tenantId: string) => {
+        tenants = tenants.map((each) => (each.id === tenantId ? { ...each, deletion: { status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' } } : each));
+        return { id: `tenant-deletion:${tenantId}`, kind: 'tenantDeletion', tenantId, status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' };
       }),
     });
     renderApp(api);

@@ -101,11 +101,9 @@ export interface ConsoleApi {
   bulkInstances(input: BulkRequest): Promise<AcceptedOperation>;
   /** Every tenant, `default` first (Signalbox.TenantAdmin). */
   listTenants(): Promise<{ items: Tenant[] }>;
-  /** The tenant, or undefined once it is gone (404): how a deletion is seen to finish. */
-  getTenant(tenantId: string): Promise<Tenant | undefined>;
   /** Provisions a tenant with the deployment's defaults; answers when it is ready to use. */
   createTenant(tenantId: string): Promise<Tenant>;
-  /** Starts offboarding (202): poll getTenant until it is gone. */
+  /** Starts offboarding (202): the tenant is listed, with its `deletion`, until nothing of it is left. */
   deleteTenant(tenantId: string): Promise<TenantDeletion>;
 }
 
@@ -216,14 +214,6 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     createInstance: (input) => unwrap(client.POST('/instances', { body: input })),
     bulkInstances: (input) => unwrap(client.POST('/instances/bulk', { body: input })).then(acceptedFromAnswer),
     listTenants: () => unwrap(deploymentClient.GET('/tenants')),
-    async getTenant(tenantId) {
-      try {
-        return await unwrap(deploymentClient.GET('/tenants/{tenantId}', { params: { path: { tenantId } } }));
-      } catch (error) {
-        if (error instanceof ApiError && error.problem.status === 404) return undefined;
-        throw error;
-      }
-    },
     createTenant: (tenantId) => unwrap(deploymentClient.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: {} })),
     deleteTenant: (tenantId) => unwrap(deploymentClient.DELETE('/tenants/{tenantId}', { params: { path: { tenantId } } })),
   };

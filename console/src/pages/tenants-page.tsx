@@ -1,7 +1,8 @@
 /**
  * @module Tenant administration (Signalbox.TenantAdmin): every tenant, a form to create one (answered when
  * its storage is ready) and a confirmed delete. A deletion runs in the background (202): the page polls the
- * tenant until it is gone (404), since only then has the check proved that nothing of it is left.
+ * list until the tenant is gone from it, since only then has the check proved that nothing of it is left
+ * (the list rather than GET /api/tenants/{tenantId}, whose final 404 a browser reports as an error).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
@@ -65,7 +66,7 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
     void (async () => {
       try {
         for (;;) {
-          const tenant = await api.getTenant(tenantId);
+          const tenant = (await api.listTenants()).items.find((each) => each.id === tenantId);
           if (!tenant) break;
           if (tenant.deletion?.status === 'failed') throw new Error(`Deleting tenant ${tenantId} failed: ${tenant.deletion.failure ?? 'see the server log'}`);
           await new Promise((resolve) => setTimeout(resolve, DELETION_POLL_MS));
@@ -128,7 +129,8 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
                 <tr key={tenant.id}>
                   <td>{tenant.id}</td>
                   <td>
-                    <TimeText value={tenant.createdAt} />
+                    {/* The default tenant was never created: the registry dates it at the epoch. */}
+                    {Date.parse(tenant.createdAt) > 0 ? <TimeText value={tenant.createdAt} /> : <span class="muted">–</span>}
                   </td>
                   <td>{beingDeleted ? 'Deleting…' : tenant.deletion?.status === 'failed' ? 'Deletion failed' : tenant.id === 'default' ? 'Default' : 'Ready'}</td>
                   <td>
