@@ -5,7 +5,7 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiContext } from './api-context';
-import type { ConsoleApi } from './api/console-api';
+import { TENANT_ADMIN_ROLE, type ConsoleApi } from './api/console-api';
 import { InstanceSearch } from './components/instance-search';
 import { Account } from './components/account';
 import { Link } from './components/link';
@@ -16,10 +16,14 @@ import { OperationPage } from './pages/operation-page';
 import { OperationsPage } from './pages/operations-page';
 import { WorkflowPage } from './pages/workflow-page';
 import { WorkflowsPage } from './pages/workflows-page';
+import { TenantsPage } from './pages/tenants-page';
+import { TenantPicker } from './components/tenant-picker';
+import { readTenant, writeTenant } from './lib/tenant-store';
+import { useAsync } from './lib/use-async';
 import { EmptyState } from './components/empty-state';
 import type { SignedInUser } from './lib/sign-in';
 
-function Page({ route }: { route: ConsoleRoute }) {
+function Page({ route, onTenantsChanged }: { route: ConsoleRoute; onTenantsChanged: () => void }) {
   switch (route.page) {
     case 'workflows':
       return <WorkflowsPage />;
@@ -33,6 +37,8 @@ function Page({ route }: { route: ConsoleRoute }) {
       return <OperationsPage filter={route.filter} sort={route.sort} />;
     case 'operation':
       return <OperationPage operationId={route.operationId} />;
+    case 'tenants':
+      return <TenantsPage onTenantsChanged={onTenantsChanged} />;
     case 'notFound':
       return (
         <section>
@@ -48,8 +54,8 @@ function Page({ route }: { route: ConsoleRoute }) {
 }
 
 export interface AppProps {
-  /** Builds the client for a key or an access token; called again when either changes. */
-  createApi: (apiKey: () => string | undefined, accessToken: () => string | undefined) => ConsoleApi;
+  /** Builds the client for a key or an access token and a tenant (undefined: the default); called again when any changes. */
+  createApi: (apiKey: () => string | undefined, accessToken: () => string | undefined, tenant?: string) => ConsoleApi;
   initialApiKey?: string;
   onApiKeyChange?: (key: string | undefined) => void;
   /** The user signed in in this tab, if any. */
@@ -66,15 +72,30 @@ export function App({ createApi, initialApiKey, onApiKeyChange, initialUser, onS
   const [hash, setHash] = useState(() => window.location.hash);
   const [apiKey, setApiKey] = useState(initialApiKey);
   const [user, setUser] = useState(initialUser);
-  // A new client when the key or the user changes, so every page reloads with it. An expired token is not sent.
+  const [tenant, setTenant] = useState(readTenant);
+  // A new client when the key, the user or the tenant changes, so every page reloads with it. An expired token is not sent.
   const api = useMemo(
     () =>
       createApi(
         () => apiKey,
         () => (user && (user.expiresAt === undefined || user.expiresAt * 1000 > Date.now()) ? user.accessToken : undefined),
+        tenant,
       ),
-    [createApi, apiKey, user],
+    [createApi, apiKey, user, tenant],
   );
+  // The caller's tenants and roles (deployment-wide, so the same whichever tenant is picked): the picker offers
+  // only those tenants, and the Tenants section is there for a tenant admin only.
+  const caller = useAsync(() => api.whoAmI(), [api]);
+  const chooseTenant = (tenantId: string | undefined) => {
+    const chosen = tenantId === 'default' ? undefined : tenantId;
+    writeTenant(chosen);
+    setTenant(chosen);
+  };
+  // A kept tenant the caller may not use (another key, a deleted tenant) goes back to the default one.
+  useEffect(() => {
+    if (tenant && caller.data && !caller.data.tenants.includes(tenant)) chooseTenant(undefined);
+  }, [caller.data]);
+  const tenantAdmin = caller.data?.roles.includes(TENANT_ADMIN_ROLE) ?? false;
   // An expired token is no sign-in: the header then offers Sign in again (tokens are not renewed silently).
   useEffect(() => {
     if (user?.expiresAt === undefined) return;
@@ -121,8 +142,16 @@ export function App({ createApi, initialApiKey, onApiKeyChange, initialUser, onS
                 Operations
               </a>
             </li>
+            {tenantAdmin && (
+              <li>
+                <a href="#/tenants" aria-current={current(['tenants'])}>
+                  Tenants
+                </a>
+              </li>
+            )}
           </ul>
         </nav>
+        {caller.data && caller.data.tenants.length > 1 && <TenantPicker tenants={caller.data.tenants} tenant={tenant ?? 'default'} onChange={chooseTenant} />}
         <InstanceSearch />
         <Account
           user={user}
@@ -140,7 +169,7 @@ export function App({ createApi, initialApiKey, onApiKeyChange, initialUser, onS
         />
       </header>
       <main id="main" tabIndex={-1}>
-        <Page key={hash} route={route} />
+        <Page key={`${tenant ?? 'default'}${hash}`} route={route} onTenantsChanged={caller.reload} />
       </main>
     </ApiContext.Provider>
   );

@@ -12,7 +12,7 @@ import { createSignIn, type SignedInUser, type SignIn } from './lib/sign-in';
 import './styles.css';
 
 const baseUrl = `${window.location.origin}/api`;
-const createApi = (apiKey: () => string | undefined, accessToken: () => string | undefined) => createHttpConsoleApi({ baseUrl, apiKey, accessToken });
+const createApi = (apiKey: () => string | undefined, accessToken: () => string | undefined, tenant?: string) => createHttpConsoleApi({ baseUrl, apiKey, accessToken, ...(tenant ? { tenant } : {}) });
 
 async function start(): Promise<void> {
   let config: ConsoleConfig = { keys: true };

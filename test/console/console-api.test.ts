@@ -162,3 +162,35 @@ it('reports a network failure as a problem with status 0', async () => {
   const problem = asProblem(await api.getInstance('c1').catch((thrown: unknown) => thrown));
   expect(problem).toMatchObject({ status: 0, title: 'The request did not complete' });
 });
+
+describe('tenants', () => {
+  it("puts a tenant's calls below /api/tenants/{tenantId}/, and the default tenant's and the deployment's (who am I, the tenants) at /api/", async () => {
+    const contoso = createHttpConsoleApi({ baseUrl, apiKey: () => 'k-1', tenant: 'contoso' });
+    await contoso.listInstances({ workflowId: 'expense-claim' });
+    await contoso.getInstance('claim-1');
+    answer = () => ({ status: 200, body: JSON.stringify({ id: 'api-key', name: 'API key', roles: ['Signalbox.Admin'], via: 'key', tenants: ['default', 'contoso'] }) });
+    expect((await contoso.whoAmI()).tenants).toEqual(['default', 'contoso']);
+    answer = () => ({ status: 200, body: '{"items":[]}' });
+    await contoso.listTenants();
+    await createHttpConsoleApi({ baseUrl, apiKey: () => 'k-1', tenant: 'default' }).listWorkflows();
+    expect(seen.map(({ method, url, key }) => `${method} ${url} ${key}`)).toEqual([
+      'GET /api/tenants/contoso/instances?workflowId=expense-claim k-1',
+      'GET /api/tenants/contoso/instances/claim-1 k-1',
+      'GET /api/me k-1',
+      'GET /api/tenants k-1',
+      'GET /api/workflows k-1',
+    ]);
+  });
+
+  it('creates and deletes a tenant through the admin API', async () => {
+    const api = createHttpConsoleApi({ baseUrl, apiKey: () => 'k-1', tenant: 'contoso' });
+    answer = () => ({ status: 201, body: JSON.stringify({ id: 'fabrikam', createdAt: '2026-11-26T15:00:00.000Z' }) });
+    expect((await api.createTenant('fabrikam')).id).toBe('fabrikam');
+    answer = () => ({
+      status: 202,
+      body: JSON.stringify({ id: 'tenant-deletion:fabrikam', kind: 'tenantDeletion', tenantId: 'fabrikam', status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' }),
+    });
+    expect((await api.deleteTenant('fabrikam')).status).toBe('running');
+    expect(seen.map(({ method, url, body }) => `${method} ${url} ${body}`)).toEqual(['PUT /api/tenants/fabrikam {}', 'DELETE /api/tenants/fabrikam ']);
+  });
+});

@@ -3,7 +3,9 @@
  * the CLI uses (src/client: openapi-fetch on the types generated from the OpenAPI document), so every
  * path, parameter and body is checked against the API's own description. Every call carries the key
  * (`x-functions-key`) when one is set, or the signed-in user's access token (`Authorization: Bearer`)
- * instead, and every failure is an ApiError holding the problem+json.
+ * instead, and every failure is an ApiError holding the problem+json. A tenant's calls go below
+ * `/api/tenants/{tenantId}/`; who the caller is and the tenants admin API belong to the deployment and
+ * stay at `/api/`, so they answer whichever tenant is picked (even one being deleted).
  */
 import { z } from 'zod/mini';
 import {
@@ -28,6 +30,8 @@ import {
   type Operation,
   type OperationFilter,
   type Page,
+  type Tenant,
+  type TenantDeletion,
   type WaitingAnswer,
   type WaitingSummary,
   type Workflow,
@@ -36,8 +40,11 @@ import {
 } from '../../../src/client';
 import { ApiError } from './api-error';
 
-/** Who the server takes the caller for: the actor its changes are recorded with. */
-export type Identity = components['schemas']['Actor'];
+/** Who the server takes the caller for: the actor its changes are recorded with, and the tenants it may use. */
+export type Identity = components['schemas']['Caller'];
+
+/** The role that administers tenants (no other role grants it). */
+export const TENANT_ADMIN_ROLE = 'Signalbox.TenantAdmin';
 /** One key of a workflow's flow control: what runs, what waits, the limit in force and its overrides. */
 export type FlowKey = components['schemas']['FlowKey'];
 
@@ -98,6 +105,12 @@ export interface ConsoleApi {
   createInstance(input: CreateInstanceRequest): Promise<Instance>;
   /** Acts on every instance the filter matches (202 an operation). */
   bulkInstances(input: BulkRequest): Promise<AcceptedOperation>;
+  /** Every tenant, `default` first (Signalbox.TenantAdmin). */
+  listTenants(): Promise<{ items: Tenant[] }>;
+  /** Provisions a tenant with the deployment's defaults; answers when it is ready to use. */
+  createTenant(tenantId: string): Promise<Tenant>;
+  /** Starts offboarding (202): the tenant is listed, with its `deletion`, until nothing of it is left. */
+  deleteTenant(tenantId: string): Promise<TenantDeletion>;
 }
 
 export interface HttpConsoleApiOptions {
@@ -108,6 +121,8 @@ export interface HttpConsoleApiOptions {
   /** The signed-in user's access token for the API, read on every call; when there is one the key is not sent. */
   accessToken?: () => string | undefined;
   fetch?: typeof fetch;
+  /** The tenant the pages' calls are for. @default the default tenant (`/api/...`) */
+  tenant?: string;
 }
 
 /** The answer's data, or the ApiError for its problem. */
@@ -120,9 +135,8 @@ async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Re
 
 export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi {
   const fetchImpl = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  const client = createSignalboxClient({ baseUrl: options.baseUrl, fetch: (request: Request) => fetchImpl(request) });
-  client.use({
-    onRequest({ request, schemaPath }) {
+  const credentials = {
+    onRequest({ request, schemaPath }: { request: Request; schemaPath: string }) {
       // The sign-in settings are asked for before any credential exists, and need none.
       if (schemaPath === '/console-config') return request;
       const token = options.accessToken?.();
@@ -131,7 +145,11 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
       else if (key) request.headers.set('x-functions-key', key);
       return request;
     },
-  });
+  };
+  const client = createSignalboxClient({ baseUrl: options.baseUrl, fetch: (request: Request) => fetchImpl(request), ...(options.tenant ? { tenant: options.tenant } : {}) });
+  client.use(credentials);
+  const deploymentClient = createSignalboxClient({ baseUrl: options.baseUrl, fetch: (request: Request) => fetchImpl(request) });
+  deploymentClient.use(credentials);
   const orUndefined = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
 
   return {
@@ -141,7 +159,7 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
       if (!parsed.success) throw new Error(`The console configuration is not valid: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
       return parsed.data;
     },
-    whoAmI: () => unwrap(client.GET('/me')),
+    whoAmI: () => unwrap(deploymentClient.GET('/me')),
     listWorkflows: (continuationToken) => unwrap(client.GET('/workflows', { params: { query: { continuationToken } } })),
     getWorkflow: (workflowId, version) => unwrap(client.GET('/workflows/{workflowId}', { params: { path: { workflowId }, query: { version } } })),
     getDiagram: (workflowId, diagramOptions = {}) =>
@@ -203,5 +221,8 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     // openapi-fetch sends a JSON body with `content-type: application/json`.
     createInstance: (input) => unwrap(client.POST('/instances', { body: input })),
     bulkInstances: (input) => unwrap(client.POST('/instances/bulk', { body: input })).then(acceptedFromAnswer),
+    listTenants: () => unwrap(deploymentClient.GET('/tenants')),
+    createTenant: (tenantId) => unwrap(deploymentClient.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: {} })),
+    deleteTenant: (tenantId) => unwrap(deploymentClient.DELETE('/tenants/{tenantId}', { params: { path: { tenantId } } })),
   };
 }

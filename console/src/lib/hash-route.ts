@@ -42,6 +42,7 @@ export type ConsoleRoute =
   | { page: 'instance'; instanceId: string }
   | { page: 'operations'; filter: OperationFilter; sort?: OperationSort }
   | { page: 'operation'; operationId: string }
+  | { page: 'tenants' }
   | { page: 'notFound'; path: string };
 
 export function parseHash(hash: string): ConsoleRoute {
@@ -77,6 +78,7 @@ export function parseHash(hash: string): ConsoleRoute {
     return { page: 'instances', filter, ...(sort ? { sort } : {}), ...(search ? { search } : {}) };
   }
   if (section === 'instances' && id) return { page: 'instance', instanceId: id };
+  if (section === 'tenants' && !id) return { page: 'tenants' };
   if (section === 'operations' && id) return { page: 'operation', operationId: id };
   if (section === 'operations') {
     const filter: OperationFilter = {};
@@ -107,6 +109,8 @@ export function formatHash(route: ConsoleRoute): string {
       return `#/operations${formatQuery(route.filter, route.sort)}`;
     case 'operation':
       return `#/operations/${e(route.operationId)}`;
+    case 'tenants':
+      return '#/tenants';
     case 'notFound':
       return `#${route.path}`;
   }

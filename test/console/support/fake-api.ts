@@ -36,6 +36,10 @@ export type FakeApi = { [K in keyof ConsoleApi]: jest.Mock };
 
 export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
   return {
+    whoAmI: jest.fn(async () => ({ id: 'api-key', name: 'API key', roles: ['Signalbox.Admin'], via: 'key', tenants: ['default'] })),
+    listTenants: jest.fn(async () => ({ items: [{ id: 'default', createdAt: '2026-11-23T10:00:00.000Z' }] })),
+    createTenant: jest.fn(async (tenantId: string) => ({ id: tenantId, createdAt: '2026-11-23T10:00:00.000Z' })),
+    deleteTenant: jest.fn(async (tenantId: string) => ({ id: `tenant-deletion:${tenantId}`, kind: 'tenantDeletion', tenantId, status: 'running', requestedAt: '2026-11-23T10:00:00.000Z' })),
     listWorkflows: jest.fn(async () => ({ items: [{ id: workflow.id, displayName: workflow.displayName, version: workflow.version }] })),
     getWorkflow: jest.fn(async () => workflow),
     getDiagram: jest.fn(async () => 'stateDiagram-v2\n    state "Draft" as s0\n    state "Submitted" as s1\n    s0 --> s1: Submit\n'),
