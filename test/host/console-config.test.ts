@@ -52,7 +52,8 @@ it('answers who the token names, with its roles, and 401 to no one', async () =>
   const token = await issuer.mint({ sub: 'alice-oid', name: 'Alice Example', roles: ['Signalbox.Sender'] });
   const me = await host.api.request('GET', '/api/me', { headers: { authorization: `Bearer ${token}` } });
   expect(me.status).toBe(200);
-  expect(me.body).toEqual({ id: 'alice-oid', name: 'Alice Example', tenantId: issuer.tenantId, roles: ['Signalbox.Sender'], via: 'token' });
+  // With no tenant but the default configured, a token's tenants are the default one.
+  expect(me.body).toEqual({ id: 'alice-oid', name: 'Alice Example', tenantId: issuer.tenantId, roles: ['Signalbox.Sender'], via: 'token', tenants: ['default'] });
   expect((await host.api.request('GET', '/api/me')).status).toBe(401);
 });
 
