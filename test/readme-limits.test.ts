@@ -39,7 +39,7 @@ import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
 import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_IN_MS } from '../src/engine/definition';
 import { FAULT_CAUSE_LENGTH, MAX_CHILDREN_LISTED, MAX_FAULT_CAUSES, MAX_WAITING_SCAN } from '../src/engine/analysis';
-import { MAX_CHILDREN_SCANNED, WAITING_SCAN_PAGE_SIZE } from '../src/engine/runtime';
+import { MAX_CHILDREN_SCANNED, MAX_SLOT_KEYS_SCANNED, WAITING_SCAN_PAGE_SIZE } from '../src/engine/runtime';
 import { MAX_CONCURRENCY_LIMIT, MAX_CONCURRENCY_WAIT_IN_MS, MAX_QUEUED_PER_KEY } from '../src/engine';
 import {
   MAX_BUSINESS_KEY_LENGTH,
@@ -130,6 +130,7 @@ describe('the README limits table', () => {
     ['`log` action message (rendered)', [`${number(MAX_LOG_MESSAGE_LENGTH)} characters`]],
     ['Instances one workflow\'s "why" counts read (`GET /api/workflows/{id}/waiting`)', [`${number(MAX_WAITING_SCAN)}, ${WAITING_SCAN_PAGE_SIZE} a page`]],
     ['Children one instance\'s "why" reads (`GET /api/instances/{id}/waiting`)', [`${number(MAX_CHILDREN_SCANNED)}, the first ${MAX_CHILDREN_LISTED} running ones named`]],
+    ['Concurrency keys one instance\'s "why" reads (`GET /api/instances/{id}/waiting`)', [`${number(MAX_SLOT_KEYS_SCANNED)} keys, one list request`]],
     ['Fault causes per group of the "why" counts', [`the ${MAX_FAULT_CAUSES} most frequent, each by its first ${FAULT_CAUSE_LENGTH} characters`]],
     [
       'Search filter (`filter`, README "Finding instances")',

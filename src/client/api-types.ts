@@ -440,7 +440,7 @@ export interface paths {
         };
         /**
          * Why an instance is not moving
-         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, leaseHeld, waitingForRetry, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children and suspension; changes nothing.
+         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, queuedForSlot, leaseHeld, waitingForRetry, debounced, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children, suspension and (with a concurrency policy) the queues of its workflow's keys; changes nothing.
          */
         get: operations["getInstanceWaiting"];
         put?: never;
@@ -758,7 +758,7 @@ export interface components {
             truncated: boolean;
             groups: {
                 /** @enum {string} */
-                class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+                class: "final" | "faulted" | "suspended" | "queuedForSlot" | "leaseHeld" | "waitingForRetry" | "debounced" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
                 stateId: string;
                 count: number;
                 oldest: {
@@ -1282,7 +1282,7 @@ export interface components {
              * @description The primary class, that of `reasons[0]`.
              * @enum {string}
              */
-            class: "final" | "faulted" | "suspended" | "leaseHeld" | "waitingForRetry" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+            class: "final" | "faulted" | "suspended" | "queuedForSlot" | "leaseHeld" | "waitingForRetry" | "debounced" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
             /**
              * Format: date-time
              * @description Not moving since: when it faulted, was suspended, or last changed.
@@ -1346,6 +1346,36 @@ export interface components {
             };
         } | {
             /** @constant */
+            class: "queuedForSlot";
+            queued: {
+                key: string;
+                triggerId: string;
+                priority: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                arrivedAt: string;
+                /** @description Its place in the key's queue, 1 for the next admitted (higher priority first, then arrival). */
+                position: number;
+                /** @description Triggers waiting on the key. */
+                queuedOnKey: number;
+                /** @description Applications holding a slot of the key. */
+                running: number;
+                /** @description The limit in force: the run-time override's, else the definition's. */
+                limit: number;
+            }[];
+            /** @description How to see the key: what runs, what waits, the next release. */
+            view: {
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "GET";
+                    path: string;
+                };
+            };
+        } | {
+            /** @constant */
             class: "leaseHeld";
             heldByThisProcess: boolean;
             /**
@@ -1381,6 +1411,31 @@ export interface components {
                 /** @description The HTTP status, when the service answered one. */
                 status?: number;
             };
+        } | {
+            /** @constant */
+            class: "debounced";
+            bursts: {
+                triggerName: string;
+                /** @description Triggers the burst holds. */
+                coalesced: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                firstAt: string;
+                /**
+                 * Format: date-time
+                 * @description When it is applied unless another trigger of the burst arrives first.
+                 */
+                dueAt: string;
+                /**
+                 * Format: date-time
+                 * @description The latest it is applied (`maxWaitMs` after its first trigger); absent without `maxWaitMs`.
+                 */
+                latestAt?: string;
+                /** @description Due and not applied yet. */
+                overdue: boolean;
+            }[];
         } | {
             /** @constant */
             class: "waitingForChildren";

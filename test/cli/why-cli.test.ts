@@ -75,3 +75,23 @@ it('stuck: counts per class and state with the oldest, fault causes grouped', as
   expect(JSON.parse((await signalbox(['stuck', 'why-cli', '--json'], { env })).stdout)).toMatchObject({ workflowId: 'why-cli', notFinal: 3, truncated: false });
   expect((await signalbox(['stuck', 'no-such-workflow'], { env })).exitCode).not.toBe(0);
 });
+
+it('why: a debounced burst, with when it will be applied', async () => {
+  const profile = {
+    id: 'why-debounce',
+    displayName: 'Why debounce',
+    initialStateId: 'open',
+    flow: { debounce: [{ trigger: 'Update', periodMs: 600_000, maxWaitMs: 3_600_000 }] },
+    states: { open: { transitions: [{ id: 'update', targetStateId: 'open', conditions: [{ type: 'triggerName', name: 'Update' }] }] } },
+  };
+  expect((await test.api.request('PUT', '/api/workflows/why-debounce', { json: profile })).status).toBe(201);
+  expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'why-debounce', instanceId: 'cli-d' } })).status).toBe(201);
+  for (let i = 0; i < 2; i++) expect((await test.api.request('POST', '/api/instances/cli-d/triggers', { json: { name: 'Update' }, headers: { prefer: 'wait=30' } })).status).toBe(200);
+
+  const run = await signalbox(['why', 'cli-d'], { env });
+  expect(run).toMatchObject({ exitCode: 0, stderr: '' });
+  expect(run.stdout).toContain('cli-d (why-debounce version 1): debounced, waiting in state open');
+  expect(run.stdout).toMatch(/ {2}2 Update trigger\(s\) since \S+: applied at \S+ unless another comes first, at the latest \S+/);
+  const parsed = JSON.parse((await signalbox(['why', 'cli-d', '--json'], { env })).stdout);
+  expect(parsed.reasons[0]).toMatchObject({ class: 'debounced', bursts: [{ triggerName: 'Update', coalesced: 2, overdue: false }] });
+});

@@ -38,6 +38,8 @@ import { ApiError } from './api-error';
 
 /** Who the server takes the caller for: the actor its changes are recorded with. */
 export type Identity = components['schemas']['Actor'];
+/** One key of a workflow's flow control: what runs, what waits, the limit in force and its overrides. */
+export type FlowKey = components['schemas']['FlowKey'];
 
 /** How the console signs in (GET /api/console-config), checked before it is used: it decides where the browser is sent. */
 const consoleConfigSchema = z.object({
@@ -72,6 +74,10 @@ export interface ConsoleApi {
   getInstanceWaiting(instanceId: string): Promise<WaitingAnswer>;
   /** The workflow's instances that are not final, counted per class and state. */
   getWorkflowWaiting(workflowId: string): Promise<WaitingSummary>;
+  /** One concurrency key of a workflow: running, queued in admission order, next release, limit and its audit. */
+  getFlowKey(workflowId: string, key: string): Promise<FlowKey>;
+  /** Overrides the key's limit at run time (Admin); null removes the override. */
+  setFlowKeyLimit(workflowId: string, key: string, limit: number | null): Promise<FlowKey>;
   sendInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<AcceptedOperation>;
   dryRunInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<DryRun>;
   /** `contextPatch`: a JSON Merge Patch of the context, applied before the state is entered. */
@@ -169,6 +175,8 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
     getInstanceWaiting: (instanceId) => unwrap(client.GET('/instances/{instanceId}/waiting', { params: { path: { instanceId } } })),
     getWorkflowWaiting: (workflowId) => unwrap(client.GET('/workflows/{workflowId}/waiting', { params: { path: { workflowId } } })),
+    getFlowKey: (workflowId, key) => unwrap(client.GET('/flow/{workflowId}/keys/{key}', { params: { path: { workflowId, key } } })),
+    setFlowKeyLimit: (workflowId, key, limit) => unwrap(client.PUT('/flow/{workflowId}/keys/{key}/limit', { params: { path: { workflowId, key } }, body: { limit } })),
     sendInstanceTrigger: (instanceId, trigger) => unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })).then(acceptedFromAnswer),
     dryRunInstanceTrigger: (instanceId, trigger) =>
       unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId }, query: { dryRun: 'true' } }, body: trigger })).then(dryRunFromAnswer),

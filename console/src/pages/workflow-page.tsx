@@ -1,13 +1,15 @@
 /**
  * @module One workflow version: its diagram (from the API's diagram route) with the number of instances
  * in each state drawn on it, a table of the same counts per status, why the instances that are not final
- * are not moving (counted per reason, linked to the list), a version switch, the definition
+ * are not moving (counted per reason, linked to the list), one concurrency key's running and queued
+ * triggers and limit (when the version has a concurrency policy), a version switch, the definition
  * itself as JSON, and a form that starts an instance.
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { instanceStatuses } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
+import { FlowKeyView } from '../components/flow-key-view';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
 import { StartInstanceForm } from '../components/start-instance-form';
@@ -104,6 +106,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
         </table>
       )}
       <WaitingCounts workflowId={workflowId} generation={refreshes} />
+      {definition?.flow?.concurrency && <FlowKeyView workflowId={workflowId} keyExpression={definition.flow.concurrency.key} />}
       {counts.data && counts.data.total === 0 && (
         <EmptyState title={`No instances of version ${shownVersion}`}>
           <p>

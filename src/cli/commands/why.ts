@@ -41,10 +41,27 @@ function reasonLines(reason: Reason, now: Date): string[] {
       const expiry = reason.infinite ? 'an infinite lease: it never expires, only breaking it frees the instance' : reason.expiresBy ? `expires by ${reason.expiresBy} unless renewed` : '';
       return [`lease held: ${holder}`, ...(expiry ? [`  ${expiry}`] : [])];
     }
+    case 'queuedForSlot':
+      return [
+        'queued for a concurrency slot',
+        ...reason.queued.map(
+          (place) =>
+            `  trigger ${place.triggerId} on key ${place.key}: ${place.position} of ${place.queuedOnKey} waiting, ${place.running}/${place.limit} running (priority ${place.priority}, since ${place.arrivedAt})`,
+        ),
+        `  see the key: ${reason.view.cli}`,
+      ];
     case 'waitingForRetry':
       return [
         `waiting for retry: attempt ${reason.attempt} of trigger ${reason.triggerName} (${reason.triggerId}) next at ${reason.nextAttemptAt}`,
         `  ${reason.stepPath} failed: ${reason.lastError.message}`,
+      ];
+    case 'debounced':
+      return [
+        'debounced: triggers held back, applied once the burst is quiet',
+        ...reason.bursts.map(
+          (burst) =>
+            `  ${burst.coalesced} ${burst.triggerName} trigger(s) since ${burst.firstAt}: applied at ${burst.dueAt} unless another comes first${burst.latestAt ? `, at the latest ${burst.latestAt}` : ''}${burst.overdue ? ' (overdue: is the timer host running?)' : ''}`,
+        ),
       ];
     case 'waitingForChildren':
       return [

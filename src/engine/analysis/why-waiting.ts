@@ -22,10 +22,18 @@ export const WaitingClass = {
   faulted: 'faulted',
   /** A client suspended it: someone must resume it. */
   suspended: 'suspended',
+  /**
+   * A trigger of it waits in a `flow.concurrency` key's queue for a slot: it is applied when one frees (or
+   * handed back to be retried after `maxWait`). Its worker holds the instance's lease meanwhile, so this
+   * comes first: it says why the lease is held.
+   */
+  queuedForSlot: 'queuedForSlot',
   /** A worker holds its lease: a change is under way, or the worker crashed and the lease has not expired yet. */
   leaseHeld: 'leaseHeld',
   /** A failed step waits for its next attempt (its retry policy): the engine applies the trigger again on its own. */
   waitingForRetry: 'waitingForRetry',
+  /** A burst of triggers held back by `flow.debounce`: applied once, on its own, when it goes quiet (or at `maxWaitMs`). */
+  debounced: 'debounced',
   /** Children it started have not ended: their ending notifies it. */
   waitingForChildren: 'waitingForChildren',
   /** A timer of its state is armed: it fires at its due time. */
@@ -75,6 +83,33 @@ export interface RunningChild {
   readonly status: InstanceStatus;
 }
 
+/** A trigger of the instance waiting for a slot of a `flow.concurrency` key, as the key's row says. */
+export interface SlotQueuePlace {
+  readonly key: string;
+  readonly triggerId: string;
+  readonly priority: number;
+  readonly arrivedAt: string;
+  /** 1 for the next admitted (admission order: higher priority first, then arrival). */
+  readonly position: number;
+  readonly queuedOnKey: number;
+  readonly running: number;
+  /** The limit in force (the run-time override's, else the definition's). */
+  readonly limit: number;
+}
+
+/** A burst held back by `flow.debounce`, from the instance's `debounces`. */
+export interface DebouncedBurst {
+  readonly triggerName: string;
+  readonly coalesced: number;
+  readonly firstAt: string;
+  /** Applied then unless another trigger of the burst arrives first. */
+  readonly dueAt: string;
+  /** The latest it is applied, however many more arrive (`firstAt` + the policy's `maxWaitMs`); absent without `maxWaitMs`. */
+  readonly latestAt?: string;
+  /** Due and not applied yet: the timer host is behind or not running. */
+  readonly overdue: boolean;
+}
+
 export type WaitingReason =
   | { readonly class: typeof WaitingClass.final; readonly status: InstanceStatus; readonly at: string }
   | {
@@ -103,6 +138,12 @@ export type WaitingReason =
       readonly possiblyCrashedWorker: boolean;
     }
   | {
+      readonly class: typeof WaitingClass.queuedForSlot;
+      readonly queued: readonly SlotQueuePlace[];
+      /** How to see the key: what runs, what waits, the limit in force. */
+      readonly view: { readonly cli: string; readonly http: { readonly method: 'GET'; readonly path: string } };
+    }
+  | {
       readonly class: typeof WaitingClass.waitingForRetry;
       readonly triggerId: string;
       readonly triggerName: string;
@@ -111,6 +152,7 @@ export type WaitingReason =
       readonly stepPath: string;
       readonly lastError: PendingRetry['lastError'];
     }
+  | { readonly class: typeof WaitingClass.debounced; readonly bursts: readonly DebouncedBurst[] }
   | { readonly class: typeof WaitingClass.waitingForChildren; readonly children: readonly RunningChild[]; readonly moreChildren: number }
   | { readonly class: typeof WaitingClass.waitingForTimer; readonly timers: readonly WaitingTimer[] }
   | { readonly class: typeof WaitingClass.waitingForTrigger; readonly triggers: readonly WaitingTrigger[]; readonly subjects: readonly string[] }
@@ -140,6 +182,8 @@ export interface WaitingFacts {
   readonly runningChildren?: { readonly items: readonly RunningChild[]; readonly more: number };
   /** The history entry that suspended it. */
   readonly suspension?: { readonly at: string; readonly by?: string };
+  /** Its triggers waiting in `flow.concurrency` queues (read from the keys' rows). */
+  readonly slotQueue?: readonly SlotQueuePlace[];
 }
 
 const finalStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.complete, InstanceStatus.cancelled]);
@@ -197,6 +241,17 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
         possiblyCrashedWorker: here === undefined,
       });
     }
+    if (facts.slotQueue?.length) {
+      const first = facts.slotQueue[0]!;
+      reasons.push({
+        class: WaitingClass.queuedForSlot,
+        queued: facts.slotQueue,
+        view: {
+          cli: `signalbox flow ${shellWord(instance.workflowId)} ${shellWord(first.key)}`,
+          http: { method: 'GET', path: `/api/flow/${encodeURIComponent(instance.workflowId)}/keys/${encodeURIComponent(first.key)}` },
+        },
+      });
+    }
     if (instance.pendingRetry) reasons.push({ class: WaitingClass.waitingForRetry, ...instance.pendingRetry });
     if (facts.runningChildren && facts.runningChildren.items.length + facts.runningChildren.more > 0) {
       reasons.push({ class: WaitingClass.waitingForChildren, children: facts.runningChildren.items, moreChildren: facts.runningChildren.more });
@@ -224,6 +279,25 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
           ...(who.length ? { who } : {}),
         };
       });
+    // A burst is kept while suspended or faulted but applied only once it takes triggers again.
+    const bursts = takesTriggers ? (instance.debounces ?? []) : [];
+    if (bursts.length) {
+      const maxWaits = new Map((definition.flow?.debounce ?? []).map((policy) => [policy.trigger, policy.maxWaitMs]));
+      reasons.push({
+        class: WaitingClass.debounced,
+        bursts: bursts.map((burst): DebouncedBurst => {
+          const maxWaitMs = maxWaits.get(burst.triggerName);
+          return {
+            triggerName: burst.triggerName,
+            coalesced: burst.coalesced,
+            firstAt: burst.firstAt,
+            dueAt: burst.dueAt,
+            ...(maxWaitMs !== undefined ? { latestAt: new Date(Date.parse(burst.firstAt) + maxWaitMs).toISOString() } : {}),
+            overdue: Date.parse(burst.dueAt) <= facts.now.getTime(),
+          };
+        }),
+      });
+    }
     if (triggers.length) reasons.push({ class: WaitingClass.waitingForTrigger, triggers, subjects: instance.interests });
     const held = instance.heldTriggers ?? [];
     if (held.length) reasons.push({ class: WaitingClass.heldNotifications, count: held.length, triggers: held.map((trigger) => ({ triggerId: trigger.id, name: trigger.name })) });
@@ -231,7 +305,9 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
     const moving = new Set<WaitingClass>([
       WaitingClass.faulted,
       WaitingClass.suspended,
+      WaitingClass.queuedForSlot,
       WaitingClass.waitingForRetry,
+      WaitingClass.debounced,
       WaitingClass.waitingForChildren,
       WaitingClass.waitingForTimer,
       WaitingClass.waitingForTrigger,

@@ -259,3 +259,11 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
     );
   });
 }
+
+/** The prefix of every key's slots row (for reading them all: the waiting service's lookup). */
+export const SLOTS_ROW_PREFIX = slotsRowKey('');
+
+/** A slots row read by listing (its key from its row key), as it stands at `now`. */
+export function keySlotsOfRow(row: FlowRow, now: Date): { readonly key: string; readonly slots: KeySlots } {
+  return { key: row.rowKey.slice(SLOTS_ROW_PREFIX.length), slots: pruned(slotsOf(row), now) };
+}

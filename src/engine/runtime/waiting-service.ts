@@ -4,7 +4,10 @@
  * and a workflow's instances page by page for the tally. It reads only: nothing here takes a lease or
  * changes anything, so an answer may be stale by the time it is read.
  */
-import { whyWaiting, MAX_CHILDREN_LISTED, type RunningChild, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
+import { whyWaiting, MAX_CHILDREN_LISTED, type RunningChild, type SlotQueuePlace, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
+import type { WorkflowDefinition } from '../definition/definition';
+import type { FlowStore } from '../ports/flow-store';
+import { inAdmissionOrder, keySlotsOfRow, SLOTS_ROW_PREFIX } from './concurrency-slots';
 import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
 import type { Clock } from './engine-options';
 import { InstanceStatus } from '../model/enums';
@@ -16,11 +19,19 @@ import type { WorkflowVersionCache } from './workflow-version-cache';
 export const MAX_CHILDREN_SCANNED = 1000;
 /** Instances read per page by the workflow tally. */
 export const WAITING_SCAN_PAGE_SIZE = 500;
+/**
+ * Concurrency keys' rows read to find an instance's queued triggers: its triggers' keys are not known
+ * without evaluating the key over each trigger, so the rows are listed; past this many keys the
+ * answer names what it found among them (a key's row is small, and a list request returns up to 1,000).
+ */
+export const MAX_SLOT_KEYS_SCANNED = 1000;
 
 export interface WaitingPorts {
   readonly instances: InstanceStore;
   readonly history: HistoryStore;
   readonly leases: LeaseProvider;
+  /** Flow-control rows: without them, no concurrency queue is looked at. */
+  readonly flow?: FlowStore;
 }
 
 const endedStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.complete, InstanceStatus.cancelled]);
@@ -38,12 +49,19 @@ export class WaitingService {
   async explain(instance: Instance, options: OperationOptions = {}): Promise<WaitingAnswer> {
     const { definition } = await this.versions.get(instance.workflowId, instance.workflowVersion, options);
     if (endedStatuses.has(instance.status)) return whyWaiting(instance, definition, { now: this.clock.now() });
-    const [lease, runningChildren, suspension] = await Promise.all([
+    const [lease, runningChildren, suspension, slotQueue] = await Promise.all([
       this.ports.leases.inspect?.(instance.id, options),
       instance.startedChildren ? this.runningChildren(instance.id, options) : undefined,
       instance.status === InstanceStatus.suspended ? this.suspension(instance, options) : undefined,
+      this.slotQueue(instance, definition, options),
     ]);
-    const facts: WaitingFacts = { now: this.clock.now(), ...(lease ? { lease } : {}), ...(runningChildren ? { runningChildren } : {}), ...(suspension ? { suspension } : {}) };
+    const facts: WaitingFacts = {
+      now: this.clock.now(),
+      ...(lease ? { lease } : {}),
+      ...(runningChildren ? { runningChildren } : {}),
+      ...(suspension ? { suspension } : {}),
+      ...(slotQueue?.length ? { slotQueue } : {}),
+    };
     return whyWaiting(instance, definition, facts);
   }
 
@@ -84,6 +102,37 @@ export class WaitingService {
       else more++;
     }
     return { items, more };
+  }
+
+  /**
+   * Its triggers waiting for a concurrency slot, from the workflow's key rows (one list request, made only
+   * when the workflow has a concurrency policy and the host a flow store).
+   */
+  private async slotQueue(instance: Instance, definition: WorkflowDefinition, options: OperationOptions): Promise<SlotQueuePlace[] | undefined> {
+    const policy = definition.flow?.concurrency;
+    if (!policy || !this.ports.flow) return undefined;
+    const rows = await this.ports.flow.listRows(instance.workflowId, SLOTS_ROW_PREFIX, { ...options, maxRows: MAX_SLOT_KEYS_SCANNED });
+    const now = this.clock.now();
+    return rows.flatMap((row) => {
+      const { key, slots } = keySlotsOfRow(row, now);
+      const queue = inAdmissionOrder(slots.queued);
+      return queue.flatMap((waiter, index): SlotQueuePlace[] =>
+        waiter.instanceId === instance.id
+          ? [
+              {
+                key,
+                triggerId: waiter.triggerId,
+                priority: waiter.priority,
+                arrivedAt: waiter.arrivedAt,
+                position: index + 1,
+                queuedOnKey: queue.length,
+                running: slots.running.length,
+                limit: slots.limitOverride?.limit ?? policy.limit,
+              },
+            ]
+          : [],
+      );
+    });
   }
 
   /** The entry that suspended it: the last one while it stays suspended (held notifications write none). */

@@ -16,8 +16,10 @@ export const waitingClassText: Record<WaitingAnswer['class'], string> = {
   final: 'Final: it will not move again',
   faulted: 'Faulted',
   suspended: 'Suspended',
+  queuedForSlot: 'Queued for a concurrency slot',
   leaseHeld: 'Lease held by a worker',
   waitingForRetry: 'Waiting for a retry',
+  debounced: 'Debounced: a burst of triggers held back',
   waitingForChildren: 'Waiting for children',
   waitingForTimer: 'Waiting for a timer',
   waitingForTrigger: 'Waiting for a trigger',
@@ -62,12 +64,37 @@ function ReasonDetail({ reason, now }: { reason: WaitingReason; now: number }) {
           {reason.infinite ? '. An infinite lease: it never expires on its own.' : reason.expiresBy ? `. Expires ${relativeTime(reason.expiresBy, now) ?? reason.expiresBy} unless renewed.` : '.'}
         </p>
       );
+    case 'queuedForSlot':
+      return (
+        <ul>
+          {reason.queued.map((place) => (
+            <li key={`${place.key}\u0000${place.triggerId}`}>
+              Trigger {place.triggerId} on key <code>{place.key}</code>: {place.position} of {place.queuedOnKey} waiting, {place.running}/{place.limit} running (priority {place.priority})
+            </li>
+          ))}
+          <li>
+            See the key: <code>{reason.view.cli}</code>
+          </li>
+        </ul>
+      );
     case 'waitingForRetry':
       return (
         <p>
           Attempt {reason.attempt} of {reason.triggerName}, next {relativeTime(reason.nextAttemptAt, now) ?? reason.nextAttemptAt}: <code>{reason.stepPath}</code> failed with{' '}
           {reason.lastError.message}
         </p>
+      );
+    case 'debounced':
+      return (
+        <ul>
+          {reason.bursts.map((burst) => (
+            <li key={burst.triggerName}>
+              {burst.coalesced} <code>{burst.triggerName}</code>: applied {relativeTime(burst.dueAt, now) ?? burst.dueAt} unless another comes first
+              {burst.latestAt ? `, at the latest ${relativeTime(burst.latestAt, now) ?? burst.latestAt}` : ''}
+              {burst.overdue && <strong> (overdue: is the timer host running?)</strong>}
+            </li>
+          ))}
+        </ul>
       );
     case 'waitingForChildren':
       return (

@@ -41,6 +41,27 @@ export const waitingReasonSchema = z
       .meta({ description: 'Suspended by a client.' }),
     z
       .object({
+        class: z.literal('queuedForSlot'),
+        queued: z.array(
+          z.object({
+            key: z.string(),
+            triggerId: z.string(),
+            priority: z.number().int(),
+            arrivedAt: timestamp,
+            position: z.number().int().meta({ description: "Its place in the key's queue, 1 for the next admitted (higher priority first, then arrival)." }),
+            queuedOnKey: z.number().int().meta({ description: 'Triggers waiting on the key.' }),
+            running: z.number().int().meta({ description: 'Applications holding a slot of the key.' }),
+            limit: z.number().int().meta({ description: "The limit in force: the run-time override's, else the definition's." }),
+          }),
+        ),
+        view: z.object({ cli: z.string(), http: z.object({ method: z.literal('GET'), path: z.string() }) }).meta({ description: 'How to see the key: what runs, what waits, the next release.' }),
+      })
+      .meta({
+        description:
+          "A trigger of it waits for a slot of a `flow.concurrency` key (its worker holds the instance's lease meanwhile): applied when a slot frees, or handed back to be retried after `maxWait`.",
+      }),
+    z
+      .object({
         class: z.literal('leaseHeld'),
         heldByThisProcess: z.boolean(),
         since: timestamp.optional().meta({ description: 'When it was taken: known only when the answering process holds it.' }),
@@ -60,6 +81,21 @@ export const waitingReasonSchema = z
         lastError: stepErrorShape,
       })
       .meta({ description: 'A failed step waits for its next attempt; the engine applies the trigger again on its own.' }),
+    z
+      .object({
+        class: z.literal('debounced'),
+        bursts: z.array(
+          z.object({
+            triggerName: z.string(),
+            coalesced: z.number().int().meta({ description: 'Triggers the burst holds.' }),
+            firstAt: timestamp,
+            dueAt: timestamp.meta({ description: 'When it is applied unless another trigger of the burst arrives first.' }),
+            latestAt: timestamp.optional().meta({ description: 'The latest it is applied (`maxWaitMs` after its first trigger); absent without `maxWaitMs`.' }),
+            overdue: z.boolean().meta({ description: 'Due and not applied yet.' }),
+          }),
+        ),
+      })
+      .meta({ description: 'Triggers held back by `flow.debounce`: each burst is applied once, on its own, when it goes quiet.' }),
     z
       .object({
         class: z.literal('waitingForChildren'),
@@ -141,7 +177,7 @@ export const instanceWaitingRoutes: readonly RouteDefinition[] = [
     contract: {
       summary: 'Why an instance is not moving',
       description:
-        'Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, leaseHeld, waitingForRetry, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children and suspension; changes nothing.',
+        "Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, queuedForSlot, leaseHeld, waitingForRetry, debounced, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children, suspension and (with a concurrency policy) the queues of its workflow's keys; changes nothing.",
       tags: ['instances'],
       path: z.object({ instanceId: z.string() }),
       responses: { 200: { description: 'The answer.', body: waitingAnswerSchema }, 404: 'No such instance.' },
