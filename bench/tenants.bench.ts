@@ -1,23 +1,18 @@
 /**
- * `npm run bench:tenants`: noisy neighbours (issue 28 section 4). Tenant A floods at 10x its trigger quota,
- * each trigger it gets in a broadcast to all its instances, while tenant B sends single triggers one at a
- * time (`Prefer: wait`); B's p50 and p95 are printed alone, with A's flood under the fair scheduler, and
- * with A's flood under a plain first-come queue (both tenants one fairness key: what the runner did before).
- * Prints tables; asserts nothing. Goal: B's p95 with the flood at most 20% above B's p95 alone.
+ * `npm run bench:tenants`: noisy neighbours (issue 28 section 4). One local server with two real tenants,
+ * each through `/api/tenants/{tenantId}/...`: tenant A (its registry record's quota overrides: BENCH_QUOTA
+ * triggers per second, burst 1) floods at 10x its trigger quota, each trigger it gets a broadcast to all its
+ * instances, while tenant B sends single triggers one at a time (`Prefer: wait`). B's p50 and p95 are printed
+ * alone, with A's flood under the fair scheduler with no cap per tenant, and with a cap (FairScheduler
+ * `maxPerKey`, SIGNALBOX_RUNNER_SLOTS_PER_TENANT). Each run is a server of its own, on storage of its own
+ * (A's backlog is left behind). Prints tables; asserts nothing. Goal: B's p95 with the flood at most 20%
+ * above B's p95 alone.
  *
- * Until tenants land, a tenant is a local host of its own (its own tables and lease container on one
- * Azurite, its own HostCore and quotas) in this one process, and the two hosts' runners share one
- * FairScheduler, each with its tenant as its fairness key: what one process serving both tenants does once
- * tenants land (a HostCore per tenant, one scheduler), so then only the set-up changes (one server,
- * `/api/tenants/{tenantId}/...` routes), not what is measured.
- *
- *   BENCH_BROADCAST_INSTANCES (default 2000): tenant A's instances, each trigger of A goes to all
+ *   BENCH_BROADCAST_INSTANCES (default 1000): tenant A's instances, each trigger of A goes to all
  *   BENCH_QUOTA (default 1): A's triggers per second (burst 1); A sends 10 times as many
  *   BENCH_SAMPLES (default 60): B's triggers per run, one at a time, BENCH_GAP_MS (default 100) apart
- *   BENCH_FIFO_SAMPLES (default 10), BENCH_FIFO_FLOOD_SECONDS (default 10): B's triggers of the first-come
- *   run, and how long A floods in it (B's triggers wait for A's backlog there)
- *   BENCH_CONCURRENCY (default 16): the shared scheduler's slots; BENCH_MAX_PER_TENANT (default a quarter
- *   of them): the most one tenant holds at once in the fair runs (FairScheduler maxPerKey)
+ *   BENCH_CONCURRENCY (default 16): the scheduler's slots; BENCH_MAX_PER_TENANT (default a quarter of
+ *   them): the cap per tenant of the capped run
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -28,14 +23,15 @@ import { startLocalHost, type LocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 
-const BROADCAST = Number(process.env.BENCH_BROADCAST_INSTANCES ?? 2000);
+const TENANT_A = 'bench-tenant-a';
+const TENANT_B = 'bench-tenant-b';
+
+const BROADCAST = Number(process.env.BENCH_BROADCAST_INSTANCES ?? 1000);
 const QUOTA = Number(process.env.BENCH_QUOTA ?? 1);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
-const FIFO_SAMPLES = Number(process.env.BENCH_FIFO_SAMPLES ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MAX_PER_TENANT = Number(process.env.BENCH_MAX_PER_TENANT ?? Math.max(1, Math.floor(CONCURRENCY / 4)));
-const FIFO_FLOOD_SECONDS = Number(process.env.BENCH_FIFO_FLOOD_SECONDS ?? 10);
 /** A's flood: ten times its quota. */
 const FLOOD_PER_SECOND = QUOTA * 10;
 
@@ -58,10 +54,10 @@ function percentile(sorted: readonly number[], p: number): number {
 /** One trigger of B to its one instance, until its operation has finished: milliseconds. */
 async function singleTrigger(base: string): Promise<number> {
   const started = performance.now();
-  const answer = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['b-1'] }, { prefer: 'wait=60' });
+  const answer = await json(`${base}/triggers`, 'POST', { name: 'Increment', subjects: ['b-1'] }, { prefer: 'wait=60' });
   if (answer.status === 429) throw new Error('tenant B was refused: its own quota is too small for the bench');
   let finished = answer.status === 200;
-  while (!finished) finished = (await json(`${base}/api/operations/${answer.body.operationId}`, 'GET', undefined, { prefer: 'wait=60' })).status === 200;
+  while (!finished) finished = (await json(`${base}/operations/${answer.body.operationId}`, 'GET', undefined, { prefer: 'wait=60' })).status === 200;
   return performance.now() - started;
 }
 
@@ -71,7 +67,7 @@ async function createInstances(base: string, ids: readonly string[], clients = 8
     Array.from({ length: clients }, async () => {
       while (next < ids.length) {
         const instanceId = ids[next++]!;
-        const created = await json(`${base}/api/instances`, 'POST', { workflowId: 'counter', instanceId, context: { count: 0 } });
+        const created = await json(`${base}/instances`, 'POST', { workflowId: 'counter', instanceId, context: { count: 0 } });
         if (created.status !== 201) throw new Error(`creating ${instanceId} answered ${created.status}`);
       }
     }),
@@ -79,34 +75,36 @@ async function createInstances(base: string, ids: readonly string[], clients = 8
 }
 
 interface Tenants {
-  readonly a: LocalHost;
-  readonly b: LocalHost;
+  /** `/api/tenants/{tenantId}` of each tenant on the one server. */
+  readonly a: string;
+  readonly b: string;
   stop(): Promise<void>;
 }
 
-/** Two tenants' hosts on one Azurite sharing one scheduler; `fair` false gives both one fairness key. */
-async function startTenants(azurite: RunningAzurite, run: string, fair: boolean): Promise<Tenants> {
-  const scheduler = new FairScheduler(CONCURRENCY, fair ? { maxPerKey: MAX_PER_TENANT } : {});
-  const start = (tenant: string, env: Record<string, string>) =>
-    startLocalHost({
-      env: { SIGNALBOX_STORAGE: azurite.connectionString, ...env },
-      port: 0,
-      storageNames: prefixedStorageNames(`${run}${tenant}`),
-      logger: silentLogger,
-      runner: { scheduler, tenantId: fair ? `tenant-${tenant}` : 'one-queue' },
-    });
-  const a = await start('a', { SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND: String(QUOTA), SIGNALBOX_QUOTA_TRIGGER_BURST: String(Math.max(1, Math.ceil(QUOTA))) });
-  const b = await start('b', {});
-  for (const host of [a, b]) {
-    const put = await json(`${host.url}/api/workflows/counter`, 'PUT', counterWorkflow);
+/** One server on Azurite with tenants A (its quota overridden) and B; `maxPerTenant` caps the slots one tenant's runner holds. */
+async function startTenants(azurite: RunningAzurite, run: string, maxPerTenant: number | undefined): Promise<Tenants> {
+  const host: LocalHost = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: azurite.connectionString },
+    runner: { scheduler: new FairScheduler(CONCURRENCY, maxPerTenant === undefined ? {} : { maxPerKey: maxPerTenant }) },
+    port: 0,
+    storageNames: prefixedStorageNames(run),
+    logger: silentLogger,
+  });
+  const quotas = { [TENANT_A]: { triggersPerSecond: QUOTA, triggerBurst: Math.max(1, Math.ceil(QUOTA)) }, [TENANT_B]: undefined };
+  for (const [tenant, overrides] of Object.entries(quotas)) {
+    const created = await json(`${host.url}/api/tenants/${tenant}`, 'PUT', overrides ? { quotas: overrides } : {});
+    if (created.status !== 201) throw new Error(`PUT tenant ${tenant} answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const put = await json(`${host.url}/api/tenants/${tenant}/workflows/counter`, 'PUT', counterWorkflow);
     if (put.status !== 201) throw new Error(`PUT workflow answered ${put.status}`);
   }
+  const a = `${host.url}/api/tenants/${TENANT_A}`;
+  const b = `${host.url}/api/tenants/${TENANT_B}`;
   await createInstances(
-    a.url,
+    a,
     Array.from({ length: BROADCAST }, (_, index) => `a-${index}`),
   );
-  await createInstances(b.url, ['b-1']);
-  return { a, b, stop: async () => void (await Promise.all([a.stop(), b.stop()])) };
+  await createInstances(b, ['b-1']);
+  return { a, b, stop: () => host.stop() };
 }
 
 /** A floods at FLOOD_PER_SECOND until `until` resolves; counts what was accepted and refused. */
@@ -118,7 +116,7 @@ async function flood(base: string, until: Promise<unknown>): Promise<{ accepted:
   const begin = performance.now();
   for (let index = 0; !done; index += 1) {
     sent.push(
-      json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] }).then((answer) => {
+      json(`${base}/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] }).then((answer) => {
         if (answer.status === 202) counts.accepted += 1;
         else if (answer.status === 429) counts.refused += 1;
         else throw new Error(`A's trigger answered ${answer.status}`);
@@ -158,33 +156,27 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ ...rows.at(-1), loadAverage: loadavg()[0]!.toFixed(1) }));
   };
   try {
-    const fair = await startTenants(azurite, 'fair', true);
-    let aloneP95: number;
-    try {
-      await samplesOf(fair.b.url, 5); // warm-up
-      const alone = await samplesOf(fair.b.url, SAMPLES);
-      aloneP95 = percentile(alone, 95);
-      row('B alone', alone, undefined);
-      const measuring = samplesOf(fair.b.url, SAMPLES);
-      const [withFlood, counts] = await Promise.all([measuring, flood(fair.a.url, measuring)]);
-      row(`B with A's flood (${FLOOD_PER_SECOND}/s at a quota of ${QUOTA}/s, ${BROADCAST} instances each), fair scheduler`, withFlood, aloneP95, counts);
-    } finally {
-      // A's backlog is not drained (hours on a busy machine): stopping leaves it in its own tables, untouched by the next run.
-      await fair.stop();
-    }
-    const fifo = await startTenants(azurite, 'fifo', false);
-    try {
-      await samplesOf(fifo.b.url, 5);
-      const measuring = samplesOf(fifo.b.url, FIFO_SAMPLES);
-      // The flood stops after FIFO_FLOOD_SECONDS: behind one queue, B's samples wait for A's backlog.
-      const stopFlood = Promise.race([measuring, new Promise((resolve) => setTimeout(resolve, FIFO_FLOOD_SECONDS * 1000))]);
-      const [withFlood, counts] = await Promise.all([measuring, flood(fifo.a.url, stopFlood)]);
-      row("B with A's flood, one first-come queue (no fairness, for comparison)", withFlood, aloneP95, counts);
-    } finally {
-      await fifo.stop();
+    for (const [label, cap] of [
+      ['no cap per tenant', undefined],
+      [`at most ${MAX_PER_TENANT} slots per tenant`, MAX_PER_TENANT],
+    ] as const) {
+      const tenants = await startTenants(azurite, `tenants${cap ?? 0}${Date.now().toString(36)}`, cap);
+      try {
+        await samplesOf(tenants.b, 5); // warm-up
+        const alone = await samplesOf(tenants.b, SAMPLES);
+        // Each run against its own B alone: the machine's load moves between runs.
+        const aloneP95 = percentile(alone, 95);
+        row(`B alone, ${label}`, alone, undefined);
+        const measuring = samplesOf(tenants.b, SAMPLES);
+        const [withFlood, counts] = await Promise.all([measuring, flood(tenants.a, measuring)]);
+        row(`B with A's flood (${FLOOD_PER_SECOND}/s at a quota of ${QUOTA}/s, ${BROADCAST} instances each), ${label}`, withFlood, aloneP95, counts);
+      } finally {
+        // A's backlog is not drained (long on a busy machine): stopping leaves it in that run's own tables.
+        await tenants.stop();
+      }
     }
     console.log(
-      `\nSignalbox tenants benchmark: two tenants' local hosts in one process on Azurite (in-memory), ${CONCURRENCY} shared slots, at most ${MAX_PER_TENANT} per tenant in the fair runs; load average ${loadavg()
+      `\nSignalbox tenants benchmark: one local server, two tenants (/api/tenants/{tenantId}/...) on Azurite (in-memory), ${CONCURRENCY} slots shared fairly; load average ${loadavg()
         .map((load) => load.toFixed(1))
         .join(' ')}`,
     );

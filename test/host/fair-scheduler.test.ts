@@ -3,7 +3,7 @@
  * keys (tenants), and within a key by priority (higher first), then by arrival. A tenant's 10,000 queued
  * applications do not hold back another tenant's single one.
  */
-import { DEFAULT_PRIORITY, FairScheduler } from '../../src/host/local/concurrency';
+import { DEFAULT_PRIORITY, FairScheduler, fairSchedulerFromSettings } from '../../src/host/local/concurrency';
 
 /** A piece of work the test finishes by hand. */
 function gate() {
@@ -112,5 +112,18 @@ describe('FairScheduler', () => {
     await expect(scheduler.run('a', undefined, async () => 'next')).resolves.toBe('next');
     expect(() => new FairScheduler(0)).toThrow(RangeError);
     expect(() => new FairScheduler(2, { maxPerKey: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('fairSchedulerFromSettings', () => {
+  it('caps the slots one tenant holds with SIGNALBOX_RUNNER_SLOTS_PER_TENANT, and caps nothing without it', () => {
+    expect(fairSchedulerFromSettings(16, { SIGNALBOX_RUNNER_SLOTS_PER_TENANT: '4' }).maxPerKey).toBe(4);
+    expect(fairSchedulerFromSettings(16, { SIGNALBOX_RUNNER_SLOTS_PER_TENANT: ' ' }).maxPerKey).toBe(16);
+    expect(fairSchedulerFromSettings(16, {}).maxPerKey).toBe(16);
+    expect(fairSchedulerFromSettings(8, { SIGNALBOX_RUNNER_SLOTS_PER_TENANT: '40' }).maxPerKey).toBe(8);
+  });
+
+  it('refuses a cap that is not a positive whole number, naming the setting', () => {
+    for (const value of ['0', '-1', '2.5', 'four']) expect(() => fairSchedulerFromSettings(16, { SIGNALBOX_RUNNER_SLOTS_PER_TENANT: value })).toThrow(/SIGNALBOX_RUNNER_SLOTS_PER_TENANT/);
   });
 });

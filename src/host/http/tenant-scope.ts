@@ -27,10 +27,11 @@ export async function servicesForTenant(
   defaultServices: ApiServices,
   resolve: TenantServicesResolver | undefined,
 ): Promise<{ readonly services: ApiServices; readonly refusal?: undefined } | { readonly refusal: ApiResponse; readonly services?: undefined }> {
-  if (match.route.scope === 'deployment') return { services: defaultServices };
+  // Public routes (health, the OpenAPI document) hold no tenant's data and need no credential: they answer
+  // alike below every tenant's path, since answering by whether the tenant exists would tell anyone that it does.
+  if (match.route.scope === 'deployment' || match.route.role === publicRoute) return { services: defaultServices };
   const { tenantId } = match;
-  // Public routes (health, the OpenAPI document) need no credential, but a tenant's path still needs its tenant to exist.
-  if (match.route.role !== publicRoute && !mayUseTenant(grant ?? '*', tenantId)) return { refusal: tenantNotFound() };
+  if (!mayUseTenant(grant ?? '*', tenantId)) return { refusal: tenantNotFound() };
   if (tenantId === DEFAULT_TENANT_ID) return { services: defaultServices };
   const services = resolve ? await resolve(tenantId) : undefined;
   return services ? { services } : { refusal: tenantNotFound() };

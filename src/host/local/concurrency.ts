@@ -2,6 +2,8 @@
  * @module Bounding work in-process: a counting semaphore (the timer scheduler's), and the fair scheduler
  * that bounds the instance applications of the local runner across tenants.
  */
+import { readSetting, type Environment } from '../settings';
+
 export class Semaphore {
   private available: number;
   private readonly waiters: Array<() => void> = [];
@@ -125,4 +127,13 @@ export class FairScheduler {
     this.held.set(key, this.heldBy(key) + 1);
     return waiter;
   }
+}
+
+/** The local host's scheduler of `limit` slots, capped per tenant by SIGNALBOX_RUNNER_SLOTS_PER_TENANT when it is set. */
+export function fairSchedulerFromSettings(limit: number, env: Environment): FairScheduler {
+  const setting = readSetting('SIGNALBOX_RUNNER_SLOTS_PER_TENANT', env);
+  if (setting === undefined) return new FairScheduler(limit);
+  const slots = Number(setting);
+  if (!/^\d+$/.test(setting) || slots < 1) throw new Error(`SIGNALBOX_RUNNER_SLOTS_PER_TENANT must be a positive whole number of slots, not ${JSON.stringify(setting)}`);
+  return new FairScheduler(limit, { maxPerKey: Math.min(slots, limit) });
 }

@@ -11,7 +11,7 @@ import { recoverLeftovers } from '../start-up-recovery';
 import { startEmbeddedAzurite, type RunningAzurite } from './azurite';
 import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
-import { FairScheduler } from './concurrency';
+import { fairSchedulerFromSettings, type FairScheduler } from './concurrency';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../../engine/model';
@@ -190,7 +190,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const stopping = new AbortController();
     setMaxListeners(0, stopping.signal); // one listener per waiting request
     // One scheduler for every tenant's runner: a tenant's broadcast cannot starve another's single trigger.
-    const scheduler = options.runner?.scheduler ?? new FairScheduler(options.runner?.concurrency ?? 16);
+    const scheduler = options.runner?.scheduler ?? fairSchedulerFromSettings(options.runner?.concurrency ?? 16, env);
     const defaultRuntime = await startTenantRuntime(DEFAULT_TENANT_ID, deployment, { ...options, env, logger, stopping: stopping.signal, scheduler });
     const { core, runner, timers } = defaultRuntime;
     const registry = new TableTenantRegistry(createTableClient(connection, tenantRegistryTable(baseNames)));
