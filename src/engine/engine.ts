@@ -371,8 +371,10 @@ export class Engine {
           continue;
         }
         const result = await this.applyTrigger(instanceId, trigger);
-        // Admitted and timed-out triggers left the queue themselves; one that went elsewhere or nowhere leaves it here.
-        if (result.outcome !== TriggerOutcome.capacityQueued) await this.runtime.capacity?.forget(offer);
+        // Admitted and timed-out triggers left the queue themselves; one that went elsewhere or nowhere leaves it
+        // here. One its instance cannot take now (suspended, faulted) stays queued: offered again by the next
+        // change that frees room, as the instance keeps its other held work while it cannot take it.
+        if (result.outcome !== TriggerOutcome.capacityQueued && result.outcome !== TriggerOutcome.notActive) await this.runtime.capacity?.forget(offer);
       } catch (error) {
         this.options.logger.warn('Could not offer a trigger that waited for room in a state; it stays queued', { instanceId, triggerId: trigger.id, error: String(error) });
       }

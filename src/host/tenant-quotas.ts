@@ -21,7 +21,7 @@ import { problem } from './problem';
 import type { ApiResponse } from './http/types';
 import { readSetting, type Environment } from './settings';
 
-/** The tenant of every request and every run until tenants land: `/api/...` serves it. */
+/** The tenant `/api/...` serves. */
 export { DEFAULT_TENANT_ID } from '../storage/names';
 
 export interface Quotas {
@@ -155,7 +155,10 @@ export class CachedCount {
     const age = this.counted ? this.nowInMs() - this.counted.atInMs : Infinity;
     const estimate = this.counted ? this.counted.value + this.admittedSince : Infinity;
     const stale = age >= CachedCount.RECOUNT_AFTER_IN_MS || (estimate >= limit && age >= CachedCount.RECOUNT_AT_QUOTA_AFTER_IN_MS);
-    if (stale) await this.recount(limit);
+    // Below the quota the estimate answers and the count is refreshed beside the request: a request waits for
+    // a count (which can read many rows) only when there is none yet or it would be refused on the estimate.
+    if (stale && estimate < limit) void this.recount(limit).catch(() => undefined);
+    else if (stale) await this.recount(limit);
     if (this.counted!.value + this.admittedSince >= limit) return false;
     this.admittedSince += 1;
     return true;
@@ -196,12 +199,11 @@ export class TenantQuotaGate {
     this.operations = new CachedCount((limit) => counts.operationsRunning(limit), nowInMs);
   }
 
-  /** A trigger from the API: under the operations-running quota, then a token of the trigger rate. Undefined: go ahead. */
+  /** A trigger from the API: a token of the trigger rate, then under the operations-running quota. Undefined: go ahead. */
   async admitTrigger(): Promise<ApiResponse | undefined> {
-    const refused = await this.admitOperation();
-    if (refused) return refused;
+    // The rate first: it is in memory, so a flood over it costs no count and is not counted as running.
     const token = this.bucket.take();
-    if (token.taken) return undefined;
+    if (token.taken) return this.admitOperation();
     return quotaProblem(
       429,
       `Tenant "${this.tenantId}" sends more than ${this.quotas.triggersPerSecond} triggers per second (burst ${this.quotas.triggerBurst}); nothing was recorded: send it again after Retry-After`,

@@ -28,18 +28,5 @@ export function backoffDelayInMs(attempt: number, options: BackoffOptions = {}):
   return (options.random ?? Math.random)() * ceiling;
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+// One abortable wait for the engine (flow-control slots) and the hosts: it lives with the engine's model.
+export { delay } from '../engine/model';

@@ -189,6 +189,13 @@ describe('flow.concurrency', () => {
     ]);
   });
 
+  it("evaluates a key's `$now()` on the engine's clock, not the wall clock", async () => {
+    const { engine, clock } = await setUp({ concurrency: { key: "'day:' & $substring($now(), 0, 10)", limit: 1 } }, [{ id: 'a0', customer: 'A' }]);
+    inFlight.openAll();
+    const result = await engine.applyTrigger('a0', trigger('Work', { subjects: ['a0'] }));
+    expect(result.trace?.[0]).toMatchObject({ type: 'concurrency', detail: `admitted: day:${clock.now().toISOString().slice(0, 10)} at 1/1` });
+  });
+
   it('costs a workflow without a policy no flow-store request', async () => {
     const { engine, flow } = await setUp(undefined, [{ id: 'a0', customer: 'A' }]);
     inFlight.openAll();

@@ -92,6 +92,26 @@ describe('capacity on a state', () => {
     expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }, { instanceId: 'c' }], queued: [] });
   });
 
+  it('keeps a waiter queued while its instance is suspended, and applies it once room frees after the resume', async () => {
+    const { engine } = await setUp(perCustomer(1), [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+      { id: 'c', customer: '42' },
+    ]);
+    expect((await engine.applyTrigger('a', pick('a'))).outcome).toBe('transitioned');
+    expect((await engine.applyTrigger('b', pick('b'))).outcome).toBe('capacityQueued');
+    await engine.suspend('b');
+    // Room frees while b cannot take its trigger: the offer answers notActive, and the trigger stays queued.
+    expect((await engine.applyTrigger('a', done('a'))).outcome).toBe('transitioned');
+    expect((await engine.getInstance('b')).stateId).toBe('open');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ queued: [{ instanceId: 'b', triggerId: 'pick-b' }] });
+    await engine.resume('b');
+    // The next trigger into the state with room offers the waiter ahead of it first.
+    await engine.applyTrigger('c', pick('c'));
+    expect((await engine.getInstance('b')).stateId).toBe('picking');
+    expect((await engine.getHistory('b')).items.at(-1)).toMatchObject({ triggerId: 'pick-b', toStateId: 'picking' });
+  });
+
   it('admits waiters higher priority first, then in arrival order', async () => {
     const { engine } = await setUp(
       perCustomer(1),

@@ -64,9 +64,38 @@ describe('CachedCount', () => {
     expect(await count.admit(3)).toBe(true);
     expect(reads).toHaveLength(3);
   });
+  it('does not make a request wait for a fresh count while the estimate is below the quota', async () => {
+    const clock = manualClock();
+    let reads = 0;
+    const never = new Promise<number>(() => undefined);
+    const count = new CachedCount(async () => (++reads === 1 ? 0 : never), clock.now);
+    expect(await count.admit(100)).toBe(true);
+    clock.advance(CachedCount.RECOUNT_AFTER_IN_MS);
+    // The second count never answers: the admission must not wait for it.
+    expect(await count.admit(100)).toBe(true);
+    expect(reads).toBe(2);
+  });
 });
 
 describe('TenantQuotaGate', () => {
+  it('takes the rate first: a trigger refused for its rate reads no count and is not counted as running', async () => {
+    const clock = manualClock();
+    let operationCounts = 0;
+    const gate = new TenantQuotaGate(
+      'acme',
+      resolveQuotas(DEFAULT_QUOTAS, { triggersPerSecond: 1, triggerBurst: 1, operationsRunning: 2 }),
+      { instancesAlive: async () => 0, operationsRunning: async () => (operationCounts++, 0) },
+      clock.now,
+    );
+    expect(await gate.admitTrigger()).toBeUndefined();
+    for (let i = 0; i < 5; i++) expect((await gate.admitTrigger())?.status).toBe(429);
+    expect(operationCounts).toBe(1);
+    clock.advance(1000);
+    // One admitted before, one now: both fit under 2 running, so the refused ones were not counted.
+    expect(await gate.admitTrigger()).toBeUndefined();
+    expect(operationCounts).toBe(1);
+  });
+
   const counts = (alive: number, running: number): QuotaCounts => ({ instancesAlive: async () => alive, operationsRunning: async () => running });
 
   it('refuses a trigger over the rate with 429, Retry-After and the tenant named', async () => {

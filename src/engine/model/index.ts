@@ -13,3 +13,4 @@ export * from './trigger';
 export * from './trigger-ids';
 export * from './validation';
 export * from './actor';
+export * from './delay';

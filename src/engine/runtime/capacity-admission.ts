@@ -5,10 +5,11 @@
  * `capacityTimeout`. Each verdict opens the decision trace. A change that stays in its state, or a state
  * without `capacity`, costs nothing here.
  */
-import { capacityTimeoutInMs, evaluateFlowKey, type StateCapacityDefinition, type WorkflowDefinition } from '../definition';
+import { capacityTimeoutInMs, type StateCapacityDefinition, type WorkflowDefinition } from '../definition';
 import type { Decision } from '../decide/decision';
 import type { TraceEntry } from '../decide/decision-trace';
 import { TriggerOutcome } from '../model/enums';
+import { flowKeyOf, withAdmissionTrace } from './flow-admission';
 import type { Instance } from '../model/instance';
 import type { Trigger } from '../model/trigger';
 import type { OperationOptions } from '../ports';
@@ -19,13 +20,8 @@ export function capacityTracePath(stateId: string): string {
 }
 
 /** The state's key over the instance (as it enters, or as it was in the state) and the trigger. */
-export function capacityKeyOf(capacity: StateCapacityDefinition, instance: Instance, trigger: Trigger | null): Promise<string | undefined> {
-  return evaluateFlowKey(capacity.key, {
-    trigger,
-    actor: trigger?.actor ?? null,
-    context: instance.context,
-    instance: { id: instance.id, workflowId: instance.workflowId, stateId: instance.stateId, status: instance.status },
-  });
+export function capacityKeyOf(capacity: StateCapacityDefinition, instance: Instance, trigger: Trigger | null, now: () => Date): Promise<string | undefined> {
+  return flowKeyOf(capacity.key, instance, trigger, now);
 }
 
 /**
@@ -40,6 +36,7 @@ export async function capacityDecision(
   decision: Decision,
   offers: CapacityOffer[],
   options: OperationOptions,
+  now: () => Date,
 ): Promise<Decision> {
   const entering = decision.change?.instance;
   if (!rows || !entering || entering.stateId === stored.stateId) return decision;
@@ -48,11 +45,11 @@ export async function capacityDecision(
   const path = capacityTracePath(entering.stateId);
   let key: string | undefined;
   try {
-    key = await capacityKeyOf(capacity, entering, trigger);
+    key = await capacityKeyOf(capacity, entering, trigger, now);
   } catch (error) {
-    return traced(decision, { path, type: 'capacity', result: 'error', detail: `no limit applied: the key failed (${error instanceof Error ? error.message : String(error)})` });
+    return withAdmissionTrace(decision, { trace: { path, type: 'capacity', result: 'error', detail: `no limit applied: the key failed (${error instanceof Error ? error.message : String(error)})` } });
   }
-  if (key === undefined) return traced(decision, { path, type: 'capacity', result: true, detail: 'no limit applied: the key yields nothing' });
+  if (key === undefined) return withAdmissionTrace(decision, { trace: { path, type: 'capacity', result: true, detail: 'no limit applied: the key yields nothing' } });
   const verdict = await rows.enter(
     {
       workflowId: definition.id,
@@ -69,7 +66,7 @@ export async function capacityDecision(
   );
   offers.push(...verdict.offer);
   const entry: TraceEntry = { path, type: 'capacity', result: verdict.verdict === 'admitted', detail: verdict.detail };
-  if (verdict.verdict === 'admitted') return traced(decision, entry);
+  if (verdict.verdict === 'admitted') return withAdmissionTrace(decision, { trace: entry });
   return {
     result: {
       instanceId: stored.id,
@@ -80,8 +77,4 @@ export async function capacityDecision(
     },
     logs: [],
   };
-}
-
-function traced(decision: Decision, entry: TraceEntry): Decision {
-  return { ...decision, result: { ...decision.result, trace: [entry, ...(decision.result.trace ?? [])] } };
 }

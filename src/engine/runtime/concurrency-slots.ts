@@ -8,7 +8,7 @@
  * back as retryable (FlowQueuedError), never dropped. Run-time limit overrides live on the same row, so
  * taking a slot costs one read and one write, releasing it another read and write.
  */
-import { FlowQueuedError, PreconditionFailedError, ConflictError, type JsonObject } from '../model';
+import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, PreconditionFailedError, ConflictError, delay, type JsonObject } from '../model';
 import type { FlowRow, FlowStore, OperationOptions } from '../ports';
 
 /** Triggers waiting per key; past this a trigger is handed back at once rather than queued. */
@@ -82,8 +82,6 @@ export interface ConcurrencySlotsOptions {
 export function slotsRowKey(key: string): string {
   return `slots|${key}`;
 }
-
-export const DEFAULT_TRIGGER_PRIORITY = 3;
 
 export class ConcurrencySlots {
   private readonly ttlInMs: number;
@@ -244,20 +242,6 @@ function goesBefore(a: Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>, b: Pic
 /** The queue in admission order (for views). */
 export function inAdmissionOrder<Waiter extends Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>>(queued: readonly Waiter[]): Waiter[] {
   return [...queued].sort((a, b) => (goesBefore(a, b) ? -1 : goesBefore(b, a) ? 1 : 0));
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }
 
 /** The prefix of every key's slots row (for reading them all: the waiting service's lookup). */

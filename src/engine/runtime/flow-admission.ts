@@ -14,8 +14,11 @@ import type { ConcurrencySlots, HeldSlot } from './concurrency-slots';
 
 export const CONCURRENCY_TRACE_PATH = 'flow.concurrency';
 
-/** The key a flow-control `key` gives for this instance and trigger; undefined when it yields nothing. */
-export async function flowKeyOf(source: string, instance: Instance, trigger: Trigger | null): Promise<string | undefined> {
+/**
+ * The key a flow-control `key` gives for this instance and trigger (concurrency, a state's capacity);
+ * undefined when it yields nothing. `now` is the engine's clock (`$now()` in a key).
+ */
+export async function flowKeyOf(source: string, instance: Instance, trigger: Trigger | null, now: () => Date): Promise<string | undefined> {
   const scope: ExpressionScope = {
     trigger,
     actor: trigger?.actor ?? null,
@@ -23,7 +26,7 @@ export async function flowKeyOf(source: string, instance: Instance, trigger: Tri
     instance: { id: instance.id, workflowId: instance.workflowId, stateId: instance.stateId, status: instance.status },
   };
   // One evaluation for every flow-control key (templates, JSONata, the length bound).
-  return evaluateFlowKey(source, scope);
+  return evaluateFlowKey(source, scope, { now });
 }
 
 export interface Admission {
@@ -42,12 +45,13 @@ export async function admitTrigger(
   instance: Instance,
   trigger: Trigger,
   options: OperationOptions,
+  now: () => Date,
 ): Promise<Admission | undefined> {
   const policy = definition.flow?.concurrency;
   if (!policy || !slots) return undefined;
   let key: string | undefined;
   try {
-    key = await flowKeyOf(policy.key, instance, trigger);
+    key = await flowKeyOf(policy.key, instance, trigger, now);
   } catch (error) {
     return { trace: { path: CONCURRENCY_TRACE_PATH, type: 'concurrency', result: 'error', detail: `no limit applied: the key failed (${error instanceof Error ? error.message : String(error)})` } };
   }

@@ -25,7 +25,7 @@ import { dryRunTrigger, type DryRunResult } from '../decide/dry-run';
 import type { Effects } from '../steps/effects';
 import { withLifecycleEvents } from '../decide/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
-import { InstanceStatus } from '../model/enums';
+import { InstanceStatus, inactiveStatuses } from '../model/enums';
 import { ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from '../model/errors';
 import { isChildOf, markParent, runningChildStatuses } from '../decide/child-cascade';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../model/instance';
@@ -169,6 +169,7 @@ export class InstanceRuntime {
   }
 
   async applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
+    const now = () => this.options.clock.now();
     const { offeredSince, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
     let slot: HeldSlot | undefined;
@@ -184,7 +185,8 @@ export class InstanceRuntime {
           // The instance's own record holds its newest applied triggers; older ones are rows beside it.
           const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
           if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
-          const admission = slot || wasApplied(stored, trigger.id) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions);
+          // No slot for a trigger that cannot be applied now (a suspended, faulted or ended instance holds or refuses it).
+          const admission = slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now);
           slot ??= admission?.slot;
           before = { instance: stored, definition };
           const decision = await capacityDecision(
@@ -195,6 +197,7 @@ export class InstanceRuntime {
             withAdmissionTrace(await decideTrigger(definition, stored, applied, effects, this.options.registry), admission),
             capacityOffers,
             storeOptions,
+            now,
           );
           // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
           if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
@@ -214,7 +217,7 @@ export class InstanceRuntime {
     const capacity = definition.states[from.stateId]?.capacity;
     if (!capacity || !this.capacity || from.stateId === to.stateId) return [];
     try {
-      const key = await capacityKeyOf(capacity, from, trigger);
+      const key = await capacityKeyOf(capacity, from, trigger, () => this.options.clock.now());
       return key === undefined ? [] : await this.capacity.leave(definition.id, from.stateId, key, capacity.limit, from.id, options);
     } catch (error) {
       this.options.logger.warn('Could not count an instance out of a state with capacity; the next full check reconciles it', { instanceId: from.id, stateId: from.stateId, error: String(error) });

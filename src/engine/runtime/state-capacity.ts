@@ -9,9 +9,9 @@
  * again, in order (higher priority first, then arrival), so a trigger is never lost to a crash in between.
  */
 import { PreconditionFailedError, ConflictError, type JsonObject } from '../model';
-import type { Trigger } from '../model/trigger';
+import { triggerPriority, type Trigger } from '../model/trigger';
 import type { FlowRow, FlowStore, InstanceStore, OperationOptions } from '../ports';
-import { DEFAULT_TRIGGER_PRIORITY, inAdmissionOrder } from './concurrency-slots';
+import { inAdmissionOrder } from './concurrency-slots';
 
 /** Triggers that may wait per state and key; past this a trigger answers `capacityTimeout` at once. */
 export const MAX_CAPACITY_QUEUED_PER_KEY = 500;
@@ -117,7 +117,7 @@ export class StateCapacityRows {
           instanceId: request.instanceId,
           ...(request.incarnation !== undefined ? { incarnation: request.incarnation } : {}),
           trigger: request.trigger,
-          priority: request.trigger.priority ?? DEFAULT_TRIGGER_PRIORITY,
+          priority: triggerPriority(request.trigger),
           arrivedAt: now,
           deadline: new Date(this.now().getTime() + request.timeoutInMs).toISOString(),
         };

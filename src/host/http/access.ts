@@ -13,6 +13,7 @@
  *   `Signalbox.Tenant.<id>` app roles and its Entra `tid` mapped by SIGNALBOX_AUTH_TENANT_MAP; a key's
  *   SIGNALBOX_API_KEY_TENANTS. A credential that names no tenant may use the default tenant only.
  */
+import { DEFAULT_TENANT_ID } from '../../storage/names';
 import { timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../../engine/model';
 import { problem } from '../problem';
@@ -88,11 +89,11 @@ export function tenantsOfToken(actor: Actor, tenantsClaim: readonly string[], po
   for (const role of actor.roles) if (role.startsWith(TENANT_ROLE_PREFIX)) tenants.add(role.slice(TENANT_ROLE_PREFIX.length));
   const mapped = actor.tenantId !== undefined ? policy.tenantOfTid?.[actor.tenantId] : undefined;
   if (mapped) tenants.add(mapped);
-  return tenants.size > 0 ? [...tenants] : ['default'];
+  return tenants.size > 0 ? [...tenants] : [DEFAULT_TENANT_ID];
 }
 
 function tenantGrantFrom(setting: string | undefined): TenantGrant {
-  if (setting === undefined) return ['default'];
+  if (setting === undefined) return [DEFAULT_TENANT_ID];
   const tenants = setting
     .split(',')
     .map((tenant) => tenant.trim())
@@ -206,10 +207,10 @@ async function authenticate(request: Pick<ApiRequest, 'headers' | 'url'>, policy
   }
   const key = request.headers.get('x-functions-key') ?? request.url.searchParams.get('code');
   if (policy.apiKey !== undefined) {
-    if (keyMatches(policy.apiKey, key)) return { actor: { id: 'api-key', name: 'API key', roles: policy.keyRoles, via: 'key' }, tenants: policy.keyTenants ?? ['default'] };
+    if (keyMatches(policy.apiKey, key)) return { actor: { id: 'api-key', name: 'API key', roles: policy.keyRoles, via: 'key' }, tenants: policy.keyTenants ?? [DEFAULT_TENANT_ID] };
     if (key !== null) return { refusal: unauthorized(policy, 'The key is not valid') };
   }
-  if (policy.platformCheckedKey) return { actor: { id: 'function-key', name: 'Function key', roles: policy.keyRoles, via: 'key' }, tenants: policy.keyTenants ?? ['default'] };
+  if (policy.platformCheckedKey) return { actor: { id: 'function-key', name: 'Function key', roles: policy.keyRoles, via: 'key' }, tenants: policy.keyTenants ?? [DEFAULT_TENANT_ID] };
   if (!policy.tokens && policy.apiKey === undefined) return { actor: anonymousActor(policy.keyRoles), tenants: '*' };
   return { refusal: unauthorized(policy, policy.tokens ? 'A bearer token is required in the Authorization header' : 'A valid key is required in the x-functions-key header') };
 }

@@ -30,8 +30,6 @@ export interface RouteInput<Route extends string, Path, Query, Headers, Body> {
   readonly body: BodyOf<Body>;
   /** The request as the host gave it, for what is not validated input (the principal, `Prefer`). */
   readonly request: ApiRequest;
-  /** The tenant the request is for (`default` for `/api/...`): the services handed to the handler are this tenant's. */
-  readonly tenantId: string;
 }
 
 export interface RouteSpec<
@@ -103,7 +101,6 @@ export function defineRoute<
         headers: contract.headers ? parseInput(contract.headers, headerValues(request, headerNames), 'The request headers are invalid') : {},
         body: parseBody(request, contract.body, invalidBody),
         request,
-        tenantId: request.tenantId,
       };
       return spec.handle(input as RouteInput<Route, Path, Query, Headers, Body>, services);
     },

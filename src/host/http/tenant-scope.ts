@@ -19,7 +19,7 @@ export function tenantNotFound(): ApiResponse {
 
 /**
  * The services for `match`'s tenant: the default tenant's for `/api/...` and the deployment's routes,
- * else `resolve`'s. `grant` is what the credential may use (absent: every tenant, as on an open server).
+ * else `resolve`'s. `grant` is what the credential may use (absent: the default tenant only; an open server grants `*`).
  */
 export async function servicesForTenant(
   match: Pick<RouteMatch, 'route' | 'tenantId'>,
@@ -31,7 +31,8 @@ export async function servicesForTenant(
   // alike below every tenant's path, since answering by whether the tenant exists would tell anyone that it does.
   if (match.route.scope === 'deployment' || match.route.role === publicRoute) return { services: defaultServices };
   const { tenantId } = match;
-  if (!mayUseTenant(grant ?? '*', tenantId)) return { refusal: tenantNotFound() };
+  // No grant (a caller authentication did not name): the default tenant only, never every tenant.
+  if (!mayUseTenant(grant ?? [DEFAULT_TENANT_ID], tenantId)) return { refusal: tenantNotFound() };
   if (tenantId === DEFAULT_TENANT_ID) return { services: defaultServices };
   const services = resolve ? await resolve(tenantId) : undefined;
   return services ? { services } : { refusal: tenantNotFound() };
