@@ -153,11 +153,11 @@ export class OperationActivityService implements OperationActivities {
     return operation;
   }
 
-  async applyOperation({ operationId, instanceId, keepResult = false }: ApplyOperationInput): Promise<AppliedOutcome> {
+  async applyOperation({ operationId, instanceId, keepResult = false, parkWhenQueued = false }: ApplyOperationInput): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
     // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
     // is kept if that one wrote it (with its trace, which the instance's record does not hold).
-    const applied = await this.resultOf(operation, instanceId);
+    const applied = await this.resultOf(operation, instanceId, parkWhenQueued);
     const result = operationResult(applied);
     if (keepResult) {
       const kept = fitResult(result);
@@ -167,7 +167,7 @@ export class OperationActivityService implements OperationActivities {
     return { outcome: result.outcome };
   }
 
-  private async resultOf(operation: Operation, instanceId: string): Promise<InstanceResult> {
+  private async resultOf(operation: Operation, instanceId: string, parkWhenQueued: boolean): Promise<InstanceResult> {
     const operationId = operation.id;
     const { engine } = this.options;
     try {
@@ -180,7 +180,7 @@ export class OperationActivityService implements OperationActivities {
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
           // the operation's totals report that (operationResult in src/engine/operations/operation.ts).
           // Applied no earlier than its operation was recorded: the instance looks up older records only then.
-          return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt });
+          return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt, ...(parkWhenQueued ? { maxSlotWaitInMs: 0 } : {}) });
       }
     } catch (error) {
       if (isRetryable(error)) throw error;

@@ -150,6 +150,27 @@ describe('flow.concurrency', () => {
     expect((await engine.applyTrigger('a1', trigger('Work', { id: 'again', subjects: ['a1'] }))).outcome).toBe('transitioned');
   });
 
+  it('with no wait in place (a runner that parks), hands a trigger back at once naming its queue, without joining it, and announces releases', async () => {
+    const { engine } = await setUp({ concurrency: { key: 'context.customer', limit: 1 } }, [
+      { id: 'a0', customer: 'A' },
+      { id: 'a1', customer: 'A' },
+    ]);
+    const released: string[] = [];
+    engine.runtime.slots!.onRelease((workflowId, key) => released.push(`${workflowId}/${key}`));
+    const first = engine.applyTrigger('a0', trigger('Work', { subjects: ['a0'] }));
+    await until(() => inFlight.waiting === 1, 'the first application');
+
+    const refused = await engine.applyTrigger('a1', trigger('Work', { subjects: ['a1'] }), { maxSlotWaitInMs: 0 }).catch((error: unknown) => error);
+
+    expect(refused).toBeInstanceOf(FlowQueuedError);
+    expect((refused as FlowQueuedError).queue).toEqual({ workflowId: 'orders', key: 'A' });
+    expect((await engine.flow!.view('orders', 'A')).queued).toEqual([]);
+    expect(released).toEqual([]);
+    inFlight.openAll();
+    await first;
+    expect(released).toEqual(['orders/A']);
+  });
+
   it('admits a higher priority first among waiters', async () => {
     const instances = Array.from({ length: 4 }, (_, i) => ({ id: `a${i}`, customer: 'A' }));
     const { engine } = await setUp({ concurrency: { key: 'context.customer', limit: 1 } }, instances);

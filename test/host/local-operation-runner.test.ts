@@ -3,7 +3,7 @@
  * orchestrator: paging, dedupe across pages, retries of retryable failures in every step, failure of the
  * operation on a non-retryable one, and the `running` mark (deferred to the first progress).
  */
-import { LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/model';
+import { FlowQueuedError, LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/model';
 import { OperationStatus, TriggerOutcome } from '../../src/engine/model';
 import { emptySummary, type AppliedOutcome, type StoredOperation } from '../../src/engine/operations';
 import { InMemoryOperationStore } from '../../src/testing';
@@ -240,5 +240,87 @@ describe('LocalOperationRunner across tenants', () => {
     expect(order.indexOf('b0')).toBe(2);
     expect(broadcast.finished[0]).toMatchObject({ candidates: 200, summary: { transitioned: 200 } });
     expect(single.finished[0]).toMatchObject({ candidates: 1, summary: { transitioned: 1 } });
+  });
+});
+
+describe('LocalOperationRunner: triggers waiting for a concurrency slot', () => {
+  /**
+   * Key `heavy` has one concurrency slot (as ConcurrencySlots keeps it in storage): an application that
+   * finds it taken is handed back at once naming its queue, as the engine does for a runner that parks.
+   * The slot's release is announced, as ConcurrencySlots.onRelease does.
+   */
+  function heavyKey(fake: ReturnType<typeof fakeActivities>) {
+    const listeners = new Set<(workflowId: string, key: string) => void>();
+    const gates = new Map<string, () => void>();
+    let holder: string | undefined;
+    const handedBack: string[] = [];
+    let mostAtOnce = 0;
+    let atOnce = 0;
+    const apply = fake.activities.applyOperation;
+    fake.activities.applyOperation = async (input) => {
+      if (!input.instanceId.startsWith('h')) return apply(input);
+      expect(input.parkWhenQueued).toBe(true);
+      if (holder !== undefined) {
+        handedBack.push(input.instanceId);
+        throw new FlowQueuedError('queued: heavy at 1/1', { workflowId: 'w', key: 'heavy' });
+      }
+      holder = input.instanceId;
+      mostAtOnce = Math.max(mostAtOnce, ++atOnce);
+      // Held until the test lets it finish.
+      await new Promise<void>((resolve) => gates.set(input.instanceId, resolve));
+      atOnce -= 1;
+      holder = undefined;
+      for (const listener of listeners) listener('w', 'heavy');
+      return apply(input);
+    };
+    return {
+      handedBack,
+      get mostAtOnce() {
+        return mostAtOnce;
+      },
+      get holder() {
+        return holder;
+      },
+      /** Lets the holder finish (and release its slot). */
+      finishHolder: () => gates.get(holder!)!(),
+      slotReleases: (listener: (workflowId: string, key: string) => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    };
+  }
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it("parks them outside the scheduler's slots (another key's trigger runs), wakes one per release, and drops none", async () => {
+    const heavyIds = Array.from({ length: 6 }, (_, index) => `h${index}`);
+    const fake = fakeActivities([[...heavyIds, 'light']]);
+    const heavy = heavyKey(fake);
+    const scheduler = new FairScheduler(2);
+    // A retry interval no test run reaches: only the announced releases wake a parked trigger.
+    const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { scheduler, slotReleases: heavy.slotReleases, parkedRetryIntervalInMs: 3_600_000, now: () => new Date(0) });
+
+    await runner.start('op');
+    await until(() => fake.applied.includes('light') && runner.parked === 5, "the light key's application, with five heavy ones parked");
+    // The holder is the only heavy application in a slot: the parked five hold none.
+    expect(scheduler.waiting).toBe(0);
+    for (let round = 0; round < heavyIds.length; round += 1) {
+      await until(() => heavy.holder !== undefined, 'the next holder');
+      heavy.finishHolder();
+      await until(() => fake.applied.filter((id) => id.startsWith('h')).length === round + 1, `heavy application ${round + 1}`);
+    }
+    await runner.whenDone('op');
+
+    expect(fake.applied.filter((id) => id.startsWith('h')).sort()).toEqual(heavyIds);
+    expect(heavy.mostAtOnce).toBe(1);
+    expect(runner.parked).toBe(0);
+    expect(fake.finished[0]).toMatchObject({ candidates: 7, summary: { transitioned: 7 } });
+    expect(fake.finished[0]!.error).toBeUndefined();
+    // One try per turn: a release wakes only the first in line, so the five parked were handed back about
+    // once each, plus once per release they did not win (bounded, not a poll per millisecond).
+    expect(heavy.handedBack.length).toBeLessThanOrEqual(5 + heavyIds.length);
   });
 });

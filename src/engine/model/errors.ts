@@ -84,7 +84,11 @@ export class LeaseUnavailableError extends SignalboxError {
  * handed back to be retried later (never dropped). Retryable. `detail` says where it stood (`queued: customer:42 at 5/5`).
  */
 export class FlowQueuedError extends SignalboxError {
-  constructor(readonly detail: string) {
+  constructor(
+    readonly detail: string,
+    /** The queue it left: where a caller that parks it (the local runner) waits for a slot to be released. */
+    readonly queue?: { readonly workflowId: string; readonly key: string },
+  ) {
     super('flowQueued', `${detail}: no concurrency slot within the policy's wait; retry later`);
   }
 }

@@ -87,6 +87,8 @@ export class ConcurrencySlots {
   private readonly ttlInMs: number;
   /** Slots held by this process, renewed until released. */
   private readonly renewals = new Map<string, ReturnType<typeof setInterval>>();
+  /** Told of every slot this process gives back (the local runner wakes a trigger it parked for that key). */
+  private readonly releaseListeners = new Set<(workflowId: string, key: string) => void>();
 
   constructor(
     private readonly store: FlowStore,
@@ -135,7 +137,7 @@ export class ConcurrencySlots {
       const timedOut = performance.now() >= deadline;
       queuedDetail ??= `queued: ${request.key} at ${slots.running.length}/${limit}`;
       if (!mine) {
-        if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail);
+        if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
         const waiter: SlotWaiter = {
           id,
           instanceId: request.instanceId,
@@ -147,7 +149,7 @@ export class ConcurrencySlots {
         if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued, waiter] }, row, options))) continue;
       } else if (timedOut) {
         await this.leaveQueue(request.workflowId, request.key, id, options);
-        throw new FlowQueuedError(queuedDetail);
+        throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
       }
       await delay(interval, options.abortSignal);
       interval = Math.min(interval * 2, MAX_POLL_INTERVAL_IN_MS);
@@ -160,9 +162,16 @@ export class ConcurrencySlots {
     this.renewals.delete(slot.id);
     try {
       await this.change(slot.workflowId, slot.key, (slots) => ({ ...slots, running: slots.running.filter((holder) => holder.id !== slot.id) }), options);
+      for (const listener of this.releaseListeners) listener(slot.workflowId, slot.key);
     } catch (error) {
       this.options.warn('Could not release a concurrency slot; it frees itself when it expires', { workflowId: slot.workflowId, key: slot.key, error: String(error) });
     }
+  }
+
+  /** Calls `listener` after each slot this process releases; returns the unsubscribe. */
+  onRelease(listener: (workflowId: string, key: string) => void): () => void {
+    this.releaseListeners.add(listener);
+    return () => this.releaseListeners.delete(listener);
   }
 
   /** Sets (or, with `limit` undefined, removes) the key's run-time limit; returns the override it replaced. */

@@ -37,7 +37,8 @@ export interface Admission {
 
 /**
  * Takes a slot for the trigger when the workflow has a concurrency policy; undefined when it has none.
- * Throws FlowQueuedError (retryable) when no slot came within the policy's wait.
+ * Throws FlowQueuedError (retryable) when no slot came within the policy's wait, or within `maxWaitInMs`
+ * when that is shorter (the caller parks the trigger instead of waiting).
  */
 export async function admitTrigger(
   slots: ConcurrencySlots | undefined,
@@ -46,6 +47,7 @@ export async function admitTrigger(
   trigger: Trigger,
   options: OperationOptions,
   now: () => Date,
+  maxWaitInMs?: number,
 ): Promise<Admission | undefined> {
   const policy = definition.flow?.concurrency;
   if (!policy || !slots) return undefined;
@@ -64,7 +66,7 @@ export async function admitTrigger(
       instanceId: instance.id,
       triggerId: trigger.id,
       ...(trigger.priority !== undefined ? { priority: trigger.priority } : {}),
-      maxWaitInMs: concurrencyWaitInMs(policy),
+      maxWaitInMs: Math.min(concurrencyWaitInMs(policy), maxWaitInMs ?? Number.POSITIVE_INFINITY),
     },
     options,
   );

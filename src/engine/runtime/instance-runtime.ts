@@ -74,6 +74,12 @@ export interface ApplyTriggerOptions extends OperationOptions {
    * Absent (a trigger delivered in-process, without an operation): any time.
    */
   readonly offeredSince?: string;
+  /**
+   * The longest to wait in place (holding the caller's worker) for a concurrency slot, when shorter than the
+   * policy's `maxWait`; 0 hands the trigger back at once (FlowQueuedError naming its queue) for the caller to
+   * park it outside its workers (the local runner). @default the policy's maxWait
+   */
+  readonly maxSlotWaitInMs?: number;
 }
 
 /**
@@ -170,7 +176,7 @@ export class InstanceRuntime {
 
   async applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
     const now = () => this.options.clock.now();
-    const { offeredSince, ...storeOptions } = options;
+    const { offeredSince, maxSlotWaitInMs, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
     let slot: HeldSlot | undefined;
     // The state the trigger found the instance in, and waiters a full state handed back to be offered again.
@@ -186,7 +192,8 @@ export class InstanceRuntime {
           const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
           if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
           // No slot for a trigger that cannot be applied now (a suspended, faulted or ended instance holds or refuses it).
-          const admission = slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now);
+          const admission =
+            slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now, maxSlotWaitInMs);
           slot ??= admission?.slot;
           before = { instance: stored, definition };
           const decision = await capacityDecision(

@@ -104,6 +104,12 @@ export interface ApplyOperationInput extends TenantScoped {
    * unless it is longer than MAX_KEPT_RESULT_LENGTH. @default false
    */
   readonly keepResult?: boolean;
+  /**
+   * No wait in place for a `flow.concurrency` slot: a trigger without one is handed back at once
+   * (FlowQueuedError naming its queue) and the caller parks it outside its workers (the local runner).
+   * @default false (the durable host waits up to the policy's maxWait, then retries)
+   */
+  readonly parkWhenQueued?: boolean;
 }
 
 export interface CompleteOperationInput extends TenantScoped {

@@ -124,6 +124,7 @@ async function startTenantRuntime(
     scheduler: options.scheduler,
     tenantId,
     armTimer: async (timer) => timers.notify(timer),
+    ...(core.engine.runtime.slots ? { slotReleases: (listener) => core.engine.runtime.slots!.onRelease(listener) } : {}),
   });
   const services = core.servicesFor(runner, undefined, options.stopping);
   submit = (trigger) => services.triggers.submit(trigger);

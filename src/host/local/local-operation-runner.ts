@@ -16,15 +16,24 @@
  */
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
-import { isRetryable } from '../../engine/model';
-import { countOutcomes, emptyTotals, type OperationProgress, type StoredOperation } from '../../engine/operations';
+import { FlowQueuedError, isRetryable } from '../../engine/model';
+import { countOutcomes, emptyTotals, type AppliedOutcome, type OperationProgress, type StoredOperation } from '../../engine/operations';
 import { FanOut, failureReason, type BatchOutcome, type FanOutBatch } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
 import type { DueTimer } from '../../engine/decide';
 import { delay } from '../../leasing/backoff';
 import { DEFAULT_PRIORITY, FairScheduler } from './concurrency';
-import { ACTIVITY_RETRY_POLICY, candidateSource, retryIntervalInMs, type ActivityRetryPolicy, type FindCandidatesOutput, type OperationActivities } from '../contracts/operation-activities';
+import {
+  ACTIVITY_RETRY_POLICY,
+  candidateSource,
+  retryIntervalInMs,
+  type ActivityRetryPolicy,
+  type ApplyOperationInput,
+  type FindCandidatesOutput,
+  type OperationActivities,
+} from '../contracts/operation-activities';
 import { claimResumption } from './operation-resumption';
+import { SlotParking, type ParkedTrigger, type SlotQueue } from './slot-parking';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
 import type { Logger } from '../operation-activity-service';
@@ -56,6 +65,14 @@ export interface LocalOperationRunnerOptions {
   now?: () => Date;
   /** Where armed timers go (the local timer scheduler); without it this launcher arms none. */
   armTimer?: (timer: DueTimer) => Promise<void>;
+  /**
+   * Subscribes to the concurrency slots this process releases (ConcurrencySlots.onRelease), so that a trigger
+   * parked for a key tries again as soon as one of its slots frees; without it, parked triggers try again
+   * every `parkedRetryIntervalInMs`.
+   */
+  slotReleases?: (listener: (workflowId: string, key: string) => void) => () => void;
+  /** How often the first trigger parked for a key tries again without a release seen here. @default 1000 */
+  parkedRetryIntervalInMs?: number;
 }
 
 export class LocalOperationRunner implements OperationLauncher {
@@ -66,6 +83,8 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly retryPolicy: ActivityRetryPolicy;
   private readonly now: () => Date;
   private readonly shutdown = new AbortController();
+  /** Triggers waiting for a concurrency slot, outside the scheduler's slots (slot-parking.ts). */
+  private readonly parking: SlotParking;
   readonly armTimer?: (timer: DueTimer) => Promise<void>;
 
   /**
@@ -86,6 +105,14 @@ export class LocalOperationRunner implements OperationLauncher {
     this.tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
     this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
     this.now = options.now ?? (() => new Date());
+    this.parking = new SlotParking({ signal: this.shutdown.signal, ...(options.parkedRetryIntervalInMs !== undefined ? { retryIntervalInMs: options.parkedRetryIntervalInMs } : {}) });
+    const unsubscribe = options.slotReleases?.((workflowId, key) => this.parking.released({ workflowId, key }));
+    if (unsubscribe) this.shutdown.signal.addEventListener('abort', unsubscribe, { once: true });
+  }
+
+  /** Applications parked for a concurrency slot (holding no slot of the scheduler). */
+  get parked(): number {
+    return this.parking.parked;
   }
 
   /** Operations currently running in this process. */
@@ -224,18 +251,34 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   private async applyBatch(operationId: string, priority: number | undefined, { instanceIds, keepResults }: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
     const pageProgress = this.progressWithin(operationId, progress);
-    const input = (instanceId: string) => ({ operationId, instanceId, ...(keepResults ? { keepResult: true } : {}) });
-    const settled = await Promise.allSettled(
-      instanceIds.map((instanceId) =>
-        this.scheduler
-          .run(this.tenantId, priority ?? DEFAULT_PRIORITY, () => this.withRetry(() => this.activities.applyOperation(input(instanceId))))
-          .then((result) => (pageProgress.applied(), result)),
-      ),
-    );
+    const input = (instanceId: string): ApplyOperationInput => ({ operationId, instanceId, ...(keepResults ? { keepResult: true } : {}), parkWhenQueued: true });
+    const settled = await Promise.allSettled(instanceIds.map((instanceId) => this.applyOne(input(instanceId), priority ?? DEFAULT_PRIORITY).then((result) => (pageProgress.applied(), result))));
     await pageProgress.settled();
     const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     return { ...countOutcomes(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+  }
+
+  /**
+   * One application in a slot of the scheduler; one that finds its key's concurrency slots taken gives the
+   * scheduler's slot back and is parked until its turn to try again (slot-parking.ts), never dropped.
+   */
+  private async applyOne(input: ApplyOperationInput, priority: number): Promise<AppliedOutcome> {
+    let parked: ParkedTrigger | undefined;
+    try {
+      for (;;) {
+        try {
+          return await this.scheduler.run(this.tenantId, priority, () => this.withRetry(() => this.activities.applyOperation(input)));
+        } catch (error) {
+          const queue = parkingQueueOf(error);
+          if (!queue) throw error;
+          parked ??= this.parking.join(queue, priority);
+          await parked.turn();
+        }
+      }
+    } finally {
+      parked?.leave();
+    }
   }
 
   /**
@@ -277,9 +320,15 @@ export class LocalOperationRunner implements OperationLauncher {
       try {
         return await step();
       } catch (error) {
-        if (!isRetryable(error) || attempt >= this.retryPolicy.maxAttempts) throw error;
+        // A trigger waiting for a concurrency slot is parked (applyOne), not retried in its slot.
+        if (!isRetryable(error) || parkingQueueOf(error) || attempt >= this.retryPolicy.maxAttempts) throw error;
         await delay(retryIntervalInMs(this.retryPolicy, attempt), this.shutdown.signal);
       }
     }
   }
+}
+
+/** The concurrency queue a trigger handed back without a slot waits in, if that is what failed. */
+function parkingQueueOf(error: unknown): SlotQueue | undefined {
+  return error instanceof FlowQueuedError ? error.queue : undefined;
 }

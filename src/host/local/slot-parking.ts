@@ -1,0 +1,136 @@
+/**
+ * @module Triggers parked outside the local runner's workers while they wait for a `flow.concurrency`
+ * slot. A worker that waited in place for a busy key's slot (polling its row, holding the instance's lease)
+ * or slept between retries was a worker no other key could use: one key sending 100 times the others' load
+ * took every worker and the light keys starved. A trigger without a slot is now handed back at once
+ * (FlowQueuedError naming its queue); the runner gives its worker back and parks it here, in a line per key
+ * (higher priority first, then arrival). Only the head of a line tries again: when this process releases a
+ * slot of that key, when the trigger ahead of it got its slot, or after `retryIntervalInMs` (a slot freed by
+ * another process or by expiry is not announced here). A parked trigger is never dropped: it stays parked
+ * until it is applied or the runner stops (its operation then stays `running`, resumed by the next start).
+ */
+import { delay } from '../../leasing/backoff';
+
+/** How long the head of a line waits without a release seen here before it tries again. @default */
+export const DEFAULT_PARKED_RETRY_INTERVAL_IN_MS = 1000;
+
+export interface SlotQueue {
+  readonly workflowId: string;
+  readonly key: string;
+}
+
+interface Ticket {
+  readonly line: string;
+  readonly priority: number;
+  readonly arrival: number;
+  /** Set when its turn came while it was not waiting for one (a release, or the trigger ahead left). */
+  ready: boolean;
+  wake?: () => void;
+}
+
+/** A parked trigger's place in its key's line. */
+export interface ParkedTrigger {
+  /** Resolves when it should try again; rejects once the runner stops. */
+  turn(): Promise<void>;
+  /** Leaves the line (applied, or failed for another reason): the next in line tries at once. */
+  leave(): void;
+}
+
+export interface SlotParkingOptions {
+  /** @default DEFAULT_PARKED_RETRY_INTERVAL_IN_MS */
+  readonly retryIntervalInMs?: number;
+  /** Aborted when the runner stops: every parked trigger's turn rejects. */
+  readonly signal: AbortSignal;
+  /** The wait of a line's head between tries (tests pass one they end by hand). @default delay */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export class SlotParking {
+  private readonly lines = new Map<string, Ticket[]>();
+  private arrivals = 0;
+  private readonly retryIntervalInMs: number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+
+  constructor(private readonly options: SlotParkingOptions) {
+    this.retryIntervalInMs = options.retryIntervalInMs ?? DEFAULT_PARKED_RETRY_INTERVAL_IN_MS;
+    this.sleep = options.sleep ?? delay;
+    options.signal.addEventListener('abort', () => {
+      for (const line of this.lines.values()) for (const ticket of line) ticket.wake?.();
+    });
+  }
+
+  /** Triggers parked now, across every key. */
+  get parked(): number {
+    let count = 0;
+    for (const line of this.lines.values()) count += line.length;
+    return count;
+  }
+
+  /** A place in the line of the queue's key: after every trigger of at least its priority. */
+  join(queue: SlotQueue, priority: number): ParkedTrigger {
+    const name = lineOf(queue);
+    let line = this.lines.get(name);
+    if (!line) this.lines.set(name, (line = []));
+    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, ready: false };
+    let index = line.findIndex((other) => other.priority < priority);
+    if (index < 0) index = line.length;
+    line.splice(index, 0, ticket);
+    return { turn: () => this.turn(ticket), leave: () => this.leave(ticket) };
+  }
+
+  /** A slot of the queue's key was released in this process: the head of its line tries again. */
+  released(queue: SlotQueue): void {
+    const head = this.lines.get(lineOf(queue))?.[0];
+    if (head) this.nudge(head);
+  }
+
+  private async turn(ticket: Ticket): Promise<void> {
+    for (;;) {
+      this.options.signal.throwIfAborted();
+      const atHead = this.lines.get(ticket.line)?.[0] === ticket;
+      if (atHead && ticket.ready) {
+        ticket.ready = false;
+        return;
+      }
+      const woken = new Promise<'woken'>((resolve) => (ticket.wake = () => resolve('woken')));
+      if (!atHead) {
+        await woken;
+        continue;
+      }
+      // The head also tries on its own now and then: a release by another process is not announced here.
+      const timer = new AbortController();
+      const stop = () => timer.abort();
+      this.options.signal.addEventListener('abort', stop, { once: true });
+      try {
+        const how = await Promise.race([woken, this.sleep(this.retryIntervalInMs, timer.signal).then(() => 'slept' as const)]);
+        if (how === 'slept') return;
+      } catch (error) {
+        // The sleep ends by abort only when the runner stops (the loop's first line says so).
+        if (!timer.signal.aborted) throw error;
+      } finally {
+        this.options.signal.removeEventListener('abort', stop);
+        timer.abort();
+        ticket.wake = undefined;
+      }
+    }
+  }
+
+  private leave(ticket: Ticket): void {
+    const line = this.lines.get(ticket.line);
+    if (!line) return;
+    const index = line.indexOf(ticket);
+    if (index < 0) return;
+    line.splice(index, 1);
+    if (line.length === 0) this.lines.delete(ticket.line);
+    else if (index === 0) this.nudge(line[0]!);
+  }
+
+  private nudge(ticket: Ticket): void {
+    ticket.ready = true;
+    ticket.wake?.();
+  }
+}
+
+function lineOf(queue: SlotQueue): string {
+  return JSON.stringify([queue.workflowId, queue.key]);
+}
