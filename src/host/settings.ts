@@ -43,6 +43,8 @@ export const appSettings = {
     'Local server only: comma-separated Host names it answers to besides localhost, 127.0.0.1 and [::1] on its port (`name` for any port, or `name:port`); any other Host is refused (421), against DNS rebinding.',
   SIGNALBOX_RUNNER_SLOTS_PER_TENANT:
     "Local server only: the most of the runner's 16 slots one tenant's work holds at once, even while others are free, so a tenant's broadcast leaves room for another's next trigger (empty: no cap).",
+  SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT:
+    "Local server only: the instance applications one tenant's work starts per second, evenly spaced, so a tenant's broadcast leaves storage room for another's next trigger (empty: no pace; a tenant's `applicationsPerSecond` quota overrides it).",
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
   SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
   SIGNALBOX_OPERATION_RETENTION_DAYS: 'Days after which finished (succeeded, failed) operation records are deleted, hourly, on both hosts (default 30; 0 keeps them forever).',

@@ -35,6 +35,11 @@ export interface Quotas {
   readonly operationsRunning: number;
   /** Batches (of 50 instances) one durable fan-out of the tenant runs at once (at most MAX_FAN_OUT_BATCHES). */
   readonly fanOutBatches: number;
+  /**
+   * Instance applications the local server's runner starts per second for the tenant (its broadcasts paced);
+   * absent: SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT, else no pace. Not on Azure (fanOutBatches is).
+   */
+  readonly applicationsPerSecond?: number;
 }
 
 /** The durable fan-out's own window (functions/operation-orchestrator.ts MAX_BATCHES_IN_FLIGHT): a quota may only narrow it. */
@@ -64,6 +69,7 @@ export const quotaOverridesSchema = z.strictObject({
   instancesAlive: count.optional(),
   operationsRunning: count.optional(),
   fanOutBatches: z.number().int().min(1).max(MAX_FAN_OUT_BATCHES).optional(),
+  applicationsPerSecond: z.number().min(0.001).max(1_000_000).optional(),
 });
 
 function parseOrThrow<Schema extends z.ZodType>(schema: Schema, input: unknown, message: string): z.output<Schema> {

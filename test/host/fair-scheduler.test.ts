@@ -4,6 +4,7 @@
  * applications do not hold back another tenant's single one.
  */
 import { DEFAULT_PRIORITY, FairScheduler, fairSchedulerFromSettings } from '../../src/host/local/concurrency';
+import { ManualClock } from '../../src/testing';
 
 /** A piece of work the test finishes by hand. */
 function gate() {
@@ -106,6 +107,62 @@ describe('FairScheduler', () => {
     expect(scheduler.waiting).toBe(0);
   });
 
+  it('gives the next slot to a waiting tenant with nothing in flight ahead of one holding many', async () => {
+    const scheduler = new FairScheduler(4);
+    const order: string[] = [];
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const work = (key: string, name: string) => {
+      const each = gate();
+      gates.set(name, each);
+      return scheduler.run(key, undefined, async () => {
+        order.push(name);
+        await each.opened;
+      });
+    };
+    // A holds three slots and B one; A's next waits first, then C's single one (C holds none).
+    const runs = [work('a', 'a0'), work('a', 'a1'), work('a', 'a2'), work('b', 'b0'), work('a', 'a3'), work('c', 'c0')];
+    await settle();
+    expect(order).toEqual(['a0', 'a1', 'a2', 'b0']);
+    gates.get('b0')!.open();
+    await settle();
+    // The ring alone would have served A (first in turn); C holds fewer.
+    expect(order).toEqual(['a0', 'a1', 'a2', 'b0', 'c0']);
+    for (const name of ['c0', 'a0', 'a1', 'a2', 'a3']) {
+      gates.get(name)?.open();
+      await settle();
+    }
+    await Promise.all(runs);
+    expect(order.at(-1)).toBe('a3');
+  });
+
+  it("paces one tenant's applications to its rate on the scheduler's clock, while another's start at once", async () => {
+    const clock = new ManualClock();
+    const scheduler = new FairScheduler(4, { clock });
+    scheduler.setRate('a', 2);
+    const started: string[] = [];
+    const runs = Array.from({ length: 4 }, (_, index) => scheduler.run('a', undefined, async () => void started.push(`a${index}`)));
+    runs.push(scheduler.run('b', undefined, async () => void started.push('b0')));
+    await settle();
+    // Free slots, but A's second may start only 500 ms after its first.
+    expect(started).toEqual(['a0', 'b0']);
+    expect(scheduler.waiting).toBe(3);
+    await clock.advanceBy(499);
+    await settle();
+    expect(started).toEqual(['a0', 'b0']);
+    await clock.advanceBy(1);
+    await settle();
+    expect(started).toEqual(['a0', 'b0', 'a1']);
+    await clock.advanceBy(1000);
+    await settle();
+    expect(started).toEqual(['a0', 'b0', 'a1', 'a2', 'a3']);
+    await Promise.all(runs);
+    // Without a pace, A starts at once.
+    scheduler.setRate('a', undefined);
+    await scheduler.run('a', undefined, async () => void started.push('a4'));
+    expect(started.at(-1)).toBe('a4');
+    expect(() => scheduler.setRate('a', 0)).toThrow(RangeError);
+  });
+
   it('releases the slot when work fails, and refuses a limit that is not a positive integer', async () => {
     const scheduler = new FairScheduler(1);
     await expect(scheduler.run('a', undefined, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
@@ -121,6 +178,18 @@ describe('fairSchedulerFromSettings', () => {
     expect(fairSchedulerFromSettings(16, { SIGNALBOX_RUNNER_SLOTS_PER_TENANT: ' ' }).maxPerKey).toBe(16);
     expect(fairSchedulerFromSettings(16, {}).maxPerKey).toBe(16);
     expect(fairSchedulerFromSettings(8, { SIGNALBOX_RUNNER_SLOTS_PER_TENANT: '40' }).maxPerKey).toBe(8);
+  });
+
+  it('paces each tenant with SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT, a tenant of its own rate overriding it', () => {
+    const scheduler = fairSchedulerFromSettings(16, { SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT: '40' });
+    expect(scheduler.rateOf('any')).toBe(40);
+    scheduler.setRate('acme', 2.5);
+    expect([scheduler.rateOf('acme'), scheduler.rateOf('other')]).toEqual([2.5, 40]);
+    scheduler.setRate('acme', undefined);
+    expect(scheduler.rateOf('acme')).toBe(40);
+    expect(fairSchedulerFromSettings(16, {}).rateOf('any')).toBeUndefined();
+    for (const value of ['0', '-1', 'fast'])
+      expect(() => fairSchedulerFromSettings(16, { SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT: value })).toThrow(/SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT/);
   });
 
   it('refuses a cap that is not a positive whole number, naming the setting', () => {

@@ -136,6 +136,7 @@ describe('quota settings and overrides', () => {
 
   it("take a tenant's overrides over the defaults, refusing unknown names and bad values by field", () => {
     expect(resolveQuotas(DEFAULT_QUOTAS, { instancesAlive: 5, fanOutBatches: 2 })).toEqual({ ...DEFAULT_QUOTAS, instancesAlive: 5, fanOutBatches: 2 });
+    expect(resolveQuotas(DEFAULT_QUOTAS, { applicationsPerSecond: 20 }).applicationsPerSecond).toBe(20);
     const refusal = (overrides: Record<string, number>) => {
       try {
         resolveQuotas(DEFAULT_QUOTAS, overrides);
@@ -147,5 +148,6 @@ describe('quota settings and overrides', () => {
     expect(refusal({ instancesAlve: 5 })).toEqual(['instancesAlve']);
     expect(refusal({ fanOutBatches: 9 })).toEqual(['fanOutBatches']);
     expect(refusal({ triggerBurst: 1.5 })).toEqual(['triggerBurst']);
+    expect(refusal({ applicationsPerSecond: 0 })).toEqual(['applicationsPerSecond']);
   });
 });

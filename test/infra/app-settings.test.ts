@@ -18,6 +18,7 @@ const LOCAL_ONLY: Readonly<Record<string, string>> = {
   SIGNALBOX_API_KEY:
     'A secret, so never in a template: on Azure the Functions host checks function keys; only with token issuers set may an operator add this key by hand (az functionapp config appsettings set), and leaving it unset turns keys off.',
   SIGNALBOX_RUNNER_SLOTS_PER_TENANT: "The local runner's slots per tenant; on Azure the fan-out's batches per tenant are the operations-running quota's.",
+  SIGNALBOX_RUNNER_APPLICATIONS_PER_SECOND_PER_TENANT: "The local runner's pace per tenant; on Azure a tenant's fan-out is bounded by its fanOutBatches quota instead.",
   SIGNALBOX_SERVER_NAMES: 'The Host names the local server answers to; on Azure the platform routes by host name, so the app makes no Host check.',
   PORT: 'The local server port; on Azure the Functions host owns the listener.',
   SIGNALBOX_AZURITE_LOCATION: 'The data folder of the embedded Azurite that only the local server starts; on Azure storage is the account.',

@@ -126,6 +126,8 @@ async function startTenantRuntime(
     armTimer: async (timer) => timers.notify(timer),
     ...(core.engine.runtime.slots ? { slotReleases: (listener) => core.engine.runtime.slots!.onRelease(listener) } : {}),
   });
+  // The tenant's own pace of applications, or the scheduler's default one.
+  options.scheduler.setRate(tenantId, core.quotas.quotas.applicationsPerSecond);
   const services = core.servicesFor(runner, undefined, options.stopping);
   submit = (trigger) => services.triggers.submit(trigger);
   const started = runner.resumeUnfinished(ports.operations).then((resumed) => {
