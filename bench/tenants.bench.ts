@@ -1,39 +1,47 @@
 /**
- * `npm run bench:tenants`: noisy neighbours (issue 28 section 4). One local server with two real tenants,
- * each through `/api/tenants/{tenantId}/...`: tenant A (its registry record's quota overrides: BENCH_QUOTA
- * triggers per second, burst 1) floods at 10x its trigger quota, each trigger it gets a broadcast to all its
- * instances, while tenant B sends single triggers one at a time (`Prefer: wait`). B's p50 and p95 are printed
- * alone, with A's flood under the fair scheduler with no cap per tenant, and with a cap (FairScheduler
- * `maxPerKey`, SIGNALBOX_RUNNER_SLOTS_PER_TENANT). Each run is a server of its own, on storage of its own
- * (A's backlog is left behind). Prints tables; asserts nothing. Goal: B's p95 with the flood at most 20%
- * above B's p95 alone.
+ * `npm run bench:tenants`: noisy neighbours (issue 28 section 4). One local server with real tenants, each
+ * through `/api/tenants/{tenantId}/...`; tenant B sends single triggers one at a time (`Prefer: wait`)
+ * while tenant A floods. Goal: B's p95 with A's flood at most 20% above B's p95 alone.
  *
- *   BENCH_BROADCAST_INSTANCES (default 1000): tenant A's instances, each trigger of A goes to all
- *   BENCH_QUOTA (default 1): A's triggers per second (burst 1); A sends 10 times as many
- *   BENCH_SAMPLES (default 60): B's triggers per run, one at a time, BENCH_GAP_MS (default 100) apart
- *   BENCH_CONCURRENCY (default 16): the scheduler's slots; BENCH_MAX_PER_TENANT (default a quarter of
- *   them): the cap per tenant of the capped run
+ * A quota is the operator's share of the machine's capacity, so the bench measures the capacity first: a
+ * probe tenant's broadcast to PROBE_INSTANCES instances, alone, in applications per second (C). Tenant A
+ * then gets A_SHARE of it as its quotas: Q = A_SHARE x C triggers per second (burst Q) and Q applications
+ * per second (`applicationsPerSecond`: the runner paces A's broadcasts). The phases, one after the other on
+ * the one server (the machine's load moves less within a run than between runs):
+ *
+ *   1. B alone.
+ *   2. A floods single-instance triggers at 10 x Q a second (about 90% refused with 429) while B samples.
+ *   3. A's one broadcast to all its BROADCAST_INSTANCES instances, paced at Q, while B samples.
+ *   4. The same broadcast with A's pace taken away (how it ran before the pace: every free slot), while B samples.
+ *   5. B alone again (the broadcast stopped with the server's stop only after this phase: its backlog is
+ *      left in this run's own tables; phase 5 starts once it has finished or PHASE_5_WAIT_MS has passed).
+ *
+ *   BENCH_PROBE_INSTANCES (default 500), BENCH_BROADCAST_INSTANCES (default 10000), BENCH_A_SHARE (default 0.2)
+ *   BENCH_SAMPLES (default 60): B's triggers per phase, one at a time, BENCH_GAP_MS (default 100) apart
+ *   BENCH_CONCURRENCY (default 16): the scheduler's slots
+ *
+ * Prints a table and the load average with each phase; asserts nothing.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import counterWorkflow from '../examples/counter.json';
-import { startAzurite, type RunningAzurite } from '../src/host/local/azurite';
+import { startAzurite } from '../src/host/local/azurite';
 import { FairScheduler } from '../src/host/local/concurrency';
-import { startLocalHost, type LocalHost } from '../src/host/local/local-host';
+import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 
 const TENANT_A = 'bench-tenant-a';
 const TENANT_B = 'bench-tenant-b';
+const TENANT_PROBE = 'bench-capacity';
 
-const BROADCAST = Number(process.env.BENCH_BROADCAST_INSTANCES ?? 1000);
-const QUOTA = Number(process.env.BENCH_QUOTA ?? 1);
+const PROBE_INSTANCES = Number(process.env.BENCH_PROBE_INSTANCES ?? 500);
+const BROADCAST = Number(process.env.BENCH_BROADCAST_INSTANCES ?? 10_000);
+const A_SHARE = Number(process.env.BENCH_A_SHARE ?? 0.2);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const MAX_PER_TENANT = Number(process.env.BENCH_MAX_PER_TENANT ?? Math.max(1, Math.floor(CONCURRENCY / 4)));
-/** A's flood: ten times its quota. */
-const FLOOD_PER_SECOND = QUOTA * 10;
+const PHASE_5_WAIT_MS = 120_000;
 
 type Json = any;
 
@@ -51,83 +59,21 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Waits until an operation has finished. */
+async function finished(base: string, operationId: string): Promise<Json> {
+  for (;;) {
+    const answer = await json(`${base}/operations/${operationId}`, 'GET', undefined, { prefer: 'wait=60' });
+    if (answer.status === 200) return answer.body;
+  }
+}
+
 /** One trigger of B to its one instance, until its operation has finished: milliseconds. */
 async function singleTrigger(base: string): Promise<number> {
   const started = performance.now();
   const answer = await json(`${base}/triggers`, 'POST', { name: 'Increment', subjects: ['b-1'] }, { prefer: 'wait=60' });
   if (answer.status === 429) throw new Error('tenant B was refused: its own quota is too small for the bench');
-  let finished = answer.status === 200;
-  while (!finished) finished = (await json(`${base}/operations/${answer.body.operationId}`, 'GET', undefined, { prefer: 'wait=60' })).status === 200;
+  if (answer.status !== 200) await finished(base, answer.body.operationId);
   return performance.now() - started;
-}
-
-async function createInstances(base: string, ids: readonly string[], clients = 8): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < ids.length) {
-        const instanceId = ids[next++]!;
-        const created = await json(`${base}/instances`, 'POST', { workflowId: 'counter', instanceId, context: { count: 0 } });
-        if (created.status !== 201) throw new Error(`creating ${instanceId} answered ${created.status}`);
-      }
-    }),
-  );
-}
-
-interface Tenants {
-  /** `/api/tenants/{tenantId}` of each tenant on the one server. */
-  readonly a: string;
-  readonly b: string;
-  stop(): Promise<void>;
-}
-
-/** One server on Azurite with tenants A (its quota overridden) and B; `maxPerTenant` caps the slots one tenant's runner holds. */
-async function startTenants(azurite: RunningAzurite, run: string, maxPerTenant: number | undefined): Promise<Tenants> {
-  const host: LocalHost = await startLocalHost({
-    env: { SIGNALBOX_STORAGE: azurite.connectionString },
-    runner: { scheduler: new FairScheduler(CONCURRENCY, maxPerTenant === undefined ? {} : { maxPerKey: maxPerTenant }) },
-    port: 0,
-    storageNames: prefixedStorageNames(run),
-    logger: silentLogger,
-  });
-  const quotas = { [TENANT_A]: { triggersPerSecond: QUOTA, triggerBurst: Math.max(1, Math.ceil(QUOTA)) }, [TENANT_B]: undefined };
-  for (const [tenant, overrides] of Object.entries(quotas)) {
-    const created = await json(`${host.url}/api/tenants/${tenant}`, 'PUT', overrides ? { quotas: overrides } : {});
-    if (created.status !== 201) throw new Error(`PUT tenant ${tenant} answered ${created.status}: ${JSON.stringify(created.body)}`);
-    const put = await json(`${host.url}/api/tenants/${tenant}/workflows/counter`, 'PUT', counterWorkflow);
-    if (put.status !== 201) throw new Error(`PUT workflow answered ${put.status}`);
-  }
-  const a = `${host.url}/api/tenants/${TENANT_A}`;
-  const b = `${host.url}/api/tenants/${TENANT_B}`;
-  await createInstances(
-    a,
-    Array.from({ length: BROADCAST }, (_, index) => `a-${index}`),
-  );
-  await createInstances(b, ['b-1']);
-  return { a, b, stop: () => host.stop() };
-}
-
-/** A floods at FLOOD_PER_SECOND until `until` resolves; counts what was accepted and refused. */
-async function flood(base: string, until: Promise<unknown>): Promise<{ accepted: number; refused: number }> {
-  let done = false;
-  void until.finally(() => (done = true));
-  const counts = { accepted: 0, refused: 0 };
-  const sent: Promise<void>[] = [];
-  const begin = performance.now();
-  for (let index = 0; !done; index += 1) {
-    sent.push(
-      json(`${base}/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] }).then((answer) => {
-        if (answer.status === 202) counts.accepted += 1;
-        else if (answer.status === 429) counts.refused += 1;
-        else throw new Error(`A's trigger answered ${answer.status}`);
-      }),
-    );
-    // Paced against the start, so a slow answer does not slow the flood.
-    const due = begin + ((index + 1) * 1000) / FLOOD_PER_SECOND;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
-  }
-  await Promise.all(sent);
-  return counts;
 }
 
 /** B's triggers, one at a time, GAP_MS apart. */
@@ -140,48 +86,135 @@ async function samplesOf(base: string, count: number): Promise<number[]> {
   return latencies.sort((x, y) => x - y);
 }
 
+/** A floods single-instance triggers at `perSecond` until `until` settles; counts what was accepted and refused. */
+async function flood(base: string, perSecond: number, instances: number, until: Promise<unknown>): Promise<{ accepted: number; refused: number }> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const counts = { accepted: 0, refused: 0 };
+  const sent: Promise<void>[] = [];
+  const begin = performance.now();
+  for (let index = 0; !done; index += 1) {
+    sent.push(
+      json(`${base}/instances/a-${index % instances}/triggers`, 'POST', { name: 'Increment' }).then((answer) => {
+        if (answer.status === 202 || answer.status === 200) counts.accepted += 1;
+        else if (answer.status === 429) counts.refused += 1;
+        else throw new Error(`A's trigger answered ${answer.status}`);
+      }),
+    );
+    // Paced against the start, so a slow answer does not slow the flood.
+    const due = begin + ((index + 1) * 1000) / perSecond;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+  }
+  await Promise.all(sent);
+  return counts;
+}
+
 async function main(): Promise<void> {
   const azurite = await startAzurite();
-  const rows: Array<{ run: string; 'B p50 ms': string; 'B p95 ms': string; 'B p95 vs alone': string; 'A accepted / refused (429)': string; samples: number }> = [];
-  const row = (run: string, latencies: readonly number[], alone: number | undefined, a?: { accepted: number; refused: number }) => {
+  const scheduler = new FairScheduler(CONCURRENCY);
+  const host = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: azurite.connectionString },
+    runner: { scheduler },
+    port: 0,
+    storageNames: prefixedStorageNames(`tenants${Date.now().toString(36)}`),
+    logger: silentLogger,
+  });
+  const tenantUrl = (tenant: string) => `${host.url}/api/tenants/${tenant}`;
+  const createTenant = async (tenant: string, quotas?: Record<string, number>) => {
+    const created = await json(tenantUrl(tenant), 'PUT', quotas ? { quotas } : {});
+    if (created.status !== 201) throw new Error(`PUT tenant ${tenant} answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const put = await json(`${tenantUrl(tenant)}/workflows/counter`, 'PUT', counterWorkflow);
+    if (put.status !== 201) throw new Error(`PUT workflow answered ${put.status}`);
+  };
+  /** Through the tenant's engine (the bench measures triggers, not creation over HTTP): 16 at a time. */
+  const createInstances = async (tenant: string, prefix: string, count: number) => {
+    const { engine } = (await host.tenantRuntime(tenant))!.core;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < count) await engine.createInstance({ workflowId: 'counter', instanceId: `${prefix}-${next++}`, context: { count: 0 } });
+      }),
+    );
+  };
+  const rows: Array<Record<string, string | number>> = [];
+  const row = (phase: string, latencies: readonly number[], alone: number | undefined, extra: Record<string, string | number> = {}) => {
     rows.push({
-      run,
+      phase,
       'B p50 ms': percentile(latencies, 50).toFixed(1),
       'B p95 ms': percentile(latencies, 95).toFixed(1),
       'B p95 vs alone': alone === undefined ? '-' : `${((percentile(latencies, 95) / alone - 1) * 100).toFixed(0)}%`,
-      'A accepted / refused (429)': a ? `${a.accepted} / ${a.refused}` : '-',
-      samples: latencies.length,
+      ...extra,
+      load: loadavg()[0]!.toFixed(1),
     });
-    // Each run as it ends: a long run on a busy machine still shows what it measured.
-    console.log(JSON.stringify({ ...rows.at(-1), loadAverage: loadavg()[0]!.toFixed(1) }));
+    // Each phase as it ends: a long run on a busy machine still shows what it measured.
+    console.log(JSON.stringify(rows.at(-1)));
   };
   try {
-    for (const [label, cap] of [
-      ['no cap per tenant', undefined],
-      [`at most ${MAX_PER_TENANT} slots per tenant`, MAX_PER_TENANT],
-    ] as const) {
-      const tenants = await startTenants(azurite, `tenants${cap ?? 0}${Date.now().toString(36)}`, cap);
-      try {
-        await samplesOf(tenants.b, 5); // warm-up
-        const alone = await samplesOf(tenants.b, SAMPLES);
-        // Each run against its own B alone: the machine's load moves between runs.
-        const aloneP95 = percentile(alone, 95);
-        row(`B alone, ${label}`, alone, undefined);
-        const measuring = samplesOf(tenants.b, SAMPLES);
-        const [withFlood, counts] = await Promise.all([measuring, flood(tenants.a, measuring)]);
-        row(`B with A's flood (${FLOOD_PER_SECOND}/s at a quota of ${QUOTA}/s, ${BROADCAST} instances each), ${label}`, withFlood, aloneP95, counts);
-      } finally {
-        // A's backlog is not drained (long on a busy machine): stopping leaves it in that run's own tables.
-        await tenants.stop();
-      }
-    }
+    // The capacity: a broadcast alone, in applications per second.
+    await createTenant(TENANT_PROBE);
+    await createInstances(TENANT_PROBE, 'p', PROBE_INSTANCES);
+    const probeStart = performance.now();
+    const probe = await json(`${tenantUrl(TENANT_PROBE)}/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] }, { prefer: 'wait=60' });
+    if (probe.status !== 200) await finished(tenantUrl(TENANT_PROBE), probe.body.operationId);
+    const capacity = PROBE_INSTANCES / ((performance.now() - probeStart) / 1000);
+    const quota = Math.max(1, Math.round(A_SHARE * capacity));
     console.log(
-      `\nSignalbox tenants benchmark: one local server, two tenants (/api/tenants/{tenantId}/...) on Azurite (in-memory), ${CONCURRENCY} slots shared fairly; load average ${loadavg()
+      `capacity: ${capacity.toFixed(1)} applications/s (a broadcast to ${PROBE_INSTANCES}, alone, load ${loadavg()[0]!.toFixed(1)}); A's quotas: ${quota} triggers/s (burst ${quota}) and ${quota} applications/s, ${A_SHARE} of it`,
+    );
+
+    await createTenant(TENANT_A, { triggersPerSecond: quota, triggerBurst: quota, applicationsPerSecond: quota });
+    await createTenant(TENANT_B);
+    await createInstances(TENANT_A, 'a', BROADCAST);
+    await createInstances(TENANT_B, 'b', 2);
+    const a = tenantUrl(TENANT_A);
+    const b = tenantUrl(TENANT_B);
+    if (scheduler.rateOf(TENANT_A) !== quota) throw new Error(`A's pace is ${scheduler.rateOf(TENANT_A)}, not its quota ${quota}`);
+
+    await samplesOf(b, 5); // warm-up
+    const alone = await samplesOf(b, SAMPLES);
+    const aloneP95 = percentile(alone, 95);
+    row('1. B alone', alone, undefined);
+
+    const measuringFlood = samplesOf(b, SAMPLES);
+    const [withFlood, counts] = await Promise.all([measuringFlood, flood(a, quota * 10, BROADCAST, measuringFlood)]);
+    row(`2. A floods single triggers at ${quota * 10}/s (10x its quota)`, withFlood, aloneP95, { 'A accepted / refused (429)': `${counts.accepted} / ${counts.refused}` });
+
+    const runtimeA = (await host.tenantRuntime(TENANT_A))!;
+    // The flood left A's bucket empty: the broadcast waits for its token like any client.
+    let broadcast = await json(`${a}/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] });
+    while (broadcast.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      broadcast = await json(`${a}/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] });
+    }
+    if (broadcast.status !== 202) throw new Error(`A's broadcast answered ${broadcast.status}`);
+    const operationId: string = broadcast.body.operationId;
+    const progress = async () => Number((await json(`${a}/operations/${operationId}`)).body?.progress?.processed ?? 0);
+    let since = { at: performance.now(), processed: await progress() };
+    const rateSince = async () => {
+      const now = { at: performance.now(), processed: await progress() };
+      const rate = (now.processed - since.processed) / ((now.at - since.at) / 1000);
+      since = now;
+      return rate.toFixed(1);
+    };
+    const paced = await samplesOf(b, SAMPLES);
+    row(`3. A's broadcast to ${BROADCAST}, paced at ${quota}/s`, paced, aloneP95, { "A's applications/s": await rateSince() });
+
+    scheduler.setRate(TENANT_A, undefined);
+    const unpaced = await samplesOf(b, SAMPLES);
+    row(`4. the same broadcast, no pace (as before)`, unpaced, aloneP95, { "A's applications/s": await rateSince() });
+
+    await Promise.race([runtimeA.runner.whenDone(operationId), new Promise((resolve) => setTimeout(resolve, PHASE_5_WAIT_MS))]);
+    const after = await samplesOf(b, SAMPLES);
+    row('5. B alone again', after, aloneP95);
+
+    console.log(
+      `\nSignalbox tenants benchmark: one local server, tenants through /api/tenants/{tenantId}/... on Azurite (in-memory), ${CONCURRENCY} slots shared fairly (fewest held first); load average ${loadavg()
         .map((load) => load.toFixed(1))
         .join(' ')}`,
     );
     console.table(rows);
   } finally {
+    await host.stop();
     await azurite.stop();
   }
 }
