@@ -6,7 +6,10 @@
  * key under limit 1 is applied, never deadlocked, and no slot is left held.
  */
 import { Engine, RetryLaterError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient, type WorkflowDefinitionInput } from '../../src/engine';
-import { ManualClock, createInMemoryPorts } from '../../src/testing';
+import { InMemoryDueTimerIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
+import { createHostCore } from '../../src/host/host-services';
+import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
+import { silentLogger } from '../../src/host/local/logger';
 import { recordingLogger } from '../engine/support';
 
 const limited: WorkflowDefinitionInput = {
@@ -173,5 +176,34 @@ describe('concurrency slots', () => {
     for (let poll = 0; poll < 200 && (await engine.getInstance('d')).context.n !== 1; poll++) await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await engine.getInstance('d')).context.n).toBe(1);
     expect(await held()).toBe(0);
+  });
+
+  it('concurrency slots × crash resumption (parked): a trigger the local runner parked for a slot when it stopped is resumed by the next start and applied once', async () => {
+    const clock = new ManualClock('2026-11-26T12:00:00.000Z');
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex(), checkHealth: async () => true };
+    const core = createHostCore({ ports, logger: silentLogger, env: {}, engineOptions: { clock } });
+    await core.engine.createWorkflow(limited);
+    await core.engine.createInstance({ workflowId: 'limited', instanceId: 'a' });
+    // Another worker holds the key's one slot.
+    const elsewhere = await core.engine.runtime.slots!.acquire({ workflowId: 'limited', key: 'all', limit: 1, instanceId: 'x', triggerId: 'x-1', maxWaitInMs: 0 });
+    const runnerOf = () => new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher), { now: () => clock.now(), parkedRetryIntervalInMs: 3_600_000 });
+    const first = runnerOf();
+    await core.servicesFor(first).triggers.submit({ id: 'bump-1', name: 'Bump', subjects: ['a'] }, undefined, { instanceId: 'a' });
+    const deadline = Date.now() + 20_000;
+    while (first.parked === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(first.parked).toBe(1);
+    // The process stops with the trigger parked: nothing applied, the operation left to resume.
+    await first.stop(50);
+    expect((await core.engine.getInstance('a')).context.n).toBeUndefined();
+    expect((await core.operations.get('bump-1'))!.status).not.toBe('succeeded');
+
+    await core.engine.runtime.slots!.release(elsewhere);
+    const next = runnerOf();
+    expect(await next.resumeUnfinished(core.operations)).toBe(1);
+    await next.whenDone('bump-1');
+    await next.stop();
+    expect(await core.operations.get('bump-1')).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });
+    expect((await core.engine.getInstance('a')).context.n).toBe(1);
+    expect((await core.engine.getHistory('a')).items.filter((entry) => entry.triggerId === 'bump-1')).toHaveLength(1);
   });
 });
