@@ -30,6 +30,7 @@ import { FairScheduler } from '../src/host/local/concurrency';
 import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
+import { createRequestCounter } from '../src/storage/request-counter';
 
 const TENANT_A = 'bench-tenant-a';
 const TENANT_B = 'bench-tenant-b';
@@ -111,7 +112,17 @@ async function flood(base: string, perSecond: number, instances: number, until: 
 async function main(): Promise<void> {
   const azurite = await startAzurite();
   const scheduler = new FairScheduler(CONCURRENCY);
+  // Every storage request of the server (all tenants): where B's time goes is storage busy with A's work.
+  const counter = createRequestCounter();
+  let countedSince = { at: performance.now(), total: 0 };
+  const requestsPerSecond = () => {
+    const now = { at: performance.now(), total: counter.counts().total };
+    const rate = (now.total - countedSince.total) / ((now.at - countedSince.at) / 1000);
+    countedSince = now;
+    return rate.toFixed(0);
+  };
   const host = await startLocalHost({
+    requestCounter: counter,
     env: { SIGNALBOX_STORAGE: azurite.connectionString },
     runner: { scheduler },
     port: 0,
@@ -143,6 +154,7 @@ async function main(): Promise<void> {
       'B p95 ms': percentile(latencies, 95).toFixed(1),
       'B p95 vs alone': alone === undefined ? '-' : `${((percentile(latencies, 95) / alone - 1) * 100).toFixed(0)}%`,
       ...extra,
+      'storage requests/s': requestsPerSecond(),
       load: loadavg()[0]!.toFixed(1),
     });
     // Each phase as it ends: a long run on a busy machine still shows what it measured.
@@ -170,6 +182,7 @@ async function main(): Promise<void> {
     if (scheduler.rateOf(TENANT_A) !== quota) throw new Error(`A's pace is ${scheduler.rateOf(TENANT_A)}, not its quota ${quota}`);
 
     await samplesOf(b, 5); // warm-up
+    requestsPerSecond();
     const alone = await samplesOf(b, SAMPLES);
     const aloneP95 = percentile(alone, 95);
     row('1. B alone', alone, undefined);
