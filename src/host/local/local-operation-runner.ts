@@ -6,7 +6,8 @@
  *
  * What stays here is what only an in-process host needs: bounded concurrency of applications across
  * operations, shared fairly across tenants (concurrency.ts FairScheduler: one tenant's broadcast does not
- * starve another's trigger; the durable host caps each fan-out instead), resumption of operations a crash left
+ * starve another's trigger; the durable host caps each fan-out instead), triggers waiting for a concurrency
+ * slot parked outside those slots (slot-parking.ts; durable activities wait up to the policy's maxWait), resumption of operations a crash left
  * `notStarted` or `running` (durable orchestrations resume themselves; poison handling in
  * operation-resumption.ts), the in-memory bookkeeping `Prefer: wait` reads (`waitUntilFinished`: a
  * durable host asks the orchestration's status instead), the first page looked up while the operation
