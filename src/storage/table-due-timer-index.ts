@@ -8,6 +8,7 @@
  * before the save that arms them, and whether a timer is still armed is decided by its instance at firing.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
 import type { DueTimer } from '../engine/decide';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
@@ -56,7 +57,8 @@ export class TableDueTimerIndex implements DueTimerIndex {
       if (chunk.length === 1) await translate('due timers', () => this.client.upsertEntity(this.entity(chunk[0]!), 'Replace', { abortSignal: options.abortSignal }));
       else
         await translate('due timers', () =>
-          this.client.submitTransaction(
+          submitTransaction(
+            this.client,
             chunk.map((timer) => ['upsert', this.entity(timer), 'Replace'] as TransactionAction),
             { abortSignal: options.abortSignal },
           ),
@@ -76,7 +78,8 @@ export class TableDueTimerIndex implements DueTimerIndex {
   async remove(timers: readonly DueTimer[], options: OperationOptions = {}): Promise<void> {
     await this.inChunks(timers, async (chunk) => {
       try {
-        await this.client.submitTransaction(
+        await submitTransaction(
+          this.client,
           chunk.map((timer) => ['delete', { partitionKey: PARTITION, rowKey: rowKey(timer) }] as TransactionAction),
           { abortSignal: options.abortSignal },
         );
