@@ -9,7 +9,8 @@
  * It runs unchanged in an older checkout (it finds the local host under src/host/local or src/host), so the
  * same code measures both sides: copy it into the other checkout and run `npx tsx bench/trigger-cost.bench.ts`.
  *
- *   BENCH_INSTANCES (default 300), BENCH_TRIGGERS (default 400), BENCH_PROFILE (no profile unless set)
+ *   BENCH_INSTANCES (default 300), BENCH_TRIGGERS (default 400), BENCH_PROFILE (no profile unless set),
+ *   BENCH_CLIENTS (default 1): clients sending at once, each to the next instance in turn
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -18,6 +19,7 @@ const local = existsSync(`${root}/src/host/local/azurite.ts`) ? 'src/host/local'
 const counterWorkflow = JSON.parse(readFileSync(`${root}/examples/counter.json`, 'utf8'));
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 300);
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 400);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1);
 const PROFILE = process.env.BENCH_PROFILE;
 function cpuOf(pid: number | undefined): number {
   if (pid === undefined) return 0;
@@ -128,7 +130,14 @@ async function main() {
     const az0 = cpuOf(azurite.pid);
     const t0 = performance.now();
     let answerBytes = 0;
-    for (let i = 0; i < TRIGGERS; i++) answerBytes += (await trigger(`i-${i % INSTANCES}`)).size;
+    let next = 0;
+    const client = async () => {
+      for (let i = next++; i < TRIGGERS; i = next++) {
+        const answer = await trigger(`i-${i % INSTANCES}`);
+        answerBytes += answer.size;
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, client));
     const seconds = (performance.now() - t0) / 1000;
     const own = process.cpuUsage(own0);
     const az = cpuOf(azurite.pid) - az0;
