@@ -35,6 +35,11 @@ async function setup(ids: string[]) {
   return { engine, ports, logger };
 }
 
+/** The process stops here: whatever the handler was to hand on is not handed on. */
+const stopped = async (): Promise<void> => {
+  throw new Error('the process stopped');
+};
+
 const sent = (name: string, instanceId: string, id = `${name}-${instanceId}`): Trigger => ({ id, name, subjects: [instanceId] });
 
 describe('state capacity seams', () => {
@@ -63,20 +68,21 @@ describe('state capacity seams', () => {
     expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
   });
 
-  it('crash resumption × capacity-queued triggers: a place freed with no offer made (the leaving change crashed before it, or was a cancel) is offered by the next trigger that meets the row', async () => {
-    const { engine, ports } = await setup(['a', 'b', 'c']);
+  it('crash resumption × capacity re-offers: a re-offer saved by the leaving change just before the crash is applied once after the restart', async () => {
+    const { engine, ports } = await setup(['a', 'b']);
     await engine.applyTrigger('a', sent('Pick', 'a'));
     expect((await engine.applyTrigger('b', sent('Pick', 'b'))).outcome).toBe('capacityQueued');
-    // A cancel counts nothing out and offers nothing: the row still names `a`, as after a crash between the save and the offer.
-    await engine.cancel('a');
-    expect(((await ports.flow!.getRow('orders', 'capacity|picking|customer:42'))!.value as { members: unknown[] }).members).toHaveLength(1);
+    // The process stops after a's leaving save, before its outbox is handed on.
+    const crashing = engine.withDelivery({ trigger: stopped, timer: stopped, startInstance: stopped, cancelChildren: stopped });
+    await crashing.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.getInstance('a')).outbox).toEqual([expect.stringMatching(/^raised:1:a:i\.[0-9a-f]+:k2\.Pick-b:0$/)]);
+    expect((await engine.getInstance('b')).stateId).toBe('open');
 
-    // `c` arrives: the full row is reconciled with `a`'s own record, room is free but `b` is ahead, so `c` waits and `b` is offered.
-    const c = await engine.applyTrigger('c', sent('Pick', 'c'));
-    expect(c.outcome).toBe('capacityQueued');
-    expect(c.trace?.[0]?.detail).toBe('queued: customer:42 at 0/1 in picking');
-    expect((await engine.getInstance('b')).stateId).toBe('picking');
-    expect((await engine.getInstance('c')).stateId).toBe('open');
-    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [{ instanceId: 'c' }] });
+    const restarted = new Engine(ports, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'after' });
+    expect(await restarted.relayLeftovers()).toBe(1);
+    expect(await restarted.relayLeftovers()).toBe(0);
+    expect((await restarted.getInstance('b')).stateId).toBe('picking');
+    expect((await restarted.getHistory('b')).items.filter((entry) => entry.triggerId === 'Pick-b')).toHaveLength(1);
+    expect((await restarted.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
   });
 });

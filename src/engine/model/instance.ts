@@ -153,8 +153,19 @@ export interface Instance {
   readonly businessKey?: string;
   /** Its workflow's `flow.unique` key, claimed at creation: no other non-final instance of the workflow has it. */
   readonly uniqueKey?: string;
+  /**
+   * The state with `capacity` it was counted in and the key it was counted under (a key may read the
+   * trigger, or a context that changes later): leaving the state is counted against the same key.
+   */
+  readonly capacityEntry?: CapacityEntry;
   /** The instance's rows in the search index (search/search-index.ts); absent: the instance is not indexed. */
   readonly search?: InstanceSearchState;
+}
+
+/** Where an instance is counted for a state's `capacity` (Instance.capacityEntry). */
+export interface CapacityEntry {
+  readonly stateId: string;
+  readonly key: string;
 }
 
 /** What the search index holds of an instance, kept on it like its interests, so a save knows what to add and remove. */
