@@ -47,7 +47,8 @@ export function reofferRows(leaver: Instance, cause: Cause, offers: readonly Cap
         capacityReoffer: { workflowId, stateId, key, trigger: waiter.trigger },
         causalDepth: depth,
         causalBudget,
-        ...followUpActor(cause),
+        // Applied for whoever sent the waiting trigger (the history credits them), as if it had not waited.
+        ...(waiter.trigger.actor ? { actor: waiter.trigger.actor } : followUpActor(cause)),
       },
     };
   });
