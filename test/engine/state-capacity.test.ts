@@ -282,6 +282,24 @@ describe('capacity on a state', () => {
     expect(MAX_CAPACITY_ROW_CHARS).toBe(400_000);
   });
 
+  it('costs two flow-store requests to enter, two to leave (the read for the re-offers is the one the leave writes over), two to apply a re-offer', async () => {
+    const { engine, flow } = await setUp(perCustomer(1), [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+    ]);
+    const store = flow as InMemoryFlowStore;
+    const requestsOf = async (work: () => Promise<unknown>) => {
+      const before = store.requests;
+      await work();
+      return store.requests - before;
+    };
+    expect(await requestsOf(() => engine.applyTrigger('a', pick('a')))).toBe(2);
+    expect(await requestsOf(() => engine.applyTrigger('b', pick('b')))).toBe(2);
+    // a leaves (read, write) and b's re-offer is applied in process (read, write).
+    expect(await requestsOf(() => engine.applyTrigger('a', done('a')))).toBe(4);
+    expect(await requestsOf(() => engine.applyTrigger('b', done('b')))).toBe(2);
+  });
+
   it('costs a workflow whose states declare no capacity no flow-store request', async () => {
     const { engine, flow } = await setUp(undefined, [{ id: 'a', customer: '42' }]);
     await engine.applyTrigger('a', pick('a'));

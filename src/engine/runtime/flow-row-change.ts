@@ -20,6 +20,8 @@ export interface FlowRowChangeOptions extends OperationOptions {
   readonly what: string;
   /** The pause before attempt `attempt` (2 and up) in ms: none when absent. */
   readonly backoffInMs?: (attempt: number) => number;
+  /** The row as the caller read it a moment ago: the first attempt writes over it instead of reading (a 412 reads again). */
+  readonly readBefore?: { readonly row: FlowRow | undefined };
 }
 
 /** Reads, changes and conditionally writes the row until the write lands; returns the change's result. */
@@ -30,10 +32,10 @@ export async function changeFlowRow<Result>(
   change: (row: FlowRow | undefined) => FlowRowChange<Result> | Promise<FlowRowChange<Result>>,
   options: FlowRowChangeOptions,
 ): Promise<Result> {
-  const { what, backoffInMs, ...storeOptions } = options;
+  const { what, backoffInMs, readBefore, ...storeOptions } = options;
   for (let attempt = 1; attempt <= MAX_FLOW_ROW_ATTEMPTS; attempt++) {
     if (attempt > 1 && backoffInMs) await delay(backoffInMs(attempt), storeOptions.abortSignal);
-    const row = await store.getRow(workflowId, rowKey, storeOptions);
+    const row = attempt === 1 && readBefore ? readBefore.row : await store.getRow(workflowId, rowKey, storeOptions);
     const { next, result } = await change(row);
     if (next === undefined) return result;
     try {

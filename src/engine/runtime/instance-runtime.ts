@@ -226,7 +226,9 @@ export class InstanceRuntime {
       if (workflowId !== undefined) await gate.giveBackUnused(workflowId, instanceId, decided.instance);
       const reoffer = trigger.capacityReoffer;
       const outcome = decided.decision?.result.outcome;
-      if (reoffer && this.capacity && outcome !== TriggerOutcome.capacityQueued && outcome !== TriggerOutcome.notActive) {
+      // Admitted (counted in where it waited) or timed out, it left the queue itself.
+      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (gate.entered?.stateId === reoffer?.stateId && gate.entered?.key === reoffer?.key);
+      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && outcome !== TriggerOutcome.notActive) {
         await this.capacity.forget({ workflowId: reoffer.workflowId, stateId: reoffer.stateId, key: reoffer.key, waiter: { id: reoffer.trigger.id } }, options);
       }
     } catch (error) {

@@ -77,7 +77,13 @@ export function capacityRowKey(stateId: string, key: string): string {
   return `capacity|${stateId}|${key}`;
 }
 
+/** Rows read by leaving changes and not yet written by their `leave`, kept at most. */
+const MAX_READS_BEFORE_LEAVING = 256;
+
 export class StateCapacityRows {
+  /** The row each leaving change read for its re-offers, by workflow, row and instance, until its `leave`. */
+  private readonly readsBeforeLeaving = new Map<string, FlowRow | undefined>();
+
   constructor(
     private readonly store: FlowStore,
     private readonly instances: Pick<InstanceStore, 'get'>,
@@ -161,7 +167,9 @@ export class StateCapacityRows {
    * each as an outbox row in its own save (runtime/capacity-reoffers.ts), so none is lost to a crash.
    */
   async reoffersOnLeaving(workflowId: string, stateId: string, key: string, limit: number, instanceId: string, options: OperationOptions = {}): Promise<CapacityOffer[]> {
-    const current = await this.read(workflowId, stateId, key, options);
+    const row = await this.store.getRow(workflowId, capacityRowKey(stateId, key), options);
+    this.rememberRead(`${workflowId}\u0000${capacityRowKey(stateId, key)}\u0000${instanceId}`, row);
+    const current = rowValue(row);
     if (current.queued.length === 0) return [];
     const staying = current.members.filter((member) => member.instanceId !== instanceId).length;
     const ordered = inAdmissionOrder(current.queued);
@@ -172,6 +180,10 @@ export class StateCapacityRows {
 
   /** The instance left the state (its change is saved): it no longer counts. */
   async leave(workflowId: string, stateId: string, key: string, instanceId: string, options: OperationOptions = {}): Promise<void> {
+    // The row its leaving change read for the re-offers, a moment ago: written over at once when no one changed it since.
+    const remembered = `${workflowId}\u0000${capacityRowKey(stateId, key)}\u0000${instanceId}`;
+    const readBefore = this.readsBeforeLeaving.has(remembered) ? { row: this.readsBeforeLeaving.get(remembered) } : undefined;
+    this.readsBeforeLeaving.delete(remembered);
     await changeFlowRow(
       this.store,
       workflowId,
@@ -181,8 +193,15 @@ export class StateCapacityRows {
         const members = current.members.filter((member) => member.instanceId !== instanceId);
         return { result: undefined, ...(row && members.length !== current.members.length ? { next: { ...current, members } as unknown as JsonObject } : {}) };
       },
-      { ...options, what: `The capacity row of "${key}" in "${stateId}"` },
+      { ...options, what: `The capacity row of "${key}" in "${stateId}"`, ...(readBefore ? { readBefore } : {}) },
     );
+  }
+
+  /** Keeps the row a leaving change read (a few hundred at most: entries not taken by `leave`, after a failed save, go first). */
+  private rememberRead(key: string, row: FlowRow | undefined): void {
+    this.readsBeforeLeaving.delete(key);
+    if (this.readsBeforeLeaving.size >= MAX_READS_BEFORE_LEAVING) this.readsBeforeLeaving.delete(this.readsBeforeLeaving.keys().next().value!);
+    this.readsBeforeLeaving.set(key, row);
   }
 
   /**
