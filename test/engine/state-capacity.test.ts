@@ -4,8 +4,9 @@
  * leaves, or ended with `capacityTimeout`; counts reconciled with the instances' own state.
  */
 import { DefinitionInvalidError, MAX_CAPACITY_ROW_CHARS, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
-import { InMemoryFlowStore } from '../../src/testing';
-import { testEngine, trigger } from './support';
+import { Engine } from '../../src/engine';
+import { InMemoryDueTimerIndex, InMemoryFlowStore, ManualClock, createInMemoryPorts } from '../../src/testing';
+import { recordingLogger, testEngine, trigger } from './support';
 
 function workflow(capacity: object | undefined): WorkflowDefinitionInput {
   return {
@@ -151,6 +152,32 @@ describe('capacity on a state', () => {
     expect(logger.lines.filter((line) => line.level !== 'info')).toEqual([]);
     // A trigger after the wait is a new arrival, admitted now that there is room.
     expect((await engine.applyTrigger('b', pick('b', { id: 'pick-b-again' }))).outcome).toBe('transitioned');
+  });
+
+  it('ends a wait from a timer at its deadline, with nothing else happening: capacityTimeout, the queue lets it go, the timer row goes', async () => {
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex() };
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const engine = new Engine(ports, { clock, logger: recordingLogger(), newId: () => 'gen' });
+    await engine.createWorkflow(workflow(perCustomer(1, 'PT1H')));
+    for (const id of ['a', 'b']) await engine.createInstance({ workflowId: 'orders', instanceId: id, context: { customer: '42' } });
+    await engine.applyTrigger('a', pick('a'));
+    expect((await engine.applyTrigger('b', pick('b'))).outcome).toBe('capacityQueued');
+    expect((await engine.getInstance('b')).capacityWaits).toEqual([{ triggerId: 'pick-b', stateId: 'picking', key: 'customer:42', deadline: '2026-01-01T01:00:00.000Z' }]);
+    await clock.advanceBy(3600_000);
+    expect((await engine.getInstance('b')).stateId).toBe('open');
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }], queued: [] });
+    const offers = await engine.getOffers('b');
+    expect(offers[0]).toMatchObject({ operationId: 'pick-b', outcome: 'capacityTimeout' });
+    expect(offers[0]!.trace?.[0]?.detail).toBe('capacityTimeout: customer:42 at 1/1 in picking, waited since 2026-01-01T00:00:00.000Z');
+    const due = [];
+    for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) due.push(row);
+    expect(due).toEqual([]);
+    // Admitted before its deadline instead, the waiter's timer is disarmed with the entry.
+    expect((await engine.applyTrigger('b', pick('b', { id: 'pick-b-2' }))).outcome).toBe('capacityQueued');
+    await engine.applyTrigger('a', done('a'));
+    expect((await engine.getInstance('b')).stateId).toBe('picking');
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
   });
 
   it("counts by the instances' own state: a member cancelled or deleted in the state frees its place at the next full check", async () => {

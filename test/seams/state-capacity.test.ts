@@ -148,18 +148,18 @@ describe('state capacity seams', () => {
     expect(a.at(-1)!.split(':').slice(0, 2).join(':')).toMatch(/^\d+:(transitioned|completed)$/);
   });
 
-  it('due-timer rows × capacity re-offers: a queued trigger and its re-offer leave no due-timer row; the state entered arms its timers as usual', async () => {
+  it('due-timer rows × capacity re-offers: a queued trigger has one row for its deadline, gone once its re-offer admits it; the state entered arms its timers as usual', async () => {
     const withTimer = ordersWith();
     (withTimer.states.picking as { transitions: unknown[] }).transitions.push({ id: 'late', targetStateId: 'done', timer: { after: 'PT1H' } });
     const { engine, ports } = await setup(['a', 'b'], withTimer);
     const due = async () => {
       const rows = [];
-      for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) rows.push(`${row.instanceId}:${row.transitionId}`);
+      for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) rows.push(`${row.instanceId}:${row.capacityWait ? `wait ${row.capacityWait.triggerId}` : row.transitionId}`);
       return rows;
     };
     await engine.applyTrigger('a', sent('Pick', 'a'));
     await engine.applyTrigger('b', sent('Pick', 'b'));
-    expect(await due()).toEqual(['a:late']);
+    expect((await due()).sort()).toEqual(['a:late', 'b:wait Pick-b']);
     await engine.applyTrigger('a', sent('Done', 'a'));
     expect(await due()).toEqual(['b:late']);
   });

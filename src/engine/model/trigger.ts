@@ -120,6 +120,16 @@ export interface Trigger {
    * the change that made room, addressed by `recipient`): applying it applies `trigger`, under its own id.
    */
   readonly capacityReoffer?: CapacityReoffer;
+  /** Present only on the timer's trigger that ends a wait for room at its deadline (Instance.capacityWaits). */
+  readonly capacityWait?: CapacityWaitTarget;
+}
+
+/** The wait a capacity timer ends: the waiting trigger, where it waits, and the incarnation that waits. */
+export interface CapacityWaitTarget {
+  readonly triggerId: string;
+  readonly stateId: string;
+  readonly key: string;
+  readonly incarnation?: string;
 }
 
 /** The waiting trigger a re-offer applies, and the queue (state and key) it waits in. */

@@ -11,7 +11,8 @@ import type { Decision } from '../decide/decision';
 import type { TraceEntry } from '../decide/decision-trace';
 import { TriggerOutcome } from '../model/enums';
 import { flowKeyOf } from './flow-admission';
-import type { CapacityEntry, Instance } from '../model/instance';
+import type { CapacityEntry, CapacityWait, Instance } from '../model/instance';
+import { withCapacityWait, withoutCapacityWait } from './capacity-waits';
 import type { Trigger } from '../model/trigger';
 import type { OperationOptions } from '../ports';
 import type { CapacityOffer, StateCapacityRows } from './state-capacity';
@@ -29,6 +30,8 @@ export class CapacityGate {
   entered?: CapacityEntry;
   readonly offers: CapacityOffer[] = [];
   private trace?: TraceEntry;
+  /** The trigger checked last, and where it waits when it was queued (its deadline gets a timer). */
+  private checked?: { readonly triggerId: string; readonly waitsIn?: CapacityWait };
 
   constructor(
     private readonly rows: StateCapacityRows | undefined,
@@ -43,6 +46,7 @@ export class CapacityGate {
    */
   async beforeEntering(definition: WorkflowDefinition, stored: Instance, toStateId: string, trigger: Trigger): Promise<TriggerOutcome | undefined> {
     this.trace = undefined;
+    this.checked = { triggerId: trigger.id };
     const capacity = definition.states[toStateId]?.capacity;
     if (!this.rows || !capacity) return undefined;
     const path = capacityTracePath(toStateId);
@@ -77,15 +81,27 @@ export class CapacityGate {
       this.entered = { stateId: toStateId, key };
       return undefined;
     }
+    if (verdict.verdict === 'queued' && verdict.waiter) this.checked = { triggerId: trigger.id, waitsIn: { triggerId: trigger.id, stateId: toStateId, key, deadline: verdict.waiter.deadline } };
     return verdict.verdict === 'queued' ? TriggerOutcome.capacityQueued : TriggerOutcome.capacityTimeout;
   }
 
-  /** The decision with the check in its trace, and its instance counted where it was admitted (when it stays there). */
-  decided(decision: Decision): Decision {
+  /**
+   * The decision with the check in its trace; its instance counted where it was admitted (when it stays
+   * there) and no longer waiting; or, queued, keeping the wait with its deadline's timer (capacity-waits.ts).
+   */
+  decided(decision: Decision, stored: Instance, now: Date): Decision {
     const traced = this.trace ? { ...decision, result: { ...decision.result, trace: [this.trace, ...(decision.result.trace ?? [])] } } : decision;
+    const waitsIn = this.checked?.waitsIn;
+    if (traced.result.outcome === TriggerOutcome.capacityQueued && waitsIn && !traced.change) {
+      const { etag: _etag, ...plain } = stored as Instance & { etag?: string };
+      const change = withCapacityWait(plain, waitsIn, now);
+      return change ? { ...traced, change } : traced;
+    }
     const next = traced.change?.instance;
-    if (!this.entered || !next || next.stateId !== this.entered.stateId) return traced;
-    return { ...traced, change: { ...traced.change!, instance: { ...next, capacityEntry: this.entered } } };
+    if (!next) return traced;
+    const waited = this.checked ? withoutCapacityWait(next, this.checked.triggerId) : next;
+    const counted = this.entered && waited.stateId === this.entered.stateId ? { ...waited, capacityEntry: this.entered } : waited;
+    return counted === next ? traced : { ...traced, change: { ...traced.change!, instance: counted } };
   }
 
   /** Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the place is given back. */

@@ -45,6 +45,7 @@ import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from './flow-admission';
 import { StateCapacityRows, type CapacityOffer } from './state-capacity';
 import { CapacityGate } from './capacity-admission';
+import { decideCapacityWaitEnd } from './capacity-waits';
 import { leftCapacity, reofferRows, withReoffers } from './capacity-reoffers';
 
 export interface InstanceRuntimePorts {
@@ -199,12 +200,19 @@ export class InstanceRuntime {
           // No slot for a trigger that cannot be applied now (a suspended, faulted or ended instance holds or refuses it).
           const admission = slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now);
           slot ??= admission?.slot;
+          // A wait for room that reached its deadline (capacity-waits.ts): recorded as the waiting trigger's offer.
+          if (applied.capacityWait) {
+            const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, { ...applied, capacityWait: applied.capacityWait }, now(), storeOptions);
+            if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
+            return ended.decision;
+          }
           const gated: Effects = { ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) };
-          const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission));
-          // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
+          const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
+          // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
           // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one).
-          if (!decision.change)
+          if (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued) {
             await this.recordOffer(instanceId, trigger.capacityReoffer ? reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }) : trigger, decision, storeOptions);
+          }
           return decision;
         },
         storeOptions,

@@ -71,7 +71,13 @@ export interface CapacityOffer {
 }
 
 /** What became of a trigger into a state with `capacity`; `offer`: waiters to offer again now (room is free). */
-export type CapacityDecision = { readonly verdict: 'admitted' | 'queued' | 'timedOut'; readonly detail: string; readonly offer: readonly CapacityOffer[] };
+export type CapacityDecision = {
+  readonly verdict: 'admitted' | 'queued' | 'timedOut';
+  readonly detail: string;
+  readonly offer: readonly CapacityOffer[];
+  /** When queued: the trigger's place (its deadline is when its timer ends the wait). */
+  readonly waiter?: CapacityWaiter;
+};
 
 export function capacityRowKey(stateId: string, key: string): string {
   return `capacity|${stateId}|${key}`;
@@ -151,6 +157,7 @@ export class StateCapacityRows {
           const offer = withExpired(free > 0 ? ordered.slice(0, free) : [], ordered, now).filter((other) => other.id !== waiter.id);
           decision = {
             verdict: 'queued',
+            waiter,
             detail: `queued: ${where} ${current.members.length}/${request.limit} ${inState}`,
             offer: offer.map((other) => ({ workflowId: request.workflowId, stateId: request.stateId, key: request.key, waiter: other })),
           };
@@ -202,6 +209,26 @@ export class StateCapacityRows {
     this.readsBeforeLeaving.delete(key);
     if (this.readsBeforeLeaving.size >= MAX_READS_BEFORE_LEAVING) this.readsBeforeLeaving.delete(this.readsBeforeLeaving.keys().next().value!);
     this.readsBeforeLeaving.set(key, row);
+  }
+
+  /**
+   * Ends a wait at its deadline (its timer fired): the waiter leaves the queue unapplied. Returns it, with
+   * the members counted then, or undefined when it no longer waits (admitted, or gone another way).
+   */
+  async expire(workflowId: string, stateId: string, key: string, triggerId: string, options: OperationOptions = {}): Promise<{ waiter: CapacityWaiter; members: number } | undefined> {
+    return changeFlowRow(
+      this.store,
+      workflowId,
+      capacityRowKey(stateId, key),
+      (row) => {
+        const current = rowValue(row);
+        const waiter = current.queued.find((candidate) => candidate.id === triggerId);
+        if (!row || !waiter) return { result: undefined };
+        const next = { ...current, queued: current.queued.filter((candidate) => candidate !== waiter) };
+        return { result: { waiter, members: current.members.length }, next: next as unknown as JsonObject };
+      },
+      { ...options, what: `The capacity row of "${key}" in "${stateId}"` },
+    );
   }
 
   /**
