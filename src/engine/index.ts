@@ -144,6 +144,7 @@ export {
   type CapacityWaiter,
   type StateKeyCapacity,
 } from './runtime/state-capacity';
+export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './runtime/capacity-waits';
 export * from './definition/state-capacity';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './runtime/flow-keys';
 export type { FlowRow, FlowStore } from './ports/flow-store';
