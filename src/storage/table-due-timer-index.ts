@@ -45,6 +45,8 @@ function toTimer(row: TableRow): DueTimer {
     ...(typeof row.retryTriggerId === 'string' ? { retry: { triggerId: row.retryTriggerId, attempt: Number(row.retryAttempt) } } : {}),
     // A debounced burst's timer (debounce.ts): it applies that burst.
     ...(typeof row.debounceTriggerId === 'string' ? { debounce: { triggerName: String(row.debounceTriggerName), triggerId: row.debounceTriggerId } } : {}),
+    // A wait for room in a full state (capacity-waits.ts): it ends that wait.
+    ...(typeof row.capacityTriggerId === 'string' ? { capacityWait: { triggerId: row.capacityTriggerId, stateId: String(row.capacityStateId), key: String(row.capacityKey) } } : {}),
   };
 }
 
@@ -111,6 +113,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
       ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}),
       ...(timer.retry ? { retryTriggerId: timer.retry.triggerId, retryAttempt: timer.retry.attempt } : {}),
       ...(timer.debounce ? { debounceTriggerName: timer.debounce.triggerName, debounceTriggerId: timer.debounce.triggerId } : {}),
+      ...(timer.capacityWait ? { capacityTriggerId: timer.capacityWait.triggerId, capacityStateId: timer.capacityWait.stateId, capacityKey: timer.capacityWait.key } : {}),
     };
   }
 
