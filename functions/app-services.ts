@@ -237,7 +237,11 @@ function isMissingInstance(error: unknown): boolean {
 /** The services of `tenantId` (the default tenant's carry the tenant administration); undefined for a tenant that does not exist. */
 export async function servicesFor(context: InvocationContext, tenantId: string = DEFAULT_TENANT_ID): Promise<ApiServices | undefined> {
   const core = await tenantHostCore(tenantId);
-  if (!core) return undefined;
+  return core && servicesOfCore(context, tenantId, core);
+}
+
+/** The services of a tenant whose core is at hand (the sweeps list every tenant's): no second lookup of the core. */
+export function servicesOfCore(context: InvocationContext, tenantId: string, core: HostCore): ApiServices {
   const client = df.getClient(context);
   // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
   // not at each worker's first call: N workers cost one sweep.

@@ -74,7 +74,12 @@ export function handleRoute(
       const checked = await checkAccess(route.role, { headers: request.headers, url: new URL(request.url) }, accessPolicyOverride ?? access());
       if (checked.refusal) return finish(checked.refusal);
       const apiRequest = await toApiRequest(request, checked.actor, tenant.tenantId, checked.tenants, tenant.params);
-      const scoped = await servicesForTenant({ route, tenantId: tenant.tenantId }, checked.tenants, (await servicesFor(context))!, (tenantId) => servicesFor(context, tenantId));
+      const scoped = await servicesForTenant(
+        { route, tenantId: tenant.tenantId },
+        checked.tenants,
+        async () => (await servicesFor(context))!,
+        (tenantId) => servicesFor(context, tenantId),
+      );
       if (scoped.refusal) return finish(scoped.refusal);
       return finish(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, scoped.services)));
     } catch (error) {
