@@ -12,6 +12,7 @@ import { APPLY_OPERATION_BATCH, applyOperationBatch } from '../functions/apply-o
 import { OPERATION_ORCHESTRATOR, operationOrchestrator } from '../functions/operation-orchestrator';
 import { runOrchestration } from '../test/support/durable-replay';
 import { FakeOperationActivities, activityFunctions, instanceIds } from '../test/functions/fake-operation-activities';
+import { runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
 
@@ -39,7 +40,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);
