@@ -216,7 +216,13 @@ export function durableLauncher(
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      const input: OperationOrchestratorInput = { operationId, ...tenantScope(tenantId), ...(batchesInFlight !== undefined ? { batchesInFlight } : {}) };
+      const input: OperationOrchestratorInput = {
+        operationId,
+        ...tenantScope(tenantId),
+        ...(batchesInFlight !== undefined ? { batchesInFlight } : {}),
+        // Orchestrations started from now on apply an operation of one instance without a batch sub-orchestration.
+        applyOneInstanceDirectly: true,
+      };
       await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: tenantInstanceId(tenantId, operationId), input });
     },
   };

@@ -283,20 +283,23 @@ describe('durableLauncher', () => {
   it('starts the trigger orchestration under the operation id', async () => {
     const stub = client(missing());
     await durableLauncher(stub as never).start('op-7');
-    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7' } });
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7', applyOneInstanceDirectly: true } });
   });
 
   it("hands the orchestration its tenant and the tenant's fan-out quota", async () => {
     const stub = client(missing());
     await durableLauncher(stub as never, 'acme', 2).start('op-9');
-    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'acme|op-9', input: { operationId: 'op-9', tenantId: 'acme', batchesInFlight: 2 } });
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', {
+      instanceId: 'acme|op-9',
+      input: { operationId: 'op-9', tenantId: 'acme', batchesInFlight: 2, applyOneInstanceDirectly: true },
+    });
   });
 
   it('starts an operation recorded by this very request without asking for a status first', async () => {
     const stub = client({ runtimeStatus: 'Running' });
     await durableLauncher(stub as never).start('op-8', { isNew: true });
     expect(stub.getStatus).not.toHaveBeenCalled();
-    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-8', input: { operationId: 'op-8' } });
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-8', input: { operationId: 'op-8', applyOneInstanceDirectly: true } });
   });
 
   it.each(['Running', 'Pending', 'Completed'])('leaves an existing %s orchestration alone', async (runtimeStatus) => {
