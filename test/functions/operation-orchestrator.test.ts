@@ -368,6 +368,19 @@ describe('an operation of one instance, applied directly (applyOneInstanceDirect
     expect(two.subOrchestrations.map((sub) => sub.instanceId)).toEqual(['op-two:batch:0']);
   });
 
+  it('an interrupted one started anew applies its instance directly from the checkpoint, once, and records its result', async () => {
+    const fake = new FakeOperationActivities({
+      candidates: instanceIds(1),
+      pageSize: 500,
+      resume: { checkpoint: { batches: 0, pending: ['i0000'], allFound: true }, totals: { candidates: 0, summary: {}, instances: [] } },
+    });
+    const result = await direct(fake, 'op-resumed-one');
+    expect(result.subOrchestrations).toEqual([]);
+    expect(fake.pagesRead).toEqual([]);
+    expect(Object.fromEntries(fake.applied)).toEqual({ i0000: 1 });
+    expect(fake.completions[0]).toMatchObject({ candidates: 1, instances: [{ instanceId: 'i0000', outcome: 'transitioned' }] });
+  });
+
   it('an orchestration started without the setting (before it existed) replays its batch sub-orchestration', async () => {
     const result = await run(new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 }), 'op-old');
     expect(result.subOrchestrations.map((sub) => sub.instanceId)).toEqual(['op-old:batch:0']);
