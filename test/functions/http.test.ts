@@ -5,29 +5,17 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
-import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/model';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/host-services';
 import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/app-services';
+import { durableInvocationContext } from '../support/invocation-context';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
 const handlerOf = (name: string): HttpHandler => registered.find(([metadata]) => metadata.name === name)![1];
 
-/** A context carrying a durable client input, as the host gives every function registered with one. */
-function invocationContext(): InvocationContext {
-  const durableClient = df.input.durableClient();
-  const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-1', options: { extraInputs: [durableClient] }, logHandler: () => {} });
-  context.extraInputs.set(durableClient, {
-    taskHubName: 'SignalboxHub',
-    creationUrls: {},
-    managementUrls: {},
-    baseUrl: 'http://127.0.0.1:7071/runtime/webhooks/durabletask',
-    requiredQueryStringParameters: 'code=test',
-  });
-  return context;
-}
+const invocationContext = () => durableInvocationContext('inv-1', 'http://127.0.0.1:7071/runtime/webhooks/durabletask');
 
 let health = true;
 beforeAll(() => {

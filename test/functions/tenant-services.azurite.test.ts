@@ -28,8 +28,7 @@ jest.mock('../../src/host/host-services', () => {
   };
 });
 
-import { HttpRequest, InvocationContext, type HttpResponseInit, type Timer } from '@azure/functions';
-import * as df from 'durable-functions';
+import { HttpRequest, type HttpResponseInit, type Timer } from '@azure/functions';
 import { setHostCore, tenantAdministration } from '../../functions/app-services';
 import { handleTenantRoute } from '../../functions/http';
 import { runRecovery } from '../../functions/recovery';
@@ -41,23 +40,12 @@ import { Role, type AccessPolicy } from '../../src/host/http/access';
 import { createTableClient, prefixedStorageNames, TableTenantRegistry, tenantRegistryTable } from '../../src/storage';
 import { resolveStorageConnection } from '../../src/host/storage-connection';
 import { testConnectionString, uniquePrefix } from '../support/storage';
+import { durableInvocationContext } from '../support/invocation-context';
 
 const prefix = uniquePrefix('fntenants');
 const adminKey: AccessPolicy = { platformCheckedKey: true, keyRoles: [Role.admin, Role.tenantAdmin], keyTenants: '*' };
 
-/** A context carrying a durable client input, as the host gives every API function. */
-function invocationContext(): InvocationContext {
-  const durableClient = df.input.durableClient();
-  const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-tenants', options: { extraInputs: [durableClient] }, logHandler: () => {} });
-  context.extraInputs.set(durableClient, {
-    taskHubName: 'SignalboxHub',
-    creationUrls: {},
-    managementUrls: {},
-    baseUrl: 'http://127.0.0.1:9/runtime/webhooks/durabletask',
-    requiredQueryStringParameters: 'code=test',
-  });
-  return context;
-}
+const invocationContext = () => durableInvocationContext('inv-tenants');
 
 const savedEnv = { storage: process.env.SIGNALBOX_STORAGE, prefix: process.env.SIGNALBOX_STORAGE_PREFIX };
 
