@@ -17,6 +17,7 @@ import { startAzurite } from '../src/host/local/azurite';
 import { createAzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 const TRIGGERS = Number(process.env.BENCH_FLOW_TRIGGERS ?? 100);
 const LIGHT_KEYS = 99;
@@ -161,7 +162,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -22,6 +22,7 @@ import { FairScheduler } from '../src/host/local/concurrency';
 import { startLocalHost, type LocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
+import { json, percentile, loadAverage, runBench } from './support/bench-support';
 
 const TENANT_A = 'bench-tenant-a';
 const TENANT_B = 'bench-tenant-b';
@@ -34,22 +35,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MAX_PER_TENANT = Number(process.env.BENCH_MAX_PER_TENANT ?? Math.max(1, Math.floor(CONCURRENCY / 4)));
 /** A's flood: ten times its quota. */
 const FLOOD_PER_SECOND = QUOTA * 10;
-
-type Json = any;
-
-async function json(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const response = await fetch(url, {
-    method,
-    headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** One trigger of B to its one instance, until its operation has finished: milliseconds. */
 async function singleTrigger(base: string): Promise<number> {
@@ -175,18 +160,11 @@ async function main(): Promise<void> {
         await tenants.stop();
       }
     }
-    console.log(
-      `\nSignalbox tenants benchmark: one local server, two tenants (/api/tenants/{tenantId}/...) on Azurite (in-memory), ${CONCURRENCY} slots shared fairly; load average ${loadavg()
-        .map((load) => load.toFixed(1))
-        .join(' ')}`,
-    );
+    console.log(`\nSignalbox tenants benchmark: one local server, two tenants (/api/tenants/{tenantId}/...) on Azurite (in-memory), ${CONCURRENCY} slots shared fairly; load average ${loadAverage()}`);
     console.table(rows);
   } finally {
     await azurite.stop();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -31,7 +31,7 @@ import { odata, type TableClient, type TransactionAction } from '@azure/data-tab
 import { submitTransaction } from './table-transaction';
 import { createHash } from 'node:crypto';
 import type { OperationStatus } from '../engine/model';
-import { StorageError } from '../engine/model';
+import { BoundedMap, StorageError } from '../engine/model';
 import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
@@ -61,7 +61,7 @@ export function invertedTime(isoTime: string): string {
 
 export class TableOperationStore implements OperationStore {
   /** Operation id → the status its listing row was last written with, by this process. */
-  private readonly listed = new Map<string, OperationStatus>();
+  private readonly listed = new BoundedMap<string, OperationStatus>(LISTED_STATUSES_REMEMBERED);
 
   constructor(private readonly client: TableClient) {}
 
@@ -93,9 +93,7 @@ export class TableOperationStore implements OperationStore {
   }
 
   private rememberListed(operation: Operation): void {
-    this.listed.delete(operation.id);
     this.listed.set(operation.id, operation.status);
-    if (this.listed.size > LISTED_STATUSES_REMEMBERED) this.listed.delete(this.listed.keys().next().value!);
   }
 
   /** Newest first: a scan of the listing rows, from the newest key in the creation-time range on. */

@@ -25,6 +25,7 @@ import { dryRunTrigger, type DryRunResult } from '../decide/dry-run';
 import type { Effects } from '../steps/effects';
 import { withLifecycleEvents } from '../decide/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
+import { BoundedMap } from '../model/bounded-map';
 import { InstanceStatus, TriggerOutcome, inactiveStatuses } from '../model/enums';
 import { ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from '../model/errors';
 import { isChildOf, markParent, runningChildStatuses } from '../decide/child-cascade';
@@ -101,7 +102,7 @@ export interface AppliedDecision {
 export class InstanceRuntime {
   private readonly journal = new ActionCallJournal();
   /** Instances whose outbox this process relayed completely, with the ETag they then had (saves no query on the next load). */
-  private readonly relayed = new Map<string, string>();
+  private readonly relayed = new BoundedMap<string, string>(10_000);
   private readonly search: SearchIndexing;
   /** The concurrency slots of workflows with a `flow.concurrency` policy (absent without a flow store). */
   readonly slots?: ConcurrencySlots;
@@ -551,7 +552,6 @@ export class InstanceRuntime {
   /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
   relayedAll(decided: AppliedDecision): void {
     if (!decided.instance) return;
-    if (this.relayed.size >= 10_000) this.relayed.delete(this.relayed.keys().next().value!);
     this.relayed.set(decided.instance.id, decided.instance.etag);
   }
 
