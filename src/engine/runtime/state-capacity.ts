@@ -9,6 +9,7 @@
  * again, in order (higher priority first, then arrival), so a trigger is never lost to a crash in between.
  */
 import type { JsonObject } from '../model';
+import { BoundedMap } from '../model/bounded-map';
 import { triggerPriority, type Trigger } from '../model/trigger';
 import type { FlowRow, FlowStore, InstanceStore, OperationOptions } from '../ports';
 import { inAdmissionOrder } from './concurrency-slots';
@@ -88,7 +89,7 @@ const MAX_READS_BEFORE_LEAVING = 256;
 
 export class StateCapacityRows {
   /** The row each leaving change read for its re-offers, by workflow, row and instance, until its `leave`. */
-  private readonly readsBeforeLeaving = new Map<string, FlowRow | undefined>();
+  private readonly readsBeforeLeaving = new BoundedMap<string, FlowRow | undefined>(MAX_READS_BEFORE_LEAVING);
 
   constructor(
     private readonly store: FlowStore,
@@ -206,8 +207,6 @@ export class StateCapacityRows {
 
   /** Keeps the row a leaving change read (a few hundred at most: entries not taken by `leave`, after a failed save, go first). */
   private rememberRead(key: string, row: FlowRow | undefined): void {
-    this.readsBeforeLeaving.delete(key);
-    if (this.readsBeforeLeaving.size >= MAX_READS_BEFORE_LEAVING) this.readsBeforeLeaving.delete(this.readsBeforeLeaving.keys().next().value!);
     this.readsBeforeLeaving.set(key, row);
   }
 
