@@ -37,6 +37,7 @@ import { createAzureStorage, type AzureStorage } from '../src/storage/create-azu
 import { encodeLookupKey } from '../src/storage/keys';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { json, type Json, percentile, runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 1000);
 const FANOUT_INSTANCES = Math.max(INSTANCES, Number(process.env.BENCH_FANOUT_INSTANCES ?? 10000));
@@ -49,8 +50,6 @@ const CONCURRENT_INSTANCES = Math.min(INSTANCES, Number(process.env.BENCH_CONCUR
 const CONCURRENT_TRIGGERS = Number(process.env.BENCH_CONCURRENT_TRIGGERS ?? 800);
 const WAIT = { prefer: 'wait=30' };
 
-type Json = any;
-
 /** CPU time (user + system) a process has used so far, from /proc (Linux; 0 elsewhere). */
 function cpuMillisecondsOf(pid: number | undefined): number {
   if (pid === undefined) return 0;
@@ -62,21 +61,6 @@ function cpuMillisecondsOf(pid: number | undefined): number {
   } catch {
     return 0;
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function json(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  // The server refuses a state-changing request without a JSON body type or X-Signalbox-Client (web pages cannot send either).
-  const response = await fetch(url, {
-    method,
-    headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
 /** A client that polls, as before `Prefer: wait` (one poll per event-loop turn). */
@@ -390,7 +374,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

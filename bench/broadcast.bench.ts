@@ -9,28 +9,16 @@
  * so the broadcast costs acquire, read, save and release per instance, as on a warm system.
  */
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import counterWorkflow from '../examples/counter.json';
 import { startAzurite } from '../src/host/local/azurite';
 import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
+import { json, loadAverage, runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_FANOUT_INSTANCES ?? 10000);
 const WAIT = { prefer: 'wait=60' };
-
-type Json = any;
-
-async function json(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const response = await fetch(url, {
-    method,
-    headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
 
 /** CPU time (user + system) of a process so far, and its peak RSS, from /proc (Linux; 0 elsewhere). */
 function procOf(pid: number | undefined): { cpuMs: number; peakRssMiB: number } {
@@ -75,11 +63,7 @@ async function main(): Promise<void> {
     const own = process.cpuUsage(ownBefore);
     const azuriteAfter = procOf(azurite.pid);
     const operation = answer.body;
-    console.log(
-      `\nbroadcast to ${INSTANCES} instances; load average ${loadavg()
-        .map((load) => load.toFixed(1))
-        .join(' ')}`,
-    );
+    console.log(`\nbroadcast to ${INSTANCES} instances; load average ${loadAverage()}`);
     console.table([
       {
         measure: `one trigger → ${INSTANCES} instances`,
@@ -98,7 +82,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

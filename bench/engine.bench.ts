@@ -21,6 +21,7 @@ import {
 import { createInMemoryPorts } from '../src/testing';
 import jsonata from 'jsonata';
 import { closeExpressionWorkers, evaluateExpression, type ExpressionScope } from '../src/engine';
+import { runBench } from './support/bench-support';
 
 const DURATION_IN_MS = Number(process.env.BENCH_MS ?? 1500);
 
@@ -256,7 +257,4 @@ async function boundedEvaluation(): Promise<void> {
   await closeExpressionWorkers();
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

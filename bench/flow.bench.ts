@@ -31,6 +31,7 @@ import { silentLogger } from '../src/host/local/logger';
 import { createAzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 const TRIGGERS = Number(process.env.BENCH_FLOW_TRIGGERS ?? 100);
 const LIGHT_KEYS = 99;
@@ -215,7 +216,4 @@ async function fairness(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

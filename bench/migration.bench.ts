@@ -17,6 +17,7 @@ import { silentLogger } from '../src/host/local/logger';
 import { createHostCore } from '../src/host/host-services';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 10_000);
 
@@ -151,7 +152,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

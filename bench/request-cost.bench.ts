@@ -7,10 +7,10 @@
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import { loadavg } from 'node:os';
 import { startAzurite } from '../src/host/local/azurite';
 import { createTableClient, expandDevelopmentStorage } from '../src/storage/connection';
 import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from '../src/storage/development-storage';
+import { loadAverage, runBench } from './support/bench-support';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 
@@ -68,18 +68,11 @@ async function main(): Promise<void> {
         ),
       },
     ];
-    console.log(
-      `\nCPU of this process per storage request, ${REQUESTS} one at a time; load average ${loadavg()
-        .map((load) => load.toFixed(1))
-        .join(' ')}`,
-    );
+    console.log(`\nCPU of this process per storage request, ${REQUESTS} one at a time; load average ${loadAverage()}`);
     console.table(rows);
   } finally {
     await azurite.stop();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

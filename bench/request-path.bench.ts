@@ -15,6 +15,7 @@ import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 import type { RequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 80);
 const WARM_UP = 10;
@@ -105,7 +106,4 @@ async function main(): Promise<void> {
   ]);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

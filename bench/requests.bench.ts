@@ -11,6 +11,7 @@ import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 type Json = any;
 const WAIT = { prefer: 'wait=30' };
@@ -93,7 +94,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

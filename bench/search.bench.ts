@@ -29,6 +29,7 @@ import { startAzurite } from '../src/host/local/azurite';
 import { createAzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_SEARCH_INSTANCES ?? 100_000);
 /** Instances whose rows go in one round of the seeding (their instance rows in parallel, their search rows packed). */
@@ -235,7 +236,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

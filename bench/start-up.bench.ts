@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { freePort } from '../src/host/local/azurite';
+import { runBench } from './support/bench-support';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const root = path.join(__dirname, '..');
@@ -125,7 +126,4 @@ async function main(): Promise<void> {
   console.table(rows);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -26,6 +26,7 @@ import { encodeKey, encodeLookupKey } from '../src/storage/keys';
 import { prefixedStorageNames, type StorageNames } from '../src/storage/names';
 import { createRequestCounter, type RequestCounter } from '../src/storage/request-counter';
 import counterWorkflow from '../examples/counter.json';
+import { runBench } from './support/bench-support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -292,7 +293,4 @@ async function fillIndex(table: TableClient, rows: number): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -18,6 +18,7 @@ import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { runBench } from './support/bench-support';
 
 const TIMERS = Number(process.env.BENCH_TIMERS ?? 10_000);
 const HOUR = 3600_000;
@@ -136,7 +137,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

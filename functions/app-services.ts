@@ -216,7 +216,13 @@ export function durableLauncher(
       // An operation this request just recorded has no orchestration yet: skip the status round trip.
       const status = options.isNew ? undefined : await statusOf(operationId);
       if (status && !restartable.has(status.runtimeStatus)) return;
-      const input: OperationOrchestratorInput = { operationId, ...tenantScope(tenantId), ...(batchesInFlight !== undefined ? { batchesInFlight } : {}) };
+      const input: OperationOrchestratorInput = {
+        operationId,
+        ...tenantScope(tenantId),
+        ...(batchesInFlight !== undefined ? { batchesInFlight } : {}),
+        // Orchestrations started from now on apply an operation of one instance without a batch sub-orchestration.
+        applyOneInstanceDirectly: true,
+      };
       await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: tenantInstanceId(tenantId, operationId), input });
     },
   };
@@ -237,7 +243,11 @@ function isMissingInstance(error: unknown): boolean {
 /** The services of `tenantId` (the default tenant's carry the tenant administration); undefined for a tenant that does not exist. */
 export async function servicesFor(context: InvocationContext, tenantId: string = DEFAULT_TENANT_ID): Promise<ApiServices | undefined> {
   const core = await tenantHostCore(tenantId);
-  if (!core) return undefined;
+  return core && servicesOfCore(context, tenantId, core);
+}
+
+/** The services of a tenant whose core is at hand (the sweeps list every tenant's): no second lookup of the core. */
+export function servicesOfCore(context: InvocationContext, tenantId: string, core: HostCore): ApiServices {
   const client = df.getClient(context);
   // Leftover outbox rows and pending event deliveries are recovered by one timer function (recovery.ts),
   // not at each worker's first call: N workers cost one sweep.

@@ -7,6 +7,7 @@ import type { DurableClient } from 'durable-functions';
 import { EVENT_DELIVERY_ORCHESTRATOR, type EventDeliveryInput, type EventDeliveryTarget } from '../src/host/contracts/event-activities';
 import { tenantInstanceId, tenantScope } from '../src/host/contracts/tenant-scope';
 import { hashString } from '../src/engine/model';
+import { DEFAULT_TENANT_ID } from '../src/host/tenants';
 import type { EventLauncher } from '../src/host/host-services';
 
 /** The orchestration instance id of one delivery: readable when short, else a hash (always the same for the same delivery). */
@@ -23,7 +24,7 @@ const running = new Set<string>([df.OrchestrationRuntimeStatus.Running, df.Orche
  * Starts each delivery's orchestration unless it is running. A finished one is started again (a
  * redelivery): its first attempt finds a delivered event delivered and ends at once.
  */
-export function durableEventLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew'>, tenantId = 'default'): EventLauncher {
+export function durableEventLauncher(client: Pick<DurableClient, 'getStatus' | 'startNew'>, tenantId = DEFAULT_TENANT_ID): EventLauncher {
   return {
     async deliver(targets) {
       for (const target of targets) {

@@ -17,9 +17,16 @@ import type { Actor } from '../src/engine/model';
 import { corsAllowedOrigins } from '../src/host/settings';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './app-services';
+import { DEFAULT_TENANT_ID } from '../src/host/tenants';
 
 /** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
-export async function toApiRequest(request: HttpRequest, actor?: Actor, tenantId = 'default', tenants?: TenantGrant, params: Record<string, string> = { ...request.params }): Promise<ApiRequest> {
+export async function toApiRequest(
+  request: HttpRequest,
+  actor?: Actor,
+  tenantId = DEFAULT_TENANT_ID,
+  tenants?: TenantGrant,
+  params: Record<string, string> = { ...request.params },
+): Promise<ApiRequest> {
   checkBodySize(Number(request.headers.get('content-length') ?? 0));
   const body = Buffer.from(await request.arrayBuffer());
   checkBodySize(body.length);
@@ -62,7 +69,7 @@ export function handleRoute(
   context: InvocationContext,
   policy: CorsPolicy = cors,
   accessPolicyOverride?: AccessPolicy,
-  tenant: { readonly tenantId: string; readonly params: Record<string, string> } = { tenantId: 'default', params: { ...request.params } },
+  tenant: { readonly tenantId: string; readonly params: Record<string, string> } = { tenantId: DEFAULT_TENANT_ID, params: { ...request.params } },
 ): Promise<HttpResponseInit> {
   return inInvocation(context, async () => {
     const finish = (response: ApiResponse) => toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
@@ -74,7 +81,12 @@ export function handleRoute(
       const checked = await checkAccess(route.role, { headers: request.headers, url: new URL(request.url) }, accessPolicyOverride ?? access());
       if (checked.refusal) return finish(checked.refusal);
       const apiRequest = await toApiRequest(request, checked.actor, tenant.tenantId, checked.tenants, tenant.params);
-      const scoped = await servicesForTenant({ route, tenantId: tenant.tenantId }, checked.tenants, (await servicesFor(context))!, (tenantId) => servicesFor(context, tenantId));
+      const scoped = await servicesForTenant(
+        { route, tenantId: tenant.tenantId },
+        checked.tenants,
+        async () => (await servicesFor(context))!,
+        (tenantId) => servicesFor(context, tenantId),
+      );
       if (scoped.refusal) return finish(scoped.refusal);
       return finish(await withSpan(`Http.${route.name}`, {}, () => route.handle(apiRequest, scoped.services)));
     } catch (error) {

@@ -14,11 +14,12 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { emptyTotals } from '../src/engine/operations/operation';
+import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
 import { FanOut, failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import {
   ActivityName,
   candidateSource,
+  type ApplyOperationInput,
   type BeginOperationInput,
   type BeginOperationOutput,
   type CompleteOperationInput,
@@ -59,6 +60,13 @@ export interface OperationOrchestratorInput extends TenantScoped {
    * replays see the same: it narrows MAX_BATCHES_IN_FLIGHT, never widens it. Absent: MAX_BATCHES_IN_FLIGHT.
    */
   readonly batchesInFlight?: number;
+  /**
+   * An operation of one instance applies it with its activity in this orchestration, not in a batch
+   * sub-orchestration: the same activity, retry policy and kept result, with a third of the history. Set
+   * by the launcher; absent on orchestrations started before it was, which replay the sub-orchestration
+   * their history holds (a replay must schedule what it scheduled before).
+   */
+  readonly applyOneInstanceDirectly?: boolean;
 }
 
 /** The window of a fan-out: the tenant's quota within 1..MAX_BATCHES_IN_FLIGHT. */
@@ -90,6 +98,8 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
 
   /** Batches started and not yet waited for, oldest first. */
   const batches: Task[] = [];
+  /** Those of `batches` that are one instance's activity, answering its outcome rather than a batch's. */
+  const appliedDirectly = new Set<Task>();
   /** Batches made and not yet yielded: durable-functions schedules a task only when it is yielded. */
   let unscheduled: Task[] = [];
   const scheduled = new Set<Task>();
@@ -121,17 +131,29 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         break;
       }
       case 'apply': {
-        const input: ApplyOperationBatchInput = { operationId, ...scope, instanceIds: step.batch.instanceIds, ...(step.batch.keepResults ? { keepResults: true } : {}) };
-        const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, input, tenantInstanceId(tenantId, `${operationId}:batch:${step.batch.number}`));
+        const [onlyInstanceId, ...others] = step.batch.instanceIds;
+        if (input.applyOneInstanceDirectly && step.batch.keepResults && onlyInstanceId !== undefined && others.length === 0) {
+          // The whole operation is this one instance: its kept result comes back with its outcome.
+          const applied = callActivity(ActivityName.applyOperation, { operationId, ...scope, instanceId: onlyInstanceId, keepResult: true } satisfies ApplyOperationInput);
+          appliedDirectly.add(applied);
+          batches.push(applied);
+          unscheduled.push(applied);
+          break;
+        }
+        const batchInput: ApplyOperationBatchInput = { operationId, ...scope, instanceIds: step.batch.instanceIds, ...(step.batch.keepResults ? { keepResults: true } : {}) };
+        const batch = context.df.callSubOrchestrator(APPLY_OPERATION_BATCH, batchInput, tenantInstanceId(tenantId, `${operationId}:batch:${step.batch.number}`));
         batches.push(batch);
         unscheduled.push(batch);
         break;
       }
       case 'wait': {
+        const batch = batches.shift()!;
         try {
-          fanOut.batchFinished((yield* settle(batches.shift()!)) as BatchOutcome);
+          const finished = yield* settle(batch);
+          fanOut.batchFinished(appliedDirectly.has(batch) ? countOutcomes(emptyTotals([]), [finished as AppliedOutcome]) : (finished as BatchOutcome));
         } catch (failure) {
-          // A batch reports its instances' failures in its outcome: this is the sub-orchestration's own.
+          // A batch reports its instances' failures in its outcome: this is the sub-orchestration's own, or the
+          // failure of an instance applied directly (counted as a batch of one counts it: not at all).
           fanOut.batchFinished({ ...emptyTotals([]), error: failureReason(failure) });
         }
         break;

@@ -8,7 +8,7 @@
 import { app, type InvocationContext, type Timer } from '@azure/functions';
 import * as df from 'durable-functions';
 import { recoverLeftovers } from '../src/host/start-up-recovery';
-import { everyTenantCore, inInvocation, invocationLogger, servicesFor, tenantAdministration } from './app-services';
+import { everyTenantCore, inInvocation, invocationLogger, servicesOfCore, tenantAdministration } from './app-services';
 
 export const RECOVERY_FUNCTION = 'recoverLeftovers';
 
@@ -21,9 +21,9 @@ export const RECOVERY_SCHEDULE = '0 */10 * * * *';
 export async function runRecovery(_timer: Timer, context: InvocationContext): Promise<void> {
   await inInvocation(context, async () => {
     // Every tenant's leftovers, one tenant after another (each is its own storage), then deletions a crash interrupted.
-    for (const { tenantId } of await everyTenantCore()) {
-      const services = await servicesFor(context, tenantId);
-      if (services) await recoverLeftovers(services.engine, invocationLogger);
+    for (const { tenantId, core } of await everyTenantCore()) {
+      const services = servicesOfCore(context, tenantId, core);
+      await recoverLeftovers(services.engine, invocationLogger);
     }
     await tenantAdministration().resumeDeletions();
   });

@@ -8,7 +8,7 @@ import { app, type InvocationContext, type Timer } from '@azure/functions';
 import * as df from 'durable-functions';
 import { operationRetentionDays, purgeFinishedInstances, purgeFinishedOperations, retentionDays } from '../src/host/retention';
 import type { ApiServices } from '../src/host/http/types';
-import { everyTenantCore, inInvocation, invocationLogger, servicesFor } from './app-services';
+import { everyTenantCore, inInvocation, invocationLogger, servicesOfCore } from './app-services';
 
 /** Every hour on the hour (NCRONTAB with seconds). */
 export const RETENTION_SCHEDULE = '0 0 * * * *';
@@ -20,9 +20,9 @@ export async function runRetention(_timer: Timer, context: InvocationContext): P
   if (days === undefined && operationDays === undefined) return;
   await inInvocation(context, async () => {
     // Each tenant's instances and operation records live in its own tables: one purge per tenant.
-    for (const { tenantId } of await everyTenantCore()) {
-      const services = await servicesFor(context, tenantId);
-      if (services) await purgeTenant(services, tenantId, days, operationDays);
+    for (const { tenantId, core } of await everyTenantCore()) {
+      const services = servicesOfCore(context, tenantId, core);
+      await purgeTenant(services, tenantId, days, operationDays);
     }
   });
 }

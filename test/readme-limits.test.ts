@@ -40,7 +40,16 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
 import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_IN_MS } from '../src/engine/definition';
 import { FAULT_CAUSE_LENGTH, MAX_CHILDREN_LISTED, MAX_FAULT_CAUSES, MAX_WAITING_SCAN } from '../src/engine/analysis';
 import { MAX_CHILDREN_SCANNED, MAX_SLOT_KEYS_SCANNED, WAITING_SCAN_PAGE_SIZE } from '../src/engine/runtime';
-import { MAX_CAPACITY_QUEUED_PER_KEY, MAX_CAPACITY_TIMEOUT_IN_MS, MAX_CONCURRENCY_LIMIT, MAX_CONCURRENCY_WAIT_IN_MS, MAX_QUEUED_PER_KEY, MAX_STATE_CAPACITY } from '../src/engine';
+import {
+  MAX_CAPACITY_QUEUED_PER_KEY,
+  MAX_CAPACITY_ROW_CHARS,
+  MAX_CAPACITY_WAITS_PER_INSTANCE,
+  MAX_CAPACITY_TIMEOUT_IN_MS,
+  MAX_CONCURRENCY_LIMIT,
+  MAX_CONCURRENCY_WAIT_IN_MS,
+  MAX_QUEUED_PER_KEY,
+  MAX_STATE_CAPACITY,
+} from '../src/engine';
 import {
   MAX_BUSINESS_KEY_LENGTH,
   MAX_ENCODED_STRING_BYTES,
@@ -80,7 +89,8 @@ describe('the README limits table', () => {
     ['Triggers queued per concurrency key', [`| ${MAX_QUEUED_PER_KEY} |`]],
     ['Instances per key in a state (`states.*.capacity.limit`)', [`| ${number(MAX_STATE_CAPACITY)} |`]],
     ['Wait for room in a full state (`states.*.capacity.timeout`)', [`| ${MAX_CAPACITY_TIMEOUT_IN_MS / (24 * 3600_000)} days |`]],
-    ['Triggers queued per state and capacity key', [`| ${MAX_CAPACITY_QUEUED_PER_KEY} |`]],
+    ['Waits for room with a deadline timer, per instance (`capacityWaits`)', [`| ${MAX_CAPACITY_WAITS_PER_INSTANCE} |`]],
+    ['Triggers queued per state and capacity key', [`| ${MAX_CAPACITY_QUEUED_PER_KEY}, and`, `at most ${number(MAX_CAPACITY_ROW_CHARS)} characters`]],
     [
       'Expression memory',
       [`${EXPRESSION_MEMORY_LIMIT_IN_MB} MB heap`, number(MAX_EXPRESSION_BUILT_SIZE), number(MAX_EXPRESSION_STRING_LENGTH), number(MAX_EXPRESSION_SEQUENCE), number(MAX_EXPRESSION_DEPTH)],

@@ -1982,7 +1982,7 @@ export interface components {
                         };
                     };
                     capacity?: {
-                        /** @description Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
+                        /** @description Over the instance as the trigger finds it (`context` before the transition's actions, `instance` in the state it would enter) and the trigger, and kept on the instance for its leaving; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
                         key: string;
                         /** @description Instances per key in this state at once. */
                         limit: number;
@@ -2160,7 +2160,7 @@ export interface components {
                         };
                     };
                     capacity?: {
-                        /** @description Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
+                        /** @description Over the instance as the trigger finds it (`context` before the transition's actions, `instance` in the state it would enter) and the trigger, and kept on the instance for its leaving; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
                         key: string;
                         /** @description Instances per key in this state at once. */
                         limit: number;
@@ -2340,7 +2340,7 @@ export interface components {
                         };
                     };
                     capacity?: {
-                        /** @description Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
+                        /** @description Over the instance as the trigger finds it (`context` before the transition's actions, `instance` in the state it would enter) and the trigger, and kept on the instance for its leaving; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited. */
                         key: string;
                         /** @description Instances per key in this state at once. */
                         limit: number;

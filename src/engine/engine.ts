@@ -618,9 +618,12 @@ export class Engine {
    * next load of the instance or the start-up sweep.
    */
   private async relayAfter(decided: AppliedDecision, options: OperationOptions): Promise<void> {
+    // A deleted instance has no rows left: only the re-offers of the room it freed are relayed (capacity-reoffers.ts).
+    const deleted = !decided.instance && decided.released?.length ? decided.decision?.result.instanceId : undefined;
+    if (deleted !== undefined) decided = { ...decided, instance: { id: deleted } as StoredInstance, outbox: decided.released! };
     if (decided.outbox.length === 0 || !decided.instance) return;
     try {
-      if (await this.relay.relay(decided.instance.id, decided.outbox, options)) this.runtime.relayedAll(decided);
+      if ((await this.relay.relay(decided.instance.id, decided.outbox, options)) && deleted === undefined) this.runtime.relayedAll(decided);
     } catch (error) {
       if (isRetryable(error)) throw error;
       this.options.logger.error('Could not deliver outbox rows; they stay for the next load or start', { instanceId: decided.instance.id, error: String(error) });

@@ -135,7 +135,16 @@ export * from './analysis';
 export * from './search';
 export * from './definition/flow-concurrency';
 export { ConcurrencySlots, MAX_QUEUED_PER_KEY, DEFAULT_SLOT_TTL_IN_MS, type KeySlots, type LimitOverride, type SlotHolder, type SlotWaiter } from './runtime/concurrency-slots';
-export { StateCapacityRows, MAX_CAPACITY_QUEUED_PER_KEY, type CapacityOffer, type CapacityWaiter, type StateKeyCapacity } from './runtime/state-capacity';
+export {
+  StateCapacityRows,
+  MAX_CAPACITY_QUEUED_PER_KEY,
+  MAX_CAPACITY_ROW_CHARS,
+  MAX_CAPACITY_REOFFERS_PER_CHANGE,
+  type CapacityOffer,
+  type CapacityWaiter,
+  type StateKeyCapacity,
+} from './runtime/state-capacity';
+export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './runtime/capacity-waits';
 export * from './definition/state-capacity';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './runtime/flow-keys';
 export type { FlowRow, FlowStore } from './ports/flow-store';

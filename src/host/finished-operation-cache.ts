@@ -5,7 +5,7 @@
  * per-instance results when this process wrote them all. Unfinished
  * records are always read from storage: another worker may be running them. Bounded (oldest out).
  */
-import { OperationStatus } from '../engine/model';
+import { BoundedMap, OperationStatus } from '../engine/model';
 import { MAX_OPERATION_RESULTS, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, PageOptions } from '../engine/ports';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
@@ -18,14 +18,17 @@ export function isFinished(operation: Pick<Operation, 'status'>): boolean {
 }
 
 export class FinishedOperationCache implements OperationStore {
-  private readonly finished = new Map<string, StoredOperation>();
+  private readonly finished: BoundedMap<string, StoredOperation>;
   /** Operation id → the results this process wrote for it; null once they may not be all or the same as stored. */
-  private readonly results = new Map<string, Map<string, InstanceResult> | null>();
+  private readonly results: BoundedMap<string, Map<string, InstanceResult> | null>;
 
   constructor(
     private readonly store: OperationStore,
-    private readonly capacity = FINISHED_OPERATIONS_CACHED,
-  ) {}
+    capacity = FINISHED_OPERATIONS_CACHED,
+  ) {
+    this.finished = new BoundedMap(capacity);
+    this.results = new BoundedMap(capacity);
+  }
 
   /** A finished record this process knows, without a storage read. */
   peek(operationId: string): StoredOperation | undefined {
@@ -93,7 +96,6 @@ export class FinishedOperationCache implements OperationStore {
     if (!written) {
       written = new Map();
       this.results.set(operationId, written);
-      if (this.results.size > this.capacity) this.results.delete(this.results.keys().next().value!);
     }
     written.set(result.instanceId, result);
   }
@@ -101,9 +103,7 @@ export class FinishedOperationCache implements OperationStore {
   private remember<T>(result: T, recordOf: (result: T) => StoredOperation | undefined): T {
     const operation = recordOf(result);
     if (operation && isFinished(operation)) {
-      this.finished.delete(operation.id);
       this.finished.set(operation.id, operation);
-      if (this.finished.size > this.capacity) this.finished.delete(this.finished.keys().next().value!);
     }
     return result;
   }

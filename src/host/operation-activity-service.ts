@@ -7,7 +7,7 @@
  */
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
-import { NotFoundError, isRetryable } from '../engine/model';
+import { BoundedMap, NotFoundError, isRetryable } from '../engine/model';
 import {
   MAX_KEPT_RESULT_LENGTH,
   OperationKind,
@@ -48,8 +48,10 @@ export interface Logger {
  * operation once, not once per instance. The work of an operation never changes once recorded.
  */
 export class OperationWorkCache {
-  private readonly operations = new Map<string, Operation>();
-  constructor(private readonly capacity = 1000) {}
+  private readonly operations: BoundedMap<string, Operation>;
+  constructor(capacity = 1000) {
+    this.operations = new BoundedMap(capacity);
+  }
 
   get(operationId: string): Operation | undefined {
     return this.operations.get(operationId);
@@ -57,7 +59,6 @@ export class OperationWorkCache {
 
   set(operationId: string, operation: Operation): void {
     this.operations.set(operationId, operation);
-    if (this.operations.size > this.capacity) this.operations.delete(this.operations.keys().next().value!);
   }
 }
 

@@ -20,6 +20,7 @@ import { ValidationError, formatPath } from '../engine/model';
 import { problem } from './problem';
 import type { ApiResponse } from './http/types';
 import { readSetting, type Environment } from './settings';
+import { TokenBucket, type TokenRate } from '../outbound';
 
 /** The tenant `/api/...` serves. */
 export { DEFAULT_TENANT_ID } from '../storage/names';
@@ -104,34 +105,6 @@ export function resolveQuotas(defaults: Quotas, overrides: Readonly<Record<strin
   return { ...defaults, ...parseOrThrow(quotaOverridesSchema, overrides, 'The tenant quotas are invalid') };
 }
 
-/** Refills continuously at `ratePerSecond` up to `burst`; each accepted request takes one token. */
-export class TokenBucket {
-  private tokens: number;
-  private refilledAt: number;
-
-  constructor(
-    private readonly ratePerSecond: number,
-    private readonly burst: number,
-    private readonly nowInMs: () => number = Date.now,
-  ) {
-    this.tokens = burst;
-    this.refilledAt = nowInMs();
-  }
-
-  /** Takes a token; when there is none, the whole seconds until there is one (at least 1). */
-  take(): { readonly taken: true } | { readonly taken: false; readonly retryAfterInSeconds: number } {
-    const now = this.nowInMs();
-    // A clock that went back refills nothing (and never takes tokens away).
-    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.refilledAt) / 1000) * this.ratePerSecond);
-    this.refilledAt = Math.max(this.refilledAt, now);
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return { taken: true };
-    }
-    return { taken: false, retryAfterInSeconds: Math.max(1, Math.ceil((1 - this.tokens) / this.ratePerSecond)) };
-  }
-}
-
 /** How a gate counts what is alive or running; each may stop counting at `limit`. */
 export interface QuotaCounts {
   instancesAlive(limit: number): Promise<number>;
@@ -190,6 +163,7 @@ function quotaProblem(status: 409 | 429, detail: string, retryAfterInSeconds?: n
 
 /** One tenant's quotas in this process: the API routes ask it before they record anything. */
 export class TenantQuotaGate {
+  private readonly triggerRate: TokenRate;
   private readonly bucket: TokenBucket;
   private readonly instances: CachedCount;
   private readonly operations: CachedCount;
@@ -198,9 +172,10 @@ export class TenantQuotaGate {
     readonly tenantId: string,
     readonly quotas: Quotas,
     counts: QuotaCounts,
-    nowInMs: () => number = Date.now,
+    private readonly nowInMs: () => number = Date.now,
   ) {
-    this.bucket = new TokenBucket(quotas.triggersPerSecond, quotas.triggerBurst, nowInMs);
+    this.triggerRate = { limit: quotas.triggersPerSecond, periodInMs: 1000, burst: quotas.triggerBurst };
+    this.bucket = new TokenBucket(this.triggerRate, nowInMs());
     this.instances = new CachedCount((limit) => counts.instancesAlive(limit), nowInMs);
     this.operations = new CachedCount((limit) => counts.operationsRunning(limit), nowInMs);
   }
@@ -208,12 +183,12 @@ export class TenantQuotaGate {
   /** A trigger from the API: a token of the trigger rate, then under the operations-running quota. Undefined: go ahead. */
   async admitTrigger(): Promise<ApiResponse | undefined> {
     // The rate first: it is in memory, so a flood over it costs no count and is not counted as running.
-    const token = this.bucket.take();
+    const token = this.bucket.take(this.triggerRate, this.nowInMs());
     if (token.taken) return this.admitOperation();
     return quotaProblem(
       429,
       `Tenant "${this.tenantId}" sends more than ${this.quotas.triggersPerSecond} triggers per second (burst ${this.quotas.triggerBurst}); nothing was recorded: send it again after Retry-After`,
-      token.retryAfterInSeconds,
+      Math.max(1, Math.ceil(token.waitInMs / 1000)),
     );
   }
 

@@ -7,12 +7,13 @@
  */
 import { DefaultAzureCredential } from '@azure/identity';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../engine/model';
+import { ConflictError, delay, NotFoundError, ValidationError } from '../engine/model';
 import { createAzureStorage } from '../storage/create-azure-storage';
 import type { StorageConnection } from '../storage/connection';
 import { DEFAULT_TENANT_ID, TENANT_ID_PATTERN, tenantStorageNames, type StorageNames } from '../storage/names';
 import type { StoredTenantRecord, TableTenantRegistry, TenantRecord, TenantStorageAccount } from '../storage/table-tenant-registry';
 import { removeTenantStorage } from '../storage/tenant-storage';
+import { StorageBeingDeletedError } from '../storage/errors';
 import type { Logger } from './operation-activity-service';
 
 export { DEFAULT_TENANT_ID };
@@ -153,16 +154,50 @@ export interface TenantAdministrationOptions {
   readonly logger: Logger;
   /** Called before a tenant's storage is removed: the host stops and forgets what it built for it. */
   readonly onDeleting?: (tenantId: string) => Promise<void>;
+  /** Creates a tenant's tables and container, "already exists" absorbed. @default createAzureStorage */
+  readonly provisionStorage?: (storage: TenantStorage) => Promise<unknown>;
+  /** Waits between provisioning attempts (tests pass a clock of their own). @default delay */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
-export function createTenantAdministration({ registry, deployment, now, logger, onDeleting }: TenantAdministrationOptions): TenantAdministration {
+/**
+ * The waits between attempts to provision a tenant whose names Azure is still deleting (a tenant id created
+ * again right after its deletion): Azure keeps a deleted table's name for at least 40 s and a container's
+ * for about 30 s, so the waits add up to a little over a minute, within an HTTP request's time on Azure (230 s).
+ */
+export const TENANT_PROVISION_RETRY_DELAYS_IN_MS: readonly number[] = [1_000, 2_000, 4_000, 8_000, 16_000, 16_000, 16_000];
+
+export function createTenantAdministration({
+  registry,
+  deployment,
+  now,
+  logger,
+  onDeleting,
+  provisionStorage = (storage) => createAzureStorage(storage),
+  sleep = (ms) => delay(ms),
+}: TenantAdministrationOptions): TenantAdministration {
   const running = new Map<string, Promise<void>>();
   const defaultRecord: TenantRecord = { id: DEFAULT_TENANT_ID, createdAt: new Date(0).toISOString() };
 
   const provision = async (record: TenantRecord) => {
     const storage = tenantStorageOf(record.id, record.storage, deployment);
     // The same creation as a host's first start: tables and the lease container, "already exists" absorbed.
-    await createAzureStorage({ connection: storage.connection, names: storage.names });
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await provisionStorage(storage);
+        return;
+      } catch (error) {
+        if (!(error instanceof StorageBeingDeletedError)) throw error;
+        const wait = TENANT_PROVISION_RETRY_DELAYS_IN_MS[attempt];
+        if (wait === undefined) {
+          // No cause: a conflict carrying a storage failure is answered with a generic detail (problem.ts), and this one must say what to do.
+          logger.error('tenant storage still being deleted; provisioning gave up', { tenantId: record.id, error: String(error) });
+          throw new ConflictError(`The storage of an earlier tenant "${record.id}" is still being deleted by Azure; create the tenant again in a minute`);
+        }
+        logger.warn('tenant storage is still being deleted; provisioning waits', { tenantId: record.id, attempt: attempt + 1, waitInMs: wait });
+        await sleep(wait);
+      }
+    }
   };
 
   const remove = (record: StoredTenantRecord): Promise<void> => {

@@ -23,7 +23,7 @@
  */
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { assertLeaseDuration } from '../engine/ports';
-import { LeaseLostError, LeaseUnavailableError } from '../engine/model';
+import { BoundedMap, LeaseLostError, LeaseUnavailableError } from '../engine/model';
 import type { LeaseHandle, LeaseInspection, LeaseOptions, LeaseProvider } from '../engine/ports';
 import { isRestError, serviceErrorCode, statusOf, toSignalboxError } from '../storage/errors';
 import { backoffDelayInMs, delay, type BackoffOptions } from './backoff';
@@ -110,7 +110,7 @@ export class BlobLeaseProvider implements LeaseProvider {
   private readonly handOffs = new Map<string, HeldLease>();
   /** Leases held by work in this process, by name: wall-clock times for `inspect` (which explains, never decides). */
   private readonly heldHere = new Map<string, { since: number; expiresAt: number | undefined }>();
-  private readonly blobClients = new Map<string, BlockBlobClient>();
+  private readonly blobClients = new BoundedMap<string, BlockBlobClient>(MAX_CACHED_BLOB_CLIENTS);
 
   constructor(
     private readonly container: ContainerClient,
@@ -185,15 +185,10 @@ export class BlobLeaseProvider implements LeaseProvider {
   }
 
   private blobOf(name: string): BlockBlobClient {
-    const cached = this.blobClients.get(name);
-    if (cached) {
-      this.blobClients.delete(name);
-      this.blobClients.set(name, cached);
-      return cached;
-    }
+    const cached = this.blobClients.use(name);
+    if (cached) return cached;
     const blob = this.container.getBlockBlobClient(leaseBlobName(name));
     this.blobClients.set(name, blob);
-    if (this.blobClients.size > MAX_CACHED_BLOB_CLIENTS) this.blobClients.delete(this.blobClients.keys().next().value!);
     return blob;
   }
 

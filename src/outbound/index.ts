@@ -8,6 +8,7 @@ export { DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError, responseSizePolicy, 
 export { retryAfterInMs, retryAfterStrategy } from './retry-after-strategy';
 export { outboundRetryPolicy, type OutboundRetry, type OutboundRetryOptions } from './retry-policy';
 export { stepRetryPolicy, stepRetryPolicyName } from './step-retry-policy';
+export { TokenBucket, type TokenRate } from './token-bucket';
 export { RateLimiter, type RateLimiterClock, type RateLimiterOptions, type Reservation } from './rate-limiter';
 export { rateLimitPolicy, rateLimitPolicyName, type RateLimitedRequest } from './rate-limit-policy';
 export { ExternalServiceTimeoutError, timeoutPolicy, timeoutPolicyName } from './timeout-policy';

@@ -16,7 +16,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, createEmptyPipeline, createHttpHeaders, createPipelineRequest, isRestError, type HttpClient, type Pipeline, type PipelineRequest } from '@azure/core-rest-pipeline';
 import { ExternalServiceError, OutboundRefusedError, type StepRetry, type ExternalRequest, type ExternalResponse, type ExternalServiceClient } from '../engine/steps';
-import { foreignErrorCode } from '../engine/model';
+import { BoundedMap, foreignErrorCode } from '../engine/model';
 import { redactSecrets } from '../engine/model';
 import { allowListPolicy, allowListRefusal } from './allow-list-policy';
 import { createConnectionAgents } from './connection-agents';
@@ -91,12 +91,11 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
     return pipeline;
   }
   const anonymous = pipelineWith(undefined);
-  const withToken = new Map<string, Pipeline>();
+  const withToken = new BoundedMap<string, Pipeline>(MAX_CACHED_SCOPES);
   function pipelineFor(resource: string | undefined): Pipeline {
     if (resource === undefined) return anonymous;
     let pipeline = withToken.get(resource);
     if (!pipeline) {
-      if (withToken.size >= MAX_CACHED_SCOPES) withToken.delete(withToken.keys().next().value!);
       pipeline = pipelineWith(resource);
       withToken.set(resource, pipeline);
     }

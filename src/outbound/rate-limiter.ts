@@ -8,7 +8,9 @@
  * N times the limit through (the README's "Flow control" says so). A storage-backed bucket would cost a
  * conditional write per call, more than most calls it guards.
  */
+import { BoundedMap, delay } from '../engine/model';
 import type { OutboundRateLimit } from '../engine/steps';
+import { TokenBucket, type TokenRate } from './token-bucket';
 
 /** Where the limiter reads the time and waits (a manual clock in tests). */
 export interface RateLimiterClock {
@@ -23,42 +25,20 @@ export interface RateLimiterOptions {
   maxBuckets?: number;
 }
 
-interface Bucket {
-  /** Negative when calls wait for slots not yet refilled. */
-  tokens: number;
-  at: number;
-}
-
 /** A reservation: how long to wait for each limit's slot (the longest is the wait), or the limit that has no slot soon enough. */
 export type Reservation =
   | { readonly waitInMs: number; readonly waits: ReadonlyArray<{ readonly rateLimit: OutboundRateLimit; readonly waitInMs: number }> }
   | { readonly refusedBy: OutboundRateLimit; readonly waitInMs: number };
 
-const wallClock: RateLimiterClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason as Error);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal!.reason as Error);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+const wallClock: RateLimiterClock = { now: () => Date.now(), sleep: (ms, signal) => delay(ms, signal) };
 
 export class RateLimiter {
   readonly clock: RateLimiterClock;
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly maxBuckets: number;
+  private readonly buckets: BoundedMap<string, TokenBucket>;
 
   constructor(options: RateLimiterOptions = {}) {
     this.clock = options.clock ?? wallClock;
-    this.maxBuckets = options.maxBuckets ?? 10_000;
+    this.buckets = new BoundedMap(options.maxBuckets ?? 10_000);
   }
 
   /**
@@ -69,35 +49,23 @@ export class RateLimiter {
     const now = this.clock.now();
     const waits: Array<{ rateLimit: OutboundRateLimit; waitInMs: number }> = [];
     for (const rateLimit of limits) {
-      const bucket = this.refilled(rateLimit, now);
-      const waitInMs = bucket.tokens >= 1 ? 0 : Math.ceil(((1 - bucket.tokens) * rateLimit.periodInMs) / rateLimit.limit);
+      const waitInMs = this.bucketOf(rateLimit, now).waitInMs(rateLimit, now);
       if (waitInMs > maxWaitInMs) return { refusedBy: rateLimit, waitInMs };
       waits.push({ rateLimit, waitInMs });
     }
-    for (const { rateLimit } of waits) this.buckets.get(rateLimit.bucket)!.tokens -= 1;
+    for (const { rateLimit } of waits) this.buckets.get(rateLimit.bucket)!.reserve(rateLimit, now);
     return { waitInMs: Math.max(0, ...waits.map((wait) => wait.waitInMs)), waits };
   }
 
   /** Gives reserved slots back (a call that never went: aborted while it waited). */
   release(limits: readonly OutboundRateLimit[]): void {
-    for (const rateLimit of limits) {
-      const bucket = this.buckets.get(rateLimit.bucket);
-      if (bucket) bucket.tokens = Math.min(rateLimit.burst, bucket.tokens + 1);
-    }
+    for (const rateLimit of limits) this.buckets.get(rateLimit.bucket)?.giveBack(rateLimit);
   }
 
-  private refilled(rateLimit: OutboundRateLimit, now: number): Bucket {
-    let bucket = this.buckets.get(rateLimit.bucket);
-    if (bucket) this.buckets.delete(rateLimit.bucket);
-    else {
-      bucket = { tokens: rateLimit.burst, at: now };
-      if (this.buckets.size >= this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
-    }
-    // Kept in recency order (a Map iterates in insertion order): the first is the least recently used.
+  /** The bucket of the limit's name, the most recently used from now on (a new one starts full). */
+  private bucketOf(rateLimit: TokenRate & Pick<OutboundRateLimit, 'bucket'>, now: number): TokenBucket {
+    const bucket = this.buckets.use(rateLimit.bucket) ?? new TokenBucket(rateLimit, now);
     this.buckets.set(rateLimit.bucket, bucket);
-    const elapsed = Math.max(0, now - bucket.at);
-    bucket.tokens = Math.min(rateLimit.burst, bucket.tokens + (elapsed * rateLimit.limit) / rateLimit.periodInMs);
-    bucket.at = now;
     return bucket;
   }
 }

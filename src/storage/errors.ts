@@ -32,6 +32,17 @@ export function statusOf(error: unknown): number | undefined {
 
 const containerMissing = new Set(['TableNotFound', 'ContainerNotFound']);
 
+/**
+ * A table or container of this name is still being deleted (Azure deletes them asynchronously: a name is
+ * taken for some tens of seconds after its deletion). Retryable: creating it again later succeeds.
+ */
+export class StorageBeingDeletedError extends StorageError {
+  constructor(what: string, status: number | undefined, options?: { cause?: unknown }) {
+    super(`Storage for ${what} is being deleted`, status, true, options);
+  }
+}
+const beingDeleted = new Set(['TableBeingDeleted', 'ContainerBeingDeleted']);
+
 /** A 404 for the entity or blob itself, not for its table or container. */
 export function isEntityNotFound(error: unknown): boolean {
   if (!isRestError(error) || error.statusCode !== 404) return false;
@@ -58,7 +69,7 @@ export function toSignalboxError(error: unknown, what: string): unknown {
     case 404:
       return new NotFoundError(`${what} was not found`, cause);
     case 409:
-      if (code === 'TableBeingDeleted') return new StorageError(`Storage for ${what} is being deleted`, status, true, cause);
+      if (code && beingDeleted.has(code)) return new StorageBeingDeletedError(what, status, cause);
       return new ConflictError(`${what} already exists or is in conflict (${code ?? 'conflict'})`, cause);
     case 412:
       return new PreconditionFailedError(`${what} was changed by someone else (ETag mismatch)`, cause);

@@ -8,7 +8,7 @@ export { TableInterestIndex, type TableInterestIndexOptions } from './table-inte
 export { TableOperationStore } from './table-operation-store';
 export { TableSearchIndex } from './table-search-index';
 export { TableFlowStore } from './table-flow-store';
-export { toSignalboxError } from './errors';
+export { StorageBeingDeletedError, toSignalboxError } from './errors';
 export { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH } from './keys';
 export { MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-body';
 export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';

@@ -8,6 +8,7 @@
  * before the save that arms them, and whether a timer is still armed is decided by its instance at firing.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 import type { DueTimerIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
 import type { DueTimer } from '../engine/decide';
 import { isEntityNotFound, toSignalboxError, translate } from './errors';
@@ -44,6 +45,8 @@ function toTimer(row: TableRow): DueTimer {
     ...(typeof row.retryTriggerId === 'string' ? { retry: { triggerId: row.retryTriggerId, attempt: Number(row.retryAttempt) } } : {}),
     // A debounced burst's timer (debounce.ts): it applies that burst.
     ...(typeof row.debounceTriggerId === 'string' ? { debounce: { triggerName: String(row.debounceTriggerName), triggerId: row.debounceTriggerId } } : {}),
+    // A wait for room in a full state (capacity-waits.ts): it ends that wait.
+    ...(typeof row.capacityTriggerId === 'string' ? { capacityWait: { triggerId: row.capacityTriggerId, stateId: String(row.capacityStateId), key: String(row.capacityKey) } } : {}),
   };
 }
 
@@ -56,7 +59,8 @@ export class TableDueTimerIndex implements DueTimerIndex {
       if (chunk.length === 1) await translate('due timers', () => this.client.upsertEntity(this.entity(chunk[0]!), 'Replace', { abortSignal: options.abortSignal }));
       else
         await translate('due timers', () =>
-          this.client.submitTransaction(
+          submitTransaction(
+            this.client,
             chunk.map((timer) => ['upsert', this.entity(timer), 'Replace'] as TransactionAction),
             { abortSignal: options.abortSignal },
           ),
@@ -76,7 +80,8 @@ export class TableDueTimerIndex implements DueTimerIndex {
   async remove(timers: readonly DueTimer[], options: OperationOptions = {}): Promise<void> {
     await this.inChunks(timers, async (chunk) => {
       try {
-        await this.client.submitTransaction(
+        await submitTransaction(
+          this.client,
           chunk.map((timer) => ['delete', { partitionKey: PARTITION, rowKey: rowKey(timer) }] as TransactionAction),
           { abortSignal: options.abortSignal },
         );
@@ -108,6 +113,7 @@ export class TableDueTimerIndex implements DueTimerIndex {
       ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}),
       ...(timer.retry ? { retryTriggerId: timer.retry.triggerId, retryAttempt: timer.retry.attempt } : {}),
       ...(timer.debounce ? { debounceTriggerName: timer.debounce.triggerName, debounceTriggerId: timer.debounce.triggerId } : {}),
+      ...(timer.capacityWait ? { capacityTriggerId: timer.capacityWait.triggerId, capacityStateId: timer.capacityWait.stateId, capacityKey: timer.capacityWait.key } : {}),
     };
   }
 

@@ -10,6 +10,7 @@
  * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../engine/model';
 import type { OutboxRow, StoredOutboxRow } from '../engine/model';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
@@ -101,7 +102,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     assertEntityFits(row, `offers of instance "${instanceId}"`);
     try {
       // A one-entity transaction, for the same Azurite multi-byte reason as instance saves (see submit).
-      await this.client.submitTransaction([['upsert', row, 'Replace']], { abortSignal: options.abortSignal });
+      await submitTransaction(this.client, [['upsert', row, 'Replace']], { abortSignal: options.abortSignal });
     } catch (error) {
       throw toSignalboxError(error, `offers of instance "${instanceId}"`);
     }
@@ -134,7 +135,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     for (let start = 0; start < rowKeys.length; start += 100) {
       const chunk = rowKeys.slice(start, start + 100);
       try {
-        await this.client.submitTransaction(
+        await submitTransaction(
+          this.client,
           chunk.map((rowKey) => ['delete', { partitionKey, rowKey }] as TransactionAction),
           { abortSignal: options.abortSignal },
         );
@@ -208,7 +210,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
         continue;
       }
       try {
-        await this.client.submitTransaction(
+        await submitTransaction(
+          this.client,
           chunk.map((id) => ['delete', { partitionKey, rowKey: outboxRowKey(id) }] as TransactionAction),
           { abortSignal: options.abortSignal },
         );
@@ -327,7 +330,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     }
     let response: TableTransactionResponse;
     try {
-      response = await this.client.submitTransaction(actions, { abortSignal: options.abortSignal });
+      response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
     } catch (error) {
       // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
       // (and as the in-memory store does): the engine then reloads and reports `notFound`.

@@ -28,9 +28,10 @@
  * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 import { createHash } from 'node:crypto';
 import type { OperationStatus } from '../engine/model';
-import { StorageError } from '../engine/model';
+import { BoundedMap, StorageError } from '../engine/model';
 import { fitOperation, fitResult, listedOperation, operationKind, operationWorkflowId, type InstanceResult, type ListedOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { OperationOptions, OperationQuery, OperationStore, Page, PageOptions } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
@@ -60,7 +61,7 @@ export function invertedTime(isoTime: string): string {
 
 export class TableOperationStore implements OperationStore {
   /** Operation id → the status its listing row was last written with, by this process. */
-  private readonly listed = new Map<string, OperationStatus>();
+  private readonly listed = new BoundedMap<string, OperationStatus>(LISTED_STATUSES_REMEMBERED);
 
   constructor(private readonly client: TableClient) {}
 
@@ -72,7 +73,8 @@ export class TableOperationStore implements OperationStore {
     assertEntityFits(listing, `listing row of operation "${operation.id}"`);
     try {
       // One transaction: the record and its listing row exist together or not at all.
-      const response = await this.client.submitTransaction(
+      const response = await submitTransaction(
+        this.client,
         [
           ['create', entity],
           ['upsert', listing, 'Replace'],
@@ -91,9 +93,7 @@ export class TableOperationStore implements OperationStore {
   }
 
   private rememberListed(operation: Operation): void {
-    this.listed.delete(operation.id);
     this.listed.set(operation.id, operation.status);
-    if (this.listed.size > LISTED_STATUSES_REMEMBERED) this.listed.delete(this.listed.keys().next().value!);
   }
 
   /** Newest first: a scan of the listing rows, from the newest key in the creation-time range on. */
@@ -140,7 +140,7 @@ export class TableOperationStore implements OperationStore {
     const written = await translate(`operation "${operation.id}"`, async () =>
       actions.length === 1 && isAscii(entity)
         ? (await this.client.updateEntity(entity, 'Replace', { etag, abortSignal: options.abortSignal })).etag
-        : (await this.client.submitTransaction(actions, { abortSignal: options.abortSignal })).subResponses[0]?.etag,
+        : (await submitTransaction(this.client, actions, { abortSignal: options.abortSignal })).subResponses[0]?.etag,
     );
     if (listingChanges) this.rememberListed(operation);
     return { ...withoutEtag(operation), etag: requireEtag(written, operation.id) };
@@ -164,7 +164,8 @@ export class TableOperationStore implements OperationStore {
     await this.deleteResults(operationId, options);
     const rowKeys = [recordRowKey(operationId), toListingEntity(existing).rowKey];
     try {
-      await this.client.submitTransaction(
+      await submitTransaction(
+        this.client,
         rowKeys.map((rowKey): TransactionAction => ['delete', { partitionKey: OPERATIONS_PARTITION, rowKey }]),
         { abortSignal: options.abortSignal },
       );
@@ -183,9 +184,9 @@ export class TableOperationStore implements OperationStore {
     try {
       if (options.keepExisting) {
         if (isAscii(entity)) await this.client.createEntity(entity, { abortSignal });
-        else await this.client.submitTransaction([['create', entity]], { abortSignal });
+        else await submitTransaction(this.client, [['create', entity]], { abortSignal });
       } else if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal });
-      else await this.client.submitTransaction([['upsert', entity, 'Replace']], { abortSignal });
+      else await submitTransaction(this.client, [['upsert', entity, 'Replace']], { abortSignal });
     } catch (error) {
       if (options.keepExisting && statusOf(error) === 409) return;
       throw toSignalboxError(error, `result of operation "${operationId}"`);
@@ -206,7 +207,8 @@ export class TableOperationStore implements OperationStore {
       if (page.items.length === 0) return;
       const partitionKey = encodeKey(operationId, 'operation id');
       await translate(`results of operation "${operationId}"`, () =>
-        this.client.submitTransaction(
+        submitTransaction(
+          this.client,
           page.items.map((rowKey) => ['delete', { partitionKey, rowKey }]),
           { abortSignal: options.abortSignal },
         ),

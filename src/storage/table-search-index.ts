@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 import type { OperationOptions, Page, PageOptions } from '../engine/ports';
 import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../engine/search';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
@@ -33,7 +34,7 @@ export class TableSearchIndex implements SearchIndexStore {
     for (let start = 0; start < actions.length; start += MAX_BATCH) {
       const chunk = actions.slice(start, start + MAX_BATCH);
       try {
-        await this.client.submitTransaction(chunk, { abortSignal: options.abortSignal });
+        await submitTransaction(this.client, chunk, { abortSignal: options.abortSignal });
       } catch (error) {
         // One row to remove was gone already (an earlier attempt removed it): the transaction failed as a
         // whole, so its rows are written one by one, absorbing exactly "not found".
@@ -62,7 +63,7 @@ export class TableSearchIndex implements SearchIndexStore {
       ]),
     );
     for (let start = 0; start < actions.length; start += MAX_BATCH) {
-      await translate(`search rows of workflow "${workflowId}"`, () => this.client.submitTransaction(actions.slice(start, start + MAX_BATCH), { abortSignal: options.abortSignal }));
+      await translate(`search rows of workflow "${workflowId}"`, () => submitTransaction(this.client, actions.slice(start, start + MAX_BATCH), { abortSignal: options.abortSignal }));
     }
   }
 

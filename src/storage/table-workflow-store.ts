@@ -7,6 +7,7 @@
  * never names a version that does not exist, and `get` of the latest version is one read.
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 import type { WorkflowDefinition, WorkflowVersion } from '../engine/definition';
 import { NotFoundError, PreconditionFailedError, StorageError } from '../engine/model';
 import type { OperationOptions, Page, PageOptions, WorkflowStore, WorkflowSummary, WorkflowWriteOptions } from '../engine/ports';
@@ -106,7 +107,7 @@ export class TableWorkflowStore implements WorkflowStore {
     assertEntityFits(latest, what);
     const actions: TransactionAction[] = [ifMatch === undefined ? ['create', latest] : ['update', latest, 'Replace', { etag: ifMatch }], ['create', versionRow]];
     try {
-      const response = await this.client.submitTransaction(actions, { abortSignal: options.abortSignal });
+      const response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
       const etag = response.subResponses[0]?.etag;
       if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
       return { definition, version, createdAt, etag };

@@ -19,7 +19,7 @@ export interface ResourceCheck {
  * Every table of a tenant: each `...Table` name but the registry's (the default tenant's only). Derived from
  * the names, so a table added to StorageNames is removed and checked with the others without a change here.
  */
-function tableNames(names: StorageNames): string[] {
+export function tenantTableNames(names: StorageNames): string[] {
   return Object.entries(names)
     .filter(([key, value]) => key.endsWith('Table') && key !== 'tenantsTable' && typeof value === 'string')
     .map(([, value]) => value as string);
@@ -27,7 +27,7 @@ function tableNames(names: StorageNames): string[] {
 
 /** Deletes the tables and the container (absent ones are fine), then answers what the check found of each. */
 export async function removeTenantStorage(connection: StorageConnection, names: StorageNames): Promise<ResourceCheck[]> {
-  const tables = tableNames(names).map((name) => createTableClient(connection, name));
+  const tables = tenantTableNames(names).map((name) => createTableClient(connection, name));
   const container = createContainerClient(connection, names.leaseContainer);
   await Promise.all([
     ...tables.map(async (table) => {
@@ -46,7 +46,7 @@ export async function removeTenantStorage(connection: StorageConnection, names: 
 
 /** Whether each of the tenant's tables and its container exists (a read of each, nothing listed across tenants). */
 export async function checkTenantStorage(connection: StorageConnection, names: StorageNames): Promise<ResourceCheck[]> {
-  const tableChecks = tableNames(names).map(async (name): Promise<ResourceCheck> => {
+  const tableChecks = tenantTableNames(names).map(async (name): Promise<ResourceCheck> => {
     const table = createTableClient(connection, name);
     try {
       await table.listEntities().byPage({ maxPageSize: 1 }).next();

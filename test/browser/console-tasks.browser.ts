@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { testConnectionString, uniquePrefix } from '../support/storage';
-import { accessibilityViolations, launchBrowser, screenshot, watchForPageErrors } from './support/browser';
+import { accessibilityViolations, launchBrowser, screenshot, openTestPage, closeTestPage, openConsoleWithKey } from './support/browser';
 
 const API_KEY = 'browser-tasks-key';
 const expenseClaim = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'examples', 'expense-claim.json'), 'utf8')) as Record<string, unknown>;
@@ -61,14 +61,11 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors.filter((error) => !provoked.some((status) => error.includes(`status of ${status} `)))).toEqual([]);
+  await closeTestPage({ context, pageErrors }, (error) => provoked.some((status) => error.includes(`status of ${status} `)));
   provoked = [];
 });
 
@@ -77,12 +74,8 @@ afterAll(async () => {
   await host?.stop();
 });
 
-async function openWithKey(hash: string): Promise<void> {
-  await page.goto(`${host.url}/console/`);
-  await page.getByLabel('API key').fill(API_KEY);
-  await page.getByRole('button', { name: 'Use key' }).click();
-  await page.goto(`${host.url}/console/${hash}`);
-}
+/** Opens the console with the key already entered, as after the first visit in this tab. */
+const openWithKey = (hash: string) => openConsoleWithKey(page, host.url, API_KEY, hash);
 
 async function expectNoViolations(): Promise<void> {
   expect(await accessibilityViolations(page)).toEqual([]);
@@ -260,9 +253,7 @@ it('draws the diagram with no two labels overlapping, using the width it has', a
 it('fits a 390 px phone: no page scrolls sideways, each passes axe', async () => {
   await context.close();
   // Not `isMobile`: a mobile viewport zooms out to fit what overflows, which would hide the overflow measured here.
-  context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser, { width: 390, height: 844 }));
   const { operationId } = (await api.request('POST', '/api/triggers', { json: { name: 'Probe', subjects: ['claim-c'] } })).body as { operationId: string };
   await api.waitForOperation(operationId);
   const pages: Array<[string, string, () => Promise<void>]> = [

@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { testConnectionString, uniquePrefix } from '../support/storage';
-import { accessibilityViolations, launchBrowser, screenshot, screenshotOf, watchForPageErrors } from './support/browser';
+import { accessibilityViolations, launchBrowser, screenshot, screenshotOf, openTestPage, closeTestPage, openConsoleWithKey } from './support/browser';
 
 const API_KEY = 'browser-test-key';
 const expenseClaim = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'examples', 'expense-claim.json'), 'utf8')) as Record<string, unknown>;
@@ -99,14 +99,11 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+  await closeTestPage({ context, pageErrors });
 });
 
 afterAll(async () => {
@@ -117,12 +114,7 @@ afterAll(async () => {
 });
 
 /** Opens the console with the key already entered, as after the first visit in this tab. */
-async function openWithKey(hash: string): Promise<void> {
-  await page.goto(`${host.url}/console/`);
-  await page.getByLabel('API key').fill(API_KEY);
-  await page.getByRole('button', { name: 'Use key' }).click();
-  await page.goto(`${host.url}/console/${hash}`);
-}
+const openWithKey = (hash: string) => openConsoleWithKey(page, host.url, API_KEY, hash);
 
 it('opens at /, asks for the key with the problem+json detail, then lists the workflows with their versions', async () => {
   await page.goto(`${host.url}/`);

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startTestHost, type TestHost } from '../support/local-host';
-import { accessibilityViolations, launchBrowser, screenshotOf, watchForPageErrors } from './support/browser';
+import { accessibilityViolations, launchBrowser, screenshotOf, openTestPage, closeTestPage } from './support/browser';
 
 /** Calls to the partner, answered only when the test releases them. */
 const heldCalls: ServerResponse[] = [];
@@ -73,18 +73,34 @@ beforeAll(async () => {
   await until(() => heldCalls.length === 1, "o-1's call holding the slot");
   expect((await test.api.request('POST', '/api/triggers', { json: { name: 'Work', subjects: ['o-2'], priority: 5 } })).status).toBe(202);
   await until(async () => (await test.api.request('GET', '/api/flow/orders/keys/customer%3A42')).body.queued?.length === 1, "o-2's trigger queued");
+  // At most one pick per customer: p-1 is in `picking`, p-2's trigger waits for room.
+  const picks = {
+    id: 'picks',
+    displayName: 'Picks',
+    initialStateId: 'open',
+    states: {
+      open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+      picking: {
+        capacity: { key: 'customer:{{context.customer}}', limit: 1, timeout: 'PT2H' },
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
+    },
+  };
+  expect((await test.api.request('PUT', '/api/workflows/picks', { json: picks })).status).toBe(201);
+  for (const instanceId of ['p-1', 'p-2']) {
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'picks', instanceId, context: { customer: 42 } } })).status).toBe(201);
+    expect((await test.api.request('POST', `/api/instances/${instanceId}/triggers`, { json: { id: `pick-${instanceId}`, name: 'Pick' }, headers: { prefer: 'wait=30' } })).status).toBeLessThan(300);
+  }
   browser = await launchBrowser();
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+  await closeTestPage({ context, pageErrors });
 });
 
 afterAll(async () => {
@@ -149,4 +165,32 @@ it('the workflow page shows one key: running, queued in order, next release, the
   releaseCalls();
   await refreshUntil(view, (text) => text.startsWith('0/1 running, 0 queued'), 'the slots released');
   await expect(view.getByTestId('flow-key-next-release').textContent()).resolves.toContain('nothing waits');
+});
+
+it('the workflow page shows one key per state with capacity: who is in it, who waits for room and until when; the waiter enters once room frees', async () => {
+  await page.goto(`${test.host.url}/console/#/workflows/picks`);
+  const view = page.getByTestId('flow-key-view');
+  await expect(view.locator('p.muted code').allTextContents()).resolves.toEqual(['customer:{{context.customer}}']);
+  await view.getByLabel('Key', { exact: true }).fill('customer:42');
+  await view.getByRole('button', { name: 'Show key' }).click();
+  const picking = view.locator('[data-testid="flow-key-capacity"][data-state="picking"]');
+  await picking.waitFor();
+  await expect(picking.getByRole('heading').textContent()).resolves.toBe('State picking: 1/1 in it, 1 waiting for room');
+  await expect(picking.getByTestId('flow-key-capacity-members').getByRole('link', { name: 'p-1' }).count()).resolves.toBe(1);
+  await expect(picking.getByTestId('flow-key-capacity-queued').getByRole('listitem').allTextContents()).resolves.toEqual([
+    expect.stringMatching(/^p-2 trigger pick-p-2, priority 3, since .+, waits until /),
+  ]);
+  await expect(view.getByTestId('flow-key-summary').textContent()).resolves.toContain('no concurrency policy');
+  await screenshotOf(view, 'workflow-flow-key-capacity');
+  expect(await accessibilityViolations(page)).toEqual([]);
+
+  // p-1 leaves: its save re-offers p-2's trigger, which enters.
+  expect((await test.api.request('POST', '/api/instances/p-1/triggers', { json: { id: 'done-p-1', name: 'Done' }, headers: { prefer: 'wait=30' } })).status).toBeLessThan(300);
+  await until(async () => {
+    await view.getByRole('button', { name: 'Refresh' }).click();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return ((await picking.getByRole('heading').textContent()) ?? '') === 'State picking: 1/1 in it, 0 waiting for room';
+  }, 'p-2 admitted');
+  await expect(picking.getByTestId('flow-key-capacity-members').getByRole('link', { name: 'p-2' }).count()).resolves.toBe(1);
+  await expect(picking.textContent()).resolves.toContain('No trigger waits for room in this state.');
 });

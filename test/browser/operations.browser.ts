@@ -8,7 +8,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { httpClient } from '../host/http-client';
-import { accessibilityViolations, launchBrowser, screenshot, watchForPageErrors } from './support/browser';
+import { accessibilityViolations, launchBrowser, screenshot, openTestPage, closeTestPage, openConsoleWithKey } from './support/browser';
 
 const API_KEY = 'operations-browser-key';
 const RESULTS = 60;
@@ -58,14 +58,11 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+  await closeTestPage({ context, pageErrors });
 });
 
 afterAll(async () => {
@@ -73,12 +70,8 @@ afterAll(async () => {
   await test?.host.stop();
 });
 
-async function openWithKey(hash: string): Promise<void> {
-  await page.goto(`${test.host.url}/console/`);
-  await page.getByLabel('API key').fill(API_KEY);
-  await page.getByRole('button', { name: 'Use key' }).click();
-  await page.goto(`${test.host.url}/console/${hash}`);
-}
+/** Opens the console with the key already entered, as after the first visit in this tab. */
+const openWithKey = (hash: string) => openConsoleWithKey(page, test.host.url, API_KEY, hash);
 
 it('lists operations newest first with what each was, filters by kind, and opens one', async () => {
   await openWithKey('#/workflows');

@@ -12,7 +12,7 @@ import { prefixedStorageNames } from '../../src/storage/names';
 import { httpClient } from '../host/http-client';
 import { startOpenIdProvider, type OpenIdProvider } from '../support/openid-provider';
 import { testConnectionString, uniquePrefix } from '../support/storage';
-import { launchBrowser, screenshot, watchForPageErrors } from './support/browser';
+import { launchBrowser, screenshot, openTestPage, closeTestPage } from './support/browser';
 
 const API_KEY = 'sign-in-test-key';
 const AUDIENCE = 'api://signalbox';
@@ -69,14 +69,11 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+  await closeTestPage({ context, pageErrors });
 });
 
 afterAll(async () => {

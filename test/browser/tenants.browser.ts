@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { httpClient } from '../host/http-client';
-import { accessibilityViolations, launchBrowser, screenshot, watchForPageErrors } from './support/browser';
+import { accessibilityViolations, launchBrowser, screenshot, openTestPage, closeTestPage, openConsoleWithKey } from './support/browser';
 
 const API_KEY = 'tenants-browser-key';
 const TENANT = 'acme';
@@ -35,14 +35,11 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+  await closeTestPage({ context, pageErrors });
 });
 
 afterAll(async () => {
@@ -57,10 +54,7 @@ async function instanceIdsShown(): Promise<string[]> {
 }
 
 it('creates a tenant, works in it with its own instances, keeps the choice across a reload, and deletes it', async () => {
-  await page.goto(`${test.host.url}/console/`);
-  await page.getByLabel('API key').fill(API_KEY);
-  await page.getByRole('button', { name: 'Use key' }).click();
-  await page.goto(`${test.host.url}/console/#/instances`);
+  await openConsoleWithKey(page, test.host.url, API_KEY, '#/instances');
   expect((await instanceIdsShown()).join(' ')).toContain('claim-default');
   // One tenant so far: nothing to pick.
   await expect(page.getByLabel('Tenant', { exact: true }).count()).resolves.toBe(0);

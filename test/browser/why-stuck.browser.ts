@@ -5,7 +5,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestHost, type TestHost } from '../support/local-host';
-import { accessibilityViolations, launchBrowser, screenshotOf, watchForPageErrors } from './support/browser';
+import { accessibilityViolations, launchBrowser, screenshotOf, openTestPage, closeTestPage } from './support/browser';
 
 const approval = {
   id: 'approval',
@@ -38,14 +38,11 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
+  ({ context, page, pageErrors } = await openTestPage(browser));
 });
 
 afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+  await closeTestPage({ context, pageErrors });
 });
 
 afterAll(async () => {

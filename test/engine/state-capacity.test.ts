@@ -3,9 +3,10 @@
  * state, the rest of the triggers into it queued in order (priority first) and applied when an instance
  * leaves, or ended with `capacityTimeout`; counts reconciled with the instances' own state.
  */
-import { DefinitionInvalidError, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
-import { InMemoryFlowStore } from '../../src/testing';
-import { testEngine, trigger } from './support';
+import { DefinitionInvalidError, MAX_CAPACITY_ROW_CHARS, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
+import { Engine } from '../../src/engine';
+import { InMemoryDueTimerIndex, InMemoryFlowStore, ManualClock, createInMemoryPorts } from '../../src/testing';
+import { recordingLogger, testEngine, trigger } from './support';
 
 function workflow(capacity: object | undefined): WorkflowDefinitionInput {
   return {
@@ -153,6 +154,32 @@ describe('capacity on a state', () => {
     expect((await engine.applyTrigger('b', pick('b', { id: 'pick-b-again' }))).outcome).toBe('transitioned');
   });
 
+  it('ends a wait from a timer at its deadline, with nothing else happening: capacityTimeout, the queue lets it go, the timer row goes', async () => {
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex() };
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const engine = new Engine(ports, { clock, logger: recordingLogger(), newId: () => 'gen' });
+    await engine.createWorkflow(workflow(perCustomer(1, 'PT1H')));
+    for (const id of ['a', 'b']) await engine.createInstance({ workflowId: 'orders', instanceId: id, context: { customer: '42' } });
+    await engine.applyTrigger('a', pick('a'));
+    expect((await engine.applyTrigger('b', pick('b'))).outcome).toBe('capacityQueued');
+    expect((await engine.getInstance('b')).capacityWaits).toEqual([{ triggerId: 'pick-b', stateId: 'picking', key: 'customer:42', deadline: '2026-01-01T01:00:00.000Z' }]);
+    await clock.advanceBy(3600_000);
+    expect((await engine.getInstance('b')).stateId).toBe('open');
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }], queued: [] });
+    const offers = await engine.getOffers('b');
+    expect(offers[0]).toMatchObject({ operationId: 'pick-b', outcome: 'capacityTimeout' });
+    expect(offers[0]!.trace?.[0]?.detail).toBe('capacityTimeout: customer:42 at 1/1 in picking, waited since 2026-01-01T00:00:00.000Z');
+    const due = [];
+    for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) due.push(row);
+    expect(due).toEqual([]);
+    // Admitted before its deadline instead, the waiter's timer is disarmed with the entry.
+    expect((await engine.applyTrigger('b', pick('b', { id: 'pick-b-2' }))).outcome).toBe('capacityQueued');
+    await engine.applyTrigger('a', done('a'));
+    expect((await engine.getInstance('b')).stateId).toBe('picking');
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
+  });
+
   it("counts by the instances' own state: a member cancelled or deleted in the state frees its place at the next full check", async () => {
     const { engine } = await setUp(
       perCustomer(2),
@@ -188,6 +215,116 @@ describe('capacity on a state', () => {
       expect(history.filter((entry) => entry.triggerId === `pick-${id}`)).toHaveLength(1);
       expect((await engine.getInstance(id)).stateId).toBe('done');
     }
+  });
+
+  it("runs no action of a trigger that must wait: the check comes before the transition's steps, so its call is made once, when it is applied", async () => {
+    const calls: string[] = [];
+    const test = testEngine({ inProcess: true, http: { send: async (request) => (calls.push(request.url), { status: 200, body: undefined }) } });
+    const definition = workflow(perCustomer(1)) as { states: Record<string, { transitions?: { actions?: object[] }[] }> };
+    definition.states.open!.transitions![0]!.actions = [{ type: 'invokeExternalService', url: 'https://partner.example/reserve' }];
+    await test.engine.createWorkflow(definition as unknown as WorkflowDefinitionInput);
+    for (const id of ['a', 'b']) await test.engine.createInstance({ workflowId: 'orders', instanceId: id, context: { customer: '42' } });
+    await test.engine.applyTrigger('a', pick('a'));
+    expect(calls).toHaveLength(1);
+    expect((await test.engine.applyTrigger('b', pick('b'))).outcome).toBe('capacityQueued');
+    expect(calls).toHaveLength(1);
+    await test.engine.applyTrigger('a', done('a'));
+    expect((await test.engine.getInstance('b')).stateId).toBe('picking');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('counts an instance out under the key it entered with, even when the key reads the trigger', async () => {
+    const { engine } = await setUp({ key: 'customer:{{trigger.parameters.customer}}', limit: 1 }, [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+    ]);
+    expect((await engine.applyTrigger('a', pick('a', { parameters: { customer: '42' } }))).outcome).toBe('transitioned');
+    expect((await engine.getInstance('a')).capacityEntry).toEqual({ stateId: 'picking', key: 'customer:42' });
+    expect((await engine.applyTrigger('b', pick('b', { parameters: { customer: '42' } }))).outcome).toBe('capacityQueued');
+    // `Done` names no customer: the key it would give now is `customer:`, but `a` leaves `customer:42`.
+    await engine.applyTrigger('a', done('a'));
+    expect((await engine.getInstance('a')).capacityEntry).toBeUndefined();
+    expect((await engine.getInstance('b')).stateId).toBe('picking');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
+  });
+
+  it('offers the waiter again by an outbox row of the leaving save, addressed to its instance and incarnation', async () => {
+    const { engine, delivery } = await (async () => {
+      const test = testEngine();
+      await test.engine.createWorkflow(workflow(perCustomer(1)));
+      for (const id of ['a', 'b']) await test.engine.createInstance({ workflowId: 'orders', instanceId: id, context: { customer: '42' } });
+      return test;
+    })();
+    await engine.applyTrigger('a', pick('a'));
+    expect((await engine.applyTrigger('b', pick('b', { priority: 4 }))).outcome).toBe('capacityQueued');
+    await engine.applyTrigger('a', done('a'));
+    const b = await engine.getInstance('b');
+    const reoffers = delivery.delivered.filter((sent) => sent.capacityReoffer);
+    expect(reoffers).toEqual([
+      expect.objectContaining({
+        id: expect.stringMatching(/^raised:1:a:i\.[0-9a-f]+:k2\.pick-b:0$/),
+        name: 'Pick',
+        subjects: ['b'],
+        priority: 4,
+        recipient: { instanceId: 'b', incarnation: b.incarnation },
+        causalDepth: 1,
+        capacityReoffer: { workflowId: 'orders', stateId: 'picking', key: 'customer:42', trigger: expect.objectContaining({ id: 'pick-b' }) },
+      }),
+    ]);
+    // Applied: the waiting trigger itself, under its own id; the copy delivered again changes nothing more.
+    await engine.applyTrigger('b', reoffers[0]!);
+    expect((await engine.getHistory('b')).items.at(-1)).toMatchObject({ triggerId: 'pick-b', toStateId: 'picking' });
+    expect((await engine.applyTrigger('b', reoffers[0]!)).outcome).toBe('duplicate');
+    expect((await engine.getHistory('b')).items.filter((entry) => entry.triggerId === 'pick-b')).toHaveLength(1);
+  });
+
+  it('frees the place of an instance cancelled, deleted or migrated out of the state at once, offering it to the next waiter', async () => {
+    const { engine } = await setUp(
+      perCustomer(1),
+      ['a', 'b', 'c', 'd'].map((id) => ({ id, customer: '42' })),
+    );
+    await engine.applyTrigger('a', pick('a'));
+    for (const id of ['b', 'c', 'd']) expect((await engine.applyTrigger(id, pick(id))).outcome).toBe('capacityQueued');
+    await engine.cancel('a');
+    expect((await engine.getInstance('b')).stateId).toBe('picking');
+    await engine.deleteInstance('b', { force: true });
+    expect((await engine.getInstance('c')).stateId).toBe('picking');
+    await engine.addWorkflowVersion({ ...workflow(perCustomer(1)), displayName: 'Orders v2' } as WorkflowDefinitionInput, { ifMatch: '*' });
+    expect((await engine.migrationsAndBulkActions.migrate('c', { workflowId: 'orders', fromVersion: 1, toVersion: 2, stateMap: { picking: 'open' } })).outcome).toBe('migrated');
+    expect((await engine.getInstance('d')).stateId).toBe('picking');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'd' }], queued: [] });
+  });
+
+  it("bounds a queue by its row's size: a trigger that would take the row past it answers capacityTimeout at once", async () => {
+    const { engine } = await setUp(
+      perCustomer(1),
+      Array.from({ length: 9 }, (_, i) => ({ id: `o${i}`, customer: '42' })),
+    );
+    await engine.applyTrigger('o0', pick('o0'));
+    const bulky = { note: 'x'.repeat(60_000) };
+    const outcomes = [];
+    for (let i = 1; i < 9; i++) outcomes.push((await engine.applyTrigger(`o${i}`, pick(`o${i}`, { parameters: bulky }))).outcome);
+    // Six waiters of 60,000 characters fit under MAX_CAPACITY_ROW_CHARS (400,000); the seventh would not.
+    expect(outcomes).toEqual(['capacityQueued', 'capacityQueued', 'capacityQueued', 'capacityQueued', 'capacityQueued', 'capacityQueued', 'capacityTimeout', 'capacityTimeout']);
+    expect(MAX_CAPACITY_ROW_CHARS).toBe(400_000);
+  });
+
+  it('costs two flow-store requests to enter, two to leave (the read for the re-offers is the one the leave writes over), two to apply a re-offer', async () => {
+    const { engine, flow } = await setUp(perCustomer(1), [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+    ]);
+    const store = flow as InMemoryFlowStore;
+    const requestsOf = async (work: () => Promise<unknown>) => {
+      const before = store.requests;
+      await work();
+      return store.requests - before;
+    };
+    expect(await requestsOf(() => engine.applyTrigger('a', pick('a')))).toBe(2);
+    expect(await requestsOf(() => engine.applyTrigger('b', pick('b')))).toBe(2);
+    // a leaves (read, write) and b's re-offer is applied in process (read, write).
+    expect(await requestsOf(() => engine.applyTrigger('a', done('a')))).toBe(4);
+    expect(await requestsOf(() => engine.applyTrigger('b', done('b')))).toBe(2);
   });
 
   it('costs a workflow whose states declare no capacity no flow-store request', async () => {

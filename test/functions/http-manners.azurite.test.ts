@@ -7,14 +7,14 @@
  */
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
-import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
-import * as df from 'durable-functions';
+import { HttpRequest, type HttpHandler, type HttpResponseInit } from '@azure/functions';
 import { setHostCore } from '../../functions/app-services';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import { silentLogger } from '../../src/host/local/logger';
 import { createHostCore } from '../../src/host/host-services';
 import { prefixedStorageNames } from '../../src/storage/names';
 import { testConnectionString, uniquePrefix } from '../support/storage';
+import { durableInvocationContext } from '../support/invocation-context';
 
 const allowedOrigin = 'https://console.example.com';
 const definition = (id: string) => ({
@@ -26,19 +26,7 @@ const definition = (id: string) => ({
 
 const registered = () => (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
 
-/** A context carrying a durable client input, as the host gives every API function. */
-function invocationContext(): InvocationContext {
-  const durableClient = df.input.durableClient();
-  const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-manners', options: { extraInputs: [durableClient] }, logHandler: () => {} });
-  context.extraInputs.set(durableClient, {
-    taskHubName: 'SignalboxHub',
-    creationUrls: {},
-    managementUrls: {},
-    baseUrl: 'http://127.0.0.1:9/runtime/webhooks/durabletask',
-    requiredQueryStringParameters: 'code=test',
-  });
-  return context;
-}
+const invocationContext = () => durableInvocationContext('inv-manners');
 
 interface Answer {
   readonly status: number;

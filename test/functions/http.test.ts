@@ -5,29 +5,17 @@
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
 import { HttpRequest, InvocationContext, type HttpHandler, type HttpResponseInit } from '@azure/functions';
-import * as df from 'durable-functions';
 import { NotFoundError } from '../../src/engine/model';
 import type { ApiRequest, ApiServices, RouteContract, RouteDefinition } from '../../src/host/http/types';
 import type { HostCore } from '../../src/host/host-services';
 import { NOT_FOUND_FUNCTION, handleRoute, handleUnmatched } from '../../functions/http';
 import { durableLauncher, setHostCore } from '../../functions/app-services';
+import { durableInvocationContext } from '../support/invocation-context';
 
 const registered = (jest.requireMock('@azure/functions-core') as { registerFunction: jest.Mock }).registerFunction.mock.calls as Array<[{ name: string }, HttpHandler]>;
 const handlerOf = (name: string): HttpHandler => registered.find(([metadata]) => metadata.name === name)![1];
 
-/** A context carrying a durable client input, as the host gives every function registered with one. */
-function invocationContext(): InvocationContext {
-  const durableClient = df.input.durableClient();
-  const context = new InvocationContext({ functionName: 'test', invocationId: 'inv-1', options: { extraInputs: [durableClient] }, logHandler: () => {} });
-  context.extraInputs.set(durableClient, {
-    taskHubName: 'SignalboxHub',
-    creationUrls: {},
-    managementUrls: {},
-    baseUrl: 'http://127.0.0.1:7071/runtime/webhooks/durabletask',
-    requiredQueryStringParameters: 'code=test',
-  });
-  return context;
-}
+const invocationContext = () => durableInvocationContext('inv-1', 'http://127.0.0.1:7071/runtime/webhooks/durabletask');
 
 let health = true;
 beforeAll(() => {
@@ -283,20 +271,23 @@ describe('durableLauncher', () => {
   it('starts the trigger orchestration under the operation id', async () => {
     const stub = client(missing());
     await durableLauncher(stub as never).start('op-7');
-    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7' } });
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-7', input: { operationId: 'op-7', applyOneInstanceDirectly: true } });
   });
 
   it("hands the orchestration its tenant and the tenant's fan-out quota", async () => {
     const stub = client(missing());
     await durableLauncher(stub as never, 'acme', 2).start('op-9');
-    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'acme|op-9', input: { operationId: 'op-9', tenantId: 'acme', batchesInFlight: 2 } });
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', {
+      instanceId: 'acme|op-9',
+      input: { operationId: 'op-9', tenantId: 'acme', batchesInFlight: 2, applyOneInstanceDirectly: true },
+    });
   });
 
   it('starts an operation recorded by this very request without asking for a status first', async () => {
     const stub = client({ runtimeStatus: 'Running' });
     await durableLauncher(stub as never).start('op-8', { isNew: true });
     expect(stub.getStatus).not.toHaveBeenCalled();
-    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-8', input: { operationId: 'op-8' } });
+    expect(stub.startNew).toHaveBeenCalledWith('triggerOrchestrator', { instanceId: 'op-8', input: { operationId: 'op-8', applyOneInstanceDirectly: true } });
   });
 
   it.each(['Running', 'Pending', 'Completed'])('leaves an existing %s orchestration alone', async (runtimeStatus) => {

@@ -319,6 +319,74 @@ describe('triggerOrchestrator', () => {
   });
 });
 
+describe('an operation of one instance, applied directly (applyOneInstanceDirectly)', () => {
+  const direct = (fake: FakeOperationActivities, operationId: string, extra: Partial<ReplayOptions> = {}) =>
+    runOrchestration(OPERATION_ORCHESTRATOR, { operationId, applyOneInstanceDirectly: true } satisfies OperationOrchestratorInput, operationId, {
+      orchestrators,
+      activities: activityFunctions(fake),
+      ...extra,
+    });
+  const historyBytes = (result: Awaited<ReturnType<typeof run>>) => Buffer.byteLength(JSON.stringify([result.history, ...result.subOrchestrations.map((sub) => sub.history)]));
+
+  it('runs its activity in the orchestration, retried by the same policy, and records the same completion as a batch of one', async () => {
+    const injectFailure = failFirstAttempts(1, (call) => call.name === 'applyTrigger', 'lease unavailable');
+    const inBatch = new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 });
+    const batched = await run(inBatch, 'op-one', { injectFailure });
+    const applied = new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 });
+    const result = await direct(applied, 'op-one', { injectFailure });
+
+    expect(result.status).toBe('completed');
+    expect(result.subOrchestrations).toEqual([]);
+    expect(result.activityCalls.filter((call) => call.name === 'applyTrigger').map((call) => [call.input, call.attempt])).toEqual([
+      [{ operationId: 'op-one', instanceId: 'i0000', keepResult: true }, 1],
+      [{ operationId: 'op-one', instanceId: 'i0000', keepResult: true }, 2],
+    ]);
+    expect(applied.completions).toEqual(inBatch.completions);
+    expect(applied.completions[0]).toMatchObject({ candidates: 1, instances: [{ instanceId: 'i0000', outcome: 'transitioned' }] });
+    expect(result.output).toEqual(batched.output);
+    expect(historyBytes(result)).toBeLessThan(historyBytes(batched));
+  });
+
+  it('fails the operation with the reason once the retries are exhausted, as a batch of one does', async () => {
+    const injectFailure = failFirstAttempts(99, (call) => call.name === 'applyTrigger', 'storage unavailable');
+    const inBatch = new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 });
+    await run(inBatch, 'op-fails', { injectFailure });
+    const applied = new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 });
+    const result = await direct(applied, 'op-fails', { injectFailure });
+
+    expect(result.status).toBe('completed');
+    expect(result.activityCalls.filter((call) => call.name === 'applyTrigger')).toHaveLength(ACTIVITY_RETRY_POLICY.maxAttempts);
+    expect(applied.completions).toEqual(inBatch.completions);
+    expect(applied.completions[0]).toMatchObject({ candidates: 0, error: expect.stringMatching(/applyTrigger.*storage unavailable/) });
+  });
+
+  it('schedules each task once on replay, and still runs batches for two instances', async () => {
+    const one = await direct(new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 }), 'op-once');
+    // What the extension would schedule: each activity once (Azure/azure-functions-durable-js#574).
+    expect(one.actions.map((action) => action.functionName)).toEqual(['beginOperation', 'findCandidates', 'applyTrigger', 'completeOperation']);
+    const two = await direct(new FakeOperationActivities({ candidates: instanceIds(2), pageSize: 500 }), 'op-two');
+    expect(two.subOrchestrations.map((sub) => sub.instanceId)).toEqual(['op-two:batch:0']);
+  });
+
+  it('an interrupted one started anew applies its instance directly from the checkpoint, once, and records its result', async () => {
+    const fake = new FakeOperationActivities({
+      candidates: instanceIds(1),
+      pageSize: 500,
+      resume: { checkpoint: { batches: 0, pending: ['i0000'], allFound: true }, totals: { candidates: 0, summary: {}, instances: [] } },
+    });
+    const result = await direct(fake, 'op-resumed-one');
+    expect(result.subOrchestrations).toEqual([]);
+    expect(fake.pagesRead).toEqual([]);
+    expect(Object.fromEntries(fake.applied)).toEqual({ i0000: 1 });
+    expect(fake.completions[0]).toMatchObject({ candidates: 1, instances: [{ instanceId: 'i0000', outcome: 'transitioned' }] });
+  });
+
+  it('an orchestration started without the setting (before it existed) replays its batch sub-orchestration', async () => {
+    const result = await run(new FakeOperationActivities({ candidates: instanceIds(1), pageSize: 500 }), 'op-old');
+    expect(result.subOrchestrations.map((sub) => sub.instanceId)).toEqual(['op-old:batch:0']);
+  });
+});
+
 describe('triggerOrchestrator progress on Azure', () => {
   it('moves progress every DURABLE_PAGE_SIZE instances: an operation of 120 shows progress before it ends', async () => {
     // The activity could answer pages of 500: the orchestrator asks for small ones.

@@ -74,9 +74,10 @@ async function inParallel<T>(items: readonly T[], width: number, work: (item: T)
   );
 }
 
-function runOperationOrchestration(operationId: string, extra: Partial<ReplayOptions> = {}) {
+/** `applyOneInstanceDirectly` as the launcher sets it; false replays an orchestration started before it did. */
+function runOperationOrchestration(operationId: string, extra: Partial<ReplayOptions> = {}, applyOneInstanceDirectly = false) {
   const handlers = activityHandlers(activities);
-  return runOrchestration(OPERATION_ORCHESTRATOR, { operationId }, operationId, {
+  return runOrchestration(OPERATION_ORCHESTRATOR, { operationId, ...(applyOneInstanceDirectly ? { applyOneInstanceDirectly } : {}) }, operationId, {
     orchestrators: { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch },
     activities: handlers,
     maxConcurrentActivities: 16,
@@ -142,11 +143,18 @@ describe('triggerOrchestrator with the real activities on Azurite', () => {
     const accepted = await call('POST', 'triggers', { name: 'Submit', subjects: ['single:1'] }, carol);
     const operationId: string = accepted.body.operationId;
 
-    const run = await runOperationOrchestration(operationId, { injectFailure: failFirstAttempts(2, (activityCall) => activityCall.name === 'applyTrigger') });
+    // As the launcher starts it: the one instance's activity runs in the orchestration, no batch sub-orchestration.
+    const run = await runOperationOrchestration(operationId, { injectFailure: failFirstAttempts(2, (activityCall) => activityCall.name === 'applyTrigger') }, true);
 
+    expect(run.subOrchestrations).toEqual([]);
     expect(run.activityCalls.filter((activityCall) => activityCall.name === 'applyTrigger').map((activityCall) => activityCall.attempt)).toEqual([1, 2, 3]);
     const operation = await call('GET', `operations/${operationId}`);
-    expect(operation.body).toMatchObject({ status: 'succeeded', candidates: 1, summary: expect.objectContaining({ transitioned: 1 }) });
+    expect(operation.body).toMatchObject({
+      status: 'succeeded',
+      candidates: 1,
+      summary: expect.objectContaining({ transitioned: 1 }),
+      instances: [expect.objectContaining({ instanceId: 'single-1', outcome: 'transitioned' })],
+    });
     const history = await call('GET', 'instances/single-1/history');
     expect(history.body.items.filter((entry: { triggerId: string | null }) => entry.triggerId === operation.body.triggerId)).toEqual([expect.objectContaining({ actor: carol })]);
     expect(operation.body.actor).toEqual(carol);

@@ -148,3 +148,49 @@ describe('flow.debounce on the local server', () => {
     expect(history.map((entry: { transitionId: string | null }) => entry.transitionId)).toEqual([null, 'update']);
   });
 });
+
+describe('capacity on the local server: a wait ends from its timer', () => {
+  let host: TestHost;
+  const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+
+  beforeAll(async () => {
+    host = await startTestHost('flowcapwait', { engineOptions: { clock }, timers: { maxSleepInMs: 50, minIntervalInMs: 10 } });
+    const picks = {
+      id: 'picks',
+      displayName: 'Picks',
+      initialStateId: 'open',
+      states: {
+        open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+        picking: {
+          capacity: { key: 'customer:{{context.customer}}', limit: 1, timeout: 'PT1H' },
+          transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+        },
+        done: {},
+      },
+    };
+    expect((await host.api.request('PUT', '/api/workflows/picks', { json: picks })).status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await host?.host.stop();
+  });
+
+  it('answers capacityTimeout at the deadline through the due-timer rows, with no other change to the state, and the queue lets it go', async () => {
+    const { api } = host;
+    for (const id of ['w1', 'w2']) {
+      expect((await api.request('POST', '/api/instances', { json: { workflowId: 'picks', instanceId: id, context: { customer: '42' } } })).status).toBe(201);
+      expect((await api.request('POST', '/api/triggers', { json: { id: `pick-${id}`, name: 'Pick', subjects: [id] } })).status).toBe(202);
+      await api.waitForOperation(`pick-${id}`);
+    }
+    expect((await api.request('GET', '/api/flow/picks/keys/customer%3A42')).body.capacity[0].queued).toHaveLength(1);
+    await clock.advanceBy(3600_000);
+    let offers = (await api.request('GET', '/api/instances/w2/offers')).body.items;
+    for (let poll = 0; poll < 400 && offers[0]?.outcome !== 'capacityTimeout'; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      offers = (await api.request('GET', '/api/instances/w2/offers')).body.items;
+    }
+    expect(offers[0]).toMatchObject({ operationId: 'pick-w2', outcome: 'capacityTimeout' });
+    expect((await api.request('GET', '/api/flow/picks/keys/customer%3A42')).body.capacity[0]).toMatchObject({ members: [{ instanceId: 'w1' }], queued: [] });
+    expect((await api.request('GET', '/api/instances/w2')).body.stateId).toBe('open');
+  });
+});

@@ -1,43 +1,15 @@
 /**
- * The quotas' mechanisms, without storage: the token bucket's rate, burst and Retry-After, the cached
+ * The quotas' mechanisms, without storage: the trigger rate's burst and Retry-After (the token bucket itself is
+ * test/outbound/token-bucket.test.ts), the cached
  * count's reads, the gate's refusals, and the settings and per-tenant overrides (outside input, validated).
  */
 import { ValidationError } from '../../src/engine/model';
-import { CachedCount, DEFAULT_QUOTAS, TenantQuotaGate, TokenBucket, quotasFromEnv, resolveQuotas, type QuotaCounts } from '../../src/host/tenant-quotas';
+import { CachedCount, DEFAULT_QUOTAS, TenantQuotaGate, quotasFromEnv, resolveQuotas, type QuotaCounts } from '../../src/host/tenant-quotas';
 
 function manualClock(start = 1_000_000) {
   let at = start;
   return { now: () => at, advance: (ms: number) => void (at += ms) };
 }
-
-describe('TokenBucket', () => {
-  it('accepts a burst, then one per refill interval, and says how long to wait', () => {
-    const clock = manualClock();
-    const bucket = new TokenBucket(2, 3, clock.now);
-    expect([bucket.take(), bucket.take(), bucket.take()].every((take) => take.taken)).toBe(true);
-    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 1 });
-    clock.advance(499);
-    expect(bucket.take().taken).toBe(false);
-    clock.advance(1);
-    expect(bucket.take().taken).toBe(true);
-    expect(bucket.take().taken).toBe(false);
-    // A long quiet spell refills up to the burst, no further.
-    clock.advance(60_000);
-    expect([bucket.take(), bucket.take(), bucket.take()].every((take) => take.taken)).toBe(true);
-    expect(bucket.take().taken).toBe(false);
-  });
-
-  it('rounds Retry-After up to whole seconds for slow rates, and a clock that goes back refills nothing', () => {
-    const clock = manualClock();
-    const bucket = new TokenBucket(0.1, 1, clock.now);
-    expect(bucket.take().taken).toBe(true);
-    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 10 });
-    clock.advance(-5000);
-    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 10 });
-    clock.advance(5000 + 2500);
-    expect(bucket.take()).toEqual({ taken: false, retryAfterInSeconds: 8 });
-  });
-});
 
 describe('CachedCount', () => {
   it('reads once while fresh and far from the quota, and again before it refuses', async () => {
@@ -106,6 +78,17 @@ describe('TenantQuotaGate', () => {
     const refused = await gate.admitTrigger();
     expect(refused).toMatchObject({ status: 429, headers: { 'retry-after': '1', 'content-type': 'application/problem+json' }, body: { status: 429, title: 'Too many requests' } });
     expect((refused!.body as { detail: string }).detail).toMatch(/Tenant "acme" sends more than 1 triggers per second \(burst 2\); nothing was recorded/);
+  });
+
+  it('asks for the whole seconds until the next token, refilled over a quiet spell', async () => {
+    const clock = manualClock();
+    const gate = new TenantQuotaGate('acme', resolveQuotas(DEFAULT_QUOTAS, { triggersPerSecond: 0.1, triggerBurst: 1 }), counts(0, 0), clock.now);
+    expect(await gate.admitTrigger()).toBeUndefined();
+    expect((await gate.admitTrigger())?.headers?.['retry-after']).toBe('10');
+    clock.advance(2500);
+    expect((await gate.admitTrigger())?.headers?.['retry-after']).toBe('8');
+    clock.advance(7500);
+    expect(await gate.admitTrigger()).toBeUndefined();
   });
 
   it('refuses an operation beyond the operations running with 429, and an instance beyond those alive with 409', async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { OutboxKind } from '../../src/engine/model';
 
 /** The features that make follow-up work, as test names spell them. */
-const FEATURES = ['raised triggers', 'timers', 'children', 'events', 'migrations', 'bulk actions', 'deletion', 're-creation', 'pending retries', 'debounced triggers'] as const;
+const FEATURES = ['raised triggers', 'timers', 'children', 'events', 'migrations', 'bulk actions', 'deletion', 're-creation', 'pending retries', 'debounced triggers', 'capacity re-offers'] as const;
 type Feature = (typeof FEATURES)[number];
 
 /** Each kind of outbox row (follow-up work a change leaves behind) and the feature whose rows cover it. */

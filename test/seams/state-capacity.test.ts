@@ -1,44 +1,70 @@
 /**
- * Triggers queued for room in a full state (`capacity` on a state: README, "Flow control") crossed with the
- * seams: the queued trigger is follow-up work of its own kind, kept whole on the state's flow row and
- * applied under its own id when an instance leaves the state. Can it be applied twice, lost to a crash
- * between the leaving save and its offer, or reach an instance created again with its id?
+ * Capacity re-offers (`capacity` on a state: README, "Flow control") crossed with every seam: a trigger
+ * queued for room in a full state is kept whole on the state's flow row, and the change that makes room
+ * writes a re-offer of it as an outbox trigger row (addressed to the waiter's instance and incarnation, one
+ * step deeper in follow-up work, id derived from the leaving change and the waiter), whose application
+ * applies the waiting trigger under its own id. Can it loop, be applied twice, be lost to a crash between
+ * the leaving save and its relay, reach an instance created again with its id, or escape its tenant
+ * (tenants.test.ts)?
  *
  * In memory, on the manual clock.
  */
-import { Engine, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
-import { ManualClock, createInMemoryPorts } from '../../src/testing';
+import { Engine, MAX_CAUSAL_DEPTH, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
+import type { Actor } from '../../src/engine/model';
+import { InMemoryDueTimerIndex, InMemorySearchIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger } from '../engine/support';
 
-const orders: WorkflowDefinitionInput = {
-  id: 'orders',
-  displayName: 'Orders',
-  initialStateId: 'open',
-  states: {
-    open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
-    picking: {
-      capacity: { key: 'customer:{{context.customer}}', limit: 1 },
-      transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+function ordersWith(extra: Partial<WorkflowDefinitionInput> = {}): WorkflowDefinitionInput {
+  return {
+    id: 'orders',
+    displayName: 'Orders',
+    initialStateId: 'open',
+    subscriptions: [{ id: 'hook', url: 'https://hook.example/' }],
+    states: {
+      open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+      picking: {
+        capacity: { key: 'customer:{{context.customer}}', limit: 1 },
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
     },
-    done: {},
-  },
-};
+    ...extra,
+  } as WorkflowDefinitionInput;
+}
+const orders = ordersWith();
 
-async function setup(ids: string[]) {
-  const ports = createInMemoryPorts();
+async function setup(ids: string[], definition: WorkflowDefinitionInput = orders) {
+  const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex(), search: new InMemorySearchIndex() };
   const clock = new ManualClock('2026-11-26T10:00:00.000Z');
   let n = 0;
   const logger = recordingLogger();
-  const engine = new Engine(ports, { clock, logger, newId: () => `gen-${++n}` });
-  await engine.createWorkflow(orders);
-  for (const id of ids) await engine.createInstance({ workflowId: 'orders', instanceId: id, context: { customer: '42' } });
+  const engine = new Engine(ports, { clock, logger, newId: () => `gen-${++n}`, events: { http: { send: async () => ({ status: 204, body: undefined }) } } });
+  await engine.createWorkflow(definition);
+  for (const id of ids) await engine.createInstance({ workflowId: definition.id, instanceId: id, context: { customer: '42' } });
   return { engine, ports, logger };
 }
 
+/** The process stops here: whatever the handler was to hand on is not handed on. */
+const stopped = async (): Promise<void> => {
+  throw new Error('the process stopped');
+};
+
 const sent = (name: string, instanceId: string, id = `${name}-${instanceId}`): Trigger => ({ id, name, subjects: [instanceId] });
 
+/** States `c0`..`c<last>`, each holding one instance (key `"all"`): `Place<k>` puts an instance in `ck`, `Move` takes it one state down (from `c0`, out). */
+function chain(last: number): WorkflowDefinitionInput {
+  const states: Record<string, unknown> = {
+    start: { transitions: Array.from({ length: last + 1 }, (_, k) => ({ id: `place${k}`, targetStateId: `c${k}`, conditions: [{ type: 'triggerName', name: `Place${k}` }] })) },
+    out: {},
+  };
+  for (let k = 0; k <= last; k++) {
+    states[`c${k}`] = { capacity: { key: '"all"', limit: 1 }, transitions: [{ id: 'move', targetStateId: k === 0 ? 'out' : `c${k - 1}`, conditions: [{ type: 'triggerName', name: 'Move' }] }] };
+  }
+  return { id: 'chain', displayName: 'Chain', initialStateId: 'start', states } as unknown as WorkflowDefinitionInput;
+}
+
 describe('state capacity seams', () => {
-  it('applied once × capacity-queued triggers: a queued trigger delivered again keeps one place, is applied once on release, and a repeat is a duplicate', async () => {
+  it('applied once × capacity re-offers: a queued trigger delivered again keeps one place, is applied once on release, and a repeat is a duplicate', async () => {
     const { engine, logger } = await setup(['a', 'b']);
     await engine.applyTrigger('a', sent('Pick', 'a'));
     expect((await engine.applyTrigger('b', sent('Pick', 'b'))).outcome).toBe('capacityQueued');
@@ -51,7 +77,7 @@ describe('state capacity seams', () => {
     expect((await engine.applyTrigger('b', sent('Pick', 'b'))).outcome).toBe('duplicate');
   });
 
-  it("incarnations × capacity-queued triggers, deletion and re-creation: a deleted instance's queued trigger never reaches the instance created again with its id", async () => {
+  it("incarnations × capacity re-offers, deletion and re-creation: a deleted instance's queued trigger never reaches the instance created again with its id", async () => {
     const { engine } = await setup(['a', 'b']);
     await engine.applyTrigger('a', sent('Pick', 'a'));
     expect((await engine.applyTrigger('b', sent('Pick', 'b'))).outcome).toBe('capacityQueued');
@@ -63,20 +89,110 @@ describe('state capacity seams', () => {
     expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
   });
 
-  it('crash resumption × capacity-queued triggers: a place freed with no offer made (the leaving change crashed before it, or was a cancel) is offered by the next trigger that meets the row', async () => {
-    const { engine, ports } = await setup(['a', 'b', 'c']);
+  it('crash resumption × capacity re-offers: a re-offer saved by the leaving change just before the crash is applied once after the restart', async () => {
+    const { engine, ports } = await setup(['a', 'b']);
     await engine.applyTrigger('a', sent('Pick', 'a'));
     expect((await engine.applyTrigger('b', sent('Pick', 'b'))).outcome).toBe('capacityQueued');
-    // A cancel counts nothing out and offers nothing: the row still names `a`, as after a crash between the save and the offer.
-    await engine.cancel('a');
-    expect(((await ports.flow!.getRow('orders', 'capacity|picking|customer:42'))!.value as { members: unknown[] }).members).toHaveLength(1);
+    // The process stops after a's leaving save, before its outbox is handed on.
+    const crashing = engine.withDelivery({ trigger: stopped, timer: stopped, startInstance: stopped, cancelChildren: stopped });
+    await crashing.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.getInstance('a')).outbox).toEqual([expect.stringMatching(/^raised:1:a:i\.[0-9a-f]+:k2\.Pick-b:0$/)]);
+    expect((await engine.getInstance('b')).stateId).toBe('open');
 
-    // `c` arrives: the full row is reconciled with `a`'s own record, room is free but `b` is ahead, so `c` waits and `b` is offered.
-    const c = await engine.applyTrigger('c', sent('Pick', 'c'));
-    expect(c.outcome).toBe('capacityQueued');
-    expect(c.trace?.[0]?.detail).toBe('queued: customer:42 at 0/1 in picking');
+    const restarted = new Engine(ports, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'after' });
+    expect(await restarted.relayLeftovers()).toBe(1);
+    expect(await restarted.relayLeftovers()).toBe(0);
+    expect((await restarted.getInstance('b')).stateId).toBe('picking');
+    expect((await restarted.getHistory('b')).items.filter((entry) => entry.triggerId === 'Pick-b')).toHaveLength(1);
+    expect((await restarted.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
+  });
+  it('causal depth × capacity re-offers: a chain of states re-offering onward stops at the causal depth limit, the rest left queued', async () => {
+    const last = MAX_CAUSAL_DEPTH + 3;
+    const ids = Array.from({ length: last + 1 }, (_, k) => `i${k}`);
+    const { engine, logger } = await setup(ids, chain(last));
+    for (let k = 0; k <= last; k++) expect((await engine.applyTrigger(`i${k}`, sent(`Place${k}`, `i${k}`))).outcome).toBe('transitioned');
+    for (let k = last; k >= 1; k--) expect((await engine.applyTrigger(`i${k}`, sent('Move', `i${k}`))).outcome).toBe('capacityQueued');
+    await engine.applyTrigger('i0', sent('Move', 'i0'));
+    // i1 was re-offered at depth 1, ..., i32 at depth 32; i32's leaving would re-offer i33 at depth 33: not written.
+    const states = await Promise.all(ids.map(async (id) => (await engine.getInstance(id)).stateId));
+    expect(states.slice(0, MAX_CAUSAL_DEPTH + 1)).toEqual(['out', ...Array.from({ length: MAX_CAUSAL_DEPTH }, (_, k) => `c${k}`)]);
+    expect(states.slice(MAX_CAUSAL_DEPTH + 1)).toEqual([`c${MAX_CAUSAL_DEPTH + 1}`, `c${MAX_CAUSAL_DEPTH + 2}`, `c${MAX_CAUSAL_DEPTH + 3}`]);
+    expect((await engine.flow!.view('chain', 'all')).capacity.find((state) => state.stateId === `c${MAX_CAUSAL_DEPTH}`)!.queued).toEqual([
+      expect.objectContaining({ instanceId: `i${MAX_CAUSAL_DEPTH + 1}` }),
+    ]);
+    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual([expect.stringContaining('causal depth')]);
+  });
+
+  it('applied once × capacity re-offers (a re-offer relayed twice): the second delivery of the copy is a duplicate of the waiting trigger', async () => {
+    const { engine } = await setup(['a', 'b']);
+    await engine.applyTrigger('a', sent('Pick', 'a'));
+    await engine.applyTrigger('b', sent('Pick', 'b'));
+    const recording: Trigger[] = [];
+    await engine.withDelivery({ trigger: async (row) => void recording.push(row.payload) }).applyTrigger('a', sent('Done', 'a'));
+    expect(recording).toHaveLength(1);
+    expect((await engine.applyTrigger('b', recording[0]!)).outcome).toBe('transitioned');
+    expect((await engine.applyTrigger('b', recording[0]!)).outcome).toBe('duplicate');
+    expect((await engine.getHistory('b')).items.filter((entry) => entry.triggerId === 'Pick-b')).toHaveLength(1);
+  });
+
+  it("event order × capacity re-offers: queueing emits nothing; the waiter entering emits its event after its earlier ones, after the leaver's", async () => {
+    const { engine } = await setup(['a', 'b']);
+    await engine.applyTrigger('a', sent('Pick', 'a'));
+    await engine.applyTrigger('b', sent('Pick', 'b'));
+    const types = async (id: string) => (await engine.listEvents(id, { maxPageSize: 100 })).items.map((event) => `${event.sequence}:${event.type}:${event.time}`);
+    expect((await types('b')).map((text) => text.split(':').slice(0, 2).join(':'))).toEqual(['0:created']);
+    await engine.applyTrigger('a', sent('Done', 'a'));
+    const a = await types('a');
+    const b = await types('b');
+    expect(b.map((text) => text.split(':').slice(0, 2).join(':'))).toEqual(['0:created', '1:transitioned']);
+    expect(a.at(-1)!.split(':').slice(0, 2).join(':')).toMatch(/^\d+:(transitioned|completed)$/);
+  });
+
+  it('due-timer rows × capacity re-offers: a queued trigger has one row for its deadline, gone once its re-offer admits it; the state entered arms its timers as usual', async () => {
+    const withTimer = ordersWith();
+    (withTimer.states.picking as { transitions: unknown[] }).transitions.push({ id: 'late', targetStateId: 'done', timer: { after: 'PT1H' } });
+    const { engine, ports } = await setup(['a', 'b'], withTimer);
+    const due = async () => {
+      const rows = [];
+      for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) rows.push(`${row.instanceId}:${row.capacityWait ? `wait ${row.capacityWait.triggerId}` : row.transitionId}`);
+      return rows;
+    };
+    await engine.applyTrigger('a', sent('Pick', 'a'));
+    await engine.applyTrigger('b', sent('Pick', 'b'));
+    expect((await due()).sort()).toEqual(['a:late', 'b:wait Pick-b']);
+    await engine.applyTrigger('a', sent('Done', 'a'));
+    expect(await due()).toEqual(['b:late']);
+  });
+
+  it("actor × capacity re-offers: the waiting trigger is applied for its own sender, not for the leaver's", async () => {
+    const { engine } = await setup(['a', 'b']);
+    const alice: Actor = { id: 'alice', name: 'Alice', roles: ['Signalbox.Sender'], via: 'token' };
+    const bob: Actor = { id: 'bob', name: 'Bob', roles: ['Signalbox.Sender'], via: 'token' };
+    await engine.applyTrigger('a', { ...sent('Pick', 'a'), actor: alice });
+    await engine.applyTrigger('b', { ...sent('Pick', 'b'), actor: bob });
+    await engine.applyTrigger('a', { ...sent('Done', 'a'), actor: alice });
+    expect((await engine.getHistory('b')).items.at(-1)).toMatchObject({ triggerId: 'Pick-b', actor: expect.objectContaining({ id: 'bob' }) });
+  });
+
+  it('search rows × capacity re-offers: queueing writes no rows; the re-offer, applied, indexes the state entered', async () => {
+    const { engine, ports } = await setup(['a', 'b'], ordersWith({ indexes: [{ name: 'customer', type: 'string', expression: 'context.customer' }] }));
+    await engine.applyTrigger('a', sent('Pick', 'a'));
+    const writes = ports.search.writes;
+    await engine.applyTrigger('b', sent('Pick', 'b'));
+    expect(ports.search.writes).toBe(writes);
+    await engine.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.searchInstances({ workflowId: 'orders', filter: "stateId = 'picking'" })).items.map((instance) => instance.id)).toEqual(['b']);
+  });
+
+  it('concurrency slots × capacity re-offers: a queued trigger gives its slot back; the re-offer takes one like any trigger and gives it back', async () => {
+    const { engine } = await setup(['a', 'b'], ordersWith({ flow: { concurrency: { key: '"all"', limit: 1 } } } as Partial<WorkflowDefinitionInput>));
+    await engine.applyTrigger('a', sent('Pick', 'a'));
+    const queued = await engine.applyTrigger('b', sent('Pick', 'b'));
+    expect(queued.outcome).toBe('capacityQueued');
+    expect(queued.trace?.map((entry) => entry.type).slice(0, 2)).toEqual(['capacity', 'concurrency']);
+    expect((await engine.flow!.view('orders', 'all')).running).toEqual([]);
+    await engine.applyTrigger('a', sent('Done', 'a'));
     expect((await engine.getInstance('b')).stateId).toBe('picking');
-    expect((await engine.getInstance('c')).stateId).toBe('open');
-    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [{ instanceId: 'c' }] });
+    expect((await engine.flow!.view('orders', 'all')).running).toEqual([]);
   });
 });

@@ -76,6 +76,17 @@ const deb = {
     },
   },
 };
+/** At most one instance per customer in `picking`: the next waits, and is re-offered when the first leaves. */
+const cap = {
+  id: 'cap',
+  displayName: 'Capacity',
+  initialStateId: 'open',
+  states: {
+    open: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+    picking: { capacity: { key: 'customer:{{context.customer}}', limit: 1 }, transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }] },
+    done: {},
+  },
+};
 const parcel = { id: 'parcel', displayName: 'Parcel', initialStateId: 'packed', states: { packed: {} } };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -135,6 +146,7 @@ beforeAll(async () => {
     expect((await call('PUT', tenant('/workflows/flow'), flow(1))).status).toBe(201);
     expect((await call('PUT', tenant('/workflows/parcel'), parcel)).status).toBe(201);
     expect((await call('PUT', tenant('/workflows/deb'), deb)).status).toBe(201);
+    expect((await call('PUT', tenant('/workflows/cap'), cap)).status).toBe(201);
   }
 }, 120_000);
 
@@ -210,6 +222,25 @@ describe('tenants', () => {
     const before = await dumpOfB();
     for (const id of ['u1', 'u2']) expect((await call('POST', a('/triggers'), { id, name: 'Update', subjects: ['q1'] })).status).toBe(202);
     expect((await pollUntil(a('/instances/q1'), (result) => result.body?.context?.applied === 1)).body.context.applied).toBe(1);
+    expect(await dumpOfB()).toEqual(before);
+  }, 60_000);
+
+  it('tenants × capacity re-offers: a waiter re-offered in A enters in A, once; B’s instances of the same ids, its key and its storage are untouched', async () => {
+    for (const tenant of [a, b]) for (const id of ['w1', 'w2']) expect((await call('POST', tenant('/instances'), { workflowId: 'cap', instanceId: id, context: { customer: '42' } })).status).toBe(201);
+    expect((await call('POST', b('/triggers'), { id: 'pick-w2-b', name: 'Pick', subjects: ['w2'] })).status).toBe(202);
+    expect((await stateIn(b, 'w2', 'picking')).body.stateId).toBe('picking');
+    expect((await call('POST', a('/triggers'), { id: 'pick-w1', name: 'Pick', subjects: ['w1'] })).status).toBe(202);
+    expect((await stateIn(a, 'w1', 'picking')).body.stateId).toBe('picking');
+    expect((await call('POST', a('/triggers'), { id: 'pick-w2', name: 'Pick', subjects: ['w2'] })).status).toBe(202);
+    expect((await pollUntil(a('/flow/cap/keys/customer%3A42'), (result) => result.body?.capacity?.[0]?.queued?.length === 1)).body.capacity[0].queued).toHaveLength(1);
+    await sleep(200);
+    const before = await dumpOfB();
+    const keyOfB = (await call('GET', b('/flow/cap/keys/customer%3A42'))).body;
+    expect((await call('POST', a('/triggers'), { id: 'done-w1', name: 'Done', subjects: ['w1'] })).status).toBe(202);
+    expect((await stateIn(a, 'w2', 'picking')).body.stateId).toBe('picking');
+    expect((await call('GET', a('/instances/w2/history'))).body.items.filter((entry: { triggerId?: string }) => entry.triggerId === 'pick-w2')).toHaveLength(1);
+    expect((await call('GET', b('/instances/w1'))).body.stateId).toBe('open');
+    expect((await call('GET', b('/flow/cap/keys/customer%3A42'))).body).toEqual(keyOfB);
     expect(await dumpOfB()).toEqual(before);
   }, 60_000);
 

@@ -2,7 +2,7 @@
 import { onePage } from '../../src/engine/ports';
 import { RestError } from '@azure/data-tables';
 import { ConflictError, NotFoundError, PreconditionFailedError, SignalboxError, StorageError, TooLargeError, ValidationError, isRetryable } from '../../src/engine/model';
-import { toSignalboxError } from '../../src/storage/errors';
+import { StorageBeingDeletedError, toSignalboxError } from '../../src/storage/errors';
 import { MAX_ENTITY_BYTES } from '../../src/storage/entity-body';
 import { createTestStorage, makeDefinition, makeInstance, makeOperation } from './fixtures';
 
@@ -18,7 +18,8 @@ describe('toSignalboxError', () => {
     [400, 'EntityTooLarge', TooLargeError, false],
     [404, 'TableNotFound', StorageError, false],
     [404, 'ContainerNotFound', StorageError, false],
-    [409, 'TableBeingDeleted', StorageError, true],
+    [409, 'TableBeingDeleted', StorageBeingDeletedError, true],
+    [409, 'ContainerBeingDeleted', StorageBeingDeletedError, true],
     [400, 'InvalidInput', StorageError, false],
     [403, 'AuthorizationFailure', StorageError, false],
     [429, undefined, StorageError, true],

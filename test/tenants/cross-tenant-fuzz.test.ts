@@ -7,15 +7,13 @@
  * and compared with its dump before the fuzz (untouched), and no response may carry a value only B's
  * data holds (unseen). The seed is printed, so a leak can be replayed.
  */
-import { TableClient } from '@azure/data-tables';
-import { BlobServiceClient } from '@azure/storage-blob';
 import { routes } from '../../src/host/http/routes';
-import { expandDevelopmentStorage } from '../../src/storage/connection';
 import { tenantStorageNames, type StorageNames } from '../../src/storage/names';
 import { httpClient, type HttpResult } from '../host/http-client';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer';
-import { testConnectionString, uniquePrefix } from '../support/storage';
+import { uniquePrefix } from '../support/storage';
+import { dumpTenantStorage, tenantOrderWorkflow, tenantParcelWorkflow } from '../support/tenant-storage';
 
 const seed = Number(process.env.SIGNALBOX_FUZZ_SEED ?? 20261126);
 const requestCount = Number(process.env.SIGNALBOX_FUZZ_REQUESTS ?? 2000);
@@ -39,62 +37,15 @@ const tenantB = `fb-${uniquePrefix('t').toLowerCase()}`;
 /** Values only tenant B's data holds: the fuzzer never sends them, so any response carrying one is a leak. */
 const markerOfB = `leakmarker${uniquePrefix('b').toLowerCase()}`;
 
-function order(tenantMarker: string) {
-  return {
-    id: 'order',
-    displayName: `Order ${tenantMarker}`,
-    initialStateId: 'open',
-    states: {
-      open: {
-        transitions: [
-          {
-            id: 'go',
-            targetStateId: 'working',
-            conditions: [{ type: 'triggerName', name: 'Go' }],
-            actions: [
-              { type: 'raiseTrigger', trigger: { name: 'Ping', subjects: ['{{instance.id}}'] } },
-              { type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' },
-            ],
-          },
-          { id: 'stop', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Stop' }] },
-        ],
-      },
-      working: { transitions: [{ id: 'pinged', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Ping' }] }] },
-      waiting: { transitions: [{ id: 'later', targetStateId: 'done', timer: { after: 'PT1S' } }] },
-      done: {},
-    },
-  };
-}
-const parcel = (tenantMarker: string) => ({ id: 'parcel', displayName: `Parcel ${tenantMarker}`, initialStateId: 'packed', states: { packed: {} } });
+const order = tenantOrderWorkflow;
+const parcel = tenantParcelWorkflow;
 
 const workflowIds = ['order', 'parcel', 'only-b', 'nope'];
 const instanceIds = ['o1', 'o2', 'o3', 'o1-parcel', 'o2-parcel', 'b-only-1', 'fresh', 'nope'];
 const triggerNames = ['Go', 'Ping', 'Stop', 'Other'];
 
-function tablesOf(names: StorageNames): string[] {
-  return [names.workflowsTable, names.instancesTable, names.interestsTable, names.operationsTable, names.timersTable, names.searchTable, names.flowTable];
-}
-
 /** Every row of every table of a tenant and every blob of its container, for comparison. */
-async function dump(names: StorageNames): Promise<string> {
-  const connection = expandDevelopmentStorage(testConnectionString());
-  const tables: Record<string, unknown[]> = {};
-  for (const table of tablesOf(names)) {
-    const client = TableClient.fromConnectionString(connection, table, { allowInsecureConnection: true });
-    const rows: unknown[] = [];
-    try {
-      for await (const entity of client.listEntities()) rows.push(entity);
-    } catch (error) {
-      rows.push({ missing: String((error as { statusCode?: number }).statusCode) });
-    }
-    tables[table] = rows;
-  }
-  const container = BlobServiceClient.fromConnectionString(connection).getContainerClient(names.leaseContainer);
-  const blobs: unknown[] = [];
-  for await (const blob of container.listBlobsFlat({ includeMetadata: true }))
-    blobs.push({ name: blob.name, etag: blob.properties.etag, lastModified: blob.properties.lastModified, leaseState: blob.properties.leaseState });
-  return JSON.stringify({ tables, blobs });
-}
+const dump = async (names: StorageNames) => JSON.stringify(await dumpTenantStorage(names));
 
 interface GeneratedRequest {
   readonly route: string;

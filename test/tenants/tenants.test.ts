@@ -7,69 +7,16 @@
 import { TableClient, TableServiceClient } from '@azure/data-tables';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { expandDevelopmentStorage } from '../../src/storage/connection';
-import { tenantRegistryTable, tenantStorageNames, type StorageNames } from '../../src/storage/names';
-import { checkTenantStorage } from '../../src/storage/tenant-storage';
-import { httpClient, type HttpResult } from '../host/http-client';
+import { tenantRegistryTable, tenantStorageNames } from '../../src/storage/names';
+import { checkTenantStorage, tenantTableNames } from '../../src/storage/tenant-storage';
+import { httpClient } from '../host/http-client';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer';
 import { testConnectionString, uniquePrefix } from '../support/storage';
+import { dumpTenantStorage, pollUntil, tenantOrderWorkflow, tenantParcelWorkflow } from '../support/tenant-storage';
 
-const order = {
-  id: 'order',
-  displayName: 'Order',
-  initialStateId: 'open',
-  states: {
-    open: {
-      transitions: [
-        {
-          id: 'go',
-          targetStateId: 'working',
-          conditions: [{ type: 'triggerName', name: 'Go' }],
-          actions: [
-            { type: 'raiseTrigger', trigger: { name: 'Ping', subjects: ['{{instance.id}}'] } },
-            { type: 'startInstance', workflowId: 'parcel', instanceId: '{{instance.id}}-parcel' },
-          ],
-        },
-      ],
-    },
-    working: { transitions: [{ id: 'pinged', targetStateId: 'waiting', conditions: [{ type: 'triggerName', name: 'Ping' }] }] },
-    waiting: { transitions: [{ id: 'later', targetStateId: 'done', timer: { after: 'PT1S' } }] },
-    done: {},
-  },
-};
-const parcel = { id: 'parcel', displayName: 'Parcel', initialStateId: 'packed', states: { packed: {} } };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function pollUntil(api: ReturnType<typeof httpClient>, path: string, done: (result: HttpResult) => boolean, maxPolls = 600): Promise<HttpResult> {
-  let result = await api.request('GET', path);
-  for (let poll = 0; poll < maxPolls && !done(result); poll += 1) {
-    await sleep(50);
-    result = await api.request('GET', path);
-  }
-  return result;
-}
-
-function tablesOf(names: StorageNames): string[] {
-  return [names.workflowsTable, names.instancesTable, names.interestsTable, names.operationsTable, names.timersTable, names.searchTable];
-}
-
-/** Every row of every table of a tenant and every blob of its container (names, properties, lease state), for a before/after comparison. */
-async function dump(names: StorageNames): Promise<unknown> {
-  const connection = expandDevelopmentStorage(testConnectionString());
-  const tables: Record<string, unknown[]> = {};
-  for (const table of tablesOf(names)) {
-    const client = TableClient.fromConnectionString(connection, table, { allowInsecureConnection: true });
-    const rows: unknown[] = [];
-    for await (const entity of client.listEntities()) rows.push(entity);
-    tables[table] = rows;
-  }
-  const container = BlobServiceClient.fromConnectionString(connection).getContainerClient(names.leaseContainer);
-  const blobs: unknown[] = [];
-  for await (const blob of container.listBlobsFlat({ includeMetadata: true }))
-    blobs.push({ name: blob.name, etag: blob.properties.etag, lastModified: blob.properties.lastModified, leaseState: blob.properties.leaseState });
-  return { tables, blobs };
-}
+const order = tenantOrderWorkflow();
+const parcel = tenantParcelWorkflow();
 
 let issuer: LocalIssuer;
 let test: TestHost;
@@ -157,7 +104,7 @@ describe('tenants side by side', () => {
     const service = TableServiceClient.fromConnectionString(expandDevelopmentStorage(testConnectionString()), { allowInsecureConnection: true });
     const existing = new Set<string>();
     for await (const table of service.listTables()) existing.add(table.name!);
-    const all = names.flatMap(tablesOf);
+    const all = names.flatMap(tenantTableNames);
     expect(new Set(all).size).toBe(all.length);
     for (const table of all) expect([table, existing.has(table)]).toEqual([table, true]);
     expect(existing.has(tenantRegistryTable(base))).toBe(true);
@@ -216,8 +163,8 @@ describe('deleting a tenant', () => {
     const base = test.storageNames;
     const namesA = tenantStorageNames(tenantA, base);
     const namesB = tenantStorageNames(tenantB, base);
-    const before = await dump(namesB);
-    const defaultBefore = await dump(base);
+    const before = await dumpTenantStorage(namesB);
+    const defaultBefore = await dumpTenantStorage(base);
     const deleting = await api.request('DELETE', `/api/tenants/${tenantA}`);
     expect(deleting.status).toBe(202);
     expect(deleting.body).toMatchObject({ kind: 'tenantDeletion', tenantId: tenantA, status: 'running' });
@@ -228,8 +175,8 @@ describe('deleting a tenant', () => {
     const check = await checkTenantStorage({ kind: 'connectionString', connectionString: expandDevelopmentStorage(testConnectionString()) }, namesA);
     expect(check).toHaveLength(8); // seven tables (the flow table among them) and the lease container;
     expect(check.filter((resource) => resource.exists)).toEqual([]);
-    expect(await dump(namesB)).toEqual(before);
-    expect(await dump(base)).toEqual(defaultBefore);
+    expect(await dumpTenantStorage(namesB)).toEqual(before);
+    expect(await dumpTenantStorage(base)).toEqual(defaultBefore);
     // The id can be created again, empty.
     expect((await api.request('PUT', `/api/tenants/${tenantA}`, { json: {} })).status).toBe(201);
     expect((await api.request('GET', `/api/tenants/${tenantA}/instances/o1`)).status).toBe(404);

@@ -1,13 +1,15 @@
 /**
- * @module One key of a workflow's `flow.concurrency` (`GET /flow/{workflowId}/keys/{key}`): what runs, what
- * waits in admission order, when a slot frees at the latest, the limit in force with its override and the
- * audit of overrides; an admin sets or clears the override here (`PUT .../limit`, the server checks the
- * role). There is no route listing a workflow's keys, so a key is entered; those looked at are offered again.
+ * @module One key of a workflow's flow control (`GET /flow/{workflowId}/keys/{key}`). Under `flow.concurrency`:
+ * what runs, what waits in admission order, when a slot frees at the latest, the limit in force with its
+ * override and the audit of overrides; an admin sets or clears the override here (`PUT .../limit`, the server
+ * checks the role). Per state with `capacity`: the instances counted in it under the key and the triggers
+ * waiting for room, in admission order, with their deadlines. There is no route listing a workflow's keys,
+ * so a key is entered; those looked at are offered again.
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { asProblem } from '../api/api-error';
-import type { ClientProblem } from '../../../src/client';
+import type { ClientProblem, Workflow } from '../../../src/client';
 import type { FlowKey } from '../api/console-api';
 import { relativeTime } from '../lib/relative-time';
 import { useAsync } from '../lib/use-async';
@@ -19,15 +21,21 @@ import { TimeText } from './time-text';
 /** Keys offered again in the picker, newest first. */
 const MAX_KEYS_REMEMBERED = 10;
 
-export function FlowKeyView({ workflowId, keyExpression }: { workflowId: string; keyExpression: string }) {
+/** The key expressions of the workflow's flow control: its concurrency policy's, then each state's `capacity` key. */
+export function flowKeyExpressions(definition: Pick<Workflow, 'flow' | 'states'>): string[] {
+  const keys = [definition.flow?.concurrency?.key, ...Object.values(definition.states).map((state) => state.capacity?.key)];
+  return [...new Set(keys.filter((key): key is string => key !== undefined))];
+}
+
+export function FlowKeyView({ workflowId, keyExpressions }: { workflowId: string; keyExpressions: readonly string[] }) {
   const [keyText, setKeyText] = useState('');
   const [shownKey, setShownKey] = useState<string>();
   const [seenKeys, setSeenKeys] = useState<string[]>([]);
   return (
     <section aria-labelledby="flow-key-title" data-testid="flow-key-view">
-      <h2 id="flow-key-title">Concurrency per key</h2>
+      <h2 id="flow-key-title">Flow control per key</h2>
       <p class="muted">
-        Keyed by <code>{keyExpression}</code>: enter a key to see what runs, what waits and the limit in force.
+        Keyed by {keyExpressions.flatMap((expression, index) => [index > 0 ? ', ' : '', <code key={expression}>{expression}</code>])}: enter a key to see what runs, what waits and the limit in force.
       </p>
       <form
         class="inline-form"
@@ -133,6 +141,9 @@ function FlowKeyDetail({ workflowId, flowKey }: { workflowId: string; flowKey: s
               ))}
             </ol>
           )}
+          {data.capacity.map((state) => (
+            <StateCapacityOfKey key={state.stateId} flowKey={data.key} state={state} />
+          ))}
           {data.limit !== null && <LimitForm workflowId={workflowId} view={data} onDone={() => setGeneration((value) => value + 1)} />}
           <h3>Limit changes</h3>
           {data.audit.length === 0 ? (
@@ -163,6 +174,40 @@ function FlowKeyDetail({ workflowId, flowKey }: { workflowId: string; flowKey: s
             </table>
           )}
         </>
+      )}
+    </div>
+  );
+}
+
+/** One state with `capacity` under the key: who is counted in it, who waits for room (admission order) and until when. */
+function StateCapacityOfKey({ flowKey, state }: { flowKey: string; state: FlowKey['capacity'][number] }) {
+  return (
+    <div data-testid="flow-key-capacity" data-state={state.stateId}>
+      <h3>
+        State <code>{state.stateId}</code>: {state.members.length}/{state.limit} in it, {state.queued.length} waiting for room
+      </h3>
+      {state.members.length === 0 ? (
+        <p class="muted">No instance of key {flowKey} is counted in this state.</p>
+      ) : (
+        <ul data-testid="flow-key-capacity-members">
+          {state.members.map((member) => (
+            <li key={member.instanceId}>
+              <Link to={{ page: 'instance', instanceId: member.instanceId }}>{member.instanceId}</Link> since <TimeText value={member.since} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {state.queued.length === 0 ? (
+        <p class="muted">No trigger waits for room in this state.</p>
+      ) : (
+        <ol data-testid="flow-key-capacity-queued" aria-label={`Waiting for room in ${state.stateId}, in admission order`}>
+          {state.queued.map((waiter) => (
+            <li key={`${waiter.instanceId}\u0000${waiter.triggerId}`}>
+              <Link to={{ page: 'instance', instanceId: waiter.instanceId }}>{waiter.instanceId}</Link> trigger <code>{waiter.triggerId}</code>, priority {waiter.priority}, since{' '}
+              <TimeText value={waiter.arrivedAt} />, waits until <TimeText value={waiter.deadline} />
+            </li>
+          ))}
+        </ol>
       )}
     </div>
   );

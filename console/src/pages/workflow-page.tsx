@@ -9,7 +9,7 @@ import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
 import { instanceStatuses } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
-import { FlowKeyView } from '../components/flow-key-view';
+import { FlowKeyView, flowKeyExpressions } from '../components/flow-key-view';
 import { Link, navigate } from '../components/link';
 import { ProblemAlert } from '../components/problem-alert';
 import { StartInstanceForm } from '../components/start-instance-form';
@@ -106,7 +106,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
         </table>
       )}
       <WaitingCounts workflowId={workflowId} generation={refreshes} />
-      {definition?.flow?.concurrency && <FlowKeyView workflowId={workflowId} keyExpression={definition.flow.concurrency.key} />}
+      {definition && flowKeyExpressions(definition).length > 0 && <FlowKeyView workflowId={workflowId} keyExpressions={flowKeyExpressions(definition)} />}
       {counts.data && counts.data.total === 0 && (
         <EmptyState title={`No instances of version ${shownVersion}`}>
           <p>

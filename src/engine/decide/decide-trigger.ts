@@ -21,7 +21,7 @@ import type { InstanceResult } from './instance-result';
 import type { Registry } from '../steps/registry';
 import { Draft, StepFailure, messageOf } from './draft';
 import { decideRetry, decideStepFailure, withoutRetryWhenEnded, type FailureSite } from './decide-error';
-import type { TimerTarget, Trigger } from '../model/trigger';
+import { reofferedTrigger, type TimerTarget, type Trigger } from '../model/trigger';
 import { judgeActors, type ActorsRule } from '../definition/actors-rule';
 import { debounceOf, decideDebounce, decideDebounceRelease, withoutDebouncesWhenEnded } from './debounce';
 
@@ -101,6 +101,8 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
   // A trigger for one instance (a child's notification): for this incarnation only, held while it cannot take it.
   const addressed = await decideAddressed(instance, trigger, effects.now(), (without, held) => decideWithDraft(definition, without, held, effects, registry, madeDraft));
   if (addressed) return addressed;
+  // A trigger that waited for room in a full state, offered again (capacity-reoffers.ts): the trigger itself is applied, under its own id.
+  if (trigger.capacityReoffer) return decideWithDraft(definition, instance, reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }), effects, registry, madeDraft);
   // Step 2: only waiting (or initializing) instances take triggers (and fire timers).
   if (inactiveStatuses.has(instance.status)) return unchanged({ instanceId: id, outcome: TriggerOutcome.notActive });
   // Step 3: a stale index may offer a trigger the instance no longer wants. A timer's trigger is addressed
@@ -159,6 +161,9 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     if ((await entryBlockedAt(draft, toStateId)) >= 0) {
       return notTaken(instance, timer, { instanceId: id, outcome: TriggerOutcome.entryBlocked, fromStateId, transitionId, toStateId }, effects, draft);
     }
+    // Into a full state with `capacity`: the trigger waits for room before any action runs (nothing saved).
+    const held = toStateId === fromStateId ? undefined : await effects.beforeEntering?.(toStateId, trigger);
+    if (held) return unchanged({ instanceId: id, outcome: held, fromStateId, transitionId, trace: draft.trace }, draft.logs);
     // Step 7: exit actions, then the transition's actions (a fault here leaves the old state).
     site = { ...site, stateId: fromStateId };
     await draft.runActions(state.exitActions, `exit action of state "${fromStateId}"`, statePath(fromStateId, 'exitActions'));

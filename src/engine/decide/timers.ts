@@ -31,8 +31,21 @@ export const RETRY_TRIGGER_NAME = 'retry';
 /** The name of every debounce's trigger (which applies a held-back burst). */
 export const DEBOUNCE_TRIGGER_NAME = 'debounce';
 
+/** The name of the trigger that ends a wait for room in a full state at its deadline. */
+export const CAPACITY_WAIT_TRIGGER_NAME = 'capacityTimeout';
+
 /** The trigger a due timer applies to its instance (subject: the instance's own id). */
 export function timerTrigger(timer: DueTimer): Trigger {
+  if (timer.capacityWait) {
+    const { triggerId, stateId, key } = timer.capacityWait;
+    return {
+      id: timer.timerId,
+      name: CAPACITY_WAIT_TRIGGER_NAME,
+      subjects: [timer.instanceId],
+      parameters: { triggerId, stateId, key, dueAt: timer.dueAt },
+      capacityWait: { triggerId, stateId, key, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+    };
+  }
   if (timer.debounce) {
     const { triggerName, triggerId } = timer.debounce;
     return {
@@ -65,7 +78,21 @@ export function timerTrigger(timer: DueTimer): Trigger {
   };
 }
 
-type TimedInstance = Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers' | 'pendingRetry' | 'debounces'>;
+type TimedInstance = Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'timers' | 'pendingRetry' | 'debounces' | 'capacityWaits'>;
+
+/** The timers ending the instance's waits for room in full states (`capacityWaits`), one per waiting trigger. */
+export function capacityWaitTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'capacityWaits'>): DueTimer[] {
+  return (instance.capacityWaits ?? []).map((wait) => ({
+    // A transition id no definition can hold (`~`): the timer's id is its own, derived from the trigger and the deadline.
+    timerId: timerTriggerId(instance.id, 0, `~capacity.${Date.parse(wait.deadline)}.${wait.triggerId}`, instance.incarnation),
+    instanceId: instance.id,
+    transitionId: '',
+    stateEntry: 0,
+    dueAt: wait.deadline,
+    ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+    capacityWait: { triggerId: wait.triggerId, stateId: wait.stateId, key: wait.key },
+  }));
+}
 
 /** The timers of the instance's held-back bursts (`flow.debounce`), one per trigger name. */
 export function debounceTimersOf(instance: Pick<Instance, 'id' | 'incarnation' | 'stateEntry' | 'debounces'>): DueTimer[] {
@@ -98,7 +125,7 @@ export function retryTimerOf(instance: Pick<Instance, 'id' | 'incarnation' | 'st
 /** The due timers of an instance as saved (what schedulers and the due-time index hold), its pending retry's and debounces' included. */
 export function dueTimersOf(instance: TimedInstance): DueTimer[] {
   const retry = retryTimerOf(instance);
-  return [...armedTimersOf(instance), ...(retry ? [retry] : []), ...debounceTimersOf(instance)];
+  return [...armedTimersOf(instance), ...(retry ? [retry] : []), ...debounceTimersOf(instance), ...capacityWaitTimersOf(instance)];
 }
 
 function armedTimersOf(instance: TimedInstance): DueTimer[] {

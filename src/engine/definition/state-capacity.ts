@@ -26,7 +26,9 @@ const timeoutSchema = z
   });
 
 export const stateCapacitySchema = z.strictObject({
-  key: flowKeySchema.describe('Over the instance as it would enter (`context`, `instance`) and the trigger; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited.'),
+  key: flowKeySchema.describe(
+    "Over the instance as the trigger finds it (`context` before the transition's actions, `instance` in the state it would enter) and the trigger, and kept on the instance for its leaving; e.g. `customer:{{context.customerId}}`. A key that yields nothing is not limited.",
+  ),
   limit: z.number().int().min(1).max(MAX_STATE_CAPACITY).meta({ description: 'Instances per key in this state at once.' }),
   timeout: timeoutSchema.optional().meta({ description: 'ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D' }),
 });

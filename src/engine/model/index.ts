@@ -14,3 +14,4 @@ export * from './trigger-ids';
 export * from './validation';
 export * from './actor';
 export * from './delay';
+export * from './bounded-map';

@@ -153,8 +153,33 @@ export interface Instance {
   readonly businessKey?: string;
   /** Its workflow's `flow.unique` key, claimed at creation: no other non-final instance of the workflow has it. */
   readonly uniqueKey?: string;
+  /**
+   * The state with `capacity` it was counted in and the key it was counted under (a key may read the
+   * trigger, or a context that changes later): leaving the state is counted against the same key.
+   */
+  readonly capacityEntry?: CapacityEntry;
+  /**
+   * Triggers of this instance waiting for room in a full state, each with the deadline its timer ends the
+   * wait at (`capacityTimeout`): removed when the trigger is admitted or its wait ends.
+   */
+  readonly capacityWaits?: readonly CapacityWait[];
   /** The instance's rows in the search index (search/search-index.ts); absent: the instance is not indexed. */
   readonly search?: InstanceSearchState;
+}
+
+/** Where an instance is counted for a state's `capacity` (Instance.capacityEntry). */
+export interface CapacityEntry {
+  readonly stateId: string;
+  readonly key: string;
+}
+
+/** A trigger of the instance waiting for room in a full state (Instance.capacityWaits). */
+export interface CapacityWait {
+  readonly triggerId: string;
+  readonly stateId: string;
+  readonly key: string;
+  /** ISO 8601, UTC: when its timer ends the wait. */
+  readonly deadline: string;
 }
 
 /** What the search index holds of an instance, kept on it like its interests, so a save knows what to add and remove. */

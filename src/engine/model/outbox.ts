@@ -106,4 +106,9 @@ export interface DueTimer {
    * trigger name whose latest trigger is `triggerId` (`transitionId` is then empty).
    */
   readonly debounce?: { readonly triggerName: string; readonly triggerId: string };
+  /**
+   * Present only for a trigger waiting for room in a full state (instance.ts, `capacityWaits`): the timer
+   * ends that wait (`capacityTimeout`) if it still waits (`transitionId` is then empty).
+   */
+  readonly capacityWait?: { readonly triggerId: string; readonly stateId: string; readonly key: string };
 }

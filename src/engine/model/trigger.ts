@@ -115,6 +115,29 @@ export interface Trigger {
   readonly retry?: RetryTarget;
   /** Present only on the trigger that applies a debounced burst (debounce.ts): the burst it applies, if it is still pending. */
   readonly debounce?: DebounceTarget;
+  /**
+   * Present only on the copy that offers a trigger waiting for room in a full state again (an outbox row of
+   * the change that made room, addressed by `recipient`): applying it applies `trigger`, under its own id.
+   */
+  readonly capacityReoffer?: CapacityReoffer;
+  /** Present only on the timer's trigger that ends a wait for room at its deadline (Instance.capacityWaits). */
+  readonly capacityWait?: CapacityWaitTarget;
+}
+
+/** The wait a capacity timer ends: the waiting trigger, where it waits, and the incarnation that waits. */
+export interface CapacityWaitTarget {
+  readonly triggerId: string;
+  readonly stateId: string;
+  readonly key: string;
+  readonly incarnation?: string;
+}
+
+/** The waiting trigger a re-offer applies, and the queue (state and key) it waits in. */
+export interface CapacityReoffer {
+  readonly workflowId: string;
+  readonly stateId: string;
+  readonly key: string;
+  readonly trigger: Trigger;
 }
 
 /** What a debounce's trigger applies: the pending burst of `triggerName` whose latest trigger is `triggerId`. */
@@ -148,6 +171,16 @@ export interface TriggerRecipient {
   readonly incarnation?: string;
   /** Set on the copy that releases a held trigger: the id of the held trigger it applies. */
   readonly releases?: string;
+}
+
+/** The waiting trigger a re-offer applies, as deep in follow-up work (and with the budget) the re-offer carries. */
+export function reofferedTrigger(reoffer: Trigger & { readonly capacityReoffer: CapacityReoffer }): Trigger {
+  const { causalDepth: _depth, causalBudget: _budget, ...waiting } = reoffer.capacityReoffer.trigger;
+  return {
+    ...waiting,
+    ...(reoffer.causalDepth !== undefined ? { causalDepth: reoffer.causalDepth } : {}),
+    ...(reoffer.causalBudget !== undefined ? { causalBudget: reoffer.causalBudget } : {}),
+  };
 }
 
 /** The trigger's priority, the default when it names none. */

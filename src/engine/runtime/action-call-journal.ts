@@ -7,12 +7,15 @@
  * loses the journal, so across processes an action may be called again (at least once, as documented in
  * docs/architecture.md, "What deciding guarantees").
  */
+import { BoundedMap } from '../model/bounded-map';
 import type { ExternalRequest, ExternalResponse, ExternalServiceClient } from '../steps/outbound-port';
 
 export class ActionCallJournal {
-  private readonly deliveries = new Map<string, Map<string, ExternalResponse[]>>();
+  private readonly deliveries: BoundedMap<string, Map<string, ExternalResponse[]>>;
 
-  constructor(private readonly capacity = 10_000) {}
+  constructor(capacity = 10_000) {
+    this.deliveries = new BoundedMap(capacity);
+  }
 
   /** The client an action step at `location` uses during delivery `deliveryKey`. */
   client(deliveryKey: string, location: string, http: ExternalServiceClient): ExternalServiceClient {
@@ -42,7 +45,6 @@ export class ActionCallJournal {
     let steps = this.deliveries.get(deliveryKey);
     if (!steps) {
       this.deliveries.set(deliveryKey, (steps = new Map()));
-      if (this.deliveries.size > this.capacity) this.deliveries.delete(this.deliveries.keys().next().value!);
     }
     let responses = steps.get(location);
     if (!responses) steps.set(location, (responses = []));

@@ -1,16 +1,18 @@
 /**
  * @module A trigger whose transition would take the instance into a state with `capacity`
- * (definition/state-capacity.ts): counted in when there is room, else its decision is set aside (nothing
- * saved) and the trigger waits in the state's queue (state-capacity.ts), or its wait ends with
- * `capacityTimeout`. Each verdict opens the decision trace. A change that stays in its state, or a state
- * without `capacity`, costs nothing here.
+ * (definition/state-capacity.ts), checked before any of the transition's steps run (Effects.beforeEntering):
+ * counted in when there is room, else the trigger stops there (nothing saved, no action run) and waits in
+ * the state's queue (state-capacity.ts), or its wait ends with `capacityTimeout`. Each verdict opens the
+ * decision trace. A change that stays in its state, or a state without `capacity`, costs nothing here.
  */
-import { capacityTimeoutInMs, type StateCapacityDefinition, type WorkflowDefinition } from '../definition';
+import type { WorkflowDefinition } from '../definition';
+import { capacityTimeoutInMs } from '../definition';
 import type { Decision } from '../decide/decision';
 import type { TraceEntry } from '../decide/decision-trace';
 import { TriggerOutcome } from '../model/enums';
-import { flowKeyOf, withAdmissionTrace } from './flow-admission';
-import type { Instance } from '../model/instance';
+import { flowKeyOf } from './flow-admission';
+import type { CapacityEntry, CapacityWait, Instance } from '../model/instance';
+import { withCapacityWait, withoutCapacityWait } from './capacity-waits';
 import type { Trigger } from '../model/trigger';
 import type { OperationOptions } from '../ports';
 import type { CapacityOffer, StateCapacityRows } from './state-capacity';
@@ -19,62 +21,94 @@ export function capacityTracePath(stateId: string): string {
   return `states.${stateId}.capacity`;
 }
 
-/** The state's key over the instance (as it enters, or as it was in the state) and the trigger. */
-export function capacityKeyOf(capacity: StateCapacityDefinition, instance: Instance, trigger: Trigger | null, now: () => Date): Promise<string | undefined> {
-  return flowKeyOf(capacity.key, instance, trigger, now);
-}
-
 /**
- * The decision as the target state's capacity lets it stand: unchanged, with the admission traced, or
- * replaced by `capacityQueued` / `capacityTimeout` (nothing saved). Waiters to offer again go to `offers`.
+ * One trigger's application, over every decision made for it (a 412 decides again): where it was counted
+ * in, the trace entry of the last check, and the waiters a full row handed back to be offered again.
  */
-export async function capacityDecision(
-  rows: StateCapacityRows | undefined,
-  definition: WorkflowDefinition,
-  stored: Instance,
-  trigger: Trigger,
-  decision: Decision,
-  offers: CapacityOffer[],
-  options: OperationOptions,
-  now: () => Date,
-): Promise<Decision> {
-  const entering = decision.change?.instance;
-  if (!rows || !entering || entering.stateId === stored.stateId) return decision;
-  const capacity = definition.states[entering.stateId]?.capacity;
-  if (!capacity) return decision;
-  const path = capacityTracePath(entering.stateId);
-  let key: string | undefined;
-  try {
-    key = await capacityKeyOf(capacity, entering, trigger, now);
-  } catch (error) {
-    return withAdmissionTrace(decision, { trace: { path, type: 'capacity', result: 'error', detail: `no limit applied: the key failed (${error instanceof Error ? error.message : String(error)})` } });
+export class CapacityGate {
+  /** Where this application is counted (kept over a second decision: the row already lists it). */
+  entered?: CapacityEntry;
+  readonly offers: CapacityOffer[] = [];
+  private trace?: TraceEntry;
+  /** The trigger checked last, and where it waits when it was queued (its deadline gets a timer). */
+  private checked?: { readonly triggerId: string; readonly waitsIn?: CapacityWait };
+
+  constructor(
+    private readonly rows: StateCapacityRows | undefined,
+    private readonly options: OperationOptions,
+    private readonly now: () => Date,
+  ) {}
+
+  /**
+   * The outcome that stops `trigger` before it enters `toStateId` (queued, timed out), or undefined. The
+   * key reads the instance as the trigger found it (context before the transition's actions), in the
+   * state it would enter, and the trigger.
+   */
+  async beforeEntering(definition: WorkflowDefinition, stored: Instance, toStateId: string, trigger: Trigger): Promise<TriggerOutcome | undefined> {
+    this.trace = undefined;
+    this.checked = { triggerId: trigger.id };
+    const capacity = definition.states[toStateId]?.capacity;
+    if (!this.rows || !capacity) return undefined;
+    const path = capacityTracePath(toStateId);
+    let key: string | undefined;
+    try {
+      key = await flowKeyOf(capacity.key, { ...stored, stateId: toStateId }, trigger, this.now);
+    } catch (error) {
+      this.trace = { path, type: 'capacity', result: 'error', detail: `no limit applied: the key failed (${error instanceof Error ? error.message : String(error)})` };
+      return undefined;
+    }
+    if (key === undefined) {
+      this.trace = { path, type: 'capacity', result: true, detail: 'no limit applied: the key yields nothing' };
+      return undefined;
+    }
+    const verdict = await this.rows.enter(
+      {
+        workflowId: definition.id,
+        stateId: toStateId,
+        key,
+        limit: capacity.limit,
+        instanceId: stored.id,
+        historyLength: stored.historyLength,
+        ...(stored.incarnation !== undefined ? { incarnation: stored.incarnation } : {}),
+        trigger,
+        timeoutInMs: capacityTimeoutInMs(capacity),
+      },
+      this.options,
+    );
+    this.offers.push(...verdict.offer);
+    this.trace = { path, type: 'capacity', result: verdict.verdict === 'admitted', detail: verdict.detail };
+    if (verdict.verdict === 'admitted') {
+      this.entered = { stateId: toStateId, key };
+      return undefined;
+    }
+    if (verdict.verdict === 'queued' && verdict.waiter) this.checked = { triggerId: trigger.id, waitsIn: { triggerId: trigger.id, stateId: toStateId, key, deadline: verdict.waiter.deadline } };
+    return verdict.verdict === 'queued' ? TriggerOutcome.capacityQueued : TriggerOutcome.capacityTimeout;
   }
-  if (key === undefined) return withAdmissionTrace(decision, { trace: { path, type: 'capacity', result: true, detail: 'no limit applied: the key yields nothing' } });
-  const verdict = await rows.enter(
-    {
-      workflowId: definition.id,
-      stateId: entering.stateId,
-      key,
-      limit: capacity.limit,
-      instanceId: stored.id,
-      historyLength: stored.historyLength,
-      ...(stored.incarnation !== undefined ? { incarnation: stored.incarnation } : {}),
-      trigger,
-      timeoutInMs: capacityTimeoutInMs(capacity),
-    },
-    options,
-  );
-  offers.push(...verdict.offer);
-  const entry: TraceEntry = { path, type: 'capacity', result: verdict.verdict === 'admitted', detail: verdict.detail };
-  if (verdict.verdict === 'admitted') return withAdmissionTrace(decision, { trace: entry });
-  return {
-    result: {
-      instanceId: stored.id,
-      outcome: verdict.verdict === 'queued' ? TriggerOutcome.capacityQueued : TriggerOutcome.capacityTimeout,
-      fromStateId: stored.stateId,
-      ...(decision.result.transitionId ? { transitionId: decision.result.transitionId } : {}),
-      trace: [entry, ...(decision.result.trace ?? [])],
-    },
-    logs: [],
-  };
+
+  /**
+   * The decision with the check in its trace; its instance counted where it was admitted (when it stays
+   * there) and no longer waiting; or, queued, keeping the wait with its deadline's timer (capacity-waits.ts).
+   */
+  decided(decision: Decision, stored: Instance, now: Date): Decision {
+    const traced = this.trace ? { ...decision, result: { ...decision.result, trace: [this.trace, ...(decision.result.trace ?? [])] } } : decision;
+    const waitsIn = this.checked?.waitsIn;
+    if (traced.result.outcome === TriggerOutcome.capacityQueued && waitsIn && !traced.change) {
+      const { etag: _etag, ...plain } = stored as Instance & { etag?: string };
+      const change = withCapacityWait(plain, waitsIn, now);
+      return change ? { ...traced, change } : traced;
+    }
+    const next = traced.change?.instance;
+    if (!next) return traced;
+    const waited = this.checked ? withoutCapacityWait(next, this.checked.triggerId) : next;
+    const counted = this.entered && waited.stateId === this.entered.stateId ? { ...waited, capacityEntry: this.entered } : waited;
+    return counted === next ? traced : { ...traced, change: { ...traced.change!, instance: counted } };
+  }
+
+  /** Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the place is given back. */
+  async giveBackUnused(workflowId: string, instanceId: string, saved: Instance | undefined): Promise<void> {
+    const entered = this.entered;
+    if (!entered || !this.rows) return;
+    if (saved?.capacityEntry?.stateId === entered.stateId && saved.capacityEntry.key === entered.key) return;
+    await this.rows.leave(workflowId, entered.stateId, entered.key, instanceId, this.options);
+  }
 }

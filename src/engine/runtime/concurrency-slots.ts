@@ -10,6 +10,7 @@
  */
 import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, PreconditionFailedError, ConflictError, delay, type JsonObject } from '../model';
 import type { FlowRow, FlowStore, OperationOptions } from '../ports';
+import { changeFlowRow } from './flow-row-change';
 
 /** Triggers waiting per key; past this a trigger is handed back at once rather than queued. */
 export const MAX_QUEUED_PER_KEY = 200;
@@ -207,14 +208,13 @@ export class ConcurrencySlots {
     }
   }
 
-  /** Read, change, conditional write, until the write lands. */
+  /** Read, change, conditional write, until the write lands (flow-row-change.ts), pausing a little more each time. */
   private async change(workflowId: string, key: string, update: (slots: KeySlots) => KeySlots, options: OperationOptions = {}): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const row = await this.store.getRow(workflowId, slotsRowKey(key), options);
-      if (await this.write(workflowId, key, update(pruned(slotsOf(row), this.options.now())), row, options)) return;
-      if (attempt >= 50) throw new PreconditionFailedError(`The concurrency slots of "${key}" kept changing`);
-      await delay(Math.min(5 * attempt, MAX_POLL_INTERVAL_IN_MS), options.abortSignal);
-    }
+    await changeFlowRow(this.store, workflowId, slotsRowKey(key), (row) => ({ next: update(pruned(slotsOf(row), this.options.now())) as unknown as JsonObject, result: undefined }), {
+      ...options,
+      what: `The concurrency slots of "${key}"`,
+      backoffInMs: (attempt) => Math.min(5 * (attempt - 1), MAX_POLL_INTERVAL_IN_MS),
+    });
   }
 
   /** False when another writer got there first. */

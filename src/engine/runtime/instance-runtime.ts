@@ -25,17 +25,18 @@ import { dryRunTrigger, type DryRunResult } from '../decide/dry-run';
 import type { Effects } from '../steps/effects';
 import { withLifecycleEvents } from '../decide/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
-import { InstanceStatus, inactiveStatuses } from '../model/enums';
+import { BoundedMap } from '../model/bounded-map';
+import { InstanceStatus, TriggerOutcome, inactiveStatuses } from '../model/enums';
 import { ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from '../model/errors';
 import { isChildOf, markParent, runningChildStatuses } from '../decide/child-cascade';
-import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../model/instance';
+import type { AppliedTrigger, CapacityEntry, HistoryEntry, Instance, StoredInstance } from '../model/instance';
 import { duplicateResult } from '../decide/instance-changes';
-import { isStoredOutboxRow, type OutboxRow } from '../model/outbox';
+import { MAX_OUTBOX_ROWS_PER_CHANGE, isStoredOutboxRow, type OutboxRow, type TriggerOutboxRow } from '../model/outbox';
 import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseHandle, LeaseProvider, OperationOptions, OutboxStore } from '../ports/ports';
 import { newlyArmed, noLongerArmed } from '../decide/timers';
 import { offerOf } from '../decide/offers';
 import { newIncarnation } from '../model/trigger-ids';
-import type { Trigger } from '../model/trigger';
+import { reofferedTrigger, type Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
 import { SearchIndexing } from '../search/search-indexing';
@@ -44,7 +45,9 @@ import type { FlowStore } from '../ports/flow-store';
 import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from './flow-admission';
 import { StateCapacityRows, type CapacityOffer } from './state-capacity';
-import { capacityDecision, capacityKeyOf } from './capacity-admission';
+import { CapacityGate } from './capacity-admission';
+import { decideCapacityWaitEnd } from './capacity-waits';
+import { leftCapacity, reofferRows, withReoffers } from './capacity-reoffers';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;
@@ -98,12 +101,14 @@ export interface AppliedDecision {
   readonly outbox: readonly OutboxRow[];
   /** Triggers waiting for room in a full state (`capacity`) that now fit: offer them again. */
   readonly capacityOffers?: readonly CapacityOffer[];
+  /** A deletion's re-offers of the room the instance held (capacity-reoffers.ts): relayed though the instance is gone. */
+  readonly released?: readonly OutboxRow[];
 }
 
 export class InstanceRuntime {
   private readonly journal = new ActionCallJournal();
   /** Instances whose outbox this process relayed completely, with the ETag they then had (saves no query on the next load). */
-  private readonly relayed = new Map<string, string>();
+  private readonly relayed = new BoundedMap<string, string>(10_000);
   private readonly search: SearchIndexing;
   /** The concurrency slots of workflows with a `flow.concurrency` policy (absent without a flow store). */
   readonly slots?: ConcurrencySlots;
@@ -151,9 +156,15 @@ export class InstanceRuntime {
             this.finish(deliveryKey, decision.logs);
             return { decision, instance: stored, outbox: leftovers };
           }
+          // Out of a state with `capacity`: the waiters that now fit are offered again by rows of this save.
+          const left = this.capacity ? leftCapacity(stored, decision.change.instance) : undefined;
+          if (left) {
+            const change = decision.change;
+            decision = { ...decision, change: withReoffers(change, left, await this.reoffersOf(definition, stored, cause, left, change.outbox.length, options)) };
+          }
           let saved: StoredInstance | undefined;
           try {
-            saved = await this.save(stored, withLeftovers(decision.change, leftovers), lease, options);
+            saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
           } catch (error) {
             if (!(error instanceof TooLargeError)) throw error;
             // Fault it for real, as it was, so the record is small and says what happened.
@@ -161,6 +172,7 @@ export class InstanceRuntime {
             saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
           }
           if (!saved) continue; // someone else wrote: reload and decide again
+          if (left && leftCapacity(stored, saved)) await this.countOut(definition.id, left, instanceId, options);
           this.finish(deliveryKey, decision.logs, saved, stored);
           return { decision, instance: saved, outbox: [...leftovers, ...decision.change!.outbox] };
         }
@@ -179,15 +191,16 @@ export class InstanceRuntime {
     const { offeredSince, maxSlotWaitInMs, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
     let slot: HeldSlot | undefined;
-    // The state the trigger found the instance in, and waiters a full state handed back to be offered again.
-    let before: { instance: Instance; definition: WorkflowDefinition } | undefined;
-    const capacityOffers: CapacityOffer[] = [];
+    // Where a state with `capacity` counted this trigger in (kept over a second decision), and waiters to offer again.
+    const gate = new CapacityGate(this.capacity, storeOptions, now);
+    let workflowId: string | undefined;
     try {
       const decided = await this.decideUnderLease(
         instanceId,
         (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
         async (stored, { definition, effects }) => {
           const applied = withTimerActor(trigger, stored);
+          workflowId = definition.id;
           // The instance's own record holds its newest applied triggers; older ones are rows beside it.
           const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
           if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
@@ -195,40 +208,81 @@ export class InstanceRuntime {
           const admission =
             slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now, maxSlotWaitInMs);
           slot ??= admission?.slot;
-          before = { instance: stored, definition };
-          const decision = await capacityDecision(
-            this.capacity,
-            definition,
-            stored,
-            applied,
-            withAdmissionTrace(await decideTrigger(definition, stored, applied, effects, this.options.registry), admission),
-            capacityOffers,
-            storeOptions,
-            now,
-          );
-          // Still under the lease: an offer that changed nothing is remembered beside the instance (offers.ts).
-          if (!decision.change) await this.recordOffer(instanceId, trigger, decision, storeOptions);
+          // A wait for room that reached its deadline (capacity-waits.ts): recorded as the waiting trigger's offer.
+          if (applied.capacityWait) {
+            const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, { ...applied, capacityWait: applied.capacityWait }, now(), storeOptions);
+            if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
+            return ended.decision;
+          }
+          const gated: Effects = { ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) };
+          const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
+          // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
+          // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one).
+          if (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued) {
+            await this.recordOffer(instanceId, trigger.capacityReoffer ? reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }) : trigger, decision, storeOptions);
+          }
           return decision;
         },
         storeOptions,
       );
-      if (before && decided.instance) capacityOffers.push(...(await this.leaveCapacity(before.definition, before.instance, decided.instance, trigger, storeOptions)));
-      return capacityOffers.length > 0 ? { ...decided, capacityOffers } : decided;
+      await this.settleCapacity(gate, workflowId, instanceId, trigger, decided, storeOptions);
+      return gate.offers.length > 0 ? { ...decided, capacityOffers: gate.offers } : decided;
     } finally {
       if (slot) await this.slots!.release(slot);
     }
   }
 
-  /** The instance left a state with `capacity`: it stops counting there (a failure is left to the next reconciliation). */
-  private async leaveCapacity(definition: WorkflowDefinition, from: Instance, to: Instance, trigger: Trigger, options: OperationOptions): Promise<CapacityOffer[]> {
-    const capacity = definition.states[from.stateId]?.capacity;
-    if (!capacity || !this.capacity || from.stateId === to.stateId) return [];
+  /**
+   * After a trigger's application: a place taken but not used is given back, and a re-offered waiter that
+   * went elsewhere or nowhere leaves its queue (admitted and timed-out ones left it themselves; one still
+   * queued, or held by an instance that cannot take it now, stays). Failures are left to the reconciliation.
+   */
+  private async settleCapacity(gate: CapacityGate, workflowId: string | undefined, instanceId: string, trigger: Trigger, decided: AppliedDecision, options: OperationOptions): Promise<void> {
     try {
-      const key = await capacityKeyOf(capacity, from, trigger, () => this.options.clock.now());
-      return key === undefined ? [] : await this.capacity.leave(definition.id, from.stateId, key, capacity.limit, from.id, options);
+      if (workflowId !== undefined) await gate.giveBackUnused(workflowId, instanceId, decided.instance);
+      const reoffer = trigger.capacityReoffer;
+      const outcome = decided.decision?.result.outcome;
+      // Admitted (counted in where it waited) or timed out, it left the queue itself.
+      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (gate.entered?.stateId === reoffer?.stateId && gate.entered?.key === reoffer?.key);
+      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && outcome !== TriggerOutcome.notActive) {
+        await this.capacity.forget({ workflowId: reoffer.workflowId, stateId: reoffer.stateId, key: reoffer.key, waiter: { id: reoffer.trigger.id } }, options);
+      }
     } catch (error) {
-      this.options.logger.warn('Could not count an instance out of a state with capacity; the next full check reconciles it', { instanceId: from.id, stateId: from.stateId, error: String(error) });
+      this.options.logger.warn('Could not settle a place in a state with capacity; the next full check reconciles it', { instanceId, error: String(error) });
+    }
+  }
+
+  /**
+   * The rows offering again the waiters that fit once `stored` leaves `left` (capacity-reoffers.ts), within
+   * the change's outbox bound. A failed read offers none: the waiters stay queued for the next change.
+   */
+  private async reoffersOf(definition: WorkflowDefinition, stored: Instance, cause: Cause, left: CapacityEntry, otherPieces: number, options: OperationOptions): Promise<TriggerOutboxRow[]> {
+    const limit = definition.states[left.stateId]?.capacity?.limit;
+    if (limit === undefined || !this.capacity) return [];
+    try {
+      const offers = await this.capacity.reoffersOnLeaving(definition.id, left.stateId, left.key, limit, stored.id, options);
+      const rows = reofferRows(stored, cause, offers, otherPieces).slice(0, Math.max(0, MAX_OUTBOX_ROWS_PER_CHANGE - otherPieces));
+      if (rows.length < offers.length) {
+        this.options.logger.warn('Waiters for room in a state were not offered again by this change (causal depth or outbox bound); they stay queued', {
+          instanceId: stored.id,
+          stateId: left.stateId,
+          waiting: offers.length,
+          offered: rows.length,
+        });
+      }
+      return rows;
+    } catch (error) {
+      this.options.logger.warn('Could not read the waiters of a state with capacity; they stay queued for the next change', { instanceId: stored.id, stateId: left.stateId, error: String(error) });
       return [];
+    }
+  }
+
+  /** The saved instance no longer counts where it was (a failure is left to the next reconciliation, which reads the instance). */
+  private async countOut(workflowId: string, left: CapacityEntry, instanceId: string, options: OperationOptions): Promise<void> {
+    try {
+      await this.capacity!.leave(workflowId, left.stateId, left.key, instanceId, options);
+    } catch (error) {
+      this.options.logger.warn('Could not count an instance out of a state with capacity; the next full check reconciles it', { instanceId, stateId: left.stateId, error: String(error) });
     }
   }
 
@@ -342,6 +396,11 @@ export class InstanceRuntime {
             }
           }
           // A failure from here on is thrown: the mark stays, and running the deletion again finishes it.
+          // Room it held in a state with `capacity` is offered to the waiters by rows relayed with the leftovers
+          // (its own rows are about to go, so they are not stored: a crash before the relay leaves them to the reconciliation).
+          const left = stored.capacityEntry && this.capacity ? stored.capacityEntry : undefined;
+          const definition = left ? (await this.versions.get(stored.workflowId, stored.workflowVersion, options)).definition : undefined;
+          const reoffers = left && definition ? await this.reoffersOf(definition, stored, { kind: 'delete', sequence: stored.historyLength }, left, 0, options) : [];
           for (const child of await this.childrenOf(stored, options)) await this.delete(child.id, true, options);
           await this.ports.interests.remove(instanceId, stored.interests, options);
           await this.search.removeAll(stored, options);
@@ -349,7 +408,8 @@ export class InstanceRuntime {
           await lease.discard();
           await this.ports.instances.purge(instanceId, options);
           this.relayed.delete(instanceId);
-          return { decision, outbox: leftovers };
+          if (left) await this.countOut(stored.workflowId, left, instanceId, options);
+          return { decision, outbox: leftovers, ...(reoffers.length > 0 ? { released: reoffers } : {}) };
         }
         throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);
       },
@@ -499,7 +559,6 @@ export class InstanceRuntime {
   /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
   relayedAll(decided: AppliedDecision): void {
     if (!decided.instance) return;
-    if (this.relayed.size >= 10_000) this.relayed.delete(this.relayed.keys().next().value!);
     this.relayed.set(decided.instance.id, decided.instance.etag);
   }
 

@@ -8,13 +8,23 @@
  * wait ends (`capacityTimeout`): whoever touches the row with room free hands the waiters back to be offered
  * again, in order (higher priority first, then arrival), so a trigger is never lost to a crash in between.
  */
-import { PreconditionFailedError, ConflictError, type JsonObject } from '../model';
+import type { JsonObject } from '../model';
+import { BoundedMap } from '../model/bounded-map';
 import { triggerPriority, type Trigger } from '../model/trigger';
 import type { FlowRow, FlowStore, InstanceStore, OperationOptions } from '../ports';
 import { inAdmissionOrder } from './concurrency-slots';
+import { changeFlowRow } from './flow-row-change';
 
 /** Triggers that may wait per state and key; past this a trigger answers `capacityTimeout` at once. */
 export const MAX_CAPACITY_QUEUED_PER_KEY = 500;
+/**
+ * A state and key's row (members and whole waiting triggers) as JSON, in characters: a waiter that would
+ * take it past this answers `capacityTimeout` at once. Table Storage counts a string as UTF-16 (2 bytes a
+ * character), so the row stays under 800 KB of the entity's 1 MiB: 500 triggers of 64 KiB would not.
+ */
+export const MAX_CAPACITY_ROW_CHARS = 400_000;
+/** Waiters one leaving change offers again at most (each an outbox row of the change); the rest wait for the next. */
+export const MAX_CAPACITY_REOFFERS_PER_CHANGE = 10;
 
 export interface CapacityMember {
   readonly instanceId: string;
@@ -62,13 +72,25 @@ export interface CapacityOffer {
 }
 
 /** What became of a trigger into a state with `capacity`; `offer`: waiters to offer again now (room is free). */
-export type CapacityDecision = { readonly verdict: 'admitted' | 'queued' | 'timedOut'; readonly detail: string; readonly offer: readonly CapacityOffer[] };
+export type CapacityDecision = {
+  readonly verdict: 'admitted' | 'queued' | 'timedOut';
+  readonly detail: string;
+  readonly offer: readonly CapacityOffer[];
+  /** When queued: the trigger's place (its deadline is when its timer ends the wait). */
+  readonly waiter?: CapacityWaiter;
+};
 
 export function capacityRowKey(stateId: string, key: string): string {
   return `capacity|${stateId}|${key}`;
 }
 
+/** Rows read by leaving changes and not yet written by their `leave`, kept at most. */
+const MAX_READS_BEFORE_LEAVING = 256;
+
 export class StateCapacityRows {
+  /** The row each leaving change read for its re-offers, by workflow, row and instance, until its `leave`. */
+  private readonly readsBeforeLeaving = new BoundedMap<string, FlowRow | undefined>(MAX_READS_BEFORE_LEAVING);
+
   constructor(
     private readonly store: FlowStore,
     private readonly instances: Pick<InstanceStore, 'get'>,
@@ -85,85 +107,145 @@ export class StateCapacityRows {
   async enter(request: CapacityRequest, options: OperationOptions = {}): Promise<CapacityDecision> {
     const where = `${request.key} at`;
     const inState = `in ${request.stateId}`;
-    for (let attempt = 1; attempt <= 50; attempt++) {
-      const row = await this.store.getRow(request.workflowId, capacityRowKey(request.stateId, request.key), options);
-      let current = rowValue(row);
-      const now = this.now().toISOString();
-      if (current.members.some((member) => member.instanceId === request.instanceId)) {
-        return { verdict: 'admitted', detail: `admitted: ${where} ${current.members.length}/${request.limit} ${inState}`, offer: [] };
-      }
-      if (current.members.length >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
-      const ordered = inAdmissionOrder(current.queued);
-      const mine = current.queued.find((waiter) => waiter.id === request.trigger.id);
-      const ahead = mine ? ordered.indexOf(mine) : ordered.length;
-      const free = request.limit - current.members.length;
-      let next: StateKeyCapacity;
-      let decision: CapacityDecision;
-      const waitIsOver = mine !== undefined && mine.deadline <= now;
-      if (free > 0 && ahead < free && !waitIsOver) {
-        const member: CapacityMember = { instanceId: request.instanceId, since: now, historyLength: request.historyLength };
-        next = { members: [...current.members, member], queued: current.queued.filter((waiter) => waiter.id !== request.trigger.id) };
-        decision = { verdict: 'admitted', detail: `admitted: ${where} ${next.members.length}/${request.limit} ${inState}${mine ? `, after waiting since ${mine.arrivedAt}` : ''}`, offer: [] };
-      } else if (waitIsOver || (!mine && current.queued.length >= MAX_CAPACITY_QUEUED_PER_KEY)) {
-        next = { ...current, queued: current.queued.filter((waiter) => waiter.id !== request.trigger.id) };
-        decision = {
-          verdict: 'timedOut',
-          detail: `capacityTimeout: ${where} ${current.members.length}/${request.limit} ${inState}, ${mine ? `waited since ${mine.arrivedAt}` : `${current.queued.length} already waiting`}`,
-          offer: [],
-        };
-      } else {
-        const waiter: CapacityWaiter = mine ?? {
-          id: request.trigger.id,
-          instanceId: request.instanceId,
-          ...(request.incarnation !== undefined ? { incarnation: request.incarnation } : {}),
-          trigger: request.trigger,
-          priority: triggerPriority(request.trigger),
-          arrivedAt: now,
-          deadline: new Date(this.now().getTime() + request.timeoutInMs).toISOString(),
-        };
-        next = mine ? current : { ...current, queued: [...current.queued, waiter] };
-        // Waiters ahead of this one while room is free: they are offered again (a crash may have stopped the offer).
-        // Waiters whose wait is over are offered too, to end it (`capacityTimeout`) rather than sit on the row.
-        const offer = withExpired(free > 0 ? ordered.slice(0, free) : [], ordered, now).filter((other) => other.id !== waiter.id);
-        decision = {
-          verdict: 'queued',
-          detail: `queued: ${where} ${current.members.length}/${request.limit} ${inState}`,
-          offer: offer.map((other) => ({ workflowId: request.workflowId, stateId: request.stateId, key: request.key, waiter: other })),
-        };
-      }
-      if (next === current && row) return decision;
-      if (await this.write(request.workflowId, request.stateId, request.key, next, row, options)) return decision;
-    }
-    throw new PreconditionFailedError(`The capacity row of "${request.key}" in "${request.stateId}" kept changing`);
-  }
-
-  /** The instance left the state: it no longer counts, and the first waiters that now fit are handed back to be offered. */
-  async leave(workflowId: string, stateId: string, key: string, limit: number, instanceId: string, options: OperationOptions = {}): Promise<CapacityOffer[]> {
-    for (let attempt = 1; attempt <= 50; attempt++) {
-      const row = await this.store.getRow(workflowId, capacityRowKey(stateId, key), options);
-      if (!row) return [];
-      const current = rowValue(row);
-      const next = { ...current, members: current.members.filter((member) => member.instanceId !== instanceId) };
-      const ordered = inAdmissionOrder(next.queued);
-      const offer = withExpired(ordered.slice(0, Math.max(0, limit - next.members.length)), ordered, this.now().toISOString()).map((waiter) => ({ workflowId, stateId, key, waiter }));
-      if (next.members.length === current.members.length) return offer;
-      if (await this.write(workflowId, stateId, key, next, row, options)) return offer;
-    }
-    throw new PreconditionFailedError(`The capacity row of "${key}" in "${stateId}" kept changing`);
+    return changeFlowRow(
+      this.store,
+      request.workflowId,
+      capacityRowKey(request.stateId, request.key),
+      async (row) => {
+        let current = rowValue(row);
+        const now = this.now().toISOString();
+        if (current.members.some((member) => member.instanceId === request.instanceId)) {
+          return { result: { verdict: 'admitted', detail: `admitted: ${where} ${current.members.length}/${request.limit} ${inState}`, offer: [] } };
+        }
+        if (current.members.length >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
+        const ordered = inAdmissionOrder(current.queued);
+        const mine = current.queued.find((waiter) => waiter.id === request.trigger.id);
+        const ahead = mine ? ordered.indexOf(mine) : ordered.length;
+        const free = request.limit - current.members.length;
+        let next: StateKeyCapacity;
+        let decision: CapacityDecision;
+        const waitIsOver = mine !== undefined && mine.deadline <= now;
+        const newcomer: CapacityWaiter | undefined = mine
+          ? undefined
+          : {
+              id: request.trigger.id,
+              instanceId: request.instanceId,
+              ...(request.incarnation !== undefined ? { incarnation: request.incarnation } : {}),
+              trigger: request.trigger,
+              priority: triggerPriority(request.trigger),
+              arrivedAt: now,
+              deadline: new Date(this.now().getTime() + request.timeoutInMs).toISOString(),
+            };
+        const queueIsFull =
+          newcomer !== undefined && (current.queued.length >= MAX_CAPACITY_QUEUED_PER_KEY || rowChars({ ...current, queued: [...current.queued, newcomer] }) > MAX_CAPACITY_ROW_CHARS);
+        if (free > 0 && ahead < free && !waitIsOver) {
+          const member: CapacityMember = { instanceId: request.instanceId, since: now, historyLength: request.historyLength };
+          next = { members: [...current.members, member], queued: current.queued.filter((waiter) => waiter.id !== request.trigger.id) };
+          decision = { verdict: 'admitted', detail: `admitted: ${where} ${next.members.length}/${request.limit} ${inState}${mine ? `, after waiting since ${mine.arrivedAt}` : ''}`, offer: [] };
+        } else if (waitIsOver || queueIsFull) {
+          next = { ...current, queued: current.queued.filter((waiter) => waiter.id !== request.trigger.id) };
+          decision = {
+            verdict: 'timedOut',
+            detail: `capacityTimeout: ${where} ${current.members.length}/${request.limit} ${inState}, ${mine ? `waited since ${mine.arrivedAt}` : `${current.queued.length} already waiting`}`,
+            offer: [],
+          };
+        } else {
+          const waiter = mine ?? newcomer!;
+          next = mine ? current : { ...current, queued: [...current.queued, waiter] };
+          // Waiters ahead of this one while room is free: they are offered again (an offer their instance could
+          // not take, suspended at the time, or one a crash stopped). Waiters whose wait is over are offered too,
+          // to end it (`capacityTimeout`) rather than sit on the row.
+          const offer = withExpired(free > 0 ? ordered.slice(0, free) : [], ordered, now).filter((other) => other.id !== waiter.id);
+          decision = {
+            verdict: 'queued',
+            waiter,
+            detail: `queued: ${where} ${current.members.length}/${request.limit} ${inState}`,
+            offer: offer.map((other) => ({ workflowId: request.workflowId, stateId: request.stateId, key: request.key, waiter: other })),
+          };
+        }
+        return { result: decision, ...(next === current && row ? {} : { next: next as unknown as JsonObject }) };
+      },
+      { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
+    );
   }
 
   /**
-   * A waiter offered again that no longer heads for this state (its instance moved on, the trigger did
-   * something else or nothing): it leaves the queue, which would otherwise hold it forever.
+   * The waiters that fit once `instanceId` has left the state (first in admission order, then those whose
+   * wait is over, at most MAX_CAPACITY_REOFFERS_PER_CHANGE): read, not changed. The leaving change writes
+   * each as an outbox row in its own save (runtime/capacity-reoffers.ts), so none is lost to a crash.
    */
-  async forget(offer: CapacityOffer, options: OperationOptions = {}): Promise<void> {
-    for (let attempt = 1; attempt <= 50; attempt++) {
-      const row = await this.store.getRow(offer.workflowId, capacityRowKey(offer.stateId, offer.key), options);
-      const current = rowValue(row);
-      if (!row || !current.queued.some((waiter) => waiter.id === offer.waiter.id)) return;
-      if (await this.write(offer.workflowId, offer.stateId, offer.key, { ...current, queued: current.queued.filter((waiter) => waiter.id !== offer.waiter.id) }, row, options)) return;
-    }
-    throw new PreconditionFailedError(`The capacity row of "${offer.key}" in "${offer.stateId}" kept changing`);
+  async reoffersOnLeaving(workflowId: string, stateId: string, key: string, limit: number, instanceId: string, options: OperationOptions = {}): Promise<CapacityOffer[]> {
+    const row = await this.store.getRow(workflowId, capacityRowKey(stateId, key), options);
+    this.rememberRead(`${workflowId}\u0000${capacityRowKey(stateId, key)}\u0000${instanceId}`, row);
+    const current = rowValue(row);
+    if (current.queued.length === 0) return [];
+    const staying = current.members.filter((member) => member.instanceId !== instanceId).length;
+    const ordered = inAdmissionOrder(current.queued);
+    return withExpired(ordered.slice(0, Math.max(0, limit - staying)), ordered, this.now().toISOString())
+      .slice(0, MAX_CAPACITY_REOFFERS_PER_CHANGE)
+      .map((waiter) => ({ workflowId, stateId, key, waiter }));
+  }
+
+  /** The instance left the state (its change is saved): it no longer counts. */
+  async leave(workflowId: string, stateId: string, key: string, instanceId: string, options: OperationOptions = {}): Promise<void> {
+    // The row its leaving change read for the re-offers, a moment ago: written over at once when no one changed it since.
+    const remembered = `${workflowId}\u0000${capacityRowKey(stateId, key)}\u0000${instanceId}`;
+    const readBefore = this.readsBeforeLeaving.has(remembered) ? { row: this.readsBeforeLeaving.get(remembered) } : undefined;
+    this.readsBeforeLeaving.delete(remembered);
+    await changeFlowRow(
+      this.store,
+      workflowId,
+      capacityRowKey(stateId, key),
+      (row) => {
+        const current = rowValue(row);
+        const members = current.members.filter((member) => member.instanceId !== instanceId);
+        return { result: undefined, ...(row && members.length !== current.members.length ? { next: { ...current, members } as unknown as JsonObject } : {}) };
+      },
+      { ...options, what: `The capacity row of "${key}" in "${stateId}"`, ...(readBefore ? { readBefore } : {}) },
+    );
+  }
+
+  /** Keeps the row a leaving change read (a few hundred at most: entries not taken by `leave`, after a failed save, go first). */
+  private rememberRead(key: string, row: FlowRow | undefined): void {
+    this.readsBeforeLeaving.set(key, row);
+  }
+
+  /**
+   * Ends a wait at its deadline (its timer fired): the waiter leaves the queue unapplied. Returns it, with
+   * the members counted then, or undefined when it no longer waits (admitted, or gone another way).
+   */
+  async expire(workflowId: string, stateId: string, key: string, triggerId: string, options: OperationOptions = {}): Promise<{ waiter: CapacityWaiter; members: number } | undefined> {
+    return changeFlowRow(
+      this.store,
+      workflowId,
+      capacityRowKey(stateId, key),
+      (row) => {
+        const current = rowValue(row);
+        const waiter = current.queued.find((candidate) => candidate.id === triggerId);
+        if (!row || !waiter) return { result: undefined };
+        const next = { ...current, queued: current.queued.filter((candidate) => candidate !== waiter) };
+        return { result: { waiter, members: current.members.length }, next: next as unknown as JsonObject };
+      },
+      { ...options, what: `The capacity row of "${key}" in "${stateId}"` },
+    );
+  }
+
+  /**
+   * A waiter offered again that no longer heads for this state (its instance moved on or is gone, the
+   * trigger did something else or nothing): it leaves the queue, which would otherwise hold it forever.
+   */
+  async forget(offer: Pick<CapacityOffer, 'workflowId' | 'stateId' | 'key'> & { readonly waiter: Pick<CapacityWaiter, 'id'> }, options: OperationOptions = {}): Promise<void> {
+    await changeFlowRow(
+      this.store,
+      offer.workflowId,
+      capacityRowKey(offer.stateId, offer.key),
+      (row) => {
+        const current = rowValue(row);
+        const queued = current.queued.filter((waiter) => waiter.id !== offer.waiter.id);
+        return { result: undefined, ...(row && queued.length !== current.queued.length ? { next: { ...current, queued } as unknown as JsonObject } : {}) };
+      },
+      { ...options, what: `The capacity row of "${offer.key}" in "${offer.stateId}"` },
+    );
   }
 
   /**
@@ -182,16 +264,11 @@ export class StateCapacityRows {
     );
     return { ...current, members: current.members.filter((_member, index) => still[index]) };
   }
+}
 
-  private async write(workflowId: string, stateId: string, key: string, value: StateKeyCapacity, row: FlowRow | undefined, options: OperationOptions): Promise<boolean> {
-    try {
-      await this.store.putRow(workflowId, capacityRowKey(stateId, key), value as unknown as JsonObject, { ...options, ...(row ? { ifMatch: row.etag } : {}) });
-      return true;
-    } catch (error) {
-      if (error instanceof PreconditionFailedError || error instanceof ConflictError) return false;
-      throw error;
-    }
-  }
+/** The row's size as JSON, in characters. */
+function rowChars(value: StateKeyCapacity): number {
+  return JSON.stringify(value).length;
 }
 
 /** The waiters to offer, then those past their deadline not among them. */

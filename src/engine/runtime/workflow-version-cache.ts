@@ -1,23 +1,24 @@
 /** @module Workflow versions kept in memory (least recently used out): versions are immutable, so a cached one is never stale. */
 import type { WorkflowVersion } from '../definition/definition';
+import { BoundedMap } from '../model/bounded-map';
 import { NotFoundError } from '../model/errors';
 import type { OperationOptions, WorkflowStore } from '../ports/ports';
 
 export class WorkflowVersionCache {
-  private readonly versions = new Map<string, WorkflowVersion>();
+  private readonly versions: BoundedMap<string, WorkflowVersion>;
 
   constructor(
     private readonly store: WorkflowStore,
-    private readonly capacity: number,
-  ) {}
+    capacity: number,
+  ) {
+    this.versions = new BoundedMap(capacity);
+  }
 
   /** Adds (or refreshes) a version; returns the cached copy, so every caller shares one parsed definition. */
   remember(workflow: WorkflowVersion): WorkflowVersion {
     const key = `${workflow.definition.id}@${workflow.version}`;
     const cached = this.versions.get(key) ?? workflow;
-    this.versions.delete(key);
     this.versions.set(key, cached);
-    if (this.versions.size > this.capacity) this.versions.delete(this.versions.keys().next().value!);
     return cached;
   }
 

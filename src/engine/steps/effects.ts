@@ -1,12 +1,15 @@
 /**
- * @module The effects a decision may use: the clock, outbound HTTP and an abort signal; nothing else.
+ * @module The effects a decision may use: the clock, outbound HTTP, an abort signal and the runtime's word on
+ * entering a state with `capacity`; nothing else.
  * A decision may be made more than once for one delivery (a 412, a lost lease, a crash, a dry run), so:
  * conditions call `http` once per decision made (they must be reads); actions call `actionHttp`, which the
  * runtime journals per delivery and step (once within one engine, at least once across processes); the
  * clock is read again each time. Logging is not an effect of deciding: `log` actions add lines to the
  * Decision, which the runtime emits once, after the save (docs/architecture.md, "What deciding guarantees").
  */
+import type { TriggerOutcome } from '../model/enums';
 import { escapeLogText } from '../model/log-text';
+import type { Trigger } from '../model/trigger';
 import type { ExternalServiceClient } from './outbound-port';
 
 export interface EngineLogger {
@@ -27,6 +30,12 @@ export interface Effects {
   actionHttp?(location: string): ExternalServiceClient;
   /** Aborted when the work must stop (e.g. the lease was lost); passed on to outbound calls. */
   readonly signal?: AbortSignal;
+  /**
+   * Asked once a transition into another state is chosen and its entry conditions hold, before any step
+   * runs: an outcome that stops the trigger there (a full state with `capacity`: `capacityQueued` or
+   * `capacityTimeout`, nothing saved, no action run), or undefined to go on. Absent: nothing stops it.
+   */
+  beforeEntering?(toStateId: string, trigger: Trigger): Promise<TriggerOutcome | undefined>;
 }
 
 export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };

@@ -24,6 +24,7 @@ import { triggerRoutes } from './operations/operation-routes';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
 import { workflowRoutes } from './workflows/workflow-routes';
 import { problem } from '../problem';
+import { DEFAULT_TENANT_ID } from '../../storage/names';
 
 const systemRoutes: readonly RouteDefinition[] = [
   defineRoute({
@@ -146,13 +147,13 @@ export function matchRoute(method: string, apiPath: string): { match?: RouteMatc
     }
     return matchSegments(method, segments.slice(2), tenantId);
   }
-  return matchSegments(method, segments, 'default');
+  return matchSegments(method, segments, DEFAULT_TENANT_ID);
 }
 
 function matchSegments(method: string, segments: readonly string[], tenantId: string): { match?: RouteMatch; pathExists: boolean } {
   let pathExists = false;
   for (const { route, pattern } of routePatterns()) {
-    if (tenantId !== 'default' && route.scope === 'deployment') continue;
+    if (tenantId !== DEFAULT_TENANT_ID && route.scope === 'deployment') continue;
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const matches = pattern.every(({ part, name }, index) => {

@@ -20,20 +20,22 @@ export function tenantNotFound(): ApiResponse {
 /**
  * The services for `match`'s tenant: the default tenant's for `/api/...` and the deployment's routes,
  * else `resolve`'s. `grant` is what the credential may use (absent: the default tenant only; an open server grants `*`).
+ * `defaultServices` may be built on demand (the Functions app builds services per request: only the tenant's own).
  */
 export async function servicesForTenant(
   match: Pick<RouteMatch, 'route' | 'tenantId'>,
   grant: TenantGrant | undefined,
-  defaultServices: ApiServices,
+  defaultServices: ApiServices | (() => Promise<ApiServices>),
   resolve: TenantServicesResolver | undefined,
 ): Promise<{ readonly services: ApiServices; readonly refusal?: undefined } | { readonly refusal: ApiResponse; readonly services?: undefined }> {
   // Public routes (health, the OpenAPI document) hold no tenant's data and need no credential: they answer
   // alike below every tenant's path, since answering by whether the tenant exists would tell anyone that it does.
-  if (match.route.scope === 'deployment' || match.route.role === publicRoute) return { services: defaultServices };
+  const defaults = async () => ({ services: typeof defaultServices === 'function' ? await defaultServices() : defaultServices });
+  if (match.route.scope === 'deployment' || match.route.role === publicRoute) return defaults();
   const { tenantId } = match;
   // No grant (a caller authentication did not name): the default tenant only, never every tenant.
   if (!mayUseTenant(grant ?? [DEFAULT_TENANT_ID], tenantId)) return { refusal: tenantNotFound() };
-  if (tenantId === DEFAULT_TENANT_ID) return { services: defaultServices };
+  if (tenantId === DEFAULT_TENANT_ID) return defaults();
   const services = resolve ? await resolve(tenantId) : undefined;
   return services ? { services } : { refusal: tenantNotFound() };
 }

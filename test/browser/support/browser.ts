@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.SIGNALBOX_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOT_FOLDER = path.join(__dirname, '..', 'screenshots');
@@ -27,6 +27,34 @@ export function watchForPageErrors(page: Page): string[] {
     if (message.type() === 'error' && !/status of 401/.test(message.text())) errors.push(`console: ${message.text()}`);
   });
   return errors;
+}
+
+/** A test's own page: a fresh context (no storage shared with other tests), watched for page errors. */
+export interface TestPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly pageErrors: string[];
+}
+
+/** Opens a test's page (desktop size unless `viewport` says otherwise): each test's beforeEach. */
+export async function openTestPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<TestPage> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  return { context, page, pageErrors: watchForPageErrors(page) };
+}
+
+/** Closes a test's page, then fails the test on any page error it saw but those it `provoked`: each test's afterEach. */
+export async function closeTestPage(opened: Partial<TestPage> | undefined, provoked: (error: string) => boolean = () => false): Promise<void> {
+  await opened?.context?.close();
+  expect((opened?.pageErrors ?? []).filter((error) => !provoked(error))).toEqual([]);
+}
+
+/** Opens the console at `hash` with the API key already entered, as after the first visit in this tab. */
+export async function openConsoleWithKey(page: Page, baseUrl: string, apiKey: string, hash: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Use key' }).click();
+  await page.goto(`${baseUrl}/console/${hash}`);
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

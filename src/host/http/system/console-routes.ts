@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { readSetting, type Environment } from '../../settings';
+import { DEFAULT_TENANT_ID } from '../../../storage/names';
 import { publicRoute, Role, type TenantGrant } from '../access';
 import { actorSchema } from '../api-schemas';
 import { defineRoute } from '../route';
@@ -51,7 +52,7 @@ const callerSchema = actorSchema
 
 /** The tenants a grant names that exist (every tenant for `*`); the default tenant alone on a host without tenants. */
 async function tenantsOfCaller(grant: TenantGrant | undefined, services: ApiServices): Promise<string[]> {
-  const existing = services.tenants ? (await services.tenants.list()).filter((tenant) => !tenant.deletion).map((tenant) => tenant.id) : ['default'];
+  const existing = services.tenants ? (await services.tenants.list()).filter((tenant) => !tenant.deletion).map((tenant) => tenant.id) : [DEFAULT_TENANT_ID];
   return grant === undefined || grant === '*' ? existing : existing.filter((tenant) => grant.includes(tenant));
 }
 
