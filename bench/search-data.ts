@@ -32,6 +32,8 @@ import { encodeKey } from '../src/storage/keys';
 export const SEED_CHUNK = 500;
 /** Azurite's table database in its data folder (azurite/dist/src/table/utils/constants.js). */
 const TABLE_DB = '__azurite_db_table__.json';
+/** Written once the seeding Azurite has saved its database (a stopped preparation resumes at the join). */
+const SEEDED = 'signalbox-bench-seeded.json';
 /** Written last: the folder is complete. */
 const READY = 'signalbox-bench-ready.json';
 
@@ -54,14 +56,17 @@ export function isPrepared(folder: string): boolean {
  * chunks' search partitions into `workflowId`'s partition in the saved database.
  */
 export async function prepare(folder: string, searchTable: string, workflowId: string, seed: (azurite: RunningAzurite) => Promise<void>): Promise<void> {
-  await rm(folder, { recursive: true, force: true });
-  await mkdir(folder, { recursive: true });
-  const azurite = await startSeedingAzurite(folder);
-  try {
-    await seed(azurite);
-  } finally {
-    // Saves the database as it stops.
-    await azurite.stop();
+  if (!existsSync(path.join(folder, SEEDED))) {
+    await rm(folder, { recursive: true, force: true });
+    await mkdir(folder, { recursive: true });
+    const azurite = await startAzuriteOn(folder);
+    try {
+      await seed(azurite);
+    } finally {
+      // Saves the database as it stops.
+      await azurite.stop();
+    }
+    await writeFile(path.join(folder, SEEDED), '{}');
   }
   const started = performance.now();
   const rows = await joinPartitions(path.join(folder, TABLE_DB), searchTable, workflowId);
@@ -70,12 +75,13 @@ export async function prepare(folder: string, searchTable: string, workflowId: s
 }
 
 /**
- * Azurite persisting to `folder`, for seeding only: its database is saved once, as it stops, instead of
- * every 5 s (LokiJS's autosave, turned off in this process: saving a database of hundreds of MB every
- * 5 s would take most of Azurite's time), and its stop waits for that save however long it takes
- * (startAzurite's stop kills after 3 s). The measured runs use Azurite as it is (startAzurite).
+ * Azurite on the data folder `folder`, as startAzurite runs it, but its database is saved once, as it
+ * stops, instead of every 5 s (LokiJS's autosave, turned off in its process: saving a database of
+ * hundreds of MB every 5 s would take most of Azurite's time, which the in-memory Azurite of
+ * startAzurite never spends), its stop waits for that save however long it takes (startAzurite's stop
+ * kills after 3 s), it may take minutes to load the database, and it has the heap to hold it.
  */
-async function startSeedingAzurite(folder: string): Promise<RunningAzurite> {
+export async function startAzuriteOn(folder: string): Promise<RunningAzurite> {
   const ports = { blobPort: await freePort(), queuePort: await freePort(), tablePort: await freePort() };
   const bin = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'azurite.js');
   const launcher = `
@@ -92,9 +98,9 @@ async function startSeedingAzurite(folder: string): Promise<RunningAzurite> {
     env: { ...process.env, SIGNALBOX_AZURITE_BIN: bin, SIGNALBOX_AZURITE_DIR: path.dirname(bin) },
   });
   child.channel?.unref();
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 10 * 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the seeding Azurite exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`Azurite exited with code ${child.exitCode}`);
     const { createConnection } = await import('node:net');
     const open = await new Promise<boolean>((resolve) => {
       const socket = createConnection(ports.tablePort, '127.0.0.1');
@@ -102,7 +108,7 @@ async function startSeedingAzurite(folder: string): Promise<RunningAzurite> {
       socket.once('error', () => resolve(false));
     });
     if (open) break;
-    if (Date.now() > deadline) throw new Error('the seeding Azurite did not open its table port in 60 s');
+    if (Date.now() > deadline) throw new Error('Azurite did not open its table port in 10 minutes');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
@@ -127,39 +133,45 @@ export async function copyForRun(folder: string): Promise<string> {
   return run;
 }
 
-interface LokiDoc {
-  PartitionKey?: string;
-  properties?: Record<string, unknown>;
-}
-interface LokiCollection {
-  readonly name: string;
-  readonly data: LokiDoc[];
-  ensureIndex(property: string, force?: boolean): void;
-}
-interface LokiDatabase {
-  readonly collections: readonly LokiCollection[];
-  loadDatabase(options: object, done: (error?: unknown) => void): void;
-  saveDatabase(done: (error?: unknown) => void): void;
-}
-
-/** Sets every chunk partition's rows to the workflow's partition, with LokiJS (Azurite's own store). */
+/**
+ * Sets every chunk partition's rows to the workflow's partition, with LokiJS (Azurite's own store), in a
+ * child process with the heap a database of hundreds of MB needs. Returns the rows moved.
+ */
 async function joinPartitions(file: string, searchTable: string, workflowId: string): Promise<number> {
-  // Azurite's own dependency, untyped here.
-  const Loki = require('lokijs') as new (file: string, options: object) => LokiDatabase;
-  const db = new Loki(file, { persistenceMethod: 'fs' });
-  await new Promise<void>((resolve, reject) => db.loadDatabase({}, (error) => (error ? reject(error) : resolve())));
-  const collection = db.collections.find((candidate) => candidate.name.toLowerCase().endsWith(`$${searchTable.toLowerCase()}`));
-  if (!collection) throw new Error(`no collection of table ${searchTable} in ${file}`);
-  const target = encodeKey(workflowId, 'workflow id');
-  const chunkPrefix = encodeKey(chunkWorkflowId(workflowId, 0), 'workflow id').replace(/0$/, '');
-  let joined = 0;
-  for (const doc of collection.data) {
-    if (doc.PartitionKey === undefined || !doc.PartitionKey.startsWith(chunkPrefix)) continue;
-    doc.PartitionKey = target;
-    if (doc.properties && 'PartitionKey' in doc.properties) doc.properties.PartitionKey = target;
-    joined++;
-  }
-  collection.ensureIndex('PartitionKey', true);
-  await new Promise<void>((resolve, reject) => db.saveDatabase((error) => (error ? reject(error) : resolve())));
-  return joined;
+  const script = `
+    const Loki = require(require.resolve('lokijs', { paths: [process.env.AZURITE_DIR] }));
+    const db = new Loki(process.env.DB_FILE, { persistenceMethod: 'fs' });
+    db.loadDatabase({}, (error) => {
+      if (error) throw error;
+      const collection = db.collections.find((candidate) => candidate.name.toLowerCase().endsWith('$' + process.env.SEARCH_TABLE.toLowerCase()));
+      if (!collection) throw new Error('no collection of table ' + process.env.SEARCH_TABLE);
+      let joined = 0;
+      for (const doc of collection.data) {
+        if (typeof doc.PartitionKey !== 'string' || !doc.PartitionKey.startsWith(process.env.CHUNK_PREFIX)) continue;
+        doc.PartitionKey = process.env.TARGET;
+        if (doc.properties && 'PartitionKey' in doc.properties) doc.properties.PartitionKey = process.env.TARGET;
+        joined++;
+      }
+      collection.ensureIndex('PartitionKey', true);
+      db.saveDatabase((saveError) => {
+        if (saveError) throw saveError;
+        process.stdout.write(String(joined));
+      });
+    });
+  `;
+  const env = {
+    ...process.env,
+    AZURITE_DIR: path.dirname(require.resolve('azurite/package.json')),
+    DB_FILE: file,
+    SEARCH_TABLE: searchTable,
+    TARGET: encodeKey(workflowId, 'workflow id'),
+    // The encoded `<workflow>~<chunk>` without its chunk number.
+    CHUNK_PREFIX: encodeKey(chunkWorkflowId(workflowId, 0), 'workflow id').replace(/0$/, ''),
+  };
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`joining the search partitions failed (exit ${code})`);
+  return Number(out);
 }
