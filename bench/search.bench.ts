@@ -4,12 +4,16 @@
  *
  * Seeds BENCH_SEARCH_INSTANCES (default 100,000; e.g. BENCH_SEARCH_INSTANCES=10000 for a quick run)
  * instances of a workflow with four declared indexes. Seeding goes around the API and the engine, for
- * speed: each instance row is the engine's own creation of a template instance (its `created` history
- * entry too) with the id, incarnation, state, times and context changed, created through the instance
+ * speed: each instance row is the engine's own creation of a template instance with the id,
+ * incarnation, state, times and context changed, created through the instance
  * store; its search rows are the entries the engine computes for it (entriesOf, as a save does), written
  * by the search store 100 to a transaction across instances (addMany: the same keys and columns as a
- * save's batch). Only the interest rows and lease blobs a creation also writes are left out (no search
- * reads them). Then it measures, with every storage request counted:
+ * save's batch). Only the `created` history row, the interest rows and the lease blob a creation also
+ * writes are left out (no search reads them; without the history rows 100,000 instances fit in the one
+ * JSON string Azurite saves its database as). Azurite fills one partition in time growing with the square of its rows, so the data is
+ * prepared once per size as an Azurite data folder (bench/search-data.ts says how and why) and each run
+ * starts Azurite on a copy of it; BENCH_SEARCH_SEED=direct seeds an in-memory Azurite as before (fine up to
+ * about 10,000). Then it measures, with every storage request counted:
  *
  * 1. a selective equality (one instance), 2. a range returning 1% of the instances, 3. a count grouped
  *    by state over every instance (from the index rows), and the same count after 1% of the instances
@@ -19,13 +23,17 @@
  * 4. storage requests per save of a workflow with four indexes against the same workflow with none, and
  *    the extra requests per save per declared index.
  */
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { silentLogger } from '../src/engine/steps';
 import { Engine } from '../src/engine/engine';
 import type { Instance } from '../src/engine/model';
 import type { WorkflowDefinitionInput } from '../src/engine/definition';
 import { entriesOf, searchValuesOf } from '../src/engine/search';
-import { startAzurite } from '../src/host/local/azurite';
+import { startAzurite, type RunningAzurite } from '../src/host/local/azurite';
+import { createTableClient } from '../src/storage/connection';
+import { TableSearchIndex } from '../src/storage/table-search-index';
+import { chunkWorkflowId, copyForRun, dataFolder, isPrepared, prepare, SEED_CHUNK, startAzuriteOn } from './search-data';
 import { createAzureStorage } from '../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
@@ -33,8 +41,11 @@ import { runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_SEARCH_INSTANCES ?? 100_000);
 /** Instances whose rows go in one round of the seeding (their instance rows in parallel, their search rows packed). */
-const SEED_BATCH = 1200;
+const SEED_BATCH = SEED_CHUNK;
 /** Instances whose search rows share a transaction: 8 rows each here (4 declared, 4 built-in fields with a value), 96 rows. */
+const DIRECT = process.env.BENCH_SEARCH_SEED === 'direct';
+/** Bump when the seeded data changes: a prepared folder of another version is not reused. */
+const DATA_VERSION = 'v1';
 const PACK = 12;
 const CONCURRENCY = 64;
 const STATES = ['received', 'review', 'approved', 'paid'];
@@ -81,76 +92,116 @@ async function inParallel(count: number, work: (index: number) => Promise<void>)
   );
 }
 
+const names = prefixedStorageNames('benchsearch');
+
+/**
+ * Seeds the workflows, the template instance and INSTANCES instances. `searchOf(round)` is the search
+ * store a round's rows go to, and under which workflow id (direct: the store itself and `orders`).
+ */
+async function seed(azurite: RunningAzurite, searchOf: (round: number) => Promise<{ store: TableSearchIndex; workflowId: string }>): Promise<void> {
+  const storage = await createAzureStorage({ connection: azurite.connectionString, names });
+  const engine = new Engine({ ...storage }, { logger: silentLogger });
+  await engine.createWorkflow(orders('orders', true));
+  await engine.createWorkflow(orders('plain', false));
+  const template = await engine.createInstance({ workflowId: 'orders', instanceId: 'template', context: { amount: -1 } });
+  const { definition } = (await storage.workflows.get('orders'))!;
+
+  console.log(`Seeding ${INSTANCES} instances of a workflow with 4 declared indexes (instance rows in parallel, search rows 100 to a transaction)...`);
+  const seeding = performance.now();
+  const phases = { compute: 0, rows: 0, instances: 0 };
+  for (let first = 0; first < INSTANCES; first += SEED_BATCH) {
+    let phase = performance.now();
+    const round = await Promise.all(
+      Array.from({ length: Math.min(SEED_BATCH, INSTANCES - first) }, async (_, offset) => {
+        const index = first + offset;
+        const { etag: _etag, search: _search, ...base } = template;
+        const at = new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString();
+        const instance: Instance = {
+          ...base,
+          id: `order-${index}`,
+          incarnation: `inc${index}`,
+          interests: [`order-${index}`],
+          stateId: STATES[index % STATES.length]!,
+          createdAt: at,
+          updatedAt: at,
+          context: { amount: index, customer: `customer-${index}`, region: ['north', 'south', 'east', 'west'][index % 4]!, placedAt: at },
+        };
+        const { entries } = await entriesOf(definition, await searchValuesOf(definition, instance));
+        return { instance: { ...instance, search: { entries } }, entries };
+      }),
+    );
+    phases.compute += performance.now() - phase;
+    phase = performance.now();
+    // The rows first, as a save writes them before the instance.
+    const search = await searchOf(first / SEED_BATCH);
+    const packs: (typeof round)[] = [];
+    for (let start = 0; start < round.length; start += PACK) packs.push(round.slice(start, start + PACK));
+    await inParallel(packs.length, async (pack) => {
+      // Upserts: a pack Azurite dropped under load (ECONNRESET) is sent again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await search.store.addMany(
+            search.workflowId,
+            packs[pack]!.map(({ instance, entries }) => ({ instanceId: instance.id, entries, incarnation: instance.incarnation! })),
+          );
+          return;
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
+    });
+    phases.rows += performance.now() - phase;
+    phase = performance.now();
+    await inParallel(round.length, async (at) => {
+      const { instance } = round[at]!;
+      await storage.instances.create(instance);
+    });
+    phases.instances += performance.now() - phase;
+    if ((first / SEED_BATCH) % 10 === 9 || process.env.BENCH_VERBOSE) {
+      const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+      console.log(
+        `  ${first + round.length} seeded, ${seconds(performance.now() - seeding)} (values ${seconds(phases.compute)}, search rows ${seconds(phases.rows)}, instance rows ${seconds(phases.instances)}), load ${os.loadavg()[0]!.toFixed(1)}`,
+      );
+    }
+  }
+  console.log(`  seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
+}
+
+/** Azurite holding the seeded data: seeded now in memory (direct), or started on a copy of the prepared folder. */
+async function seededAzurite(): Promise<RunningAzurite> {
+  if (DIRECT) {
+    const azurite = await startAzurite();
+    const storage = await createAzureStorage({ connection: azurite.connectionString, names });
+    await seed(azurite, async () => ({ store: storage.search, workflowId: 'orders' }));
+    return azurite;
+  }
+  const folder = dataFolder(INSTANCES, DATA_VERSION);
+  if (isPrepared(folder)) console.log(`Seeded data: ${folder} (prepared earlier; delete it to seed again)`);
+  else {
+    console.log(`Preparing the seeded data in ${folder} (once for this size), load ${os.loadavg()[0]!.toFixed(1)}`);
+    const started = performance.now();
+    await prepare(folder, names.searchTable, 'orders', (azurite) =>
+      seed(azurite, async (round) => {
+        const client = createTableClient({ kind: 'connectionString', connectionString: azurite.connectionString }, names.searchTable);
+        return { store: new TableSearchIndex(client), workflowId: chunkWorkflowId('orders', round) };
+      }),
+    );
+    console.log(`  prepared in ${((performance.now() - started) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(1)}\n`);
+  }
+  const started = performance.now();
+  const azurite = await startAzuriteOn(await copyForRun(folder));
+  console.log(
+    `Azurite started on a copy of it in ${((performance.now() - started) / 1000).toFixed(1)} s (it saves its database only as it stops, as the in-memory Azurite of BENCH_SEARCH_SEED=direct never does)\n`,
+  );
+  return azurite;
+}
+
 async function main(): Promise<void> {
-  const azurite = await startAzurite();
+  const azurite = await seededAzurite();
   try {
     const counter = createRequestCounter();
-    const storage = await createAzureStorage({ connection: azurite.connectionString, names: prefixedStorageNames('benchsearch'), requestCounter: counter });
+    const storage = await createAzureStorage({ connection: azurite.connectionString, names, requestCounter: counter });
     const engine = new Engine({ ...storage }, { logger: silentLogger });
-    await engine.createWorkflow(orders('orders', true));
-    await engine.createWorkflow(orders('plain', false));
-    const template = await engine.createInstance({ workflowId: 'orders', instanceId: 'template', context: { amount: -1 } });
-    const [created] = (await engine.getHistory('template')).items;
-    const { definition } = (await storage.workflows.get('orders'))!;
-
-    console.log(`Seeding ${INSTANCES} instances of a workflow with 4 declared indexes (instance rows in parallel, search rows 100 to a transaction)...`);
-    const seeding = performance.now();
-    const phases = { compute: 0, rows: 0, instances: 0 };
-    for (let first = 0; first < INSTANCES; first += SEED_BATCH) {
-      let phase = performance.now();
-      const round = await Promise.all(
-        Array.from({ length: Math.min(SEED_BATCH, INSTANCES - first) }, async (_, offset) => {
-          const index = first + offset;
-          const { etag: _etag, search: _search, ...base } = template;
-          const at = new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString();
-          const instance: Instance = {
-            ...base,
-            id: `order-${index}`,
-            incarnation: `inc${index}`,
-            interests: [`order-${index}`],
-            stateId: STATES[index % STATES.length]!,
-            createdAt: at,
-            updatedAt: at,
-            context: { amount: index, customer: `customer-${index}`, region: ['north', 'south', 'east', 'west'][index % 4]!, placedAt: at },
-          };
-          const { entries } = await entriesOf(definition, await searchValuesOf(definition, instance));
-          return { instance: { ...instance, search: { entries } }, entries };
-        }),
-      );
-      phases.compute += performance.now() - phase;
-      phase = performance.now();
-      // The rows first, as a save writes them before the instance.
-      const packs: (typeof round)[] = [];
-      for (let start = 0; start < round.length; start += PACK) packs.push(round.slice(start, start + PACK));
-      await inParallel(packs.length, async (pack) => {
-        // Upserts: a pack Azurite dropped under load (ECONNRESET) is sent again.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await storage.search.addMany(
-              'orders',
-              packs[pack]!.map(({ instance, entries }) => ({ instanceId: instance.id, entries, incarnation: instance.incarnation! })),
-            );
-            return;
-          } catch (error) {
-            if (attempt === 3) throw error;
-          }
-        }
-      });
-      phases.rows += performance.now() - phase;
-      phase = performance.now();
-      await inParallel(round.length, async (at) => {
-        const { instance } = round[at]!;
-        await storage.instances.create(instance, created ? { history: [{ ...created, at: instance.createdAt, toStateId: instance.stateId }] } : {});
-      });
-      phases.instances += performance.now() - phase;
-      if ((first / SEED_BATCH) % 10 === 9 || process.env.BENCH_VERBOSE) {
-        const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-        console.log(
-          `  ${first + round.length} seeded, ${seconds(performance.now() - seeding)} (values ${seconds(phases.compute)}, search rows ${seconds(phases.rows)}, instance rows ${seconds(phases.instances)})`,
-        );
-      }
-    }
-    console.log(`  seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
 
     const measure = async (label: string, run: () => Promise<number>) => {
       counter.reset();

@@ -1200,6 +1200,11 @@ export interface components {
         };
         InstanceCounts: {
             count: number;
+            /**
+             * @description `index`: counted from the index rows, which also count an instance being deleted (until its deletion removes its rows) and a creation a crash stopped after writing its rows (until a search meets them, five minutes on); `instances`: every instance counted was read and checked.
+             * @enum {string}
+             */
+            countedFrom: "index" | "instances";
             /** @description With `groupBy`: the count per value, largest first (`null`: instances without a value; a keyword counts once per value it holds). */
             groups?: {
                 key: string | number | boolean | null;

@@ -67,6 +67,22 @@ export class TableSearchIndex implements SearchIndexStore {
     }
   }
 
+  async removeUnchanged(workflowId: string, instanceId: string, rows: readonly { readonly entry: string; readonly etag: string }[], options: OperationOptions = {}): Promise<void> {
+    const partitionKey = encodeKey(workflowId, 'workflow id');
+    const instanceKey = encodeKey(instanceId, 'instance id');
+    // One by one: a transaction's deletes carry no ETag (the SDK sends them unconditional).
+    for (const { entry, etag } of rows) {
+      await translate(`search rows of instance "${instanceId}"`, async () => {
+        try {
+          await this.client.deleteEntity(partitionKey, `${entry}!${instanceKey}`, { etag, abortSignal: options.abortSignal });
+        } catch (error) {
+          // Written again since (412) or gone (404): left as it is.
+          if (statusOf(error) !== 412 && !isEntityNotFound(error)) throw error;
+        }
+      });
+    }
+  }
+
   private async single(action: TransactionAction, what: string, options: OperationOptions): Promise<void> {
     const [kind, entity] = action as [string, { partitionKey: string; rowKey: string }];
     try {
@@ -143,5 +159,6 @@ function toSearchRow(row: TableRow): SearchRow {
     instanceId: decodeKey(rowKey.slice(cut + 1)),
     ...(typeof row.incarnation === 'string' ? { incarnation: row.incarnation } : {}),
     ...(typeof row.timestamp === 'string' ? { writtenAt: row.timestamp } : {}),
+    ...(typeof row.etag === 'string' ? { etag: row.etag } : {}),
   };
 }

@@ -45,6 +45,7 @@ describe('signalbox instances --filter', () => {
     const grouped = await signalbox(['instances', '--workflow', orders.id, '--group-by', 'stateId', '--json'], { env });
     expect(JSON.parse(grouped.stdout)).toEqual({
       count: 4,
+      countedFrom: 'index',
       groups: [
         { key: 'review', count: 3 },
         { key: 'shipped', count: 1 },

@@ -1,11 +1,12 @@
 /** Every store contract against Azure Table Storage (Azurite) and the in-memory stores. */
-import { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemoryWorkflowStore } from '../../src/testing';
+import { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemorySearchIndex, InMemoryWorkflowStore } from '../../src/testing';
 import { dueTimerIndexContract } from './contracts/due-timer-index.contract';
 import { eventStoreContract } from './contracts/event-store.contract';
 import { instanceStoreContract } from './contracts/instance-store.contract';
 import { interestIndexContract } from './contracts/interest-index.contract';
 import { operationStoreContract } from './contracts/operation-store.contract';
 import { outboxContract } from './contracts/outbox.contract';
+import { searchIndexContract } from './contracts/search-index.contract';
 import { workflowStoreContract } from './contracts/workflow-store.contract';
 import { createTestStorage } from './fixtures';
 
@@ -51,3 +52,6 @@ dueTimerIndexContract('Azure Table Storage', async () => {
   return storage.dueTimers;
 });
 dueTimerIndexContract('in memory', async () => new InMemoryDueTimerIndex());
+
+searchIndexContract('Azure Table Storage', async () => (await createTestStorage()).search);
+searchIndexContract('in memory', async () => new InMemorySearchIndex());

@@ -506,7 +506,8 @@ export class InstanceRuntime {
    * Removes search rows a search found not held by their instances (instance-search.ts): each instance is
    * read again under its lease, where no save of it can be under way, and only the rows it still does
    * not hold go. Rows of an id that does not exist are removed only once older than
-   * APPLIED_LOOKUP_CLOCK_MARGIN_MS: a creation writes its rows before the instance, without a lease. A
+   * APPLIED_LOOKUP_CLOCK_MARGIN_MS: a creation writes its rows before the instance, without a lease, and
+   * each goes only if no one wrote it since it was read (a creation reusing the id rewrites it). A
    * busy lease or a failure leaves the rows for a later search (they are never an answer): never thrown.
    */
   async repairSearchRows(workflowId: string, rows: readonly SearchRow[], options: OperationOptions = {}): Promise<void> {
@@ -520,7 +521,7 @@ export class InstanceRuntime {
           const settledBefore = this.options.clock.now().getTime() - APPLIED_LOOKUP_CLOCK_MARGIN_MS;
           const settled = named.filter((row) => row.writtenAt !== undefined && Date.parse(row.writtenAt) < settledBefore);
           // Looked up again: a creation may have finished since.
-          if (settled.length > 0) await this.search.removeNotHeld(workflowId, instanceId, await this.ports.instances.get(instanceId, options), settled, options);
+          if (settled.length > 0) await this.search.removeNotHeldUnchanged(workflowId, instanceId, await this.ports.instances.get(instanceId, options), settled, options);
           continue;
         }
         await this.ports.leases.withLease(

@@ -56,6 +56,12 @@ export interface SearchPage extends Page<StoredInstance> {
 
 export interface CountResult {
   readonly count: number;
+  /**
+   * `index`: counted from the index rows, which also count an instance being deleted (until its deletion
+   * removes its rows) and a creation a crash stopped after writing its rows (until a search meets them);
+   * `instances`: every instance counted was read and checked.
+   */
+  readonly countedFrom: 'index' | 'instances';
   readonly groups?: readonly { readonly key: IndexValue | null; readonly count: number }[];
   readonly explain: SearchExplanation;
 }
@@ -182,7 +188,7 @@ export class InstanceSearch {
       ? `from the index rows of ${fromRows.scans.map((scan) => (scan.whole ? scan.field : `${scan.field} (the range read)`)).join(', ')}; instances with conflicting rows read`
       : 'every instance the range names read and checked';
     const explain = { ...explanation(prepared, 'none', counters), counted };
-    return tally.result(explain);
+    return tally.result(explain, fromRows ? 'index' : 'instances');
   }
 
   /**
@@ -374,9 +380,14 @@ class Tally {
     }
   }
 
-  result(explain: SearchExplanation): CountResult {
-    if (!this.group) return { count: this.count, explain };
-    return { count: this.count, groups: [...this.groups.values()].sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key))), explain };
+  result(explain: SearchExplanation, countedFrom: CountResult['countedFrom']): CountResult {
+    if (!this.group) return { count: this.count, countedFrom, explain };
+    return {
+      count: this.count,
+      countedFrom,
+      groups: [...this.groups.values()].sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key))),
+      explain,
+    };
   }
 }
 

@@ -131,6 +131,18 @@ export class SearchIndexing {
     return orphans.length;
   }
 
+  /**
+   * As removeNotHeld, without the instance's lease (an id with no instance has none to take): a creation
+   * with the id, or a save, may rewrite the same rows at any moment, so each row goes only if unchanged
+   * since the search read it. Rows read without a version are left.
+   */
+  async removeNotHeldUnchanged(workflowId: string, instanceId: string, instance: Instance | undefined, rows: readonly SearchRow[], options: OperationOptions = {}): Promise<number> {
+    if (!this.store) return 0;
+    const orphans = rowsNotHeld(rows, instance, workflowId).flatMap(({ entry, etag }) => (etag !== undefined ? [{ entry, etag }] : []));
+    if (orphans.length > 0) await this.store.removeUnchanged(workflowId, instanceId, orphans, options);
+    return orphans.length;
+  }
+
   /** Rows written for an instance whose creation was refused outright (too large, invalid). */
   async undoCreate(instance: Instance, options: OperationOptions = {}): Promise<void> {
     if (this.store && instance.search) await this.removeQuietly(instance, instance.search.entries, options);

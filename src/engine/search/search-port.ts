@@ -18,6 +18,8 @@ export interface SearchRow {
   readonly incarnation?: string;
   /** When the row was last written (ISO 8601, the store's clock), where the store tells it. */
   readonly writtenAt?: string;
+  /** The row's version as read: removeUnchanged removes it only if nothing wrote it since. */
+  readonly etag?: string;
 }
 
 export interface SearchIndexWrite {
@@ -37,6 +39,11 @@ export interface SearchRange {
 export interface SearchIndexStore {
   /** Adds and removes the instance's rows: one batch when they fit in one (at most 100 rows). */
   write(workflowId: string, instanceId: string, write: SearchIndexWrite, options?: OperationOptions): Promise<void>;
+  /**
+   * Removes each row only if it is still the version `etag` names: a row written again since (another
+   * creation with the id rewrote it) or already gone is left. One request per row.
+   */
+  removeUnchanged(workflowId: string, instanceId: string, rows: readonly { readonly entry: string; readonly etag: string }[], options?: OperationOptions): Promise<void>;
   /** A page of the rows in `range`, in key order (value order, then instance id). */
   scan(workflowId: string, range: SearchRange, options?: PageOptions): Promise<Page<SearchRow>>;
   /**

@@ -4,7 +4,9 @@ import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from 
 import { pageOf } from './paging';
 
 export class InMemorySearchIndex implements SearchIndexStore {
-  private readonly rows = new Map<string, Map<string, { instanceId: string; entry: string; incarnation?: string; writtenAt: string }>>();
+  private readonly rows = new Map<string, Map<string, { instanceId: string; entry: string; incarnation?: string; writtenAt: string; etag: string }>>();
+  /** Each write of a row gives it a new version, as the table's ETag. */
+  private version = 0;
   private readonly claims = new Map<string, string>();
   /** Calls of write (each would be one batch). */
   writes = 0;
@@ -17,8 +19,14 @@ export class InMemorySearchIndex implements SearchIndexStore {
     let partition = this.rows.get(workflowId);
     if (!partition) this.rows.set(workflowId, (partition = new Map()));
     const writtenAt = (this.options.now?.() ?? new Date()).toISOString();
-    for (const entry of write.add) partition.set(`${entry}!${instanceId}`, { instanceId, entry, ...(write.incarnation !== undefined ? { incarnation: write.incarnation } : {}), writtenAt });
+    for (const entry of write.add)
+      partition.set(`${entry}!${instanceId}`, { instanceId, entry, ...(write.incarnation !== undefined ? { incarnation: write.incarnation } : {}), writtenAt, etag: `v${++this.version}` });
     for (const entry of write.remove) partition.delete(`${entry}!${instanceId}`);
+  }
+
+  async removeUnchanged(workflowId: string, instanceId: string, rows: readonly { readonly entry: string; readonly etag: string }[]): Promise<void> {
+    const partition = this.rows.get(workflowId);
+    for (const { entry, etag } of rows) if (partition?.get(`${entry}!${instanceId}`)?.etag === etag) partition.delete(`${entry}!${instanceId}`);
   }
 
   async scan(workflowId: string, range: SearchRange, options?: PageOptions): Promise<Page<SearchRow>> {

@@ -27,7 +27,7 @@ function crashingSetUp() {
   const engine = new Engine(ports, { clock, logger: recordingLogger() });
   const ids = async (filter: string) => (await engine.searchInstances({ workflowId: 'claims', filter }, { maxPageSize: 1000 })).items.map((instance) => instance.id);
   const rowsOf = (id: string, field: string) => search.entriesOf('claims', id).filter((entry) => entry.startsWith(`${field}!`));
-  return { clock, search, engine, crash, ids, rowsOf };
+  return { clock, search, engine, crash, ids, rowsOf, ports };
 }
 
 describe('search rows repaired', () => {
@@ -63,6 +63,28 @@ describe('search rows repaired', () => {
     clock.advance(6 * 60_000); // past the clock margin of five minutes
     expect(await ids('amount = 5')).toEqual([]);
     expect(rowsOf('ghost', 'amount')).toEqual([]);
+  });
+
+  it("a creation that reuses the id between the repair's look-up and its removal keeps its rows (the removal is on each row's ETag)", async () => {
+    const { clock, engine, crash, ids, rowsOf, ports } = crashingSetUp();
+    await engine.createWorkflow(claims);
+    crash.create = true;
+    await expect(engine.createInstance({ workflowId: 'claims', instanceId: 'ghost', context: { amount: 5 } })).rejects.toThrow(/process died/);
+    crash.create = false;
+    clock.advance(6 * 60_000);
+    // The search reads the id, then the repair looks it up twice before it removes the rows; a new creation with the id runs to its end
+    // just after the repair's second look-up, rewriting the same rows (same values) and creating the instance.
+    const get = ports.instances.get.bind(ports.instances);
+    let lookUps = 0;
+    ports.instances.get = async (...args) => {
+      const found = await get(...args);
+      if (args[0] === 'ghost' && ++lookUps === 3) await engine.createInstance({ workflowId: 'claims', instanceId: 'ghost', context: { amount: 5 } });
+      return found;
+    };
+    expect(await ids('amount = 5')).toEqual([]);
+    ports.instances.get = get;
+    expect(rowsOf('ghost', 'amount')).toHaveLength(1);
+    expect(await ids('amount = 5')).toEqual(['ghost']);
   });
 
   it('an ended instance whose stale rows could not be removed: a search that meets one removes it', async () => {

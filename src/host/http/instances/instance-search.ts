@@ -43,6 +43,10 @@ const countQuery = z.object({
 const countSchema = z
   .object({
     count: z.number().int().min(0),
+    countedFrom: z.enum(['index', 'instances']).meta({
+      description:
+        '`index`: counted from the index rows, which also count an instance being deleted (until its deletion removes its rows) and a creation a crash stopped after writing its rows (until a search meets them, five minutes on); `instances`: every instance counted was read and checked.',
+    }),
     groups: z
       .array(z.object({ key: z.union([z.string(), z.number(), z.boolean()]).nullable(), count: z.number().int().min(0) }))
       .optional()
@@ -75,7 +79,10 @@ export const searchRoutes: readonly RouteDefinition[] = [
         ...(request.filter !== undefined ? { filter: request.filter } : {}),
         ...(request.groupBy !== undefined ? { groupBy: request.groupBy } : {}),
       });
-      return { status: 200, body: { count: result.count, ...(result.groups ? { groups: result.groups } : {}), ...(explain === 'true' ? { explain: result.explain } : {}) } };
+      return {
+        status: 200,
+        body: { count: result.count, countedFrom: result.countedFrom, ...(result.groups ? { groups: result.groups } : {}), ...(explain === 'true' ? { explain: result.explain } : {}) },
+      };
     },
   }),
 ];
