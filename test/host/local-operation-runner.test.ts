@@ -91,17 +91,6 @@ describe('LocalOperationRunner', () => {
     expect(fake.finished[0]).toMatchObject({ candidates: 1 });
   });
 
-  it('asks for the lease of the one candidate ahead when the first page names exactly one instance, and only then', async () => {
-    const leasedAhead: string[] = [];
-    const runnerOf = (pages: string[][]) =>
-      new LocalOperationRunner(silentLogger, () => fakeActivities(pages).activities, { now: () => new Date(0), leaseAhead: (instanceId) => leasedAhead.push(instanceId) });
-    await runnerOf([['only']]).findFirstPage(['s']);
-    await runnerOf([['a', 'b']]).findFirstPage(['s']);
-    await runnerOf([['c'], ['d']]).findFirstPage(['s']);
-    await runnerOf([[]]).findFirstPage(['s']);
-    expect(leasedAhead).toEqual(['only']);
-  });
-
   it('retries retryable failures of the candidate lookup and of applications', async () => {
     const fake = fakeActivities([['a', 'b']], {
       find: [new StorageError('busy', 503, true)],

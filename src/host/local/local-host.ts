@@ -124,8 +124,6 @@ async function startTenantRuntime(
     scheduler: options.scheduler,
     tenantId,
     armTimer: async (timer) => timers.notify(timer),
-    // A trigger's one instance: its lease is acquired while the operation is recorded (off the answer's path).
-    leaseAhead: (instanceId) => ports.storage.leases.acquireAhead(instanceId, { leaseDurationInSeconds: core.engine.options.leaseDurationInSeconds }),
     ...(core.engine.runtime.slots ? { slotReleases: (listener) => core.engine.runtime.slots!.onRelease(listener) } : {}),
   });
   // The tenant's own pace of applications, or the scheduler's default one.

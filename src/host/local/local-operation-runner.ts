@@ -72,12 +72,6 @@ export interface LocalOperationRunnerOptions {
    * every `parkedRetryIntervalInMs`.
    */
   slotReleases?: (listener: (workflowId: string, key: string) => void) => () => void;
-  /**
-   * Starts acquiring an instance's lease ahead of its application (the lease provider's acquireAhead):
-   * called when a trigger's first page names exactly one instance, while its operation is still being
-   * recorded, so the acquire overlaps that write. Only an optimisation; without it nothing is leased early.
-   */
-  leaseAhead?: (instanceId: string) => void;
   /** How often the first trigger parked for a key tries again without a release seen here. @default 1000 */
   parkedRetryIntervalInMs?: number;
 }
@@ -92,7 +86,6 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly shutdown = new AbortController();
   /** Triggers waiting for a concurrency slot, outside the scheduler's slots (slot-parking.ts). */
   private readonly parking: SlotParking;
-  private readonly leaseAhead: ((instanceId: string) => void) | undefined;
   readonly armTimer?: (timer: DueTimer) => Promise<void>;
 
   /**
@@ -106,7 +99,6 @@ export class LocalOperationRunner implements OperationLauncher {
   ) {
     // Before the activities are built: they bind this launcher's armTimer.
     if (options.armTimer) this.armTimer = options.armTimer;
-    this.leaseAhead = options.leaseAhead;
     this.activities = activitiesFor(this);
     // Every request waiting for an operation (`Prefer: wait`) listens for the shutdown: many at once is normal.
     setMaxListeners(0, this.shutdown.signal);
@@ -143,14 +135,7 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   findFirstPage(subjects: readonly string[]): Promise<FindCandidatesOutput> {
     // An activity of the contract, called early: a host concern (the overlap), not a step of its own.
-    const page = this.withRetry(() => this.activities.findCandidates({ subjects }));
-    const leaseAhead = this.leaseAhead;
-    if (!leaseAhead) return page;
-    return page.then((found) => {
-      // The lease is only taken early, never used early: the trigger is applied under it after the operation is recorded.
-      if (found.instanceIds.length === 1 && found.continuationToken === undefined) leaseAhead(found.instanceIds[0]!);
-      return found;
-    });
+    return this.withRetry(() => this.activities.findCandidates({ subjects }));
   }
 
   /** From memory: resolves when the run started here ends, or when `timeoutInMs` or `signal` end the wait. */
