@@ -108,8 +108,6 @@ export class BlobLeaseProvider implements LeaseProvider {
   private readonly releasing = new Set<Promise<void>>();
   /** Leases handed over by a holder to the next local holder of the name, not yet taken. */
   private readonly handOffs = new Map<string, HeldLease>();
-  /** Leases acquired ahead of their `withLease` (acquireAhead), by name: the held lease, or undefined if the acquire failed. */
-  private readonly aheads = new Map<string, Promise<HeldLease | undefined>>();
   /** Leases held by work in this process, by name: wall-clock times for `inspect` (which explains, never decides). */
   private readonly heldHere = new Map<string, { since: number; expiresAt: number | undefined }>();
   private readonly blobClients = new BoundedMap<string, BlockBlobClient>(MAX_CACHED_BLOB_CLIENTS);
@@ -147,7 +145,7 @@ export class BlobLeaseProvider implements LeaseProvider {
     let release: Promise<void> | undefined;
     try {
       if (previous) await waitLocally(previous, name, maxWaitInMs, started, options.abortSignal);
-      const handed = (await this.takeAhead(name, durationInSeconds)) ?? (await this.takeHandOff(name, durationInSeconds));
+      const handed = await this.takeHandOff(name, durationInSeconds);
       if (handed) {
         streak = handed.streak + 1;
         return await this.hold(blob, handed.lease, name, durationInSeconds, handed.since, work, (end) => (ending = end));
@@ -186,56 +184,6 @@ export class BlobLeaseProvider implements LeaseProvider {
     await this.createBlob(this.blobOf(name), name, options.abortSignal);
   }
 
-  /**
-   * Starts acquiring the lease of `name` now, for a `withLease` of it expected soon (the one instance a
-   * trigger reaches, while its operation is still being recorded): that `withLease` then holds this lease
-   * instead of sending its own acquire, which takes the acquire off the answer's critical path. Only an
-   * optimisation: one try (a lease held elsewhere is left to `withLease`'s wait), nothing if the name is
-   * in use in this process, and a lease nobody claims within UNCLAIMED_HAND_OFF_IN_MS is released.
-   */
-  acquireAhead(name: string, options: { leaseDurationInSeconds?: number } = {}): void {
-    if (this.localQueues.has(name) || this.aheads.has(name) || this.handOffs.has(name)) return;
-    const durationInSeconds = options.leaseDurationInSeconds ?? 60;
-    assertLeaseDuration(durationInSeconds);
-    const blob = this.blobOf(name);
-    const lease = blob.getBlobLeaseClient();
-    const ahead: Promise<HeldLease | undefined> = this.acquire(blob, lease, name, durationInSeconds, 0, performance.now(), undefined).then(
-      (since) => {
-        const timer = setTimeout(() => {
-          // Unclaimed (its withLease never came, or came with other options): do not block others until it expires.
-          if (this.aheads.get(name) !== ahead) return;
-          this.aheads.delete(name);
-          this.trackRelease(lease.releaseLease().then(() => undefined));
-        }, UNCLAIMED_HAND_OFF_IN_MS);
-        timer.unref();
-        return { lease, since, durationInSeconds, streak: 0, timer };
-      },
-      () => {
-        if (this.aheads.get(name) === ahead) this.aheads.delete(name);
-        return undefined;
-      },
-    );
-    this.aheads.set(name, ahead);
-  }
-
-  /** The lease acquireAhead started for `name`, if any and if it suits this caller (else released). */
-  private async takeAhead(name: string, durationInSeconds: number): Promise<HeldLease | undefined> {
-    const ahead = this.aheads.get(name);
-    if (!ahead) return undefined;
-    this.aheads.delete(name);
-    const held = await ahead;
-    if (!held) return undefined;
-    clearTimeout(held.timer);
-    if (held.durationInSeconds === durationInSeconds) return held;
-    await held.lease.releaseLease().catch(() => undefined);
-    return undefined;
-  }
-
-  private trackRelease(release: Promise<void>): void {
-    const pending: Promise<void> = release.catch(() => undefined).finally(() => this.releasing.delete(pending));
-    this.releasing.add(pending);
-  }
-
   private blobOf(name: string): BlockBlobClient {
     const cached = this.blobClients.use(name);
     if (cached) return cached;
@@ -263,10 +211,6 @@ export class BlobLeaseProvider implements LeaseProvider {
   /** Waits for the releases still running in the background (a host stopping; the benchmarks), and releases handed-over leases nobody took. */
   async settle(): Promise<void> {
     for (const name of [...this.handOffs.keys()]) this.releaseHandOff(name);
-    for (const [name, ahead] of [...this.aheads]) {
-      this.aheads.delete(name);
-      this.trackRelease(ahead.then((held) => (held ? (clearTimeout(held.timer), held.lease.releaseLease().then(() => undefined)) : undefined)));
-    }
     while (this.releasing.size > 0) await Promise.allSettled([...this.releasing]);
   }
 

@@ -64,34 +64,6 @@ describe('BlobLeaseProvider', () => {
     expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
   });
 
-  it('acquireAhead() starts the acquire early; the next withLease of the name holds that lease and sends no acquire of its own', async () => {
-    const counter = createRequestCounter();
-    const container = newContainer(counter);
-    const provider = new BlobLeaseProvider(container);
-    await provider.prepare('ahead');
-    counter.reset();
-    provider.acquireAhead('ahead', { leaseDurationInSeconds: 60 });
-    const leaseState = await provider.withLease('ahead', async () => (await rawBlob(container, 'ahead').getProperties()).leaseState);
-    expect(leaseState).toBe('leased');
-    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
-    expect((await rawBlob(container, 'ahead').getProperties()).leaseState).not.toBe('leased');
-  });
-
-  it('acquireAhead() releases a lease nobody claims, and gives way when the name is held elsewhere', async () => {
-    const container = newContainer();
-    const provider = new BlobLeaseProvider(container);
-    await provider.prepare('unclaimed');
-    provider.acquireAhead('unclaimed', { leaseDurationInSeconds: 60 });
-    // Released soon by itself (no withLease came): another party gets it, well within its lease duration.
-    await new BlobLeaseProvider(container).withLease('unclaimed', async () => undefined, { maxWaitInMs: 30000 });
-    // Held by another party: the early acquire gives up at once, and withLease waits as usual.
-    const other = await rawBlob(container, 'unclaimed').getBlobLeaseClient().acquireLease(15);
-    provider.acquireAhead('unclaimed', { leaseDurationInSeconds: 60 });
-    const waiting = provider.withLease('unclaimed', async () => 'got it', { maxWaitInMs: 30000 });
-    await rawBlob(container, 'unclaimed').getBlobLeaseClient(other.leaseId).releaseLease();
-    await expect(waiting).resolves.toBe('got it');
-  });
-
   it('hands the lease over to the next holder in this process, and releases it after the last', async () => {
     const counter = createRequestCounter();
     const container = newContainer(counter);
