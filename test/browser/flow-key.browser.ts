@@ -170,6 +170,8 @@ it('the workflow page shows one key: running, queued in order, next release, the
 it('the workflow page shows one key per state with capacity: who is in it, who waits for room and until when; the waiter enters once room frees', async () => {
   await page.goto(`${test.host.url}/console/#/workflows/picks`);
   const view = page.getByTestId('flow-key-view');
+  // The view renders once the workflow has loaded: wait for its key description before reading it.
+  await until(async () => (await view.locator('p.muted code').count()) > 0, 'the key description');
   await expect(view.locator('p.muted code').allTextContents()).resolves.toEqual(['customer:{{context.customer}}']);
   await view.getByLabel('Key', { exact: true }).fill('customer:42');
   await view.getByRole('button', { name: 'Show key' }).click();

@@ -150,7 +150,7 @@ describe('flow.concurrency', () => {
     expect((await engine.applyTrigger('a1', trigger('Work', { id: 'again', subjects: ['a1'] }))).outcome).toBe('transitioned');
   });
 
-  it('with no wait in place (a runner that parks), hands a trigger back at once naming its queue, without joining it, and announces releases', async () => {
+  it('with no wait in place (a runner that parks), hands a trigger back at once naming its queue, keeps it listed in the queue under one entry while parked, and announces releases', async () => {
     const { engine } = await setUp({ concurrency: { key: 'context.customer', limit: 1 } }, [
       { id: 'a0', customer: 'A' },
       { id: 'a1', customer: 'A' },
@@ -160,15 +160,25 @@ describe('flow.concurrency', () => {
     const first = engine.applyTrigger('a0', trigger('Work', { subjects: ['a0'] }));
     await until(() => inFlight.waiting === 1, 'the first application');
 
-    const refused = await engine.applyTrigger('a1', trigger('Work', { subjects: ['a1'] }), { maxSlotWaitInMs: 0 }).catch((error: unknown) => error);
-
+    const parked = trigger('Work', { subjects: ['a1'] });
+    const refused = await engine.applyTrigger('a1', parked, { maxSlotWaitInMs: 0 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(FlowQueuedError);
     expect((refused as FlowQueuedError).queue).toEqual({ workflowId: 'orders', key: 'A' });
-    expect((await engine.flow!.view('orders', 'A')).queued).toEqual([]);
+    const listed = (await engine.flow!.view('orders', 'A')).queued;
+    expect(listed.map((waiter) => [waiter.instanceId, waiter.triggerId])).toEqual([['a1', parked.id]]);
+
+    // Its next attempt while the key is still full keeps the one entry and its place.
+    await expect(engine.applyTrigger('a1', parked, { maxSlotWaitInMs: 0 })).rejects.toBeInstanceOf(FlowQueuedError);
+    expect((await engine.flow!.view('orders', 'A')).queued.map((waiter) => [waiter.triggerId, waiter.arrivedAt])).toEqual([[parked.id, listed[0]!.arrivedAt]]);
     expect(released).toEqual([]);
     inFlight.openAll();
     await first;
     expect(released).toEqual(['orders/A']);
+
+    // Once the slot is free the parked trigger is admitted and leaves the queue.
+    await engine.applyTrigger('a1', parked, { maxSlotWaitInMs: 0 });
+    expect(inFlight.order).toEqual(['a0', 'a1']);
+    expect((await engine.flow!.view('orders', 'A')).queued).toEqual([]);
   });
 
   it('admits a higher priority first among waiters', async () => {

@@ -62,6 +62,12 @@ export interface SlotRequest {
   /** 1-5, higher first. @default 3 */
   readonly priority?: number;
   readonly maxWaitInMs: number;
+  /**
+   * The caller parks the trigger instead of waiting (the local runner): it is listed in the key's queue under
+   * an id derived from the instance and the trigger, for this long past its last attempt, so that the key's
+   * view and the order across servers see it while it is parked, and its next attempt keeps its place.
+   */
+  readonly parkedListingInMs?: number;
 }
 
 /** A slot held: release it when the application is over. `detail` is for the decision trace. */
@@ -109,6 +115,8 @@ export class ConcurrencySlots {
    */
   async acquire(request: SlotRequest, options: OperationOptions = {}): Promise<HeldSlot> {
     const id = this.options.newId();
+    const parked = request.parkedListingInMs !== undefined;
+    const waiterId = parked ? `parked:${request.instanceId}:${request.triggerId}` : id;
     const priority = request.priority ?? DEFAULT_TRIGGER_PRIORITY;
     const deadline = performance.now() + request.maxWaitInMs;
     let queuedDetail: string | undefined;
@@ -119,12 +127,12 @@ export class ConcurrencySlots {
       const now = this.options.now();
       const slots = pruned(slotsOf(row), now);
       const limit = slots.limitOverride?.limit ?? request.limit;
-      const mine = slots.queued.find((waiter) => waiter.id === id);
-      const ahead = slots.queued.filter((waiter) => waiter.id !== id && goesBefore(waiter, mine ?? { id, priority, arrivedAt: now.toISOString() })).length;
+      const mine = slots.queued.find((waiter) => waiter.id === waiterId);
+      const ahead = slots.queued.filter((waiter) => waiter.id !== waiterId && goesBefore(waiter, mine ?? { id: waiterId, priority, arrivedAt: now.toISOString() })).length;
       const free = limit - slots.running.length;
       if (free > 0 && ahead < free) {
         const holder: SlotHolder = { id, instanceId: request.instanceId, triggerId: request.triggerId, since: now.toISOString(), expiresAt: new Date(now.getTime() + this.ttlInMs).toISOString() };
-        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slots.queued.filter((waiter) => waiter.id !== id) };
+        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slots.queued.filter((waiter) => waiter.id !== waiterId) };
         if (await this.write(request.workflowId, request.key, next, row, options)) {
           const at = `${request.key} at ${next.running.length}/${limit}`;
           const held = { workflowId: request.workflowId, key: request.key, id, detail: '' };
@@ -137,6 +145,23 @@ export class ConcurrencySlots {
       }
       const timedOut = performance.now() >= deadline;
       queuedDetail ??= `queued: ${request.key} at ${slots.running.length}/${limit}`;
+      if (parked && request.parkedListingInMs !== undefined) {
+        // Listed (or its listing renewed once half of it has passed), then handed back to be parked.
+        const listedUntil = now.getTime() + request.parkedListingInMs + WAITER_GRACE_IN_MS;
+        const renew = !mine || Date.parse(mine.expiresAt) - now.getTime() < (request.parkedListingInMs + WAITER_GRACE_IN_MS) / 2;
+        if (renew && (mine || slots.queued.length < MAX_QUEUED_PER_KEY)) {
+          const waiter: SlotWaiter = {
+            id: waiterId,
+            instanceId: request.instanceId,
+            triggerId: request.triggerId,
+            priority,
+            arrivedAt: mine?.arrivedAt ?? now.toISOString(),
+            expiresAt: new Date(listedUntil).toISOString(),
+          };
+          if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued.filter((other) => other.id !== waiterId), waiter] }, row, options))) continue;
+        }
+        throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
+      }
       if (!mine) {
         if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
         const waiter: SlotWaiter = {

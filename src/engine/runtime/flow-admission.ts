@@ -67,6 +67,8 @@ export async function admitTrigger(
       triggerId: trigger.id,
       ...(trigger.priority !== undefined ? { priority: trigger.priority } : {}),
       maxWaitInMs: Math.min(concurrencyWaitInMs(policy), maxWaitInMs ?? Number.POSITIVE_INFINITY),
+      // A caller that parks the trigger keeps it listed in the queue for as long as the policy lets one wait.
+      ...(maxWaitInMs !== undefined && maxWaitInMs < concurrencyWaitInMs(policy) ? { parkedListingInMs: concurrencyWaitInMs(policy) } : {}),
     },
     options,
   );
