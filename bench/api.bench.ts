@@ -265,21 +265,24 @@ async function main(): Promise<void> {
     // 1b. Concurrency: CONCURRENT_CLIENTS clients on CONCURRENT_INSTANCES instances, each trigger to the
     // next instance in turn (so two clients sometimes meet on one): throughput, p95 of POST to finished,
     // CPU per trigger of this process (server and clients) and of Azurite.
-    const concurrentLatencies: number[] = [];
-    const concurrentOwnBefore = process.cpuUsage();
-    const concurrentAzuriteBefore = cpuMillisecondsOf(azurite.pid);
-    const concurrentSeconds = await inParallel(CONCURRENT_CLIENTS, CONCURRENT_TRIGGERS, async (index) => {
-      const begin = performance.now();
-      await triggerWaiting(base, `i-${index % CONCURRENT_INSTANCES}`);
-      concurrentLatencies.push(performance.now() - begin);
-    });
-    const concurrentOwn = process.cpuUsage(concurrentOwnBefore);
-    const concurrentAzurite = cpuMillisecondsOf(azurite.pid) - concurrentAzuriteBefore;
-    concurrentLatencies.sort((a, b) => a - b);
-    row(
-      `Signalbox: ${CONCURRENT_CLIENTS} clients on ${CONCURRENT_INSTANCES} instances, Prefer: wait`,
-      `${(CONCURRENT_TRIGGERS / concurrentSeconds).toFixed(0)} triggers/s; p95 ${percentile(concurrentLatencies, 95).toFixed(1)} ms; CPU per trigger: this process ${((concurrentOwn.user + concurrentOwn.system) / 1000 / CONCURRENT_TRIGGERS).toFixed(2)} ms, Azurite ${(concurrentAzurite / CONCURRENT_TRIGGERS).toFixed(2)} ms`,
-    );
+    // BENCH_CONCURRENT_TRIGGERS=0 leaves this phase out (to sample the latency on the same tables as a bench without it).
+    if (CONCURRENT_TRIGGERS > 0) {
+      const concurrentLatencies: number[] = [];
+      const concurrentOwnBefore = process.cpuUsage();
+      const concurrentAzuriteBefore = cpuMillisecondsOf(azurite.pid);
+      const concurrentSeconds = await inParallel(CONCURRENT_CLIENTS, CONCURRENT_TRIGGERS, async (index) => {
+        const begin = performance.now();
+        await triggerWaiting(base, `i-${index % CONCURRENT_INSTANCES}`);
+        concurrentLatencies.push(performance.now() - begin);
+      });
+      const concurrentOwn = process.cpuUsage(concurrentOwnBefore);
+      const concurrentAzurite = cpuMillisecondsOf(azurite.pid) - concurrentAzuriteBefore;
+      concurrentLatencies.sort((a, b) => a - b);
+      row(
+        `Signalbox: ${CONCURRENT_CLIENTS} clients on ${CONCURRENT_INSTANCES} instances, Prefer: wait`,
+        `${(CONCURRENT_TRIGGERS / concurrentSeconds).toFixed(0)} triggers/s; p95 ${percentile(concurrentLatencies, 95).toFixed(1)} ms; CPU per trigger: this process ${((concurrentOwn.user + concurrentOwn.system) / 1000 / CONCURRENT_TRIGGERS).toFixed(2)} ms, Azurite ${(concurrentAzurite / CONCURRENT_TRIGGERS).toFixed(2)} ms`,
+      );
+    }
 
     // 2. Latency, one at a time: a bare floor application, then a trigger POST to 200.
     const floorLatencies: number[] = [];
