@@ -31,6 +31,7 @@ import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
 import { createRequestCounter } from '../src/storage/request-counter';
+import { json, type Json, percentile } from './support/bench-support';
 
 const TENANT_A = 'bench-tenant-a';
 const TENANT_B = 'bench-tenant-b';
@@ -42,22 +43,6 @@ const A_SHARE = Number(process.env.BENCH_A_SHARE ?? 0.2);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-
-type Json = any;
-
-async function json(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const response = await fetch(url, {
-    method,
-    headers: { 'x-signalbox-client': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** Waits until an operation has finished. */
 async function finished(base: string, operationId: string): Promise<Json> {
