@@ -115,8 +115,8 @@ export class ConcurrencySlots {
    */
   async acquire(request: SlotRequest, options: OperationOptions = {}): Promise<HeldSlot> {
     const id = this.options.newId();
-    const parked = request.parkedListingInMs !== undefined;
-    const waiterId = parked ? `parked:${request.instanceId}:${request.triggerId}` : id;
+    const listingInMs = request.parkedListingInMs;
+    const waiterId = listingInMs !== undefined ? `parked:${request.instanceId}:${request.triggerId}` : id;
     const priority = request.priority ?? DEFAULT_TRIGGER_PRIORITY;
     const deadline = performance.now() + request.maxWaitInMs;
     let queuedDetail: string | undefined;
@@ -145,10 +145,10 @@ export class ConcurrencySlots {
       }
       const timedOut = performance.now() >= deadline;
       queuedDetail ??= `queued: ${request.key} at ${slots.running.length}/${limit}`;
-      if (parked && request.parkedListingInMs !== undefined) {
+      if (listingInMs !== undefined) {
         // Listed (or its listing renewed once half of it has passed), then handed back to be parked.
-        const listedUntil = now.getTime() + request.parkedListingInMs + WAITER_GRACE_IN_MS;
-        const renew = !mine || Date.parse(mine.expiresAt) - now.getTime() < (request.parkedListingInMs + WAITER_GRACE_IN_MS) / 2;
+        const listedUntil = now.getTime() + listingInMs + WAITER_GRACE_IN_MS;
+        const renew = !mine || Date.parse(mine.expiresAt) - now.getTime() < (listingInMs + WAITER_GRACE_IN_MS) / 2;
         if (renew && (mine || slots.queued.length < MAX_QUEUED_PER_KEY)) {
           const waiter: SlotWaiter = {
             id: waiterId,
