@@ -6,7 +6,7 @@
  * columns for queries); RowKey `h-0000000000`, `h-0000000001`, ... hold history entries. A save is ONE
  * entity-group transaction: the conditional Replace of the instance row plus the inserts of its new
  * history rows, outbox rows (`o-<id>`), lifecycle event records (`e-<sequence>-<rank>`, event-rows.ts) and
- * applied-trigger rows (`a-<trigger id>`), so none of them ever disagrees with the instance and a save costs
+ * applied-trigger rows (`a-<trigger id>`, for the records the instance's bounded list lets go), so none of them ever disagrees with the instance and a save costs
  * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
@@ -29,7 +29,7 @@ export const HISTORY_ROW_PREFIX = 'h-';
 export const OUTBOX_ROW_PREFIX = 'o-';
 /** The row of the instance's recent offers (offers.ts): outside the `h-`, `o-` and `e-` ranges. */
 export const OFFERS_ROW_KEY = 'offers';
-/** Applied-trigger rows (`a-<encoded trigger id>`): what the instance did with each trigger it applied, for its whole life. */
+/** Applied-trigger rows (`a-<encoded trigger id>`): what the instance did with a trigger its bounded list let go, for its whole life. */
 export const APPLIED_ROW_PREFIX = 'a-';
 /** A transaction holds at most 100 operations; one is the instance. */
 export const MAX_ROWS_PER_SAVE = 99;

@@ -54,6 +54,24 @@ describe('a trigger is applied at most once per instance', () => {
     expect(instance.appliedTriggers.length).toBeLessThanOrEqual(APPLIED_TRIGGER_MEMORY);
   });
 
+  it('keeps a row beside the instance only for a record its list lets go, written by the save that lets it go', async () => {
+    const { engine, instances } = await engineWithHotInstance();
+    await engine.applyTrigger('a-hot', trigger('Bump', { id: 'first', subjects: ['a-hot'] }));
+    const remembered = (await engine.getInstance('a-hot')).appliedTriggers.find((record) => record.triggerId === 'first');
+    expect(remembered).toBeDefined();
+    // Still in the list: no row (one entity less per trigger for an instance with a short life).
+    expect(await instances.getApplied('a-hot', 'first')).toBeUndefined();
+    for (let index = 0; index < APPLIED_TRIGGER_MEMORY - 1; index++) await engine.applyTrigger('a-hot', trigger('Tick', { id: `other-${index}`, subjects: ['a-hot'] }));
+    expect(await instances.getApplied('a-hot', 'first')).toBeUndefined();
+    // The next one makes the list let `first` go: the same save writes its row, as the list had it.
+    await engine.applyTrigger('a-hot', trigger('Tick', { id: 'one-more', subjects: ['a-hot'] }));
+    const instance = await engine.getInstance('a-hot');
+    expect(instance.appliedTriggers.some((record) => record.triggerId === 'first')).toBe(false);
+    expect(instance.appliedForgottenAt).toBeDefined();
+    expect(await instances.getApplied('a-hot', 'first')).toEqual(remembered);
+    expect(await instances.getApplied('a-hot', 'other-0')).toBeUndefined();
+  });
+
   it('costs no extra read while the instance has forgotten nothing, nor for a trigger newer than what it forgot', async () => {
     const { engine, instances, clock } = await engineWithHotInstance();
     await engine.applyTrigger('a-hot', trigger('Bump', { id: 'fresh-1', subjects: ['a-hot'] }));

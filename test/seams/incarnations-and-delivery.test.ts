@@ -8,7 +8,7 @@
  *   parent cascades to its children.
  * The engine's behaviour on in-memory ports; the re-creation on the local server over Azurite at the end.
  */
-import { Engine, decideTrigger, timerTriggerId, raisedTriggerId, validateDefinition, type DueTimer, type Trigger } from '../../src/engine';
+import { APPLIED_TRIGGER_MEMORY, Engine, decideTrigger, timerTriggerId, raisedTriggerId, validateDefinition, type DueTimer, type Trigger } from '../../src/engine';
 import { derivedChildId } from '../../src/engine/steps';
 import { eventId } from '../../src/engine/decide';
 import { InMemoryDueTimerIndex, collectAll, createInMemoryPorts } from '../../src/testing';
@@ -31,6 +31,14 @@ const order = {
     counted: { transitions: [{ id: 'expire', targetStateId: 'expired', timer: { after: 'PT1H' } }] },
     expired: {},
   },
+};
+
+/** A self-transition on `Tick`, so that an instance can apply more triggers than its own list remembers. */
+const tally = {
+  id: 'tally',
+  displayName: 'Tally',
+  initialStateId: 'on',
+  states: { on: { transitions: [{ id: 'tick', targetStateId: 'on', conditions: [{ type: 'triggerName', name: 'Tick' }] }] } },
 };
 
 const parcel = {
@@ -304,7 +312,9 @@ describe('incarnations × deletion: a deleted incarnation leaves nothing a re-cr
     await engine.createWorkflow(parcel);
     await engine.createWorkflow(order);
     await engine.createWorkflow(shipment);
-    // Everything an incarnation leaves beside itself: a timer row (order), applied-trigger rows, an offer
+    await engine.createWorkflow(tally);
+    // Everything an incarnation leaves beside itself: a timer row (order), applied-trigger rows (tally: its
+    // list lets its first trigger go after APPLIED_TRIGGER_MEMORY more), an offer
     // that changed nothing, and (shipment) a child's notification held while suspended.
     await engine.createInstance({ workflowId: 'order', instanceId: 'o1' });
     const oldOrder = await engine.getInstance('o1');
@@ -316,12 +326,15 @@ describe('incarnations × deletion: a deleted incarnation leaves nothing a re-cr
     const notice = delivery.delivered.find((t) => t.name === 'ChildCompleted')!;
     expect((await engine.applyTrigger('s1', notice)).outcome).toBe('notActive');
     expect((await engine.getInstance('s1')).heldTriggers).toHaveLength(1);
-    expect(await ports.instances.getApplied('s1', 'split-1')).toBeDefined();
+    await engine.createInstance({ workflowId: 'tally', instanceId: 't1' });
+    for (let index = 0; index <= APPLIED_TRIGGER_MEMORY; index++) await engine.applyTrigger('t1', { id: `tick-${index}`, name: 'Tick', subjects: ['t1'] });
+    expect(await ports.instances.getApplied('t1', 'tick-0')).toBeDefined();
     expect((await engine.getOffers('o1')).map((offer) => offer.operationId)).toEqual(['nothing-1']);
     expect((await dueRows()).filter((row) => row.instanceId === 'o1')).toHaveLength(1);
 
     await engine.deleteInstance('o1', { force: true });
     await engine.deleteInstance('s1', { force: true });
+    await engine.deleteInstance('t1', { force: true });
     expect(await dueRows()).toEqual([]);
     await engine.createInstance({ workflowId: 'order', instanceId: 'o1' });
     await engine.createInstance({ workflowId: 'shipment', instanceId: 's1' });
@@ -332,7 +345,9 @@ describe('incarnations × deletion: a deleted incarnation leaves nothing a re-cr
     expect((await dueRows()).map((row) => [row.instanceId, row.incarnation])).toEqual([['o1', order1.incarnation]]);
     const shipment1 = await engine.getInstance('s1');
     expect(shipment1.heldTriggers).toBeUndefined();
-    expect(await ports.instances.getApplied('s1', 'split-1')).toBeUndefined();
+    await engine.createInstance({ workflowId: 'tally', instanceId: 't1' });
+    expect(await ports.instances.getApplied('t1', 'tick-0')).toBeUndefined();
+    expect((await engine.applyTrigger('t1', { id: 'tick-0', name: 'Tick', subjects: ['t1'] })).outcome).toBe('transitioned');
     // The old incarnation's notification, delivered late, is for another incarnation.
     expect((await engine.applyTrigger('s1', notice)).outcome).toBe('notInterested');
     expect((await engine.applyTrigger('s1', { id: 'split-1', name: 'Split', subjects: ['s1'] })).outcome).toBe('transitioned');

@@ -106,7 +106,8 @@ export interface Instance {
   readonly appliedTriggers: readonly AppliedTrigger[];
   /**
    * When the instance last let an older record fall out of `appliedTriggers` (set by the runtime's save).
-   * Every record is also kept as a row beside the instance for its whole life (InstanceStore.getApplied):
+   * A record it lets go of is kept as a row beside the instance for its whole life, written by the save that
+   * lets it go (InstanceStore.getApplied):
    * a trigger that could have been applied before this time and is not in `appliedTriggers` is looked
    * up there, so a trigger applies at most once however many others came in between.
    */

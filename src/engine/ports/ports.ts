@@ -68,8 +68,8 @@ export interface InstanceWrite {
   /** Lifecycle event records to write in the instance's partition (events/lifecycle-events.ts). */
   readonly events?: readonly LifecycleEventRecord[];
   /**
-   * Records of triggers this save applies, kept beside the instance (one row each, replaced if present)
-   * for as long as it exists, after its own bounded `appliedTriggers` has let them go (getApplied).
+   * Records of applied triggers the instance's bounded `appliedTriggers` lets go of in this save, kept
+   * beside it (one row each, replaced if present) for as long as it exists (getApplied).
    */
   readonly applied?: readonly AppliedTrigger[];
 }

@@ -718,18 +718,19 @@ function withLeftovers(change: Change, leftovers: readonly OutboxRow[]): Change 
 }
 
 /**
- * The records this save adds to the instance's applied triggers (each kept as a row beside it, for its
- * whole life), and the instance stamped `appliedForgottenAt` when its bounded list let one go.
+ * The records this save's instance lets go of (its bounded `appliedTriggers` is full), each to be kept as a
+ * row beside it for its whole life, and the instance stamped `appliedForgottenAt` when it let one go. A
+ * record still in the list needs no row: the list is saved in the same entity, so every applied trigger is
+ * in the list or in a row, never neither (the row is written in the same transaction that drops it from
+ * the list). An instance with fewer than APPLIED_TRIGGER_MEMORY triggers in its life writes no rows at all.
  */
 function withAppliedRows(before: Instance, next: Instance, now: Date): { instance: Instance; applied: AppliedTrigger[] } {
   const previous = before.appliedTriggers ?? [];
   const current = next.appliedTriggers ?? [];
   if (previous === current) return { instance: next, applied: [] };
-  const had = new Set(previous.map((record) => record.triggerId));
-  const applied = current.filter((record) => !had.has(record.triggerId));
   const kept = new Set(current.map((record) => record.triggerId));
-  const forgot = previous.some((record) => !kept.has(record.triggerId));
-  return { instance: forgot ? { ...next, appliedForgottenAt: now.toISOString() } : next, applied };
+  const letGo = previous.filter((record) => !kept.has(record.triggerId));
+  return { instance: letGo.length ? { ...next, appliedForgottenAt: now.toISOString() } : next, applied: letGo };
 }
 
 /**
