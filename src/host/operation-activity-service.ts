@@ -24,6 +24,7 @@ import {
 import { BulkAction } from '../engine/decide';
 import { outcomesOf, selectionOf } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
+import { isFinished } from './finished-operation-cache';
 import {
   CANDIDATE_PAGE_SIZE,
   type ApplyOperationInput,
@@ -98,6 +99,8 @@ export class OperationActivityService implements OperationActivities {
    * another worker may have run the previous one.
    */
   private readonly inHand = new Map<string, StoredOperation>();
+  /** Operations begun before they were recorded (BeginOperationInput.unrecorded): their first write creates the record. */
+  private readonly unrecorded = new Set<string>();
 
   constructor(private readonly options: OperationActivityServiceOptions) {}
 
@@ -106,7 +109,7 @@ export class OperationActivityService implements OperationActivities {
   }
 
   async beginOperation(input: BeginOperationInput): Promise<BeginOperationOutput> {
-    const { operationId, operation: known, deferRunning = false } = typeof input === 'string' ? { operationId: input } : input;
+    const { operationId, operation: known, deferRunning = false, unrecorded = false } = typeof input === 'string' ? { operationId: input } : input;
     const operation = known ?? (await this.options.operations.get(operationId));
     if (!operation) throw new NotFoundError(`Operation "${operationId}" does not exist`);
     this.options.operationWorkCache.set(operationId, operation);
@@ -115,6 +118,7 @@ export class OperationActivityService implements OperationActivities {
     if (operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) {
       return { ...source, ...outcomes, shouldRun: false };
     }
+    if (unrecorded && known) this.unrecorded.add(operationId);
     const begun = operation.status === OperationStatus.running || deferRunning ? operation : await this.write({ ...operation, status: OperationStatus.running });
     this.inHand.set(operationId, begun);
     // An earlier run got this far: go on from there, with what it counted.
@@ -129,10 +133,24 @@ export class OperationActivityService implements OperationActivities {
 
   /** Replaces the record (stamped `updatedAt`), keeping the result in hand while the operation runs. */
   private async write(operation: Operation): Promise<StoredOperation> {
-    const stored = await this.options.operations.update({ ...operation, updatedAt: this.now() });
+    const stamped = { ...operation, updatedAt: this.now() };
+    const stored = this.unrecorded.has(operation.id) ? await this.recordFirst(stamped) : await this.options.operations.update(stamped);
     if (stored.status === OperationStatus.succeeded || stored.status === OperationStatus.failed) this.inHand.delete(stored.id);
     else this.inHand.set(stored.id, stored);
     return stored;
+  }
+
+  /**
+   * The first write of an operation begun before it was recorded: creates the record. One recorded
+   * meanwhile for the same trigger (the submitter's, when the client's wait ran out: unfinished) is
+   * completed by this write; a finished one, or one of another body under the same id, is left as it is.
+   */
+  private async recordFirst(operation: Operation): Promise<StoredOperation> {
+    const { operation: recorded, created } = await this.options.operations.create(operation);
+    if (created || isFinished(recorded) || sameWork(recorded, operation)) this.unrecorded.delete(operation.id);
+    // Another's record is never written over: each write of this run tries to create again, and answers it.
+    if (created || isFinished(recorded) || !sameWork(recorded, operation)) return recorded;
+    return this.options.operations.update(operation);
   }
 
   async findCandidates(input: FindCandidatesInput): Promise<FindCandidatesOutput> {
@@ -231,4 +249,9 @@ export class OperationActivityService implements OperationActivities {
       ...(input.error === undefined ? {} : { error: input.error }),
     });
   }
+}
+
+/** The same trigger under the same id (its fingerprint), so one record may stand for the other's run. */
+function sameWork(recorded: Operation, operation: Operation): boolean {
+  return 'triggerFingerprint' in recorded && 'triggerFingerprint' in operation && recorded.triggerFingerprint === operation.triggerFingerprint;
 }

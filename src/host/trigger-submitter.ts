@@ -3,9 +3,16 @@
  * trigger id answers with its first operation; with a different body it is refused), then ask the host
  * to run it. Used by POST /api/triggers, by the instance-scoped trigger route, by the outbox relay for
  * raised triggers and by the timer schedulers for due timers, so every trigger takes the same path.
+ *
+ * One exception saves a write (issue 25, decision 0018): a trigger whose client waits for it (`Prefer:
+ * wait`) and that has at most one candidate is run first, on a launcher that can (the local runner), and
+ * recorded once, finished, by its completion (`submitWithin`). Nothing is lost by it: until the answer,
+ * nothing was promised, and one instance's application is one atomic save (a crash before it changed
+ * nothing, after it the retried trigger id answers `duplicate`); a wait that runs out records it before
+ * answering 202, and the run completes that record.
  */
 import { OperationStatus, triggerPriority } from '../engine/model';
-import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type StoredOperation } from '../engine/operations';
+import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { BulkRequest, MigrationRequest } from '../engine/decide';
 import { outcomesOf } from '../engine/operations';
 import type { OperationOptions, OperationStore } from '../engine/ports';
@@ -34,6 +41,11 @@ export interface OperationLauncher {
    */
   findFirstPage?(subjects: readonly string[]): Promise<FindCandidatesOutput>;
   /**
+   * True when `start` can run an operation before it is recorded (`LaunchOptions.unrecorded`: its first
+   * write creates the record) and `waitUntilFinished` knows it. Absent: every operation is recorded first.
+   */
+  readonly runsUnrecorded?: boolean;
+  /**
    * Hands an armed timer (a `timer` outbox row, after the save that armed it) to the host's scheduler:
    * a durable timer orchestration on Azure, the storage-driven scheduler locally. Must be idempotent by
    * timer id. A host without one cannot relay timer rows (they stay in the outbox).
@@ -49,6 +61,18 @@ export interface LaunchOptions {
   readonly firstPage?: Promise<FindCandidatesOutput>;
   /** @default false */
   readonly isNew?: boolean;
+  /**
+   * `operation` is not in storage yet (`submitWithin`): the run's first write creates the record, or
+   * completes the one recorded meanwhile for the same trigger. Only where `runsUnrecorded`. @default false
+   */
+  readonly unrecorded?: boolean;
+}
+
+/** What `submitWithin` answers: the operation, and whether the wait it was given is used up. */
+export interface SubmittedWithin {
+  readonly operation: StoredOperation;
+  /** True: answer with `operation` as it is; false: it was recorded first and the caller waits for it as usual. */
+  readonly waited: boolean;
 }
 
 export class TriggerSubmitter {
@@ -78,41 +102,83 @@ export class TriggerSubmitter {
    * Records the operation (or finds the existing one) and makes sure it runs. `to.instanceId`: the
    * trigger is sent to that instance alone (its route), which is its only candidate.
    */
-  async submit(trigger: Trigger, options?: OperationOptions, to?: { readonly instanceId: string }): Promise<StoredOperation> {
-    const at = this.now().toISOString();
+  async submit(trigger: Trigger, options?: OperationOptions, to?: { readonly instanceId: string }, lookedUp?: Promise<FindCandidatesOutput>): Promise<StoredOperation> {
     // The candidate lookup runs while the record is written. Safe: the index does not depend on the
     // record, and the lookup is as much "at acceptance" as one made after it (the index is a superset of
     // the truth, re-checked under each instance's lease either way). It is used only when this call
     // records the operation; for a repeated trigger id it is one wasted read. A failed lookup is looked
     // up again by the run, so its rejection is handled here.
-    // A timer's trigger, and one sent to an instance, names its candidate itself (candidateSourceOf): nothing to look up.
-    const firstPage = trigger.timer || to ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
-    firstPage?.catch(() => undefined);
-    const fingerprint = triggerFingerprint(trigger);
-    const { operation, created } = await this.operations.create(
-      {
-        id: trigger.id,
-        triggerId: trigger.id,
-        trigger,
-        triggerFingerprint: fingerprint,
-        ...(to ? { addressedInstanceId: to.instanceId } : {}),
-        priority: triggerPriority(trigger),
-        status: OperationStatus.notStarted,
-        createdAt: at,
-        updatedAt: at,
-        candidates: 0,
-        summary: emptySummary(),
-        instances: [],
-      },
-      options,
-    );
+    const firstPage = lookedUp ?? this.lookUpFirstPage(trigger, to);
+    const operation = this.operationOf(trigger, to);
+    const { operation: recorded, created } = await this.operations.create(operation, options);
     // The same id with another body is a client error, not a repeat (trigger-fingerprint.ts).
-    if (!created) assertSameTrigger(operation, trigger, fingerprint);
+    if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
     // A crash between recording and starting leaves an operation notStarted, and a dispatch that died
     // leaves it running: a repeat asks the launcher again, which starts it only if nothing runs it now.
-    if (created || operation.status === OperationStatus.notStarted || operation.status === OperationStatus.running) {
-      await this.launcher.start(operation.id, { operation, isNew: created, ...(created && firstPage ? { firstPage } : {}) });
+    if (created || recorded.status === OperationStatus.notStarted || recorded.status === OperationStatus.running) {
+      await this.launcher.start(recorded.id, { operation: recorded, isNew: created, ...(created && firstPage ? { firstPage } : {}) });
     }
-    return operation;
+    return recorded;
+  }
+
+  /**
+   * A trigger whose client waits up to `waitInMs` for it (`Prefer: wait`). With at most one candidate (sent
+   * to an instance, or a subject lookup that found one or none), on a launcher that `runsUnrecorded`, and
+   * with an id no earlier request recorded, it runs before it is recorded, and its completion writes the
+   * record once, finished: one operation write instead of two. When the wait runs out first it is recorded
+   * then, unfinished, and the run completes that record. Anything else is `submit` (`waited: false`).
+   * `idFromClient`: the id was the client's, so it may be a repeat (one point read of its record, which
+   * keeps "the same id with another body changes nothing"); an id this server made up cannot be.
+   */
+  async submitWithin(trigger: Trigger, waitInMs: number, how: { readonly to?: { readonly instanceId: string }; readonly idFromClient: boolean }, options?: OperationOptions): Promise<SubmittedWithin> {
+    const { to } = how;
+    const firstPage = this.lookUpFirstPage(trigger, to);
+    if (!this.launcher.runsUnrecorded || !this.launcher.waitUntilFinished || waitInMs <= 0) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
+    // The candidates first (none to look up when addressed), so that a broadcast reads no record it does not need.
+    const page = await firstPage?.catch(() => undefined);
+    const oneCandidate = to !== undefined || trigger.timer !== undefined || (page !== undefined && page.instanceIds.length <= 1 && page.continuationToken === undefined);
+    if (!oneCandidate || (how.idFromClient && (await this.operations.get(trigger.id, options)))) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
+
+    const operation = this.operationOf(trigger, to);
+    await this.launcher.start(operation.id, { operation: { ...operation, etag: '' }, isNew: true, unrecorded: true, ...(firstPage ? { firstPage } : {}) });
+    const outcome = await this.launcher.waitUntilFinished(operation.id, waitInMs);
+    const written = outcome === 'finished' ? await this.operations.get(operation.id, options) : undefined;
+    if (written) {
+      assertSameTrigger(written, trigger, operation.triggerFingerprint);
+      return { operation: written, waited: true };
+    }
+    // The wait ran out (or the run ended without writing: a storage fault past its retries): recorded now,
+    // before the answer promises anything. A run still going completes this record.
+    const { operation: recorded, created } = await this.operations.create(operation, options);
+    if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
+    // The run that ended without its record: run it again from the record (the instance answers `duplicate` if it was applied).
+    if (created && outcome === 'finished') await this.launcher.start(recorded.id, { operation: recorded, isNew: true });
+    return { operation: recorded, waited: true };
+  }
+
+  /** A timer's trigger, and one sent to an instance, names its candidate itself (candidateSourceOf): nothing to look up. */
+  private lookUpFirstPage(trigger: Trigger, to: { readonly instanceId: string } | undefined): Promise<FindCandidatesOutput> | undefined {
+    const firstPage = trigger.timer || to ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
+    firstPage?.catch(() => undefined);
+    return firstPage;
+  }
+
+  /** The operation a trigger is recorded as: its id is the trigger's (the exactly-once key). */
+  private operationOf(trigger: Trigger, to: { readonly instanceId: string } | undefined): Operation & { readonly triggerFingerprint: string } {
+    const at = this.now().toISOString();
+    return {
+      id: trigger.id,
+      triggerId: trigger.id,
+      trigger,
+      triggerFingerprint: triggerFingerprint(trigger),
+      ...(to ? { addressedInstanceId: to.instanceId } : {}),
+      priority: triggerPriority(trigger),
+      status: OperationStatus.notStarted,
+      createdAt: at,
+      updatedAt: at,
+      candidates: 0,
+      summary: emptySummary(),
+      instances: [],
+    };
   }
 }

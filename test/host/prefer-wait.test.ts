@@ -80,7 +80,7 @@ afterAll(async () => {
 const operationReads = () => counter.requests().filter((request) => request.startsWith('table GET') && request.endsWith(names.operationsTable));
 
 describe('Prefer: wait', () => {
-  it('answers POST /api/triggers with 200 and the finished operation, reading no operation record', async () => {
+  it('answers POST /api/triggers with 200 and the finished operation, reading no operation record but the repeat check of a client-named id', async () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'c-1', context: { count: 0 } } });
     counter.reset();
     const answer = await api.request('POST', '/api/triggers', { json: { id: 'inc-1', name: 'Increment', subjects: ['c-1'] }, headers: { prefer: 'wait=10' } });
@@ -98,7 +98,8 @@ describe('Prefer: wait', () => {
         trace: [{ path: 'states.counting.transitions[0].conditions[0]', type: 'triggerName', result: true }],
       },
     ]);
-    expect(operationReads()).toEqual([]);
+    // The id was the client's: one point read (it answered 404) says it is no repeat; nothing else reads the record.
+    expect(operationReads()).toEqual([`table GET ${names.operationsTable}`]);
     // The lease blob was made with the instance: the first trigger acquired it once, with no 404 or upload.
     const blobRequests = counter.requests().filter((request) => request.startsWith('blob'));
     expect(blobRequests.filter((request) => !request.startsWith('blob lease'))).toEqual([]);
@@ -145,6 +146,41 @@ describe('Prefer: wait', () => {
     expect(finished.status).toBe(200);
     expect(finished.headers.get('preference-applied')).toBe('wait=30');
     expect(finished.body).toMatchObject({ id: 'check-1', status: 'succeeded', summary: { transitioned: 1 } });
+    // Run before it was recorded, recorded when the wait ran out, completed by the run: one record, listed
+    // once with its final status, and the trigger applied once.
+    const listed = (await api.request('GET', '/api/operations')).body.items.filter((item: { id: string }) => item.id === 'check-1');
+    expect(listed).toEqual([expect.objectContaining({ id: 'check-1', status: 'succeeded' })]);
+    const history = (await api.request('GET', '/api/instances/s-1/history')).body.items;
+    expect(history.filter((entry: { triggerId?: string }) => entry.triggerId === 'check-1')).toHaveLength(1);
+  });
+
+  it('records a waiting trigger before it waits for a concurrency slot, so its id answers while it waits', async () => {
+    const limited = { ...(await api.request('GET', '/api/workflows/slow')).body, id: 'slow-limited', flow: { concurrency: { key: "'all'", limit: 1 } } };
+    for (const key of ['version', 'createdAt', 'updatedAt', 'etag']) delete limited[key];
+    expect((await api.request('PUT', '/api/workflows/slow-limited', { json: limited })).status).toBe(201);
+    await api.request('POST', '/api/instances', { json: { workflowId: 'slow-limited', instanceId: 'l-1' } });
+    await api.request('POST', '/api/instances', { json: { workflowId: 'slow-limited', instanceId: 'l-2' } });
+    // l-1's trigger takes the one slot and waits in its external call.
+    expect((await api.request('POST', '/api/instances/l-1/triggers', { json: { id: 'hold-1', name: 'Check' } })).status).toBe(202);
+    for (let attempt = 0; attempt < 400 && held.length === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(held).toHaveLength(1);
+    // l-2's trigger, waiting for its answer, finds the slot taken and is parked: it is recorded first.
+    const answer = api.request('POST', '/api/instances/l-2/triggers', { json: { id: 'wait-2', name: 'Check' }, headers: { prefer: 'wait=30' } });
+    let recorded = await api.request('GET', '/api/operations/wait-2');
+    for (let attempt = 0; attempt < 400 && recorded.status === 404; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      recorded = await api.request('GET', '/api/operations/wait-2');
+    }
+    expect(recorded.status).toBe(202);
+    expect(recorded.body.status).toBe('running');
+    // l-1's call answered: the slot is l-2's, whose own call is answered in turn.
+    held.splice(0).forEach((response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    for (let attempt = 0; attempt < 400 && held.length === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    held.splice(0).forEach((response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const finished = await answer;
+    expect(finished.status).toBe(200);
+    expect(finished.body).toMatchObject({ id: 'wait-2', status: 'succeeded', summary: { transitioned: 1 } });
+    expect((await api.request('GET', '/api/operations/wait-2')).body).toMatchObject({ status: 'succeeded' });
   });
 
   it('ignores a Prefer header without a usable wait, and caps a long wait at 60 seconds', async () => {

@@ -63,26 +63,47 @@ async function settledRequests(): Promise<readonly string[]> {
 }
 
 describe('storage requests of one trigger to one instance (Prefer: wait)', () => {
-  it('are those of docs/performance.md: lookup, operation recorded with its listing, lease, read, save, release, operation finished with its listing and its result', async () => {
+  it('are those of docs/performance.md: lookup, lease, read, save, release, and the operation recorded once, finished, with its listing and its result', async () => {
     await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-1', context: { count: 0 } } });
     // A first trigger warms what one process does once per instance.
     expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-1', name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
     await settledRequests();
     counter.reset();
-    const answer = await api.request('POST', '/api/triggers', { json: { id: 'count-1', name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } });
+    // No id: the server names it, so it cannot be a repeat, and it finishes within its wait before it is recorded.
+    const answer = await api.request('POST', '/api/triggers', { json: { name: 'Increment', subjects: ['r-1'] }, headers: { prefer: 'wait=10' } });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: 'count-1', status: 'succeeded', summary: { transitioned: 1 } });
+    expect(answer.body).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });
     expect(await settledRequests()).toEqual([
       `table GET ${names.interestsTable}`,
-      'table POST $batch $batch',
       'blob lease acquire ' + names.leaseContainer,
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',
       'blob lease release ' + names.leaseContainer,
-      // The result rides in the completion (decision 0017): no row of its own, and no query to answer it.
+      // Recorded once, finished (decision 0018); the result rides in it (decision 0017): no row of its own.
       'table POST $batch $batch',
     ]);
     expect(answer.body.instances).toEqual([expect.objectContaining({ instanceId: 'r-1', outcome: 'transitioned', trace: expect.any(Array) })]);
+    // Listed, and read back, as any operation.
+    expect((await api.request('GET', `/api/operations/${answer.body.id}`)).body).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });
+    expect((await api.request('GET', '/api/operations')).body.items.map((item: { id: string }) => item.id)).toContain(answer.body.id);
+  });
+
+  it('with an id the client named: one point read of the record first (a repeat answers with the first operation), then as without', async () => {
+    await api.request('POST', '/api/instances', { json: { workflowId: 'counter', instanceId: 'r-5', context: { count: 0 } } });
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'warm-5', name: 'Increment', subjects: ['r-5'] }, headers: { prefer: 'wait=10' } })).status).toBe(200);
+    await settledRequests();
+    counter.reset();
+    const answer = await api.request('POST', '/api/triggers', { json: { id: 'count-5', name: 'Increment', subjects: ['r-5'] }, headers: { prefer: 'wait=10' } });
+    expect(answer.body).toMatchObject({ id: 'count-5', status: 'succeeded', summary: { transitioned: 1 } });
+    expect(await settledRequests()).toEqual([
+      `table GET ${names.interestsTable}`,
+      `table GET ${names.operationsTable}`,
+      'blob lease acquire ' + names.leaseContainer,
+      `table GET ${names.instancesTable}`,
+      'table POST $batch $batch',
+      'blob lease release ' + names.leaseContainer,
+      'table POST $batch $batch',
+    ]);
   });
 
   it('to one instance by its route: the instance read that answers 404, then as by subject without the interest lookup (the instance is the only candidate)', async () => {
@@ -95,7 +116,8 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
     expect(answer.body).toMatchObject({ id: 'count-3', status: 'succeeded', candidates: 1, summary: { transitioned: 1 }, instances: [{ instanceId: 'r-3', outcome: 'transitioned' }] });
     expect(await settledRequests()).toEqual([
       `table GET ${names.instancesTable}`,
-      'table POST $batch $batch',
+      // The id was the client's: is it a repeat?
+      `table GET ${names.operationsTable}`,
       'blob lease acquire ' + names.leaseContainer,
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',

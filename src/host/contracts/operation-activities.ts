@@ -51,6 +51,12 @@ export type BeginOperationInput =
        * `notStarted` to finished with one write. @default false (begin marks it running)
        */
       readonly deferRunning?: boolean;
+      /**
+       * `operation` is not in storage yet (the local runner's `LaunchOptions.unrecorded`): its first write
+       * creates the record, or completes the unfinished one recorded meanwhile for the same trigger (the
+       * client's wait ran out), and leaves a finished one as it is. Needs `operation`. @default false
+       */
+      readonly unrecorded?: boolean;
     };
 
 export interface BeginOperationOutput extends CandidateSource {

@@ -79,6 +79,8 @@ export interface LocalOperationRunnerOptions {
 export class LocalOperationRunner implements OperationLauncher {
   private readonly activities: OperationActivities;
   private readonly running = new Map<string, Promise<void>>();
+  /** Operations started before they were recorded (LaunchOptions.unrecorded) whose record is not written yet. */
+  private readonly unrecorded = new Set<string>();
   private readonly scheduler: FairScheduler;
   private readonly tenantId: string;
   private readonly retryPolicy: ActivityRetryPolicy;
@@ -87,6 +89,8 @@ export class LocalOperationRunner implements OperationLauncher {
   /** Triggers waiting for a concurrency slot, outside the scheduler's slots (slot-parking.ts). */
   private readonly parking: SlotParking;
   readonly armTimer?: (timer: DueTimer) => Promise<void>;
+  /** Runs an operation before it is recorded (trigger-submitter.ts `submitWithin`): its completion writes the record. */
+  readonly runsUnrecorded = true;
 
   /**
    * `activitiesFor` builds the activities this runner runs, given the runner as their launcher (triggers
@@ -123,9 +127,14 @@ export class LocalOperationRunner implements OperationLauncher {
 
   async start(operationId: string, options: LaunchOptions = {}): Promise<void> {
     if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
-    const run = this.run(operationId, options.operation, options.firstPage)
+    const unrecorded = options.unrecorded === true && options.operation !== undefined;
+    if (unrecorded) this.unrecorded.add(operationId);
+    const run = this.run(operationId, options.operation, options.firstPage, unrecorded)
       .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
-      .finally(() => this.running.delete(operationId));
+      .finally(() => {
+        this.running.delete(operationId);
+        this.unrecorded.delete(operationId);
+      });
     this.running.set(operationId, run);
   }
 
@@ -195,11 +204,12 @@ export class LocalOperationRunner implements OperationLauncher {
    * Drives the one fan-out algorithm (src/engine/operations/fan-out.ts), as the durable orchestrator does:
    * one batch (a page) applied at a time, the next page read while it runs.
    */
-  private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>): Promise<void> {
+  private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>, unrecorded = false): Promise<void> {
     const activities = this.activities;
     // With the record in hand (just created, or listed for resumption) begin needs no read; `running` is
     // written with the fan-out's first progress, so an operation of one instance goes from notStarted to done.
-    const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true }));
+    // One not recorded yet (`unrecorded`) is recorded by that first write.
+    const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true, ...(unrecorded ? { unrecorded } : {}) }));
     if (!begun.shouldRun) return;
     const source = candidateSource(begun);
     const read = (continuationToken: string | undefined): Promise<FindCandidatesOutput> => {
@@ -273,6 +283,8 @@ export class LocalOperationRunner implements OperationLauncher {
         } catch (error) {
           const queue = parkingQueueOf(error);
           if (!queue) throw error;
+          // A trigger that waits for a slot is listed in its key's queue by its operation: recorded first.
+          if (!parked) await this.recordBeforeWaiting(input.operationId);
           parked ??= this.parking.join(queue, priority);
           await parked.turn();
         }
@@ -280,6 +292,12 @@ export class LocalOperationRunner implements OperationLauncher {
     } finally {
       parked?.leave();
     }
+  }
+
+  /** Writes the record of an operation started before it was recorded (its first write creates it), once. */
+  private async recordBeforeWaiting(operationId: string): Promise<void> {
+    if (!this.unrecorded.delete(operationId)) return;
+    await this.withRetry(() => this.activities.recordProgress({ operationId, progress: { processed: 0, total: 1 } }));
   }
 
   /**

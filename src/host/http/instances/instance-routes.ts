@@ -11,7 +11,7 @@ import { dryRunQuerySchema, createdHeaders, etagHeaders, historyEntrySchema, ifN
 import { pageQuerySchema } from '../query';
 import { instanceBody, instanceUrl, pageBody } from '../representations';
 import { preferWaitHeaders } from '../prefer-wait';
-import { submittedOperation, submittedResponses } from '../operations/operation-routes';
+import { submittedResponses, submittedTrigger } from '../operations/operation-routes';
 import { defineRoute } from '../route';
 import { searchExplanationSchema, searchQueryShape } from './instance-search';
 import { ValidationError } from '../../../engine/model';
@@ -213,7 +213,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       const refused = await services.quotas?.admitTrigger();
       if (refused) return refused;
       // Addressed to the instance: it is the only candidate (no interest lookup).
-      return submittedOperation(request, services, await services.triggers.submit(trigger, undefined, { instanceId }));
+      return submittedTrigger(request, services, trigger, { to: { instanceId }, idFromClient: body.id !== undefined });
     },
   }),
   defineRoute({

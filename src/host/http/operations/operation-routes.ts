@@ -4,7 +4,7 @@ import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult
 import type { OperationStore } from '../../../engine/ports';
 import { OperationStatus } from '../../../engine/model';
 import { onePage } from '../../../engine/ports';
-import { triggerInputSchema, triggerFromInput } from '../../../engine/model';
+import { triggerInputSchema, triggerFromInput, type Trigger } from '../../../engine/model';
 import { z } from 'zod';
 import { isFinished } from '../../finished-operation-cache';
 import {
@@ -62,6 +62,24 @@ export async function withResults(operations: OperationStore, operation: StoredO
   const fitted = fitOperation({ ...operation, instances: instances.slice(0, MAX_OPERATION_RESULTS) });
   // While running, the summary counts fewer than the results stored: fitting alone would not tell.
   return more && !fitted.instancesTruncated ? { ...fitted, instancesTruncated: true } : fitted;
+}
+
+/**
+ * Submits a trigger from a route and answers as `submittedOperation` does; a client that waits gets a
+ * trigger of one candidate run before it is recorded, where the host can (TriggerSubmitter.submitWithin).
+ * `idFromClient`: the body named the trigger's id.
+ */
+export async function submittedTrigger(
+  request: ApiRequest,
+  services: ApiServices,
+  trigger: Trigger,
+  how: { readonly to?: { readonly instanceId: string }; readonly idFromClient: boolean },
+): Promise<ApiResponse> {
+  const waitInSeconds = requestedWaitInSeconds(request);
+  if (waitInSeconds === undefined || waitInSeconds <= 0) return submittedOperation(request, services, await services.triggers.submit(trigger, undefined, how.to));
+  const { operation, waited } = await services.triggers.submitWithin(trigger, waitInSeconds * 1000, how);
+  if (!waited) return submittedOperation(request, services, operation);
+  return isFinished(operation) ? finishedOperation(services.operations, operation, waitInSeconds) : acceptedOperation(operation, waitInSeconds);
 }
 
 /**
@@ -125,7 +143,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       if (query.dryRun === 'true') return { status: 200, body: await services.engine.dryRunPublish(trigger) };
       const refused = await services.quotas?.admitTrigger();
       if (refused) return refused;
-      return submittedOperation(request, services, await services.triggers.submit(trigger));
+      return submittedTrigger(request, services, trigger, { idFromClient: body.id !== undefined });
     },
   }),
   defineRoute({
