@@ -3,11 +3,11 @@
  * side by side with the storage floor measured in the same run on the same Azurite (issue 11). Prints
  * tables; asserts nothing.
  *
- * The floor of one trigger operation is the 7 storage calls Signalbox makes for it (docs/performance.md),
- * one after another: operation recorded (a transaction of the record and its listing row), index
+ * The floor of one trigger operation is the 6 storage calls Signalbox makes for a waited-for trigger of
+ * one candidate with no id of the client's (docs/performance.md, decision 0018), one after another: index
  * lookup, lease acquire, instance read, one transaction (instance + history), lease release, operation
- * finished (the same two rows in one transaction, the result in the record). Signalbox overlaps the lookup
- * with the record and the release with the finish; the floor does not. "One bare floor application" is
+ * recorded once, finished (a transaction of the record, with its result, and its listing row). Signalbox
+ * overlaps the release with the record; the floor does not. "One bare floor application" is
  * its core: acquire, read, conditional write, release. Both use instance bodies as large as the real ones.
  *
  * Like for like: Azurite, unlike the services, does some lookups by scanning. Every table query runs a
@@ -100,7 +100,7 @@ interface Floor {
   /** One bare application on floor instance `index`: acquire, read, conditional write, release. */
   application(index: number): Promise<void>;
   /**
-   * The 7 calls of one trigger operation on floor instance `index` (one client at a time each), whose
+   * The 6 calls of one trigger operation on floor instance `index` (one client at a time each), whose
    * index lookup reads the partition of `subject`.
    */
   operation(index: number, subject: string): Promise<void>;
@@ -140,13 +140,8 @@ async function floorOn(connectionString: string, options: FloorOptions): Promise
       await lease.releaseLease();
     },
     async operation(index, subject) {
+      // As a trigger with no id of the client's, waited for, to one instance (decision 0018): recorded once, finished.
       const id = `op-${process.pid}-${options.name}-${sequence++}`;
-      const record = { partitionKey: id, rowKey: 'operation', status: 'notStarted', body: JSON.stringify({ id, trigger: { name: 'Increment', subjects: [subject] }, summary: {}, instances: [] }) };
-      const listing = { partitionKey: id, rowKey: 'listing', status: 'notStarted' };
-      await operations.submitTransaction([
-        ['create', record],
-        ['create', listing],
-      ]);
       const filter = `PartitionKey eq '${encodeLookupKey(subject)}'`;
       for await (const page of interests.listEntities({ queryOptions: { filter, select: ['RowKey'] } }).byPage({ maxPageSize: 500 })) void page;
       const lease = leases.getBlockBlobClient(key(index)).getBlobLeaseClient();
@@ -157,9 +152,10 @@ async function floorOn(connectionString: string, options: FloorOptions): Promise
         ['create', { partitionKey: key(index), rowKey: `h-${id}`, body: '{"at":"2026-01-01T00:00:00.000Z","event":"transitioned"}' }],
       ]);
       await lease.releaseLease();
+      const record = { partitionKey: id, rowKey: 'operation', status: 'succeeded', body: JSON.stringify({ id, trigger: { name: 'Increment', subjects: [subject] }, summary: {}, instances: [] }) };
       await operations.submitTransaction([
-        ['upsert', { ...record, status: 'succeeded' }, 'Replace'],
-        ['upsert', { ...listing, status: 'succeeded' }, 'Replace'],
+        ['create', record],
+        ['create', { partitionKey: id, rowKey: 'listing', status: 'succeeded' }],
       ]);
     },
   };
