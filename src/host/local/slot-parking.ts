@@ -78,6 +78,11 @@ export class SlotParking {
     return { turn: () => this.turn(ticket), leave: () => this.leave(ticket) };
   }
 
+  /** Whether triggers are parked for the queue's key now (its line here is not empty). */
+  has(queue: SlotQueue): boolean {
+    return this.lines.has(lineOf(queue));
+  }
+
   /** A slot of the queue's key was released in this process: the head of its line tries again. */
   released(queue: SlotQueue): void {
     const head = this.lines.get(lineOf(queue))?.[0];
@@ -131,6 +136,7 @@ export class SlotParking {
   }
 }
 
-function lineOf(queue: SlotQueue): string {
+/** The name of a key's line (a workflow's keys are its own). */
+export function lineOf(queue: SlotQueue): string {
   return JSON.stringify([queue.workflowId, queue.key]);
 }
