@@ -290,7 +290,7 @@ export class LocalOperationRunner implements OperationLauncher {
    * scheduler's slot back and is parked until its turn to try again (slot-parking.ts), never dropped.
    */
   private async applyOne(input: ApplyOperationInput, priority: number): Promise<AppliedOutcome> {
-    let parked: { readonly queue: SlotQueue; readonly place: ParkedTrigger } | undefined;
+    let parked: { readonly queue: SlotQueue; readonly place: ParkedTrigger; readonly byHint: boolean } | undefined;
     try {
       // The key hint: the instance's last application was handed back from this key's queue, and triggers
       // of that key are parked here now, so this one would most likely be handed back too, after taking a
@@ -301,7 +301,7 @@ export class LocalOperationRunner implements OperationLauncher {
       // applied, or moved to its real key's line; it never admits a trigger the engine would not.
       const hinted = this.keyHints?.get(input.instanceId);
       if (hinted && this.parking.has(hinted)) {
-        parked = { queue: hinted, place: this.parking.join(hinted, priority) };
+        parked = { queue: hinted, place: this.parking.join(hinted, priority), byHint: true };
         await this.recordBeforeWaiting(input.operationId);
         await parked.place.turn();
       }
@@ -314,12 +314,14 @@ export class LocalOperationRunner implements OperationLauncher {
           this.keyHints?.set(input.instanceId, queue);
           // A trigger that waits for a slot is listed in its key's queue by its operation: recorded first.
           if (!parked) await this.recordBeforeWaiting(input.operationId);
-          if (parked && lineOf(parked.queue) !== lineOf(queue)) {
-            // Parked under a hint that was wrong: it waits in its real key's line from now on.
+          if (parked && (parked.byHint || lineOf(parked.queue) !== lineOf(queue))) {
+            // Parked by a hint, it is listed in the key's queue in storage only now, behind the triggers listed
+            // there before it: it takes its place in the line here behind them too (else it would try first and
+            // be turned away while they wait for a turn). Parked under a wrong hint, it waits in its real key's line.
             parked.place.leave();
             parked = undefined;
           }
-          parked ??= { queue, place: this.parking.join(queue, priority) };
+          parked ??= { queue, place: this.parking.join(queue, priority), byHint: false };
           await parked.place.turn();
         }
       }
