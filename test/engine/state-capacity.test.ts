@@ -4,7 +4,7 @@
  * leaves, or ended with `capacityTimeout`; counts reconciled with the instances' own state.
  */
 import { DefinitionInvalidError, MAX_CAPACITY_ROW_CHARS, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
-import { Engine } from '../../src/engine';
+import { ConflictError, Engine, NotFoundError } from '../../src/engine';
 import { InMemoryDueTimerIndex, InMemoryFlowStore, ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, testEngine, trigger } from './support';
 
@@ -332,5 +332,92 @@ describe('capacity on a state', () => {
     await engine.applyTrigger('a', pick('a'));
     await engine.applyTrigger('a', done('a'));
     expect((flow as InMemoryFlowStore).requests).toBe(0);
+  });
+});
+
+describe('capacity on a state, entered by a creation, a recovery or a migration', () => {
+  /** Orders created straight into `picking`, or faulted in `broken` and recovered into it. */
+  const entering: WorkflowDefinitionInput = {
+    id: 'direct',
+    displayName: 'Direct orders',
+    initialStateId: 'picking',
+    states: {
+      picking: {
+        capacity: perCustomer(2),
+        transitions: [
+          { id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] },
+          { id: 'break', targetStateId: 'broken', conditions: [{ type: 'triggerName', name: 'Break' }] },
+        ],
+      },
+      broken: {
+        entryActions: [{ type: 'setContext', expressions: { failed: '$error("broken")' } }],
+        transitions: [{ id: 'back', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Back' }] }],
+      },
+      done: {},
+    },
+  } as WorkflowDefinitionInput;
+
+  async function directly(ids: string[], customer = '42') {
+    const test = testEngine({ inProcess: true });
+    await test.engine.createWorkflow(entering);
+    for (const id of ids) await test.engine.createInstance({ workflowId: 'direct', instanceId: id, context: { customer } });
+    return test;
+  }
+
+  it('counts an instance created into the state, and refuses a creation into a full one with a 409 naming the state and key, creating nothing', async () => {
+    const { engine, interests } = await directly(['a', 'b']);
+    expect(await engine.getInstance('a')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    const refused = engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } });
+    await expect(refused).rejects.toBeInstanceOf(ConflictError);
+    await expect(refused).rejects.toMatchObject({ message: 'state `picking` is full for key `customer:42`: 2/2', stateId: 'picking', key: 'customer:42' });
+    await expect(engine.getInstance('c')).rejects.toBeInstanceOf(NotFoundError);
+    const candidates: string[] = [];
+    for await (const id of interests.findCandidates(['c'])) candidates.push(id);
+    expect(candidates).toEqual([]);
+    expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }, { instanceId: 'b' }], queued: [] });
+    // Another key is not held up; once one leaves, a creation fits again.
+    expect(await engine.createInstance({ workflowId: 'direct', instanceId: 'x', context: { customer: '7' } })).toMatchObject({ stateId: 'picking' });
+    await engine.applyTrigger('a', done('a'));
+    expect(await engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } })).toMatchObject({ stateId: 'picking', capacityEntry: { key: 'customer:42' } });
+  });
+
+  it('refuses a recovery into a full state with a 409 naming the state and key, leaving the instance faulted as it was', async () => {
+    const { engine } = await directly(['a', 'b']);
+    expect(await engine.applyTrigger('a', trigger('Break', { subjects: ['a'] }))).toMatchObject({ outcome: 'faulted' });
+    const faulted = await engine.getInstance('a');
+    expect(faulted).toMatchObject({ status: 'faulted', stateId: 'broken' });
+    expect(faulted.capacityEntry).toBeUndefined();
+    await engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } });
+
+    const refused = engine.recover('a', 'picking');
+    await expect(refused).rejects.toBeInstanceOf(ConflictError);
+    await expect(refused).rejects.toMatchObject({ message: 'state `picking` is full for key `customer:42`: 2/2' });
+    expect(await engine.getInstance('a')).toMatchObject({ status: 'faulted', stateId: 'broken', etag: faulted.etag });
+
+    await engine.applyTrigger('b', done('b'));
+    expect(await engine.recover('a', 'picking')).toMatchObject({ status: 'waiting', stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]!.members.map((member) => member.instanceId).sort()).toEqual(['a', 'c']);
+  });
+
+  it('leaves an instance a migration would move into a full state where it is, notMigratable saying why, and migrates the others', async () => {
+    const { engine } = await setUp(perCustomer(1), [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+      { id: 'x', customer: '7' },
+    ]);
+    await engine.applyTrigger('a', pick('a'));
+    await engine.addWorkflowVersion({ ...workflow(perCustomer(1)), displayName: 'Orders v2' } as WorkflowDefinitionInput, { ifMatch: '*' });
+    const migration = { workflowId: 'orders', fromVersion: 1, toVersion: 2, stateMap: { open: 'picking' } };
+    const before = await engine.getInstance('b');
+    expect(await engine.migrationsAndBulkActions.migrate('b', migration)).toEqual({
+      instanceId: 'b',
+      outcome: 'notMigratable',
+      fromStateId: 'open',
+      error: 'state `picking` is full for key `customer:42`: 1/1',
+    });
+    expect(await engine.getInstance('b')).toMatchObject({ workflowVersion: 1, stateId: 'open', etag: before.etag });
+    expect(await engine.migrationsAndBulkActions.migrate('x', migration)).toMatchObject({ outcome: 'migrated', toStateId: 'picking' });
+    expect(await engine.getInstance('x')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:7' } });
+    expect((await engine.flow!.view('orders', 'customer:7')).capacity[0]).toMatchObject({ members: [{ instanceId: 'x' }] });
   });
 });

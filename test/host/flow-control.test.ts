@@ -2,7 +2,8 @@
  * Flow control over HTTP (local server, real loopback, Azurite): a trigger's `priority` (validated, kept on
  * its operation), a workflow's `flow.unique` key (a second non-final instance with the key refused
  * naming the first, or answered with it under `onConflict: existing`; the key freed when the first ends),
- * and `flow.debounce` through the storage-driven timer scheduler on the manual clock.
+ * and `flow.debounce` through the storage-driven timer scheduler on the manual clock. A state's `capacity`
+ * refuses a creation or recovery into it when full (409 naming the state and key), and ends a wait from its timer.
  */
 import { ManualClock } from '../../src/testing';
 import { startTestHost, type TestHost } from '../support/local-host';
@@ -146,6 +147,51 @@ describe('flow.debounce on the local server', () => {
     expect(instance.context).toEqual({ last: { name: 'c' }, applied: 1 });
     const history = (await api.request('GET', '/api/instances/p1/history')).body.items;
     expect(history.map((entry: { transitionId: string | null }) => entry.transitionId)).toEqual([null, 'update']);
+  });
+});
+
+describe('capacity on a state entered by a creation or a recovery', () => {
+  const direct = {
+    id: 'flow-direct',
+    displayName: 'Direct orders',
+    initialStateId: 'picking',
+    states: {
+      picking: {
+        capacity: { key: 'customer:{{context.customerId}}', limit: 1 },
+        transitions: [{ id: 'break', targetStateId: 'broken', conditions: [{ type: 'triggerName', name: 'Break' }] }],
+      },
+      broken: {
+        entryActions: [{ type: 'setContext', expressions: { failed: '$error("broken")' } }],
+        transitions: [{ id: 'back', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Back' }] }],
+      },
+    },
+  };
+  const create = (instanceId: string) => api.request('POST', '/api/instances', { json: { workflowId: direct.id, instanceId, context: { customerId: '42' } } });
+
+  beforeAll(async () => {
+    expect((await api.request('PUT', `/api/workflows/${direct.id}`, { json: direct })).status).toBe(201);
+  });
+
+  it('refuses a creation into a full state with a 409 naming the state and key, creating nothing', async () => {
+    expect((await create('full-1')).status).toBe(201);
+    const refused = await create('full-2');
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(refused.body.detail).toBe('state `picking` is full for key `customer:42`: 1/1');
+    expect((await api.request('GET', '/api/instances/full-2')).status).toBe(404);
+    expect((await api.request('GET', '/api/flow/flow-direct/keys/customer%3A42')).body.capacity[0]).toMatchObject({ members: [{ instanceId: 'full-1' }], queued: [] });
+  });
+
+  it('refuses a recovery into a full state with a 409 naming the state and key, leaving the instance faulted', async () => {
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'full-1-break', name: 'Break', subjects: ['full-1'] } })).status).toBe(202);
+    await api.waitForOperation('full-1-break');
+    expect((await api.request('GET', '/api/instances/full-1')).body).toMatchObject({ status: 'faulted', stateId: 'broken' });
+    // Its place was freed by the fault: another order takes it.
+    expect((await create('full-3')).status).toBe(201);
+    const refused = await api.request('POST', '/api/instances/full-1/recover', { json: { stateId: 'picking' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toBe('state `picking` is full for key `customer:42`: 1/1');
+    expect((await api.request('GET', '/api/instances/full-1')).body).toMatchObject({ status: 'faulted', stateId: 'broken' });
   });
 });
 

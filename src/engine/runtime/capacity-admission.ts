@@ -17,6 +17,9 @@ import type { Trigger } from '../model/trigger';
 import type { OperationOptions } from '../ports';
 import type { CapacityOffer, StateCapacityRows } from './state-capacity';
 
+/** What admitNow reads of the instance about to enter (a creation has no stored instance yet). */
+export type EnteringInstance = Pick<Instance, 'id' | 'workflowId' | 'status' | 'context' | 'historyLength' | 'capacityEntry'>;
+
 export function capacityTracePath(stateId: string): string {
   return `states.${stateId}.capacity`;
 }
@@ -83,6 +86,35 @@ export class CapacityGate {
     }
     if (verdict.verdict === 'queued' && verdict.waiter) this.checked = { triggerId: trigger.id, waitsIn: { triggerId: trigger.id, stateId: toStateId, key, deadline: verdict.waiter.deadline } };
     return verdict.verdict === 'queued' ? TriggerOutcome.capacityQueued : TriggerOutcome.capacityTimeout;
+  }
+
+  /**
+   * A change from outside (a creation, a recovery, a migration) that would take `instance` into `stateId`:
+   * counted in when there is room beyond the waiting triggers, else the sentence refusing it (nothing
+   * changed). The key reads the instance as it would enter (its context as the request gives it, in the
+   * state) with no trigger. Nothing to do when the state has no `capacity`, the instance is counted there
+   * already, or the key yields nothing (or fails: as for a trigger, no limit applies).
+   */
+  async admitNow(definition: WorkflowDefinition, instance: EnteringInstance, stateId: string): Promise<{ readonly stateId: string; readonly key: string; readonly refused: string } | undefined> {
+    const capacity = definition.states[stateId]?.capacity;
+    if (!this.rows || !capacity || instance.capacityEntry?.stateId === stateId) return undefined;
+    let key: string | undefined;
+    try {
+      key = await flowKeyOf(capacity.key, { ...instance, stateId }, null, this.now);
+    } catch {
+      return undefined;
+    }
+    if (key === undefined) return undefined;
+    const verdict = await this.rows.enterNow({ workflowId: definition.id, stateId, key, limit: capacity.limit, instanceId: instance.id, historyLength: instance.historyLength }, this.options);
+    if (verdict.refused !== undefined) return { stateId, key, refused: verdict.refused };
+    this.entered = { stateId, key };
+    return undefined;
+  }
+
+  /** The instance as a change from outside leaves it: counted where admitNow let it in, when it is there. */
+  counted<Changed extends Instance>(instance: Changed): Changed {
+    const entered = this.entered;
+    return entered && instance.stateId === entered.stateId ? { ...instance, capacityEntry: entered } : instance;
   }
 
   /**

@@ -63,6 +63,9 @@ export interface CapacityRequest {
   readonly timeoutInMs: number;
 }
 
+/** A change from outside (a creation, a recovery, a migration) into a state with `capacity`: counted in now, or refused. */
+export type CapacityEntryRequest = Omit<CapacityRequest, 'trigger' | 'timeoutInMs' | 'incarnation'>;
+
 /** A waiting trigger to offer again, and the queue it waits in. */
 export interface CapacityOffer {
   readonly workflowId: string;
@@ -186,6 +189,31 @@ export class StateCapacityRows {
       .map((waiter) => ({ workflowId, stateId, key, waiter }));
   }
 
+  /**
+   * Counts the instance in when there is room beyond the triggers already waiting (they came first), else
+   * answers why not (`state \`picking\` is full for key \`customer:42\`: 3/3`), changing nothing: a request
+   * from outside is answered at once rather than queued.
+   */
+  async enterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<{ readonly refused?: string }> {
+    return changeFlowRow<{ readonly refused?: string }>(
+      this.store,
+      request.workflowId,
+      capacityRowKey(request.stateId, request.key),
+      async (row) => {
+        let current = rowValue(row);
+        if (current.members.some((member) => member.instanceId === request.instanceId)) return { result: {} };
+        if (current.members.length + current.queued.length >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
+        if (current.members.length + current.queued.length >= request.limit) {
+          const waiting = current.queued.length > 0 ? ` and ${current.queued.length} waiting` : '';
+          return { result: { refused: `state \`${request.stateId}\` is full for key \`${request.key}\`: ${current.members.length}/${request.limit}${waiting}` } };
+        }
+        const member: CapacityMember = { instanceId: request.instanceId, since: this.now().toISOString(), historyLength: request.historyLength };
+        return { result: {}, next: { ...current, members: [...current.members, member] } as unknown as JsonObject };
+      },
+      { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
+    );
+  }
+
   /** The instance left the state (its change is saved): it no longer counts. */
   async leave(workflowId: string, stateId: string, key: string, instanceId: string, options: OperationOptions = {}): Promise<void> {
     // The row its leaving change read for the re-offers, a moment ago: written over at once when no one changed it since.
@@ -257,7 +285,9 @@ export class StateCapacityRows {
     const still = await Promise.all(
       current.members.map(async (member) => {
         const instance = await this.instances.get(member.instanceId, options);
-        if (!instance || instance.deleting || instance.workflowId !== workflowId || instance.status === 'complete' || instance.status === 'cancelled') return false;
+        // Counted in by its creation, not saved yet: it counts until the creation could have been saved.
+        if (!instance) return member.historyLength === 0 && member.since > pendingSince;
+        if (instance.deleting || instance.workflowId !== workflowId || instance.status === 'complete' || instance.status === 'cancelled') return false;
         if (instance.stateId === stateId) return true;
         return instance.historyLength <= (member.historyLength ?? 0) && member.since > pendingSince;
       }),
