@@ -421,3 +421,68 @@ describe('capacity on a state, entered by a creation, a recovery or a migration'
     expect((await engine.flow!.view('orders', 'customer:7')).capacity[0]).toMatchObject({ members: [{ instanceId: 'x' }] });
   });
 });
+
+describe('capacity on a state entered by an automatic transition', () => {
+  /** Orders sorted on arrival, then taken automatically into `picking` (at most 1 per customer). */
+  const sorted: WorkflowDefinitionInput = {
+    id: 'sorted',
+    displayName: 'Sorted orders',
+    initialStateId: 'open',
+    states: {
+      open: { transitions: [{ id: 'sort', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Sort' }] }] },
+      sorting: {
+        transitions: [
+          { id: 'cancel', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Cancel' }] },
+          { id: 'toPicking', targetStateId: 'picking', automatic: true, conditions: [{ type: 'expression', expression: 'context.ready = true' }] },
+        ],
+      },
+      picking: {
+        capacity: perCustomer(1),
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
+    },
+  } as WorkflowDefinitionInput;
+
+  async function sortedSetUp(ids: string[]) {
+    const test = testEngine({ inProcess: true });
+    await test.engine.createWorkflow(sorted);
+    for (const id of ids) await test.engine.createInstance({ workflowId: 'sorted', instanceId: id, context: { customer: '42', ready: true } });
+    return test;
+  }
+  const sort = (instanceId: string) => trigger('Sort', { id: `sort-${instanceId}`, subjects: [instanceId] });
+
+  it('does not take an automatic transition into a full state (traced as capacity), and takes it when room frees, re-offered through the outbox', async () => {
+    const { engine } = await sortedSetUp(['a', 'b']);
+    const first = await engine.applyTrigger('a', sort('a'));
+    expect(first).toMatchObject({ outcome: 'transitioned', toStateId: 'picking' });
+    expect(first.trace).toContainEqual({ path: 'states.picking.capacity', type: 'capacity', result: true, detail: 'admitted: customer:42 at 1/1 in picking' });
+    expect(await engine.getInstance('a')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+
+    const held = await engine.applyTrigger('b', sort('b'));
+    expect(held).toMatchObject({ outcome: 'transitioned', toStateId: 'sorting' });
+    expect(held.trace).toContainEqual({ path: 'states.picking.capacity', type: 'capacity', result: false, detail: 'full: customer:42 at 1/1 in picking' });
+    expect((await engine.getInstance('b')).stateId).toBe('sorting');
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }], queued: [{ instanceId: 'b' }] });
+
+    // a leaves: its change re-offers b's wait, which takes the automatic transition now.
+    await engine.applyTrigger('a', done('a'));
+    expect(await engine.getInstance('b')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    expect((await engine.getHistory('b')).items.map((entry) => [entry.transitionId, entry.fromStateId, entry.toStateId])).toEqual([
+      [null, null, 'open'],
+      ['sort', 'open', 'sorting'],
+      ['toPicking', 'sorting', 'picking'],
+    ]);
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
+  });
+
+  it('a waiting instance that moved on before room freed leaves the queue unapplied', async () => {
+    const { engine } = await sortedSetUp(['a', 'b']);
+    await engine.applyTrigger('a', sort('a'));
+    await engine.applyTrigger('b', sort('b'));
+    expect(await engine.applyTrigger('b', trigger('Cancel', { subjects: ['b'] }))).toMatchObject({ toStateId: 'done' });
+    await engine.applyTrigger('a', done('a'));
+    expect((await engine.getInstance('b')).stateId).toBe('done');
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
+  });
+});

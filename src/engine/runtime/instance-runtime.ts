@@ -215,7 +215,7 @@ export class InstanceRuntime {
             if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
             return ended.decision;
           }
-          const gated: Effects = { ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) };
+          const gated: Effects = gate.withAutomaticEntry({ ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) }, definition, stored);
           const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
           // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
           // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one).
@@ -244,8 +244,10 @@ export class InstanceRuntime {
       const reoffer = trigger.capacityReoffer;
       const outcome = decided.decision?.result.outcome;
       // Admitted (counted in where it waited) or timed out, it left the queue itself.
-      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (gate.entered?.stateId === reoffer?.stateId && gate.entered?.key === reoffer?.key);
-      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && outcome !== TriggerOutcome.notActive) {
+      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (reoffer !== undefined && gate.admittedTo(reoffer.stateId, reoffer.key));
+      // Not active: held while suspended or faulted, but an ended instance never takes it.
+      const ended = decided.instance?.status === InstanceStatus.complete || decided.instance?.status === InstanceStatus.cancelled;
+      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && (outcome !== TriggerOutcome.notActive || ended)) {
         await this.capacity.forget({ workflowId: reoffer.workflowId, stateId: reoffer.stateId, key: reoffer.key, waiter: { id: reoffer.trigger.id } }, options);
       }
     } catch (error) {
@@ -324,7 +326,7 @@ export class InstanceRuntime {
           const full = await gate.admitNow(definition, { ...stored, context }, stateId);
           if (full) throw new CapacityFullError(full.refused, full.stateId, full.key);
         }
-        return withCapacityCounted(gate, await decideRecover(definition, stored, stateId, effects, this.options.registry, repair));
+        return withCapacityCounted(gate, await decideRecover(definition, stored, stateId, gate.withAutomaticEntry(effects, definition, stored), this.options.registry, repair));
       },
       options,
     );
@@ -352,7 +354,7 @@ export class InstanceRuntime {
         const verdict = migrationVerdict(request, target, stored);
         const full = verdict.move ? await gate.admitNow(target, stored, verdict.toStateId) : undefined;
         if (full) return unchanged({ instanceId: stored.id, outcome: ActionOutcome.notMigratable, fromStateId: stored.stateId, error: full.refused });
-        return withCapacityCounted(gate, await decideMigrate(request, target, stored, effects, this.options.registry));
+        return withCapacityCounted(gate, await decideMigrate(request, target, stored, gate.withAutomaticEntry(effects, target, stored), this.options.registry));
       },
       options,
     );
@@ -362,7 +364,7 @@ export class InstanceRuntime {
 
   /** A place counted in for a change from outside that the saved instance does not use (it failed, or moved on): given back. */
   private async giveBackUnusedPlace(gate: CapacityGate, workflowId: string | undefined, instanceId: string, saved: Instance | undefined): Promise<void> {
-    if (!gate.entered || workflowId === undefined) return;
+    if (gate.places().length === 0 || workflowId === undefined) return;
     try {
       await gate.giveBackUnused(workflowId, instanceId, saved);
     } catch (error) {
@@ -482,7 +484,25 @@ export class InstanceRuntime {
     const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
     const decision = withCapacityCounted(
       gate,
-      withEvents(workflow.definition, undefined, cause, withActor(await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry), cause)),
+      withEvents(
+        workflow.definition,
+        undefined,
+        cause,
+        withActor(
+          await decideCreate(
+            workflow,
+            incarnated,
+            gate.withAutomaticEntry(this.effects(deliveryKey, options.abortSignal), workflow.definition, {
+              id: input.instanceId,
+              workflowId: workflow.definition.id,
+              ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
+              historyLength: 0,
+            }),
+            this.options.registry,
+          ),
+          cause,
+        ),
+      ),
     );
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
@@ -716,7 +736,7 @@ function withEvents(definition: WorkflowDefinition, before: Instance | undefined
 /** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry; `actor` who asked. */
 /** The decision with its instance counted where a change from outside was admitted into a state with `capacity`. */
 function withCapacityCounted(gate: CapacityGate, decision: Decision): Decision {
-  if (!gate.entered || !decision.change) return decision;
+  if (gate.places().length === 0 || !decision.change) return decision;
   return { ...decision, change: { ...decision.change, instance: gate.counted(decision.change.instance) } };
 }
 

@@ -63,8 +63,19 @@ export interface CapacityRequest {
   readonly timeoutInMs: number;
 }
 
-/** A change from outside (a creation, a recovery, a migration) into a state with `capacity`: counted in now, or refused. */
-export type CapacityEntryRequest = Omit<CapacityRequest, 'trigger' | 'timeoutInMs' | 'incarnation'>;
+/**
+ * A change that cannot wait in place (a creation, a recovery, a migration, an automatic transition) into a
+ * state with `capacity`: counted in now, or not. `waitAs`: when not, the waiter to queue (an automatic
+ * transition's instance, offered again when room frees); it keeps its place when it is queued already.
+ */
+export type CapacityEntryRequest = Omit<CapacityRequest, 'trigger' | 'timeoutInMs' | 'incarnation'> & { readonly waitAs?: CapacityWaiter };
+
+/** What enterNow found: counted in or not, and the members and waiters as it decided. */
+export interface CapacityEntryVerdict {
+  readonly admitted: boolean;
+  readonly members: number;
+  readonly waiting: number;
+}
 
 /** A waiting trigger to offer again, and the queue it waits in. */
 export interface CapacityOffer {
@@ -194,21 +205,36 @@ export class StateCapacityRows {
    * answers why not (`state \`picking\` is full for key \`customer:42\`: 3/3`), changing nothing: a request
    * from outside is answered at once rather than queued.
    */
-  async enterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<{ readonly refused?: string }> {
-    return changeFlowRow<{ readonly refused?: string }>(
+  async enterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<CapacityEntryVerdict> {
+    return changeFlowRow<CapacityEntryVerdict>(
       this.store,
       request.workflowId,
       capacityRowKey(request.stateId, request.key),
       async (row) => {
         let current = rowValue(row);
-        if (current.members.some((member) => member.instanceId === request.instanceId)) return { result: {} };
-        if (current.members.length + current.queued.length >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
-        if (current.members.length + current.queued.length >= request.limit) {
-          const waiting = current.queued.length > 0 ? ` and ${current.queued.length} waiting` : '';
-          return { result: { refused: `state \`${request.stateId}\` is full for key \`${request.key}\`: ${current.members.length}/${request.limit}${waiting}` } };
+        if (current.members.some((member) => member.instanceId === request.instanceId)) return { result: { admitted: true, members: current.members.length, waiting: current.queued.length } };
+        const mineOf = (value: StateKeyCapacity) => (request.waitAs ? value.queued.find((waiter) => waiter.id === request.waitAs!.id) : undefined);
+        // Waiters ahead of it go first (all of them, for one not queued).
+        const aheadIn = (value: StateKeyCapacity) => {
+          const mine = mineOf(value);
+          return mine ? inAdmissionOrder(value.queued).indexOf(mine) : value.queued.length;
+        };
+        if (current.members.length + aheadIn(current) >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
+        const mine = mineOf(current);
+        const now = this.now().toISOString();
+        if (current.members.length + aheadIn(current) < request.limit) {
+          const member: CapacityMember = { instanceId: request.instanceId, since: now, historyLength: request.historyLength };
+          const next = { members: [...current.members, member], queued: current.queued.filter((waiter) => waiter !== mine) };
+          return { result: { admitted: true, members: next.members.length, waiting: next.queued.length }, next: next as unknown as JsonObject };
         }
-        const member: CapacityMember = { instanceId: request.instanceId, since: this.now().toISOString(), historyLength: request.historyLength };
-        return { result: {}, next: { ...current, members: [...current.members, member] } as unknown as JsonObject };
+        const verdict = { admitted: false, members: current.members.length, waiting: current.queued.length };
+        // Its wait is over: it leaves the queue (the instance stays where it is until its next change).
+        if (mine && mine.deadline <= now) return { result: verdict, next: { ...current, queued: current.queued.filter((waiter) => waiter !== mine) } as unknown as JsonObject };
+        const waiter = request.waitAs;
+        if (!waiter || mine || current.queued.length >= MAX_CAPACITY_QUEUED_PER_KEY) return { result: verdict };
+        const queued = { ...current, queued: [...current.queued, waiter] };
+        if (rowChars(queued) > MAX_CAPACITY_ROW_CHARS) return { result: verdict };
+        return { result: { ...verdict, waiting: queued.queued.length }, next: queued as unknown as JsonObject };
       },
       { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
     );
