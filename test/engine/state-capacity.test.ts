@@ -464,6 +464,14 @@ describe('capacity on a state entered by an automatic transition', () => {
     expect(held.trace).toContainEqual({ path: 'states.picking.capacity', type: 'capacity', result: false, detail: 'full: customer:42 at 1/1 in picking' });
     expect((await engine.getInstance('b')).stateId).toBe('sorting');
     expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }], queued: [{ instanceId: 'b' }] });
+    // Why is it stuck: waiting for room, where, and how to see the key.
+    const why = await engine.whyWaiting('b');
+    expect(why.class).toBe('waitingForRoom');
+    expect(why.reasons[0]).toEqual({
+      class: 'waitingForRoom',
+      waits: [{ stateId: 'picking', key: 'customer:42', position: 1, queuedOnKey: 1, members: 1, limit: 1, arrivedAt: expect.any(String), deadline: expect.any(String) }],
+      view: { cli: 'signalbox flow sorted customer:42', http: { method: 'GET', path: '/api/flow/sorted/keys/customer%3A42' } },
+    });
 
     // a leaves: its change re-offers b's wait, which takes the automatic transition now.
     await engine.applyTrigger('a', done('a'));

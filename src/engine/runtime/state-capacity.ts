@@ -332,7 +332,8 @@ function withExpired(offer: readonly CapacityWaiter[], queued: readonly Capacity
   return [...offer, ...queued.filter((waiter) => waiter.deadline <= now && !offer.includes(waiter))];
 }
 
-function rowValue(row: FlowRow | undefined): StateKeyCapacity {
+/** The members and waiters a state and key's row holds (none for an absent row). */
+export function rowValue(row: FlowRow | undefined): StateKeyCapacity {
   if (!row) return { members: [], queued: [] };
   const value = row.value as unknown as Partial<StateKeyCapacity>;
   return { members: value.members ?? [], queued: value.queued ?? [] };
