@@ -265,4 +265,54 @@ describe('state capacity seams', () => {
     expect(await bulk.engine.getInstance('f1')).toMatchObject({ status: 'faulted', stateId: 'broken' });
     expect(await bulk.engine.migrationsAndBulkActions.applyBulk('f2', recover)).toMatchObject({ outcome: 'recovered', toStateId: 'picking' });
   });
+
+  // An automatic transition into a full state is not taken: the instance waits with a trigger of its own (Trigger.capacityRoom).
+  const sortedOrders = ordersWith({
+    states: {
+      open: { transitions: [{ id: 'sort', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Sort' }] }] },
+      sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+      picking: {
+        capacity: { key: 'customer:{{context.customer}}', limit: 1 },
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
+    },
+  } as Partial<WorkflowDefinitionInput>);
+
+  it("applied once × capacity re-offers (an automatic transition's wait, relayed twice): it takes the transition once, the second delivery a duplicate", async () => {
+    const { engine } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    expect((await engine.applyTrigger('b', sent('Sort', 'b'))).toStateId).toBe('sorting');
+    const recording: Trigger[] = [];
+    await engine.withDelivery({ trigger: async (row) => void recording.push(row.payload) }).applyTrigger('a', sent('Done', 'a'));
+    expect(recording).toEqual([expect.objectContaining({ recipient: expect.objectContaining({ instanceId: 'b' }) })]);
+    expect(await engine.applyTrigger('b', recording[0]!)).toMatchObject({ outcome: 'transitioned', transitionId: 'toPicking', toStateId: 'picking' });
+    expect((await engine.applyTrigger('b', recording[0]!)).outcome).toBe('duplicate');
+    expect((await engine.getHistory('b')).items.map((entry) => entry.transitionId)).toEqual([null, 'sort', 'toPicking']);
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
+  });
+
+  it("incarnations × capacity re-offers (an automatic transition's wait), deletion and re-creation: a deleted instance's wait never moves the instance created again with its id", async () => {
+    const { engine } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    await engine.applyTrigger('b', sent('Sort', 'b'));
+    await engine.deleteInstance('b', { force: true });
+    await engine.createInstance({ workflowId: 'orders', instanceId: 'b', context: { customer: '42' } });
+    await engine.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.getInstance('b')).stateId).toBe('open');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
+  });
+
+  it("crash resumption × capacity re-offers (an automatic transition's wait): a re-offer saved by the leaving change just before the crash takes the transition once after the restart", async () => {
+    const { engine, ports } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    await engine.applyTrigger('b', sent('Sort', 'b'));
+    const crashing = engine.withDelivery({ trigger: stopped, timer: stopped, startInstance: stopped, cancelChildren: stopped });
+    await crashing.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.getInstance('b')).stateId).toBe('sorting');
+    const restarted = new Engine(ports, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'after' });
+    expect(await restarted.relayLeftovers()).toBe(1);
+    expect((await restarted.getInstance('b')).stateId).toBe('picking');
+    expect((await restarted.getHistory('b')).items.map((entry) => entry.transitionId)).toEqual([null, 'sort', 'toPicking']);
+  });
 });
