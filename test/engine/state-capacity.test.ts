@@ -399,6 +399,20 @@ describe('capacity on a state, entered by a creation, a recovery or a migration'
     expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]!.members.map((member) => member.instanceId).sort()).toEqual(['a', 'c']);
   });
 
+  it('costs a creation into a state with capacity two flow-store requests (read, write), a refused one one read (its members are read from the instances), one with no capacity none', async () => {
+    const { engine, flow } = await directly(['a']);
+    const store = flow as InMemoryFlowStore;
+    const requestsOf = async (work: () => Promise<unknown>) => {
+      const before = store.requests;
+      await work().catch(() => undefined);
+      return store.requests - before;
+    };
+    expect(await requestsOf(() => engine.createInstance({ workflowId: 'direct', instanceId: 'b', context: { customer: '42' } }))).toBe(2);
+    expect(await requestsOf(() => engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } }))).toBe(1);
+    await engine.createWorkflow(workflow(undefined));
+    expect(await requestsOf(() => engine.createInstance({ workflowId: 'orders', instanceId: 'plain', context: { customer: '42' } }))).toBe(0);
+  });
+
   it('leaves an instance a migration would move into a full state where it is, notMigratable saying why, and migrates the others', async () => {
     const { engine } = await setUp(perCustomer(1), [
       { id: 'a', customer: '42' },
