@@ -12,7 +12,7 @@ import { shortDetail, statePath } from './decision-trace';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { TriggerOutcome, inactiveStatuses } from '../model/enums';
-import { entriesOfEntry, entryBlockedAt, enterState, followAutomaticTransitions, settleEntry } from './enter-state';
+import { afterEntering, entriesOfEntry, entryBlockedAt, enterState, followAutomaticTransitions, settleEntry } from './enter-state';
 import { selfCausedFault, withSelfCausedCount } from './causal-budget';
 import { decideAddressed } from './held-triggers';
 import { HistoryEvent, type Instance } from '../model/instance';
@@ -178,19 +178,7 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId: entered.stateId };
     const at = effects.now().toISOString();
     const next: Instance = withSelfCausedCount(
-      {
-        ...withoutFault(instance),
-        stateId: entered.stateId,
-        status: entered.status,
-        context: draft.context,
-        interests: entered.interests,
-        updatedAt: at,
-        appliedTriggers: rememberApplied(instance, trigger.id, result),
-        outbox: entered.outbox.map((row) => row.id),
-        historyLength: entered.stateEntry + 1,
-        stateEntry: entered.stateEntry,
-        timers: entered.timers,
-      },
+      afterEntering(withoutFault(instance), entered, { context: draft.context, at, appliedTriggers: rememberApplied(instance, trigger.id, result), historyLength: entered.stateEntry + 1 }),
       trigger,
       effects.now(),
     );
@@ -263,19 +251,7 @@ async function decideCapacityRoom(
       toStateId: step.toStateId,
       status: step.status,
     }));
-    const next: Instance = {
-      ...instance,
-      stateId: entered.stateId,
-      status: entered.status,
-      context: draft.context,
-      interests: entered.interests,
-      updatedAt: at,
-      appliedTriggers: rememberApplied(instance, trigger.id, result),
-      outbox: entered.outbox.map((row) => row.id),
-      historyLength: entered.stateEntry + 1,
-      stateEntry: entered.stateEntry,
-      timers: entered.timers,
-    };
+    const next = afterEntering(instance, entered, { context: draft.context, at, appliedTriggers: rememberApplied(instance, trigger.id, result), historyLength: entered.stateEntry + 1 });
     return {
       result,
       change: { instance: next, historyEntry: entries[entries.length - 1]!, ...(entries.length > 1 ? { precedingEntries: entries.slice(0, -1) } : {}), outbox: entered.outbox },

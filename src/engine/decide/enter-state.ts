@@ -13,7 +13,8 @@ import { actorOfCause, causeKey, followUpActor, followUpDepth, type Cause } from
 import { InstanceStatus } from '../model/enums';
 import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from '../model/outbox';
-import { HistoryEvent, type ArmedTimer, type HistoryEntry } from '../model/instance';
+import { HistoryEvent, type AppliedTrigger, type ArmedTimer, type HistoryEntry, type Instance } from '../model/instance';
+import type { JsonObject } from '../model/json';
 import type { Draft } from './draft';
 import { armTimers, timerOutboxRows } from './timers';
 import { derivedChildId } from '../steps/actions/start-instance';
@@ -252,4 +253,29 @@ function triggerRows(draft: Draft, cause: Cause, causalBudget: number, pieces: n
     const id = raisedTriggerId(draft.instanceId, key, index, draft.incarnation);
     return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, causalBudget, raisedBy: draft.instanceId, ...followUpActor(cause) } };
   });
+}
+
+/**
+ * The instance after a change that entered a state: `base` (the instance before, its fault cleared or
+ * not by the caller) in the state the entry ends in, with the draft's context, the state's interests,
+ * timers and outbox, the trigger remembered, and `historyLength` entries written.
+ */
+export function afterEntering(
+  base: Instance,
+  entered: EnteredState,
+  change: { readonly context: JsonObject; readonly at: string; readonly appliedTriggers: readonly AppliedTrigger[]; readonly historyLength: number },
+): Instance {
+  return {
+    ...base,
+    stateId: entered.stateId,
+    status: entered.status,
+    context: change.context,
+    interests: entered.interests,
+    updatedAt: change.at,
+    appliedTriggers: change.appliedTriggers,
+    outbox: entered.outbox.map((row) => row.id),
+    historyLength: change.historyLength,
+    stateEntry: entered.stateEntry,
+    timers: entered.timers,
+  };
 }
