@@ -20,8 +20,14 @@
  *      none may be lost).
  * Prints the figures and the load average; asserts nothing. Times depend on the machine's load.
  *
+ *    - the storage requests the run made per trigger (a deterministic measure of the work the runner did).
+ *    Each entry of BENCH_FLOW_RUNNERS runs it on a fresh server: `hints` (the runner's key hints, the
+ *    default) or `no-hints` (every trigger loads its instance first, as before them), so that
+ *    `no-hints,hints,no-hints,hints` compares the two interleaved in one run.
+ *
  *   BENCH_FLOW_TRIGGERS (default 100), BENCH_FLOW_LIGHT_LOAD (default 4), BENCH_FLOW_WINDOW_S (default 40),
- *   BENCH_FLOW_SECTIONS (default "1,2,3")
+ *   BENCH_FLOW_SECTIONS (default "1,2,3"), BENCH_FLOW_RUNNERS (default "hints"), BENCH_FLOW_POLICIES
+ *   (default "fair,free": with the policy, and without)
  */
 import { loadavg } from 'node:os';
 import { Engine, type WorkflowDefinitionInput } from '../src/engine';
@@ -40,6 +46,8 @@ const HEAVY_FACTOR = 100;
 const WORKERS = 16;
 const WINDOW_S = Number(process.env.BENCH_FLOW_WINDOW_S ?? 40);
 const SECTIONS = new Set((process.env.BENCH_FLOW_SECTIONS ?? '1,2,3').split(','));
+const RUNNERS = (process.env.BENCH_FLOW_RUNNERS ?? 'hints').split(',');
+const POLICIES = (process.env.BENCH_FLOW_POLICIES ?? 'fair,free').split(',');
 
 function workflow(id: string, concurrency?: object): WorkflowDefinitionInput {
   return {
@@ -90,7 +98,11 @@ function maxMinShares(demands: readonly number[], total: number): number[] {
 
 async function main(): Promise<void> {
   if (SECTIONS.has('1') || SECTIONS.has('2')) await costs();
-  if (SECTIONS.has('3')) await fairness();
+  if (SECTIONS.has('3'))
+    for (const runner of RUNNERS) {
+      if (runner !== 'hints' && runner !== 'no-hints') throw new Error(`BENCH_FLOW_RUNNERS: hints or no-hints, not ${runner}`);
+      await fairness(runner === 'hints');
+    }
 }
 
 /** Sections 1 and 2, through the engine. */
@@ -149,15 +161,23 @@ async function costs(): Promise<void> {
 }
 
 /** Section 3: through a local server's runner, open loop over WINDOW_S seconds. */
-async function fairness(): Promise<void> {
+async function fairness(keyHints: boolean): Promise<void> {
   const azurite = await startAzurite();
-  const host = await startLocalHost({ env: { SIGNALBOX_STORAGE: azurite.connectionString }, port: 0, storageNames: prefixedStorageNames(`flowfair${Date.now().toString(36)}`), logger: silentLogger });
+  const counter = createRequestCounter();
+  const host = await startLocalHost({
+    env: { SIGNALBOX_STORAGE: azurite.connectionString },
+    port: 0,
+    storageNames: prefixedStorageNames(`flowfair${Date.now().toString(36)}`),
+    logger: silentLogger,
+    requestCounter: counter,
+    runner: { keyHints },
+  });
   const runtime = (await host.tenantRuntime('default'))!;
   const { engine } = host.core;
   try {
     await engine.createWorkflow(workflow('free'));
     await engine.createWorkflow(workflow('fair', { key: 'context.customer', limit: 1 }));
-    for (const workflowId of ['fair', 'free']) {
+    for (const workflowId of POLICIES) {
       const keys = Array.from({ length: LIGHT_KEYS + 1 }, (_, index) => `k${index}`);
       const perKey = 4;
       const instanceOf = (key: string, n: number) => `${workflowId}-${key}-${n % perKey}`;
@@ -170,6 +190,7 @@ async function fairness(): Promise<void> {
       const appliedAt = new Map<string, number[]>();
       const lightLatencies: number[] = [];
       const done: Promise<void>[] = [];
+      counter.reset();
       const start = performance.now();
       for (const item of items) {
         const wait = start + item.atMs - performance.now();
@@ -189,6 +210,7 @@ async function fairness(): Promise<void> {
       const appliedInWindow = keys.map((key) => (appliedAt.get(key) ?? []).filter((at) => at <= windowEnd).length);
       // Drained: every trigger applied (the instances' counts say so), none lost.
       await Promise.all(done);
+      const requests = counter.counts().total;
       let counted = 0;
       for (const key of keys) for (let i = 0; i < perKey; i++) counted += Number((await engine.getInstance(instanceOf(key, i))).context.n ?? 0);
       const seconds = windowEnd / 1000;
@@ -201,11 +223,11 @@ async function fairness(): Promise<void> {
       const normalised = rates.map((rate, index) => (shares[index]! > 0 ? rate / shares[index]! : 1));
       const lightRates = rates.slice(1);
       console.log(
-        `fairness (${workflowId === 'free' ? 'no policy' : 'concurrency limit 1 per key'}): ${keys.length} keys, k0 sends ${HEAVY_FACTOR}x (${loadOf('k0')} vs ${LIGHT_LOAD} over ${WINDOW_S} s), runner of ${WORKERS} workers: ` +
+        `fairness (${workflowId === 'free' ? 'no policy' : 'concurrency limit 1 per key'}, ${keyHints ? 'key hints' : 'no key hints'}): ${keys.length} keys, k0 sends ${HEAVY_FACTOR}x (${loadOf('k0')} vs ${LIGHT_LOAD} over ${WINDOW_S} s), runner of ${WORKERS} workers: ` +
           `Jain's index on normalised throughput (applied rate / max-min fair share) ${jain(normalised).toFixed(3)}, raw ${jain(rates).toFixed(3)}, over ${seconds.toFixed(1)} s ` +
           `(k0 ${rates[0]!.toFixed(2)}/s of a fair ${shares[0]!.toFixed(2)}/s; light keys ${(lightRates.reduce((a, b) => a + b, 0) / LIGHT_KEYS).toFixed(3)}/s each of ${(LIGHT_LOAD / seconds).toFixed(3)}/s asked, ` +
           `${appliedInWindow.slice(1).reduce((a, b) => a + b, 0)}/${LIGHT_KEYS * LIGHT_LOAD} applied in the window); light keys' p95 ${percentile(lightLatencies, 95).toFixed(0)} ms, p50 ${percentile(lightLatencies, 50).toFixed(0)} ms; ` +
-          `after draining ${counted}/${items.length} applied; load ${loadavg()
+          `after draining ${counted}/${items.length} applied, ${(requests / items.length).toFixed(1)} storage requests per trigger; load ${loadavg()
             .map((load) => load.toFixed(1))
             .join(' ')}`,
       );

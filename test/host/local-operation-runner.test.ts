@@ -324,3 +324,119 @@ describe('LocalOperationRunner: triggers waiting for a concurrency slot', () => 
     expect(heavy.handedBack.length).toBeLessThanOrEqual(5 + heavyIds.length);
   });
 });
+
+describe('LocalOperationRunner: key hints (a trigger whose key is known to be full is parked without loading its instance)', () => {
+  /**
+   * Operations of one trigger each (operation `op-x-1` targets instance `x`), over concurrency keys of limit
+   * 1 each: an application (an instance load: lease and read) whose key's slot is taken is handed back naming
+   * its queue; one admitted holds its slot until the test finishes it, then announces the release.
+   * `keyOf` is the instance's key as the engine would compute it under the lease, and may change.
+   */
+  function keyedActivities(keyOf: Map<string, string>) {
+    const loads = new Map<string, number>();
+    const applied: string[] = [];
+    const holders = new Map<string, { operationId: string; finish: () => void }>();
+    const listeners = new Set<(workflowId: string, key: string) => void>();
+    const instanceOf = (operationId: string) => operationId.split('-')[1]!;
+    const activities: OperationActivities = {
+      beginOperation: async (input: BeginOperationInput) => ({ subjects: [instanceOf(typeof input === 'string' ? input : input.operationId)], shouldRun: true }),
+      findCandidates: async (input: FindCandidatesInput): Promise<FindCandidatesOutput> => ({ instanceIds: [...input.subjects] }),
+      applyOperation: async ({ operationId, instanceId }): Promise<AppliedOutcome> => {
+        loads.set(operationId, (loads.get(operationId) ?? 0) + 1);
+        const key = keyOf.get(instanceId)!;
+        if (holders.has(key)) throw new FlowQueuedError(`queued: ${key} at 1/1`, { workflowId: 'w', key });
+        await new Promise<void>((finish) => holders.set(key, { operationId, finish }));
+        holders.delete(key);
+        applied.push(operationId);
+        for (const listener of listeners) listener('w', key);
+        return { outcome: TriggerOutcome.transitioned };
+      },
+      recordProgress: async () => {},
+      completeOperation: async () => {},
+    };
+    return {
+      activities,
+      applied,
+      loads: (operationId: string) => loads.get(operationId) ?? 0,
+      holderOf: (key: string) => holders.get(key)?.operationId,
+      finish: (key: string) => holders.get(key)!.finish(),
+      slotReleases: (listener: (workflowId: string, key: string) => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    };
+  }
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  function runnerOver(fake: ReturnType<typeof keyedActivities>) {
+    // A retry interval no test run reaches: only the announced releases wake a parked trigger.
+    return new LocalOperationRunner(silentLogger, () => fake.activities, { concurrency: 4, slotReleases: fake.slotReleases, parkedRetryIntervalInMs: 3_600_000, now: () => new Date(0) });
+  }
+
+  it('parks a trigger to an instance whose remembered key has triggers parked without loading the instance, and applies it when the key frees', async () => {
+    const keyOf = new Map([['x', 'heavy']]);
+    const fake = keyedActivities(keyOf);
+    const runner = runnerOver(fake);
+    await runner.start('op-x-1');
+    await until(() => fake.holderOf('heavy') === 'op-x-1', 'the first application holding the slot');
+    // Loads the instance (nothing is known of it yet), is handed back naming its queue: the hint.
+    await runner.start('op-x-2');
+    await until(() => runner.parked === 1, 'the second parked');
+    await runner.start('op-x-3');
+    await runner.start('op-x-4');
+    await until(() => runner.parked === 3, 'the third and fourth parked');
+    expect(fake.loads('op-x-2')).toBe(1);
+    expect(fake.loads('op-x-3')).toBe(0);
+    expect(fake.loads('op-x-4')).toBe(0);
+
+    for (const next of ['op-x-2', 'op-x-3', 'op-x-4']) {
+      fake.finish('heavy');
+      await until(() => fake.holderOf('heavy') === next, `${next} holding the slot`);
+    }
+    fake.finish('heavy');
+    await Promise.all(['op-x-1', 'op-x-2', 'op-x-3', 'op-x-4'].map((id) => runner.whenDone(id)));
+    expect(fake.applied).toEqual(['op-x-1', 'op-x-2', 'op-x-3', 'op-x-4']);
+    // Each hinted trigger loaded its instance once, at its turn.
+    expect(fake.loads('op-x-3')).toBe(1);
+    expect(fake.loads('op-x-4')).toBe(1);
+    expect(runner.parked).toBe(0);
+  });
+
+  it('applies a trigger parked under a wrong hint (the key changed) in order, moving it to its real key, never over the limit', async () => {
+    const keyOf = new Map([
+      ['x', 'heavy'],
+      ['y', 'other'],
+    ]);
+    const fake = keyedActivities(keyOf);
+    const runner = runnerOver(fake);
+    await runner.start('op-x-1');
+    await until(() => fake.holderOf('heavy') === 'op-x-1', 'x holding heavy');
+    await runner.start('op-x-2');
+    await until(() => runner.parked === 1, 'the second parked under heavy');
+    await runner.start('op-y-1');
+    await until(() => fake.holderOf('other') === 'op-y-1', 'y holding other');
+
+    // x's key changes (its context did): the hint (heavy) is now wrong, and x's real key is full too.
+    keyOf.set('x', 'other');
+    await runner.start('op-x-3');
+    await until(() => runner.parked === 2, 'the third parked by its (wrong) hint');
+    expect(fake.loads('op-x-3')).toBe(0);
+
+    // heavy's release: the parked two try, find `other` full and move to its line, in their order.
+    fake.finish('heavy');
+    await until(() => fake.loads('op-x-3') === 1 && runner.parked === 2, 'both tried under heavy and parked again under other');
+    expect(fake.holderOf('heavy')).toBeUndefined();
+    fake.finish('other');
+    await until(() => fake.holderOf('other') === 'op-x-2', 'op-x-2 holding other');
+    fake.finish('other');
+    await until(() => fake.holderOf('other') === 'op-x-3', 'op-x-3 holding other');
+    fake.finish('other');
+    await Promise.all(['op-x-1', 'op-x-2', 'op-x-3', 'op-y-1'].map((id) => runner.whenDone(id)));
+    expect(fake.applied).toEqual(['op-x-1', 'op-y-1', 'op-x-2', 'op-x-3']);
+    expect(runner.parked).toBe(0);
+  });
+});

@@ -206,4 +206,87 @@ describe('concurrency slots', () => {
     expect((await core.engine.getInstance('a')).context.n).toBe(1);
     expect((await core.engine.getHistory('a')).items.filter((entry) => entry.triggerId === 'bump-1')).toHaveLength(1);
   });
+  /**
+   * A host over in-memory ports on the manual clock whose instance leases are counted: each application that
+   * loads an instance takes its lease first, so the count says which triggers loaded it. Another worker
+   * holds the key's one slot.
+   */
+  async function hintedHost() {
+    const clock = new ManualClock('2026-11-26T12:00:00.000Z');
+    const base = createInMemoryPorts();
+    const leasesTaken: string[] = [];
+    const leases = {
+      ...base.leases,
+      withLease: <T>(name: string, work: Parameters<typeof base.leases.withLease<T>>[1], options?: Parameters<typeof base.leases.withLease<T>>[2]) => (
+        leasesTaken.push(name),
+        base.leases.withLease(name, work, options)
+      ),
+    };
+    const ports = { ...base, leases, dueTimers: new InMemoryDueTimerIndex(), checkHealth: async () => true };
+    const core = createHostCore({ ports, logger: silentLogger, env: {}, engineOptions: { clock } });
+    await core.engine.createWorkflow(limited);
+    await core.engine.createInstance({ workflowId: 'limited', instanceId: 'a' });
+    const elsewhere = await core.engine.runtime.slots!.acquire({ workflowId: 'limited', key: 'all', limit: 1, instanceId: 'x', triggerId: 'x-1', maxWaitInMs: 0 });
+    const runnerOf = () =>
+      new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher), {
+        now: () => clock.now(),
+        parkedRetryIntervalInMs: 3_600_000,
+        slotReleases: (listener) => core.engine.runtime.slots!.onRelease(listener),
+      });
+    const until = async (check: () => boolean, what: string) => {
+      const deadline = Date.now() + 20_000;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const leasesOfA = () => leasesTaken.filter((name) => name.includes('a')).length;
+    return { core, elsewhere, runnerOf, until, leasesOfA, release: () => core.engine.runtime.slots!.release(elsewhere) };
+  }
+
+  it('concurrency slots × crash resumption (parked by key hint): triggers parked without loading their instance when the process stopped are resumed and applied once each', async () => {
+    const { core, runnerOf, until, leasesOfA, release } = await hintedHost();
+    const first = runnerOf();
+    const submit = (id: string) => core.servicesFor(first).triggers.submit({ id, name: 'Bump', subjects: ['a'] }, undefined, { instanceId: 'a' });
+    await submit('bump-1');
+    await until(() => first.parked === 1, 'bump-1 parked');
+    const loadedBefore = leasesOfA();
+    await submit('bump-2');
+    await until(() => first.parked === 2, 'bump-2 parked');
+    // bump-2 was parked by the hint bump-1 left: a's lease was not taken for it.
+    expect(leasesOfA()).toBe(loadedBefore);
+    await first.stop(50);
+    expect((await core.engine.getInstance('a')).context.n).toBeUndefined();
+
+    await release();
+    const next = runnerOf();
+    expect(await next.resumeUnfinished(core.operations)).toBe(2);
+    await Promise.all([next.whenDone('bump-1'), next.whenDone('bump-2')]);
+    await next.stop();
+    expect((await core.engine.getInstance('a')).context.n).toBe(2);
+    const applied = (await core.engine.getHistory('a')).items.map((entry) => entry.triggerId).filter((id) => id?.startsWith('bump-'));
+    expect(applied.sort()).toEqual(['bump-1', 'bump-2']);
+  });
+
+  it('concurrency slots × priority (key hint): triggers parked by the hint keep their place by priority, then arrival, and are applied one at a time', async () => {
+    const { core, runnerOf, until, leasesOfA, release } = await hintedHost();
+    const runner = runnerOf();
+    const submit = (id: string, priority: number) => core.servicesFor(runner).triggers.submit({ id, name: 'Bump', subjects: ['a'], priority }, undefined, { instanceId: 'a' });
+    await submit('bump-1', 3);
+    await until(() => runner.parked === 1, 'bump-1 parked');
+    const loadedBefore = leasesOfA();
+    await submit('low', 1);
+    await submit('high', 5);
+    await submit('also-high', 5);
+    await until(() => runner.parked === 4, 'all four parked');
+    expect(leasesOfA()).toBe(loadedBefore);
+
+    await release();
+    await Promise.all(['bump-1', 'low', 'high', 'also-high'].map((id) => runner.whenDone(id)));
+    await runner.stop();
+    const applied = (await core.engine.getHistory('a')).items.map((entry) => entry.triggerId).filter((id) => typeof id === 'string' && ['bump-1', 'low', 'high', 'also-high'].includes(id));
+    expect(applied).toEqual(['high', 'also-high', 'bump-1', 'low']);
+    expect((await core.engine.getInstance('a')).context.n).toBe(4);
+    expect((await core.engine.flow!.view('limited', 'all')).running).toHaveLength(0);
+  });
 });

@@ -17,7 +17,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
-import { FlowQueuedError, isRetryable } from '../../engine/model';
+import { BoundedMap, FlowQueuedError, isRetryable } from '../../engine/model';
 import { countOutcomes, emptyTotals, type AppliedOutcome, type OperationProgress, type StoredOperation } from '../../engine/operations';
 import { FanOut, failureReason, type BatchOutcome, type FanOutBatch } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
@@ -34,7 +34,7 @@ import {
   type OperationActivities,
 } from '../contracts/operation-activities';
 import { claimResumption } from './operation-resumption';
-import { SlotParking, type ParkedTrigger, type SlotQueue } from './slot-parking';
+import { SlotParking, lineOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
 import type { Logger } from '../operation-activity-service';
@@ -74,7 +74,16 @@ export interface LocalOperationRunnerOptions {
   slotReleases?: (listener: (workflowId: string, key: string) => void) => () => void;
   /** How often the first trigger parked for a key tries again without a release seen here. @default 1000 */
   parkedRetryIntervalInMs?: number;
+  /**
+   * Park a trigger to an instance whose last application was queued under a key that has triggers parked
+   * here, without loading the instance (KeyHints). `false` loads every trigger's instance first, as before
+   * (bench:flow compares the two). @default true
+   */
+  keyHints?: boolean;
 }
+
+/** Instances whose concurrency key the runner remembers (KeyHints): about 100 bytes each. */
+export const MAX_KEY_HINTS = 10_000;
 
 export class LocalOperationRunner implements OperationLauncher {
   private readonly activities: OperationActivities;
@@ -88,6 +97,11 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly shutdown = new AbortController();
   /** Triggers waiting for a concurrency slot, outside the scheduler's slots (slot-parking.ts). */
   private readonly parking: SlotParking;
+  /**
+   * The concurrency queue each instance's last application was handed back from (FlowQueuedError), the most
+   * recent MAX_KEY_HINTS instances; absent when hints are off. Only a hint: see applyOne.
+   */
+  private readonly keyHints: BoundedMap<string, SlotQueue> | undefined;
   readonly armTimer?: (timer: DueTimer) => Promise<void>;
   /** Runs an operation before it is recorded (trigger-submitter.ts `submitWithin`): its completion writes the record. */
   readonly runsUnrecorded = true;
@@ -111,6 +125,7 @@ export class LocalOperationRunner implements OperationLauncher {
     this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
     this.now = options.now ?? (() => new Date());
     this.parking = new SlotParking({ signal: this.shutdown.signal, ...(options.parkedRetryIntervalInMs !== undefined ? { retryIntervalInMs: options.parkedRetryIntervalInMs } : {}) });
+    if (options.keyHints !== false) this.keyHints = new BoundedMap(MAX_KEY_HINTS);
     const unsubscribe = options.slotReleases?.((workflowId, key) => this.parking.released({ workflowId, key }));
     if (unsubscribe) this.shutdown.signal.addEventListener('abort', unsubscribe, { once: true });
   }
@@ -275,22 +290,43 @@ export class LocalOperationRunner implements OperationLauncher {
    * scheduler's slot back and is parked until its turn to try again (slot-parking.ts), never dropped.
    */
   private async applyOne(input: ApplyOperationInput, priority: number): Promise<AppliedOutcome> {
-    let parked: ParkedTrigger | undefined;
+    let parked: { readonly queue: SlotQueue; readonly place: ParkedTrigger; readonly byHint: boolean } | undefined;
     try {
+      // The key hint: the instance's last application was handed back from this key's queue, and triggers
+      // of that key are parked here now, so this one would most likely be handed back too, after taking a
+      // worker and loading the instance (lease and read). It joins that key's line directly instead and is
+      // applied normally at its turn, its key computed again under the lease: a wrong hint (the key reads the
+      // trigger, or the instance's context changed) costs it the wait for the triggers ahead of it in that
+      // line, each tried at a release of the key here or every parked retry interval, and then it is
+      // applied, or moved to its real key's line; it never admits a trigger the engine would not.
+      const hinted = this.keyHints?.get(input.instanceId);
+      if (hinted && this.parking.has(hinted)) {
+        parked = { queue: hinted, place: this.parking.join(hinted, priority), byHint: true };
+        await this.recordBeforeWaiting(input.operationId);
+        await parked.place.turn();
+      }
       for (;;) {
         try {
           return await this.scheduler.run(this.tenantId, priority, () => this.withRetry(() => this.activities.applyOperation(input)));
         } catch (error) {
           const queue = parkingQueueOf(error);
           if (!queue) throw error;
+          this.keyHints?.set(input.instanceId, queue);
           // A trigger that waits for a slot is listed in its key's queue by its operation: recorded first.
           if (!parked) await this.recordBeforeWaiting(input.operationId);
-          parked ??= this.parking.join(queue, priority);
-          await parked.turn();
+          if (parked && (parked.byHint || lineOf(parked.queue) !== lineOf(queue))) {
+            // Parked by a hint, it is listed in the key's queue in storage only now, behind the triggers listed
+            // there before it: it takes its place in the line here behind them too (else it would try first and
+            // be turned away while they wait for a turn). Parked under a wrong hint, it waits in its real key's line.
+            parked.place.leave();
+            parked = undefined;
+          }
+          parked ??= { queue, place: this.parking.join(queue, priority), byHint: false };
+          await parked.place.turn();
         }
       }
     } finally {
-      parked?.leave();
+      parked?.place.leave();
     }
   }
 

@@ -25,6 +25,8 @@ interface Ticket {
   readonly arrival: number;
   /** Set when its turn came while it was not waiting for one (a release, or the trigger ahead left). */
   ready: boolean;
+  /** Between a turn and its next call of turn(): being applied, so the next in line is the front. */
+  trying: boolean;
   wake?: () => void;
 }
 
@@ -71,25 +73,34 @@ export class SlotParking {
     const name = lineOf(queue);
     let line = this.lines.get(name);
     if (!line) this.lines.set(name, (line = []));
-    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, ready: false };
+    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, ready: false, trying: false };
     let index = line.findIndex((other) => other.priority < priority);
     if (index < 0) index = line.length;
     line.splice(index, 0, ticket);
     return { turn: () => this.turn(ticket), leave: () => this.leave(ticket) };
   }
 
+  /** Whether triggers are parked for the queue's key now (its line here is not empty). */
+  has(queue: SlotQueue): boolean {
+    return this.lines.has(lineOf(queue));
+  }
+
   /** A slot of the queue's key was released in this process: the head of its line tries again. */
   released(queue: SlotQueue): void {
-    const head = this.lines.get(lineOf(queue))?.[0];
-    if (head) this.nudge(head);
+    // The front, not a trigger being applied: the one that got the slot released it (its follow-up work and
+    // completion still to come), and the next one's load then overlaps them.
+    const front = frontOf(this.lines.get(lineOf(queue)));
+    if (front) this.nudge(front);
   }
 
   private async turn(ticket: Ticket): Promise<void> {
+    ticket.trying = false;
     for (;;) {
       this.options.signal.throwIfAborted();
-      const atHead = this.lines.get(ticket.line)?.[0] === ticket;
+      const atHead = frontOf(this.lines.get(ticket.line)) === ticket;
       if (atHead && ticket.ready) {
         ticket.ready = false;
+        ticket.trying = true;
         return;
       }
       const woken = new Promise<'woken'>((resolve) => (ticket.wake = () => resolve('woken')));
@@ -122,7 +133,8 @@ export class SlotParking {
     if (index < 0) return;
     line.splice(index, 1);
     if (line.length === 0) this.lines.delete(ticket.line);
-    else if (index === 0) this.nudge(line[0]!);
+    // The front tries when the one ahead of it leaves (it got its slot, or failed), unless one is being applied: a release wakes it then.
+    else if (!line.some((other) => other.trying) && frontOf(line) !== undefined && index <= line.indexOf(frontOf(line)!)) this.nudge(frontOf(line)!);
   }
 
   private nudge(ticket: Ticket): void {
@@ -131,6 +143,12 @@ export class SlotParking {
   }
 }
 
-function lineOf(queue: SlotQueue): string {
+/** The first of a line not being applied: the one whose turn is next. */
+function frontOf(line: readonly Ticket[] | undefined): Ticket | undefined {
+  return line?.find((ticket) => !ticket.trying);
+}
+
+/** The name of a key's line (a workflow's keys are its own). */
+export function lineOf(queue: SlotQueue): string {
   return JSON.stringify([queue.workflowId, queue.key]);
 }
