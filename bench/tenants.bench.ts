@@ -20,7 +20,8 @@
  *   BENCH_SAMPLES (default 60): B's triggers per phase, one at a time, BENCH_GAP_MS (default 100) apart
  *   BENCH_CONCURRENCY (default 16): the scheduler's slots
  *
- * Prints a table and the load average with each phase; asserts nothing.
+ * Prints a table and the load average with each phase, and how long B's applications waited for one of the
+ * runner's slots (the runner's share of B's time; the rest is storage); asserts nothing.
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -94,9 +95,25 @@ async function flood(base: string, perSecond: number, instances: number, until: 
   return counts;
 }
 
+/**
+ * The scheduler, timing how long each of B's applications waited for a slot: what the runner's fairness
+ * decides. The rest of B's time is the storage requests (Azurite, one thread, shared with A's work).
+ */
+class TimedScheduler extends FairScheduler {
+  readonly slotWaitsOfB: number[] = [];
+  override run<T>(key: string, priority: number | undefined, work: () => Promise<T>): Promise<T> {
+    if (key !== TENANT_B) return super.run(key, priority, work);
+    const queuedAt = performance.now();
+    return super.run(key, priority, () => {
+      this.slotWaitsOfB.push(performance.now() - queuedAt);
+      return work();
+    });
+  }
+}
+
 async function main(): Promise<void> {
   const azurite = await startAzurite();
-  const scheduler = new FairScheduler(CONCURRENCY);
+  const scheduler = new TimedScheduler(CONCURRENCY);
   // Every storage request of the server (all tenants): where B's time goes is storage busy with A's work.
   const counter = createRequestCounter();
   let countedSince = { at: performance.now(), total: 0 };
@@ -133,11 +150,13 @@ async function main(): Promise<void> {
   };
   const rows: Array<Record<string, string | number>> = [];
   const row = (phase: string, latencies: readonly number[], alone: number | undefined, extra: Record<string, string | number> = {}) => {
+    const slotWaits = scheduler.slotWaitsOfB.splice(0).sort((x, y) => x - y);
     rows.push({
       phase,
       'B p50 ms': percentile(latencies, 50).toFixed(1),
       'B p95 ms': percentile(latencies, 95).toFixed(1),
       'B p95 vs alone': alone === undefined ? '-' : `${((percentile(latencies, 95) / alone - 1) * 100).toFixed(0)}%`,
+      "B's slot wait p95 / max ms": slotWaits.length ? `${percentile(slotWaits, 95).toFixed(1)} / ${slotWaits.at(-1)!.toFixed(1)}` : '-',
       ...extra,
       'storage requests/s': requestsPerSecond(),
       load: loadavg()[0]!.toFixed(1),
@@ -167,6 +186,7 @@ async function main(): Promise<void> {
     if (scheduler.rateOf(TENANT_A) !== quota) throw new Error(`A's pace is ${scheduler.rateOf(TENANT_A)}, not its quota ${quota}`);
 
     await samplesOf(b, 5); // warm-up
+    scheduler.slotWaitsOfB.length = 0;
     requestsPerSecond();
     const alone = await samplesOf(b, SAMPLES);
     const aloneP95 = percentile(alone, 95);

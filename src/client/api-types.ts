@@ -440,7 +440,7 @@ export interface paths {
         };
         /**
          * Why an instance is not moving
-         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, queuedForSlot, leaseHeld, waitingForRetry, debounced, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children, suspension and (with a concurrency policy) the queues of its workflow's keys; changes nothing.
+         * @description Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, queuedForSlot, waitingForRoom, leaseHeld, waitingForRetry, debounced, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children, suspension and (with a concurrency policy) the queues of its workflow's keys, (with an automatic transition into a state with capacity) that state's queues; changes nothing.
          */
         get: operations["getInstanceWaiting"];
         put?: never;
@@ -758,7 +758,7 @@ export interface components {
             truncated: boolean;
             groups: {
                 /** @enum {string} */
-                class: "final" | "faulted" | "suspended" | "queuedForSlot" | "leaseHeld" | "waitingForRetry" | "debounced" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+                class: "final" | "faulted" | "suspended" | "queuedForSlot" | "waitingForRoom" | "leaseHeld" | "waitingForRetry" | "debounced" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
                 stateId: string;
                 count: number;
                 oldest: {
@@ -1303,7 +1303,7 @@ export interface components {
              * @description The primary class, that of `reasons[0]`.
              * @enum {string}
              */
-            class: "final" | "faulted" | "suspended" | "queuedForSlot" | "leaseHeld" | "waitingForRetry" | "debounced" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
+            class: "final" | "faulted" | "suspended" | "queuedForSlot" | "waitingForRoom" | "leaseHeld" | "waitingForRetry" | "debounced" | "waitingForChildren" | "waitingForTimer" | "waitingForTrigger" | "heldNotifications" | "stranded";
             /**
              * Format: date-time
              * @description Not moving since: when it faulted, was suspended, or last changed.
@@ -1387,6 +1387,39 @@ export interface components {
                 limit: number;
             }[];
             /** @description How to see the key: what runs, what waits, the next release. */
+            view: {
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "GET";
+                    path: string;
+                };
+            };
+        } | {
+            /** @constant */
+            class: "waitingForRoom";
+            waits: {
+                stateId: string;
+                key: string;
+                /** @description Its place in the state and key's queue, 1 for the next admitted. */
+                position: number;
+                /** @description Waiters in the queue. */
+                queuedOnKey: number;
+                /** @description Instances counted in the state under the key. */
+                members: number;
+                limit: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                arrivedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When its wait ends unadmitted; the instance then stays where it is until its next change.
+                 */
+                deadline: string;
+            }[];
+            /** @description How to see the key: the state's members and waiters. */
             view: {
                 cli: string;
                 http: {

@@ -82,6 +82,7 @@ export const waitingClasses = everyMember<WaitingClass>()([
   'faulted',
   'suspended',
   'queuedForSlot',
+  'waitingForRoom',
   'leaseHeld',
   'waitingForRetry',
   'debounced',

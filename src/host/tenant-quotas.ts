@@ -183,8 +183,17 @@ export class TenantQuotaGate {
   /** A trigger from the API: a token of the trigger rate, then under the operations-running quota. Undefined: go ahead. */
   async admitTrigger(): Promise<ApiResponse | undefined> {
     // The rate first: it is in memory, so a flood over it costs no count and is not counted as running.
+    return this.takeTriggerToken() ?? this.admitOperation();
+  }
+
+  /**
+   * The trigger rate alone, from memory: the refusal, or undefined with a token taken. For a route that
+   * checks something in storage before it admits the operation (admitOperation), so that a flood over the
+   * rate costs storage nothing.
+   */
+  takeTriggerToken(): ApiResponse | undefined {
     const token = this.bucket.take(this.triggerRate, this.nowInMs());
-    if (token.taken) return this.admitOperation();
+    if (token.taken) return undefined;
     return quotaProblem(
       429,
       `Tenant "${this.tenantId}" sends more than ${this.quotas.triggersPerSecond} triggers per second (burst ${this.quotas.triggerBurst}); nothing was recorded: send it again after Retry-After`,

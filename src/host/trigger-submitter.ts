@@ -151,8 +151,9 @@ export class TriggerSubmitter {
     // before the answer promises anything. A run still going completes this record.
     const { operation: recorded, created } = await this.operations.create(operation, options);
     if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
-    // The run that ended without its record: run it again from the record (the instance answers `duplicate` if it was applied).
-    if (created && outcome === 'finished') await this.launcher.start(recorded.id, { operation: recorded, isNew: true });
+    // A run that ended without its record (or no longer known here): run it again from the record (the
+    // instance answers `duplicate` if it was applied). One still going (`pending`) completes the record itself.
+    if (created && outcome !== 'pending') await this.launcher.start(recorded.id, { operation: recorded, isNew: true });
     return { operation: recorded, waited: true };
   }
 

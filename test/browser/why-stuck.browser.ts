@@ -85,3 +85,30 @@ it('the instance page says why it is not moving: the trigger it waits for, or th
   await screenshotOf(why, 'instance-why');
   expect(await accessibilityViolations(page)).toEqual([]);
 });
+
+it('the instance page says which full state an automatic transition waits to enter, its place and the key to look at', async () => {
+  const sorted = {
+    id: 'sorted',
+    displayName: 'Sorted orders',
+    initialStateId: 'open',
+    states: {
+      open: { transitions: [{ id: 'sort', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Sort' }] }] },
+      sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+      picking: { capacity: { key: 'customer:{{context.customerId}}', limit: 1 }, transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }] },
+      done: {},
+    },
+  };
+  expect((await test.api.request('PUT', '/api/workflows/sorted', { json: sorted })).status).toBe(201);
+  for (const instanceId of ['so-1', 'so-2']) {
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'sorted', instanceId, context: { customerId: '42' } } })).status).toBe(201);
+    expect((await test.api.request('POST', `/api/instances/${instanceId}/triggers`, { json: { name: 'Sort' }, headers: { prefer: 'wait=30' } })).status).toBe(200);
+  }
+  await page.goto(`${test.host.url}/console/#/instances/so-2`);
+  const why = page.getByTestId('why-panel');
+  await page.waitForFunction(() => document.querySelector('[data-testid="why-class"]')?.getAttribute('data-class') === 'waitingForRoom');
+  const text = (await why.textContent()) ?? '';
+  expect(text).toContain('Waiting for room in a full state');
+  expect(text).toMatch(/Into picking on key customer:42: 1 of 1 waiting, 1\/1 in the state/);
+  expect(text).toContain('signalbox flow sorted');
+  expect(await accessibilityViolations(page)).toEqual([]);
+});

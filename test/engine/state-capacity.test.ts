@@ -4,7 +4,7 @@
  * leaves, or ended with `capacityTimeout`; counts reconciled with the instances' own state.
  */
 import { DefinitionInvalidError, MAX_CAPACITY_ROW_CHARS, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
-import { Engine } from '../../src/engine';
+import { ConflictError, Engine, NotFoundError } from '../../src/engine';
 import { InMemoryDueTimerIndex, InMemoryFlowStore, ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, testEngine, trigger } from './support';
 
@@ -332,5 +332,179 @@ describe('capacity on a state', () => {
     await engine.applyTrigger('a', pick('a'));
     await engine.applyTrigger('a', done('a'));
     expect((flow as InMemoryFlowStore).requests).toBe(0);
+  });
+});
+
+describe('capacity on a state, entered by a creation, a recovery or a migration', () => {
+  /** Orders created straight into `picking`, or faulted in `broken` and recovered into it. */
+  const entering: WorkflowDefinitionInput = {
+    id: 'direct',
+    displayName: 'Direct orders',
+    initialStateId: 'picking',
+    states: {
+      picking: {
+        capacity: perCustomer(2),
+        transitions: [
+          { id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] },
+          { id: 'break', targetStateId: 'broken', conditions: [{ type: 'triggerName', name: 'Break' }] },
+        ],
+      },
+      broken: {
+        entryActions: [{ type: 'setContext', expressions: { failed: '$error("broken")' } }],
+        transitions: [{ id: 'back', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Back' }] }],
+      },
+      done: {},
+    },
+  } as WorkflowDefinitionInput;
+
+  async function directly(ids: string[], customer = '42') {
+    const test = testEngine({ inProcess: true });
+    await test.engine.createWorkflow(entering);
+    for (const id of ids) await test.engine.createInstance({ workflowId: 'direct', instanceId: id, context: { customer } });
+    return test;
+  }
+
+  it('counts an instance created into the state, and refuses a creation into a full one with a 409 naming the state and key, creating nothing', async () => {
+    const { engine, interests } = await directly(['a', 'b']);
+    expect(await engine.getInstance('a')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    const refused = engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } });
+    await expect(refused).rejects.toBeInstanceOf(ConflictError);
+    await expect(refused).rejects.toMatchObject({ message: 'state `picking` is full for key `customer:42`: 2/2', stateId: 'picking', key: 'customer:42' });
+    await expect(engine.getInstance('c')).rejects.toBeInstanceOf(NotFoundError);
+    const candidates: string[] = [];
+    for await (const id of interests.findCandidates(['c'])) candidates.push(id);
+    expect(candidates).toEqual([]);
+    expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }, { instanceId: 'b' }], queued: [] });
+    // Another key is not held up; once one leaves, a creation fits again.
+    expect(await engine.createInstance({ workflowId: 'direct', instanceId: 'x', context: { customer: '7' } })).toMatchObject({ stateId: 'picking' });
+    await engine.applyTrigger('a', done('a'));
+    expect(await engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } })).toMatchObject({ stateId: 'picking', capacityEntry: { key: 'customer:42' } });
+  });
+
+  it('refuses a recovery into a full state with a 409 naming the state and key, leaving the instance faulted as it was', async () => {
+    const { engine } = await directly(['a', 'b']);
+    expect(await engine.applyTrigger('a', trigger('Break', { subjects: ['a'] }))).toMatchObject({ outcome: 'faulted' });
+    const faulted = await engine.getInstance('a');
+    expect(faulted).toMatchObject({ status: 'faulted', stateId: 'broken' });
+    expect(faulted.capacityEntry).toBeUndefined();
+    await engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } });
+
+    const refused = engine.recover('a', 'picking');
+    await expect(refused).rejects.toBeInstanceOf(ConflictError);
+    await expect(refused).rejects.toMatchObject({ message: 'state `picking` is full for key `customer:42`: 2/2' });
+    expect(await engine.getInstance('a')).toMatchObject({ status: 'faulted', stateId: 'broken', etag: faulted.etag });
+
+    await engine.applyTrigger('b', done('b'));
+    expect(await engine.recover('a', 'picking')).toMatchObject({ status: 'waiting', stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]!.members.map((member) => member.instanceId).sort()).toEqual(['a', 'c']);
+  });
+
+  it('costs a creation into a state with capacity two flow-store requests (read, write), a refused one one read (its members are read from the instances), one with no capacity none', async () => {
+    const { engine, flow } = await directly(['a']);
+    const store = flow as InMemoryFlowStore;
+    const requestsOf = async (work: () => Promise<unknown>) => {
+      const before = store.requests;
+      await work().catch(() => undefined);
+      return store.requests - before;
+    };
+    expect(await requestsOf(() => engine.createInstance({ workflowId: 'direct', instanceId: 'b', context: { customer: '42' } }))).toBe(2);
+    expect(await requestsOf(() => engine.createInstance({ workflowId: 'direct', instanceId: 'c', context: { customer: '42' } }))).toBe(1);
+    await engine.createWorkflow(workflow(undefined));
+    expect(await requestsOf(() => engine.createInstance({ workflowId: 'orders', instanceId: 'plain', context: { customer: '42' } }))).toBe(0);
+  });
+
+  it('leaves an instance a migration would move into a full state where it is, notMigratable saying why, and migrates the others', async () => {
+    const { engine } = await setUp(perCustomer(1), [
+      { id: 'a', customer: '42' },
+      { id: 'b', customer: '42' },
+      { id: 'x', customer: '7' },
+    ]);
+    await engine.applyTrigger('a', pick('a'));
+    await engine.addWorkflowVersion({ ...workflow(perCustomer(1)), displayName: 'Orders v2' } as WorkflowDefinitionInput, { ifMatch: '*' });
+    const migration = { workflowId: 'orders', fromVersion: 1, toVersion: 2, stateMap: { open: 'picking' } };
+    const before = await engine.getInstance('b');
+    expect(await engine.migrationsAndBulkActions.migrate('b', migration)).toEqual({
+      instanceId: 'b',
+      outcome: 'notMigratable',
+      fromStateId: 'open',
+      error: 'state `picking` is full for key `customer:42`: 1/1',
+    });
+    expect(await engine.getInstance('b')).toMatchObject({ workflowVersion: 1, stateId: 'open', etag: before.etag });
+    expect(await engine.migrationsAndBulkActions.migrate('x', migration)).toMatchObject({ outcome: 'migrated', toStateId: 'picking' });
+    expect(await engine.getInstance('x')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:7' } });
+    expect((await engine.flow!.view('orders', 'customer:7')).capacity[0]).toMatchObject({ members: [{ instanceId: 'x' }] });
+  });
+});
+
+describe('capacity on a state entered by an automatic transition', () => {
+  /** Orders sorted on arrival, then taken automatically into `picking` (at most 1 per customer). */
+  const sorted: WorkflowDefinitionInput = {
+    id: 'sorted',
+    displayName: 'Sorted orders',
+    initialStateId: 'open',
+    states: {
+      open: { transitions: [{ id: 'sort', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Sort' }] }] },
+      sorting: {
+        transitions: [
+          { id: 'cancel', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Cancel' }] },
+          { id: 'toPicking', targetStateId: 'picking', automatic: true, conditions: [{ type: 'expression', expression: 'context.ready = true' }] },
+        ],
+      },
+      picking: {
+        capacity: perCustomer(1),
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
+    },
+  } as WorkflowDefinitionInput;
+
+  async function sortedSetUp(ids: string[]) {
+    const test = testEngine({ inProcess: true });
+    await test.engine.createWorkflow(sorted);
+    for (const id of ids) await test.engine.createInstance({ workflowId: 'sorted', instanceId: id, context: { customer: '42', ready: true } });
+    return test;
+  }
+  const sort = (instanceId: string) => trigger('Sort', { id: `sort-${instanceId}`, subjects: [instanceId] });
+
+  it('does not take an automatic transition into a full state (traced as capacity), and takes it when room frees, re-offered through the outbox', async () => {
+    const { engine } = await sortedSetUp(['a', 'b']);
+    const first = await engine.applyTrigger('a', sort('a'));
+    expect(first).toMatchObject({ outcome: 'transitioned', toStateId: 'picking' });
+    expect(first.trace).toContainEqual({ path: 'states.picking.capacity', type: 'capacity', result: true, detail: 'admitted: customer:42 at 1/1 in picking' });
+    expect(await engine.getInstance('a')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+
+    const held = await engine.applyTrigger('b', sort('b'));
+    expect(held).toMatchObject({ outcome: 'transitioned', toStateId: 'sorting' });
+    expect(held.trace).toContainEqual({ path: 'states.picking.capacity', type: 'capacity', result: false, detail: 'full: customer:42 at 1/1 in picking' });
+    expect((await engine.getInstance('b')).stateId).toBe('sorting');
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }], queued: [{ instanceId: 'b' }] });
+    // Why is it stuck: waiting for room, where, and how to see the key.
+    const why = await engine.whyWaiting('b');
+    expect(why.class).toBe('waitingForRoom');
+    expect(why.reasons[0]).toEqual({
+      class: 'waitingForRoom',
+      waits: [{ stateId: 'picking', key: 'customer:42', position: 1, queuedOnKey: 1, members: 1, limit: 1, arrivedAt: expect.any(String), deadline: expect.any(String) }],
+      view: { cli: 'signalbox flow sorted customer:42', http: { method: 'GET', path: '/api/flow/sorted/keys/customer%3A42' } },
+    });
+
+    // a leaves: its change re-offers b's wait, which takes the automatic transition now.
+    await engine.applyTrigger('a', done('a'));
+    expect(await engine.getInstance('b')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    expect((await engine.getHistory('b')).items.map((entry) => [entry.transitionId, entry.fromStateId, entry.toStateId])).toEqual([
+      [null, null, 'open'],
+      ['sort', 'open', 'sorting'],
+      ['toPicking', 'sorting', 'picking'],
+    ]);
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
+  });
+
+  it('a waiting instance that moved on before room freed leaves the queue unapplied', async () => {
+    const { engine } = await sortedSetUp(['a', 'b']);
+    await engine.applyTrigger('a', sort('a'));
+    await engine.applyTrigger('b', sort('b'));
+    expect(await engine.applyTrigger('b', trigger('Cancel', { subjects: ['b'] }))).toMatchObject({ toStateId: 'done' });
+    await engine.applyTrigger('a', done('a'));
+    expect((await engine.getInstance('b')).stateId).toBe('done');
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
   });
 });

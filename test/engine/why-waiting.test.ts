@@ -185,6 +185,7 @@ describe('whyWaiting', () => {
       'faulted',
       'suspended',
       'queuedForSlot',
+      'waitingForRoom',
       'leaseHeld',
       'waitingForRetry',
       'debounced',

@@ -2,7 +2,8 @@
  * The durable timer orchestration (issue 13) on the real durable-functions replay engine, with its real
  * `fireTimer` activity and the real trigger activities against Azurite: the timer sleeps on durable
  * timers (several for a wait over the six-day limit), fires its trigger as an operation, and a stale
- * timer wakes up to find nothing to do. Arming through the durable launcher is idempotent.
+ * timer wakes up to find nothing to do. Arming through the durable launcher is idempotent. A wait for room
+ * in a full state ends at its deadline from its own durable timer, and one admitted first is not timed out.
  */
 jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProgrammingModel: jest.fn() }), { virtual: true });
 
@@ -49,12 +50,14 @@ let services: ApiServices;
 let activities: OperationActivities;
 /** What the relay handed to the durable launcher: on Azure each starts a timer orchestration. */
 const armed: DueTimer[] = [];
+/** The operations the relay started (a re-offer of a waiting trigger among them): on Azure each runs an orchestration. */
+const started: string[] = [];
 
 beforeAll(async () => {
   const env = { SIGNALBOX_STORAGE: testConnectionString() };
   const ports = await createAzurePorts({ env, names: prefixedStorageNames(uniquePrefix('fntimer')) });
   const core = createHostCore({ ports, logger: silentLogger, env });
-  const launcher: OperationLauncher = { start: async () => undefined, armTimer: async (timer) => void armed.push(timer) };
+  const launcher: OperationLauncher = { start: async (operationId) => void started.push(operationId), armTimer: async (timer) => void armed.push(timer) };
   services = core.servicesFor(launcher);
   activities = core.activitiesFor(launcher);
   await services.engine.createWorkflow(workflow('P10D'));
@@ -76,6 +79,11 @@ async function runTimer(timer: DueTimer, startAt: string) {
   });
   expect(run.status).toBe('completed');
   const { operationId } = run.output as { operationId: string };
+  return { run, operationId, ...(await runOperation(operationId)) };
+}
+
+/** The operation orchestration of `operationId` on the replay engine, and its results as the API answers them. */
+async function runOperation(operationId: string) {
   const operation = await runOrchestration(OPERATION_ORCHESTRATOR, { operationId }, operationId, {
     orchestrators: { [OPERATION_ORCHESTRATOR]: operationOrchestrator, [APPLY_OPERATION_BATCH]: applyOperationBatch },
     activities: activityHandlers(activities),
@@ -84,7 +92,7 @@ async function runTimer(timer: DueTimer, startAt: string) {
   const recorded = (await services.operations.get(operationId))!;
   // As the API answers them: those the record kept (an operation of one instance), then the stored rows.
   const results: readonly InstanceResult[] = (await withResults(services.operations, recorded)).instances;
-  return { run, operationId, operation: recorded, results };
+  return { operation: recorded, results };
 }
 
 describe('timerOrchestrator on the replay engine', () => {
@@ -155,6 +163,75 @@ describe('a timer loop on the durable path (issue 22)', () => {
     expect(instance.status).toBe('faulted');
     expect(instance.fault!.message).toContain('the timer of transition "again" (due at once)');
   }, 120_000);
+});
+
+describe('a wait for room in a full state on the durable path (states.*.capacity)', () => {
+  beforeAll(async () => {
+    await services.engine.createWorkflow({
+      id: 'orders',
+      displayName: 'Orders',
+      initialStateId: 'new',
+      states: {
+        new: { transitions: [{ id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] }] },
+        picking: {
+          capacity: { key: 'customer:{{context.customerId}}', limit: 1, timeout: 'PT4H' },
+          transitions: [{ id: 'ship', targetStateId: 'shipped', conditions: [{ type: 'triggerName', name: 'Ship' }] }],
+        },
+        shipped: {},
+      },
+    });
+  });
+  const order = (instanceId: string, customerId: string) => services.engine.createInstance({ workflowId: 'orders', instanceId, context: { customerId } });
+  const send = (instanceId: string, id: string, name: string) => services.engine.applyTrigger(instanceId, { id, name, subjects: [instanceId] });
+  const deadlineTimerOf = (instanceId: string) => armed.find((item) => item.instanceId === instanceId && item.capacityWait !== undefined);
+
+  it("fires the queued trigger's deadline through a durable timer: the trigger answers capacityTimeout and leaves the queue", async () => {
+    await order('held-1', 'c1');
+    await order('held-2', 'c1');
+    expect(await send('held-1', 'pick-held-1', 'Pick')).toMatchObject({ outcome: 'transitioned' });
+    const queued = await send('held-2', 'pick-held-2', 'Pick');
+    expect(queued).toMatchObject({ outcome: 'capacityQueued' });
+    const waiting = await services.engine.getInstance('held-2');
+    const timer = deadlineTimerOf('held-2')!;
+    expect(timer).toMatchObject({ capacityWait: { triggerId: 'pick-held-2', stateId: 'picking', key: 'customer:c1' }, dueAt: waiting.capacityWaits![0]!.deadline });
+
+    const { run, results } = await runTimer(timer, waiting.updatedAt);
+    // The orchestration slept on a durable timer until the deadline (4 hours of virtual time), then fired.
+    expect(run.history.filter((event) => event.EventType === EventType.TimerCreated).map((event) => new Date(String(event.FireAt)).toISOString())).toEqual([timer.dueAt]);
+    expect(results).toEqual([expect.objectContaining({ instanceId: 'held-2', outcome: 'capacityTimeout', fromStateId: 'new' })]);
+    const after = await services.engine.getInstance('held-2');
+    expect(after).toMatchObject({ stateId: 'new' });
+    expect(after.capacityWaits).toBeUndefined();
+    // Recorded as the waiting trigger's offer, and no longer in the key's queue.
+    expect(await services.engine.getOffers('held-2')).toEqual([expect.objectContaining({ operationId: 'pick-held-2', outcome: 'capacityTimeout' })]);
+    expect((await services.engine.runtime.capacity!.read('orders', 'picking', 'customer:c1')).queued).toEqual([]);
+  });
+
+  it('a waiter admitted before its deadline (re-offered through the outbox, as its own operation) is not timed out: its timer wakes to find nothing', async () => {
+    await order('room-1', 'c2');
+    await order('room-2', 'c2');
+    expect(await send('room-1', 'pick-room-1', 'Pick')).toMatchObject({ outcome: 'transitioned' });
+    expect(await send('room-2', 'pick-room-2', 'Pick')).toMatchObject({ outcome: 'capacityQueued' });
+    const waiting = await services.engine.getInstance('room-2');
+    const timer = deadlineTimerOf('room-2')!;
+    const before = started.length;
+    expect(await send('room-1', 'ship-room-1', 'Ship')).toMatchObject({ outcome: 'transitioned' });
+    // The leaving change's re-offer is relayed as an operation of its own; its orchestration applies the waiting trigger.
+    const reoffers = started.slice(before).filter((operationId) => operationId !== 'ship-room-1');
+    expect(reoffers).toHaveLength(1);
+    const admitted = await runOperation(reoffers[0]!);
+    expect(admitted.results).toEqual([expect.objectContaining({ instanceId: 'room-2', outcome: 'transitioned', toStateId: 'picking' })]);
+    const moved = await services.engine.getInstance('room-2');
+    expect(moved.capacityWaits).toBeUndefined();
+
+    const { results } = await runTimer(timer, waiting.updatedAt);
+    expect(results).toEqual([{ instanceId: 'room-2', outcome: 'notInterested' }]);
+    expect(await services.engine.getInstance('room-2')).toMatchObject({ stateId: 'picking', etag: moved.etag });
+    expect((await services.engine.getHistory('room-2')).items.map((entry) => [entry.triggerId, entry.transitionId])).toEqual([
+      [null, null],
+      ['pick-room-2', 'pick'],
+    ]);
+  });
 });
 
 describe('durableLauncher.armTimer', () => {

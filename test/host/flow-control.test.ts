@@ -2,7 +2,9 @@
  * Flow control over HTTP (local server, real loopback, Azurite): a trigger's `priority` (validated, kept on
  * its operation), a workflow's `flow.unique` key (a second non-final instance with the key refused
  * naming the first, or answered with it under `onConflict: existing`; the key freed when the first ends),
- * and `flow.debounce` through the storage-driven timer scheduler on the manual clock.
+ * and `flow.debounce` through the storage-driven timer scheduler on the manual clock. A state's `capacity`
+ * refuses a creation or recovery into it when full (409 naming the state and key), holds an automatic
+ * transition into it until room frees, and ends a wait from its timer.
  */
 import { ManualClock } from '../../src/testing';
 import { startTestHost, type TestHost } from '../support/local-host';
@@ -146,6 +148,98 @@ describe('flow.debounce on the local server', () => {
     expect(instance.context).toEqual({ last: { name: 'c' }, applied: 1 });
     const history = (await api.request('GET', '/api/instances/p1/history')).body.items;
     expect(history.map((entry: { transitionId: string | null }) => entry.transitionId)).toEqual([null, 'update']);
+  });
+});
+
+describe('capacity on a state entered by a creation or a recovery', () => {
+  const direct = {
+    id: 'flow-direct',
+    displayName: 'Direct orders',
+    initialStateId: 'picking',
+    states: {
+      picking: {
+        capacity: { key: 'customer:{{context.customerId}}', limit: 1 },
+        transitions: [{ id: 'break', targetStateId: 'broken', conditions: [{ type: 'triggerName', name: 'Break' }] }],
+      },
+      broken: {
+        entryActions: [{ type: 'setContext', expressions: { failed: '$error("broken")' } }],
+        transitions: [{ id: 'back', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Back' }] }],
+      },
+    },
+  };
+  const create = (instanceId: string) => api.request('POST', '/api/instances', { json: { workflowId: direct.id, instanceId, context: { customerId: '42' } } });
+
+  beforeAll(async () => {
+    expect((await api.request('PUT', `/api/workflows/${direct.id}`, { json: direct })).status).toBe(201);
+  });
+
+  it('refuses a creation into a full state with a 409 naming the state and key, creating nothing', async () => {
+    expect((await create('full-1')).status).toBe(201);
+    const refused = await create('full-2');
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(refused.body.detail).toBe('state `picking` is full for key `customer:42`: 1/1');
+    expect((await api.request('GET', '/api/instances/full-2')).status).toBe(404);
+    expect((await api.request('GET', '/api/flow/flow-direct/keys/customer%3A42')).body.capacity[0]).toMatchObject({ members: [{ instanceId: 'full-1' }], queued: [] });
+  });
+
+  it('refuses a recovery into a full state with a 409 naming the state and key, leaving the instance faulted', async () => {
+    expect((await api.request('POST', '/api/triggers', { json: { id: 'full-1-break', name: 'Break', subjects: ['full-1'] } })).status).toBe(202);
+    await api.waitForOperation('full-1-break');
+    expect((await api.request('GET', '/api/instances/full-1')).body).toMatchObject({ status: 'faulted', stateId: 'broken' });
+    // Its place was freed by the fault: another order takes it.
+    expect((await create('full-3')).status).toBe(201);
+    const refused = await api.request('POST', '/api/instances/full-1/recover', { json: { stateId: 'picking' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toBe('state `picking` is full for key `customer:42`: 1/1');
+    expect((await api.request('GET', '/api/instances/full-1')).body).toMatchObject({ status: 'faulted', stateId: 'broken' });
+  });
+});
+
+describe('capacity on a state entered by an automatic transition', () => {
+  const sorted = {
+    id: 'flow-sorted',
+    displayName: 'Sorted orders',
+    initialStateId: 'open',
+    states: {
+      open: { transitions: [{ id: 'sort', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Sort' }] }] },
+      sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+      picking: {
+        capacity: { key: 'customer:{{context.customerId}}', limit: 1 },
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
+    },
+  };
+  const send = async (id: string, name: string, instanceId: string) => {
+    expect((await api.request('POST', '/api/triggers', { json: { id, name, subjects: [instanceId] } })).status).toBe(202);
+    return (await api.waitForOperation(id)).body;
+  };
+
+  beforeAll(async () => {
+    expect((await api.request('PUT', `/api/workflows/${sorted.id}`, { json: sorted })).status).toBe(201);
+  });
+
+  it('holds an automatic transition into a full state (traced, why-stuck says so) and takes it once room frees', async () => {
+    for (const id of ['auto-1', 'auto-2']) {
+      expect((await api.request('POST', '/api/instances', { json: { workflowId: sorted.id, instanceId: id, context: { customerId: '42' } } })).status).toBe(201);
+    }
+    expect((await send('auto-1-sort', 'Sort', 'auto-1')).instances[0]).toMatchObject({ toStateId: 'picking' });
+    const held = (await send('auto-2-sort', 'Sort', 'auto-2')).instances[0];
+    expect(held).toMatchObject({ outcome: 'transitioned', toStateId: 'sorting' });
+    expect(held.trace).toContainEqual({ path: 'states.picking.capacity', type: 'capacity', result: false, detail: 'full: customer:42 at 1/1 in picking' });
+    const why = await api.request('GET', '/api/instances/auto-2/waiting');
+    expect(why.body.class).toBe('waitingForRoom');
+    expect(why.body.reasons[0]).toMatchObject({ class: 'waitingForRoom', waits: [{ stateId: 'picking', key: 'customer:42', position: 1, members: 1, limit: 1 }] });
+
+    await send('auto-1-done', 'Done', 'auto-1');
+    let state = (await api.request('GET', '/api/instances/auto-2')).body.stateId;
+    for (let poll = 0; poll < 400 && state !== 'picking'; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = (await api.request('GET', '/api/instances/auto-2')).body.stateId;
+    }
+    expect(state).toBe('picking');
+    expect((await api.request('GET', '/api/flow/flow-sorted/keys/customer%3A42')).body.capacity[0]).toMatchObject({ members: [{ instanceId: 'auto-2' }], queued: [] });
   });
 });
 

@@ -3,6 +3,7 @@
  * problem+json with Retry-After and records nothing; an instance over the tenant's instances alive answers
  * 409 and creates nothing, and finishing one frees its place. Dry runs record nothing and take no token.
  */
+import { createRequestCounter } from '../../src/storage/request-counter';
 import { startTestHost, type TestHost } from '../support/local-host';
 
 const workflow = {
@@ -13,10 +14,11 @@ const workflow = {
 };
 
 let test: TestHost;
+const counter = createRequestCounter();
 
 beforeAll(async () => {
   // A burst of 3 and one more token per 100 s: the fourth trigger of the test is over the rate.
-  test = await startTestHost('quota', { env: { SIGNALBOX_QUOTA_TRIGGER_BURST: '3', SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND: '0.01', SIGNALBOX_QUOTA_INSTANCES_ALIVE: '2' } });
+  test = await startTestHost('quota', { requestCounter: counter, env: { SIGNALBOX_QUOTA_TRIGGER_BURST: '3', SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND: '0.01', SIGNALBOX_QUOTA_INSTANCES_ALIVE: '2' } });
   expect((await test.api.request('PUT', `/api/workflows/${workflow.id}`, { json: workflow })).status).toBe(201);
 });
 
@@ -54,11 +56,15 @@ describe('quotas on the local server', () => {
     expect((await api.request('POST', '/api/instances/q-2/triggers', { json: { id: 't-2', name: 'Nothing' } })).status).toBe(202);
     expect((await api.request('POST', '/api/triggers', { json: { id: 't-3', name: 'Nothing', subjects: ['q-2'] } })).status).toBe(202);
 
+    for (const id of ['t-1', 't-2', 't-3']) await api.waitForOperation(id); // their writes done before counting
     for (const [path, body] of [
       ['/api/triggers', { id: 't-4', name: 'Close', subjects: ['q-2'] }],
       ['/api/instances/q-2/triggers', { id: 't-4', name: 'Close' }],
     ] as const) {
+      counter.reset();
       const refused = await api.request('POST', path, { json: body });
+      // Refused from memory: a flood over the rate costs storage nothing (the instance route's 404 check comes after).
+      expect(counter.requests()).toEqual([]);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);

@@ -12,6 +12,9 @@
 import { Engine, ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient, type WorkflowDefinitionInput } from '../../src/engine';
 import { InMemoryDueTimerIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger, trigger } from '../engine/support';
+import { createHostCore } from '../../src/host/host-services';
+import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
+import { silentLogger } from '../../src/host/local/logger';
 
 /** The process stops here: whatever the handler was to hand on is not handed on. */
 const stopped = async (): Promise<void> => {
@@ -293,5 +296,75 @@ describe('crash resumption × follow-up work', () => {
     expect((await restarted.getHistory('c1')).items).toHaveLength(1);
     expect((await restarted.applyTrigger('c1', trigger('Bump', { id: 'bump-1', subjects: ['c1'] }))).outcome).toBe('transitioned');
     expect((await restarted.getInstance('c1')).context.b).toBe(1);
+  });
+});
+
+/**
+ * A trigger the client waits for, with one candidate, runs before it is recorded on the local server
+ * (decision 0018). Rows beyond the matrix: it is a way of recording an operation, not follow-up work.
+ */
+describe('crash resumption × waited-for triggers (recorded when they finish)', () => {
+  const counting: WorkflowDefinitionInput = {
+    id: 'counting',
+    displayName: 'Counting',
+    initialStateId: 'open',
+    states: {
+      open: {
+        transitions: [
+          { id: 'bump', targetStateId: 'open', conditions: [{ type: 'triggerName', name: 'Bump' }], actions: [{ type: 'setContext', expressions: { n: '$exists(context.n) ? context.n + 1 : 1' } }] },
+        ],
+      },
+    },
+  } as WorkflowDefinitionInput;
+
+  it('crash resumption × waited-for triggers: a process that stops while one runs records it before answering, and the next start applies it once', async () => {
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex(), checkHealth: async () => true };
+    const core = createHostCore({ ports, logger: silentLogger, env: {}, engineOptions: { clock: new ManualClock('2026-11-26T12:00:00.000Z') } });
+    await core.engine.createWorkflow(counting);
+    await core.engine.createInstance({ workflowId: 'counting', instanceId: 'w' });
+    // Another worker holds the instance's lease: the application waits and retries.
+    let releaseLease!: () => void;
+    const holding = ports.leases.withLease('w', () => new Promise<void>((resolve) => (releaseLease = resolve)));
+    const runnerOf = () =>
+      new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher), { retryPolicy: { maxAttempts: 1000, firstRetryIntervalInMs: 5, maxRetryIntervalInMs: 5 } });
+    const first = runnerOf();
+    const answered = core.servicesFor(first).triggers.submitWithin({ id: 'bump-1', name: 'Bump', subjects: ['w'] }, 60_000, { to: { instanceId: 'w' }, idFromClient: true });
+    const deadline = Date.now() + 20_000;
+    while (first.inFlight === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await core.operations.get('bump-1')).toBeUndefined(); // running, not recorded yet
+    // The process stops before the answer: the answer records it first (202), nothing applied.
+    await first.stop(50);
+    const { operation, waited } = await answered;
+    expect(waited).toBe(true);
+    expect(operation).toMatchObject({ id: 'bump-1', status: 'notStarted' });
+    expect((await core.engine.getInstance('w')).context.n).toBeUndefined();
+
+    releaseLease();
+    await holding;
+    const next = runnerOf();
+    expect(await next.resumeUnfinished(core.operations)).toBe(1);
+    await next.whenDone('bump-1');
+    await next.stop();
+    expect(await core.operations.get('bump-1')).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });
+    expect((await core.engine.getInstance('w')).context.n).toBe(1);
+    expect((await core.engine.getHistory('w')).items.filter((entry) => entry.triggerId === 'bump-1')).toHaveLength(1);
+  });
+
+  it('applied once × waited-for triggers: the same id sent again after it finished answers with the first operation and changes nothing', async () => {
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex(), checkHealth: async () => true };
+    const core = createHostCore({ ports, logger: silentLogger, env: {}, engineOptions: { clock: new ManualClock('2026-11-26T12:00:00.000Z') } });
+    await core.engine.createWorkflow(counting);
+    await core.engine.createInstance({ workflowId: 'counting', instanceId: 'w' });
+    const runner = new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher));
+    const { triggers } = core.servicesFor(runner);
+    const first = await triggers.submitWithin({ id: 'bump-1', name: 'Bump', subjects: ['w'] }, 10_000, { to: { instanceId: 'w' }, idFromClient: true });
+    expect(first.operation).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });
+    const again = await triggers.submitWithin({ id: 'bump-1', name: 'Bump', subjects: ['w'] }, 10_000, { to: { instanceId: 'w' }, idFromClient: true });
+    expect(again.operation).toMatchObject({ id: 'bump-1', status: 'succeeded', summary: { transitioned: 1 } });
+    await expect(triggers.submitWithin({ id: 'bump-1', name: 'Bump', subjects: ['w'], parameters: { other: true } }, 10_000, { to: { instanceId: 'w' }, idFromClient: true })).rejects.toThrow(
+      /another body|differ/i,
+    );
+    await runner.stop();
+    expect((await core.engine.getInstance('w')).context.n).toBe(1);
   });
 });

@@ -195,4 +195,124 @@ describe('state capacity seams', () => {
     expect((await engine.getInstance('b')).stateId).toBe('picking');
     expect((await engine.flow!.view('orders', 'all')).running).toEqual([]);
   });
+
+  // Entered by a change from outside (a creation, a recovery, a migration): counted in or refused, never queued.
+  const direct = ordersWith({
+    id: 'direct',
+    initialStateId: 'picking',
+    states: {
+      picking: {
+        capacity: { key: 'customer:{{context.customer}}', limit: 1 },
+        transitions: [
+          { id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] },
+          { id: 'break', targetStateId: 'broken', conditions: [{ type: 'triggerName', name: 'Break' }] },
+        ],
+      },
+      broken: {
+        entryActions: [{ type: 'setContext', expressions: { failed: '$error("broken")' } }],
+        transitions: [{ id: 'back', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Back' }] }],
+      },
+      done: {},
+    },
+  } as Partial<WorkflowDefinitionInput>);
+
+  it('capacity on entry × crash resumption: a creation counted in whose save never came holds its place only while it still could, then another creation takes it', async () => {
+    const { ports } = await setup([], direct);
+    const clock = new ManualClock('2026-11-26T10:00:00.000Z');
+    const engine = new Engine(ports, { clock, logger: recordingLogger(), newId: () => 'id' });
+    const create = ports.instances.create.bind(ports.instances);
+    // The process stops between the count and the instance's save.
+    ports.instances.create = async () => {
+      throw new Error('the process stopped');
+    };
+    await expect(engine.createInstance({ workflowId: 'direct', instanceId: 'lost', context: { customer: '42' } })).rejects.toThrow('the process stopped');
+    ports.instances.create = create;
+    await expect(engine.createInstance({ workflowId: 'direct', instanceId: 'next', context: { customer: '42' } })).rejects.toMatchObject({
+      message: 'state `picking` is full for key `customer:42`: 1/1',
+    });
+    await clock.advanceBy(61_000);
+    expect(await engine.createInstance({ workflowId: 'direct', instanceId: 'next', context: { customer: '42' } })).toMatchObject({ stateId: 'picking' });
+    expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]!.members.map((member) => member.instanceId)).toEqual(['next']);
+  });
+
+  it('capacity on entry × deletion and re-creation: an instance created into the state and deleted frees its place; created again with its id, it is counted once', async () => {
+    const { engine } = await setup(['a'], direct);
+    await expect(engine.createInstance({ workflowId: 'direct', instanceId: 'b', context: { customer: '42' } })).rejects.toMatchObject({ code: 'conflict' });
+    await engine.deleteInstance('a', { force: true });
+    expect(await engine.createInstance({ workflowId: 'direct', instanceId: 'a', context: { customer: '42' } })).toMatchObject({ stateId: 'picking', capacityEntry: { key: 'customer:42' } });
+    expect((await engine.flow!.view('direct', 'customer:42')).capacity[0]!.members.map((member) => member.instanceId)).toEqual(['a']);
+    await expect(engine.createInstance({ workflowId: 'direct', instanceId: 'b', context: { customer: '42' } })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('capacity on entry × migrations and bulk actions (recover): an instance that would enter a full state is left as it was, saying why, and the others go on', async () => {
+    const { engine } = await setup(['a', 'b'], orders);
+    await engine.createInstance({ workflowId: 'orders', instanceId: 'x', context: { customer: '7' } });
+    await engine.applyTrigger('a', sent('Pick', 'a'));
+    await engine.addWorkflowVersion({ ...orders, displayName: 'Orders v2' } as WorkflowDefinitionInput, { ifMatch: '*' });
+    const migration = { workflowId: 'orders', fromVersion: 1, toVersion: 2, stateMap: { open: 'picking' } };
+    expect(await engine.migrationsAndBulkActions.migrate('b', migration)).toMatchObject({ outcome: 'notMigratable', error: 'state `picking` is full for key `customer:42`: 1/1' });
+    expect(await engine.migrationsAndBulkActions.migrate('x', migration)).toMatchObject({ outcome: 'migrated', toStateId: 'picking' });
+
+    const bulk = await setup([], direct);
+    for (const id of ['f1', 'f2']) {
+      await bulk.engine.createInstance({ workflowId: 'direct', instanceId: id, context: { customer: id } });
+      await bulk.engine.applyTrigger(id, sent('Break', id));
+    }
+    // f1's key is taken while it is faulted; f2's is free.
+    await bulk.engine.createInstance({ workflowId: 'direct', instanceId: 'taker', context: { customer: 'f1' } });
+    const recover = { action: 'recover' as const, stateId: 'picking', filter: { workflowId: 'direct', status: 'faulted' as const } };
+    expect(await bulk.engine.migrationsAndBulkActions.applyBulk('f1', recover)).toMatchObject({ outcome: 'conflict', error: 'state `picking` is full for key `customer:f1`: 1/1' });
+    expect(await bulk.engine.getInstance('f1')).toMatchObject({ status: 'faulted', stateId: 'broken' });
+    expect(await bulk.engine.migrationsAndBulkActions.applyBulk('f2', recover)).toMatchObject({ outcome: 'recovered', toStateId: 'picking' });
+  });
+
+  // An automatic transition into a full state is not taken: the instance waits with a trigger of its own (Trigger.capacityRoom).
+  const sortedOrders = ordersWith({
+    states: {
+      open: { transitions: [{ id: 'sort', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Sort' }] }] },
+      sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+      picking: {
+        capacity: { key: 'customer:{{context.customer}}', limit: 1 },
+        transitions: [{ id: 'done', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Done' }] }],
+      },
+      done: {},
+    },
+  } as Partial<WorkflowDefinitionInput>);
+
+  it("applied once × capacity re-offers (an automatic transition's wait, relayed twice): it takes the transition once, the second delivery a duplicate", async () => {
+    const { engine } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    expect((await engine.applyTrigger('b', sent('Sort', 'b'))).toStateId).toBe('sorting');
+    const recording: Trigger[] = [];
+    await engine.withDelivery({ trigger: async (row) => void recording.push(row.payload) }).applyTrigger('a', sent('Done', 'a'));
+    expect(recording).toEqual([expect.objectContaining({ recipient: expect.objectContaining({ instanceId: 'b' }) })]);
+    expect(await engine.applyTrigger('b', recording[0]!)).toMatchObject({ outcome: 'transitioned', transitionId: 'toPicking', toStateId: 'picking' });
+    expect((await engine.applyTrigger('b', recording[0]!)).outcome).toBe('duplicate');
+    expect((await engine.getHistory('b')).items.map((entry) => entry.transitionId)).toEqual([null, 'sort', 'toPicking']);
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
+  });
+
+  it("incarnations × capacity re-offers (an automatic transition's wait), deletion and re-creation: a deleted instance's wait never moves the instance created again with its id", async () => {
+    const { engine } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    await engine.applyTrigger('b', sent('Sort', 'b'));
+    await engine.deleteInstance('b', { force: true });
+    await engine.createInstance({ workflowId: 'orders', instanceId: 'b', context: { customer: '42' } });
+    await engine.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.getInstance('b')).stateId).toBe('open');
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
+  });
+
+  it("crash resumption × capacity re-offers (an automatic transition's wait): a re-offer saved by the leaving change just before the crash takes the transition once after the restart", async () => {
+    const { engine, ports } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    await engine.applyTrigger('b', sent('Sort', 'b'));
+    const crashing = engine.withDelivery({ trigger: stopped, timer: stopped, startInstance: stopped, cancelChildren: stopped });
+    await crashing.applyTrigger('a', sent('Done', 'a'));
+    expect((await engine.getInstance('b')).stateId).toBe('sorting');
+    const restarted = new Engine(ports, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'after' });
+    expect(await restarted.relayLeftovers()).toBe(1);
+    expect((await restarted.getInstance('b')).stateId).toBe('picking');
+    expect((await restarted.getHistory('b')).items.map((entry) => entry.transitionId)).toEqual([null, 'sort', 'toPicking']);
+  });
 });

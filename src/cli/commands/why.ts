@@ -55,6 +55,15 @@ function reasonLines(reason: Reason, now: Date): string[] {
         `waiting for retry: attempt ${reason.attempt} of trigger ${reason.triggerName} (${reason.triggerId}) next at ${reason.nextAttemptAt}`,
         `  ${reason.stepPath} failed: ${reason.lastError.message}`,
       ];
+    case 'waitingForRoom':
+      return [
+        'waiting for room: an automatic transition of its state is not taken while its target is full',
+        ...reason.waits.map(
+          (wait) =>
+            `  into ${wait.stateId} on key ${wait.key}: ${wait.position} of ${wait.queuedOnKey} waiting, ${wait.members}/${wait.limit} in the state (since ${wait.arrivedAt}, until ${wait.deadline})`,
+        ),
+        `  see the key: ${reason.view.cli}`,
+      ];
     case 'debounced':
       return [
         'debounced: triggers held back, applied once the burst is quiet',

@@ -28,6 +28,11 @@ export const WaitingClass = {
    * comes first: it says why the lease is held.
    */
   queuedForSlot: 'queuedForSlot',
+  /**
+   * An automatic transition of its state is not taken because its target is full (`capacity`): it waits in
+   * that state and key's queue, and takes it when an instance leaves (or its wait ends after `timeout`).
+   */
+  waitingForRoom: 'waitingForRoom',
   /** A worker holds its lease: a change is under way, or the worker crashed and the lease has not expired yet. */
   leaseHeld: 'leaseHeld',
   /** A failed step waits for its next attempt (its retry policy): the engine applies the trigger again on its own. */
@@ -97,6 +102,20 @@ export interface SlotQueuePlace {
   readonly limit: number;
 }
 
+/** A wait for room in a full state that an automatic transition of the instance's state needs, as the state and key's row says. */
+export interface RoomWaitPlace {
+  readonly stateId: string;
+  readonly key: string;
+  /** 1 for the next admitted (admission order: higher priority first, then arrival). */
+  readonly position: number;
+  readonly queuedOnKey: number;
+  readonly members: number;
+  readonly limit: number;
+  readonly arrivedAt: string;
+  /** When its wait ends unadmitted; the instance then stays where it is until its next change. */
+  readonly deadline: string;
+}
+
 /** A burst held back by `flow.debounce`, from the instance's `debounces`. */
 export interface DebouncedBurst {
   readonly triggerName: string;
@@ -144,6 +163,12 @@ export type WaitingReason =
       readonly view: { readonly cli: string; readonly http: { readonly method: 'GET'; readonly path: string } };
     }
   | {
+      readonly class: typeof WaitingClass.waitingForRoom;
+      readonly waits: readonly RoomWaitPlace[];
+      /** How to see the first wait's key: the state's members and waiters. */
+      readonly view: { readonly cli: string; readonly http: { readonly method: 'GET'; readonly path: string } };
+    }
+  | {
       readonly class: typeof WaitingClass.waitingForRetry;
       readonly triggerId: string;
       readonly triggerName: string;
@@ -184,6 +209,8 @@ export interface WaitingFacts {
   readonly suspension?: { readonly at: string; readonly by?: string };
   /** Its triggers waiting in `flow.concurrency` queues (read from the keys' rows). */
   readonly slotQueue?: readonly SlotQueuePlace[];
+  /** Its waits for room that automatic transitions of its state need (read from the target states' rows). */
+  readonly roomQueue?: readonly RoomWaitPlace[];
 }
 
 const finalStatuses: ReadonlySet<InstanceStatus> = new Set([InstanceStatus.complete, InstanceStatus.cancelled]);
@@ -252,6 +279,17 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
         },
       });
     }
+    if (facts.roomQueue?.length) {
+      const first = facts.roomQueue[0]!;
+      reasons.push({
+        class: WaitingClass.waitingForRoom,
+        waits: facts.roomQueue,
+        view: {
+          cli: `signalbox flow ${shellWord(instance.workflowId)} ${shellWord(first.key)}`,
+          http: { method: 'GET', path: `/api/flow/${encodeURIComponent(instance.workflowId)}/keys/${encodeURIComponent(first.key)}` },
+        },
+      });
+    }
     if (instance.pendingRetry) reasons.push({ class: WaitingClass.waitingForRetry, ...instance.pendingRetry });
     if (facts.runningChildren && facts.runningChildren.items.length + facts.runningChildren.more > 0) {
       reasons.push({ class: WaitingClass.waitingForChildren, children: facts.runningChildren.items, moreChildren: facts.runningChildren.more });
@@ -306,6 +344,7 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
       WaitingClass.faulted,
       WaitingClass.suspended,
       WaitingClass.queuedForSlot,
+      WaitingClass.waitingForRoom,
       WaitingClass.waitingForRetry,
       WaitingClass.debounced,
       WaitingClass.waitingForChildren,

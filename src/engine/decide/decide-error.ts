@@ -20,7 +20,7 @@ import type { StateDefinition, TransitionDefinition, WorkflowDefinition } from '
 import { shortDetail, statePath } from './decision-trace';
 import type { Effects } from '../steps/effects';
 import { InstanceStatus, TriggerOutcome, inactiveStatuses } from '../model/enums';
-import { enterState } from './enter-state';
+import { afterEntering, enterState } from './enter-state';
 import { handles, type OnErrorDefinition } from '../definition/error-handling';
 import type { StepError } from '../model/step-error';
 import { evaluateExpression } from '../expressions/expressions';
@@ -136,19 +136,11 @@ async function decideOnError(onError: OnErrorDefinition, handlerPath: string, er
     logs.push(...draft.logs);
     const result: InstanceResult = { instanceId: instance.id, outcome: TriggerOutcome.errorHandled, ...(transitionId ? { transitionId } : {}), fromStateId, toStateId, error: error.message };
     const at = effects.now().toISOString();
-    const next: Instance = {
-      ...withoutFault(instance),
-      stateId: toStateId,
-      status: entered.status,
-      context: draft.context,
-      interests: entered.interests,
-      updatedAt: at,
-      appliedTriggers: rememberApplied(instance, trigger.id, result),
-      outbox: entered.outbox.map((row) => row.id),
-      historyLength: instance.historyLength + 1,
-      stateEntry: entered.stateEntry,
-      timers: entered.timers,
-    };
+    const next = afterEntering(
+      withoutFault(instance),
+      { ...entered, stateId: toStateId },
+      { context: draft.context, at, appliedTriggers: rememberApplied(instance, trigger.id, result), historyLength: instance.historyLength + 1 },
+    );
     return {
       result: { ...result, trace: draft.trace },
       change: {

@@ -12,7 +12,7 @@ import { shortDetail, statePath } from './decision-trace';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { TriggerOutcome, inactiveStatuses } from '../model/enums';
-import { entriesOfEntry, entryBlockedAt, enterState } from './enter-state';
+import { afterEntering, entriesOfEntry, entryBlockedAt, enterState, followAutomaticTransitions, settleEntry } from './enter-state';
 import { selfCausedFault, withSelfCausedCount } from './causal-budget';
 import { decideAddressed } from './held-triggers';
 import { HistoryEvent, type Instance } from '../model/instance';
@@ -112,6 +112,8 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
   if (timer ? !isArmed(instance, timer) : !sharesSubject(instance.interests, trigger.subjects)) {
     return unchanged({ instanceId: id, outcome: TriggerOutcome.notInterested });
   }
+  // Room freed in a full state an automatic transition of this one waits for: its automatic transitions, again.
+  if (trigger.capacityRoom) return decideCapacityRoom(definition, instance, { ...trigger, capacityRoom: trigger.capacityRoom }, effects, registry, madeDraft);
   // `flow.debounce`: a trigger of a debounced name waits for its burst to go quiet (debounce.ts).
   const debounce = debounceOf(definition, trigger);
   if (debounce) {
@@ -176,19 +178,7 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
     const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: chosen.id, fromStateId, toStateId: entered.stateId };
     const at = effects.now().toISOString();
     const next: Instance = withSelfCausedCount(
-      {
-        ...withoutFault(instance),
-        stateId: entered.stateId,
-        status: entered.status,
-        context: draft.context,
-        interests: entered.interests,
-        updatedAt: at,
-        appliedTriggers: rememberApplied(instance, trigger.id, result),
-        outbox: entered.outbox.map((row) => row.id),
-        historyLength: entered.stateEntry + 1,
-        stateEntry: entered.stateEntry,
-        timers: entered.timers,
-      },
+      afterEntering(withoutFault(instance), entered, { context: draft.context, at, appliedTriggers: rememberApplied(instance, trigger.id, result), historyLength: entered.stateEntry + 1 }),
       trigger,
       effects.now(),
     );
@@ -218,6 +208,57 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
       now: effects.now(),
       logs: draft.logs,
     });
+  }
+}
+
+/**
+ * The trigger an instance waits with while an automatic transition of its state is not taken because its
+ * target is full (`capacity`), offered again when room frees: the state's automatic transitions are taken
+ * again from where the instance is, in one change, as on entering it, and nothing else. Still full:
+ * `capacityQueued` (it keeps its place); moved on since, or no automatic transition holds any more:
+ * `noTransition` (it leaves the queue).
+ */
+async function decideCapacityRoom(
+  definition: WorkflowDefinition,
+  instance: Instance,
+  trigger: Trigger & { readonly capacityRoom: { readonly stateId: string } },
+  effects: Effects,
+  registry: Registry,
+  madeDraft: (draft: Draft) => void,
+): Promise<Decision> {
+  const id = instance.id;
+  const fromStateId = instance.stateId;
+  if (trigger.capacityRoom.stateId !== fromStateId) return unchanged({ instanceId: id, outcome: TriggerOutcome.noTransition, fromStateId });
+  const cause: Cause = { kind: 'trigger', trigger };
+  const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
+  madeDraft(draft);
+  try {
+    const steps = await followAutomaticTransitions(draft);
+    if (steps.length === 0) {
+      const full = draft.trace.some((entry) => entry.type === 'capacity' && entry.result === false);
+      return unchanged({ instanceId: id, outcome: full ? TriggerOutcome.capacityQueued : TriggerOutcome.noTransition, fromStateId }, draft.logs);
+    }
+    const at = effects.now().toISOString();
+    const entered = await settleEntry(draft, cause, instance.historyLength + steps.length - 1, effects.now(), steps);
+    const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: steps[0]!.transitionId, fromStateId, toStateId: entered.stateId };
+    const entries = steps.map((step, index) => ({
+      sequence: instance.historyLength + index,
+      at,
+      event: HistoryEvent.transitioned,
+      triggerId: trigger.id,
+      transitionId: step.transitionId,
+      fromStateId: step.fromStateId,
+      toStateId: step.toStateId,
+      status: step.status,
+    }));
+    const next = afterEntering(instance, entered, { context: draft.context, at, appliedTriggers: rememberApplied(instance, trigger.id, result), historyLength: entered.stateEntry + 1 });
+    return {
+      result,
+      change: { instance: next, historyEntry: entries[entries.length - 1]!, ...(entries.length > 1 ? { precedingEntries: entries.slice(0, -1) } : {}), outbox: entered.outbox },
+      logs: draft.logs,
+    };
+  } catch (error) {
+    return faultDecision(instance, messageOf(error), { cause, stateId: draft.stateId, context: draft.context, fromStateId, now: effects.now(), logs: draft.logs });
   }
 }
 

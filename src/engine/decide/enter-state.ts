@@ -13,7 +13,8 @@ import { actorOfCause, causeKey, followUpActor, followUpDepth, type Cause } from
 import { InstanceStatus } from '../model/enums';
 import { computeInterests } from './interests';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, OutboxKind, type OutboxRow } from '../model/outbox';
-import { HistoryEvent, type ArmedTimer, type HistoryEntry } from '../model/instance';
+import { HistoryEvent, type AppliedTrigger, type ArmedTimer, type HistoryEntry, type Instance } from '../model/instance';
+import type { JsonObject } from '../model/json';
 import type { Draft } from './draft';
 import { armTimers, timerOutboxRows } from './timers';
 import { derivedChildId } from '../steps/actions/start-instance';
@@ -112,22 +113,34 @@ export async function followAutomaticTransitions(draft: Draft): Promise<Automati
   }
 }
 
-/** The automatic transition to take from `stateId` now, or undefined when the instance is to wait there. */
+/**
+ * The automatic transition to take from `stateId` now, or undefined when the instance is to wait there.
+ * One whose target is full (`capacity`, Effects.automaticEntry) is not taken, as if its conditions were
+ * false: the next one is considered (its verdict is in the trace).
+ */
 async function chooseAutomatic(draft: Draft, stateId: string, state: StateDefinition): Promise<TransitionDefinition | undefined> {
   if (!state.transitions.some(isAutomaticTransition)) return undefined;
   if ((await draft.firstFalse(state.exitConditions, `exit condition of state "${stateId}"`, statePath(stateId, 'exitConditions'))) >= 0) return undefined;
-  let chosen: TransitionDefinition | undefined;
   for (const [index, transition] of state.transitions.entries()) {
     if (!isAutomaticTransition(transition) || transition.otherwise) continue;
     const path = statePath(stateId, `transitions[${index}].conditions`);
     if ((await draft.firstFalse(transition.conditions, `condition of transition "${transition.id}" of state "${stateId}"`, path)) < 0) {
-      chosen = transition;
-      break;
+      if ((await entryBlockedAt(draft, transition.targetStateId)) >= 0) return undefined;
+      if (await hasRoom(draft, stateId, transition.targetStateId)) return transition;
     }
   }
-  chosen ??= state.transitions.find((transition) => isAutomaticTransition(transition) && transition.otherwise);
-  if (!chosen) return undefined;
-  return (await entryBlockedAt(draft, chosen.targetStateId)) >= 0 ? undefined : chosen;
+  const otherwise = state.transitions.find((transition) => isAutomaticTransition(transition) && transition.otherwise);
+  if (!otherwise || (await entryBlockedAt(draft, otherwise.targetStateId)) >= 0) return undefined;
+  return (await hasRoom(draft, stateId, otherwise.targetStateId)) ? otherwise : undefined;
+}
+
+/** Whether a state with `capacity` has room for the draft (counted in when it has), its verdict traced. */
+async function hasRoom(draft: Draft, fromStateId: string, toStateId: string): Promise<boolean> {
+  if (toStateId === fromStateId || !draft.effects.automaticEntry) return true;
+  const verdict = await draft.effects.automaticEntry(toStateId, { fromStateId, context: draft.context, status: draft.status, trigger: draft.trigger });
+  if (!verdict) return true;
+  draft.trace.push({ path: `states.${toStateId}.capacity`, type: 'capacity', result: verdict.admitted, detail: verdict.detail });
+  return verdict.admitted;
 }
 
 /** The fault of a chain too long: the states it went through, shortened to the last loop when it repeats one. */
@@ -240,4 +253,29 @@ function triggerRows(draft: Draft, cause: Cause, causalBudget: number, pieces: n
     const id = raisedTriggerId(draft.instanceId, key, index, draft.incarnation);
     return { id, kind: OutboxKind.trigger, payload: { ...trigger, subjects: [...trigger.subjects], id, causalDepth, causalBudget, raisedBy: draft.instanceId, ...followUpActor(cause) } };
   });
+}
+
+/**
+ * The instance after a change that entered a state: `base` (the instance before, its fault cleared or
+ * not by the caller) in the state the entry ends in, with the draft's context, the state's interests,
+ * timers and outbox, the trigger remembered, and `historyLength` entries written.
+ */
+export function afterEntering(
+  base: Instance,
+  entered: EnteredState,
+  change: { readonly context: JsonObject; readonly at: string; readonly appliedTriggers: readonly AppliedTrigger[]; readonly historyLength: number },
+): Instance {
+  return {
+    ...base,
+    stateId: entered.stateId,
+    status: entered.status,
+    context: change.context,
+    interests: entered.interests,
+    updatedAt: change.at,
+    appliedTriggers: change.appliedTriggers,
+    outbox: entered.outbox.map((row) => row.id),
+    historyLength: change.historyLength,
+    stateEntry: entered.stateEntry,
+    timers: entered.timers,
+  };
 }

@@ -61,6 +61,20 @@ export class UniqueKeyTakenError extends ConflictError {
   }
 }
 
+/**
+ * A creation or recovery into a state with `capacity` that is full for the instance's key: refused, changing
+ * nothing (only a trigger waits for room; a request from outside is answered at once).
+ */
+export class CapacityFullError extends ConflictError {
+  constructor(
+    message: string,
+    readonly stateId: string,
+    readonly key: string,
+  ) {
+    super(message);
+  }
+}
+
 /** An ETag condition failed: someone else changed the thing since it was read. */
 export class PreconditionFailedError extends SignalboxError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -122,6 +122,12 @@ export interface Trigger {
   readonly capacityReoffer?: CapacityReoffer;
   /** Present only on the timer's trigger that ends a wait for room at its deadline (Instance.capacityWaits). */
   readonly capacityWait?: CapacityWaitTarget;
+  /**
+   * Present only on the trigger an instance waits with when an automatic transition of its state was not
+   * taken because its target was full (`capacity`): offered again when room frees, it takes the state's
+   * automatic transitions again and nothing else (decide-trigger.ts).
+   */
+  readonly capacityRoom?: { readonly stateId: string };
 }
 
 /** The wait a capacity timer ends: the waiting trigger, where it waits, and the incarnation that waits. */
@@ -131,6 +137,9 @@ export interface CapacityWaitTarget {
   readonly key: string;
   readonly incarnation?: string;
 }
+
+/** The name of the trigger an instance waits with for room an automatic transition needs (Trigger.capacityRoom). */
+export const CAPACITY_ROOM_TRIGGER_NAME = 'capacityRoom';
 
 /** The waiting trigger a re-offer applies, and the queue (state and key) it waits in. */
 export interface CapacityReoffer {

@@ -13,9 +13,13 @@ import { TriggerOutcome } from '../model/enums';
 import { flowKeyOf } from './flow-admission';
 import type { CapacityEntry, CapacityWait, Instance } from '../model/instance';
 import { withCapacityWait, withoutCapacityWait } from './capacity-waits';
-import type { Trigger } from '../model/trigger';
+import { CAPACITY_ROOM_TRIGGER_NAME, triggerPriority, type Trigger } from '../model/trigger';
+import type { Effects } from '../steps/effects';
 import type { OperationOptions } from '../ports';
 import type { CapacityOffer, StateCapacityRows } from './state-capacity';
+
+/** What admitNow reads of the instance about to enter (a creation has no stored instance yet). */
+export type EnteringInstance = Pick<Instance, 'id' | 'workflowId' | 'status' | 'context' | 'historyLength' | 'capacityEntry'>;
 
 export function capacityTracePath(stateId: string): string {
   return `states.${stateId}.capacity`;
@@ -28,6 +32,8 @@ export function capacityTracePath(stateId: string): string {
 export class CapacityGate {
   /** Where this application is counted (kept over a second decision: the row already lists it). */
   entered?: CapacityEntry;
+  /** Where its automatic transitions were counted in (withAutomaticEntry), in order. */
+  private readonly automaticEntries: CapacityEntry[] = [];
   readonly offers: CapacityOffer[] = [];
   private trace?: TraceEntry;
   /** The trigger checked last, and where it waits when it was queued (its deadline gets a timer). */
@@ -86,6 +92,103 @@ export class CapacityGate {
   }
 
   /**
+   * A change from outside (a creation, a recovery, a migration) that would take `instance` into `stateId`:
+   * counted in when there is room beyond the waiting triggers, else the sentence refusing it (nothing
+   * changed). The key reads the instance as it would enter (its context as the request gives it, in the
+   * state) with no trigger. Nothing to do when the state has no `capacity`, the instance is counted there
+   * already, or the key yields nothing (or fails: as for a trigger, no limit applies).
+   */
+  async admitNow(definition: WorkflowDefinition, instance: EnteringInstance, stateId: string): Promise<{ readonly stateId: string; readonly key: string; readonly refused: string } | undefined> {
+    const capacity = definition.states[stateId]?.capacity;
+    if (!this.rows || !capacity || instance.capacityEntry?.stateId === stateId) return undefined;
+    let key: string | undefined;
+    try {
+      key = await flowKeyOf(capacity.key, { ...instance, stateId }, null, this.now);
+    } catch {
+      return undefined;
+    }
+    if (key === undefined) return undefined;
+    const verdict = await this.rows.enterNow({ workflowId: definition.id, stateId, key, limit: capacity.limit, instanceId: instance.id, historyLength: instance.historyLength }, this.options);
+    if (!verdict.admitted) {
+      const waiting = verdict.waiting > 0 ? ` and ${verdict.waiting} waiting` : '';
+      return { stateId, key, refused: `state \`${stateId}\` is full for key \`${key}\`: ${verdict.members}/${capacity.limit}${waiting}` };
+    }
+    this.entered = { stateId, key };
+    return undefined;
+  }
+
+  /**
+   * `effects` with Effects.automaticEntry for a change of `instance` (as stored before it, or about to be
+   * created): an automatic transition into a state with `capacity` is taken when the instance is counted in
+   * there; when the state is full it is not, and the instance waits in the state's queue with a trigger of
+   * its own (Trigger.capacityRoom, one per state entry), offered again like any waiter when room frees.
+   */
+  withAutomaticEntry(effects: Effects, definition: WorkflowDefinition, instance: Pick<Instance, 'id' | 'workflowId' | 'incarnation' | 'historyLength' | 'capacityEntry'>): Effects {
+    if (!this.rows || !Object.values(definition.states).some((state) => state.capacity)) return effects;
+    const rows = this.rows;
+    return {
+      ...effects,
+      automaticEntry: async (toStateId, entering) => {
+        const capacity = definition.states[toStateId]?.capacity;
+        if (!capacity || instance.capacityEntry?.stateId === toStateId) return undefined;
+        let key: string | undefined;
+        try {
+          key = await flowKeyOf(capacity.key, { id: instance.id, workflowId: instance.workflowId, stateId: toStateId, status: entering.status, context: entering.context }, entering.trigger, this.now);
+        } catch (error) {
+          return { admitted: true, detail: `no limit applied: the key failed (${error instanceof Error ? error.message : String(error)})` };
+        }
+        if (key === undefined) return undefined;
+        const now = this.now();
+        // Offered again, it keeps its place under its own id; else one wait per state entry.
+        const waitId = entering.trigger?.capacityRoom ? entering.trigger.id : `${instance.id}:room:${entering.fromStateId}:${instance.historyLength}`;
+        const roomTrigger: Trigger = { id: waitId, name: CAPACITY_ROOM_TRIGGER_NAME, subjects: [instance.id], capacityRoom: { stateId: entering.fromStateId } };
+        const verdict = await rows.enterNow(
+          {
+            workflowId: definition.id,
+            stateId: toStateId,
+            key,
+            limit: capacity.limit,
+            instanceId: instance.id,
+            historyLength: instance.historyLength,
+            waitAs: {
+              id: waitId,
+              instanceId: instance.id,
+              ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+              trigger: roomTrigger,
+              priority: triggerPriority(roomTrigger),
+              arrivedAt: now.toISOString(),
+              deadline: new Date(now.getTime() + capacityTimeoutInMs(capacity)).toISOString(),
+            },
+          },
+          this.options,
+        );
+        const where = `${key} at ${verdict.members}/${capacity.limit} in ${toStateId}`;
+        if (!verdict.admitted) return { admitted: false, detail: `full: ${where}` };
+        this.automaticEntries.push({ stateId: toStateId, key });
+        return { admitted: true, detail: `admitted: ${where}` };
+      },
+    };
+  }
+
+  /** Whether this application was counted in `stateId` under `key` (by its trigger or an automatic transition). */
+  admittedTo(stateId: string, key: string): boolean {
+    return this.places().some((place) => place.stateId === stateId && place.key === key);
+  }
+
+  /** The instance as the change leaves it: counted where it was let in, when it is there. */
+  counted<Changed extends Instance>(instance: Changed): Changed {
+    const place = this.places()
+      .reverse()
+      .find((entry) => entry.stateId === instance.stateId);
+    return place ? { ...instance, capacityEntry: place } : instance;
+  }
+
+  /** Every place this application was counted in, in order. */
+  places(): CapacityEntry[] {
+    return [...(this.entered ? [this.entered] : []), ...this.automaticEntries];
+  }
+
+  /**
    * The decision with the check in its trace; its instance counted where it was admitted (when it stays
    * there) and no longer waiting; or, queued, keeping the wait with its deadline's timer (capacity-waits.ts).
    */
@@ -100,15 +203,16 @@ export class CapacityGate {
     const next = traced.change?.instance;
     if (!next) return traced;
     const waited = this.checked ? withoutCapacityWait(next, this.checked.triggerId) : next;
-    const counted = this.entered && waited.stateId === this.entered.stateId ? { ...waited, capacityEntry: this.entered } : waited;
+    const counted = this.counted(waited);
     return counted === next ? traced : { ...traced, change: { ...traced.change!, instance: counted } };
   }
 
   /** Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the place is given back. */
   async giveBackUnused(workflowId: string, instanceId: string, saved: Instance | undefined): Promise<void> {
-    const entered = this.entered;
-    if (!entered || !this.rows) return;
-    if (saved?.capacityEntry?.stateId === entered.stateId && saved.capacityEntry.key === entered.key) return;
-    await this.rows.leave(workflowId, entered.stateId, entered.key, instanceId, this.options);
+    if (!this.rows) return;
+    for (const place of this.places()) {
+      if (saved?.capacityEntry?.stateId === place.stateId && saved.capacityEntry.key === place.key) continue;
+      await this.rows.leave(workflowId, place.stateId, place.key, instanceId, this.options);
+    }
   }
 }

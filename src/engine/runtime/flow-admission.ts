@@ -18,7 +18,12 @@ export const CONCURRENCY_TRACE_PATH = 'flow.concurrency';
  * The key a flow-control `key` gives for this instance and trigger (concurrency, a state's capacity);
  * undefined when it yields nothing. `now` is the engine's clock (`$now()` in a key).
  */
-export async function flowKeyOf(source: string, instance: Instance, trigger: Trigger | null, now: () => Date): Promise<string | undefined> {
+export async function flowKeyOf(
+  source: string,
+  instance: Pick<Instance, 'id' | 'workflowId' | 'stateId' | 'status' | 'context'>,
+  trigger: Trigger | null,
+  now: () => Date,
+): Promise<string | undefined> {
   const scope: ExpressionScope = {
     trigger,
     actor: trigger?.actor ?? null,

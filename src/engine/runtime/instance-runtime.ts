@@ -8,14 +8,14 @@
  */
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
 import { ActionCallJournal } from './action-call-journal';
-import { actorOfCause, causeKey, withEntryActor, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
+import { actorOfCause, causeKey, unchanged, withEntryActor, type Cause, type Change, type Decision, type LogLine } from '../decide/decision';
 import { decideCancel } from '../decide/decide-cancel';
 import { creationCause, decideCreate, type NewInstance } from '../decide/decide-create';
 import { withoutSelfCausedCount } from '../decide/causal-budget';
 import { oversizeFaultDecision } from '../decide/decide-fault';
 import { decideRecover, type RecoveryRepair } from '../decide/decide-recover';
 import { decideDelete } from '../decide/decide-delete';
-import { decideMigrate } from '../decide/decide-migrate';
+import { decideMigrate, migrationVerdict } from '../decide/decide-migrate';
 import { decideResume, decideSuspend } from '../decide/decide-suspend';
 import { decideTrigger } from '../decide/decide-trigger';
 import type { WorkflowDefinition as TargetDefinition } from '../definition/definition';
@@ -26,8 +26,9 @@ import type { Effects } from '../steps/effects';
 import { withLifecycleEvents } from '../decide/lifecycle-events';
 import type { ResolvedEngineOptions } from './engine-options';
 import { BoundedMap } from '../model/bounded-map';
-import { InstanceStatus, TriggerOutcome, inactiveStatuses } from '../model/enums';
-import { ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from '../model/errors';
+import { ActionOutcome, InstanceStatus, TriggerOutcome, inactiveStatuses } from '../model/enums';
+import { CapacityFullError, ConflictError, PreconditionFailedError, TooLargeError, ValidationError } from '../model/errors';
+import { applyMergePatch } from '../model/merge-patch';
 import { isChildOf, markParent, runningChildStatuses } from '../decide/child-cascade';
 import type { AppliedTrigger, CapacityEntry, HistoryEntry, Instance, StoredInstance } from '../model/instance';
 import { duplicateResult } from '../decide/instance-changes';
@@ -214,7 +215,7 @@ export class InstanceRuntime {
             if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
             return ended.decision;
           }
-          const gated: Effects = { ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) };
+          const gated: Effects = gate.withAutomaticEntry({ ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) }, definition, stored);
           const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
           // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
           // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one).
@@ -243,8 +244,10 @@ export class InstanceRuntime {
       const reoffer = trigger.capacityReoffer;
       const outcome = decided.decision?.result.outcome;
       // Admitted (counted in where it waited) or timed out, it left the queue itself.
-      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (gate.entered?.stateId === reoffer?.stateId && gate.entered?.key === reoffer?.key);
-      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && outcome !== TriggerOutcome.notActive) {
+      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (reoffer !== undefined && gate.admittedTo(reoffer.stateId, reoffer.key));
+      // Not active: held while suspended or faulted, but an ended instance never takes it.
+      const ended = decided.instance?.status === InstanceStatus.complete || decided.instance?.status === InstanceStatus.cancelled;
+      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && (outcome !== TriggerOutcome.notActive || ended)) {
         await this.capacity.forget({ workflowId: reoffer.workflowId, stateId: reoffer.stateId, key: reoffer.key, waiter: { id: reoffer.trigger.id } }, options);
       }
     } catch (error) {
@@ -308,13 +311,27 @@ export class InstanceRuntime {
     return dryRunTrigger(definition, stored, trigger, this.effects(`${instanceId}|dry-run`, options.abortSignal), this.options.registry);
   }
 
-  recover(instanceId: string, stateId: string, options?: ChangeOptions, guard?: InstancePrecondition, repair?: RecoveryRepair): Promise<AppliedDecision> {
-    return this.decideUnderLease(
+  async recover(instanceId: string, stateId: string, options: ChangeOptions = {}, guard?: InstancePrecondition, repair?: RecoveryRepair): Promise<AppliedDecision> {
+    // Into a full state with `capacity`: refused (CapacityFullError), nothing saved; admitted, counted there.
+    const gate = new CapacityGate(this.capacity, options, () => this.options.clock.now());
+    const decided = await this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
-      async (stored, { definition, effects }) => guarded(stored, guard) ?? decideRecover(definition, stored, stateId, effects, this.options.registry, repair),
+      async (stored, { definition, effects }) => {
+        const refused = guarded(stored, guard);
+        if (refused) return refused;
+        // Only once decideRecover would take it (faulted, a known state): its own refusals come first.
+        if (stored.status === InstanceStatus.faulted && Object.hasOwn(definition.states, stateId)) {
+          const context = repair?.contextPatch ? applyMergePatch(stored.context, repair.contextPatch) : stored.context;
+          const full = await gate.admitNow(definition, { ...stored, context }, stateId);
+          if (full) throw new CapacityFullError(full.refused, full.stateId, full.key);
+        }
+        return withCapacityCounted(gate, await decideRecover(definition, stored, stateId, gate.withAutomaticEntry(effects, definition, stored), this.options.registry, repair));
+      },
       options,
     );
+    await this.giveBackUnusedPlace(gate, decided.instance?.workflowId, instanceId, decided.instance);
+    return decided;
   }
 
   cancel(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
@@ -327,13 +344,32 @@ export class InstanceRuntime {
   }
 
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
-  migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options?: ChangeOptions): Promise<AppliedDecision> {
-    return this.decideUnderLease(
+  async migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options: ChangeOptions = {}): Promise<AppliedDecision> {
+    // Into a full state with `capacity`: this instance stays where it is (`notMigratable`, saying why); the operation goes on.
+    const gate = new CapacityGate(this.capacity, options, () => this.options.clock.now());
+    const decided = await this.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'migrate', sequence: stored.historyLength }),
-      (stored, { effects }) => decideMigrate(request, target, stored, effects, this.options.registry),
+      async (stored, { effects }) => {
+        const verdict = migrationVerdict(request, target, stored);
+        const full = verdict.move ? await gate.admitNow(target, stored, verdict.toStateId) : undefined;
+        if (full) return unchanged({ instanceId: stored.id, outcome: ActionOutcome.notMigratable, fromStateId: stored.stateId, error: full.refused });
+        return withCapacityCounted(gate, await decideMigrate(request, target, stored, gate.withAutomaticEntry(effects, target, stored), this.options.registry));
+      },
       options,
     );
+    await this.giveBackUnusedPlace(gate, target.id, instanceId, decided.instance);
+    return decided;
+  }
+
+  /** A place counted in for a change from outside that the saved instance does not use (it failed, or moved on): given back. */
+  private async giveBackUnusedPlace(gate: CapacityGate, workflowId: string | undefined, instanceId: string, saved: Instance | undefined): Promise<void> {
+    if (gate.places().length === 0 || workflowId === undefined) return;
+    try {
+      await gate.giveBackUnused(workflowId, instanceId, saved);
+    } catch (error) {
+      this.options.logger.warn('Could not give back a place in a state with capacity; the next full check reconciles it', { instanceId, error: String(error) });
+    }
   }
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
@@ -433,15 +469,40 @@ export class InstanceRuntime {
     // deletion is finished first, its leftover rows relayed with the creation's, so the id is free as it reads.
     const leftovers = existing?.deleting ? (await this.delete(input.instanceId, true, options)).outbox : [];
     if (existing && !existing.deleting) throw new ConflictError(`Instance "${input.instanceId}" exists`);
+    // Into a full state with `capacity`: refused before anything is written; admitted, counted there.
+    const gate = new CapacityGate(this.capacity, options, () => this.options.clock.now());
+    const initialStateId = workflow.definition.initialStateId;
+    const full = await gate.admitNow(
+      workflow.definition,
+      { id: input.instanceId, workflowId: workflow.definition.id, status: InstanceStatus.initializing, context: input.context, historyLength: 0 },
+      initialStateId,
+    );
+    if (full) throw new CapacityFullError(full.refused, full.stateId, full.key);
     const cause = creationCause(input);
     const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
     // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
     const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
-    const decision = withEvents(
-      workflow.definition,
-      undefined,
-      cause,
-      withActor(await decideCreate(workflow, incarnated, this.effects(deliveryKey, options.abortSignal), this.options.registry), cause),
+    const decision = withCapacityCounted(
+      gate,
+      withEvents(
+        workflow.definition,
+        undefined,
+        cause,
+        withActor(
+          await decideCreate(
+            workflow,
+            incarnated,
+            gate.withAutomaticEntry(this.effects(deliveryKey, options.abortSignal), workflow.definition, {
+              id: input.instanceId,
+              workflowId: workflow.definition.id,
+              ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
+              historyLength: 0,
+            }),
+            this.options.registry,
+          ),
+          cause,
+        ),
+      ),
     );
     const change = decision.change!;
     // The lease blob now, beside the index rows, rather than on the first trigger's path (a failed
@@ -466,12 +527,14 @@ export class InstanceRuntime {
       if (error instanceof TooLargeError || error instanceof ValidationError) {
         await this.removeInterests(input.instanceId, change.instance.interests, options);
         await this.search.undoCreate(creating, options);
+        await this.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, undefined);
       }
       throw error;
     } finally {
       await preparing;
     }
     this.finish(deliveryKey, decision.logs, stored);
+    await this.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, stored);
     return { decision, instance: stored, outbox: [...leftovers, ...change.outbox] };
   }
 
@@ -671,6 +734,12 @@ function withEvents(definition: WorkflowDefinition, before: Instance | undefined
 }
 
 /** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry; `actor` who asked. */
+/** The decision with its instance counted where a change from outside was admitted into a state with `capacity`. */
+function withCapacityCounted(gate: CapacityGate, decision: Decision): Decision {
+  if (gate.places().length === 0 || !decision.change) return decision;
+  return { ...decision, change: { ...decision.change, instance: gate.counted(decision.change.instance) } };
+}
+
 export interface ChangeOptions extends OperationOptions {
   readonly operationId?: string;
   /** Who asked for a change that is not a trigger's (a recovery, a cancellation, a migration, ...). */

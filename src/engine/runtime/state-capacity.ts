@@ -63,6 +63,20 @@ export interface CapacityRequest {
   readonly timeoutInMs: number;
 }
 
+/**
+ * A change that cannot wait in place (a creation, a recovery, a migration, an automatic transition) into a
+ * state with `capacity`: counted in now, or not. `waitAs`: when not, the waiter to queue (an automatic
+ * transition's instance, offered again when room frees); it keeps its place when it is queued already.
+ */
+export type CapacityEntryRequest = Omit<CapacityRequest, 'trigger' | 'timeoutInMs' | 'incarnation'> & { readonly waitAs?: CapacityWaiter };
+
+/** What enterNow found: counted in or not, and the members and waiters as it decided. */
+export interface CapacityEntryVerdict {
+  readonly admitted: boolean;
+  readonly members: number;
+  readonly waiting: number;
+}
+
 /** A waiting trigger to offer again, and the queue it waits in. */
 export interface CapacityOffer {
   readonly workflowId: string;
@@ -186,6 +200,46 @@ export class StateCapacityRows {
       .map((waiter) => ({ workflowId, stateId, key, waiter }));
   }
 
+  /**
+   * Counts the instance in when there is room beyond the triggers already waiting (they came first), else
+   * answers why not (`state \`picking\` is full for key \`customer:42\`: 3/3`), changing nothing: a request
+   * from outside is answered at once rather than queued.
+   */
+  async enterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<CapacityEntryVerdict> {
+    return changeFlowRow<CapacityEntryVerdict>(
+      this.store,
+      request.workflowId,
+      capacityRowKey(request.stateId, request.key),
+      async (row) => {
+        let current = rowValue(row);
+        if (current.members.some((member) => member.instanceId === request.instanceId)) return { result: { admitted: true, members: current.members.length, waiting: current.queued.length } };
+        const mineOf = (value: StateKeyCapacity) => (request.waitAs ? value.queued.find((waiter) => waiter.id === request.waitAs!.id) : undefined);
+        // Waiters ahead of it go first (all of them, for one not queued).
+        const aheadIn = (value: StateKeyCapacity) => {
+          const mine = mineOf(value);
+          return mine ? inAdmissionOrder(value.queued).indexOf(mine) : value.queued.length;
+        };
+        if (current.members.length + aheadIn(current) >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
+        const mine = mineOf(current);
+        const now = this.now().toISOString();
+        if (current.members.length + aheadIn(current) < request.limit) {
+          const member: CapacityMember = { instanceId: request.instanceId, since: now, historyLength: request.historyLength };
+          const next = { members: [...current.members, member], queued: current.queued.filter((waiter) => waiter !== mine) };
+          return { result: { admitted: true, members: next.members.length, waiting: next.queued.length }, next: next as unknown as JsonObject };
+        }
+        const verdict = { admitted: false, members: current.members.length, waiting: current.queued.length };
+        // Its wait is over: it leaves the queue (the instance stays where it is until its next change).
+        if (mine && mine.deadline <= now) return { result: verdict, next: { ...current, queued: current.queued.filter((waiter) => waiter !== mine) } as unknown as JsonObject };
+        const waiter = request.waitAs;
+        if (!waiter || mine || current.queued.length >= MAX_CAPACITY_QUEUED_PER_KEY) return { result: verdict };
+        const queued = { ...current, queued: [...current.queued, waiter] };
+        if (rowChars(queued) > MAX_CAPACITY_ROW_CHARS) return { result: verdict };
+        return { result: { ...verdict, waiting: queued.queued.length }, next: queued as unknown as JsonObject };
+      },
+      { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
+    );
+  }
+
   /** The instance left the state (its change is saved): it no longer counts. */
   async leave(workflowId: string, stateId: string, key: string, instanceId: string, options: OperationOptions = {}): Promise<void> {
     // The row its leaving change read for the re-offers, a moment ago: written over at once when no one changed it since.
@@ -257,7 +311,9 @@ export class StateCapacityRows {
     const still = await Promise.all(
       current.members.map(async (member) => {
         const instance = await this.instances.get(member.instanceId, options);
-        if (!instance || instance.deleting || instance.workflowId !== workflowId || instance.status === 'complete' || instance.status === 'cancelled') return false;
+        // Counted in by its creation, not saved yet: it counts until the creation could have been saved.
+        if (!instance) return member.historyLength === 0 && member.since > pendingSince;
+        if (instance.deleting || instance.workflowId !== workflowId || instance.status === 'complete' || instance.status === 'cancelled') return false;
         if (instance.stateId === stateId) return true;
         return instance.historyLength <= (member.historyLength ?? 0) && member.since > pendingSince;
       }),
@@ -276,7 +332,8 @@ function withExpired(offer: readonly CapacityWaiter[], queued: readonly Capacity
   return [...offer, ...queued.filter((waiter) => waiter.deadline <= now && !offer.includes(waiter))];
 }
 
-function rowValue(row: FlowRow | undefined): StateKeyCapacity {
+/** The members and waiters a state and key's row holds (none for an absent row). */
+export function rowValue(row: FlowRow | undefined): StateKeyCapacity {
   if (!row) return { members: [], queued: [] };
   const value = row.value as unknown as Partial<StateKeyCapacity>;
   return { members: value.members ?? [], queued: value.queued ?? [] };

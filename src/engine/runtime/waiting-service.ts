@@ -4,10 +4,12 @@
  * and a workflow's instances page by page for the tally. It reads only: nothing here takes a lease or
  * changes anything, so an answer may be stale by the time it is read.
  */
-import { whyWaiting, MAX_CHILDREN_LISTED, type RunningChild, type SlotQueuePlace, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
+import { whyWaiting, MAX_CHILDREN_LISTED, type RoomWaitPlace, type RunningChild, type SlotQueuePlace, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
 import type { WorkflowDefinition } from '../definition/definition';
 import type { FlowStore } from '../ports/flow-store';
 import { inAdmissionOrder, keySlotsOfRow, SLOTS_ROW_PREFIX } from './concurrency-slots';
+import { capacityRowKey, rowValue } from './state-capacity';
+import { isAutomaticTransition } from '../definition/definition';
 import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
 import type { Clock } from './engine-options';
 import { InstanceStatus } from '../model/enums';
@@ -49,11 +51,12 @@ export class WaitingService {
   async explain(instance: Instance, options: OperationOptions = {}): Promise<WaitingAnswer> {
     const { definition } = await this.versions.get(instance.workflowId, instance.workflowVersion, options);
     if (endedStatuses.has(instance.status)) return whyWaiting(instance, definition, { now: this.clock.now() });
-    const [lease, runningChildren, suspension, slotQueue] = await Promise.all([
+    const [lease, runningChildren, suspension, slotQueue, roomQueue] = await Promise.all([
       this.ports.leases.inspect?.(instance.id, options),
       instance.startedChildren ? this.runningChildren(instance.id, options) : undefined,
       instance.status === InstanceStatus.suspended ? this.suspension(instance, options) : undefined,
       this.slotQueue(instance, definition, options),
+      this.roomQueue(instance, definition, options),
     ]);
     const facts: WaitingFacts = {
       now: this.clock.now(),
@@ -61,6 +64,7 @@ export class WaitingService {
       ...(runningChildren ? { runningChildren } : {}),
       ...(suspension ? { suspension } : {}),
       ...(slotQueue?.length ? { slotQueue } : {}),
+      ...(roomQueue?.length ? { roomQueue } : {}),
     };
     return whyWaiting(instance, definition, facts);
   }
@@ -133,6 +137,47 @@ export class WaitingService {
           : [],
       );
     });
+  }
+
+  /**
+   * Its waits for room in full states its state's automatic transitions lead to, from those states' rows
+   * (one list request per such state, made only when there is one and the host has a flow store).
+   */
+  private async roomQueue(instance: Instance, definition: WorkflowDefinition, options: OperationOptions): Promise<RoomWaitPlace[] | undefined> {
+    const flow = this.ports.flow;
+    const state = definition.states[instance.stateId];
+    if (!flow || !state) return undefined;
+    const targets = [
+      ...new Set(state.transitions.filter((transition) => isAutomaticTransition(transition) && definition.states[transition.targetStateId]?.capacity).map((transition) => transition.targetStateId)),
+    ];
+    const places = await Promise.all(
+      targets.map(async (stateId) => {
+        const prefix = capacityRowKey(stateId, '');
+        const limit = definition.states[stateId]!.capacity!.limit;
+        const rows = await flow.listRows(instance.workflowId, prefix, { ...options, maxRows: MAX_SLOT_KEYS_SCANNED });
+        return rows.flatMap((row) => {
+          const value = rowValue(row);
+          const queue = inAdmissionOrder(value.queued);
+          return queue.flatMap((waiter, index): RoomWaitPlace[] =>
+            waiter.instanceId === instance.id && waiter.trigger.capacityRoom?.stateId === instance.stateId
+              ? [
+                  {
+                    stateId,
+                    key: row.rowKey.slice(prefix.length),
+                    position: index + 1,
+                    queuedOnKey: queue.length,
+                    members: value.members.length,
+                    limit,
+                    arrivedAt: waiter.arrivedAt,
+                    deadline: waiter.deadline,
+                  },
+                ]
+              : [],
+          );
+        });
+      }),
+    );
+    return places.flat();
   }
 
   /** The entry that suspended it: the last one while it stays suspended (held notifications write none). */

@@ -7,7 +7,8 @@
  * clock is read again each time. Logging is not an effect of deciding: `log` actions add lines to the
  * Decision, which the runtime emits once, after the save (docs/architecture.md, "What deciding guarantees").
  */
-import type { TriggerOutcome } from '../model/enums';
+import type { InstanceStatus, TriggerOutcome } from '../model/enums';
+import type { JsonObject } from '../model/json';
 import { escapeLogText } from '../model/log-text';
 import type { Trigger } from '../model/trigger';
 import type { ExternalServiceClient } from './outbound-port';
@@ -36,6 +37,22 @@ export interface Effects {
    * `capacityTimeout`, nothing saved, no action run), or undefined to go on. Absent: nothing stops it.
    */
   beforeEntering?(toStateId: string, trigger: Trigger): Promise<TriggerOutcome | undefined>;
+  /**
+   * Asked when an automatic transition into another state would be taken (its conditions and the
+   * target's entry conditions hold): the target's `capacity` verdict, undefined when none applies. Not
+   * admitted: the transition is not taken, as if its conditions were false (the runtime queues the
+   * instance to take its automatic transitions again when room frees). Absent: nothing stops it.
+   */
+  automaticEntry?(toStateId: string, entering: AutomaticEntry): Promise<{ readonly admitted: boolean; readonly detail: string } | undefined>;
+}
+
+/** The instance as an automatic transition would take it into a state: what a `capacity` key reads. */
+export interface AutomaticEntry {
+  readonly fromStateId: string;
+  readonly context: JsonObject;
+  readonly status: InstanceStatus;
+  /** The change's trigger (null for a creation, a recovery, a migration). */
+  readonly trigger: Trigger | null;
 }
 
 export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };

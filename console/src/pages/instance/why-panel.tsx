@@ -17,6 +17,7 @@ export const waitingClassText: Record<WaitingAnswer['class'], string> = {
   faulted: 'Faulted',
   suspended: 'Suspended',
   queuedForSlot: 'Queued for a concurrency slot',
+  waitingForRoom: 'Waiting for room in a full state',
   leaseHeld: 'Lease held by a worker',
   waitingForRetry: 'Waiting for a retry',
   debounced: 'Debounced: a burst of triggers held back',
@@ -83,6 +84,20 @@ function ReasonDetail({ reason, now }: { reason: WaitingReason; now: number }) {
           Attempt {reason.attempt} of {reason.triggerName}, next {relativeTime(reason.nextAttemptAt, now) ?? reason.nextAttemptAt}: <code>{reason.stepPath}</code> failed with{' '}
           {reason.lastError.message}
         </p>
+      );
+    case 'waitingForRoom':
+      return (
+        <ul>
+          {reason.waits.map((wait) => (
+            <li key={`${wait.stateId}\u0000${wait.key}`}>
+              Into <code>{wait.stateId}</code> on key <code>{wait.key}</code>: {wait.position} of {wait.queuedOnKey} waiting, {wait.members}/{wait.limit} in the state (until{' '}
+              {relativeTime(wait.deadline, now) ?? wait.deadline})
+            </li>
+          ))}
+          <li>
+            See the key: <code>{reason.view.cli}</code>
+          </li>
+        </ul>
       );
     case 'debounced':
       return (

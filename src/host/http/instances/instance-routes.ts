@@ -209,8 +209,11 @@ export const instanceRoutes: readonly RouteDefinition[] = [
       // Checked again as a whole (the size of a trigger with its subject).
       const trigger = { ...parseTrigger({ ...body, subjects: [instanceId] }, services.newId), actor: actorOf(request) };
       if (query.dryRun === 'true') return { status: 200, body: { instances: [await services.engine.dryRunTrigger(instanceId, trigger)], truncated: false } };
+      // Over the rate: refused from memory, before anything is read.
+      const overRate = services.quotas?.takeTriggerToken();
+      if (overRate) return overRate;
       await services.engine.getInstance(instanceId); // 404 before accepting a trigger for nobody
-      const refused = await services.quotas?.admitTrigger();
+      const refused = await services.quotas?.admitOperation();
       if (refused) return refused;
       // Addressed to the instance: it is the only candidate (no interest lookup).
       return submittedTrigger(request, services, trigger, { to: { instanceId }, idFromClient: body.id !== undefined });

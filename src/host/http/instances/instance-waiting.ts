@@ -62,6 +62,27 @@ export const waitingReasonSchema = z
       }),
     z
       .object({
+        class: z.literal('waitingForRoom'),
+        waits: z.array(
+          z.object({
+            stateId: z.string(),
+            key: z.string(),
+            position: z.number().int().meta({ description: "Its place in the state and key's queue, 1 for the next admitted." }),
+            queuedOnKey: z.number().int().meta({ description: 'Waiters in the queue.' }),
+            members: z.number().int().meta({ description: 'Instances counted in the state under the key.' }),
+            limit: z.number().int(),
+            arrivedAt: timestamp,
+            deadline: timestamp.meta({ description: 'When its wait ends unadmitted; the instance then stays where it is until its next change.' }),
+          }),
+        ),
+        view: z.object({ cli: z.string(), http: z.object({ method: z.literal('GET'), path: z.string() }) }).meta({ description: "How to see the key: the state's members and waiters." }),
+      })
+      .meta({
+        description:
+          "An automatic transition of its state is not taken because its target is full (`capacity`): it waits in that state and key's queue and takes the transition when an instance leaves.",
+      }),
+    z
+      .object({
         class: z.literal('leaseHeld'),
         heldByThisProcess: z.boolean(),
         since: timestamp.optional().meta({ description: 'When it was taken: known only when the answering process holds it.' }),
@@ -177,7 +198,7 @@ export const instanceWaitingRoutes: readonly RouteDefinition[] = [
     contract: {
       summary: 'Why an instance is not moving',
       description:
-        "Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, queuedForSlot, leaseHeld, waitingForRetry, debounced, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children, suspension and (with a concurrency policy) the queues of its workflow's keys; changes nothing.",
+        "Every situation it is in, from a closed set (`class`), with what to do about each; the primary class first, by the precedence final, faulted, suspended, queuedForSlot, waitingForRoom, leaseHeld, waitingForRetry, debounced, waitingForChildren, waitingForTimer, waitingForTrigger, heldNotifications, stranded. Reads its lease, running children, suspension and (with a concurrency policy) the queues of its workflow's keys, (with an automatic transition into a state with capacity) that state's queues; changes nothing.",
       tags: ['instances'],
       path: z.object({ instanceId: z.string() }),
       responses: { 200: { description: 'The answer.', body: waitingAnswerSchema }, 404: 'No such instance.' },
