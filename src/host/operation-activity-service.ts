@@ -118,7 +118,9 @@ export class OperationActivityService implements OperationActivities {
     if (operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) {
       return { ...source, ...outcomes, shouldRun: false };
     }
+    // Begun from its record (a run started again after one that wrote nothing): no longer unrecorded.
     if (unrecorded && known) this.unrecorded.add(operationId);
+    else this.unrecorded.delete(operationId);
     const begun = operation.status === OperationStatus.running || deferRunning ? operation : await this.write({ ...operation, status: OperationStatus.running });
     this.inHand.set(operationId, begun);
     // An earlier run got this far: go on from there, with what it counted.

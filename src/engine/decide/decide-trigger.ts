@@ -12,7 +12,7 @@ import { shortDetail, statePath } from './decision-trace';
 import { faultDecision } from './decide-fault';
 import type { Effects } from '../steps/effects';
 import { TriggerOutcome, inactiveStatuses } from '../model/enums';
-import { afterEntering, entriesOfEntry, entryBlockedAt, enterState, followAutomaticTransitions, settleEntry } from './enter-state';
+import { afterEntering, automaticStepEntry, entriesOfEntry, entryBlockedAt, enterState, followAutomaticTransitions, settleEntry } from './enter-state';
 import { selfCausedFault, withSelfCausedCount } from './causal-budget';
 import { decideAddressed } from './held-triggers';
 import { HistoryEvent, type Instance } from '../model/instance';
@@ -241,16 +241,7 @@ async function decideCapacityRoom(
     const at = effects.now().toISOString();
     const entered = await settleEntry(draft, cause, instance.historyLength + steps.length - 1, effects.now(), steps);
     const result: InstanceResult = { instanceId: id, outcome: TriggerOutcome.transitioned, transitionId: steps[0]!.transitionId, fromStateId, toStateId: entered.stateId };
-    const entries = steps.map((step, index) => ({
-      sequence: instance.historyLength + index,
-      at,
-      event: HistoryEvent.transitioned,
-      triggerId: trigger.id,
-      transitionId: step.transitionId,
-      fromStateId: step.fromStateId,
-      toStateId: step.toStateId,
-      status: step.status,
-    }));
+    const entries = steps.map((step, index) => automaticStepEntry(step, instance.historyLength + index, at, trigger.id));
     const next = afterEntering(instance, entered, { context: draft.context, at, appliedTriggers: rememberApplied(instance, trigger.id, result), historyLength: entered.stateEntry + 1 });
     return {
       result,

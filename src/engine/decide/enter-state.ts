@@ -158,20 +158,13 @@ function automaticLoopMessage(visited: readonly string[]): string {
  */
 export function entriesOfEntry(first: HistoryEntry, steps: readonly AutomaticStep[]): { historyEntry: HistoryEntry; precedingEntries?: HistoryEntry[] } {
   if (steps.length === 0) return { historyEntry: first };
-  const entries: HistoryEntry[] = [
-    { ...first, status: InstanceStatus.waiting },
-    ...steps.map((step, index) => ({
-      sequence: first.sequence + index + 1,
-      at: first.at,
-      event: HistoryEvent.transitioned,
-      triggerId: first.triggerId,
-      transitionId: step.transitionId,
-      fromStateId: step.fromStateId,
-      toStateId: step.toStateId,
-      status: step.status,
-    })),
-  ];
+  const entries: HistoryEntry[] = [{ ...first, status: InstanceStatus.waiting }, ...steps.map((step, index) => automaticStepEntry(step, first.sequence + index + 1, first.at, first.triggerId))];
   return { historyEntry: entries[entries.length - 1]!, precedingEntries: entries.slice(0, -1) };
+}
+
+/** The `transitioned` history entry of one automatic step of a change. */
+export function automaticStepEntry(step: AutomaticStep, sequence: number, at: string, triggerId: string | null): HistoryEntry {
+  return { sequence, at, event: HistoryEvent.transitioned, triggerId, transitionId: step.transitionId, fromStateId: step.fromStateId, toStateId: step.toStateId, status: step.status };
 }
 
 /**

@@ -733,13 +733,13 @@ function withEvents(definition: WorkflowDefinition, before: Instance | undefined
   return decision.change ? { ...decision, change: withLifecycleEvents(definition, before, markParent(decision.change), cause) } : decision;
 }
 
-/** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry; `actor` who asked. */
 /** The decision with its instance counted where a change from outside was admitted into a state with `capacity`. */
 function withCapacityCounted(gate: CapacityGate, decision: Decision): Decision {
   if (gate.places().length === 0 || !decision.change) return decision;
   return { ...decision, change: { ...decision.change, instance: gate.counted(decision.change.instance) } };
 }
 
+/** How a change is made: `operationId` names the migration or bulk action making it, recorded on its history entry; `actor` who asked. */
 export interface ChangeOptions extends OperationOptions {
   readonly operationId?: string;
   /** Who asked for a change that is not a trigger's (a recovery, a cancellation, a migration, ...). */
