@@ -63,10 +63,12 @@ it('the workflow page counts why instances wait, per reason and state, and links
   expect(await accessibilityViolations(page)).toEqual([]);
 
   // The count opens the list filtered to those instances.
+  // The workflow page links its oldest waiting instance (ap-1) too: look only inside the list it opens.
   await waiting.getByRole('link', { name: '2' }).click();
-  await page.getByRole('link', { name: 'ap-1' }).waitFor();
-  await expect(page.getByRole('link', { name: 'ap-2' }).count()).resolves.toBe(1);
-  await expect(page.getByRole('link', { name: 'ap-3' }).count()).resolves.toBe(0);
+  const listed = page.getByTestId('instances');
+  await listed.getByRole('link', { name: 'ap-1' }).waitFor();
+  await expect(listed.getByRole('link', { name: 'ap-2' }).count()).resolves.toBe(1);
+  await expect(listed.getByRole('link', { name: 'ap-3' }).count()).resolves.toBe(0);
 });
 
 it('the instance page says why it is not moving: the trigger it waits for, or the fault and how to recover', async () => {
