@@ -27,7 +27,8 @@
  * straddles two chunks (still so in Azurite 3.35: azurite/dist/src/table/generated/utils/serializer.js,
  * readRequestIntoText joins Buffers as strings), while it decodes transaction bodies whole.
  */
-import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { odata, type TableClient, type TableEntity, type TransactionAction } from '@azure/data-tables';
+import { GroupedUpserts } from './grouped-upserts';
 import { submitTransaction } from './table-transaction';
 import { createHash } from 'node:crypto';
 import type { OperationStatus } from '../engine/model';
@@ -63,7 +64,12 @@ export class TableOperationStore implements OperationStore {
   /** Operation id → the status its listing row was last written with, by this process. */
   private readonly listed = new BoundedMap<string, OperationStatus>(LISTED_STATUSES_REMEMBERED);
 
-  constructor(private readonly client: TableClient) {}
+  /** Result rows of one operation written at the same time, written together. */
+  private readonly resultRows: GroupedUpserts;
+
+  constructor(private readonly client: TableClient) {
+    this.resultRows = new GroupedUpserts(client, { writeOne: (row) => this.upsertResultRow(row) });
+  }
 
   async create(input: Operation, options: OperationOptions = {}): Promise<{ operation: StoredOperation; created: boolean }> {
     const operation = fitOperation(input);
@@ -176,7 +182,10 @@ export class TableOperationStore implements OperationStore {
     }
   }
 
-  /** One request: an upsert of the instance's result row, or with `keepExisting` an insert that leaves one already there. */
+  /**
+   * An upsert of the instance's result row (grouped with the rows of the same operation being written at the
+   * same time: one transaction for them all), or with `keepExisting` an insert that leaves one already there.
+   */
   async putResult(operationId: string, result: InstanceResult, options: OperationOptions & { keepExisting?: boolean } = {}): Promise<void> {
     const entity = { partitionKey: encodeKey(operationId, 'operation id'), rowKey: resultRowKey(result.instanceId), ...toBody(fitResult(result)) };
     assertEntityFits(entity, `result of operation "${operationId}" for instance "${result.instanceId}"`);
@@ -185,12 +194,19 @@ export class TableOperationStore implements OperationStore {
       if (options.keepExisting) {
         if (isAscii(entity)) await this.client.createEntity(entity, { abortSignal });
         else await submitTransaction(this.client, [['create', entity]], { abortSignal });
-      } else if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal });
-      else await submitTransaction(this.client, [['upsert', entity, 'Replace']], { abortSignal });
+      } else if (abortSignal) await this.upsertResultRow(entity, abortSignal);
+      // Results of one operation written at the same time go out together (grouped-upserts.ts).
+      else await this.resultRows.upsert(entity);
     } catch (error) {
       if (options.keepExisting && statusOf(error) === 409) return;
       throw toSignalboxError(error, `result of operation "${operationId}"`);
     }
+  }
+
+  /** One result row alone: a plain request when it is all ASCII, else a one-row transaction (see the module comment). */
+  private async upsertResultRow(entity: TableEntity<Record<string, unknown>>, abortSignal?: AbortSignal): Promise<void> {
+    if (isAscii(entity)) await this.client.upsertEntity(entity, 'Replace', { abortSignal });
+    else await submitTransaction(this.client, [['upsert', entity, 'Replace']], { abortSignal });
   }
 
   listResults(operationId: string, options: PageOptions = {}): PagedAsyncIterable<InstanceResult> {
