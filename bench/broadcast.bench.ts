@@ -15,6 +15,7 @@ import { startAzurite } from '../src/host/local/azurite';
 import { startLocalHost } from '../src/host/local/local-host';
 import { silentLogger } from '../src/host/local/logger';
 import { prefixedStorageNames } from '../src/storage/names';
+import { createRequestCounter } from '../src/storage/request-counter';
 import { json, loadAverage, runBench } from './support/bench-support';
 
 const INSTANCES = Number(process.env.BENCH_FANOUT_INSTANCES ?? 10000);
@@ -36,7 +37,9 @@ function procOf(pid: number | undefined): { cpuMs: number; peakRssMiB: number } 
 
 async function main(): Promise<void> {
   const azurite = await startAzurite();
-  const host = await startLocalHost({ env: { SIGNALBOX_STORAGE: azurite.connectionString }, port: 0, storageNames: prefixedStorageNames('broadcast'), logger: silentLogger });
+  // Counts the broadcast's storage requests by kind (reset just before it).
+  const requestCounter = createRequestCounter();
+  const host = await startLocalHost({ requestCounter, env: { SIGNALBOX_STORAGE: azurite.connectionString }, port: 0, storageNames: prefixedStorageNames('broadcast'), logger: silentLogger });
   const base = host.url;
   try {
     await json(`${base}/api/workflows/counter`, 'PUT', counterWorkflow);
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     const rssBefore = process.memoryUsage().rss;
     let rssPeak = rssBefore;
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+    requestCounter.reset();
     const ownBefore = process.cpuUsage();
     const azuriteBefore = procOf(azurite.pid).cpuMs;
     const begin = performance.now();
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
         measure: 'CPU per instance',
         value: `this process ${((own.user + own.system) / 1000 / operation.candidates).toFixed(2)} ms, Azurite ${((azuriteAfter.cpuMs - azuriteBefore) / operation.candidates).toFixed(2)} ms`,
       },
+      { measure: 'storage requests per instance', value: `${(requestCounter.counts().total / operation.candidates).toFixed(2)} ${JSON.stringify(requestCounter.counts().byKind)}` },
       { measure: 'RSS of this process (server and client) before / peak during', value: `${(rssBefore / 2 ** 20).toFixed(0)} MiB / ${(rssPeak / 2 ** 20).toFixed(0)} MiB` },
       { measure: 'Azurite peak RSS (whole run)', value: `${azuriteAfter.peakRssMiB.toFixed(0)} MiB` },
     ]);

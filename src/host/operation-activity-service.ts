@@ -32,10 +32,11 @@ import {
   type BeginOperationOutput,
   type CandidateSource,
   type CompleteOperationInput,
+  type StoreResultsInput,
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
-  type OperationActivities,
+  type InProcessOperationActivities,
 } from './contracts/operation-activities';
 
 export interface Logger {
@@ -91,7 +92,7 @@ export interface OperationActivityServiceOptions {
   readonly now: () => Date;
 }
 
-export class OperationActivityService implements OperationActivities {
+export class OperationActivityService implements InProcessOperationActivities {
   /**
    * The record of each operation this service began and has not completed, as last written: progress and
    * completion write from it without reading. Only within one service: the local runner keeps one for
@@ -174,7 +175,7 @@ export class OperationActivityService implements OperationActivities {
     return operation;
   }
 
-  async applyOperation({ operationId, instanceId, keepResult = false, parkWhenQueued = false }: ApplyOperationInput): Promise<AppliedOutcome> {
+  async applyOperation({ operationId, instanceId, keepResult = false, storeResultLater = false, parkWhenQueued = false }: ApplyOperationInput): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
     // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
     // is kept if that one wrote it (with its trace, which the instance's record does not hold).
@@ -184,8 +185,18 @@ export class OperationActivityService implements OperationActivities {
       const kept = fitResult(result);
       if (JSON.stringify(kept).length <= MAX_KEPT_RESULT_LENGTH) return { outcome: result.outcome, result: kept };
     }
-    await this.options.operations.putResult(operationId, result, { keepExisting: applied.outcome === TriggerOutcome.duplicate });
+    if (storeResultLater) return { outcome: result.outcome, unstored: applied };
+    await this.storeResult(operationId, applied);
     return { outcome: result.outcome };
+  }
+
+  /** Put in the same turn, the rows go out together (one transaction per 100: TableOperationStore.putResult). */
+  async storeResults({ operationId, results }: StoreResultsInput): Promise<void> {
+    await Promise.all(results.map((applied) => this.storeResult(operationId, applied)));
+  }
+
+  private async storeResult(operationId: string, applied: InstanceResult): Promise<void> {
+    await this.options.operations.putResult(operationId, operationResult(applied), { keepExisting: applied.outcome === TriggerOutcome.duplicate });
   }
 
   private async resultOf(operation: Operation, instanceId: string, parkWhenQueued: boolean): Promise<InstanceResult> {

@@ -1,14 +1,15 @@
 /**
- * @module Upserts into one partition written together (group commit): the first row of a partition goes
- * out alone at once; rows that arrive while a write to their partition is in flight wait for it and then
- * go out together as one entity-group transaction (up to 100 rows, one partition, as Table Storage
- * allows). Each caller's promise settles when its own row is stored, so nothing is acknowledged before it
- * is written, and a lone writer pays no delay: grouping only happens when writes already overlap.
+ * @module Upserts into one partition written together (group commit): rows put in the same turn of the
+ * event loop go out together, and rows that arrive while a write to their partition is in flight wait for
+ * it and then go out together, as one entity-group transaction each (up to 100 rows, one partition, as
+ * Table Storage allows). Each caller's promise settles when its own row is stored, so nothing is
+ * acknowledged before it is written, and a lone writer waits no longer than a microtask.
  *
- * Why: an operation's fan-out writes a result row per instance (OperationStore.putResult), 16 at a time
- * on the local runner and as many as the worker runs activities on Azure. One request each made a
- * broadcast to 300 instances 14% slower than before result rows existed (docs/performance.md); a
- * transaction costs Azurite and Table Storage about what one entity request costs.
+ * Why: an operation's fan-out writes a result row per instance (OperationStore.putResult). One request
+ * each made a broadcast to 300 instances 14% slower than before result rows existed; a transaction costs
+ * Azurite and Table Storage about what one entity request costs. The local runner stores a batch's
+ * results together after the batch (one transaction per 100 rows); on Azure, activities running at the
+ * same time in one worker share transactions.
  *
  * A transaction fails as a whole, so a failed group is written again row by row: one row the service
  * refuses fails its own caller only.
@@ -36,7 +37,7 @@ export interface GroupedUpsertsOptions {
 }
 
 export class GroupedUpserts {
-  /** Rows waiting for their partition's write in flight; a partition is here while a write to it is in flight. */
+  /** Rows waiting to be written; a partition is here from its first row put until its queue is written empty. */
   private readonly waiting = new Map<string, Waiting[]>();
 
   constructor(
@@ -52,14 +53,15 @@ export class GroupedUpserts {
         queue.push({ row, resolve, reject });
         return;
       }
-      this.waiting.set(row.partitionKey, []);
-      void this.drain(row.partitionKey, [{ row, resolve, reject }]);
+      // Rows put in the same turn of the event loop (a batch's results stored together) join this one.
+      this.waiting.set(row.partitionKey, [{ row, resolve, reject }]);
+      queueMicrotask(() => void this.drain(row.partitionKey));
     });
   }
 
-  /** Writes `first`, then whatever arrived meanwhile, group after group, until nothing waits. */
-  private async drain(partitionKey: string, first: Waiting[]): Promise<void> {
-    let group = first;
+  /** Writes what waits, group after group, including what arrives meanwhile, until nothing waits. */
+  private async drain(partitionKey: string): Promise<void> {
+    let group = this.nextGroup(partitionKey);
     while (group.length > 0) {
       await this.write(group);
       group = this.nextGroup(partitionKey);

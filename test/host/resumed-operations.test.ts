@@ -14,7 +14,7 @@ import { LocalOperationRunner } from '../../src/host/local/local-operation-runne
 import { silentLogger } from '../../src/host/local/logger';
 import { TriggerSubmitter } from '../../src/host/trigger-submitter';
 import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
-import type { OperationActivities } from '../../src/host/contracts/operation-activities';
+import type { InProcessOperationActivities } from '../../src/host/contracts/operation-activities';
 import { InMemoryLeaseProvider, createInMemoryPorts } from '../../src/testing';
 import { FakeClock } from '../engine/support';
 
@@ -67,11 +67,12 @@ function process(ports: Ports, clock: FakeClock, stuck: (instanceId: string) => 
         logger: silentLogger,
         now: clock.now,
       });
-      const activities: OperationActivities = {
+      const activities: InProcessOperationActivities = {
         beginOperation: (input) => service.beginOperation(input),
         findCandidates: (input) => service.findCandidates(input),
         recordProgress: (input) => service.recordProgress(input),
         completeOperation: (input) => service.completeOperation(input),
+        storeResults: (input) => service.storeResults(input),
         applyOperation: (input) => {
           offered.push(input.instanceId);
           return stuck(input.instanceId) ? new Promise(() => undefined) : service.applyOperation(input);
@@ -156,6 +157,30 @@ describe('an operation resumed after a crash', () => {
     expect(finished.instances.map((result) => [result.instanceId, result.outcome])).toEqual(all.map((id) => [id, 'transitioned']));
     for (const id of all) expect((await second.engine.getInstance(id)).context.b).toBe(1);
     expect((await onePage(ports.operations.listResults('kept-1'))).items).toEqual([]);
+  });
+
+  it('a batch stores its results together after its last instance: interrupted before, the resumed run stores each once, with what it did', async () => {
+    const ports = createInMemoryPorts();
+    const clock = new FakeClock();
+    // 150 instances: one batch, the whole operation but more than the completion keeps, so a row each.
+    const all = ids(150, 's-');
+    const last = all[all.length - 1]!;
+    const first = process(ports, clock, (instanceId) => instanceId === last);
+    await first.engine.createWorkflow(counter('1'));
+    await createInstances(first.engine, all);
+    await first.submitter.submit({ id: 'stored-1', name: 'Bump', subjects: ['all'] });
+    await until(async () => first.offered.includes(last) && (await Promise.all(all.slice(0, -1).map(async (id) => (await first.engine.getInstance(id)).context.b === 1))).every(Boolean));
+    // 149 applied and saved, none of their results stored yet: the batch stores them once its last has answered.
+    expect((await onePage(ports.operations.listResults('stored-1'))).items).toEqual([]);
+
+    const second = process(ports, clock);
+    expect(await second.runner.resumeUnfinished(ports.operations)).toBe(1);
+    await second.runner.whenDone('stored-1');
+
+    expect((await ports.operations.get('stored-1'))!).toMatchObject({ status: OperationStatus.succeeded, candidates: 150, summary: { transitioned: 150, duplicate: 0 } });
+    const results = (await onePage(ports.operations.listResults('stored-1'), { maxPageSize: 1000 })).items;
+    expect(results.map((result) => [result.instanceId, result.outcome]).sort()).toEqual(all.map((id) => [id, 'transitioned']));
+    for (const id of all) expect((await second.engine.getInstance(id)).context.b).toBe(1);
   });
 
   it('a migration of 1,500 instances reports every instance it processed, across the restart', async () => {

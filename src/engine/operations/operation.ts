@@ -252,6 +252,11 @@ export function fitResult(result: InstanceResult): InstanceResult {
 export interface AppliedOutcome {
   readonly outcome: OperationOutcome;
   readonly result?: InstanceResult;
+  /**
+   * In-process only (ApplyOperationInput.storeResultLater): the instance's result as applied, not stored
+   * yet; the caller stores its batch's results together before it counts the batch.
+   */
+  readonly unstored?: InstanceResult;
 }
 
 /**

@@ -111,11 +111,23 @@ export interface ApplyOperationInput extends TenantScoped {
    */
   readonly keepResult?: boolean;
   /**
+   * In-process hosts only (the result is handed back whatever its length): answer the result as
+   * `unstored` and store nothing; the caller stores the batch's results together (storeResults: one
+   * transaction per 100 rows instead of a request each) before it counts the batch, so a crash before
+   * that re-applies the batch and the instances answer `duplicate` with what they did. @default false
+   */
+  readonly storeResultLater?: boolean;
+  /**
    * No wait in place for a `flow.concurrency` slot: a trigger without one is handed back at once
    * (FlowQueuedError naming its queue) and the caller parks it outside its workers (the local runner).
    * @default false (the durable host waits up to the policy's maxWait, then retries)
    */
   readonly parkWhenQueued?: boolean;
+}
+
+export interface StoreResultsInput extends TenantScoped {
+  readonly operationId: string;
+  readonly results: readonly InstanceResult[];
 }
 
 export interface CompleteOperationInput extends TenantScoped {
@@ -192,6 +204,15 @@ export interface OperationActivities {
    * it `running` if begin deferred that. Does nothing to a finished one.
    */
   recordProgress(input: RecordProgressInput): Promise<void>;
+}
+
+/**
+ * What an in-process host (the local runner) may call besides, when the activities offer it: a batch's
+ * results stored together (without it, each application stores its own).
+ */
+export interface InProcessOperationActivities extends OperationActivities {
+  /** Stores results handed back `unstored` (ApplyOperationInput.storeResultLater) in the operation's results. */
+  storeResults?(input: StoreResultsInput): Promise<void>;
 }
 
 export type { Trigger };

@@ -31,7 +31,7 @@ import {
   type ActivityRetryPolicy,
   type ApplyOperationInput,
   type FindCandidatesOutput,
-  type OperationActivities,
+  type InProcessOperationActivities,
 } from '../contracts/operation-activities';
 import { claimResumption } from './operation-resumption';
 import { SlotParking, lineOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
@@ -86,7 +86,7 @@ export interface LocalOperationRunnerOptions {
 export const MAX_KEY_HINTS = 10_000;
 
 export class LocalOperationRunner implements OperationLauncher {
-  private readonly activities: OperationActivities;
+  private readonly activities: InProcessOperationActivities;
   private readonly running = new Map<string, Promise<void>>();
   /** Operations started before they were recorded (LaunchOptions.unrecorded) whose record is not written yet. */
   private readonly unrecorded = new Set<string>();
@@ -112,7 +112,7 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   constructor(
     private readonly logger: Logger,
-    activitiesFor: (launcher: OperationLauncher) => OperationActivities,
+    activitiesFor: (launcher: OperationLauncher) => InProcessOperationActivities,
     options: LocalOperationRunnerOptions = {},
   ) {
     // Before the activities are built: they bind this launcher's armTimer.
@@ -277,12 +277,30 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   private async applyBatch(operationId: string, priority: number | undefined, { instanceIds, keepResults }: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
     const pageProgress = this.progressWithin(operationId, progress);
-    const input = (instanceId: string): ApplyOperationInput => ({ operationId, instanceId, ...(keepResults ? { keepResult: true } : {}), parkWhenQueued: true });
+    // A batch's results are stored together after it (one transaction per 100 rows, not a request each),
+    // before the fan-out counts it: a crash before that re-applies the batch (its instances answer `duplicate`).
+    const storeResults = !keepResults && this.activities.storeResults ? this.activities.storeResults.bind(this.activities) : undefined;
+    const input = (instanceId: string): ApplyOperationInput => ({
+      operationId,
+      instanceId,
+      ...(keepResults ? { keepResult: true } : {}),
+      ...(storeResults ? { storeResultLater: true } : {}),
+      parkWhenQueued: true,
+    });
     const settled = await Promise.allSettled(instanceIds.map((instanceId) => this.applyOne(input(instanceId), priority ?? DEFAULT_PRIORITY).then((result) => (pageProgress.applied(), result))));
     await pageProgress.settled();
-    const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    return { ...countOutcomes(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+    const applied = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    let failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')?.reason as unknown;
+    const unstored = applied.flatMap(({ unstored }) => (unstored ? [unstored] : []));
+    if (storeResults && unstored.length > 0) {
+      try {
+        await this.withRetry(() => storeResults({ operationId, results: unstored }));
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    const results = applied.map(({ unstored: _stored, ...outcome }) => outcome);
+    return { ...countOutcomes(emptyTotals([]), results), ...(failure !== undefined ? { error: failureReason(failure) } : {}) };
   }
 
   /**
