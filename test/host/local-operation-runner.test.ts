@@ -406,6 +406,62 @@ describe('LocalOperationRunner: key hints (a trigger whose key is known to be fu
     expect(runner.parked).toBe(0);
   });
 
+  it('moves a hinted trigger turned away behind those listed in the key’s queue before it, so they are not left waiting behind it', async () => {
+    const keyOf = new Map([
+      ['x', 'heavy'],
+      ['z', 'heavy'],
+    ]);
+    const fake = keyedActivities(keyOf);
+    // The key's queue in storage, as the engine keeps it: a trigger handed back is listed at its end, and
+    // only its head may take a free slot (the slot row's queue: ConcurrencySlots).
+    const listed: string[] = [];
+    const apply = fake.activities.applyOperation;
+    fake.activities.applyOperation = async (input) => {
+      const key = keyOf.get(input.instanceId)!;
+      if (fake.holderOf(key) === undefined && listed.length > 0 && listed[0] !== input.operationId) {
+        if (!listed.includes(input.operationId)) listed.push(input.operationId);
+        throw new FlowQueuedError(`queued: ${key} at 1/1`, { workflowId: 'w', key });
+      }
+      try {
+        return await apply(input);
+      } catch (error) {
+        if (!listed.includes(input.operationId)) listed.push(input.operationId);
+        throw error;
+      }
+    };
+    const admitted = (operationId: string) => () => fake.holderOf('heavy') === operationId && (listed[0] === operationId ? (listed.shift(), true) : !listed.includes(operationId));
+    const runner = runnerOver(fake);
+    // Stopped in any case: without the move the parked triggers would wait for the hour-long retry interval.
+    try {
+      await runner.start('op-x-1');
+      await until(admitted('op-x-1'), 'x holding heavy');
+      await runner.start('op-x-2');
+      await until(() => runner.parked === 1, 'op-x-2 handed back and listed');
+      // x is known to wait for heavy: op-x-3 is parked by the hint, not listed in storage (its instance not loaded).
+      await runner.start('op-x-3');
+      await until(() => runner.parked === 2, 'op-x-3 parked by the hint');
+      // z is not known: op-z-1 loads, is handed back and listed, behind op-x-2 but before op-x-3.
+      await runner.start('op-z-1');
+      await until(() => runner.parked === 3 && listed.includes('op-z-1'), 'op-z-1 handed back and listed');
+      expect(listed).toEqual(['op-x-2', 'op-z-1']);
+
+      fake.finish('heavy');
+      await until(admitted('op-x-2'), 'op-x-2 holding heavy');
+      // op-x-3 is at the front of the line here now, but op-z-1 heads the queue in storage: op-x-3 is turned
+      // away at the next release, listed behind op-z-1, and lines up behind it here too.
+      fake.finish('heavy');
+      await until(admitted('op-z-1'), 'op-z-1 holding heavy');
+      fake.finish('heavy');
+      await until(admitted('op-x-3'), 'op-x-3 holding heavy');
+      fake.finish('heavy');
+      await Promise.all(['op-x-1', 'op-x-2', 'op-x-3', 'op-z-1'].map((id) => runner.whenDone(id)));
+      expect(fake.applied).toEqual(['op-x-1', 'op-x-2', 'op-z-1', 'op-x-3']);
+      expect(runner.parked).toBe(0);
+    } finally {
+      await runner.stop(0);
+    }
+  });
+
   it('applies a trigger parked under a wrong hint (the key changed) in order, moving it to its real key, never over the limit', async () => {
     const keyOf = new Map([
       ['x', 'heavy'],
