@@ -157,8 +157,12 @@ export class MigrationsAndBulkActions {
     const blocked = new Map<string, { fromStateId: string; reason: string; count: number; sample: string[] }>();
     const selection = migrationSelection(request);
     const instances = pagedList((page) => this.queryInstances(selection, page), { ...options, maxPageSize: 1000 });
+    // Full states refuse what exceeds their room (`notMigratable`), predicted from the rows as they stand.
+    const forecast = this.runtime.capacityForecast(options);
     for await (const instance of instances) {
-      const verdict = migrationVerdict(request, target, instance);
+      const moves = migrationVerdict(request, target, instance);
+      const refused = moves.move && forecast ? await forecast.refusal(target, instance, moves.toStateId) : undefined;
+      const verdict = refused === undefined ? moves : { move: false as const, reason: refused };
       const row = verdict.move
         ? getOrAdd(rows, `${instance.stateId}\u0000${verdict.toStateId}`, () => ({
             fromStateId: instance.stateId,

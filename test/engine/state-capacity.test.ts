@@ -434,6 +434,31 @@ describe('capacity on a state, entered by a creation, a recovery or a migration'
     expect(await engine.getInstance('x')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:7' } });
     expect((await engine.flow!.view('orders', 'customer:7')).capacity[0]).toMatchObject({ members: [{ instanceId: 'x' }] });
   });
+
+  it('predicts in a migration dry run which instances a full state would refuse, per key, as the migration then does', async () => {
+    const { engine } = await setUp(
+      perCustomer(2),
+      ['a', 'b', 'c', 'x', 'y', 'z'].map((id) => ({ id, customer: id < 'x' ? '42' : '7' })),
+    );
+    await engine.applyTrigger('a', pick('a'));
+    await engine.addWorkflowVersion({ ...workflow(perCustomer(2)), displayName: 'Orders v2' } as WorkflowDefinitionInput, { ifMatch: '*' });
+    const migration = { workflowId: 'orders', fromVersion: 1, toVersion: 2, stateMap: { open: 'picking' } };
+    const report = await engine.migrationsAndBulkActions.migrationReport(migration);
+    // customer:42 has one place left (a is in picking), customer:7 two; a itself is counted there already.
+    expect(report.rows).toEqual([
+      expect.objectContaining({ fromStateId: 'open', toStateId: 'picking', count: 3, sample: ['b', 'x', 'y'] }),
+      expect.objectContaining({ fromStateId: 'picking', toStateId: 'picking', count: 1, sample: ['a'] }),
+    ]);
+    expect(report.blocked).toEqual([
+      { fromStateId: 'open', reason: 'state `picking` would be full for key `customer:42`: 1/2 now', count: 1, sample: ['c'] },
+      { fromStateId: 'open', reason: 'state `picking` would be full for key `customer:7`: 0/2 now', count: 1, sample: ['z'] },
+    ]);
+    // Nothing changed; the migration, offering them in the same order, refuses the same two.
+    expect((await engine.flow!.view('orders', 'customer:7')).capacity.flatMap((row) => row.members)).toEqual([]);
+    const outcomes: Record<string, string> = {};
+    for (const id of ['a', 'b', 'c', 'x', 'y', 'z']) outcomes[id] = (await engine.migrationsAndBulkActions.migrate(id, migration)).outcome;
+    expect(outcomes).toEqual({ a: 'migrated', b: 'migrated', c: 'notMigratable', x: 'migrated', y: 'migrated', z: 'notMigratable' });
+  });
 });
 
 describe('capacity on a state entered by an automatic transition', () => {

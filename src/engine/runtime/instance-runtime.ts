@@ -46,7 +46,7 @@ import type { FlowStore } from '../ports/flow-store';
 import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from './flow-admission';
 import { StateCapacityRows, type CapacityOffer } from './state-capacity';
-import { CapacityGate } from './capacity-admission';
+import { CapacityForecast, CapacityGate } from './capacity-admission';
 import { decideCapacityWaitEnd } from './capacity-waits';
 import { leftCapacity, reofferRows, withReoffers } from './capacity-reoffers';
 
@@ -341,6 +341,11 @@ export class InstanceRuntime {
       async (stored) => guarded(stored, guard) ?? decideCancel(stored, this.options.clock.now()),
       options,
     );
+  }
+
+  /** A forecast of the refusals of full states (`capacity`) for a migration's dry run; undefined without a flow store. */
+  capacityForecast(options: OperationOptions = {}): CapacityForecast | undefined {
+    return this.capacity ? new CapacityForecast(this.capacity, () => this.options.clock.now(), options) : undefined;
   }
 
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
