@@ -523,11 +523,49 @@ describe('capacity on a state entered by an automatic transition', () => {
     expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'b' }], queued: [] });
   });
 
+  it('ends an automatic transition’s wait for room at its deadline by its own timer: capacityTimeout, the queue lets it go, the instance stays', async () => {
+    const ports = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex() };
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const engine = new Engine(ports, { clock, logger: recordingLogger(), newId: () => 'gen' });
+    const timed = { ...sorted, states: { ...sorted.states, picking: { ...sorted.states.picking!, capacity: perCustomer(1, 'PT1H') } } } as WorkflowDefinitionInput;
+    await engine.createWorkflow(timed);
+    for (const id of ['a', 'b']) await engine.createInstance({ workflowId: 'sorted', instanceId: id, context: { customer: '42', ready: true } });
+    await engine.applyTrigger('a', sort('a'));
+    expect(await engine.applyTrigger('b', sort('b'))).toMatchObject({ outcome: 'transitioned', toStateId: 'sorting' });
+    const stored = await engine.getInstance('b');
+    // One wait per entry into the state it waits in, of this incarnation.
+    const waitId = `b:room:${stored.incarnation}:sorting:1`;
+    expect(stored.capacityWaits).toEqual([{ triggerId: waitId, stateId: 'picking', key: 'customer:42', deadline: '2026-01-01T01:00:00.000Z', whileIn: 'sorting' }]);
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ queued: [{ instanceId: 'b' }] });
+
+    await clock.advanceBy(3600_000);
+    expect(await engine.getInstance('b')).toMatchObject({ stateId: 'sorting' });
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
+    expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'a' }], queued: [] });
+    expect((await engine.getOffers('b'))[0]).toMatchObject({ operationId: waitId, outcome: 'capacityTimeout' });
+    expect((await engine.whyWaiting('b')).class).not.toBe('waitingForRoom');
+    const due = [];
+    for await (const row of ports.dueTimers.listDue(new Date('2100-01-01T00:00:00Z'))) due.push(row);
+    expect(due).toEqual([]);
+  });
+
+  it('disarms an automatic transition’s wait for room when room frees before its deadline', async () => {
+    const { engine } = await sortedSetUp(['a', 'b']);
+    await engine.applyTrigger('a', sort('a'));
+    await engine.applyTrigger('b', sort('b'));
+    expect((await engine.getInstance('b')).capacityWaits).toHaveLength(1);
+    await engine.applyTrigger('a', done('a'));
+    expect(await engine.getInstance('b')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
+  });
+
   it('a waiting instance that moved on before room freed leaves the queue unapplied', async () => {
     const { engine } = await sortedSetUp(['a', 'b']);
     await engine.applyTrigger('a', sort('a'));
     await engine.applyTrigger('b', sort('b'));
     expect(await engine.applyTrigger('b', trigger('Cancel', { subjects: ['b'] }))).toMatchObject({ toStateId: 'done' });
+    // Its wait (and the timer of its deadline) ended as it left the state it waited in.
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
     await engine.applyTrigger('a', done('a'));
     expect((await engine.getInstance('b')).stateId).toBe('done');
     expect((await engine.flow!.view('sorted', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });

@@ -41,7 +41,7 @@ async function setup(ids: string[], definition: WorkflowDefinitionInput = orders
   const engine = new Engine(ports, { clock, logger, newId: () => `gen-${++n}`, events: { http: { send: async () => ({ status: 204, body: undefined }) } } });
   await engine.createWorkflow(definition);
   for (const id of ids) await engine.createInstance({ workflowId: definition.id, instanceId: id, context: { customer: '42' } });
-  return { engine, ports, logger };
+  return { engine, ports, logger, clock };
 }
 
 /** The process stops here: whatever the handler was to hand on is not handed on. */
@@ -301,6 +301,27 @@ describe('state capacity seams', () => {
     await engine.applyTrigger('a', sent('Done', 'a'));
     expect((await engine.getInstance('b')).stateId).toBe('open');
     expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
+  });
+
+  it("incarnations × the deadline timer of an automatic transition's wait, deletion and re-creation: a deleted instance's timer never ends the wait of the instance created again", async () => {
+    const { engine, clock } = await setup(['a', 'b'], sortedOrders);
+    await engine.applyTrigger('a', sent('Sort', 'a'));
+    await engine.applyTrigger('b', sent('Sort', 'b'));
+    await engine.deleteInstance('b', { force: true });
+    await clock.advanceBy(12 * 3600_000);
+    await engine.createInstance({ workflowId: 'orders', instanceId: 'b', context: { customer: '42' } });
+    await engine.applyTrigger('b', sent('Sort', 'b', 'sort-again'));
+    const [wait] = (await engine.getInstance('b')).capacityWaits ?? [];
+    expect(wait).toMatchObject({ stateId: 'picking', whileIn: 'sorting', deadline: '2026-11-27T22:00:00.000Z' });
+    // The first incarnation's deadline passes: its timer finds no wait of its own and ends nothing.
+    await clock.advanceBy(12 * 3600_000);
+    expect((await engine.getInstance('b')).capacityWaits).toEqual([wait]);
+    expect((await engine.flow!.view('orders', 'customer:42')).capacity[0]!.queued.map((waiter) => waiter.triggerId)).toContain(wait!.triggerId);
+    // Its own deadline ends its wait, once.
+    await clock.advanceBy(12 * 3600_000);
+    expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
+    expect((await engine.getOffers('b')).filter((offer) => offer.outcome === 'capacityTimeout')).toHaveLength(1);
+    expect((await engine.getInstance('b')).stateId).toBe('sorting');
   });
 
   it("crash resumption × capacity re-offers (an automatic transition's wait): a re-offer saved by the leaving change just before the crash takes the transition once after the restart", async () => {

@@ -181,6 +181,11 @@ export interface CapacityWait {
   readonly key: string;
   /** ISO 8601, UTC: when its timer ends the wait. */
   readonly deadline: string;
+  /**
+   * An automatic transition's wait (its trigger is the instance's own `capacityRoom` trigger): the state
+   * the instance waits in. Leaving it ends the wait, as the transition is no longer the instance's to take.
+   */
+  readonly whileIn?: string;
 }
 
 /** What the search index holds of an instance, kept on it like its interests, so a save knows what to add and remove. */

@@ -12,7 +12,7 @@ import type { TraceEntry } from '../decide/decision-trace';
 import { TriggerOutcome } from '../model/enums';
 import { flowKeyOf } from './flow-admission';
 import type { CapacityEntry, CapacityWait, Instance } from '../model/instance';
-import { withCapacityWait, withoutCapacityWait } from './capacity-waits';
+import { withCapacityWait, withCapacityWaitIn, withoutCapacityWait } from './capacity-waits';
 import { CAPACITY_ROOM_TRIGGER_NAME, triggerPriority, type Trigger } from '../model/trigger';
 import type { Effects } from '../steps/effects';
 import type { OperationOptions } from '../ports';
@@ -34,6 +34,8 @@ export class CapacityGate {
   entered?: CapacityEntry;
   /** Where its automatic transitions were counted in (withAutomaticEntry), in order. */
   private readonly automaticEntries: CapacityEntry[] = [];
+  /** Automatic transitions not taken for a full state: each instance's wait, from the state it waits in. */
+  private readonly automaticWaits: (CapacityWait & { readonly whileIn: string })[] = [];
   readonly offers: CapacityOffer[] = [];
   private trace?: TraceEntry;
   /** The trigger checked last, and where it waits when it was queued (its deadline gets a timer). */
@@ -139,8 +141,11 @@ export class CapacityGate {
         }
         if (key === undefined) return undefined;
         const now = this.now();
-        // Offered again, it keeps its place under its own id; else one wait per state entry.
-        const waitId = entering.trigger?.capacityRoom ? entering.trigger.id : `${instance.id}:room:${entering.fromStateId}:${instance.historyLength}`;
+        // Offered again, it keeps its place under its own id; else one wait per state entry, of this
+        // incarnation (an instance created again with the id reaches the same history length: a deleted
+        // one's waiter, left in the queue until it is offered, must not pass for the new one's).
+        const incarnation = instance.incarnation !== undefined ? `${instance.incarnation}:` : '';
+        const waitId = entering.trigger?.capacityRoom ? entering.trigger.id : `${instance.id}:room:${incarnation}${entering.fromStateId}:${instance.historyLength}`;
         const roomTrigger: Trigger = { id: waitId, name: CAPACITY_ROOM_TRIGGER_NAME, subjects: [instance.id], capacityRoom: { stateId: entering.fromStateId } };
         const verdict = await rows.enterNow(
           {
@@ -163,7 +168,10 @@ export class CapacityGate {
           this.options,
         );
         const where = `${key} at ${verdict.members}/${capacity.limit} in ${toStateId}`;
-        if (!verdict.admitted) return { admitted: false, detail: `full: ${where}` };
+        if (!verdict.admitted) {
+          this.automaticWaits.push({ triggerId: waitId, stateId: toStateId, key, deadline: new Date(now.getTime() + capacityTimeoutInMs(capacity)).toISOString(), whileIn: entering.fromStateId });
+          return { admitted: false, detail: `full: ${where}` };
+        }
         this.automaticEntries.push({ stateId: toStateId, key });
         return { admitted: true, detail: `admitted: ${where}` };
       },
@@ -203,8 +211,12 @@ export class CapacityGate {
     const next = traced.change?.instance;
     if (!next) return traced;
     const waited = this.checked ? withoutCapacityWait(next, this.checked.triggerId) : next;
-    const counted = this.counted(waited);
-    return counted === next ? traced : { ...traced, change: { ...traced.change!, instance: counted } };
+    const counted = this.counted(withoutWaitsLeft(waited));
+    const change = counted === next ? traced.change! : { ...traced.change!, instance: counted };
+    // The instance stays in a state whose automatic transition waits for room: the wait gets its deadline's
+    // timer, as a queued trigger's does (a wait kept already keeps its first deadline).
+    const kept = this.automaticWaits.filter((wait) => wait.whileIn === counted.stateId).reduce((within, wait) => withCapacityWaitIn(within, wait, now), change);
+    return kept === traced.change ? traced : { ...traced, change: kept };
   }
 
   /** Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the place is given back. */
@@ -215,6 +227,12 @@ export class CapacityGate {
       await this.rows.leave(workflowId, place.stateId, place.key, instanceId, this.options);
     }
   }
+}
+
+/** The instance without the waits of automatic transitions of states it is no longer in (their timers disarmed with them). */
+function withoutWaitsLeft<Changed extends Instance>(instance: Changed): Changed {
+  const left = (instance.capacityWaits ?? []).filter((wait) => wait.whileIn !== undefined && wait.whileIn !== instance.stateId);
+  return left.reduce((within, wait) => withoutCapacityWait(within, wait.triggerId), instance);
 }
 
 /**

@@ -37,6 +37,12 @@ export function withCapacityWait(instance: Instance, wait: CapacityWait, now: Da
   return { instance: { ...next, outbox: [...instance.outbox, ...rows.map((row) => row.id)] }, outbox: rows };
 }
 
+/** `change` with `wait` kept on its instance and its timer among its outbox rows (unchanged when kept already or there is no room). */
+export function withCapacityWaitIn(change: NonNullable<Decision['change']>, wait: CapacityWait, now: Date): NonNullable<Decision['change']> {
+  const added = withCapacityWait(change.instance, wait, now);
+  return added ? { ...change, instance: added.instance, outbox: [...change.outbox, ...added.outbox] } : change;
+}
+
 /**
  * A capacity timer's trigger: the wait ends (the waiter leaves the queue, `capacityTimeout`) if it still
  * waits; the entry goes either way. `waiting`: the waiting trigger, to record the outcome as its offer.
