@@ -351,7 +351,6 @@ export class Engine {
       const result = decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
       span.setAttribute('outcome', result.outcome);
       await this.relayAfter(decided, options);
-      await this.offerWaiting(decided.capacityOffers ?? []);
       return result;
     });
   }
@@ -617,7 +616,13 @@ export class Engine {
    * the load; any other is logged, not thrown, since the change itself is saved: the rows wait for the
    * next load of the instance or the start-up sweep.
    */
+  /** After the lease: the change's outbox rows relayed, and the triggers waiting for room it made offered (any change: a trigger, a creation, a migration, a recovery). */
   private async relayAfter(decided: AppliedDecision, options: OperationOptions): Promise<void> {
+    await this.relayOutbox(decided, options);
+    await this.offerWaiting(decided.capacityOffers ?? []);
+  }
+
+  private async relayOutbox(decided: AppliedDecision, options: OperationOptions): Promise<void> {
     // A deleted instance has no rows left: only the re-offers of the room it freed are relayed (capacity-reoffers.ts).
     const deleted = !decided.instance && decided.released?.length ? decided.decision?.result.instanceId : undefined;
     if (deleted !== undefined) decided = { ...decided, instance: { id: deleted } as StoredInstance, outbox: decided.released! };

@@ -559,6 +559,59 @@ describe('capacity on a state entered by an automatic transition', () => {
     expect((await engine.getInstance('b')).capacityWaits).toBeUndefined();
   });
 
+  it('offers the room of an instance that only passed through the state to a trigger queued while it held it', async () => {
+    const passing = {
+      id: 'passing',
+      displayName: 'Passing orders',
+      initialStateId: 'open',
+      states: {
+        open: {
+          transitions: [
+            { id: 'go', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Go' }] },
+            { id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] },
+          ],
+        },
+        sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+        picking: {
+          capacity: perCustomer(1),
+          transitions: [{ id: 'express', targetStateId: 'done', automatic: true, conditions: [{ type: 'expression', expression: 'context.express = true' }] }],
+        },
+        done: {},
+      },
+    } as WorkflowDefinitionInput;
+    const ports = createInMemoryPorts();
+    let engine!: Engine;
+    // The moment x is counted in `picking` (before its change goes on through it to `done`), y's Pick arrives and finds the state full.
+    let interleave: (() => Promise<unknown>) | undefined;
+    const flow = ports.flow!;
+    const watched = {
+      getRow: flow.getRow.bind(flow),
+      listRows: flow.listRows.bind(flow),
+      putRow: async (...args: Parameters<typeof flow.putRow>) => {
+        const etag = await flow.putRow(...args);
+        const members = (args[2] as { members?: { instanceId: string }[] }).members ?? [];
+        if (interleave && members.some((member) => member.instanceId === 'x')) {
+          const run = interleave;
+          interleave = undefined;
+          await run();
+        }
+        return etag;
+      },
+    };
+    engine = new Engine({ ...ports, flow: watched }, { clock: new ManualClock('2026-01-01T00:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
+    await engine.createWorkflow(passing);
+    await engine.createInstance({ workflowId: 'passing', instanceId: 'x', context: { customer: '42', express: true } });
+    await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
+    let queued: string | undefined;
+    interleave = async () => (queued = (await engine.applyTrigger('y', trigger('Pick', { id: 'pick-y', subjects: ['y'] }))).outcome);
+
+    expect(await engine.applyTrigger('x', trigger('Go', { id: 'go-x', subjects: ['x'] }))).toMatchObject({ outcome: 'transitioned', toStateId: 'done' });
+    expect(queued).toBe('capacityQueued');
+    // x gave its place back, and y, queued behind it meanwhile, was offered the room and took it.
+    expect(await engine.getInstance('y')).toMatchObject({ stateId: 'picking', capacityEntry: { stateId: 'picking', key: 'customer:42' } });
+    expect((await engine.flow!.view('passing', 'customer:42')).capacity[0]).toMatchObject({ members: [{ instanceId: 'y' }], queued: [] });
+  });
+
   it('a waiting instance that moved on before room freed leaves the queue unapplied', async () => {
     const { engine } = await sortedSetUp(['a', 'b']);
     await engine.applyTrigger('a', sort('a'));

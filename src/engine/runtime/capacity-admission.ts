@@ -37,6 +37,8 @@ export class CapacityGate {
   /** Automatic transitions not taken for a full state: each instance's wait, from the state it waits in. */
   private readonly automaticWaits: (CapacityWait & { readonly whileIn: string })[] = [];
   readonly offers: CapacityOffer[] = [];
+  /** Each place's limit as it was counted in, for the offers of giving it back. */
+  private readonly limits = new Map<string, number>();
   private trace?: TraceEntry;
   /** The trigger checked last, and where it waits when it was queued (its deadline gets a timer). */
   private checked?: { readonly triggerId: string; readonly waitsIn?: CapacityWait };
@@ -87,6 +89,7 @@ export class CapacityGate {
     this.trace = { path, type: 'capacity', result: verdict.verdict === 'admitted', detail: verdict.detail };
     if (verdict.verdict === 'admitted') {
       this.entered = { stateId: toStateId, key };
+      this.limits.set(placeName(this.entered), capacity.limit);
       return undefined;
     }
     if (verdict.verdict === 'queued' && verdict.waiter) this.checked = { triggerId: trigger.id, waitsIn: { triggerId: trigger.id, stateId: toStateId, key, deadline: verdict.waiter.deadline } };
@@ -116,6 +119,7 @@ export class CapacityGate {
       return { stateId, key, refused: `state \`${stateId}\` is full for key \`${key}\`: ${verdict.members}/${capacity.limit}${waiting}` };
     }
     this.entered = { stateId, key };
+    this.limits.set(placeName(this.entered), capacity.limit);
     return undefined;
   }
 
@@ -173,6 +177,7 @@ export class CapacityGate {
           return { admitted: false, detail: `full: ${where}` };
         }
         this.automaticEntries.push({ stateId: toStateId, key });
+        this.limits.set(placeName({ stateId: toStateId, key }), capacity.limit);
         return { admitted: true, detail: `admitted: ${where}` };
       },
     };
@@ -219,14 +224,23 @@ export class CapacityGate {
     return kept === traced.change ? traced : { ...traced, change: kept };
   }
 
-  /** Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the place is given back. */
+  /**
+   * Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the
+   * place is given back, and the waiters queued behind it meanwhile are offered (`offers`, after the lease).
+   */
   async giveBackUnused(workflowId: string, instanceId: string, saved: Instance | undefined): Promise<void> {
     if (!this.rows) return;
     for (const place of this.places()) {
       if (saved?.capacityEntry?.stateId === place.stateId && saved.capacityEntry.key === place.key) continue;
+      const limit = this.limits.get(placeName(place));
+      if (limit !== undefined) this.offers.push(...(await this.rows.reoffersOnLeaving(workflowId, place.stateId, place.key, limit, instanceId, this.options)));
       await this.rows.leave(workflowId, place.stateId, place.key, instanceId, this.options);
     }
   }
+}
+
+function placeName(place: CapacityEntry): string {
+  return `${place.stateId}\u0000${place.key}`;
 }
 
 /** The instance without the waits of automatic transitions of states it is no longer in (their timers disarmed with them). */

@@ -330,8 +330,7 @@ export class InstanceRuntime {
       },
       options,
     );
-    await this.giveBackUnusedPlace(gate, decided.instance?.workflowId, instanceId, decided.instance);
-    return decided;
+    return this.giveBackUnusedPlace(gate, decided.instance?.workflowId, instanceId, decided);
   }
 
   cancel(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
@@ -363,18 +362,21 @@ export class InstanceRuntime {
       },
       options,
     );
-    await this.giveBackUnusedPlace(gate, target.id, instanceId, decided.instance);
-    return decided;
+    return this.giveBackUnusedPlace(gate, target.id, instanceId, decided);
   }
 
-  /** A place counted in for a change from outside that the saved instance does not use (it failed, or moved on): given back. */
-  private async giveBackUnusedPlace(gate: CapacityGate, workflowId: string | undefined, instanceId: string, saved: Instance | undefined): Promise<void> {
-    if (gate.places().length === 0 || workflowId === undefined) return;
+  /**
+   * A place counted in for a change from outside that the saved instance does not use (it failed, or moved
+   * on): given back, the decision carrying the offers to the waiters that fit now.
+   */
+  private async giveBackUnusedPlace<Decided extends AppliedDecision>(gate: CapacityGate, workflowId: string | undefined, instanceId: string, decided: Decided): Promise<Decided> {
+    if (gate.places().length === 0 || workflowId === undefined) return decided;
     try {
-      await gate.giveBackUnused(workflowId, instanceId, saved);
+      await gate.giveBackUnused(workflowId, instanceId, decided.instance);
     } catch (error) {
       this.options.logger.warn('Could not give back a place in a state with capacity; the next full check reconciles it', { instanceId, error: String(error) });
     }
+    return gate.offers.length > 0 ? { ...decided, capacityOffers: gate.offers } : decided;
   }
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
@@ -532,15 +534,15 @@ export class InstanceRuntime {
       if (error instanceof TooLargeError || error instanceof ValidationError) {
         await this.removeInterests(input.instanceId, change.instance.interests, options);
         await this.search.undoCreate(creating, options);
-        await this.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, undefined);
+        // No waiter is offered here: the creation failed, and the next change of the key offers them.
+        await this.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, { outbox: [] });
       }
       throw error;
     } finally {
       await preparing;
     }
     this.finish(deliveryKey, decision.logs, stored);
-    await this.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, stored);
-    return { decision, instance: stored, outbox: [...leftovers, ...change.outbox] };
+    return this.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, { decision, instance: stored, outbox: [...leftovers, ...change.outbox] });
   }
 
   /**
