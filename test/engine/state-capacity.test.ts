@@ -580,7 +580,6 @@ describe('capacity on a state entered by an automatic transition', () => {
       },
     } as WorkflowDefinitionInput;
     const ports = createInMemoryPorts();
-    let engine!: Engine;
     // The moment x is counted in `picking` (before its change goes on through it to `done`), y's Pick arrives and finds the state full.
     let interleave: (() => Promise<unknown>) | undefined;
     const flow = ports.flow!;
@@ -598,7 +597,7 @@ describe('capacity on a state entered by an automatic transition', () => {
         return etag;
       },
     };
-    engine = new Engine({ ...ports, flow: watched }, { clock: new ManualClock('2026-01-01T00:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
+    const engine = new Engine({ ...ports, flow: watched }, { clock: new ManualClock('2026-01-01T00:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
     await engine.createWorkflow(passing);
     await engine.createInstance({ workflowId: 'passing', instanceId: 'x', context: { customer: '42', express: true } });
     await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
