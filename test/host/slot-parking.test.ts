@@ -84,6 +84,31 @@ describe('SlotParking', () => {
     expect(order).toEqual(['high', 'mid-1', 'mid-2', 'low']);
   });
 
+  it('lines up the triggers listed in the key’s queue in storage before those of their priority parked on a hint alone', async () => {
+    const stop = new AbortController();
+    const parking = new SlotParking({ signal: stop.signal, sleep: manualSleeps().sleep });
+    const order: string[] = [];
+    const parked = (
+      [
+        ['hint-1', 3, false],
+        ['hint-2', 3, false],
+        ['listed-1', 3, true],
+        ['listed-high', 5, true],
+        ['hint-low', 1, false],
+        ['listed-2', 3, true],
+      ] as const
+    ).map(([name, priority, listed]) => ({ name, ticket: parking.join(heavy, priority, listed) }));
+    const turns = parked.map(({ name, ticket }) =>
+      ticket.turn().then(() => {
+        order.push(name);
+        ticket.leave();
+      }),
+    );
+    parking.released(heavy);
+    await Promise.all(turns);
+    expect(order).toEqual(['listed-high', 'listed-1', 'listed-2', 'hint-1', 'hint-2', 'hint-low']);
+  });
+
   it('lets the head try again when its wait runs out (a release by another process is not announced here)', async () => {
     const stop = new AbortController();
     const sleeps = manualSleeps();

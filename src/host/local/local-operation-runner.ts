@@ -319,7 +319,7 @@ export class LocalOperationRunner implements OperationLauncher {
       // applied, or moved to its real key's line; it never admits a trigger the engine would not.
       const hinted = this.keyHints?.get(input.instanceId);
       if (hinted && this.parking.has(hinted)) {
-        parked = { queue: hinted, place: this.parking.join(hinted, priority), byHint: true };
+        parked = { queue: hinted, place: this.parking.join(hinted, priority, false), byHint: true };
         await this.recordBeforeWaiting(input.operationId);
         await parked.place.turn();
       }
@@ -334,8 +334,9 @@ export class LocalOperationRunner implements OperationLauncher {
           if (!parked) await this.recordBeforeWaiting(input.operationId);
           if (parked && (parked.byHint || lineOf(parked.queue) !== lineOf(queue))) {
             // Parked by a hint, it is listed in the key's queue in storage only now, behind the triggers listed
-            // there before it: it takes its place in the line here behind them too (else it would try first and
-            // be turned away while they wait for a turn). Parked under a wrong hint, it waits in its real key's line.
+            // there before it: it takes its place in the line here behind them too, and before the triggers still
+            // parked on the hint alone (else it would try first and be turned away while they wait for a turn).
+            // Parked under a wrong hint, it waits in its real key's line.
             parked.place.leave();
             parked = undefined;
           }

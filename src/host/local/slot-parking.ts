@@ -23,6 +23,8 @@ interface Ticket {
   readonly line: string;
   readonly priority: number;
   readonly arrival: number;
+  /** Listed in the key's queue in storage (handed back by it), rather than parked on a key hint alone. */
+  readonly listed: boolean;
   /** Set when its turn came while it was not waiting for one (a release, or the trigger ahead left). */
   ready: boolean;
   /** Between a turn and its next call of turn(): being applied, so the next in line is the front. */
@@ -68,13 +70,19 @@ export class SlotParking {
     return count;
   }
 
-  /** A place in the line of the queue's key: after every trigger of at least its priority. */
-  join(queue: SlotQueue, priority: number): ParkedTrigger {
+  /**
+   * A place in the line of the queue's key: after every trigger of at least its priority, except that a
+   * trigger `listed` in the key's queue in storage goes before those of its priority parked on a key hint
+   * alone (not listed there yet). The line then keeps the storage queue's order, which is the order the
+   * slots are given in: an unlisted trigger at the front would be turned away while a listed one waits
+   * behind it, the key's slot idle meanwhile (a heavy key's throughput fell to a tenth under overload).
+   */
+  join(queue: SlotQueue, priority: number, listed = true): ParkedTrigger {
     const name = lineOf(queue);
     let line = this.lines.get(name);
     if (!line) this.lines.set(name, (line = []));
-    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, ready: false, trying: false };
-    let index = line.findIndex((other) => other.priority < priority);
+    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, listed, ready: false, trying: false };
+    let index = line.findIndex((other) => other.priority < priority || (listed && !other.listed && !other.trying && other.priority === priority));
     if (index < 0) index = line.length;
     line.splice(index, 0, ticket);
     return { turn: () => this.turn(ticket), leave: () => this.leave(ticket) };
