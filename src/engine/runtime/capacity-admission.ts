@@ -6,7 +6,7 @@
  * decision trace. A change that stays in its state, or a state without `capacity`, costs nothing here.
  */
 import type { WorkflowDefinition } from '../definition';
-import { capacityTimeoutInMs } from '../definition';
+import { capacityTimeoutInMs, type StateCapacityDefinition } from '../definition';
 import type { Decision } from '../decide/decision';
 import type { TraceEntry } from '../decide/decision-trace';
 import { TriggerOutcome } from '../model/enums';
@@ -104,15 +104,9 @@ export class CapacityGate {
    * already, or the key yields nothing (or fails: as for a trigger, no limit applies).
    */
   async admitNow(definition: WorkflowDefinition, instance: EnteringInstance, stateId: string): Promise<{ readonly stateId: string; readonly key: string; readonly refused: string } | undefined> {
-    const capacity = definition.states[stateId]?.capacity;
-    if (!this.rows || !capacity || instance.capacityEntry?.stateId === stateId) return undefined;
-    let key: string | undefined;
-    try {
-      key = await flowKeyOf(capacity.key, { ...instance, stateId }, null, this.now);
-    } catch {
-      return undefined;
-    }
-    if (key === undefined) return undefined;
+    const entry = this.rows ? await entryFromOutside(definition, instance, stateId, this.now) : undefined;
+    if (!this.rows || !entry) return undefined;
+    const { capacity, key } = entry;
     const verdict = await this.rows.enterNow({ workflowId: definition.id, stateId, key, limit: capacity.limit, instanceId: instance.id, historyLength: instance.historyLength }, this.options);
     if (!verdict.admitted) {
       const waiting = verdict.waiting > 0 ? ` and ${verdict.waiting} waiting` : '';
@@ -239,6 +233,27 @@ export class CapacityGate {
   }
 }
 
+/**
+ * The state's capacity and the key an entry from outside (a creation, a recovery, a migration: no trigger)
+ * counts under; undefined when nothing limits it: no `capacity`, counted there already, or the key yields
+ * nothing or fails (as for a trigger, no limit applies then).
+ */
+async function entryFromOutside(
+  definition: WorkflowDefinition,
+  instance: EnteringInstance,
+  stateId: string,
+  now: () => Date,
+): Promise<{ readonly capacity: StateCapacityDefinition; readonly key: string } | undefined> {
+  const capacity = definition.states[stateId]?.capacity;
+  if (!capacity || instance.capacityEntry?.stateId === stateId) return undefined;
+  try {
+    const key = await flowKeyOf(capacity.key, { ...instance, stateId }, null, now);
+    return key === undefined ? undefined : { capacity, key };
+  } catch {
+    return undefined;
+  }
+}
+
 function placeName(place: CapacityEntry): string {
   return `${place.stateId}\u0000${place.key}`;
 }
@@ -267,15 +282,9 @@ export class CapacityForecast {
 
   /** Why `instance` would be refused entry into `stateId` of `definition`, or undefined when it would fit (taking its place). */
   async refusal(definition: WorkflowDefinition, instance: EnteringInstance & Pick<Instance, 'stateId'>, stateId: string): Promise<string | undefined> {
-    const capacity = definition.states[stateId]?.capacity;
-    if (!capacity || instance.capacityEntry?.stateId === stateId) return undefined;
-    let key: string | undefined;
-    try {
-      key = await flowKeyOf(capacity.key, { ...instance, stateId }, null, this.now);
-    } catch {
-      return undefined;
-    }
-    if (key === undefined) return undefined;
+    const entry = await entryFromOutside(definition, instance, stateId, this.now);
+    if (!entry) return undefined;
+    const { capacity, key } = entry;
     const name = `${stateId}\u0000${key}`;
     let place = this.rooms.get(name);
     if (!place) {
