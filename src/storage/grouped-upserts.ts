@@ -61,12 +61,19 @@ export class GroupedUpserts {
 
   /** Writes what waits, group after group, including what arrives meanwhile, until nothing waits. */
   private async drain(partitionKey: string): Promise<void> {
-    let group = this.nextGroup(partitionKey);
-    while (group.length > 0) {
-      await this.write(group);
+    let group: Waiting[] = [];
+    try {
       group = this.nextGroup(partitionKey);
+      while (group.length > 0) {
+        await this.write(group);
+        group = this.nextGroup(partitionKey);
+      }
+    } catch (error) {
+      // Not a storage answer (those settle each caller): whatever waits fails rather than waiting forever.
+      for (const waiting of [...group, ...(this.waiting.get(partitionKey) ?? [])]) waiting.reject(error);
+    } finally {
+      this.waiting.delete(partitionKey);
     }
-    this.waiting.delete(partitionKey);
   }
 
   /** Takes the next group from the queue: up to the limits, and stops at a row key already in it (one action per entity). */
