@@ -610,18 +610,18 @@ export class Engine {
     return decided.instance;
   }
 
-  /**
-   * The lease is released: deliver the rows, and remember the instance is clear when all went. A
-   * retryable failure is thrown, so the caller's retry (answered `duplicate`) relays the rows again from
-   * the load; any other is logged, not thrown, since the change itself is saved: the rows wait for the
-   * next load of the instance or the start-up sweep.
-   */
   /** After the lease: the change's outbox rows relayed, and the triggers waiting for room it made offered (any change: a trigger, a creation, a migration, a recovery). */
   private async relayAfter(decided: AppliedDecision, options: OperationOptions): Promise<void> {
     await this.relayOutbox(decided, options);
     await this.offerWaiting(decided.capacityOffers ?? []);
   }
 
+  /**
+   * The lease is released: deliver the rows, and remember the instance is clear when all went. A
+   * retryable failure is thrown, so the caller's retry (answered `duplicate`) relays the rows again from
+   * the load; any other is logged, not thrown, since the change itself is saved: the rows wait for the
+   * next load of the instance or the start-up sweep.
+   */
   private async relayOutbox(decided: AppliedDecision, options: OperationOptions): Promise<void> {
     // A deleted instance has no rows left: only the re-offers of the room it freed are relayed (capacity-reoffers.ts).
     const deleted = !decided.instance && decided.released?.length ? decided.decision?.result.instanceId : undefined;

@@ -290,17 +290,17 @@ export class LocalOperationRunner implements OperationLauncher {
     const settled = await Promise.allSettled(instanceIds.map((instanceId) => this.applyOne(input(instanceId), priority ?? DEFAULT_PRIORITY).then((result) => (pageProgress.applied(), result))));
     await pageProgress.settled();
     const applied = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    let failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')?.reason as unknown;
+    let failure: { readonly reason: unknown } | undefined = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     const unstored = applied.flatMap(({ unstored }) => (unstored ? [unstored] : []));
     if (storeResults && unstored.length > 0) {
       try {
         await this.withRetry(() => storeResults({ operationId, results: unstored }));
       } catch (error) {
-        failure ??= error;
+        failure ??= { reason: error };
       }
     }
     const results = applied.map(({ unstored: _stored, ...outcome }) => outcome);
-    return { ...countOutcomes(emptyTotals([]), results), ...(failure !== undefined ? { error: failureReason(failure) } : {}) };
+    return { ...countOutcomes(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
   }
 
   /**
