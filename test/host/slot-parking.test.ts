@@ -63,16 +63,12 @@ describe('SlotParking', () => {
     expect(parking.parked).toBe(0);
   });
 
-  it('lines up by priority (higher first), then arrival', async () => {
+  /** The order in which triggers joining one key's line (name, priority, listed in storage) get their turns, each leaving at its turn. */
+  async function turnOrder(joining: readonly (readonly [string, number, boolean?])[]): Promise<string[]> {
     const stop = new AbortController();
     const parking = new SlotParking({ signal: stop.signal, sleep: manualSleeps().sleep });
     const order: string[] = [];
-    const parked = [
-      ['low', 1],
-      ['mid-1', 3],
-      ['high', 5],
-      ['mid-2', 3],
-    ].map(([name, priority]) => ({ name: name as string, ticket: parking.join(heavy, priority as number) }));
+    const parked = joining.map(([name, priority, listed]) => ({ name, ticket: parking.join(heavy, priority, listed) }));
     const turns = parked.map(({ name, ticket }) =>
       ticket.turn().then(() => {
         order.push(name);
@@ -81,32 +77,31 @@ describe('SlotParking', () => {
     );
     parking.released(heavy);
     await Promise.all(turns);
-    expect(order).toEqual(['high', 'mid-1', 'mid-2', 'low']);
+    return order;
+  }
+
+  it('lines up by priority (higher first), then arrival', async () => {
+    await expect(
+      turnOrder([
+        ['low', 1],
+        ['mid-1', 3],
+        ['high', 5],
+        ['mid-2', 3],
+      ]),
+    ).resolves.toEqual(['high', 'mid-1', 'mid-2', 'low']);
   });
 
   it('lines up the triggers listed in the key’s queue in storage before those of their priority parked on a hint alone', async () => {
-    const stop = new AbortController();
-    const parking = new SlotParking({ signal: stop.signal, sleep: manualSleeps().sleep });
-    const order: string[] = [];
-    const parked = (
-      [
+    await expect(
+      turnOrder([
         ['hint-1', 3, false],
         ['hint-2', 3, false],
         ['listed-1', 3, true],
         ['listed-high', 5, true],
         ['hint-low', 1, false],
         ['listed-2', 3, true],
-      ] as const
-    ).map(([name, priority, listed]) => ({ name, ticket: parking.join(heavy, priority, listed) }));
-    const turns = parked.map(({ name, ticket }) =>
-      ticket.turn().then(() => {
-        order.push(name);
-        ticket.leave();
-      }),
-    );
-    parking.released(heavy);
-    await Promise.all(turns);
-    expect(order).toEqual(['listed-high', 'listed-1', 'listed-2', 'hint-1', 'hint-2', 'hint-low']);
+      ]),
+    ).resolves.toEqual(['listed-high', 'listed-1', 'listed-2', 'hint-1', 'hint-2', 'hint-low']);
   });
 
   it('lets the head try again when its wait runs out (a release by another process is not announced here)', async () => {
