@@ -70,6 +70,15 @@ async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<
   await runner.whenDone(id);
 }
 
+/** Polls `check` until it holds (20 s at most, then fails naming `what`). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 describe('LocalOperationRunner', () => {
   it('offers the trigger once to each candidate across pages and records the totals', async () => {
     const fake = fakeActivities([['a', 'b'], ['b', 'c'], ['c']]);
@@ -287,14 +296,6 @@ describe('LocalOperationRunner: triggers waiting for a concurrency slot', () => 
     };
   }
 
-  async function until(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-
   it("parks them outside the scheduler's slots (another key's trigger runs), wakes one per release, and drops none", async () => {
     const heavyIds = Array.from({ length: 6 }, (_, index) => `h${index}`);
     const fake = fakeActivities([[...heavyIds, 'light']]);
@@ -362,14 +363,6 @@ describe('LocalOperationRunner: key hints (a trigger whose key is known to be fu
       finish: (key: string) => holders.get(key)!.finish(),
       slotReleases: (listener: (workflowId: string, key: string) => void) => (listeners.add(listener), () => listeners.delete(listener)),
     };
-  }
-
-  async function until(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
   }
 
   function runnerOver(fake: ReturnType<typeof keyedActivities>) {

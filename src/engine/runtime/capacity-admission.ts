@@ -104,8 +104,9 @@ export class CapacityGate {
    * already, or the key yields nothing (or fails: as for a trigger, no limit applies).
    */
   async admitNow(definition: WorkflowDefinition, instance: EnteringInstance, stateId: string): Promise<{ readonly stateId: string; readonly key: string; readonly refused: string } | undefined> {
-    const entry = this.rows ? await entryFromOutside(definition, instance, stateId, this.now) : undefined;
-    if (!this.rows || !entry) return undefined;
+    if (!this.rows) return undefined;
+    const entry = await entryFromOutside(definition, instance, stateId, this.now);
+    if (!entry) return undefined;
     const { capacity, key } = entry;
     const verdict = await this.rows.enterNow({ workflowId: definition.id, stateId, key, limit: capacity.limit, instanceId: instance.id, historyLength: instance.historyLength }, this.options);
     if (!verdict.admitted) {
@@ -285,7 +286,7 @@ export class CapacityForecast {
     const entry = await entryFromOutside(definition, instance, stateId, this.now);
     if (!entry) return undefined;
     const { capacity, key } = entry;
-    const name = `${stateId}\u0000${key}`;
+    const name = placeName({ stateId, key });
     let place = this.rooms.get(name);
     if (!place) {
       const row = await this.rows.read(definition.id, stateId, key, this.options);

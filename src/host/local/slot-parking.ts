@@ -142,7 +142,10 @@ export class SlotParking {
     line.splice(index, 1);
     if (line.length === 0) this.lines.delete(ticket.line);
     // The front tries when the one ahead of it leaves (it got its slot, or failed), unless one is being applied: a release wakes it then.
-    else if (!line.some((other) => other.trying) && frontOf(line) !== undefined && index <= line.indexOf(frontOf(line)!)) this.nudge(frontOf(line)!);
+    else {
+      const front = frontOf(line);
+      if (front && !line.some((other) => other.trying) && index <= line.indexOf(front)) this.nudge(front);
+    }
   }
 
   private nudge(ticket: Ticket): void {
