@@ -44,11 +44,15 @@ async function main(): Promise<void> {
   try {
     await json(`${base}/api/workflows/counter`, 'PUT', counterWorkflow);
     let next = 0;
+    const creationBegin = performance.now();
+    const progress = setInterval(() => console.error(`created ${next} of ${INSTANCES} (${((performance.now() - creationBegin) / 1000).toFixed(0)} s)`), 30_000);
     await Promise.all(
       Array.from({ length: 32 }, async () => {
         while (next < INSTANCES) await json(`${base}/api/instances`, 'POST', { workflowId: 'counter', instanceId: `i-${next++}`, context: { count: 0 } });
       }),
     );
+    clearInterval(progress);
+    console.log(`created ${INSTANCES} instances through the API in ${((performance.now() - creationBegin) / 1000).toFixed(1)} s`);
     // Warm-up: one trigger to one instance (JIT, connections).
     await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['i-0'] }, WAIT);
 
@@ -61,7 +65,12 @@ async function main(): Promise<void> {
     const azuriteBefore = procOf(azurite.pid).cpuMs;
     const begin = performance.now();
     let answer = await json(`${base}/api/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] }, WAIT);
-    while (answer.status !== 200) answer = await json(`${base}/api/operations/${answer.body.operationId}`, 'GET', undefined, WAIT);
+    // The 202's body names the operation; the operation's own representation (a 202 while it runs) calls it `id`.
+    const operationId: string = answer.body.operationId;
+    while (answer.status !== 200) {
+      if (answer.status !== 202) throw new Error(`the broadcast's operation answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      answer = await json(`${base}/api/operations/${operationId}`, 'GET', undefined, WAIT);
+    }
     const seconds = (performance.now() - begin) / 1000;
     clearInterval(sampler);
     const own = process.cpuUsage(ownBefore);
