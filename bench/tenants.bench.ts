@@ -19,6 +19,10 @@
  *   BENCH_PROBE_INSTANCES (default 500), BENCH_BROADCAST_INSTANCES (default 10000), BENCH_A_SHARE (default 0.2)
  *   BENCH_SAMPLES (default 60): B's triggers per phase, one at a time, BENCH_GAP_MS (default 100) apart
  *   BENCH_CONCURRENCY (default 16): the scheduler's slots
+ *   BENCH_TENANT_ACCOUNTS (default `shared`): `own` puts A (and the probe) in a storage account of its own, a
+ *   second Azurite named by the app setting SIGNALBOX_TENANT_STORAGE_BENCH_A (`storage.connectionSetting`),
+ *   as a tenant with its own account on Azure; B stays in the deployment's account. `shared`: every tenant in
+ *   the one Azurite, where A's lease blobs and requests share B's single-threaded emulator.
  *
  * Prints a table and the load average with each phase, and how long B's applications waited for one of the
  * runner's slots (the runner's share of B's time; the rest is storage); asserts nothing.
@@ -44,6 +48,8 @@ const A_SHARE = Number(process.env.BENCH_A_SHARE ?? 0.2);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const OWN_ACCOUNTS = (process.env.BENCH_TENANT_ACCOUNTS ?? 'shared') === 'own';
+const A_ACCOUNT_SETTING = 'SIGNALBOX_TENANT_STORAGE_BENCH_A';
 
 /** Waits until an operation has finished. */
 async function finished(base: string, operationId: string): Promise<Json> {
@@ -113,6 +119,7 @@ class TimedScheduler extends FairScheduler {
 
 async function main(): Promise<void> {
   const azurite = await startAzurite();
+  const accountOfA = OWN_ACCOUNTS ? await startAzurite() : undefined;
   const scheduler = new TimedScheduler(CONCURRENCY);
   // Every storage request of the server (all tenants): where B's time goes is storage busy with A's work.
   const counter = createRequestCounter();
@@ -125,15 +132,15 @@ async function main(): Promise<void> {
   };
   const host = await startLocalHost({
     requestCounter: counter,
-    env: { SIGNALBOX_STORAGE: azurite.connectionString },
+    env: { SIGNALBOX_STORAGE: azurite.connectionString, ...(accountOfA ? { [A_ACCOUNT_SETTING]: accountOfA.connectionString } : {}) },
     runner: { scheduler },
     port: 0,
     storageNames: prefixedStorageNames(`tenants${Date.now().toString(36)}`),
     logger: silentLogger,
   });
   const tenantUrl = (tenant: string) => `${host.url}/api/tenants/${tenant}`;
-  const createTenant = async (tenant: string, quotas?: Record<string, number>) => {
-    const created = await json(tenantUrl(tenant), 'PUT', quotas ? { quotas } : {});
+  const createTenant = async (tenant: string, quotas?: Record<string, number>, ownAccount = false) => {
+    const created = await json(tenantUrl(tenant), 'PUT', { ...(quotas ? { quotas } : {}), ...(ownAccount && accountOfA ? { storage: { connectionSetting: A_ACCOUNT_SETTING } } : {}) });
     if (created.status !== 201) throw new Error(`PUT tenant ${tenant} answered ${created.status}: ${JSON.stringify(created.body)}`);
     const put = await json(`${tenantUrl(tenant)}/workflows/counter`, 'PUT', counterWorkflow);
     if (put.status !== 201) throw new Error(`PUT workflow answered ${put.status}`);
@@ -166,7 +173,7 @@ async function main(): Promise<void> {
   };
   try {
     // The capacity: a broadcast alone, in applications per second.
-    await createTenant(TENANT_PROBE);
+    await createTenant(TENANT_PROBE, undefined, true);
     await createInstances(TENANT_PROBE, 'p', PROBE_INSTANCES);
     const probeStart = performance.now();
     const probe = await json(`${tenantUrl(TENANT_PROBE)}/triggers`, 'POST', { name: 'Increment', subjects: ['counters'] }, { prefer: 'wait=60' });
@@ -177,7 +184,7 @@ async function main(): Promise<void> {
       `capacity: ${capacity.toFixed(1)} applications/s (a broadcast to ${PROBE_INSTANCES}, alone, load ${loadavg()[0]!.toFixed(1)}); A's quotas: ${quota} triggers/s (burst ${quota}) and ${quota} applications/s, ${A_SHARE} of it`,
     );
 
-    await createTenant(TENANT_A, { triggersPerSecond: quota, triggerBurst: quota, applicationsPerSecond: quota });
+    await createTenant(TENANT_A, { triggersPerSecond: quota, triggerBurst: quota, applicationsPerSecond: quota }, true);
     await createTenant(TENANT_B);
     await createInstances(TENANT_A, 'a', BROADCAST);
     await createInstances(TENANT_B, 'b', 2);
@@ -224,7 +231,7 @@ async function main(): Promise<void> {
     row(`5. the same broadcast, paced at ${quota}/s again`, pacedAgain, aloneP95, { "A's applications/s": await rateSince() });
 
     console.log(
-      `\nSignalbox tenants benchmark: one local server, tenants through /api/tenants/{tenantId}/... on Azurite (in-memory), ${CONCURRENCY} slots shared fairly (fewest held first); load average ${loadavg()
+      `\nSignalbox tenants benchmark: one local server, tenants through /api/tenants/{tenantId}/... on Azurite (in-memory; ${OWN_ACCOUNTS ? 'A and the probe in an account of their own, a second Azurite' : 'every tenant in one'}), ${CONCURRENCY} slots shared fairly (fewest held first); load average ${loadavg()
         .map((load) => load.toFixed(1))
         .join(' ')}`,
     );
@@ -232,6 +239,7 @@ async function main(): Promise<void> {
   } finally {
     await host.stop();
     await azurite.stop();
+    await accountOfA?.stop();
   }
 }
 

@@ -91,6 +91,7 @@ function tenants(env: Environment = process.env): Tenancy {
     const administration = createTenantAdministration({
       registry,
       deployment,
+      env,
       now: () => new Date(),
       logger: invocationLogger,
       // A worker forgets a deleted tenant's core; other workers find its record marked and serve it no more.
@@ -99,7 +100,7 @@ function tenants(env: Environment = process.env): Tenancy {
     cores = new TenantCores<HostCore>(
       registry,
       async (record) => {
-        const storage = tenantStorageOf(record.id, record.storage, deployment);
+        const storage = tenantStorageOf(record.id, record.storage, deployment, env);
         const ports = await createAzurePorts({ env, names: storage.names, connection: storage.connection });
         // The tenant's own quotas (its registry record's overrides over the SIGNALBOX_QUOTA_* defaults).
         return createHostCore({ ports, logger: invocationLogger, env, tenant: { id: record.id, ...(record.quotas ? { quotas: record.quotas } : {}) } });

@@ -39,6 +39,7 @@ import {
   type Workflow,
   type Tenant,
   type TenantDeletion,
+  type TenantInput,
 } from '../client';
 import type { JsonObject } from '../engine/model';
 import { ApiError, NetworkError } from './errors';
@@ -239,8 +240,8 @@ export class ApiClient {
   }
 
   /** Creates the tenant (its storage ready when this answers); `created` false when it existed. */
-  async createTenant(tenantId: string): Promise<{ tenant: Tenant; created: boolean }> {
-    const answer = await this.send(() => this.client.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: {}, ...this.init() }));
+  async createTenant(tenantId: string, input: TenantInput = {}): Promise<{ tenant: Tenant; created: boolean }> {
+    const answer = await this.send(() => this.client.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: input, ...this.init() }));
     return { tenant: answer.data as Tenant, created: answer.response.status === 201 };
   }
 

@@ -671,6 +671,12 @@ export interface components {
              * @description The tenant's own account's blob endpoint (Storage Blob Data Contributor).
              */
             blobServiceUri: string;
+        } | {
+            /**
+             * @description The name of the app setting that holds the tenant's own account's connection string (`SIGNALBOX_TENANT_STORAGE_<NAME>`); the record keeps the name, never the value.
+             * @example SIGNALBOX_TENANT_STORAGE_CONTOSO
+             */
+            connectionSetting: string;
         };
         /** @description RFC 9457 problem details; `errors` lists every invalid field. */
         Problem: {

@@ -42,6 +42,8 @@ export type MigrationReport = Schemas['MigrationReport'];
 export type Tenant = Schemas['Tenant'];
 /** A tenant's deletion as DELETE /tenants/{tenantId} answers it. */
 export type TenantDeletion = Schemas['TenantDeletion'];
+/** What PUT /tenants/{tenantId} takes: its own storage account, its own quotas. */
+export type TenantInput = Schemas['TenantInput'];
 export type BulkDryRun = Schemas['BulkDryRun'];
 /** A trigger sent to one instance (`POST /instances/{id}/triggers`). */
 export type InstanceTrigger = NonNullable<operations['sendInstanceTrigger']['requestBody']>['content']['application/json'];

@@ -63,6 +63,21 @@ export function readSetting(name: AppSettingName, env: Environment = process.env
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+/**
+ * A family of settings the operator names, not a fixed one: `SIGNALBOX_TENANT_STORAGE_<NAME>`, each the
+ * connection string of a tenant's own storage account (a tenant created with `storage.connectionSetting`).
+ * The tenant's record keeps the setting's name, never its value, and only names of this family can be
+ * named, so a tenant administrator cannot make the app read any other setting (a key) as a connection.
+ */
+export const TENANT_STORAGE_SETTING_PATTERN = /^SIGNALBOX_TENANT_STORAGE_[A-Z0-9_]{1,64}$/;
+
+/** Reads one setting of the SIGNALBOX_TENANT_STORAGE_ family; undefined for any other name, or when unset or empty. */
+export function readTenantStorageSetting(name: string, env: Environment = process.env): string | undefined {
+  if (!TENANT_STORAGE_SETTING_PATTERN.test(name)) return undefined;
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
 /** Hosts outbound calls may reach; empty means none. */
 export function allowedHosts(env: Environment = process.env): string[] {
   return (readSetting('SIGNALBOX_ALLOWED_HOSTS', env) ?? '')

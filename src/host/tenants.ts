@@ -9,12 +9,14 @@ import { DefaultAzureCredential } from '@azure/identity';
 import { z } from 'zod';
 import { ConflictError, delay, NotFoundError, ValidationError } from '../engine/model';
 import { createAzureStorage } from '../storage/create-azure-storage';
-import type { StorageConnection } from '../storage/connection';
+import { expandDevelopmentStorage, type StorageConnection } from '../storage/connection';
 import { DEFAULT_TENANT_ID, TENANT_ID_PATTERN, tenantStorageNames, type StorageNames } from '../storage/names';
 import type { StoredTenantRecord, TableTenantRegistry, TenantRecord, TenantStorageAccount } from '../storage/table-tenant-registry';
 import { removeTenantStorage } from '../storage/tenant-storage';
 import { StorageBeingDeletedError } from '../storage/errors';
 import type { Logger } from './operation-activity-service';
+import { readTenantStorageSetting, TENANT_STORAGE_SETTING_PATTERN, type Environment } from './settings';
+import { StorageNotConfiguredError } from './storage-connection';
 
 export { DEFAULT_TENANT_ID };
 export type { TenantRecord, StoredTenantRecord };
@@ -37,10 +39,19 @@ export interface TenantStorage {
   readonly names: StorageNames;
 }
 
-/** The tenant's own account (identity-based), else the deployment's connection. */
-export function tenantStorageOf(tenantId: string, account: TenantStorageAccount | undefined, deployment: TenantStorage): TenantStorage {
+/**
+ * The tenant's own account (identity-based, or the connection string in the app setting it names), else the
+ * deployment's connection. A named setting that is not set on this worker is a server fault (500, logged
+ * with the setting's name), not the caller's: every worker of a deployment has the same settings.
+ */
+export function tenantStorageOf(tenantId: string, account: TenantStorageAccount | undefined, deployment: TenantStorage, env: Environment): TenantStorage {
   const names = tenantStorageNames(tenantId, deployment.names);
   if (!account) return { connection: deployment.connection, names };
+  if ('connectionSetting' in account) {
+    const connectionString = readTenantStorageSetting(account.connectionSetting, env);
+    if (!connectionString) throw new StorageNotConfiguredError(`set ${account.connectionSetting}, the connection string of tenant "${tenantId}"'s storage account`);
+    return { connection: { kind: 'connectionString', connectionString: expandDevelopmentStorage(connectionString) }, names };
+  }
   return { connection: { kind: 'identity', tableServiceUri: account.tableServiceUri, blobServiceUri: account.blobServiceUri, credential: new DefaultAzureCredential() }, names };
 }
 
@@ -116,10 +127,23 @@ function sameServing(built: TenantRecord, current: TenantRecord): boolean {
 }
 
 export const tenantStorageAccountSchema = z
-  .strictObject({
-    tableServiceUri: z.url({ protocol: /^https$/ }).meta({ description: "The tenant's own account's table endpoint (identity-based: the app's identity needs Storage Table Data Contributor there)." }),
-    blobServiceUri: z.url({ protocol: /^https$/ }).meta({ description: "The tenant's own account's blob endpoint (Storage Blob Data Contributor)." }),
-  })
+  .union(
+    [
+      z.strictObject({
+        tableServiceUri: z
+          .url({ protocol: /^https$/ })
+          .meta({ description: "The tenant's own account's table endpoint (identity-based: the app's identity needs Storage Table Data Contributor there)." }),
+        blobServiceUri: z.url({ protocol: /^https$/ }).meta({ description: "The tenant's own account's blob endpoint (Storage Blob Data Contributor)." }),
+      }),
+      z.strictObject({
+        connectionSetting: z.string().regex(TENANT_STORAGE_SETTING_PATTERN, 'the name of an app setting SIGNALBOX_TENANT_STORAGE_<NAME> (capitals, digits, underscores)').meta({
+          description: "The name of the app setting that holds the tenant's own account's connection string (`SIGNALBOX_TENANT_STORAGE_<NAME>`); the record keeps the name, never the value.",
+          example: 'SIGNALBOX_TENANT_STORAGE_CONTOSO',
+        }),
+      }),
+    ],
+    { error: 'either tableServiceUri and blobServiceUri (identity-based) or connectionSetting' },
+  )
   .meta({ id: 'TenantStorageAccount' });
 
 export const tenantInputSchema = z
@@ -150,6 +174,8 @@ export interface TenantAdministration {
 export interface TenantAdministrationOptions {
   readonly registry: TenantRegistry;
   readonly deployment: TenantStorage;
+  /** The app settings a tenant's `storage.connectionSetting` is read from. */
+  readonly env: Environment;
   readonly now: () => Date;
   readonly logger: Logger;
   /** Called before a tenant's storage is removed: the host stops and forgets what it built for it. */
@@ -170,6 +196,7 @@ export const TENANT_PROVISION_RETRY_DELAYS_IN_MS: readonly number[] = [1_000, 2_
 export function createTenantAdministration({
   registry,
   deployment,
+  env,
   now,
   logger,
   onDeleting,
@@ -180,7 +207,7 @@ export function createTenantAdministration({
   const defaultRecord: TenantRecord = { id: DEFAULT_TENANT_ID, createdAt: new Date(0).toISOString() };
 
   const provision = async (record: TenantRecord) => {
-    const storage = tenantStorageOf(record.id, record.storage, deployment);
+    const storage = tenantStorageOf(record.id, record.storage, deployment, env);
     // The same creation as a host's first start: tables and the lease container, "already exists" absorbed.
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -207,7 +234,7 @@ export function createTenantAdministration({
       let current = record;
       try {
         await onDeleting?.(record.id);
-        const storage = tenantStorageOf(record.id, record.storage, deployment);
+        const storage = tenantStorageOf(record.id, record.storage, deployment, env);
         const check = await removeTenantStorage(storage.connection, storage.names);
         const left = check.filter((resource) => resource.exists);
         if (left.length > 0) throw new Error(`left after removal: ${left.map((resource) => resource.resource).join(', ')}`);
@@ -248,6 +275,12 @@ export function createTenantAdministration({
         // Idempotent: provisioning again is harmless and heals a creation a crash interrupted.
         await provision(existing);
         return { record: withoutEtag(existing), created: false };
+      }
+      const setting = input.storage && 'connectionSetting' in input.storage ? input.storage.connectionSetting : undefined;
+      if (setting && !readTenantStorageSetting(setting, env)) {
+        throw new ValidationError(`No app setting ${setting} is set on this deployment`, [
+          { path: 'storage.connectionSetting', message: `set the app setting ${setting} to the connection string first` },
+        ]);
       }
       const record: TenantRecord = { id: tenantId, createdAt: now().toISOString(), ...(input.storage ? { storage: input.storage } : {}), ...(input.quotas ? { quotas: input.quotas } : {}) };
       // Storage first, then the record: a tenant is never registered without its tables.

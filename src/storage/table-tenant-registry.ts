@@ -8,11 +8,12 @@ import { ConflictError, PreconditionFailedError } from '../engine/model';
 import { parseBody, toBody } from './entity-body';
 import { statusOf, toSignalboxError, translate } from './errors';
 
-/** Where a tenant's data lives when not in the deployment's own account: identity-based, never a key. */
-export interface TenantStorageAccount {
-  readonly tableServiceUri: string;
-  readonly blobServiceUri: string;
-}
+/**
+ * Where a tenant's data lives when not in the deployment's own account: identity-based endpoints, or the
+ * name of the app setting holding its connection string. Never a key: the record is readable by every
+ * tenant administrator.
+ */
+export type TenantStorageAccount = { readonly tableServiceUri: string; readonly blobServiceUri: string } | { readonly connectionSetting: string };
 
 /** The state of the tenant's offboarding, from DELETE until the check proved nothing of it is left. */
 export interface TenantDeletion {

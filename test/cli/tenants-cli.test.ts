@@ -43,4 +43,18 @@ describe('signalbox tenants', () => {
     expect(deleted.stdout).toContain('deletion running');
     expect((await signalbox(['tenants', 'delete', 'default'], { env })).exitCode).toBe(3);
   }, 180_000);
+
+  it('creates a tenant with quotas and an account of its own; refuses a setting that is not set, naming the field', async () => {
+    const other = `cliq-${uniquePrefix('t').toLowerCase()}`;
+    const refused = await signalbox(['tenants', 'create', other, '--connection-setting', 'SIGNALBOX_TENANT_STORAGE_NOT_SET'], { env });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain('storage.connectionSetting');
+    expect((await test.api.request('GET', `/api/tenants/${other}`)).status).toBe(404);
+    expect((await signalbox(['tenants', 'create', other, '--quota', 'triggersPerSecond'], { env })).stderr).toContain('--quota takes name=number');
+
+    const created = await signalbox(['--json', 'tenants', 'create', other, '--quota', 'triggersPerSecond=20', '--quota', 'instancesAlive=50'], { env });
+    expect(created.exitCode).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ id: other, created: true, quotas: { triggersPerSecond: 20, instancesAlive: 50 } });
+    expect((await test.api.request('GET', `/api/tenants/${other}`)).body.quotas).toEqual({ triggersPerSecond: 20, instancesAlive: 50 });
+  }, 120_000);
 });

@@ -94,9 +94,10 @@ describe('administering tenants', () => {
         }
         return { items: tenants };
       }),
-      createTenant: jest.fn(async (tenantId: string) => {
-        tenants = [...tenants, tenant(tenantId)];
-        return tenant(tenantId);
+      createTenant: jest.fn(async (tenantId: string, input: { storage?: { connectionSetting: string } } = {}) => {
+        const created = { ...tenant(tenantId), ...(input.storage ? { storage: input.storage } : {}) };
+        tenants = [...tenants, created];
+        return created;
       }),
       deleteTenant: jest.fn(async (tenantId: string) => {
         tenants = tenants.map((each) => (each.id === tenantId ? { ...each, deletion: { status: 'running', requestedAt: '2026-11-26T15:01:00.000Z' } } : each));
@@ -117,7 +118,16 @@ describe('administering tenants', () => {
     fireEvent.input(screen.getByLabelText('New tenant id'), { target: { value: 'fabrikam' } });
     fireEvent.submit(screen.getByRole('form', { name: 'Create a tenant' }));
     await waitFor(() => expect(within(screen.getByRole('table', { name: 'Tenants' })).getByText('fabrikam')).toBeTruthy());
-    expect(api.createTenant).toHaveBeenCalledWith('fabrikam');
+    expect(api.createTenant).toHaveBeenCalledWith('fabrikam', {});
+    expect(within(screen.getByRole('row', { name: /^fabrikam / })).getByText("Deployment's account")).toBeTruthy();
+
+    // Its own account, by the app setting holding the connection string: only the setting's name is sent and shown.
+    fireEvent.input(screen.getByLabelText('New tenant id'), { target: { value: 'northwind' } });
+    fireEvent.input(screen.getByLabelText('Own storage account: app setting (optional)'), { target: { value: ' SIGNALBOX_TENANT_STORAGE_NORTHWIND ' } });
+    fireEvent.submit(screen.getByRole('form', { name: 'Create a tenant' }));
+    await waitFor(() => expect(within(screen.getByRole('table', { name: 'Tenants' })).getByText('Own account (SIGNALBOX_TENANT_STORAGE_NORTHWIND)')).toBeTruthy());
+    expect(api.createTenant).toHaveBeenLastCalledWith('northwind', { storage: { connectionSetting: 'SIGNALBOX_TENANT_STORAGE_NORTHWIND' } });
+    expect((screen.getByLabelText('Own storage account: app setting (optional)') as HTMLInputElement).value).toBe('');
     await waitFor(() => expect(Array.from((screen.getByLabelText('Tenant') as HTMLSelectElement).options).map((option) => option.value)).toContain('fabrikam'));
 
     fireEvent.click(screen.getByRole('button', { name: 'Delete fabrikam…' }));

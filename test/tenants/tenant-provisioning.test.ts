@@ -50,6 +50,7 @@ function setUp(port: ReturnType<typeof provisioningPort>) {
   const administration = createTenantAdministration({
     registry,
     deployment: { connection: { kind: 'connectionString', connectionString: 'UseDevelopmentStorage=true' }, names: prefixedStorageNames('prov') },
+    env: {},
     now: () => new Date('2026-11-26T10:00:00.000Z'),
     logger: silentLogger,
     provisionStorage: port.provisionStorage,

@@ -32,6 +32,7 @@ import {
   type Page,
   type Tenant,
   type TenantDeletion,
+  type TenantInput,
   type WaitingAnswer,
   type WaitingSummary,
   type Workflow,
@@ -107,8 +108,8 @@ export interface ConsoleApi {
   bulkInstances(input: BulkRequest): Promise<AcceptedOperation>;
   /** Every tenant, `default` first (Signalbox.TenantAdmin). */
   listTenants(): Promise<{ items: Tenant[] }>;
-  /** Provisions a tenant with the deployment's defaults; answers when it is ready to use. */
-  createTenant(tenantId: string): Promise<Tenant>;
+  /** Provisions a tenant (in the deployment's account unless `input.storage` names its own); answers when it is ready to use. */
+  createTenant(tenantId: string, input?: TenantInput): Promise<Tenant>;
   /** Starts offboarding (202): the tenant is listed, with its `deletion`, until nothing of it is left. */
   deleteTenant(tenantId: string): Promise<TenantDeletion>;
 }
@@ -222,7 +223,7 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     createInstance: (input) => unwrap(client.POST('/instances', { body: input })),
     bulkInstances: (input) => unwrap(client.POST('/instances/bulk', { body: input })).then(acceptedFromAnswer),
     listTenants: () => unwrap(deploymentClient.GET('/tenants')),
-    createTenant: (tenantId) => unwrap(deploymentClient.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: {} })),
+    createTenant: (tenantId, input = {}) => unwrap(deploymentClient.PUT('/tenants/{tenantId}', { params: { path: { tenantId } }, body: input })),
     deleteTenant: (tenantId) => unwrap(deploymentClient.DELETE('/tenants/{tenantId}', { params: { path: { tenantId } } })),
   };
 }

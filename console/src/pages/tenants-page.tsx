@@ -22,6 +22,7 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
   const api = useApi();
   const tenants = useAsync(() => api.listTenants(), [api]);
   const [newId, setNewId] = useState('');
+  const [connectionSetting, setConnectionSetting] = useState('');
   const [idError, setIdError] = useState<string>();
   const [creating, setCreating] = useState(false);
   const [problem, setProblem] = useState<ClientProblem>();
@@ -45,8 +46,10 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
     setIdError(undefined);
     setCreating(true);
     try {
-      const created = await api.createTenant(tenantId);
+      const setting = connectionSetting.trim();
+      const created = await api.createTenant(tenantId, setting ? { storage: { connectionSetting: setting } } : {});
       setNewId('');
+      setConnectionSetting('');
       setStatus(`Tenant ${created.id} is ready.`);
       tenants.reload();
       onTenantsChanged();
@@ -105,10 +108,23 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
       >
         <label for="new-tenant-id">New tenant id</label>
         <input id="new-tenant-id" value={newId} onInput={(event) => setNewId(event.currentTarget.value)} autoComplete="off" spellcheck={false} {...invalidProps('new-tenant-id', idError)} />
+        <FieldError id="new-tenant-id" error={idError} />
+        <label for="new-tenant-connection-setting">Own storage account: app setting (optional)</label>
+        <input
+          id="new-tenant-connection-setting"
+          value={connectionSetting}
+          onInput={(event) => setConnectionSetting(event.currentTarget.value)}
+          placeholder="SIGNALBOX_TENANT_STORAGE_<NAME>"
+          aria-describedby="new-tenant-connection-setting-hint"
+          autoComplete="off"
+          spellcheck={false}
+        />
+        <p id="new-tenant-connection-setting-hint" class="muted">
+          The app setting holding the account's connection string. Empty: the deployment's account, under names of the tenant's own.
+        </p>
         <button type="submit" disabled={creating}>
           {creating ? 'Creating…' : 'Create tenant'}
         </button>
-        <FieldError id="new-tenant-id" error={idError} />
         {problem && <ProblemAlert problem={problem} context="The tenant" />}
       </form>
       {tenants.data && (
@@ -118,6 +134,7 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
             <tr>
               <th scope="col">Tenant</th>
               <th scope="col">Created</th>
+              <th scope="col">Storage</th>
               <th scope="col">State</th>
               <th scope="col">Actions</th>
             </tr>
@@ -132,6 +149,7 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
                     {/* The default tenant was never created: the registry dates it at the epoch. */}
                     {Date.parse(tenant.createdAt) > 0 ? <TimeText value={tenant.createdAt} /> : <span class="muted">–</span>}
                   </td>
+                  <td>{storageOf(tenant)}</td>
                   <td>{beingDeleted ? 'Deleting…' : tenant.deletion?.status === 'failed' ? 'Deletion failed' : tenant.id === 'default' ? 'Default' : 'Ready'}</td>
                   <td>
                     {tenant.id !== 'default' && !beingDeleted && (
@@ -156,4 +174,10 @@ export function TenantsPage({ onTenantsChanged }: { onTenantsChanged: () => void
       )}
     </section>
   );
+}
+
+/** Where the tenant's data lives, as the list shows it: the setting's name or the endpoint, never a secret (the record holds none). */
+function storageOf(tenant: Tenant): string {
+  if (!tenant.storage) return "Deployment's account";
+  return 'connectionSetting' in tenant.storage ? `Own account (${tenant.storage.connectionSetting})` : `Own account (${new URL(tenant.storage.tableServiceUri).host})`;
 }

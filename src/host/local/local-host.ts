@@ -202,6 +202,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const tenants = createTenantAdministration({
       registry,
       deployment,
+      env,
       now: () => core.engine.options.clock.now(),
       logger,
       // The tenant's runner, timers and requests stop before its storage goes.
@@ -210,7 +211,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     tenantCores = new TenantCores<TenantRuntime>(
       registry,
       (record) =>
-        startTenantRuntime(record.id, tenantStorageOf(record.id, record.storage, deployment), {
+        startTenantRuntime(record.id, tenantStorageOf(record.id, record.storage, deployment, env), {
           ...options,
           env,
           logger,
