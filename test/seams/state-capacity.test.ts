@@ -336,4 +336,66 @@ describe('state capacity seams', () => {
     expect((await restarted.getInstance('b')).stateId).toBe('picking');
     expect((await restarted.getHistory('b')).items.map((entry) => entry.transitionId)).toEqual([null, 'sort', 'toPicking']);
   });
+
+  it("incarnations × capacity re-offers (a place given back by an instance that only passed through), deletion and re-creation: a deleted waiter's trigger never reaches the instance created again with its id", async () => {
+    // x passes through `picking` (counted in, then on to `done` by an automatic transition in the same change);
+    // while it holds the place, y's Pick finds the state full and queues; then y is deleted and created again.
+    const passing = ordersWith({
+      id: 'passing',
+      states: {
+        open: {
+          transitions: [
+            { id: 'go', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Go' }] },
+            { id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] },
+          ],
+        },
+        sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+        picking: {
+          capacity: { key: 'customer:{{context.customer}}', limit: 1 },
+          transitions: [{ id: 'express', targetStateId: 'done', automatic: true, conditions: [{ type: 'expression', expression: 'context.express = true' }] }],
+        },
+        done: {},
+      },
+    } as Partial<WorkflowDefinitionInput>);
+    const ports = createInMemoryPorts();
+    const flow = ports.flow!;
+    let whileXHoldsThePlace: (() => Promise<unknown>) | undefined;
+    const watchedFlow = {
+      getRow: flow.getRow.bind(flow),
+      listRows: flow.listRows.bind(flow),
+      putRow: async (...args: Parameters<typeof flow.putRow>) => {
+        const etag = await flow.putRow(...args);
+        const members = (args[2] as { members?: { instanceId: string }[] }).members ?? [];
+        if (whileXHoldsThePlace && members.some((member) => member.instanceId === 'x')) {
+          const run = whileXHoldsThePlace;
+          whileXHoldsThePlace = undefined;
+          await run();
+        }
+        return etag;
+      },
+    };
+    const engine = new Engine({ ...ports, flow: watchedFlow }, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
+    await engine.createWorkflow(passing);
+    await engine.createInstance({ workflowId: 'passing', instanceId: 'x', context: { customer: '42', express: true } });
+    await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
+    const firstY = (await engine.getInstance('y')).incarnation;
+    let queued: string | undefined;
+    whileXHoldsThePlace = async () => {
+      queued = (await engine.applyTrigger('y', sent('Pick', 'y'))).outcome;
+      await engine.deleteInstance('y', { force: true });
+      await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
+    };
+
+    expect(await engine.applyTrigger('x', sent('Go', 'x'))).toMatchObject({ outcome: 'transitioned', toStateId: 'done' });
+    expect(queued).toBe('capacityQueued');
+    const y = await engine.getInstance('y');
+    expect(y.incarnation).not.toBe(firstY);
+    // The give-back offered the room to the first y's queued Pick: its instance is gone, so it was forgotten, not applied to the new y.
+    expect(y.stateId).toBe('open');
+    expect((await engine.getHistory('y')).items.map((entry) => entry.triggerId)).not.toContain('Pick-y');
+    expect((await engine.flow!.view('passing', 'customer:42')).capacity[0]).toMatchObject({ members: [], queued: [] });
+    // The new y takes the free place with a Pick of its own.
+    expect((await engine.applyTrigger('y', sent('Pick', 'y', 'pick-new-y'))).toStateId).toBe('picking');
+  });
 });
+
