@@ -398,4 +398,3 @@ describe('state capacity seams', () => {
     expect((await engine.applyTrigger('y', sent('Pick', 'y', 'pick-new-y'))).toStateId).toBe('picking');
   });
 });
-
