@@ -10,6 +10,8 @@
  * the one server (the machine's load moves less within a run than between runs):
  *
  *   1. B alone.
+ *   1b. A sends single-instance triggers at 90% of Q a second (within its quota: nothing refused) while B
+ *      samples: what A's share costs B, so that phase 2 shows what A's refused requests add to it.
  *   2. A floods single-instance triggers at 10 x Q a second (about 90% refused with 429) while B samples; the
  *      flood is sent from a worker thread, as another client would be, so its sending is not the server's work.
  *   3. A's one broadcast to all its BROADCAST_INSTANCES instances, paced at Q, while B samples.
@@ -24,13 +26,16 @@
  *   second Azurite named by the app setting SIGNALBOX_TENANT_STORAGE_BENCH_A (`storage.connectionSetting`),
  *   as a tenant with its own account on Azure; B stays in the deployment's account. `shared`: every tenant in
  *   the one Azurite, where A's lease blobs and requests share B's single-threaded emulator.
+ *   BENCH_A_ELSEWHERE=1 (with `own`): A's account and A's flood client run at the lowest priority (nice 19),
+ *   standing for machines of their own, so what B feels of A is the server's share only, as on Azure, where
+ *   neither A's client nor its storage account runs on the worker. Reported beside the runs without it.
  *
  * Prints a table and the load average with each phase, and how long B's applications waited for one of the
  * runner's slots (the runner's share of B's time; the rest is storage); asserts nothing.
  */
-import { loadavg } from 'node:os';
+import { spawn } from 'node:child_process';
+import { loadavg, setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import counterWorkflow from '../examples/counter.json';
 import { startAzurite } from '../src/host/local/azurite';
 import { FairScheduler } from '../src/host/local/concurrency';
@@ -52,6 +57,9 @@ const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const OWN_ACCOUNTS = (process.env.BENCH_TENANT_ACCOUNTS ?? 'shared') === 'own';
 const A_ACCOUNT_SETTING = 'SIGNALBOX_TENANT_STORAGE_BENCH_A';
+const A_ELSEWHERE = OWN_ACCOUNTS && process.env.BENCH_A_ELSEWHERE === '1';
+/** Linux's lowest scheduling priority (nice 19): a process that gets a core only when nothing else wants it. */
+const LOWEST_PRIORITY = 19;
 
 /** Waits until an operation has finished. */
 async function finished(base: string, operationId: string): Promise<Json> {
@@ -81,17 +89,15 @@ async function samplesOf(base: string, count: number): Promise<number[]> {
 }
 
 /**
- * A's flood, from a worker thread of its own: A is another client, so the work of sending its requests
- * (fetch, its sockets, reading the answers) must not run on the server's event loop, as it did when the
- * flood ran in this thread (B's p95 then rose with the client's own work). Plain JavaScript: a worker
- * evaluates it without tsx. It sends `perSecond` single-instance triggers, paced against its start so a
- * slow answer does not slow it, until told to stop, then answers the counts.
+ * A's flood, from a process of its own: A is another client, so the work of sending its requests (fetch,
+ * its sockets, reading the answers) must not run on the server's event loop, as it did when the flood ran
+ * in this thread. Plain JavaScript, run by `node -e`. It sends `perSecond` single-instance triggers, paced
+ * against its start so a slow answer does not slow it, until told to stop, then answers the counts.
  */
-const FLOOD_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { url, perSecond, instances } = workerData;
+const FLOOD_CLIENT = `
+const { url, perSecond, instances } = JSON.parse(process.argv[1]);
 let stopping = false;
-parentPort.once('message', () => (stopping = true));
+process.once('message', () => (stopping = true));
 (async () => {
   const counts = { accepted: 0, refused: 0, other: [] };
   const sent = [];
@@ -112,21 +118,25 @@ parentPort.once('message', () => (stopping = true));
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
   }
   await Promise.all(sent);
-  parentPort.postMessage(counts);
+  process.send(counts, () => process.disconnect());
 })();
 `;
 
-/** A floods single-instance triggers at `perSecond` (from its own thread) until `until` settles; counts what was accepted and refused. */
+/**
+ * A floods single-instance triggers at `perSecond` (from its own process) until `until` settles; counts what
+ * was accepted and refused. With A_ELSEWHERE the process runs at the lowest priority, as if on another machine.
+ */
 async function flood(base: string, perSecond: number, instances: number, until: Promise<unknown>): Promise<{ accepted: number; refused: number }> {
-  const worker = new Worker(FLOOD_WORKER, { eval: true, workerData: { url: base, perSecond, instances } });
+  const client = spawn(process.execPath, ['-e', FLOOD_CLIENT, JSON.stringify({ url: base, perSecond, instances })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  if (A_ELSEWHERE && client.pid !== undefined) setPriority(client.pid, LOWEST_PRIORITY);
   const counts = new Promise<{ accepted: number; refused: number; other: number[] }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
+    client.once('message', (message) => resolve(message as { accepted: number; refused: number; other: number[] }));
+    client.once('error', reject);
+    client.once('exit', (code) => reject(new Error(`A's flood client exited with ${code} before answering`)));
   });
   await until;
-  worker.postMessage('stop');
+  client.send('stop');
   const { accepted, refused, other } = await counts;
-  await worker.terminate();
   if (other.length > 0) throw new Error(`A's triggers answered ${[...new Set(other)].join(', ')}`);
   return { accepted, refused };
 }
@@ -150,6 +160,9 @@ class TimedScheduler extends FairScheduler {
 async function main(): Promise<void> {
   const azurite = await startAzurite();
   const accountOfA = OWN_ACCOUNTS ? await startAzurite() : undefined;
+  // A's account and A's client stand for machines of their own: on this 2-core machine they may use a core
+  // only when the server, B's account and B's client do not want it.
+  if (A_ELSEWHERE && accountOfA?.pid !== undefined) setPriority(accountOfA.pid, LOWEST_PRIORITY);
   const scheduler = new TimedScheduler(CONCURRENCY);
   // Every storage request of the server (all tenants): where B's time goes is storage busy with A's work.
   const counter = createRequestCounter();
@@ -239,6 +252,13 @@ async function main(): Promise<void> {
     const alone = await samplesOf(b, SAMPLES);
     const aloneP95 = percentile(alone, 95);
     row('1. B alone', alone, undefined);
+
+    // What A may do within its quota, for comparison with the flood: what B feels of A's refused requests is the difference.
+    const measuringWithinQuota = samplesOf(b, SAMPLES);
+    const [withinQuota, sentWithinQuota] = await Promise.all([measuringWithinQuota, flood(a, quota * 0.9, BROADCAST, measuringWithinQuota)]);
+    row(`1b. A sends single triggers at ${(quota * 0.9).toFixed(1)}/s (90% of its quota)`, withinQuota, aloneP95, {
+      'A accepted / refused (429)': `${sentWithinQuota.accepted} / ${sentWithinQuota.refused}`,
+    });
 
     const measuringFlood = samplesOf(b, SAMPLES);
     const [withFlood, counts] = await Promise.all([measuringFlood, flood(a, quota * 10, BROADCAST, measuringFlood)]);
