@@ -6,7 +6,7 @@
 import { DefinitionInvalidError, MAX_CAPACITY_ROW_CHARS, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
 import { ConflictError, Engine, NotFoundError } from '../../src/engine';
 import { InMemoryDueTimerIndex, InMemoryFlowStore, ManualClock, createInMemoryPorts } from '../../src/testing';
-import { recordingLogger, testEngine, trigger } from './support';
+import { flowPausingWhenCounted, recordingLogger, testEngine, trigger } from './support';
 
 function workflow(capacity: object | undefined): WorkflowDefinitionInput {
   return {
@@ -581,28 +581,13 @@ describe('capacity on a state entered by an automatic transition', () => {
     } as WorkflowDefinitionInput;
     const ports = createInMemoryPorts();
     // The moment x is counted in `picking` (before its change goes on through it to `done`), y's Pick arrives and finds the state full.
-    let interleave: (() => Promise<unknown>) | undefined;
-    const flow = ports.flow!;
-    const watched = {
-      getRow: flow.getRow.bind(flow),
-      listRows: flow.listRows.bind(flow),
-      putRow: async (...args: Parameters<typeof flow.putRow>) => {
-        const etag = await flow.putRow(...args);
-        const members = (args[2] as { members?: { instanceId: string }[] }).members ?? [];
-        if (interleave && members.some((member) => member.instanceId === 'x')) {
-          const run = interleave;
-          interleave = undefined;
-          await run();
-        }
-        return etag;
-      },
-    };
-    const engine = new Engine({ ...ports, flow: watched }, { clock: new ManualClock('2026-01-01T00:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
+    const paused = flowPausingWhenCounted(ports.flow!, 'x');
+    const engine = new Engine({ ...ports, flow: paused.flow }, { clock: new ManualClock('2026-01-01T00:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
     await engine.createWorkflow(passing);
     await engine.createInstance({ workflowId: 'passing', instanceId: 'x', context: { customer: '42', express: true } });
     await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
     let queued: string | undefined;
-    interleave = async () => (queued = (await engine.applyTrigger('y', trigger('Pick', { id: 'pick-y', subjects: ['y'] }))).outcome);
+    paused.whileCounted(async () => (queued = (await engine.applyTrigger('y', trigger('Pick', { id: 'pick-y', subjects: ['y'] }))).outcome));
 
     expect(await engine.applyTrigger('x', trigger('Go', { id: 'go-x', subjects: ['x'] }))).toMatchObject({ outcome: 'transitioned', toStateId: 'done' });
     expect(queued).toBe('capacityQueued');

@@ -12,6 +12,7 @@ import {
   type EngineLogger,
   type EngineOptions,
   type Effects,
+  type FlowStore,
   type HistoryEntry,
   type Instance,
   type InstanceResult,
@@ -197,4 +198,32 @@ export async function startServer(handle: (request: RecordedRequest, response: S
 export function json(response: ServerResponse, status: number, body?: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(body === undefined ? undefined : JSON.stringify(body));
+}
+
+/**
+ * A flow store that pauses the first row write counting `instanceId` as a member (the moment a change holds a
+ * place in a state with capacity, before it goes on) to run the work set by `whileCounted`, once: the way a
+ * test puts other triggers between a change taking a place and giving it back.
+ */
+export function flowPausingWhenCounted(flow: FlowStore, instanceId: string): { readonly flow: FlowStore; whileCounted(work: () => Promise<unknown>): void } {
+  let pending: (() => Promise<unknown>) | undefined;
+  return {
+    flow: {
+      getRow: flow.getRow.bind(flow),
+      listRows: flow.listRows.bind(flow),
+      putRow: async (...args: Parameters<FlowStore['putRow']>) => {
+        const etag = await flow.putRow(...args);
+        const members = (args[2] as { members?: { instanceId: string }[] }).members ?? [];
+        if (pending && members.some((member) => member.instanceId === instanceId)) {
+          const work = pending;
+          pending = undefined;
+          await work();
+        }
+        return etag;
+      },
+    },
+    whileCounted(work) {
+      pending = work;
+    },
+  };
 }

@@ -12,7 +12,7 @@
 import { Engine, MAX_CAUSAL_DEPTH, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
 import type { Actor } from '../../src/engine/model';
 import { InMemoryDueTimerIndex, InMemorySearchIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
-import { recordingLogger } from '../engine/support';
+import { flowPausingWhenCounted, recordingLogger } from '../engine/support';
 
 function ordersWith(extra: Partial<WorkflowDefinitionInput> = {}): WorkflowDefinitionInput {
   return {
@@ -358,33 +358,18 @@ describe('state capacity seams', () => {
       },
     } as Partial<WorkflowDefinitionInput>);
     const ports = createInMemoryPorts();
-    const flow = ports.flow!;
-    let whileXHoldsThePlace: (() => Promise<unknown>) | undefined;
-    const watchedFlow = {
-      getRow: flow.getRow.bind(flow),
-      listRows: flow.listRows.bind(flow),
-      putRow: async (...args: Parameters<typeof flow.putRow>) => {
-        const etag = await flow.putRow(...args);
-        const members = (args[2] as { members?: { instanceId: string }[] }).members ?? [];
-        if (whileXHoldsThePlace && members.some((member) => member.instanceId === 'x')) {
-          const run = whileXHoldsThePlace;
-          whileXHoldsThePlace = undefined;
-          await run();
-        }
-        return etag;
-      },
-    };
-    const engine = new Engine({ ...ports, flow: watchedFlow }, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
+    const paused = flowPausingWhenCounted(ports.flow!, 'x');
+    const engine = new Engine({ ...ports, flow: paused.flow }, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
     await engine.createWorkflow(passing);
     await engine.createInstance({ workflowId: 'passing', instanceId: 'x', context: { customer: '42', express: true } });
     await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
     const firstY = (await engine.getInstance('y')).incarnation;
     let queued: string | undefined;
-    whileXHoldsThePlace = async () => {
+    paused.whileCounted(async () => {
       queued = (await engine.applyTrigger('y', sent('Pick', 'y'))).outcome;
       await engine.deleteInstance('y', { force: true });
       await engine.createInstance({ workflowId: 'passing', instanceId: 'y', context: { customer: '42', express: false } });
-    };
+    });
 
     expect(await engine.applyTrigger('x', sent('Go', 'x'))).toMatchObject({ outcome: 'transitioned', toStateId: 'done' });
     expect(queued).toBe('capacityQueued');
