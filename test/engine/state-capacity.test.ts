@@ -6,7 +6,7 @@
 import { DefinitionInvalidError, MAX_CAPACITY_ROW_CHARS, validateDefinition, type WorkflowDefinitionInput } from '../../src/engine';
 import { ConflictError, Engine, NotFoundError } from '../../src/engine';
 import { InMemoryDueTimerIndex, InMemoryFlowStore, ManualClock, createInMemoryPorts } from '../../src/testing';
-import { flowPausingWhenCounted, recordingLogger, testEngine, trigger } from './support';
+import { flowPausingWhenCounted, passingOrdersWorkflow, recordingLogger, testEngine, trigger } from './support';
 
 function workflow(capacity: object | undefined): WorkflowDefinitionInput {
   return {
@@ -560,25 +560,7 @@ describe('capacity on a state entered by an automatic transition', () => {
   });
 
   it('offers the room of an instance that only passed through the state to a trigger queued while it held it', async () => {
-    const passing = {
-      id: 'passing',
-      displayName: 'Passing orders',
-      initialStateId: 'open',
-      states: {
-        open: {
-          transitions: [
-            { id: 'go', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Go' }] },
-            { id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] },
-          ],
-        },
-        sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
-        picking: {
-          capacity: perCustomer(1),
-          transitions: [{ id: 'express', targetStateId: 'done', automatic: true, conditions: [{ type: 'expression', expression: 'context.express = true' }] }],
-        },
-        done: {},
-      },
-    } as WorkflowDefinitionInput;
+    const passing = passingOrdersWorkflow();
     const ports = createInMemoryPorts();
     // The moment x is counted in `picking` (before its change goes on through it to `done`), y's Pick arrives and finds the state full.
     const paused = flowPausingWhenCounted(ports.flow!, 'x');

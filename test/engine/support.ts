@@ -227,3 +227,30 @@ export function flowPausingWhenCounted(flow: FlowStore, instanceId: string): { r
     },
   };
 }
+
+/**
+ * Orders that may pass through a state with capacity (one per customer in `picking`): `Go` takes an order
+ * through `sorting` into `picking`, and an express one (`context.express`) on to `done` in the same change,
+ * so it holds its place only for a moment; `Pick` enters `picking` directly.
+ */
+export function passingOrdersWorkflow(): WorkflowDefinitionInput {
+  return {
+    id: 'passing',
+    displayName: 'Passing orders',
+    initialStateId: 'open',
+    states: {
+      open: {
+        transitions: [
+          { id: 'go', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Go' }] },
+          { id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] },
+        ],
+      },
+      sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
+      picking: {
+        capacity: { key: 'customer:{{context.customer}}', limit: 1 },
+        transitions: [{ id: 'express', targetStateId: 'done', automatic: true, conditions: [{ type: 'expression', expression: 'context.express = true' }] }],
+      },
+      done: {},
+    },
+  } as WorkflowDefinitionInput;
+}

@@ -12,7 +12,7 @@
 import { Engine, MAX_CAUSAL_DEPTH, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
 import type { Actor } from '../../src/engine/model';
 import { InMemoryDueTimerIndex, InMemorySearchIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
-import { flowPausingWhenCounted, recordingLogger } from '../engine/support';
+import { flowPausingWhenCounted, passingOrdersWorkflow, recordingLogger } from '../engine/support';
 
 function ordersWith(extra: Partial<WorkflowDefinitionInput> = {}): WorkflowDefinitionInput {
   return {
@@ -340,23 +340,7 @@ describe('state capacity seams', () => {
   it("incarnations × capacity re-offers (a place given back by an instance that only passed through), deletion and re-creation: a deleted waiter's trigger never reaches the instance created again with its id", async () => {
     // x passes through `picking` (counted in, then on to `done` by an automatic transition in the same change);
     // while it holds the place, y's Pick finds the state full and queues; then y is deleted and created again.
-    const passing = ordersWith({
-      id: 'passing',
-      states: {
-        open: {
-          transitions: [
-            { id: 'go', targetStateId: 'sorting', conditions: [{ type: 'triggerName', name: 'Go' }] },
-            { id: 'pick', targetStateId: 'picking', conditions: [{ type: 'triggerName', name: 'Pick' }] },
-          ],
-        },
-        sorting: { transitions: [{ id: 'toPicking', targetStateId: 'picking', automatic: true }] },
-        picking: {
-          capacity: { key: 'customer:{{context.customer}}', limit: 1 },
-          transitions: [{ id: 'express', targetStateId: 'done', automatic: true, conditions: [{ type: 'expression', expression: 'context.express = true' }] }],
-        },
-        done: {},
-      },
-    } as Partial<WorkflowDefinitionInput>);
+    const passing = passingOrdersWorkflow();
     const ports = createInMemoryPorts();
     const paused = flowPausingWhenCounted(ports.flow!, 'x');
     const engine = new Engine({ ...ports, flow: paused.flow }, { clock: new ManualClock('2026-11-26T10:00:00.000Z'), logger: recordingLogger(), newId: () => 'gen' });
