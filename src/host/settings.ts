@@ -59,7 +59,11 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Reads one known setting; empty strings count as absent. */
 export function readSetting(name: AppSettingName, env: Environment = process.env): string | undefined {
-  const value = env[name];
+  return trimmedValue(env[name]);
+}
+
+/** A setting's value trimmed; an empty one counts as absent. */
+function trimmedValue(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
@@ -73,9 +77,7 @@ export const TENANT_STORAGE_SETTING_PATTERN = /^SIGNALBOX_TENANT_STORAGE_[A-Z0-9
 
 /** Reads one setting of the SIGNALBOX_TENANT_STORAGE_ family; undefined for any other name, or when unset or empty. */
 export function readTenantStorageSetting(name: string, env: Environment = process.env): string | undefined {
-  if (!TENANT_STORAGE_SETTING_PATTERN.test(name)) return undefined;
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+  return TENANT_STORAGE_SETTING_PATTERN.test(name) ? trimmedValue(env[name]) : undefined;
 }
 
 /** Hosts outbound calls may reach; empty means none. */
