@@ -51,6 +51,9 @@ describe('signalbox tenants', () => {
     expect(refused.stderr).toContain('storage.connectionSetting');
     expect((await test.api.request('GET', `/api/tenants/${other}`)).status).toBe(404);
     expect((await signalbox(['tenants', 'create', other, '--quota', 'triggersPerSecond'], { env })).stderr).toContain('--quota takes name=number');
+    const both = await signalbox(['tenants', 'create', other, '--connection-setting', 'SIGNALBOX_TENANT_STORAGE_X', '--table-service-uri', 'https://x.table.core.windows.net'], { env });
+    expect(both.exitCode).not.toBe(0);
+    expect(both.stderr).toContain('cannot be used with');
 
     const created = await signalbox(['--json', 'tenants', 'create', other, '--quota', 'triggersPerSecond=20', '--quota', 'instancesAlive=50'], { env });
     expect(created.exitCode).toBe(0);

@@ -1,5 +1,5 @@
 /** @module `signalbox tenants list|show|create|delete`: the tenants admin API (Signalbox.TenantAdmin). */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Tenant, TenantInput } from '../../client';
 import { examples, type ContextOf } from '../command-options';
 import type { CommandContext } from '../context';
@@ -89,7 +89,12 @@ export function defineTenantsCommand(program: Command, contextOf: ContextOf): vo
     .command('create')
     .description('create a tenant: its tables and lease container are ready when this answers')
     .argument('<tenantId>', 'the tenant: 3-63 lowercase letters, digits or hyphens')
-    .option('--connection-setting <name>', "its own storage account: the app setting SIGNALBOX_TENANT_STORAGE_<NAME> holding the account's connection string")
+    .addOption(
+      new Option('--connection-setting <name>', "its own storage account: the app setting SIGNALBOX_TENANT_STORAGE_<NAME> holding the account's connection string").conflicts([
+        'tableServiceUri',
+        'blobServiceUri',
+      ]),
+    )
     .option('--table-service-uri <uri>', 'its own storage account, identity-based: the table endpoint (with --blob-service-uri)')
     .option('--blob-service-uri <uri>', 'its own storage account, identity-based: the blob endpoint (with --table-service-uri)')
     .option('--quota <name=value>', "a quota of its own, over the deployment's default (repeatable): triggersPerSecond=20", collectQuota, {} as Record<string, number>)
