@@ -12,8 +12,8 @@
  *   1. B alone.
  *   1b. A sends single-instance triggers at 90% of Q a second (within its quota: nothing refused) while B
  *      samples: what A's share costs B, so that phase 2 shows what A's refused requests add to it.
- *   2. A floods single-instance triggers at 10 x Q a second (about 90% refused with 429) while B samples; the
- *      flood is sent from a worker thread, as another client would be, so its sending is not the server's work.
+ *   2. A floods single-instance triggers at 10 x Q a second (about 90% refused with 429) while B samples; A's
+ *      triggers (here and in 1b) are sent from a process of their own, as another client's would be.
  *   3. A's one broadcast to all its BROADCAST_INSTANCES instances, paced at Q, while B samples.
  *   4. The same broadcast with A's pace taken away (how it ran before the pace: every free slot), while B samples.
  *   5. The same broadcast paced again (old and new interleaved within the one run). The server's stop then
@@ -292,7 +292,7 @@ async function main(): Promise<void> {
     row(`5. the same broadcast, paced at ${quota}/s again`, pacedAgain, aloneP95, { "A's applications/s": await rateSince() });
 
     console.log(
-      `\nSignalbox tenants benchmark: one local server, tenants through /api/tenants/{tenantId}/... on Azurite (in-memory; ${OWN_ACCOUNTS ? 'A and the probe in an account of their own, a second Azurite' : 'every tenant in one'}), ${CONCURRENCY} slots shared fairly (fewest held first); load average ${loadavg()
+      `\nSignalbox tenants benchmark: one local server, tenants through /api/tenants/{tenantId}/... on Azurite (in-memory; ${OWN_ACCOUNTS ? `A and the probe in an account of their own, a second Azurite${A_ELSEWHERE ? "; A's account and client at nice 19" : ''}` : 'every tenant in one'}), ${CONCURRENCY} slots shared fairly (fewest held first); load average ${loadavg()
         .map((load) => load.toFixed(1))
         .join(' ')}`,
     );
