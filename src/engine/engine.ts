@@ -11,7 +11,7 @@ import type { RecoveryRepair } from './decide/decide-recover';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide/decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './runtime/engine-options';
 import { TriggerOutcome } from './model/enums';
-import { ConflictError, NotFoundError, UniqueKeyTakenError, isRetryable } from './model/errors';
+import { ConflictError, CreationFencedError, NotFoundError, SignalboxError, isRetryable } from './model/errors';
 import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './runtime/event-delivery';
 import { EventDispatcher } from './runtime/event-dispatcher';
 import type { LifecycleEventRecord } from './decide/lifecycle-events';
@@ -48,7 +48,9 @@ import { WorkflowService } from './runtime/workflow-service';
 import { InstanceReads } from './runtime/instance-reads';
 import { LifecycleEventOperations } from './runtime/lifecycle-event-operations';
 import { WaitingService } from './runtime/waiting-service';
-import { claimUniqueKey } from './runtime/unique-keys';
+import { claimCreationKeys } from './runtime/unique-keys';
+import type { KeyClaimOptions } from './runtime/key-claims';
+import type { SignalboxErrorCode } from './model/errors';
 import type { WaitingAnswer } from './analysis/why-waiting';
 import type { WaitingSummary } from './analysis/waiting-summary';
 import type { Actor } from './model/actor';
@@ -62,6 +64,9 @@ import type { CapacityOffer } from './runtime/state-capacity';
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
 
 /** Options of a change someone asks for: `actor`, who (actor.ts), is recorded on its history entry and event. */
+
+/** Refusals that come before a creation writes anything: its key claims are given back at once. */
+const CLAIMS_GIVEN_BACK_ON: ReadonlySet<SignalboxErrorCode> = new Set(['validation', 'definitionInvalid', 'notFound', 'conflict', 'tooLarge']);
 export type ActingOptions = OperationOptions & { readonly actor?: Actor };
 export const MAX_DRY_RUN_CANDIDATES = 100;
 
@@ -242,29 +247,33 @@ export class Engine {
         ...(parsed.businessKey !== undefined ? { businessKey: parsed.businessKey } : {}),
         ...(options.actor ? { actor: options.actor } : {}),
       };
-      await this.claimBusinessKey(workflow.definition, request, options);
-      const claim = await claimUniqueKey(this.ports, workflow.definition, request, this.options.clock.now, options);
-      if (claim.existing) {
-        span.setAttributes({ instanceId: claim.existing.id, workflowId: claim.existing.workflowId, status: claim.existing.status, existing: true });
-        return { instance: claim.existing, created: false };
+      // A creation fenced (its key claim taken over before it committed: key-claims.ts) claims again, and is
+      // then told who holds the key.
+      for (let attempt = 0; ; attempt++) {
+        const claims = await claimCreationKeys(this.ports, workflow.definition, request, this.keyClaimSettings(), options);
+        if (claims.existing) {
+          span.setAttributes({ instanceId: claims.existing.id, workflowId: claims.existing.workflowId, status: claims.existing.status, existing: true });
+          return { instance: claims.existing, created: false };
+        }
+        let created: Awaited<ReturnType<InstanceRuntime['create']>>;
+        try {
+          created = await this.runtime.create(workflow, claims.request, options);
+        } catch (error) {
+          // Refused before anything was written: the claims are given back. After a storage fault they stay
+          // (the creation may have committed after all); the next claimant judges them.
+          if (error instanceof SignalboxError && CLAIMS_GIVEN_BACK_ON.has(error.code) && !(error instanceof CreationFencedError)) await claims.release();
+          if (error instanceof CreationFencedError && attempt < 2) continue;
+          throw error;
+        }
+        span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
+        await this.relayAfter(created, options);
+        return { instance: created.instance, created: true };
       }
-      const created = await this.runtime.create(workflow, claim.request, options);
-      span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
-      await this.relayAfter(created, options);
-      return { instance: created.instance, created: true };
     });
   }
 
-  /** A unique business key is claimed before the instance exists: a second instance with it is refused, naming the first. */
-  private async claimBusinessKey(definition: WorkflowDefinition, request: NewInstance, options: OperationOptions): Promise<void> {
-    const { businessKey } = request;
-    if (!definition.uniqueBusinessKey || businessKey === undefined || !this.ports.search) return;
-    const isHeld = async (holder: string): Promise<boolean> => {
-      const instance = await this.ports.instances.get(holder, options);
-      return instance !== undefined && !instance.deleting && instance.businessKey === businessKey && instance.workflowId === definition.id;
-    };
-    const holder = await this.ports.search.claimBusinessKey(definition.id, businessKey, request.instanceId, isHeld, options);
-    if (holder !== undefined) throw new UniqueKeyTakenError(`The business key "${businessKey}" is taken by instance "${holder}"`, holder);
+  private keyClaimSettings(): KeyClaimOptions {
+    return { now: () => this.options.clock.now(), newToken: this.options.newId };
   }
 
   getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {

@@ -114,6 +114,7 @@ export { addWorkingTime } from './timers/business-calendar';
 export { InProcessTimers } from './runtime/in-process-timers';
 export { Engine, MAX_DRY_RUN_CANDIDATES, type EnginePorts } from './engine';
 export { InstanceRuntime, type Decide, type DecideContext, type AppliedDecision, type InstancePrecondition, type InstanceRuntimePorts } from './runtime/instance-runtime';
+export { PENDING_CLAIM_GRACE_IN_MS } from './runtime/key-claims';
 export { WorkflowService } from './runtime/workflow-service';
 export { WorkflowVersionCache } from './runtime/workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './runtime/engine-options';

@@ -16,10 +16,10 @@ import type { OutboxRow, StoredOutboxRow } from '../engine/model';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { ConflictError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
+import { ConflictError, CreationFencedError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
-import { isEntityNotFound, toSignalboxError } from './errors';
+import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { decodeKey, encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
 import { withOffer, type TriggerOffer } from '../engine/decide';
@@ -31,6 +31,8 @@ export const OUTBOX_ROW_PREFIX = 'o-';
 export const OFFERS_ROW_KEY = 'offers';
 /** Applied-trigger rows (`a-<encoded trigger id>`): what the instance did with a trigger its bounded list let go, for its whole life. */
 export const APPLIED_ROW_PREFIX = 'a-';
+/** A key claim's creation fence (InstanceStore.fenceCreation): written by the creation, or by a claimant that took the claim over first. */
+export const FENCE_ROW_PREFIX = 'f-';
 /** A transaction holds at most 100 operations; one is the instance. */
 export const MAX_ROWS_PER_SAVE = 99;
 
@@ -58,6 +60,16 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     } catch (error) {
       // A 404 for a missing table is not "no such instance": it becomes a StorageError.
       if (isEntityNotFound(error)) return undefined;
+      throw toSignalboxError(error, `instance "${instanceId}"`);
+    }
+  }
+
+  async fenceCreation(instanceId: string, token: string, options: OperationOptions = {}): Promise<boolean> {
+    try {
+      await this.client.createEntity({ partitionKey: encodeKey(instanceId, 'instance id'), rowKey: fenceRowKey(token), fence: 'taken over' }, { abortSignal: options.abortSignal });
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 409) return false;
       throw toSignalboxError(error, `instance "${instanceId}"`);
     }
   }
@@ -328,6 +340,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       // Upsert: a save re-made after a lost response writes the same record again.
       actions.push(['upsert', { partitionKey: entity.partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
     }
+    // Create, not upsert: a fence placed first (fenceCreation) fails the whole transaction.
+    for (const token of write.fences ?? []) actions.push(['create', { partitionKey: entity.partitionKey, rowKey: fenceRowKey(token), fence: 'creation' }]);
     let response: TableTransactionResponse;
     try {
       response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
@@ -335,6 +349,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
       // (and as the in-memory store does): the engine then reloads and reports `notFound`.
       if (ifMatch !== 'create' && isEntityNotFound(error)) throw new PreconditionFailedError(`${what} no longer exists`, { cause: error });
+      // A creation refused with 409: the instance exists, or a fence of one of its claims was placed first.
+      if (ifMatch === 'create' && write.fences?.length && statusOf(error) === 409 && !(await this.get(instance.id, options))) {
+        throw new CreationFencedError(`The key claim of ${what} was taken over before it was created`, { cause: error });
+      }
       throw toSignalboxError(error, what);
     }
     const etag = response.subResponses[0]?.etag;
@@ -345,6 +363,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
 
 export function outboxRowKey(rowId: string): string {
   return `${OUTBOX_ROW_PREFIX}${encodeKey(rowId, 'outbox row id')}`;
+}
+
+export function fenceRowKey(token: string): string {
+  return `${FENCE_ROW_PREFIX}${encodeKey(token, 'claim token')}`;
 }
 
 export function appliedRowKey(triggerId: string): string {

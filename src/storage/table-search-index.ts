@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import { submitTransaction } from './table-transaction';
 import type { OperationOptions, Page, PageOptions } from '../engine/ports';
-import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../engine/search';
+import type { ClaimVerdict, KeyClaim, SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../engine/search';
 import { isEntityNotFound, statusOf, toSignalboxError, translate } from './errors';
 import { decodeKey, encodeKey } from './keys';
 import { queryPage, type TableRow } from './table-query';
@@ -100,50 +100,78 @@ export class TableSearchIndex implements SearchIndexStore {
     return queryPage(this.client, filter, options, toSearchRow, `search index of workflow "${workflowId}"`, ['RowKey', 'incarnation', 'Timestamp']);
   }
 
-  async claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>, options: OperationOptions = {}): Promise<string | undefined> {
+  async claimBusinessKey(
+    workflowId: string,
+    businessKey: string,
+    claimant: KeyClaim,
+    judge: (current: KeyClaim) => Promise<ClaimVerdict>,
+    options: OperationOptions = {},
+  ): Promise<KeyClaim | undefined> {
     const partitionKey = encodeKey(workflowId, 'workflow id');
     const rowKey = claimRowKey(businessKey);
     const what = `business key "${businessKey}"`;
-    for (let attempt = 0; attempt < 3; attempt++) {
+    const row = { partitionKey, rowKey, ...claimColumns(claimant) };
+    let last: KeyClaim | undefined;
+    for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       try {
-        await this.client.createEntity({ partitionKey, rowKey, instanceId }, { abortSignal: options.abortSignal });
+        await this.client.createEntity(row, { abortSignal: options.abortSignal });
         return undefined;
       } catch (error) {
         if (statusOf(error) !== 409) throw toSignalboxError(error, what);
       }
-      let claim: TableRow;
+      let found: TableRow;
       try {
-        claim = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
+        found = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
       } catch (error) {
         if (isEntityNotFound(error)) continue; // released meanwhile: claim again
         throw toSignalboxError(error, what);
       }
-      const holder = String(claim.instanceId);
-      if (holder === instanceId) return undefined;
-      if (await isHeld(holder)) return holder;
-      // Left by an instance deleted, or never created: taken over, on the claim's ETag (a race is lost, not doubled).
+      const current = claimOf(found);
+      last = current;
+      const verdict = await judge(current);
+      if (verdict === 'held') return current;
+      if (verdict === 'retry') continue;
+      // Taken over on the claim's ETag: a race is lost (read again), never doubled.
       try {
-        await this.client.updateEntity({ partitionKey, rowKey, instanceId }, 'Replace', { etag: claim.etag, abortSignal: options.abortSignal });
+        await this.client.updateEntity(row, 'Replace', { etag: found.etag, abortSignal: options.abortSignal });
         return undefined;
       } catch (error) {
         if (statusOf(error) !== 412 && !isEntityNotFound(error)) throw toSignalboxError(error, what);
       }
     }
+    // Changed under us at every look (creators in a race each saw another's claim): the last holder seen answers.
+    if (last) return last;
     throw toSignalboxError(new Error('the claim kept changing'), what);
   }
 
-  async releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options: OperationOptions = {}): Promise<void> {
+  async releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options: OperationOptions & { token?: string } = {}): Promise<void> {
     const partitionKey = encodeKey(workflowId, 'workflow id');
     const rowKey = claimRowKey(businessKey);
     await translate(`business key "${businessKey}"`, async () => {
       try {
         const claim = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
-        if (claim.instanceId === instanceId) await this.client.deleteEntity(partitionKey, rowKey, { etag: claim.etag, abortSignal: options.abortSignal });
+        if (claim.instanceId === instanceId && (options.token === undefined || claim.token === options.token))
+          await this.client.deleteEntity(partitionKey, rowKey, { etag: claim.etag, abortSignal: options.abortSignal });
       } catch (error) {
         if (!isEntityNotFound(error) && statusOf(error) !== 412) throw error;
       }
     });
   }
+}
+
+/** Looks at a key's claim this many times before answering with the last holder seen. */
+const MAX_CLAIM_ATTEMPTS = 10;
+
+function claimColumns(claim: KeyClaim): Record<string, string> {
+  return { instanceId: claim.instanceId, ...(claim.token !== undefined ? { token: claim.token } : {}), ...(claim.claimedAt !== undefined ? { claimedAt: claim.claimedAt } : {}) };
+}
+
+function claimOf(row: TableRow): KeyClaim {
+  return {
+    instanceId: String(row.instanceId),
+    ...(typeof row.token === 'string' ? { token: row.token } : {}),
+    ...(typeof row.claimedAt === 'string' ? { claimedAt: row.claimedAt } : {}),
+  };
 }
 
 /** Hashed: a business key of 256 characters may not fit in a key, and the claim need not show it. */

@@ -3,7 +3,7 @@
  * JSONata), claimed before the instance exists; what a crash between claim and save, a deleted or ended
  * holder's leftover claim and a migration leave behind.
  */
-import { Engine, UniqueKeyTakenError, type WorkflowDefinitionInput } from '../../src/engine';
+import { Engine, PENDING_CLAIM_GRACE_IN_MS, UniqueKeyTakenError, type WorkflowDefinitionInput } from '../../src/engine';
 import { InMemorySearchIndex, createInMemoryPorts } from '../../src/testing';
 import { FakeClock, recordingLogger, trigger } from './support';
 
@@ -21,8 +21,9 @@ const order: WorkflowDefinitionInput = {
 function setUp() {
   const search = new InMemorySearchIndex();
   const ports = { ...createInMemoryPorts(), search };
-  const engine = new Engine(ports, { clock: new FakeClock(), logger: recordingLogger() });
-  return { engine, ports, search };
+  const clock = new FakeClock();
+  const engine = new Engine(ports, { clock, logger: recordingLogger() });
+  return { engine, ports, search, clock };
 }
 
 describe('flow.unique', () => {
@@ -62,15 +63,56 @@ describe('flow.unique', () => {
     await expect(engine.createInstance({ workflowId: 'order', instanceId: 'o3', context: { customerId: 1 } })).rejects.toMatchObject({ existingInstanceId: 'o2' });
   });
 
-  it('crash between claim and save: the claim of an instance never created is taken over by the next create', async () => {
-    const { engine, ports } = setUp();
+  it('crash between claim and save: the claim counts as a creation in flight for the grace, then is taken over, and the stale creation is fenced', async () => {
+    const { engine, ports, clock } = setUp();
     await engine.createWorkflow(order);
     const create = ports.instances.create.bind(ports.instances);
     ports.instances.create = () => Promise.reject(new Error('the process died here'));
     await expect(engine.createInstance({ workflowId: 'order', instanceId: 'lost', context: { customerId: 7 } })).rejects.toThrow('the process died here');
     ports.instances.create = create;
+    // Within the grace the claim may be a creation still on its way: refused, naming it.
+    await expect(engine.createInstance({ workflowId: 'order', instanceId: 'o1', context: { customerId: 7 } })).rejects.toMatchObject({ existingInstanceId: 'lost' });
+    clock.advance(PENDING_CLAIM_GRACE_IN_MS);
     await expect(engine.createInstance({ workflowId: 'order', instanceId: 'o1', context: { customerId: 7 } })).resolves.toMatchObject({ id: 'o1', uniqueKey: 'customer:7' });
     await expect(engine.createInstance({ workflowId: 'order', instanceId: 'lost', context: { customerId: 7 } })).rejects.toMatchObject({ existingInstanceId: 'o1' });
+  });
+
+  it('a creation slower than the grace is fenced: its late save fails, the key keeps one holder, and its caller is told who holds it', async () => {
+    const { engine, ports, clock } = setUp();
+    await engine.createWorkflow(order);
+    const create = ports.instances.create.bind(ports.instances);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reachedSave!: () => void;
+    const atSave = new Promise<void>((resolve) => (reachedSave = resolve));
+    ports.instances.create = async (...args) => {
+      if (args[0].id === 'slow') {
+        reachedSave();
+        await held;
+      }
+      return create(...args);
+    };
+    const slow = engine.createInstance({ workflowId: 'order', instanceId: 'slow', context: { customerId: 8 } });
+    await atSave;
+    clock.advance(PENDING_CLAIM_GRACE_IN_MS + 1);
+    await expect(engine.createInstance({ workflowId: 'order', instanceId: 'fast', context: { customerId: 8 } })).resolves.toMatchObject({ id: 'fast' });
+    release();
+    await expect(slow).rejects.toMatchObject({ existingInstanceId: 'fast' });
+    await expect(engine.getInstance('slow')).rejects.toThrow('does not exist');
+  });
+
+  it('the same request again answers the instance it created (idempotent), and a refused creation gives its other claims back', async () => {
+    const { engine, search } = setUp();
+    await engine.createWorkflow({ ...order, uniqueBusinessKey: true });
+    await engine.createInstance({ workflowId: 'order', instanceId: 'o1', businessKey: 'b-1', context: { customerId: 5 } });
+    await expect(engine.createOrFindInstance({ workflowId: 'order', instanceId: 'o1', businessKey: 'b-1', context: { customerId: 5 } })).resolves.toMatchObject({
+      created: false,
+      instance: { id: 'o1' },
+    });
+    // Its business key is free, its unique key held: refused, and the business key it claimed is given back.
+    await expect(engine.createInstance({ workflowId: 'order', instanceId: 'o2', businessKey: 'b-2', context: { customerId: 5 } })).rejects.toMatchObject({ existingInstanceId: 'o1' });
+    expect(search.claimOf('order', 'b-2')).toBeUndefined();
+    await expect(engine.createInstance({ workflowId: 'order', instanceId: 'o3', businessKey: 'b-2', context: { customerId: 6 } })).resolves.toMatchObject({ id: 'o3' });
   });
 
   it("deleted instance's leftovers: a claim its deletion did not remove is taken over; re-creating the same id claims again", async () => {

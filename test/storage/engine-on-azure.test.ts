@@ -118,6 +118,7 @@ async function brokenMidProcessing(instanceId: string, noticeLoss: boolean) {
       save: (...args) => store.save(...args),
       query: (...args) => store.query(...args),
       purge: (...args) => store.purge(...args),
+      fenceCreation: (...args) => store.fenceCreation(...args),
       getApplied: (...args) => store.getApplied(...args),
       get: async (...args) => {
         const read = await store.get(...args);
@@ -223,6 +224,7 @@ describe('operating on Azure storage', () => {
         query: (...args) => store.query(...args),
         get: (...args) => store.get(...args),
         getApplied: (...args) => store.getApplied(...args),
+        fenceCreation: (...args) => store.fenceCreation(...args),
         purge: async (...args) => {
           if (crash) throw new StorageError('the worker died mid-deletion', 503, true);
           return store.purge(...args);

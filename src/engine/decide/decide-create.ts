@@ -34,6 +34,11 @@ export interface NewInstance {
   readonly businessKey?: string;
   /** Its `flow.unique` key, claimed before the creation is decided (engine.ts). */
   readonly uniqueKey?: string;
+  /**
+   * The tokens of the key claims made for it (runtime/key-claims.ts), written with the creation so that a
+   * claim taken over before the creation commits fails it (InstanceWrite.fences). Not kept on the instance.
+   */
+  readonly claimTokens?: readonly string[];
   /** The new instance's incarnation (instance.ts); the runtime assigns one when absent. */
   readonly incarnation?: string;
   /** A child's parent (the `startInstance` action). */

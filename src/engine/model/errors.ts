@@ -51,6 +51,12 @@ export class ConflictError extends SignalboxError {
   }
 }
 
+/**
+ * A creation whose key claim was taken over before it committed (InstanceWrite.fences): nothing was written.
+ * The engine claims again and answers the holder it finds (UniqueKeyTakenError).
+ */
+export class CreationFencedError extends ConflictError {}
+
 /** A unique key (`flow.unique`, `uniqueBusinessKey`) is held by another instance, which it names. */
 export class UniqueKeyTakenError extends ConflictError {
   constructor(

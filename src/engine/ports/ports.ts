@@ -72,6 +72,12 @@ export interface InstanceWrite {
    * beside it (one row each, replaced if present) for as long as it exists (getApplied).
    */
   readonly applied?: readonly AppliedTrigger[];
+  /**
+   * Creation only: the key claims' tokens (search-port.ts KeyClaim), each written as a row of the instance's
+   * partition in the creation's transaction. A token fenced first (fenceCreation) fails the creation with
+   * CreationFencedError: the claim was taken over, and this creation must not hold the key.
+   */
+  readonly fences?: readonly string[];
 }
 
 export interface InstanceQuery {
@@ -108,6 +114,11 @@ export interface InstanceStore {
    * interrupted purge leaves the instance findable and a repeated purge finishes it). Absent is fine.
    */
   purge(instanceId: string, options?: OperationOptions): Promise<void>;
+  /**
+   * Makes sure the creation of `instanceId` that carries `token` (InstanceWrite.fences) never commits: true when
+   * the fence is placed (that creation fails from now on), false when that creation has committed already.
+   */
+  fenceCreation(instanceId: string, token: string, options?: OperationOptions): Promise<boolean>;
 }
 
 export interface HistoryListOptions extends PageOptions {

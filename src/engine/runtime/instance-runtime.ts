@@ -524,7 +524,12 @@ export class InstanceRuntime {
       creating = await this.search.beforeSave(undefined, change.instance, options);
       stored = await this.ports.instances.create(
         creating,
-        { history: historyOf(change), outbox: change.outbox.filter(isStoredOutboxRow), ...(change.events ? { events: change.events } : {}) },
+        {
+          history: historyOf(change),
+          outbox: change.outbox.filter(isStoredOutboxRow),
+          ...(change.events ? { events: change.events } : {}),
+          ...(input.claimTokens?.length ? { fences: input.claimTokens } : {}),
+        },
         options,
       );
     } catch (error) {

@@ -4,7 +4,7 @@
  * through the search index's claims (the same conditional row as a unique business key, under its own
  * prefix). A claim names its holder; a holder that is gone (a crash between claim and save, a deleted
  * instance), ended (complete, cancelled) or holds another key is no holder, and the claim is taken over
- * on its ETag, so two creators never both win it. The instance keeps its key (`uniqueKey`), so the save
+ * on its ETag after its creation is fenced (key-claims.ts), so two creators never both win it. The instance keeps its key (`uniqueKey`), so the save
  * that ends it, and its deletion, release the claim (search-indexing.ts).
  */
 import type { WorkflowDefinition } from '../definition/definition';
@@ -15,10 +15,17 @@ import { UniqueKeyTakenError } from '../model/errors';
 import type { StoredInstance } from '../model/instance';
 import type { OperationOptions } from '../ports/ports';
 import type { InstanceRuntimePorts } from './instance-runtime';
+import { claimKey, releaseClaim, type KeyClaimOptions } from './key-claims';
 import { holdsUniqueKey, uniqueKeyClaim } from '../search/search-indexing';
 
-/** The claim's outcome: the request to create (its `uniqueKey` set when the policy applies), or the instance that holds the key (`onConflict: existing`). */
-export type UniqueKeyClaim = { readonly request: NewInstance; readonly existing?: undefined } | { readonly existing: StoredInstance; readonly request?: undefined };
+/**
+ * The claims' outcome: the request to create (its `uniqueKey` and `claimTokens` set where keys apply) with
+ * `release` to give the claims back if the creation is then refused; or the instance that holds the key
+ * (`onConflict: existing`, or the same request again: the instance it created).
+ */
+export type CreationClaims =
+  | { readonly request: NewInstance; readonly release: () => Promise<void>; readonly existing?: undefined }
+  | { readonly existing: StoredInstance; readonly request?: undefined; readonly release?: undefined };
 
 /** The `flow.unique` key of a creation request, or undefined when the workflow has none or the key yields nothing. */
 export async function uniqueKeyOf(definition: WorkflowDefinition, request: NewInstance, now: () => Date): Promise<string | undefined> {
@@ -34,30 +41,64 @@ export async function uniqueKeyOf(definition: WorkflowDefinition, request: NewIn
 }
 
 /**
- * Claims the request's unique key: UniqueKeyTakenError (409) naming the holder, or the holder itself
- * under `onConflict: existing`. Without a search index (a library engine built without one) nothing is
- * enforced.
+ * Claims the request's unique business key (`uniqueBusinessKey`) and its `flow.unique` key (key-claims.ts):
+ * UniqueKeyTakenError (409) naming the holder; the holder itself under `onConflict: existing`, or when it is
+ * the instance this very request created (a retried request). Without a search index (a library engine built
+ * without one) nothing is enforced.
  */
-export async function claimUniqueKey(
+export async function claimCreationKeys(
   ports: Pick<InstanceRuntimePorts, 'instances' | 'search'>,
   definition: WorkflowDefinition,
   request: NewInstance,
-  now: () => Date,
+  settings: KeyClaimOptions,
   options: OperationOptions,
-): Promise<UniqueKeyClaim> {
-  const policy = definition.flow?.unique;
-  if (!policy || !ports.search) return { request };
-  const uniqueKey = await uniqueKeyOf(definition, request, now);
-  if (uniqueKey === undefined) return { request };
-  let holderInstance: StoredInstance | undefined;
-  const isHeld = async (holder: string): Promise<boolean> => {
-    const instance = await ports.instances.get(holder, options);
-    const held = instance !== undefined && instance.workflowId === definition.id && instance.uniqueKey === uniqueKey && holdsUniqueKey(instance);
-    holderInstance = held ? instance : undefined;
-    return held;
+): Promise<CreationClaims> {
+  const search = ports.search;
+  if (!search) return { request, release: async () => {} };
+  const keyPorts = { instances: ports.instances, search };
+  const made: { claimKey: string; token: string }[] = [];
+  const release = async (): Promise<void> => {
+    for (const claim of made) await releaseClaim(keyPorts, { workflowId: definition.id, instanceId: request.instanceId, ...claim }, options);
   };
-  const holder = await ports.search.claimBusinessKey(definition.id, uniqueKeyClaim(uniqueKey), request.instanceId, isHeld, options);
-  if (holder === undefined) return { request: { ...request, uniqueKey } };
-  if (policy.onConflict === UniqueConflict.existing && holderInstance?.id === holder) return { existing: holderInstance };
-  throw new UniqueKeyTakenError(`The unique key "${uniqueKey}" of workflow "${definition.id}" is held by instance "${holder}", which has not ended`, holder);
+  const tokens = (): string[] => made.map((claim) => claim.token);
+  const { businessKey } = request;
+  if (definition.uniqueBusinessKey && businessKey !== undefined) {
+    const outcome = await claimKey(
+      keyPorts,
+      {
+        workflowId: definition.id,
+        claimKey: businessKey,
+        instanceId: request.instanceId,
+        holds: (instance) => !instance.deleting && instance.businessKey === businessKey && instance.workflowId === definition.id,
+      },
+      settings,
+      options,
+    );
+    if (!outcome.claimed) {
+      if (outcome.holder === request.instanceId && outcome.instance) return { existing: outcome.instance };
+      throw new UniqueKeyTakenError(`The business key "${businessKey}" is taken by instance "${outcome.holder}"`, outcome.holder);
+    }
+    made.push({ claimKey: businessKey, token: outcome.token });
+  }
+  const policy = definition.flow?.unique;
+  const uniqueKey = policy ? await uniqueKeyOf(definition, request, settings.now) : undefined;
+  if (!policy || uniqueKey === undefined) return { request: made.length ? { ...request, claimTokens: tokens() } : request, release };
+  const outcome = await claimKey(
+    keyPorts,
+    {
+      workflowId: definition.id,
+      claimKey: uniqueKeyClaim(uniqueKey),
+      instanceId: request.instanceId,
+      holds: (instance) => instance.workflowId === definition.id && instance.uniqueKey === uniqueKey && holdsUniqueKey(instance),
+    },
+    settings,
+    options,
+  );
+  if (!outcome.claimed) {
+    await release();
+    if (outcome.instance && (outcome.holder === request.instanceId || policy.onConflict === UniqueConflict.existing)) return { existing: outcome.instance };
+    throw new UniqueKeyTakenError(`The unique key "${uniqueKey}" of workflow "${definition.id}" is held by instance "${outcome.holder}", which has not ended`, outcome.holder);
+  }
+  made.push({ claimKey: uniqueKeyClaim(uniqueKey), token: outcome.token });
+  return { request: { ...request, uniqueKey, claimTokens: tokens() }, release };
 }

@@ -47,14 +47,29 @@ export interface SearchIndexStore {
   /** A page of the rows in `range`, in key order (value order, then instance id). */
   scan(workflowId: string, range: SearchRange, options?: PageOptions): Promise<Page<SearchRow>>;
   /**
-   * Claims `businessKey` for the instance (a unique business key): returns the id of the instance that
-   * holds it when another does. `isHeld` is asked about a holder found (a claim left by an instance since
-   * deleted or never created is taken over).
+   * Claims `businessKey` for `claimant` (a unique business key, a `flow.unique` key): returns the claim that
+   * holds it when `judge` says its holder still does, else undefined (the claim is the claimant's now). A claim
+   * found is replaced only on its ETag, after `judge` said `free` (runtime/key-claims.ts), so two creators
+   * never both take it; `retry` reads it again.
    */
-  claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>, options?: OperationOptions): Promise<string | undefined>;
-  /** Releases the claim if the instance holds it. */
-  releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options?: OperationOptions): Promise<void>;
+  claimBusinessKey(workflowId: string, businessKey: string, claimant: KeyClaim, judge: (current: KeyClaim) => Promise<ClaimVerdict>, options?: OperationOptions): Promise<KeyClaim | undefined>;
+  /** Releases the claim if the instance holds it (and, given `token`, only the claim with that token). */
+  releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options?: OperationOptions & { token?: string }): Promise<void>;
 }
+
+/**
+ * A key's claim: the instance it is for, the token its creation writes in the same transaction as the
+ * instance (so that a claim taken over can fence a creation still in flight), and when it was made.
+ * Claims written before tokens existed have neither.
+ */
+export interface KeyClaim {
+  readonly instanceId: string;
+  readonly token?: string;
+  readonly claimedAt?: string;
+}
+
+/** What the claimant makes of a claim found: its holder still holds it, it may be taken over, or look again. */
+export type ClaimVerdict = 'held' | 'free' | 'retry';
 
 /** Where the search finds an instance's version (the runtime's version cache). */
 export interface WorkflowVersions {

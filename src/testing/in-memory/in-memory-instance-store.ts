@@ -5,7 +5,7 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model';
+import { ConflictError, CreationFencedError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/model';
 import { plainInstance } from '../../engine/decide';
 import type { OutboxRow, StoredOutboxRow } from '../../engine/model';
@@ -46,6 +46,8 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   private readonly offers = new Map<string, TriggerOffer[]>();
   /** Per instance, the applied-trigger rows by trigger id (InstanceWrite.applied). */
   private readonly applied = new Map<string, Map<string, AppliedTrigger>>();
+  /** Per instance id, the creation fences (InstanceStore.fenceCreation): rows of its partition in the table store. */
+  private readonly fences = new Map<string, Set<string>>();
   /** Calls of getApplied (tests check the common path makes none). */
   appliedReads = 0;
   /** Calls of deleteOutbox that deleted at least one row. */
@@ -104,7 +106,20 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
 
   async create(instance: Instance, write: InstanceWrite = {}, _options?: OperationOptions): Promise<StoredInstance> {
     if (this.instances.has(instance.id)) throw new ConflictError(`Instance "${instance.id}" exists`);
-    return this.store(instance, write.history ?? [], write.outbox, write.events, write.applied);
+    const fences = this.fences.get(instance.id) ?? new Set<string>();
+    if (write.fences?.some((token) => fences.has(token))) throw new CreationFencedError(`The key claim of instance "${instance.id}" was taken over before it was created`);
+    const stored = this.store(instance, write.history ?? [], write.outbox, write.events, write.applied);
+    // Written with the creation, as the table store's rows in its transaction.
+    for (const token of write.fences ?? []) fences.add(token);
+    if (fences.size) this.fences.set(instance.id, fences);
+    return stored;
+  }
+
+  async fenceCreation(instanceId: string, token: string, _options?: OperationOptions): Promise<boolean> {
+    const fences = this.fences.get(instanceId) ?? new Set<string>();
+    if (fences.has(token)) return false;
+    this.fences.set(instanceId, fences.add(token));
+    return true;
   }
 
   async get(instanceId: string, _options?: OperationOptions): Promise<StoredInstance | undefined> {
@@ -156,6 +171,7 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     this.outboxes.delete(instanceId);
     this.applied.delete(instanceId);
     this.events.delete(instanceId);
+    this.fences.delete(instanceId);
     this.instances.delete(instanceId);
   }
 

@@ -1,13 +1,17 @@
 /** @module The search index in memory: rows by workflow and `field!value!instance` key, in key order. */
 import type { OperationOptions, Page, PageOptions } from '../../engine/ports';
-import type { SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../../engine/search';
+import type { ClaimVerdict, KeyClaim, SearchIndexStore, SearchIndexWrite, SearchRange, SearchRow } from '../../engine/search';
 import { pageOf } from './paging';
+
+/** As the table store: a claim that keeps changing while it is judged is answered with its last holder. */
+const MAX_CLAIM_ATTEMPTS = 10;
 
 export class InMemorySearchIndex implements SearchIndexStore {
   private readonly rows = new Map<string, Map<string, { instanceId: string; entry: string; incarnation?: string; writtenAt: string; etag: string }>>();
   /** Each write of a row gives it a new version, as the table's ETag. */
   private version = 0;
-  private readonly claims = new Map<string, string>();
+  /** Each claim with a version, replaced only over the version read (as the table's ETag). */
+  private readonly claims = new Map<string, { claim: KeyClaim; version: number }>();
   /** Calls of write (each would be one batch). */
   writes = 0;
 
@@ -38,17 +42,36 @@ export class InMemorySearchIndex implements SearchIndexStore {
     );
   }
 
-  async claimBusinessKey(workflowId: string, businessKey: string, instanceId: string, isHeld: (holder: string) => Promise<boolean>): Promise<string | undefined> {
+  async claimBusinessKey(workflowId: string, businessKey: string, claimant: KeyClaim, judge: (current: KeyClaim) => Promise<ClaimVerdict>): Promise<KeyClaim | undefined> {
     const key = `${workflowId}|${businessKey}`;
-    const holder = this.claims.get(key);
-    if (holder !== undefined && holder !== instanceId && (await isHeld(holder))) return holder;
-    this.claims.set(key, instanceId);
-    return undefined;
+    let last: KeyClaim | undefined;
+    for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+      const found = this.claims.get(key);
+      if (!found) {
+        this.claims.set(key, { claim: claimant, version: ++this.version });
+        return undefined;
+      }
+      last = found.claim;
+      const verdict = await judge(found.claim);
+      if (verdict === 'held') return found.claim;
+      if (verdict === 'retry') continue;
+      // Taken over only if nobody changed it while it was judged.
+      if (this.claims.get(key)?.version !== found.version) continue;
+      this.claims.set(key, { claim: claimant, version: ++this.version });
+      return undefined;
+    }
+    return last;
   }
 
-  async releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string): Promise<void> {
+  async releaseBusinessKey(workflowId: string, businessKey: string, instanceId: string, options: OperationOptions & { token?: string } = {}): Promise<void> {
     const key = `${workflowId}|${businessKey}`;
-    if (this.claims.get(key) === instanceId) this.claims.delete(key);
+    const claim = this.claims.get(key)?.claim;
+    if (claim?.instanceId === instanceId && (options.token === undefined || claim.token === options.token)) this.claims.delete(key);
+  }
+
+  /** The claim of a key as it stands (tests). */
+  claimOf(workflowId: string, businessKey: string): KeyClaim | undefined {
+    return this.claims.get(`${workflowId}|${businessKey}`)?.claim;
   }
 
   /** Entry keys held for an instance (tests). */

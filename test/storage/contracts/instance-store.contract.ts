@@ -1,6 +1,6 @@
 /** The InstanceStore + HistoryStore contract, run against every implementation. */
 import { onePage } from '../../../src/engine/ports';
-import { ConflictError, PreconditionFailedError, TooLargeError } from '../../../src/engine/model';
+import { ConflictError, CreationFencedError, PreconditionFailedError, TooLargeError } from '../../../src/engine/model';
 import type { HistoryStore, InstanceStore, OutboxStore } from '../../../src/engine/ports';
 import { collect, makeHistoryEntry, makeInstance, withoutEtag } from '../fixtures';
 
@@ -65,6 +65,25 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       await expect(instances.create(makeInstance('i-dup', { context: { v: 'second' } }), { history: [makeHistoryEntry(0, { toStateId: 'x' })] })).rejects.toBeInstanceOf(ConflictError);
       expect(await instances.get('i-dup')).toEqual(original);
       expect((await onePage(history.list('i-dup'))).items).toEqual([makeHistoryEntry(0)]);
+    });
+
+    it('fences a creation by its claim token: fenced first, the creation fails and writes nothing; created first, the fence says so', async () => {
+      expect(await instances.fenceCreation('i-fenced', 'token-a')).toBe(true);
+      const fenced = instances.create(makeInstance('i-fenced', { historyLength: 1 }), { history: [makeHistoryEntry(0)], fences: ['token-b', 'token-a'] });
+      await expect(fenced).rejects.toBeInstanceOf(CreationFencedError);
+      expect(await instances.get('i-fenced')).toBeUndefined();
+      expect((await onePage(history.list('i-fenced'))).items).toEqual([]);
+      // Another creation with the id, under a token nobody fenced, is not held back by the old fence.
+      await instances.create(makeInstance('i-fenced', { historyLength: 1 }), { history: [makeHistoryEntry(0)], fences: ['token-c'] });
+      expect(await instances.fenceCreation('i-fenced', 'token-c')).toBe(false);
+      expect(await instances.fenceCreation('i-fenced', 'token-c')).toBe(false);
+      // A duplicate id stays a plain ConflictError, fences or not.
+      const duplicate = instances.create(makeInstance('i-fenced'), { fences: ['token-d'] });
+      await expect(duplicate).rejects.toBeInstanceOf(ConflictError);
+      await expect(duplicate).rejects.not.toBeInstanceOf(CreationFencedError);
+      // Purged with the instance: a later incarnation starts with no fences.
+      await instances.purge('i-fenced');
+      expect(await instances.fenceCreation('i-fenced', 'token-c')).toBe(true);
     });
 
     it('saves conditionally on the ETag, appending history with the instance', async () => {
