@@ -64,11 +64,14 @@ describe('SlotParking', () => {
   });
 
   /** The order in which triggers joining one key's line (name, priority, listed in storage) get their turns, each leaving at its turn. */
-  async function turnOrder(joining: readonly (readonly [string, number, boolean?])[]): Promise<string[]> {
+  async function turnOrder(joining: readonly (readonly [string, number, boolean?, string?])[]): Promise<string[]> {
     const stop = new AbortController();
     const parking = new SlotParking({ signal: stop.signal, sleep: manualSleeps().sleep });
     const order: string[] = [];
-    const parked = joining.map(([name, priority, listed]) => ({ name, ticket: parking.join(heavy, priority, listed) }));
+    const parked = joining.map(([name, priority, listed, arrivedAt]) => ({
+      name,
+      ticket: parking.join(heavy, priority, listed, arrivedAt !== undefined ? { id: `parked:${name}`, priority, arrivedAt } : undefined),
+    }));
     const turns = parked.map(({ name, ticket }) =>
       ticket.turn().then(() => {
         order.push(name);
@@ -102,6 +105,19 @@ describe('SlotParking', () => {
         ['listed-2', 3, true],
       ]),
     ).resolves.toEqual(['listed-high', 'listed-1', 'listed-2', 'hint-1', 'hint-2', 'hint-low']);
+  });
+
+  it('lines up listed triggers in the storage queue’s order, whatever order they were parked in here (a restart resumes old listings late)', async () => {
+    await expect(
+      turnOrder([
+        ['new-1', 3, true, '2026-12-02T10:05:00.000Z'],
+        ['hint', 3, false],
+        ['old-2', 3, true, '2026-12-02T10:00:02.000Z'],
+        ['unplaced', 3, true],
+        ['old-1', 3, true, '2026-12-02T10:00:01.000Z'],
+        ['old-high', 5, true, '2026-12-02T10:09:00.000Z'],
+      ]),
+    ).resolves.toEqual(['old-high', 'old-1', 'old-2', 'new-1', 'unplaced', 'hint']);
   });
 
   it('lets the head try again when its wait runs out (a release by another process is not announced here)', async () => {

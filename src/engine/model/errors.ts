@@ -103,11 +103,31 @@ export class LeaseUnavailableError extends SignalboxError {
  * A trigger waited the longest its workflow's `concurrency` policy allows for a slot of its key and is
  * handed back to be retried later (never dropped). Retryable. `detail` says where it stood (`queued: customer:42 at 5/5`).
  */
+/** A waiter's place in a concurrency queue: higher priority first, then earlier arrival, then id. */
+export interface QueuePlace {
+  readonly id: string;
+  readonly priority: number;
+  readonly arrivedAt: string;
+}
+
+/** Whether `a` is admitted before `b` in the same queue (the one order of every concurrency queue). */
+export function placeGoesBefore(a: QueuePlace, b: QueuePlace): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.arrivedAt !== b.arrivedAt) return a.arrivedAt < b.arrivedAt;
+  return a.id < b.id;
+}
+
 export class FlowQueuedError extends SignalboxError {
   constructor(
     readonly detail: string,
     /** The queue it left: where a caller that parks it (the local runner) waits for a slot to be released. */
     readonly queue?: { readonly workflowId: string; readonly key: string },
+    /**
+     * Where it is listed in that queue in storage (a parked trigger's listing), so that a caller parking it keeps
+     * the storage queue's order among the triggers it parks: after a restart, the triggers it resumes find their
+     * old listings, and the first of them must be the first to try again.
+     */
+    readonly place?: QueuePlace,
   ) {
     super('flowQueued', `${detail}: no concurrency slot within the policy's wait; retry later`);
   }

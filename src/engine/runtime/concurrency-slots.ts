@@ -8,7 +8,7 @@
  * back as retryable (FlowQueuedError), never dropped. Run-time limit overrides live on the same row, so
  * taking a slot costs one read and one write, releasing it another read and write.
  */
-import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, PreconditionFailedError, ConflictError, delay, type JsonObject } from '../model';
+import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, placeGoesBefore, PreconditionFailedError, ConflictError, delay, type JsonObject } from '../model';
 import type { FlowRow, FlowStore, OperationOptions } from '../ports';
 import { changeFlowRow } from './flow-row-change';
 
@@ -159,8 +159,9 @@ export class ConcurrencySlots {
             expiresAt: new Date(listedUntil).toISOString(),
           };
           if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued.filter((other) => other.id !== waiterId), waiter] }, row, options))) continue;
+          throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, { id: waiterId, priority, arrivedAt: waiter.arrivedAt });
         }
-        throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
+        throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, mine ? { id: mine.id, priority: mine.priority, arrivedAt: mine.arrivedAt } : undefined);
       }
       if (!mine) {
         if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
@@ -267,11 +268,7 @@ function pruned(slots: KeySlots, now: Date): KeySlots {
 }
 
 /** Admission order: higher priority first, then earlier arrival, then id (a total order every worker agrees on). */
-function goesBefore(a: Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>, b: Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>): boolean {
-  if (a.priority !== b.priority) return a.priority > b.priority;
-  if (a.arrivedAt !== b.arrivedAt) return a.arrivedAt < b.arrivedAt;
-  return a.id < b.id;
-}
+const goesBefore = placeGoesBefore;
 
 /** The queue in admission order (for views). */
 export function inAdmissionOrder<Waiter extends Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>>(queued: readonly Waiter[]): Waiter[] {

@@ -17,7 +17,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
-import { BoundedMap, FlowQueuedError, isRetryable } from '../../engine/model';
+import { BoundedMap, FlowQueuedError, isRetryable, type QueuePlace } from '../../engine/model';
 import { countOutcomes, emptyTotals, type AppliedOutcome, type OperationProgress, type StoredOperation } from '../../engine/operations';
 import { FanOut, failureReason, type BatchOutcome, type FanOutBatch } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
@@ -340,7 +340,7 @@ export class LocalOperationRunner implements OperationLauncher {
             parked.place.leave();
             parked = undefined;
           }
-          parked ??= { queue, place: this.parking.join(queue, priority), byHint: false };
+          parked ??= { queue, place: this.parking.join(queue, priority, true, placeOf(error)), byHint: false };
           await parked.place.turn();
         }
       }
@@ -403,6 +403,10 @@ export class LocalOperationRunner implements OperationLauncher {
 }
 
 /** The concurrency queue a trigger handed back without a slot waits in, if that is what failed. */
+function placeOf(error: unknown): QueuePlace | undefined {
+  return error instanceof FlowQueuedError ? error.place : undefined;
+}
+
 function parkingQueueOf(error: unknown): SlotQueue | undefined {
   return error instanceof FlowQueuedError ? error.queue : undefined;
 }

@@ -8,8 +8,12 @@
  * slot of that key, when the trigger ahead of it got its slot, or after `retryIntervalInMs` (a slot freed by
  * another process or by expiry is not announced here). A parked trigger is never dropped: it stays parked
  * until it is applied or the runner stops (its operation then stays `running`, resumed by the next start).
+ * Listed triggers keep the order of the key's queue in storage (their place comes with the refusal): a front
+ * here that storage ranks behind a trigger parked further back here would be refused at every try, and that
+ * one never tried (after a restart the key stood still, nothing running, until the listings expired).
  */
 import { delay } from '../../leasing/backoff';
+import { placeGoesBefore, type QueuePlace } from '../../engine/model';
 
 /** How long the head of a line waits without a release seen here before it tries again. @default */
 export const DEFAULT_PARKED_RETRY_INTERVAL_IN_MS = 1000;
@@ -25,6 +29,8 @@ interface Ticket {
   readonly arrival: number;
   /** Listed in the key's queue in storage (handed back by it), rather than parked on a key hint alone. */
   readonly listed: boolean;
+  /** Its place in the key's queue in storage, when the refusal named it. */
+  readonly place?: QueuePlace;
   /** Set when its turn came while it was not waiting for one (a release, or the trigger ahead left). */
   ready: boolean;
   /** Between a turn and its next call of turn(): being applied, so the next in line is the front. */
@@ -77,12 +83,18 @@ export class SlotParking {
    * slots are given in: an unlisted trigger at the front would be turned away while a listed one waits
    * behind it, the key's slot idle meanwhile (a heavy key's throughput fell to a tenth under overload).
    */
-  join(queue: SlotQueue, priority: number, listed = true): ParkedTrigger {
+  join(queue: SlotQueue, priority: number, listed = true, place?: QueuePlace): ParkedTrigger {
     const name = lineOf(queue);
     let line = this.lines.get(name);
     if (!line) this.lines.set(name, (line = []));
-    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, listed, ready: false, trying: false };
-    let index = line.findIndex((other) => other.priority < priority || (listed && !other.listed && !other.trying && other.priority === priority));
+    const ticket: Ticket = { line: name, priority, arrival: this.arrivals++, listed, ready: false, trying: false, ...(place ? { place } : {}) };
+    // Among listed triggers, the storage queue's own order (a trigger resumed after a restart finds its old
+    // listing there, and may be ahead of those parked here before it): the front here is then the first there.
+    let index = line.findIndex(
+      (other) =>
+        other.priority < priority ||
+        (other.priority === priority && listed && !other.trying && (!other.listed || (place !== undefined && (other.place === undefined || placeGoesBefore(place, other.place))))),
+    );
     if (index < 0) index = line.length;
     line.splice(index, 0, ticket);
     return { turn: () => this.turn(ticket), leave: () => this.leave(ticket) };
