@@ -206,6 +206,66 @@ describe('with durableBackend = azureStorage (the default)', () => {
   });
 });
 
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/**
+ * host.json as the Functions host reads it with these app settings: `AzureFunctionsJobHost__a__b` sets
+ * `a.b` (keys matched case-insensitively, as .NET configuration does), over the file's own values.
+ */
+function effectiveHostJson(settings: Map<string, Value>): { [key: string]: Json } {
+  const effective = JSON.parse(readFileSync(join(repoRoot, 'host.json'), 'utf8')) as { [key: string]: Json };
+  for (const [name, value] of settings) {
+    const match = /^AzureFunctionsJobHost__(.+)$/i.exec(name);
+    if (!match) continue;
+    const keys = match[1]!.split('__');
+    let node = effective;
+    for (const [index, key] of keys.entries()) {
+      const existing = Object.keys(node).find((k) => k.toLowerCase() === key.toLowerCase()) ?? key;
+      if (index === keys.length - 1) {
+        node[existing] = isOpaque(value) ? value.text : (value as Json);
+      } else {
+        if (typeof node[existing] !== 'object' || node[existing] === null) node[existing] = {};
+        node = node[existing] as { [key: string]: Json };
+      }
+    }
+  }
+  return effective;
+}
+
+describe('host.json, one file for both backends', () => {
+  const hostJson = JSON.parse(readFileSync(join(repoRoot, 'host.json'), 'utf8')) as {
+    extensionBundle: { id: string; version: string };
+    extensions: { durableTask: Record<string, unknown> };
+  };
+  const version = (text: string): number[] => text.split('.').map(Number);
+  const compare = (a: number[], b: number[]): number => a.reduce((order, part, i) => order || part - (b[i] ?? 0), 0);
+
+  it('takes an extension bundle from 4.32.0 (the scheduler for Node.js apps) up to, not including, 5.0.0', () => {
+    expect(hostJson.extensionBundle.id).toBe('Microsoft.Azure.Functions.ExtensionBundle');
+    const range = /^\[\s*([\d.]+)\s*,\s*([\d.]+)\s*\)$/.exec(hostJson.extensionBundle.version);
+    expect(range).not.toBeNull();
+    expect(compare(version(range![1]!), [4, 32, 0])).toBeGreaterThanOrEqual(0);
+    expect(compare(version(range![2]!), [5, 0, 0])).toBeLessThanOrEqual(0);
+  });
+
+  it('names no storage provider itself, so Azure Storage is the default and the app settings choose', () => {
+    expect(Object.keys(hostJson.extensions.durableTask).map((key) => key.toLowerCase())).not.toContain('storageprovider');
+    expect(hostJson.extensions.durableTask.hubName).toBe('%SIGNALBOX_TASK_HUB%');
+  });
+
+  it('becomes the scheduler provider with the scheduler variant, and stays as written with azureStorage', () => {
+    const settings = appSettings(scheduler);
+    const durableTask = (effectiveHostJson(settings).extensions as { durableTask: { [key: string]: Json } }).durableTask;
+    expect(durableTask.storageProvider).toEqual({ type: 'azureManaged', connectionStringName: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING' });
+    // The connection it names is an app setting of the same deployment; the rest of durableTask is unchanged.
+    expect(settings.has(String((durableTask.storageProvider as { connectionStringName: string }).connectionStringName))).toBe(true);
+    const { storageProvider: _provider, ...rest } = durableTask;
+    expect(rest).toEqual(hostJson.extensions.durableTask);
+
+    expect(effectiveHostJson(appSettings(azureStorage))).toEqual(JSON.parse(readFileSync(join(repoRoot, 'host.json'), 'utf8')));
+  });
+});
+
 describe('the evaluator itself', () => {
   const scopeOf = (source: string, bindings: Record<string, Value> = {}): TemplateScope => {
     const tpl: Template = { path: 'inline.bicep', source, root: parseBicep(source).rootNode };
