@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { arrayItems, declaration, parseBicep, path, repoRoot, stringValue, template, Template } from './bicep';
-import { deploy, Deployment, DeployedResource, evaluate, isOpaque, isRecord, Opaque, SymbolRef, TemplateScope, Value } from './bicep-eval';
+import { evaluate, isOpaque, isRecord, Opaque, SymbolRef, TemplateScope, Value } from './bicep-eval';
+import { deploy, Deployment, DeployedResource } from './bicep-deployment';
 
 const DURABLE_TASK_DATA_CONTRIBUTOR = '0ad04412-c4d5-4796-b79c-f76d14c8d402';
 const PROVIDER_TYPE_SETTING = 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__type';
