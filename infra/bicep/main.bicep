@@ -1,6 +1,7 @@
 // Signalbox on Azure: a Flex Consumption (FC1) function app with a user-assigned identity, an identity-only
 // storage account (shared keys off), Log Analytics and Application Insights (local auth off), and the
-// role assignments that tie them together. `azd up` deploys this with main.parameters.json.
+// role assignments that tie them together; with durableBackend = 'durableTaskScheduler' also a Durable
+// Task Scheduler and its task hub. `azd up` deploys this with main.parameters.json.
 targetScope = 'subscription'
 
 @minLength(1)
@@ -26,6 +27,31 @@ param namePrefix string = 'signalbox'
 @maxLength(45)
 @description('Durable Functions task hub name: letters and digits, starting with a letter.')
 param taskHubName string = 'SignalboxHub'
+
+// docs/guides/scaling-out.md says when to choose which. Durable Functions' data cannot move between the two:
+// drain the running orchestrations before switching a deployment.
+@allowed([
+  'azureStorage'
+  'durableTaskScheduler'
+])
+@description('Backend of Durable Functions (orchestrations, activities, timers): the storage account\'s queues, tables and blobs, or a Durable Task Scheduler. Signalbox\'s own data stays in the storage account with either.')
+param durableBackend string = 'azureStorage'
+
+@allowed([
+  'Consumption'
+  'Dedicated'
+])
+@description('Durable Task Scheduler SKU (durableBackend = durableTaskScheduler): Consumption bills per action (up to 500 actions/s); Dedicated bills per capacity unit (2,000 actions/s each).')
+param durableTaskSchedulerSku string = 'Consumption'
+
+@minValue(1)
+@maxValue(3)
+@description('Capacity units of a Dedicated Durable Task Scheduler (1 to 3); ignored by Consumption.')
+param durableTaskSchedulerCapacity int = 1
+
+@minLength(1)
+@description('Comma-separated IPv4/IPv6 addresses or CIDR ranges the Durable Task Scheduler accepts calls from (an empty list refuses every call); the default allows any address, access still needs the identity\'s role.')
+param durableTaskSchedulerIpAllowlist string = '0.0.0.0/0'
 
 @description('Comma-separated hosts the invokeExternalService action may call (`*.example.com` allowed); empty allows none.')
 param allowedOutboundHosts string = ''
@@ -132,6 +158,7 @@ var abbrs = {
   userAssignedIdentity: 'id-'
   logAnalyticsWorkspace: 'log-'
   applicationInsights: 'appi-'
+  durableTaskScheduler: 'dts-'
 }
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var prefix = toLower(namePrefix)
@@ -156,6 +183,8 @@ var signalboxTableNames = [
   'SignalboxFlow'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
+
+var useDurableTaskScheduler = durableBackend == 'durableTaskScheduler'
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: '${abbrs.resourceGroup}${environmentName}'
@@ -197,6 +226,22 @@ module monitoring 'modules/monitoring.bicep' = {
   }
 }
 
+// Only for durableBackend = 'durableTaskScheduler'. The storage account above stays in both cases: the
+// Functions host (AzureWebJobsStorage: keys, locks, timers) and Signalbox's tables and leases need it.
+module durableTaskScheduler 'modules/durable-task-scheduler.bicep' = if (useDurableTaskScheduler) {
+  name: 'durable-task-scheduler'
+  scope: rg
+  params: {
+    name: '${abbrs.durableTaskScheduler}${prefix}-${resourceToken}'
+    location: location
+    tags: tags
+    taskHubName: taskHubName
+    skuName: durableTaskSchedulerSku
+    capacity: durableTaskSchedulerCapacity
+    ipAllowlist: filter(map(split(durableTaskSchedulerIpAllowlist, ','), address => trim(address)), address => !empty(address))
+  }
+}
+
 module rbac 'modules/rbac.bicep' = {
   name: 'rbac'
   scope: rg
@@ -206,6 +251,7 @@ module rbac 'modules/rbac.bicep' = {
     principalId: identity.outputs.principalId
     deployerPrincipalId: grantDeployerDataAccess ? deployerPrincipalId : ''
     deployerPrincipalType: deployerPrincipalType
+    durableTaskSchedulerName: useDurableTaskScheduler ? durableTaskScheduler.outputs.name : ''
   }
 }
 
@@ -224,6 +270,8 @@ module functionApp 'modules/functionapp.bicep' = {
     deploymentContainerName: storage.outputs.deploymentContainerName
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     taskHubName: taskHubName
+    durableBackend: durableBackend
+    durableTaskSchedulerEndpoint: useDurableTaskScheduler ? durableTaskScheduler.outputs.endpoint : ''
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
     operationRetentionDays: operationRetentionDays
@@ -264,3 +312,6 @@ output SIGNALBOX_API_BASE_URL string = 'https://${functionApp.outputs.defaultHos
 output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output AZURE_USER_ASSIGNED_IDENTITY_CLIENT_ID string = identity.outputs.clientId
 output SIGNALBOX_TASK_HUB string = taskHubName
+output SIGNALBOX_DURABLE_BACKEND string = durableBackend
+// The scheduler's endpoint (no secret: access needs a role); empty with azureStorage.
+output SIGNALBOX_DURABLE_TASK_SCHEDULER_ENDPOINT string = useDurableTaskScheduler ? durableTaskScheduler.outputs.endpoint : ''

@@ -80,10 +80,21 @@ const functionAppModule = template('modules/functionapp.bicep');
 const main = template('main.bicep');
 const site = declaration(functionAppModule, 'resource_declaration', 'functionApp');
 
-/** name -> value expression of each entry of the site's siteConfig.appSettings. */
+/**
+ * The site's siteConfig.appSettings: `concat([...the settings of every deployment...], durableBackendSettings)`,
+ * the second only with the Durable Task Scheduler backend (test/infra/durable-backend.test.ts checks those).
+ */
+function appSettingsArguments(): readonly Node[] {
+  const value = path(site.body, 'properties', 'siteConfig', 'appSettings');
+  expect(value?.type).toBe('call_expression');
+  expect(value?.namedChildren[0]?.text).toBe('concat');
+  return value?.namedChildren.find((child) => child.type === 'arguments')?.namedChildren ?? [];
+}
+
+/** name -> value expression of each entry of the site's siteConfig.appSettings that every deployment gets. */
 function providedSettings(): Map<string, Node> {
   const settings = new Map<string, Node>();
-  const list = path(site.body, 'properties', 'siteConfig', 'appSettings');
+  const list = appSettingsArguments()[0];
   expect(list?.type).toBe('array');
   for (const item of arrayItems(list)) {
     const nameNode = property(item, 'name');
@@ -106,6 +117,10 @@ function mainArgument(param: string): string | undefined {
 }
 
 describe('app settings of the deployed function app', () => {
+  it('adds only the durable backend settings to the common list', () => {
+    expect(appSettingsArguments().map((argument) => argument.text)).toEqual([expect.stringMatching(/^\[/), 'durableBackendSettings']);
+  });
+
   it('provides every setting of settings.ts that is not local-only', () => {
     const missing = codeSettings.filter((name) => !provided.has(name) && !(name in LOCAL_ONLY));
     expect(missing).toEqual([]);

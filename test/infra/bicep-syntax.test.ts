@@ -14,6 +14,7 @@ describe('Bicep syntax (tree-sitter-bicep)', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'infra/bicep/main.bicep',
+        'infra/bicep/modules/durable-task-scheduler.bicep',
         'infra/bicep/modules/functionapp.bicep',
         'infra/bicep/modules/identity.bicep',
         'infra/bicep/modules/monitoring.bicep',

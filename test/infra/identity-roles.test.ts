@@ -14,6 +14,12 @@ const REQUIRED_ROLES = {
   'Monitoring Metrics Publisher': { id: '3913510d-42f4-4e42-8a64-420c390055eb', scope: 'Microsoft.Insights/components' },
 } as const;
 
+/** Roles of the app identity that only one durable backend needs (test/infra/durable-backend.test.ts evaluates when). */
+const BACKEND_ROLES = {
+  // https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/integration#durable-task-data-contributor
+  'Durable Task Data Contributor': { id: '0ad04412-c4d5-4796-b79c-f76d14c8d402', scope: 'Microsoft.DurableTask/schedulers' },
+} as const;
+
 const main = template('main.bicep');
 const rbac = template('modules/rbac.bicep');
 const identityModule = template('modules/identity.bicep');
@@ -89,7 +95,8 @@ describe('identity and role assignments', () => {
       expect(assignment.roleDefinitionCall[0]).toBe('subscriptionResourceId');
     }
     const allIds = found.flatMap((a) => a.roleIds);
-    expect(allIds.filter((id) => !Object.values(REQUIRED_ROLES).some((role) => role.id === id))).toEqual([]);
+    const known = [...Object.values(REQUIRED_ROLES), ...Object.values(BACKEND_ROLES)];
+    expect(allIds.filter((id) => !known.some((role) => role.id === id))).toEqual([]);
   });
 
   it('scopes the roles to the storage account and the component the app uses', () => {
@@ -100,6 +107,16 @@ describe('identity and role assignments', () => {
     // ...and main.bicep gives rbac and the function app the same storage account and component.
     expect(moduleArgument('rbac', 'storageAccountName')).toBe(moduleArgument('functionApp', 'storageAccountName'));
     expect(moduleArgument('rbac', 'applicationInsightsName')).toBe(moduleArgument('functionApp', 'applicationInsightsName'));
+  });
+
+  it('assigns Durable Task Data Contributor on the scheduler the app uses, only when one is named', () => {
+    const { id, scope } = BACKEND_ROLES['Durable Task Data Contributor'];
+    const assignment = found.find((a) => a.roleIds.includes(id));
+    expect(assignment).toMatchObject({ scopeType: scope, scopeName: 'durableTaskSchedulerName' });
+    const node = declaration(rbac, 'resource_declaration', assignment!.resource).node;
+    expect(node.text).toMatch(/\bif \(!empty\(durableTaskSchedulerName\)\)/);
+    expect(stringValue(declaration(rbac, 'parameter_declaration', 'durableTaskSchedulerName').body!)).toBe('');
+    expect(moduleArgument('rbac', 'durableTaskSchedulerName')).toBe("useDurableTaskScheduler ? durableTaskScheduler.outputs.name : ''");
   });
 
   it('gives rbac the principal of the same identity whose client id and resource id the app uses', () => {

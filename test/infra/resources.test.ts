@@ -226,8 +226,8 @@ describe('azd tags', () => {
   });
 
   it('tags every top-level resource the modules create', () => {
-    const untaggable = /^Microsoft\.Authorization\/|^Microsoft\.Storage\/storageAccounts\/.+/;
-    for (const file of ['modules/storage.bicep', 'modules/monitoring.bicep', 'modules/identity.bicep', 'modules/functionapp.bicep']) {
+    const untaggable = /^Microsoft\.Authorization\/|^Microsoft\.Storage\/storageAccounts\/.+|^Microsoft\.DurableTask\/schedulers\/.+/;
+    for (const file of ['modules/storage.bicep', 'modules/monitoring.bicep', 'modules/identity.bicep', 'modules/functionapp.bicep', 'modules/durable-task-scheduler.bicep']) {
       const tpl = template(file);
       for (const resource of declarations(tpl, 'resource_declaration')) {
         if (resource.existing || untaggable.test(resource.target ?? '')) continue;

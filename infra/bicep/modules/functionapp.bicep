@@ -24,6 +24,16 @@ param applicationInsightsName string
 @description('Durable Functions task hub name (host.json reads %SIGNALBOX_TASK_HUB%).')
 param taskHubName string
 
+@allowed([
+  'azureStorage'
+  'durableTaskScheduler'
+])
+@description('Backend of Durable Functions: the AzureWebJobsStorage account (host.json\'s default) or a Durable Task Scheduler.')
+param durableBackend string = 'azureStorage'
+
+@description('Endpoint of the Durable Task Scheduler (durableBackend = durableTaskScheduler); empty otherwise.')
+param durableTaskSchedulerEndpoint string = ''
+
 @description('Comma-separated hosts the invokeExternalService action may call; empty allows none.')
 param allowedOutboundHosts string = ''
 
@@ -112,6 +122,27 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing
 
 var corsOrigins = filter(map(split(corsAllowedOrigins, ','), origin => trim(origin)), origin => !empty(origin))
 
+// The Durable Task Scheduler backend: host.json names no storage provider (Azure Storage, the default), and
+// AzureFunctionsJobHost__<path> app settings override host.json at <path>, so these two select the
+// scheduler (`azureManaged`) and name the setting holding its connection. The connection is identity-only:
+// the user-assigned identity by client id, which holds Durable Task Data Contributor (rbac.bicep).
+// https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/durable-task-scheduler-identity
+var durableTaskSchedulerConnectionSetting = 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING'
+var durableBackendSettings = durableBackend == 'durableTaskScheduler' ? [
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__type'
+    value: 'azureManaged'
+  }
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName'
+    value: durableTaskSchedulerConnectionSetting
+  }
+  {
+    name: durableTaskSchedulerConnectionSetting
+    value: 'Endpoint=${durableTaskSchedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'
+  }
+] : []
+
 // Only sent when set, so the platform default for the instance size applies otherwise.
 var httpTriggerConcurrency = httpPerInstanceConcurrency > 0 ? { triggers: { http: { perInstanceConcurrency: httpPerInstanceConcurrency } } } : {}
 
@@ -173,8 +204,9 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
       cors: {
         allowedOrigins: corsOrigins
       }
-      appSettings: [
-        // Identity-based AzureWebJobsStorage: the host, Durable Functions and Signalbox all use it.
+      appSettings: concat([
+        // Identity-based AzureWebJobsStorage: the host, Durable Functions (Azure Storage backend) and
+        // Signalbox use it; with the Durable Task Scheduler backend the host and Signalbox still do.
         {
           name: 'AzureWebJobsStorage__credential'
           value: 'managedidentity'
@@ -290,7 +322,7 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
           name: 'SIGNALBOX_CONSOLE_SCOPE'
           value: consoleScope
         }
-      ]
+      ], durableBackendSettings)
     }
   }
 }

@@ -1,6 +1,8 @@
 // Data-plane roles for the function app's user-assigned identity: what the Functions host, Durable
-// Functions (Azure Storage backend) and Signalbox need with shared-key access off, and what the host needs
-// to send telemetry to an Application Insights component with local auth off.
+// Functions (Azure Storage backend) and Signalbox need with shared-key access off, what the host needs
+// to send telemetry to an Application Insights component with local auth off, and, with the Durable Task
+// Scheduler backend, its data role on the scheduler. The storage roles stay with either backend: the host
+// (AzureWebJobsStorage) and Signalbox's own tables and leases use the account in both cases.
 
 param storageAccountName string
 param applicationInsightsName string
@@ -17,6 +19,9 @@ param deployerPrincipalId string = ''
   'ServicePrincipal'
 ])
 param deployerPrincipalType string = 'User'
+
+@description('Name of the Durable Task Scheduler the app uses (durableBackend = durableTaskScheduler); empty assigns no scheduler role.')
+param durableTaskSchedulerName string = ''
 
 // Built-in role definition ids (the same in every tenant).
 var storageRoles = [
@@ -49,6 +54,10 @@ var deployerStorageRoles = [
   }
 ]
 var monitoringMetricsPublisherRoleId = '3913510d-42f4-4e42-8a64-420c390055eb'
+// Durable Task Data Contributor: every data action on the scheduler and its task hubs (Microsoft.DurableTask/*),
+// what a Durable Functions app needs (it both starts and runs orchestrations). Built-in role id from
+// https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/integration#durable-task-data-contributor
+var durableTaskDataContributorRoleId = '0ad04412-c4d5-4796-b79c-f76d14c8d402'
 
 resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
@@ -56,6 +65,10 @@ resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing 
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
+}
+
+resource durableTaskScheduler 'Microsoft.DurableTask/schedulers@2025-11-01' existing = if (!empty(durableTaskSchedulerName)) {
+  name: durableTaskSchedulerName
 }
 
 resource storageRoleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for role in storageRoles: {
@@ -90,3 +103,14 @@ resource deployerStorageRoleAssignments 'Microsoft.Authorization/roleAssignments
     description: '${role.name} for the deploying user (grantDeployerDataAccess)'
   }
 }]
+
+resource durableTaskRoleAssignment 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(durableTaskSchedulerName)) {
+  name: guid(durableTaskScheduler.id, principalId, durableTaskDataContributorRoleId)
+  scope: durableTaskScheduler
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', durableTaskDataContributorRoleId)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Durable Task Data Contributor for the Signalbox function app identity'
+  }
+}
