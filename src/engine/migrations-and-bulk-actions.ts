@@ -179,10 +179,16 @@ export class MigrationsAndBulkActions {
     return { fromVersion: request.fromVersion, toVersion: request.toVersion, rows: [...rows.values()].sort(byState), blocked: [...blocked.values()].sort(byState) };
   }
 
-  /** Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or `notFound`. */
+  /**
+   * Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or
+   * `notFound`. With `options.operationId`, an instance that operation migrated already (before a crash)
+   * is `migrated`, as it was, and not changed again.
+   */
   async migrate(instanceId: string, request: MigrationRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
     const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
-    const decided = await this.runtime.migrate(instanceId, request, target, request.actor ? { ...options, actor: request.actor } : options);
+    // The operation's id goes with the request to the decision, which records it on the instance (Instance.migratedBy).
+    const applied: MigrationRequest = options.operationId !== undefined ? { ...request, operationId: options.operationId } : request;
+    const decided = await this.runtime.migrate(instanceId, applied, target, request.actor ? { ...options, actor: request.actor } : options);
     await this.relayAfter(decided, options);
     return decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
   }

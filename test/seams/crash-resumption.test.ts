@@ -226,18 +226,28 @@ describe('crash resumption × follow-up work', () => {
     restarted.stopEventDeliveries();
   });
 
-  it('crash resumption × migrations: an instance migrated before the crash, offered again by the resumed run, is skipped, not migrated twice', async () => {
-    const { first } = processes();
+  it('crash resumption × migrations: an instance migrated before the crash, offered again by the resumed run, is reported migrated (as it was), not skipped, and not migrated twice', async () => {
+    const { first, start } = processes();
     const version1 = await first.createWorkflow(counter);
     await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c2' });
     await first.addWorkflowVersion({ ...counter, displayName: 'Counter 2' }, { ifMatch: version1.etag });
     const migration = { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} };
-    expect((await first.migrationsAndBulkActions.migrate('c1', migration)).outcome).toBe('migrated');
-    // The crash came before the checkpoint that counts it: the resumed run offers it again.
-    expect((await first.migrationsAndBulkActions.migrate('c1', migration)).outcome).toBe('skipped');
-    const instance = await first.getInstance('c1');
-    expect(instance.workflowVersion).toBe(2);
-    expect(instance.historyLength).toBe(2);
+    expect(await first.migrationsAndBulkActions.migrate('c1', migration, { operationId: 'migration-1' })).toEqual({ instanceId: 'c1', outcome: 'migrated', fromStateId: 'on', toStateId: 'on' });
+    // The crash came before the checkpoint that counts it; the instance changes meanwhile; the restarted
+    // process's resumed run offers it again: this operation's record on the instance says what it did.
+    const restarted = start();
+    await restarted.applyTrigger('c1', trigger('Bump', { subjects: ['c1'] }));
+    const historyBefore = (await restarted.getInstance('c1')).historyLength;
+    expect(await restarted.migrationsAndBulkActions.migrate('c1', migration, { operationId: 'migration-1' })).toEqual({ instanceId: 'c1', outcome: 'migrated', fromStateId: 'on', toStateId: 'on' });
+    expect((await restarted.getInstance('c1')).historyLength).toBe(historyBefore);
+    // Another operation (or a call outside one) finding it on version 2 skips it: it did nothing to it.
+    expect(await restarted.migrationsAndBulkActions.migrate('c1', migration, { operationId: 'migration-2' })).toMatchObject({ outcome: 'skipped', error: 'already on version 2' });
+    expect(await restarted.migrationsAndBulkActions.migrate('c1', migration)).toMatchObject({ outcome: 'skipped' });
+    // An instance this operation had not reached before the crash is migrated by the resumed run.
+    expect((await restarted.migrationsAndBulkActions.migrate('c2', migration, { operationId: 'migration-1' })).outcome).toBe('migrated');
+    const migrations = (await restarted.getHistory('c1')).items.filter((entry) => entry.event === 'migrated');
+    expect(migrations.map((entry) => entry.operationId)).toEqual(['migration-1']);
   });
 
   it('crash resumption × bulk actions: an instance suspended before the crash, offered again by the resumed run, is skipped, not suspended twice', async () => {
