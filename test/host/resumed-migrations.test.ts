@@ -5,7 +5,7 @@
  * start-up resumption does. Before the fix, the instances the first run had migrated were offered again,
  * found on the target version and reported `skipped`. Each instance is reported once, with what really
  * happened to it: migrated (once, by this operation), skipped (it really was not to be migrated by it any
- * more), notMigratable; the totals add up to the instances.
+ * more), notMigratable; the totals add up to the instances. A bulk action resumed so reports what it did too.
  */
 import type { WorkflowDefinitionInput } from '../../src/engine';
 import { OperationStatus } from '../../src/engine/model';
@@ -97,5 +97,34 @@ describe('a migration resumed after a crash', () => {
       const migrations = (await second.engine.getHistory(instanceId, { maxPageSize: 100 })).items.filter((entry) => entry.event === 'migrated');
       expect(migrations.map((entry) => entry.operationId)).toEqual([instanceId === elsewhere ? 'another-migration' : operation.id]);
     }
+  });
+});
+
+describe('a bulk action resumed after a crash', () => {
+  jest.setTimeout(60_000);
+
+  it('reports each instance once with what it did to it (suspended), though it no longer matches the filter, and suspends none twice', async () => {
+    const ports = createInMemoryPorts();
+    const clock = new FakeClock();
+    const all = sequentialIds(40, 'b-');
+    const half = all[20]!;
+    const first = resumableProcess(ports, clock, (instanceId) => instanceId >= half);
+    await first.engine.createWorkflow(ledger(1));
+    for (const instanceId of all) await first.engine.createInstance({ workflowId: 'ledger', instanceId });
+
+    const operation: StoredOperation = await first.submitter.submitWork({ bulk: { action: 'suspend', filter: { workflowId: 'ledger', status: 'waiting' } } });
+    const suspendedBefore = all.filter((id) => id < half);
+    await until(async () => first.offered.includes(half) && (await Promise.all(suspendedBefore.map(async (id) => (await first.engine.getInstance(id)).status === 'suspended'))).every(Boolean));
+
+    const second = resumableProcess(ports, clock);
+    expect(await second.runner.resumeUnfinished(ports.operations)).toBe(1);
+    await second.runner.whenDone(operation.id);
+    await second.runner.stop();
+    expect(second.offered.some((id) => suspendedBefore.includes(id))).toBe(true);
+
+    const finished = (await ports.operations.get(operation.id))!;
+    expect(finished).toMatchObject({ status: OperationStatus.succeeded, candidates: 40, summary: { suspended: 40, skipped: 0, conflict: 0 } });
+    expect(finished.instances.map((result) => [result.instanceId, result.outcome, result.fromStateId])).toEqual(all.map((id) => [id, 'suspended', 'open']));
+    for (const instanceId of all) expect((await second.engine.getHistory(instanceId)).items.filter((entry) => entry.event === 'suspended')).toHaveLength(1);
   });
 });
