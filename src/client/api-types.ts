@@ -716,7 +716,7 @@ export interface components {
             /** @description JSON path in the definition. */
             path: string;
             /** @enum {string} */
-            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "automaticLoop" | "nothingWaits" | "hostNotAllowed";
+            code: "unreachableState" | "noWayToFinish" | "shadowedTransition" | "unusedTimer" | "undefinedContextKey" | "selfLoopWithoutActions" | "startsItself" | "timerLoop" | "noActorCanTake" | "automaticLoop" | "nothingWaits" | "hostNotAllowed" | "sensitiveIndexUnkeyed";
             message: string;
         };
         MigrationReport: {

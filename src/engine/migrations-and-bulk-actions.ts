@@ -27,6 +27,9 @@ import { onePage, pagedList } from './ports/paging';
 import type { OperationOptions, Page, PageOptions } from './ports/ports';
 import { parseWith } from './model/validation';
 
+/** History entries read to find the change a bulk operation made before it was resumed (doneAlready). */
+const LAST_ENTRIES_READ = 16;
+
 /** Instance ids listed per state in a dry-run report. */
 export const MIGRATION_SAMPLE_SIZE = 5;
 
@@ -179,17 +182,24 @@ export class MigrationsAndBulkActions {
     return { fromVersion: request.fromVersion, toVersion: request.toVersion, rows: [...rows.values()].sort(byState), blocked: [...blocked.values()].sort(byState) };
   }
 
-  /** Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or `notFound`. */
+  /**
+   * Migrates one instance under its lease: `migrated`, `skipped`, `notMigratable` (why in `error`) or
+   * `notFound`. With `options.operationId`, an instance that operation migrated already (before a crash)
+   * is `migrated`, as it was, and not changed again.
+   */
   async migrate(instanceId: string, request: MigrationRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
     const target = (await this.engine.getWorkflow(request.workflowId, request.toVersion, options)).definition;
-    const decided = await this.runtime.migrate(instanceId, request, target, request.actor ? { ...options, actor: request.actor } : options);
+    // The operation's id goes with the request to the decision, which records it on the instance (Instance.migratedBy).
+    const applied: MigrationRequest = options.operationId !== undefined ? { ...request, operationId: options.operationId } : request;
+    const decided = await this.runtime.migrate(instanceId, applied, target, request.actor ? { ...options, actor: request.actor } : options);
     await this.relayAfter(decided, options);
     return decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
   }
 
   /**
    * Applies a bulk action to one instance under its lease, its filter checked again there (`skipped`
-   * when it no longer matches). A status that does not allow the action is `conflict`, with why.
+   * when it no longer matches). A status that does not allow the action is `conflict`, with why. An
+   * instance this operation changed already (before a crash: doneAlready) is reported with what it did.
    */
   async applyBulk(instanceId: string, request: BulkRequest, options: ChangeOptions = {}): Promise<InstanceResult> {
     const guard: InstancePrecondition = (stored: StoredInstance) =>
@@ -199,25 +209,36 @@ export class MigrationsAndBulkActions {
       decided = await this.decideBulk(instanceId, request, request.actor ? { ...options, actor: request.actor } : options, guard);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      // Offered again by this operation resumed after a crash (the change was saved, the checkpoint counting
-      // it was not): its own change refuses the action. Skipped, as any instance it changed already.
-      if (await this.changedLastBy(instanceId, options)) return { instanceId, outcome: ActionOutcome.skipped, error: 'changed by this operation already (before it was resumed)' };
-      return { instanceId, outcome: ActionOutcome.conflict, error: error.message };
+      return (await this.doneAlready(instanceId, request, options)) ?? { instanceId, outcome: ActionOutcome.conflict, error: error.message };
     }
     await this.relayAfter(decided, options);
     const result = decided.decision?.result;
     if (!result) return { instanceId, outcome: TriggerOutcome.notFound };
+    if (result.outcome === ActionOutcome.skipped) return (await this.doneAlready(instanceId, request, options)) ?? result;
     // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays).
     return result.outcome === TriggerOutcome.transitioned ? { ...result, outcome: bulkDoneOutcome(request.action) } : result;
   }
 
-  /** Whether the instance's latest history entry is the change of `options.operationId` (one read, on the conflict path only). */
-  private async changedLastBy(instanceId: string, options: ChangeOptions): Promise<boolean> {
-    if (!options.operationId) return false;
+  /**
+   * What this operation did to the instance already, when its latest history entries are its change:
+   * offered again by the operation resumed after a crash (the change was saved, the checkpoint counting it
+   * was not), the instance refuses the action (`conflict`) or no longer matches the filter (`skipped`),
+   * because of that change. Reported as that change: the action's outcome, from the state it left to the
+   * one it reached. One read of the instance and one of its last entries, on those paths only.
+   */
+  private async doneAlready(instanceId: string, request: BulkRequest, options: ChangeOptions): Promise<InstanceResult | undefined> {
+    if (!options.operationId) return undefined;
     const instance = await this.ports.instances.get(instanceId, options);
-    if (!instance || instance.deleting || instance.historyLength === 0) return false;
-    const last = await onePage(this.ports.history.list(instanceId, { ...options, fromSequence: instance.historyLength - 1, maxPageSize: 1 }));
-    return last.items[0]?.operationId === options.operationId;
+    if (!instance || instance.deleting || instance.historyLength === 0) return undefined;
+    const from = Math.max(0, instance.historyLength - LAST_ENTRIES_READ);
+    const entries = (await onePage(this.ports.history.list(instanceId, { ...options, fromSequence: from, maxPageSize: LAST_ENTRIES_READ }))).items;
+    const last = entries.at(-1);
+    if (last?.operationId !== options.operationId) return undefined;
+    // The change's first entry (a recovery is followed by the automatic transitions it took, one entry each).
+    let first = entries.length - 1;
+    while (first > 0 && entries[first - 1]!.operationId === options.operationId) first -= 1;
+    const fromStateId = entries[first]!.fromStateId;
+    return { instanceId, outcome: bulkDoneOutcome(request.action), ...(fromStateId !== null ? { fromStateId } : {}), toStateId: last.toStateId };
   }
 
   private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: InstancePrecondition): Promise<AppliedDecision> {

@@ -10,13 +10,9 @@ import { Engine, type WorkflowDefinitionInput } from '../../src/engine';
 import { OperationStatus } from '../../src/engine/model';
 import { onePage } from '../../src/engine/ports';
 import type { StoredOperation } from '../../src/engine/operations';
-import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
-import { silentLogger } from '../../src/host/local/logger';
-import { TriggerSubmitter } from '../../src/host/trigger-submitter';
-import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
-import type { InProcessOperationActivities } from '../../src/host/contracts/operation-activities';
-import { InMemoryLeaseProvider, createInMemoryPorts } from '../../src/testing';
+import { createInMemoryPorts } from '../../src/testing';
 import { FakeClock } from '../engine/support';
+import { resumableProcess, sequentialIds, until } from '../support/resumable-process';
 
 const counter = (version: string): WorkflowDefinitionInput => ({
   id: 'counter',
@@ -38,65 +34,12 @@ const counter = (version: string): WorkflowDefinitionInput => ({
   },
 });
 
-type Ports = ReturnType<typeof createInMemoryPorts>;
-
-/**
- * One "process": an engine over the shared stores (with leases of its own: a dead process's leases
- * expire), the real activities and a runner. Applications to instances in `stuck` never return.
- */
-function process(ports: Ports, clock: FakeClock, stuck: (instanceId: string) => boolean = () => false) {
-  const offered: string[] = [];
-  const engine = new Engine(
-    { ...ports, leases: new InMemoryLeaseProvider() },
-    {
-      clock,
-      newId: (() => {
-        let n = 0;
-        return () => `gen-${clock.now().getTime()}-${++n}`;
-      })(),
-    },
-  );
-  let service!: OperationActivityService;
-  const runner = new LocalOperationRunner(
-    silentLogger,
-    (launcher) => {
-      service = new OperationActivityService({
-        engine: engine.withDelivery({ trigger: async (row) => void (await submitter.submit(row.payload)), timer: async () => undefined }),
-        operations: ports.operations,
-        operationWorkCache: new OperationWorkCache(),
-        logger: silentLogger,
-        now: clock.now,
-      });
-      const activities: InProcessOperationActivities = {
-        beginOperation: (input) => service.beginOperation(input),
-        findCandidates: (input) => service.findCandidates(input),
-        recordProgress: (input) => service.recordProgress(input),
-        completeOperation: (input) => service.completeOperation(input),
-        storeResults: (input) => service.storeResults(input),
-        applyOperation: (input) => {
-          offered.push(input.instanceId);
-          return stuck(input.instanceId) ? new Promise(() => undefined) : service.applyOperation(input);
-        },
-      };
-      void launcher;
-      return activities;
-    },
-    { concurrency: 4, now: clock.now, retryPolicy: { firstRetryIntervalInMs: 1 } },
-  );
-  const submitter = new TriggerSubmitter(ports.operations, runner, clock.now, () => 'unused');
-  return { engine, runner, submitter, offered };
-}
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let poll = 0; poll < 2000 && !(await check()); poll++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(await check()).toBe(true);
-}
-
 async function createInstances(engine: Engine, ids: readonly string[]): Promise<void> {
   for (const instanceId of ids) await engine.createInstance({ workflowId: 'counter', instanceId });
 }
 
-const ids = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(4, '0')}`);
+const ids = sequentialIds;
+const process = resumableProcess;
 
 describe('an operation resumed after a crash', () => {
   jest.setTimeout(60_000);
@@ -201,9 +144,9 @@ describe('an operation resumed after a crash', () => {
     const finished = (await ports.operations.get(operation.id))!;
     expect(finished.status).toBe(OperationStatus.succeeded);
     expect(finished.candidates).toBe(1500);
-    // Those of the page in flight at the crash that it had already migrated answer `skipped` when offered again.
-    expect((finished.summary.migrated ?? 0) + (finished.summary.skipped ?? 0)).toBe(1500);
-    expect(finished.summary.migrated).toBeGreaterThanOrEqual(1000);
+    // Those of the page in flight at the crash that it had already migrated are offered again and reported
+    // migrated, as they were (issue 42: they were reported `skipped`); test/host/resumed-migrations.test.ts has more.
+    expect(finished.summary).toMatchObject({ migrated: 1500, skipped: 0 });
     expect(second.offered.filter((id) => id < 'm-0999')).toEqual([]);
   });
 });

@@ -226,32 +226,51 @@ describe('crash resumption × follow-up work', () => {
     restarted.stopEventDeliveries();
   });
 
-  it('crash resumption × migrations: an instance migrated before the crash, offered again by the resumed run, is skipped, not migrated twice', async () => {
-    const { first } = processes();
+  it('crash resumption × migrations: an instance migrated before the crash, offered again by the resumed run, is reported migrated (as it was), not skipped, and not migrated twice', async () => {
+    const { first, start } = processes();
     const version1 = await first.createWorkflow(counter);
     await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c2' });
     await first.addWorkflowVersion({ ...counter, displayName: 'Counter 2' }, { ifMatch: version1.etag });
     const migration = { workflowId: 'counter', fromVersion: 1, toVersion: 2, stateMap: {} };
-    expect((await first.migrationsAndBulkActions.migrate('c1', migration)).outcome).toBe('migrated');
-    // The crash came before the checkpoint that counts it: the resumed run offers it again.
-    expect((await first.migrationsAndBulkActions.migrate('c1', migration)).outcome).toBe('skipped');
-    const instance = await first.getInstance('c1');
-    expect(instance.workflowVersion).toBe(2);
-    expect(instance.historyLength).toBe(2);
+    expect(await first.migrationsAndBulkActions.migrate('c1', migration, { operationId: 'migration-1' })).toEqual({ instanceId: 'c1', outcome: 'migrated', fromStateId: 'on', toStateId: 'on' });
+    // The crash came before the checkpoint that counts it; the instance changes meanwhile; the restarted
+    // process's resumed run offers it again: this operation's record on the instance says what it did.
+    const restarted = start();
+    await restarted.applyTrigger('c1', trigger('Bump', { subjects: ['c1'] }));
+    const historyBefore = (await restarted.getInstance('c1')).historyLength;
+    expect(await restarted.migrationsAndBulkActions.migrate('c1', migration, { operationId: 'migration-1' })).toEqual({ instanceId: 'c1', outcome: 'migrated', fromStateId: 'on', toStateId: 'on' });
+    expect((await restarted.getInstance('c1')).historyLength).toBe(historyBefore);
+    // Another operation (or a call outside one) finding it on version 2 skips it: it did nothing to it.
+    expect(await restarted.migrationsAndBulkActions.migrate('c1', migration, { operationId: 'migration-2' })).toMatchObject({ outcome: 'skipped', error: 'already on version 2' });
+    expect(await restarted.migrationsAndBulkActions.migrate('c1', migration)).toMatchObject({ outcome: 'skipped' });
+    // An instance this operation had not reached before the crash is migrated by the resumed run.
+    expect((await restarted.migrationsAndBulkActions.migrate('c2', migration, { operationId: 'migration-1' })).outcome).toBe('migrated');
+    const migrations = (await restarted.getHistory('c1')).items.filter((entry) => entry.event === 'migrated');
+    expect(migrations.map((entry) => entry.operationId)).toEqual(['migration-1']);
   });
 
-  it('crash resumption × bulk actions: an instance suspended before the crash, offered again by the resumed run, is skipped, not suspended twice', async () => {
+  it('crash resumption × bulk actions: an instance suspended before the crash, offered again by the resumed run, is reported suspended (as it was), not skipped, and not suspended twice', async () => {
     const { first } = processes();
     await first.createWorkflow(counter);
     await first.createInstance({ workflowId: 'counter', instanceId: 'c1' });
+    await first.createInstance({ workflowId: 'counter', instanceId: 'c2' });
     const bulk = { action: 'suspend', filter: { workflowId: 'counter' } } as const;
-    expect((await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-1' })).outcome).toBe('suspended');
+    const suspended = { instanceId: 'c1', outcome: 'suspended', fromStateId: 'on', toStateId: 'on' };
+    expect(await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-1' })).toEqual(suspended);
     // The crash came before the checkpoint that counts it: the resumed run offers it again. Its filter
     // (no status) still matches, and a suspended instance refuses suspend: it was this operation's doing.
-    expect(await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'skipped' });
+    expect(await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-1' })).toEqual(suspended);
     // Another operation finding it suspended is a conflict, as before.
     expect((await first.migrationsAndBulkActions.applyBulk('c1', bulk, { operationId: 'bulk-2' })).outcome).toBe('conflict');
     expect((await first.getInstance('c1')).historyLength).toBe(2);
+    // With a status filter the instance it suspended no longer matches: reported suspended too, and
+    // skipped for another operation.
+    const waiting = { action: 'suspend', filter: { workflowId: 'counter', status: 'waiting' } } as const;
+    expect((await first.migrationsAndBulkActions.applyBulk('c2', waiting, { operationId: 'bulk-3' })).outcome).toBe('suspended');
+    expect(await first.migrationsAndBulkActions.applyBulk('c2', waiting, { operationId: 'bulk-3' })).toEqual({ ...suspended, instanceId: 'c2' });
+    expect(await first.migrationsAndBulkActions.applyBulk('c2', waiting, { operationId: 'bulk-4' })).toMatchObject({ outcome: 'skipped', error: 'no longer matches the filter' });
+    expect((await first.getInstance('c2')).historyLength).toBe(2);
   });
 
   it('crash resumption × deletion: a deletion stopped after its mark hides the instance, and run again finishes, children and due-timer rows included', async () => {

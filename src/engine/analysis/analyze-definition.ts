@@ -29,6 +29,8 @@ export const WarningCode = {
   nothingWaits: 'nothingWaits',
   /** A URL the host's outbound client refuses (outbound-hosts.ts): decided with the host's configuration. */
   hostNotAllowed: 'hostNotAllowed',
+  /** A sensitive index on a host without an index key (index-key.ts): decided with the host's configuration. */
+  sensitiveIndexUnkeyed: 'sensitiveIndexUnkeyed',
 } as const;
 export type WarningCode = (typeof WarningCode)[keyof typeof WarningCode];
 

@@ -2,6 +2,7 @@
 export { buildDefinitionGraph, transitionTimer, type DefinitionGraph, type ParameterTest, type StateNode, type TimerSpec, type TransitionEdge } from './definition-graph';
 export { analyzeDefinition, WarningCode, type DefinitionWarning } from './analyze-definition';
 export { outboundHostWarnings, type OutboundClients } from './outbound-hosts';
+export { indexKeyWarnings } from './index-key';
 export { mermaidLabel, mermaidStateDiagram, onErrorLabel, transitionLabel, type DiagramOptions } from './mermaid-diagram';
 export { availableTriggers, type AvailableTrigger, type AvailableTriggers } from './available-triggers';
 export { everyName, noNames, type NameSet } from './name-set';

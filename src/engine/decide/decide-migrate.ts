@@ -14,6 +14,7 @@ import type { Effects } from '../steps/effects';
 import { ActionOutcome, InstanceStatus } from '../model/enums';
 import { HistoryEvent, type HistoryEntry, type Instance } from '../model/instance';
 import { plainInstance } from './instance-changes';
+import type { InstanceResult } from './instance-result';
 import { computeInterests } from './interests';
 import { matchesSelection, migrationSelection, type MigrationRequest } from './operation-work';
 import type { Registry } from '../steps/registry';
@@ -59,9 +60,25 @@ export function migrationVerdict(request: MigrationRequest, target: WorkflowDefi
   return { move: true, toStateId: mapped };
 }
 
-/** The decision for one instance: `migrated`, or unchanged with `skipped`/`notMigratable` and the reason. */
+/**
+ * What `request`'s operation did to the instance already, when it migrated it (Instance.migratedBy): an
+ * operation resumed after a crash offers again the instances whose results its checkpoint had not counted
+ * yet. Found on the target version they would read `skipped`; they were migrated, once, by this operation.
+ */
+export function migratedAlready(request: MigrationRequest, instance: Instance): InstanceResult | undefined {
+  const by = instance.migratedBy;
+  if (request.operationId === undefined || by?.operationId !== request.operationId) return undefined;
+  return { instanceId: instance.id, outcome: ActionOutcome.migrated, fromStateId: by.fromStateId, toStateId: by.toStateId };
+}
+
+/**
+ * The decision for one instance: `migrated`, or unchanged with `skipped`/`notMigratable` and the reason;
+ * unchanged and `migrated` as it was when this operation migrated it before (migratedAlready).
+ */
 export async function decideMigrate(request: MigrationRequest, target: WorkflowDefinition, stored: Instance, effects: Effects, registry: Registry): Promise<Decision> {
   const instance = plainInstance(stored);
+  const done = migratedAlready(request, instance);
+  if (done) return unchanged(done);
   const verdict = migrationVerdict(request, target, instance);
   if (!verdict.move) return unchanged({ instanceId: instance.id, outcome: verdict.outcome, fromStateId: instance.stateId, error: verdict.reason });
   const { toStateId } = verdict;
@@ -105,7 +122,7 @@ export async function decideMigrate(request: MigrationRequest, target: WorkflowD
     result: { instanceId: instance.id, outcome: ActionOutcome.migrated, fromStateId: instance.stateId, toStateId },
     change: {
       instance: {
-        ...instance,
+        ...migratedByOf(request, instance, toStateId),
         workflowVersion: request.toVersion,
         stateId: toStateId,
         interests,
@@ -146,7 +163,7 @@ async function migrateThroughAutomaticTransitions(request: MigrationRequest, ins
       result: { instanceId: instance.id, outcome: ActionOutcome.migrated, fromStateId: instance.stateId, toStateId: entered.stateId },
       change: {
         instance: {
-          ...instance,
+          ...migratedByOf(request, instance, entered.stateId),
           workflowVersion: request.toVersion,
           stateId: entered.stateId,
           status: entered.status,
@@ -166,6 +183,13 @@ async function migrateThroughAutomaticTransitions(request: MigrationRequest, ins
   } catch (error) {
     return failed(error);
   }
+}
+
+/** The instance, recording the operation migrating it to `toStateId` (Instance.migratedBy); outside an operation, recording none. */
+function migratedByOf(request: MigrationRequest, instance: Instance, toStateId: string): Instance {
+  const { migratedBy: _earlier, ...rest } = instance;
+  if (request.operationId === undefined) return rest;
+  return { ...rest, migratedBy: { operationId: request.operationId, fromVersion: instance.workflowVersion, fromStateId: instance.stateId, toStateId } };
 }
 
 /** The history entry of a migration: the version it left and the one it entered (its state mapped, or kept). */

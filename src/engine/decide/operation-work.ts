@@ -42,6 +42,11 @@ export interface MigrationRequest {
   readonly filter?: { readonly stateId?: string; readonly status?: InstanceStatus };
   /** Who asked for it (set by the host; the request schema is strict, so a client cannot). */
   readonly actor?: Actor;
+  /**
+   * The operation applying it to an instance (set by the engine for that application, never stored with
+   * the request): recorded on the migrated instance (Instance.migratedBy). Absent in a dry run.
+   */
+  readonly operationId?: string;
 }
 
 export const BulkAction = {

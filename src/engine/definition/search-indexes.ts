@@ -10,6 +10,8 @@ import { compileExpression } from '../expressions/expressions';
 export const MAX_INDEXES_PER_WORKFLOW = 16;
 /** Values one `keyword` index may hold for one instance (each is a row); past it the field is left unindexed. */
 export const MAX_KEYWORD_VALUES = 16;
+/** The host setting holding the key sensitive indexes are hashed with, named where its absence matters. */
+export const INDEX_KEY_SETTING = 'SIGNALBOX_INDEX_HMAC_KEY';
 /** The longest business key. */
 export const MAX_BUSINESS_KEY_LENGTH = 256;
 

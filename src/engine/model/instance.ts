@@ -166,6 +166,21 @@ export interface Instance {
   readonly capacityWaits?: readonly CapacityWait[];
   /** The instance's rows in the search index (search/search-index.ts); absent: the instance is not indexed. */
   readonly search?: InstanceSearchState;
+  /**
+   * The migration operation that last moved the instance to another version, and what it did (decide-migrate.ts):
+   * when that operation, resumed after a crash, offers it the instance again, it reports it migrated, as
+   * it was, not `skipped`. Absent when a migration outside an operation moved it last. Internal.
+   */
+  readonly migratedBy?: MigratedBy;
+}
+
+/** What a migration operation did to an instance (Instance.migratedBy). */
+export interface MigratedBy {
+  readonly operationId: string;
+  readonly fromVersion: number;
+  readonly fromStateId: string;
+  /** Where the migration left it (past the automatic transitions it took). */
+  readonly toStateId: string;
 }
 
 /** Where an instance is counted for a state's `capacity` (Instance.capacityEntry). */

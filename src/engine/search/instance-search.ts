@@ -250,7 +250,7 @@ export class InstanceSearch {
     if (!workflow) throw new NotFoundError(`Workflow "${workflowId}" does not exist`);
     const fields = searchFieldsOf(workflow.definition.indexes);
     const node = filter === undefined || filter.trim() === '' ? undefined : parseFilter(filter);
-    if (node) checkFilter(node, fields);
+    if (node) checkFilter(node, fields, { sensitiveSearchable: this.hmacKey !== undefined && this.hmacKey !== '' });
     const plan = await planSearch(node, fields, this.hmacKey, preferField);
     return { workflowId, fields, ...(node ? { filter: node } : {}), plan };
   }

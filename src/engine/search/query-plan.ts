@@ -10,16 +10,25 @@
  * the plan says so.
  */
 import { AFTER_SEGMENT, AFTER_SEPARATOR, encodeSensitive, encodeString, encodeValue, entryKey, parseDatetime, SEPARATOR, type IndexValue } from './encoding';
-import type { SearchField } from '../definition/search-indexes';
+import { INDEX_KEY_SETTING, type SearchField } from '../definition/search-indexes';
 import { conditionsOf, filterError, type ConditionNode, type FilterNode, type Literal } from './query-language';
 import type { SearchRange } from './search-port';
 
-/** Checks every condition against the fields: a 400 at the position of the first that does not fit. */
-export function checkFilter(node: FilterNode, fields: ReadonlyMap<string, SearchField>, parameter = 'filter'): void {
+/**
+ * Checks every condition against the fields: a 400 at the position of the first that does not fit.
+ * `sensitiveSearchable` is false when the deployment has no index key: its sensitive fields are left
+ * unindexed (search-values.ts) and no value can be hashed to look one up, so naming one is refused as
+ * the caller's to fix (set SIGNALBOX_INDEX_HMAC_KEY, or drop the condition), never a failed key import.
+ */
+export function checkFilter(node: FilterNode, fields: ReadonlyMap<string, SearchField>, options: { readonly parameter?: string; readonly sensitiveSearchable: boolean }): void {
+  const parameter = options.parameter ?? 'filter';
   for (const condition of conditionsOf(node)) {
     const field = fields.get(condition.field);
     const at = (message: string) => filterError(parameter, condition.position, message);
     if (!field) throw at(`unknown field "${condition.field}"${suggestion(condition.field, fields)}`);
+    if (field.sensitive && !options.sensitiveSearchable) {
+      throw at(`"${field.name}" is sensitive and this deployment has no index key (${INDEX_KEY_SETTING}): it cannot be searched`);
+    }
     const values = condition.kind === 'compare' ? [condition.value] : condition.kind === 'between' ? [condition.low, condition.high] : condition.kind === 'in' ? condition.values : [condition.prefix];
     for (const value of values) {
       const problem = typeProblem(field, value);

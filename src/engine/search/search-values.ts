@@ -8,7 +8,7 @@ import { evaluateExpression, type ExpressionOptions } from '../expressions/expre
 import type { Instance } from '../model/instance';
 import type { JsonValue } from '../model/json';
 import { encodeSensitive, encodeValue, entryKey, parseDatetime, type IndexValue } from './encoding';
-import { MAX_KEYWORD_VALUES, searchFieldsOf, type IndexType, type SearchField } from '../definition/search-indexes';
+import { INDEX_KEY_SETTING, MAX_KEYWORD_VALUES, searchFieldsOf, type IndexType, type SearchField } from '../definition/search-indexes';
 
 export interface SearchValues {
   /** Field name → its values (one, or a keyword's several); a field without a value is absent. */
@@ -100,7 +100,7 @@ export async function entriesOf(definition: WorkflowDefinition, searchValues: Se
   for (const [name, list] of searchValues.values) {
     const field = fields.get(name) as SearchField;
     if (field.sensitive && !options.hmacKey) {
-      problems[name] = 'sensitive, and no index key is configured (SIGNALBOX_INDEX_HMAC_KEY)';
+      problems[name] = `sensitive, and no index key is configured (${INDEX_KEY_SETTING})`;
       continue;
     }
     for (const value of list) entries.add(entryKey(name, field.sensitive ? await encodeSensitive(field.type, value, options.hmacKey!) : encodeValue(field.type, value)));

@@ -2,7 +2,7 @@
 import { Role } from '../access';
 import { z } from 'zod';
 import type { Engine } from '../../../engine/engine';
-import { analyzeDefinition, outboundHostWarnings } from '../../../engine/analysis';
+import { analyzeDefinition, indexKeyWarnings, outboundHostWarnings } from '../../../engine/analysis';
 import { createdHeaders, etagHeaders, ifNoneMatchHeaders, pageSchemaOf, storedWorkflowReference, workflowDefinitionReference, workflowReference, workflowSummarySchema } from '../api-schemas';
 import { pageQuerySchema } from '../query';
 import { pageBody, workflowBody } from '../representations';
@@ -20,12 +20,14 @@ function workflowResponse(status: number, workflow: WorkflowVersion, location?: 
 
 /**
  * PUT and POST answer with the analysis' warnings too: they never block storing a definition. With them,
- * the URLs this host's outbound clients would refuse (the allow-list is the host's, not the definition's).
+ * the URLs this host's outbound clients would refuse (the allow-list is the host's, not the definition's),
+ * and the sensitive indexes this host cannot index (it has no index key).
  */
 function storedWorkflowResponse(engine: Engine, status: number, workflow: WorkflowVersion, location?: string) {
   const response = workflowResponse(status, workflow, location);
   const hosts = outboundHostWarnings(workflow.definition, { events: engine.options.events.http, steps: engine.options.http });
-  return { ...response, body: { ...response.body, warnings: [...analyzeDefinition(workflow.definition), ...hosts] } };
+  const indexKey = indexKeyWarnings(workflow.definition, { indexKeyConfigured: Boolean(engine.options.searchHmacKey) });
+  return { ...response, body: { ...response.body, warnings: [...analyzeDefinition(workflow.definition), ...hosts, ...indexKey] } };
 }
 
 const workflowPath = z.object({ workflowId: z.string().meta({ description: "The workflow id (the definition's `id`)." }) });
