@@ -68,6 +68,16 @@ import type { CapacityOffer } from './runtime/state-capacity';
 /** Refusals that come before a creation writes anything: its key claims are given back at once. */
 const CLAIMS_GIVEN_BACK_ON: ReadonlySet<SignalboxErrorCode> = new Set(['validation', 'definitionInvalid', 'notFound', 'conflict', 'tooLarge']);
 export type ActingOptions = OperationOptions & { readonly actor?: Actor };
+
+/** A creation's options: who acts, and whether its follow-up work (children, raised triggers, events) is awaited. */
+export type CreateOptions = ActingOptions & {
+  /**
+   * `afterAnswer`: the creation returns once the instance is saved, and its outbox is relayed after (the HTTP
+   * routes: a workflow whose entry starts children of itself must not hold its creator's request while the
+   * causal budget runs out). Rows a crash leaves are relayed by the next load or the sweep. @default 'awaited'
+   */
+  readonly followUp?: 'awaited' | 'afterAnswer';
+};
 export const MAX_DRY_RUN_CANDIDATES = 100;
 
 export interface EnginePorts {
@@ -110,6 +120,8 @@ export class Engine {
   /** In-process delivery of lifecycle events (shared by every view of this engine). */
   private readonly dispatcher?: EventDispatcher;
   private migrationsAndBulkActionsInstance?: MigrationsAndBulkActions;
+  /** Follow-up work started after an answer (CreateOptions.followUp), until it ends. */
+  private readonly followUps = new Set<Promise<void>>();
   /** Reads of instances (no lease): instance-reads.ts. */
   private readonly reads: InstanceReads;
   /** Lifecycle events after their change: lifecycle-event-operations.ts. */
@@ -227,7 +239,7 @@ export class Engine {
    * unknown workflow, ConflictError for a duplicate id. An initial entry condition that is false or an
    * entry action that fails creates it `faulted`.
    */
-  async createInstance(input: CreateInstanceInput, options: ActingOptions = {}): Promise<StoredInstance> {
+  async createInstance(input: CreateInstanceInput, options: CreateOptions = {}): Promise<StoredInstance> {
     return (await this.createOrFindInstance(input, options)).instance;
   }
 
@@ -235,7 +247,7 @@ export class Engine {
    * As createInstance; under a workflow's `flow.unique` with `onConflict: existing`, a request whose key an
    * instance that has not ended holds answers that instance (`created: false`) instead of a ConflictError.
    */
-  createOrFindInstance(input: CreateInstanceInput, options: ActingOptions = {}): Promise<{ instance: StoredInstance; created: boolean }> {
+  createOrFindInstance(input: CreateInstanceInput, options: CreateOptions = {}): Promise<{ instance: StoredInstance; created: boolean }> {
     return withSpan('Engine.createInstance', {}, async (span) => {
       // Checked again: library callers may pass anything (a route has parsed it already).
       const parsed = parseWith(createInstanceInputSchema, input, 'The instance request is invalid');
@@ -266,7 +278,8 @@ export class Engine {
           throw error;
         }
         span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
-        await this.relayAfter(created, options);
+        if (options.followUp === 'afterAnswer') this.afterAnswer(created);
+        else await this.relayAfter(created, options);
         return { instance: created.instance, created: true };
       }
     });
@@ -542,6 +555,21 @@ export class Engine {
   /** Hands every pending event delivery to this engine's delivery (start-up); returns how many. */
   resumeEventDeliveries(options: PageOptions = {}): Promise<number> {
     return this.events.resume(options);
+  }
+
+  /** Resolves when the follow-up work started after an answer (`followUp: 'afterAnswer'`) has ended (tests, shutdown). */
+  async followUpsIdle(): Promise<void> {
+    while (this.followUps.size > 0) await Promise.allSettled([...this.followUps]);
+  }
+
+  /** Relays a change's rows without holding the caller (CreateOptions.followUp); a failure is logged, and the rows stay for the next load or the sweep. */
+  private afterAnswer(decided: AppliedDecision): void {
+    const work = this.relayAfter(decided, {})
+      .catch((error: unknown) =>
+        this.options.logger.error('Follow-up work after an answer failed; its rows stay for the next load or start', { instanceId: decided.instance?.id, error: String(error) }),
+      )
+      .finally(() => this.followUps.delete(work));
+    this.followUps.add(work);
   }
 
   /** Resolves when the in-process event dispatcher has nothing queued (tests). */

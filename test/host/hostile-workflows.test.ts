@@ -10,17 +10,42 @@
 import { startTestHost } from '../support/local-host';
 import { MAX_CAUSAL_DEPTH, expressionCacheStats } from '../../src/engine';
 import type { LocalHost } from '../../src/host/local/local-host';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { httpClient, type HttpResult } from './http-client';
 
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 
+/** An external service that holds every call until the test lets it go (issue 42, defect 3). */
+let held: Server;
+let letGo!: () => void;
+const released = new Promise<void>((resolve) => (letGo = resolve));
+let callsHeld = 0;
+let callsAbandoned = 0;
+
 beforeAll(async () => {
-  ({ host, api } = await startTestHost('hostile'));
+  held = createServer((request, response) => {
+    request.resume();
+    callsHeld += 1;
+    let answered = false;
+    // Given up by its caller (the call's timeout) before the test let it go.
+    response.on('close', () => {
+      if (!answered) callsAbandoned += 1;
+    });
+    void released.then(() => {
+      answered = true;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+  ({ host, api } = await startTestHost('hostile', { env: { SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' } }));
 });
 
 afterAll(async () => {
+  letGo();
   await host?.stop();
+  await new Promise((resolve) => held.close(resolve));
 });
 
 async function pollUntil(path: string, done: (result: HttpResult) => boolean, maxPolls = 600): Promise<HttpResult> {
@@ -124,4 +149,34 @@ describe('hostile workflows on the local server (issue 9)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await list()).toHaveLength(MAX_CAUSAL_DEPTH + 1);
   }, 120_000);
+
+  it('POST /api/instances answers once the instance is saved: its children are created after the answer (issue 42, defect 3)', async () => {
+    const url = `http://127.0.0.1:${(held.address() as AddressInfo).port}/slow`;
+    const slowChild = {
+      id: 'hostile-slow-child',
+      displayName: 'Slow child',
+      initialStateId: 'calling',
+      states: { calling: { entryActions: [{ type: 'invokeExternalService', id: 'call', url }] } },
+    };
+    const parent = { id: 'hostile-parent', displayName: 'Parent', initialStateId: 'open', states: { open: { entryActions: [{ type: 'startInstance', workflowId: 'hostile-slow-child' }] } } };
+    expect((await api.request('PUT', '/api/workflows/hostile-slow-child', { json: slowChild })).status).toBe(201);
+    expect((await api.request('PUT', '/api/workflows/hostile-parent', { json: parent })).status).toBe(201);
+    // The child's entry call is held until the parent's creation has answered: before the fix, the answer waited
+    // for the child's creation, which waited for the call, so neither ever came (the deadline turns that into a failure).
+    let deadline: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      api.request('POST', '/api/instances', { json: { workflowId: 'hostile-parent', instanceId: 'parent-1' } }),
+      new Promise<never>((_, reject) => (deadline = setTimeout(() => reject(new Error('POST /api/instances did not answer while its child was being created')), 60_000))),
+    ]).finally(() => clearTimeout(deadline));
+    expect(answered.status).toBe(201);
+    // Answered while the child's call was still held: before the fix the answer came only once the call had
+    // timed out (10 s) and faulted the child.
+    expect(callsAbandoned).toBe(0);
+    letGo();
+    // The child is created all the same, once, after the answer.
+    const children = await pollUntil('/api/instances?workflowId=hostile-slow-child', (result) => result.body?.items?.length > 0 && result.body.items[0].status !== 'initializing');
+    expect(children.body.items).toHaveLength(1);
+    expect(children.body.items[0]).toMatchObject({ parent: { instanceId: 'parent-1' }, status: 'complete' });
+    expect(callsHeld).toBe(1);
+  });
 });

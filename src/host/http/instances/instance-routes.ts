@@ -77,7 +77,9 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     async handle({ body, request }, { engine, quotas }) {
       const refused = await quotas?.admitInstance();
       if (refused) return refused;
-      const { instance, created } = await engine.createOrFindInstance(body, { actor: actorOf(request) });
+      // Its follow-up work (children, raised triggers, events) runs after the answer: a workflow that starts children
+      // of itself must not hold this request while its causal budget runs out (issue 42).
+      const { instance, created } = await engine.createOrFindInstance(body, { actor: actorOf(request), followUp: 'afterAnswer' });
       return created ? instanceResponse(201, instance, true) : instanceResponse(200, instance);
     },
   }),
