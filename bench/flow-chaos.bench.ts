@@ -1,0 +1,45 @@
+/**
+ * `npm run bench:flow-chaos`: the randomized crash-and-race run of flow control (test/support/flow-chaos.ts)
+ * at a larger size than the suite's: two local servers on an embedded Azurite, 20 kill cycles by default.
+ * Prints triggers, kills, lost, doubled, max holders and max concurrency seen, with the seed and the load.
+ *
+ *   BENCH_CHAOS_SEED, BENCH_CHAOS_CYCLES (20), BENCH_CHAOS_SERVERS (2), BENCH_CHAOS_TRIGGERS (60 per cycle),
+ *   BENCH_CHAOS_KEYS (5), BENCH_CHAOS_LIMIT (2), BENCH_CHAOS_CREATIONS (30 per cycle)
+ */
+import { loadavg } from 'node:os';
+import { startAzurite } from '../src/host/local/azurite';
+import { runFlowChaos } from '../test/support/flow-chaos';
+
+async function main(): Promise<void> {
+  const seed = Number(process.env.BENCH_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  const azurite = await startAzurite();
+  const started = Date.now();
+  try {
+    const report = await runFlowChaos({
+      connectionString: azurite.connectionString,
+      seed,
+      cycles: Number(process.env.BENCH_CHAOS_CYCLES ?? 20),
+      servers: process.env.BENCH_CHAOS_SERVERS === '1' ? 1 : 2,
+      triggersPerCycle: Number(process.env.BENCH_CHAOS_TRIGGERS ?? 60),
+      keys: Number(process.env.BENCH_CHAOS_KEYS ?? 5),
+      instancesPerKey: 4,
+      limit: Number(process.env.BENCH_CHAOS_LIMIT ?? 2),
+      creationsPerCycle: Number(process.env.BENCH_CHAOS_CREATIONS ?? 30),
+      uniqueKeysPerCycle: 4,
+      drainTimeoutInMs: 600_000,
+      log: (line) => console.info(`${new Date().toISOString()} ${line}`),
+    });
+    console.info(
+      `load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    console.info(JSON.stringify(report, null, 2));
+    const broken = report.lost + report.doubled + report.limitViolations + report.creations5xx + report.uniqueViolations + (report.maxLiveHolders > 1 ? 1 : 0);
+    if (broken > 0) process.exitCode = 1;
+  } finally {
+    await azurite.stop();
+  }
+}
+
+void main();
