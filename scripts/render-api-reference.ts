@@ -163,7 +163,7 @@ export function renderApiReference(document: Document): string {
     '',
     `${prose(document.info.title)}, version ${document.info.version}: every route, rendered from the OpenAPI 3.1 document the server serves at \`GET /api/openapi.json\` (the same document the typed client is generated from). ${prose(document.info.description)}`,
     '',
-    `The base URL is \`${document.servers?.[0]?.url ?? '/api'}\` on the server: \`http://127.0.0.1:7071/api\` locally. Every error is \`application/problem+json\` ([Problem](#problem)) naming each invalid field by its JSON path, and a request that fails changes nothing. Every \`GET\` also answers \`HEAD\`.`,
+    `The base URL is \`${document.servers?.[0]?.url ?? '/api'}\` on the server: \`http://127.0.0.1:7071/api\` locally. An error's body is a [Problem](#problem), naming each invalid field by its JSON path. Every \`GET\` also answers \`HEAD\`.`,
     '',
   ];
   for (const tag of [...tags.map((known) => known.name), ...new Set(operations.flatMap(({ operation }) => operation.tags ?? []))].filter((name, index, all) => all.indexOf(name) === index)) {

@@ -3,7 +3,8 @@
  * link or anchor. This builds it as `npm run docs:build` does (scripts/build-docs.mjs, into a folder of its
  * own) and holds the built site to what the issue asks: no broken link, the HTTP API reference rendered
  * from the OpenAPI document with every route, every page of docs/guides and docs/reference in the
- * sidebar, and every page saying what to do next. The link checker itself is shown to catch a missing page
+ * sidebar, and every page saying what to do next (its "Next" links, or the theme's link to the next page
+ * of the sidebar). The link checker itself is shown to catch a missing page
  * and a missing anchor, and the README's links to name files that exist.
  */
 import { execFile } from 'node:child_process';
@@ -82,6 +83,16 @@ describe('the documentation site, built', () => {
     }
   });
 
+  it('says on every page what to do next: a "Next" section with links, or the pager\'s link to the next page', () => {
+    const deadEnds = allPages.filter((page) => {
+      const html = readFileSync(join(out, page.replace(/\.md$/, '.html')), 'utf8');
+      const nextSection = html.split(/<h2 id="next"/)[1]?.split(/<h2 /)[0];
+      return !/class="[^"]*pager-link next[^"]*" href="[^"]+"/.test(html) && !(nextSection && /<a [^>]*href="[^"#]/.test(nextSection));
+    });
+    // The decision records are the design's history, read from their folder's index (which leads on).
+    expect(deadEnds.filter((page) => !/^decisions\/\d{4}-/.test(page))).toEqual([]);
+  });
+
   it('lists every page of docs/guides and docs/reference in the sidebar', () => {
     const home = readFileSync(join(out, 'index.html'), 'utf8');
     for (const folder of ['guides', 'reference']) {
@@ -92,17 +103,7 @@ describe('the documentation site, built', () => {
   });
 });
 
-describe('the pages', () => {
-  it('each say what to do next, with links', () => {
-    const missing = allPages.filter((page) => {
-      const next = readFileSync(join(docs, page), 'utf8').split(/^## Next$/m)[1];
-      return !next || !/\]\([^)]+\)/.test(next);
-    });
-    // The decision records are the history of the design, not pages a reader lands on from the sidebar's
-    // top: their folder's index leads on.
-    expect(missing.filter((page) => !/^decisions\/\d{4}-/.test(page))).toEqual([]);
-  });
-
+describe('the README', () => {
   it("the README's relative links name files that exist", () => {
     const readme = readFileSync(join(repo, 'README.md'), 'utf8');
     const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!).filter((href) => !/^[a-z]+:/i.test(href));

@@ -12,6 +12,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type DefaultTheme } from 'vitepress';
 
+/** The HTML elements a page may write inline; any other `<word>` in running text is a placeholder, shown as written. */
+const htmlElements = new Set('a abbr b br code del details dfn em i img ins kbd mark q s samp small span strong sub summary sup time u var wbr div p ul ol li table tr td th'.split(' '));
+
 const docs = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repo = resolve(docs, '..');
 
@@ -114,6 +117,16 @@ export default defineConfig({
       md.renderer.rules.code_inline = (tokens, index, options, env, self) => inline(tokens, index, options, env, self).replace(/^<code/, '<code v-pre');
       const text = md.renderer.rules.text!;
       md.renderer.rules.text = (tokens, index, options, env, self) => text(tokens, index, options, env, self).replace(/\{\{/g, '&#123;&#123;').replace(/\}\}/g, '&#125;&#125;');
+      // Markdown here writes placeholders such as <instanceId> or <seconds> in running text: anything that
+      // looks like a tag but is no HTML element is text, not markup (Vue would read it as an unclosed element).
+      md.core.ruler.push('placeholders-are-text', (state) => {
+        for (const block of state.tokens) {
+          for (const token of block.children ?? []) {
+            const name = /^<\/?([A-Za-z][\w-]*)/.exec(token.content)?.[1];
+            if (token.type === 'html_inline' && name && !htmlElements.has(name.toLowerCase())) token.type = 'text';
+          }
+        }
+      });
       // A relative link to a file of the repository outside docs/ (src/..., examples/...) has no page on the
       // site: it is shown as that path, and a link to a file that does not exist fails the build.
       md.core.ruler.push('repository-links', (state) => {
