@@ -101,7 +101,7 @@ function typeOf(schema: Schema | undefined): string {
   return schema.format ? `${type} (${schema.format})` : type;
 }
 
-/** The rows of an object's fields, nested objects' fields under a dotted name (at most three levels). */
+/** The rows of an object's fields, nested objects' fields under a dotted name (`a.b`, `a[].b` in an array, `a.<key>.b` in a map; at most four levels). */
 function fieldRows(schema: Schema, prefix = '', depth = 0): string[] {
   const rows: string[] = [];
   const required = new Set(schema.required ?? []);
@@ -109,8 +109,10 @@ function fieldRows(schema: Schema, prefix = '', depth = 0): string[] {
     const path = `${prefix}${name}`;
     rows.push(`| \`${path}\` | ${prose(typeOf(field), true)} | ${required.has(name) ? 'yes' : ''} | ${prose(field.description, true)} |`);
     const items = field.type === 'array' ? field.items : undefined;
-    if (depth < 2 && field.properties) rows.push(...fieldRows(field, `${path}.`, depth + 1));
-    if (depth < 2 && items?.properties) rows.push(...fieldRows(items, `${path}[].`, depth + 1));
+    const values = typeof field.additionalProperties === 'object' && !field.properties ? field.additionalProperties : undefined;
+    if (depth < 3 && field.properties) rows.push(...fieldRows(field, `${path}.`, depth + 1));
+    if (depth < 3 && items?.properties) rows.push(...fieldRows(items, `${path}[].`, depth + 1));
+    if (depth < 3 && values?.properties) rows.push(...fieldRows(values, `${path}.<key>.`, depth + 1));
   }
   return rows;
 }
