@@ -1,6 +1,7 @@
 /**
  * `npm run docs:build`: builds the documentation site and checks it. In order: renders the HTTP API
- * reference from the OpenAPI document (scripts/render-api-reference.ts), builds the site with VitePress
+ * reference from the OpenAPI document (scripts/render-api-reference.ts) and the page of every CLI command
+ * from the CLI's definition (scripts/render-cli-reference.ts), builds the site with VitePress
  * (which fails on a link to a page that does not exist), then checks every link and anchor of the built
  * HTML (scripts/check-docs-links.mjs). Any step failing fails the whole, with its exit code.
  *
@@ -16,6 +17,7 @@ const bin = (name) => join(repo, 'node_modules', '.bin', name);
 
 const steps = [
   [bin('tsx'), ['scripts/render-api-reference.ts']],
+  [bin('tsx'), ['scripts/render-cli-reference.ts']],
   [bin('vitepress'), ['build', 'docs', '--outDir', out]],
   [process.execPath, ['scripts/check-docs-links.mjs', out]],
 ];

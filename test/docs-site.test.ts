@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildOpenApiDocument } from '../src/host/http/openapi';
 import { routes } from '../src/host/http/routes';
+import { Output } from '../src/cli/output';
+import { buildProgram } from '../src/cli/program';
 
 const repo = join(__dirname, '..');
 const run = promisify(execFile);
@@ -91,6 +93,17 @@ describe('the documentation site, built', () => {
     });
     // The decision records are the design's history, read from their folder's index (which leads on).
     expect(deadEnds.filter((page) => !/^decisions\/\d{4}-/.test(page))).toEqual([]);
+  });
+
+  it("renders every CLI command's help from the CLI's definition", () => {
+    const page = readFileSync(join(out, 'reference', 'cli-commands.html'), 'utf8');
+    const commands = buildProgram(new Output({ env: { NO_COLOR: '1' } })).commands.filter((command) => command.name() !== 'help');
+    expect(commands.length).toBeGreaterThan(15);
+    for (const command of commands) {
+      const heading = `signalbox ${command.name()}`;
+      expect({ heading, rendered: page.includes(`>${heading}<`) || page.includes(`>${heading} `) }).toEqual({ heading, rendered: true });
+      for (const option of command.options) expect({ heading, option: option.flags, rendered: page.includes(option.long ?? option.flags) }).toEqual({ heading, option: option.flags, rendered: true });
+    }
   });
 
   it('lists every page of docs/guides and docs/reference in the sidebar', () => {

@@ -62,7 +62,7 @@ const guides = folder('guides', [
   'scaling-out',
   'cost',
 ]);
-const reference = folder('reference', ['http-api', 'definition-schema', 'cli', 'settings', 'limits']);
+const reference = folder('reference', ['http-api', 'definition-schema', 'cli', 'cli-commands', 'settings', 'limits']);
 
 export default defineConfig({
   title: 'Signalbox',
