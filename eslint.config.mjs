@@ -28,7 +28,7 @@ const everyLayer = ['storage', 'leasing', 'outbound', 'host', 'testing', 'client
 const engineLayers = intoLayers(...everyLayer);
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.azurite/**', 'console/dist/**', 'src/client/api-types.ts'] },
+  { ignores: ['**/node_modules/**', 'dist/**', 'docs/.vitepress/dist/**', 'docs/.vitepress/cache/**', 'coverage/**', '.azurite/**', 'console/dist/**', 'src/client/api-types.ts'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommended,

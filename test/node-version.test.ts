@@ -1,7 +1,7 @@
 /**
  * Issue 24, group 1: "no EBADENGINE warnings on the documented version". One Node.js version is
- * documented, and everything agrees on it: package.json `engines`, the README's Quick start and Deploy
- * prerequisites, the Bicep default and the values its `SIGNALBOX_NODE_VERSION` row offers; and every
+ * documented, and everything agrees on it: package.json `engines`, the README's Quick start, the
+ * documentation's Getting started page and the deployment guide's prerequisites, the Bicep default and the values its `SIGNALBOX_NODE_VERSION` row offers; and every
  * package `npm ci` installs (package-lock.json) accepts that version, so `npm ci` on it warns nothing.
  * (Three Azure Monitor telemetry packages declare Node >= 22, which is why the documented version is 22.)
  */
@@ -18,6 +18,10 @@ const semver = require('semver') as {
 };
 const repo = join(__dirname, '..');
 const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+const gettingStarted = readFileSync(join(repo, 'docs', 'getting-started', 'index.md'), 'utf8');
+const deploying = readFileSync(join(repo, 'docs', 'guides', 'deploying-to-azure.md'), 'utf8');
+/** A table row with one space either side of each cell (prettier pads the columns to one width). */
+const tableRow = (line: string) => line.replace(/\s*(?<!\\)\|\s*/g, ' | ').trim();
 const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { engines: { node: string } };
 const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { engines?: Record<string, string> | string[]; optional?: boolean; os?: string[] }>;
@@ -31,11 +35,12 @@ const documented = [oldest, `${semver.major(oldest)}.999.0`];
 it('documents one Node.js version, the oldest package.json engines allows', () => {
   expect(semver.major(oldest)).toBe(22);
   const minor = `${semver.major(oldest)}.${semver.minor(oldest)}`;
-  // Quick start and the Deploy prerequisites say the same version.
+  // The README's Quick start, Getting started and the deployment prerequisites say the same version.
   expect(readme).toContain(`Node.js ${minor} or later`);
-  expect(readme).toMatch(new RegExp(`Prerequisites[\\s\\S]*?- Node\\.js ${minor.replace('.', '\\.')} or later`));
+  expect(gettingStarted).toContain(`Node.js ${minor} or later`);
+  expect(deploying).toMatch(new RegExp(`Prerequisites[\\s\\S]*?- Node\\.js ${minor.replace('.', '\\.')} or later`));
   // Nothing offers Node 20 any more.
-  expect(readme).not.toMatch(/Node(?:\.js)? 20 (?:works|too|or later)|runs on Node 20/);
+  for (const text of [readme, gettingStarted, deploying]) expect(text).not.toMatch(/Node(?:\.js)? 20 (?:works|too|or later)|runs on Node 20/);
 });
 
 it('every package npm ci installs accepts the documented version: no EBADENGINE warning there', () => {
@@ -62,7 +67,10 @@ it('the Azure deployment runs the documented major by default and offers only ve
   }
   const parameters = readFileSync(join(repo, 'infra', 'bicep', 'main.parameters.json'), 'utf8');
   expect(parameters).toContain(`"\${SIGNALBOX_NODE_VERSION=${semver.major(oldest)}}"`);
-  const row = readme.split('\n').find((line) => line.startsWith('| `SIGNALBOX_NODE_VERSION` |'));
+  const row = deploying
+    .split('\n')
+    .map(tableRow)
+    .find((line) => line.startsWith('| `SIGNALBOX_NODE_VERSION` |'));
   expect(row).toBe(
     `| \`SIGNALBOX_NODE_VERSION\` | \`nodeVersion\` | \`${semver.major(oldest)}\` | The Node.js runtime version: \`${semver.major(oldest)}\` (the only one offered: Signalbox's packages need Node ${semver.major(oldest)}) |`,
   );

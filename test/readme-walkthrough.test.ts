@@ -1,12 +1,13 @@
 /**
- * The README's walkthrough (`## A walk through the API with curl`) and its `## Command line` section,
- * run as the reader runs them: every ```sh block and every `$ ` line of a ```console block, in order, as
- * one bash script (real curl, the real `signalbox` binary) against a fresh local server on Azurite; each
- * output the README shows is compared with what came back, with ids, dates, ETags and the port left
- * out. So the README cannot drift from what the server and the CLI do.
+ * The walkthroughs, run as the reader runs them: the README's five minutes, and the documentation site's
+ * walkthrough pages (docs/getting-started: the API with curl, then the command line), each top to bottom:
+ * every ```sh block and every `$ ` line of a ```console block, in order, as one bash script (real curl,
+ * the real `signalbox` binary) against a fresh local server on Azurite; each output shown is compared
+ * with what came back, with ids, dates, ETags and the port left out. So the front door and the manual
+ * cannot drift from what the server and the CLI do.
  *
- * What the README shows is checked this way: a ```sh block's output (the plain ``` block right after
- * it) must appear in the real output line by line, in order, other lines (response headers the README
+ * What a page shows is checked this way: a ```sh block's output (the plain ``` block right after
+ * it) must appear in the real output line by line, in order, other lines (response headers the page
  * leaves out) in between allowed; a ```console block's output must be the real one line for line. In
  * both, `…` stands for any text (a cut body), and a line that is only `…` for any lines. Blocks whose
  * info string says `illustrative` (figures from a larger system, a file the reader does not have) are
@@ -21,45 +22,48 @@ import { startTestHost, type TestHost } from './support/local-host';
 const repo = join(__dirname, '..');
 const run = promisify(execFile);
 
+/** The documentation site's walkthrough pages, in the order a reader follows them (each page's "Next" leads to the following one). */
+export const walkthroughPages = ['docs/getting-started/walkthrough.md', 'docs/getting-started/command-line.md'] as const;
+
+/** The README's walkthrough: the steps of its "Five minutes" section. */
+function readmeSteps(): Step[] {
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Five minutes with Signalbox\n');
+  const end = readme.indexOf('\n## ', start + 1);
+  if (start < 0 || end < start) throw new Error('README.md: the "Five minutes with Signalbox" section is not where this test looks');
+  return walkthroughSteps('README.md', readme, start, end);
+}
+
 interface Step {
-  /** Where it is in the README, for the failure message. */
+  /** Where it is (file:line), for the failure message. */
   readonly where: string;
   readonly script: string;
-  /** The output the README shows, if it shows one. */
+  /** The output the page shows, if it shows one. */
   readonly expected?: string;
   /** console: line for line; sh: in order, other lines between allowed. */
   readonly exact: boolean;
 }
 
-/** The walkthrough and the command line sections' fenced blocks, in order, as steps. */
-export function walkthroughSteps(readme: string): Step[] {
-  const start = readme.indexOf('## A walk through the API with curl\n');
-  const end = readme.indexOf('\n## Workflows\n');
-  if (start < 0 || end < start) throw new Error('README.md: the walkthrough sections are not where this test looks');
-  const section = readme.slice(start, end);
-  const fences = [...section.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].map((match) => ({ info: match[1]!.trim(), body: match[2]!, at: match.index }));
-  const lineOf = (offset: number) => readme.slice(0, start + offset).split('\n').length;
+/** The fenced blocks of a page (`file`'s `text`), or of its part from `start` to `end`, in order, as steps. */
+export function walkthroughSteps(file: string, text: string, start = 0, end = text.length): Step[] {
+  const section = text.slice(start, end);
+  const fences = [...section.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].map((match) => ({ info: match[1]!.trim(), body: match[2]!, at: match.index, end: match.index + match[0].length }));
+  const lineOf = (offset: number) => text.slice(0, start + offset).split('\n').length;
   const steps: Step[] = [];
   for (let index = 0; index < fences.length; index++) {
     const fence = fences[index]!;
     const [language = '', ...flags] = fence.info.split(/\s+/);
     if (flags.includes('illustrative')) continue;
-    const where = `README.md:${lineOf(fence.at)}`;
+    const where = `${file}:${lineOf(fence.at)}`;
     if (language === 'sh') {
       const next = fences[index + 1];
       // An output block directly follows its commands (only whitespace between).
-      const follows =
-        next &&
-        next.info === '' &&
-        section
-          .slice(fence.at + fence.body.length, next.at)
-          .replace(/```/g, '')
-          .trim() === '';
+      const follows = next && next.info === '' && section.slice(fence.end, next.at).trim() === '';
       steps.push({ where, script: fence.body, exact: false, ...(follows ? { expected: next.body } : {}) });
       if (follows) index++;
     } else if (language === 'console') {
       let current: { command: string; output: string[]; line: number } | undefined;
-      const flush = () => current && steps.push({ where: `README.md:${current.line}`, script: current.command, expected: current.output.join('\n'), exact: true });
+      const flush = () => current && steps.push({ where: `${file}:${current.line}`, script: current.command, expected: current.output.join('\n'), exact: true });
       fence.body.split('\n').forEach((line, offset) => {
         if (line.startsWith('$ ')) {
           flush();
@@ -133,7 +137,28 @@ describe('mismatch (the comparison itself can fail)', () => {
   });
 });
 
-describe('the README walkthrough and command line section, top to bottom on a fresh server', () => {
+/** Runs the steps as one script on a fresh server; the problems found, one per step that showed something else. */
+async function runWalkthrough(test: TestHost, steps: readonly Step[]): Promise<string[]> {
+  // One script, as a reader's terminal is one shell: variables set by one block are there for the next.
+  const script = ['set -u', `cd ${JSON.stringify(repo)}`, ...steps.flatMap((step, index) => [`printf "\\n${MARK} ${index}\\n"`, `{\n${step.script}\n} 2>&1`]), `printf "\\n${MARK} end\\n"`].join('\n');
+  const { stdout } = await run('bash', ['-c', script], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SIGNALBOX_URL: `${test.host.url}/api`, NO_COLOR: '1' },
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 240_000,
+  });
+  const outputs = stdout.split(new RegExp(`^${MARK} `, 'm')).slice(1);
+  expect(outputs.at(-1)?.trim()).toBe('end');
+  const problems: string[] = [];
+  steps.forEach((step, index) => {
+    const output = outputs[index]!.replace(/^\d+\n/, '');
+    if (step.expected === undefined) return;
+    const why = mismatch(step.expected, output, step.exact);
+    if (why) problems.push(`${step.where}: ${step.script.trim().split('\n')[0]}\n  ${why}\n  --- real output ---\n${output}`);
+  });
+  return problems;
+}
+
+describe("the README's five minutes, top to bottom on a fresh server", () => {
   let test: TestHost;
   beforeAll(async () => {
     test = await startTestHost('readme');
@@ -143,26 +168,33 @@ describe('the README walkthrough and command line section, top to bottom on a fr
   });
 
   it('runs every block in order and shows what the README shows', async () => {
-    const steps = walkthroughSteps(readFileSync(join(repo, 'README.md'), 'utf8'));
+    const steps = readmeSteps();
+    expect(steps.filter((step) => !step.exact && step.expected !== undefined).length).toBeGreaterThanOrEqual(4);
+    expect(await runWalkthrough(test, steps)).toEqual([]);
+  }, 300_000);
+});
+
+describe("the documentation site's walkthrough pages, top to bottom on a fresh server", () => {
+  let test: TestHost;
+  beforeAll(async () => {
+    test = await startTestHost('walkthrough');
+  });
+  afterAll(async () => {
+    await test?.host.stop();
+  });
+
+  it('leads from one walkthrough page to the next', () => {
+    walkthroughPages.slice(0, -1).forEach((file, index) => {
+      const next = walkthroughPages[index + 1]!.split('/').at(-1)!;
+      const nextSection = readFileSync(join(repo, file), 'utf8').split(/^## Next$/m)[1] ?? '';
+      expect({ file, next: nextSection.includes(`(./${next})`) }).toEqual({ file, next: true });
+    });
+  });
+
+  it('runs every block of every page in order and shows what the pages show', async () => {
+    const steps = walkthroughPages.flatMap((file) => walkthroughSteps(file, readFileSync(join(repo, file), 'utf8')));
     expect(steps.length).toBeGreaterThan(15);
-    // One script, as a reader's terminal is one shell: variables set by one block are there for the next.
-    const script = ['set -u', `cd ${JSON.stringify(repo)}`, ...steps.flatMap((step, index) => [`printf "\\n${MARK} ${index}\\n"`, `{\n${step.script}\n} 2>&1`]), `printf "\\n${MARK} end\\n"`].join(
-      '\n',
-    );
-    const { stdout } = await run('bash', ['-c', script], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SIGNALBOX_URL: `${test.host.url}/api`, NO_COLOR: '1' },
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 240_000,
-    });
-    const outputs = stdout.split(new RegExp(`^${MARK} `, 'm')).slice(1);
-    expect(outputs.at(-1)?.trim()).toBe('end');
-    const problems: string[] = [];
-    steps.forEach((step, index) => {
-      const output = outputs[index]!.replace(/^\d+\n/, '');
-      if (step.expected === undefined) return;
-      const why = mismatch(step.expected, output, step.exact);
-      if (why) problems.push(`${step.where}: ${step.script.trim().split('\n')[0]}\n  ${why}\n  --- real output ---\n${output}`);
-    });
-    expect(problems).toEqual([]);
+    expect(steps.filter((step) => !step.exact && step.expected !== undefined).length).toBeGreaterThanOrEqual(7);
+    expect(await runWalkthrough(test, steps)).toEqual([]);
   }, 300_000);
 });

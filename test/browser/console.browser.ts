@@ -1,7 +1,7 @@
 /**
  * The web console end to end: a real local server (with a function key set) on Azurite, the built
  * console in Debian's headless chromium. Each test drives the pages as a person would (labels, buttons,
- * keyboard) and checks what the API then reports. Screenshots go to test/browser/screenshots (the README's
+ * keyboard) and checks what the API then reports. Screenshots go to test/browser/screenshots (the documentation's
  * are copied from there to docs/).
  */
 import { readFileSync } from 'node:fs';

@@ -100,7 +100,7 @@ it('finds type errors in the walkthrough when the document leaves something out 
 
 it('runs the typed walkthrough against the local server, key included, twice, leaving what the user has alone', async () => {
   const headers = { 'content-type': 'application/json', 'x-functions-key': 'walkthrough-key' };
-  // The user's own expense claim and claim-42, as the README's walkthrough leaves them.
+  // The user's own expense claim and claim-42, as the walkthrough (README, docs/getting-started/walkthrough.md) leaves them.
   const mine = readFileSync(join(repo, 'examples', 'expense-claim.json'), 'utf8');
   expect((await fetch(`${host.url}/api/workflows/expense-claim`, { method: 'PUT', headers, body: mine })).status).toBe(201);
   const claim42 = await fetch(`${host.url}/api/instances`, { method: 'POST', headers, body: JSON.stringify({ workflowId: 'expense-claim', instanceId: 'claim-42', context: { claimantId: 'ann' } }) });

@@ -1,4 +1,4 @@
-/** The README's library example (examples/in-process.ts) runs and does what it says. */
+/** The library example of docs/guides/library.md (examples/in-process.ts) runs and does what it says. */
 import { runExpenseClaim } from '../../examples/in-process';
 
 it('runs the expense claim in process, with a custom condition type', async () => {

@@ -282,7 +282,7 @@ describe('outputs', () => {
     }
   });
 
-  it('gives azd and the README the app name, host name, API base URL, location and resource group', () => {
+  it('gives azd and the deployment guide the app name, host name, API base URL, location and resource group', () => {
     const outputs = new Map(declarations(main, 'output_declaration').map((o) => [o.name, o.body!.text]));
     expect(outputs.get('AZURE_FUNCTION_APP_NAME')).toBe('functionApp.outputs.name');
     expect(outputs.get('AZURE_FUNCTION_APP_HOST_NAME')).toBe('functionApp.outputs.defaultHostName');

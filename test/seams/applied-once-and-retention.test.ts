@@ -1,6 +1,6 @@
 /**
  * Seams of "a trigger is applied at most once per instance" and "reports and growth" (issue 22, groups 2
- * and 9; README, Guarantees): the applied-trigger memory (the newest 128 in the instance record, every one
+ * and 9; docs/concepts/guarantees.md): the applied-trigger memory (the newest 128 in the instance record, every one
  * as a row beside it), operation checkpoints, due-timer rows and operation retention, crossed with each
  * kind of follow-up work. In memory: the behaviour is the engine's and the activities'; the local runner
  * and the orchestrator paths have their own tests (test/host/resumed-operations.test.ts,

@@ -1,6 +1,6 @@
 /**
  * Debounced triggers (`flow.debounce`: a burst of triggers of one name held back on the instance and
- * applied once when it goes quiet: README, "Flow control") crossed with every seam: the burst is
+ * applied once when it goes quiet: docs/guides/flow-control.md) crossed with every seam: the burst is
  * follow-up work of its own kind, carried by a `timer` outbox row and a due-timer row, applying the
  * burst's latest trigger under a derived id (`debounce:h.<hash of instance, incarnation, due time, latest
  * trigger, name>`). Can it loop, be applied twice after a crash, reach a deleted instance's successor, or

@@ -1,5 +1,5 @@
 /**
- * Pending retries (a step's retry policy waiting longer than fits in place: README, "Errors that are
+ * Pending retries (a step's retry policy waiting longer than fits in place: docs/guides/errors.md, "Errors that are
  * handled") crossed with every seam: the retry is follow-up work of its own kind, carried by a `timer`
  * outbox row and a due-timer row, re-applying the trigger that failed under a derived id
  * (`retry:<instance>:<incarnation>:<attempt>.<due>:<trigger>`).

@@ -1,5 +1,5 @@
 /**
- * Capacity re-offers (`capacity` on a state: README, "Flow control") crossed with every seam: a trigger
+ * Capacity re-offers (`capacity` on a state: docs/guides/flow-control.md) crossed with every seam: a trigger
  * queued for room in a full state is kept whole on the state's flow row, and the change that makes room
  * writes a re-offer of it as an outbox trigger row (addressed to the waiter's instance and incarnation, one
  * step deeper in follow-up work, id derived from the leaving change and the waiter), whose application

@@ -1,5 +1,5 @@
 /**
- * Tenants (README, "Tenants") crossed with every kind of follow-up work: two tenants with the same
+ * Tenants (docs/guides/tenants.md) crossed with every kind of follow-up work: two tenants with the same
  * workflow and instance ids on one local server on Azurite; each row does its work in tenant A only and
  * checks that it happened there, and that tenant B's storage (every row of every table, every blob of its
  * lease container) is bit-for-bit what it was before. The host runs each tenant's runner and timer

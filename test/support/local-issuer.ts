@@ -1,5 +1,5 @@
 /**
- * A real token issuer on loopback, for tests (and for development: see the README's "Identity" section):
+ * A real token issuer on loopback, for tests (and for development: see docs/guides/identity.md):
  * an HTTP server publishing an OpenID Connect discovery document and a JWKS, and minting RS256 access
  * tokens with jose, as Microsoft Entra ID issues them for an API (`iss`, `aud`, `oid`, `tid`, `roles`).
  *

@@ -15,7 +15,7 @@ import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { exportJWK, generateKeyPair } from 'jose';
 
-// By hand (README, "Signing in to the console"): the whole configuration as the argument, `port` included.
+// By hand (docs/guides/identity.md, "Signing in to the console"): the whole configuration as the argument, `port` included.
 const givenConfig = process.argv[2] ? JSON.parse(process.argv[2]) : undefined;
 let handle = (_request, response) => response.writeHead(503).end();
 const server = createServer((request, response) => handle(request, response));

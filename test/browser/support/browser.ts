@@ -64,7 +64,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/** A screenshot of one part of the page (e.g. the trigger form with its dry run), for the README. */
+/** A screenshot of one part of the page (e.g. the trigger form with its dry run), for the documentation (docs/images). */
 export async function screenshotOf(locator: Locator, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_FOLDER, { recursive: true });
   const file = path.join(SCREENSHOT_FOLDER, `${name}.png`);
