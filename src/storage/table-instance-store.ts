@@ -8,6 +8,11 @@
  * history rows, outbox rows (`o-<id>`), lifecycle event records (`e-<sequence>-<rank>`, event-rows.ts) and
  * applied-trigger rows (`a-<trigger id>`, for the records the instance's bounded list lets go), so none of them ever disagrees with the instance and a save costs
  * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
+ *
+ * An instance whose row would not fit an entity (1 MiB) keeps its body in a blob instead
+ * (instance-body-blobs.ts), written before the transaction and referenced by the row (`bodyBlob`,
+ * `bodyBlobEtag`), so the save stays that one transaction; small instances stay one read. An instance over
+ * `maxInstanceBytes` (16 MiB by default) is refused with TooLargeError (docs/decisions/0020-large-contexts.md).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import { submitTransaction } from './table-transaction';
@@ -16,10 +21,11 @@ import type { OutboxRow, StoredOutboxRow } from '../engine/model';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { ConflictError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
+import { ConflictError, DEFAULT_MAX_INSTANCE_BYTES, instanceTooLargeError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
-import { assertEntityFits, parseBody, toBody } from './entity-body';
-import { isEntityNotFound, toSignalboxError } from './errors';
+import { assertEntityFits, entitySizeInBytes, MAX_ENTITY_BYTES, parseBody, splitBody, stringifyBody, toBody } from './entity-body';
+import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
+import { prefixOfBlob, type BodyBlobReference, type InstanceBodyBlobs } from './instance-body-blobs';
 import { decodeKey, encodeKey, padNumber } from './keys';
 import { queryPage, type TableRow } from './table-query';
 import { withOffer, type TriggerOffer } from '../engine/decide';
@@ -39,8 +45,33 @@ type Entity = { partitionKey: string; rowKey: string } & Record<string, string |
 /** Reads and conditional merges of one delivery before it gives up (ConflictError). */
 const MAX_DELIVERY_UPDATE_ATTEMPTS = 5;
 
+/** Versions whose body blob this store remembers (by ETag), so a save can delete the one it replaces. */
+const REMEMBERED_BLOB_VERSIONS = 1000;
+
+export interface TableInstanceStoreOptions {
+  /** Where records too large for an entity go. Without it, such an instance is refused (TooLargeError) as before. */
+  readonly bodies?: InstanceBodyBlobs;
+  /** The largest instance record, as UTF-8 JSON. @default DEFAULT_MAX_INSTANCE_BYTES (16 MiB) */
+  readonly maxInstanceBytes?: number;
+}
+
 export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
-  constructor(private readonly client: TableClient) {}
+  readonly maxInstanceBytes: number;
+  private readonly bodies?: InstanceBodyBlobs;
+  /**
+   * `<partition key> <ETag>` → the body blob that version of the row references, for the versions this
+   * store read or wrote: a save under that ETag then deletes the blob it replaces. A version read elsewhere
+   * leaves its blob to the sweep (collectOrphans). Oldest first out.
+   */
+  private readonly blobOfVersion = new Map<string, string>();
+
+  constructor(
+    private readonly client: TableClient,
+    options: TableInstanceStoreOptions = {},
+  ) {
+    this.maxInstanceBytes = options.maxInstanceBytes ?? DEFAULT_MAX_INSTANCE_BYTES;
+    if (options.bodies) this.bodies = options.bodies;
+  }
 
   async create(instance: Instance, write: InstanceWrite = {}, options: OperationOptions = {}): Promise<StoredInstance> {
     return this.submit(instance, write, 'create', options);
@@ -53,13 +84,45 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   async get(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance | undefined> {
     const partitionKey = encodeKey(instanceId, 'instance id');
     try {
-      const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, INSTANCE_ROW_KEY, { abortSignal: options.abortSignal });
-      return toStoredInstance(row);
+      // A body blob deleted between the row's read and the blob's (a save replaced it): read the row again, once.
+      for (let attempt = 1; ; attempt++) {
+        const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, INSTANCE_ROW_KEY, { abortSignal: options.abortSignal });
+        const stored = await this.toStoredInstance(row, options);
+        if (stored) return stored;
+        if (attempt === 2) throw new StorageError(`The body of instance "${instanceId}" kept changing while it was read`, undefined, true);
+      }
     } catch (error) {
       // A 404 for a missing table is not "no such instance": it becomes a StorageError.
       if (isEntityNotFound(error)) return undefined;
       throw toSignalboxError(error, `instance "${instanceId}"`);
     }
+  }
+
+  /** The instance a row holds, its body read from its blob when it has one; undefined when that blob is gone. */
+  private async toStoredInstance(row: TableRow, options: OperationOptions): Promise<StoredInstance | undefined> {
+    if (!row.etag) throw new StorageError(`Stored instance ${row.partitionKey} has no ETag`, undefined, false);
+    const reference = blobReferenceOf(row);
+    if (!reference) return { ...parseBody<Instance>(row), etag: row.etag };
+    if (!this.bodies) throw new StorageError(`Stored instance ${row.partitionKey} keeps its body in a blob, and this store has no blob container`, undefined, false);
+    const json = await this.bodies.read(reference, `instance ${row.partitionKey}`, options);
+    if (json === undefined) return undefined;
+    this.rememberBlob(String(row.partitionKey), row.etag, reference.name);
+    return { ...parseBody<Instance>({ partitionKey: row.partitionKey, rowKey: row.rowKey, body: json }), etag: row.etag };
+  }
+
+  private rememberBlob(partitionKey: string, etag: string, name: string): void {
+    const key = `${partitionKey} ${etag}`;
+    this.blobOfVersion.delete(key);
+    this.blobOfVersion.set(key, name);
+    if (this.blobOfVersion.size > REMEMBERED_BLOB_VERSIONS) this.blobOfVersion.delete(this.blobOfVersion.keys().next().value as string);
+  }
+
+  /** The blob the version `etag` referenced (if this store saw it), forgotten: it is about to be replaced. */
+  private takeRememberedBlob(partitionKey: string, etag: string): string | undefined {
+    const key = `${partitionKey} ${etag}`;
+    const name = this.blobOfVersion.get(key);
+    this.blobOfVersion.delete(key);
+    return name;
   }
 
   async getApplied(instanceId: string, triggerId: string, options: OperationOptions = {}): Promise<AppliedTrigger | undefined> {
@@ -87,7 +150,14 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
     if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
     if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
-    return queryPage(this.client, filter, options, toStoredInstance, 'instances');
+    const page = await queryPage(this.client, filter, options, (row) => row, 'instances');
+    const items: StoredInstance[] = [];
+    for (const row of page.items) {
+      // A row whose body blob a save just replaced: the instance as it is now (or gone, if it was deleted).
+      const stored = (await this.toStoredInstance(row, options)) ?? (await this.get(decodeKey(String(row.partitionKey)), options));
+      if (stored) items.push(stored);
+    }
+    return { ...page, items };
   }
 
   /**
@@ -121,17 +191,24 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   /**
    * Every row of the partition but the instance row, deleted in transactions of up to 100, then the
    * instance row alone: an interrupted purge leaves the instance row (marked `deleting`), so it can be
-   * found and the purge repeated.
+   * found and the purge repeated. A body blob goes after the instance row, with every other blob of the
+   * same incarnation (a previous version's, a failed save's): a purge interrupted before then leaves them
+   * to the sweep (collectOrphans), never a row whose body is gone.
    */
   async purge(instanceId: string, options: OperationOptions = {}): Promise<void> {
     const partitionKey = encodeKey(instanceId, 'instance id');
     const what = `rows of instance "${instanceId}"`;
     const rowKeys: string[] = [];
-    const rows = pagedList((page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey} and RowKey ne ${INSTANCE_ROW_KEY}`, page, (row) => String(row.rowKey), what, ['RowKey']), {
+    let bodyBlob: string | undefined;
+    // The instance row comes with the others (its bodyBlob column only), so the blob costs no extra read.
+    const rows = pagedList((page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey}`, page, (row) => row, what, ['RowKey', 'bodyBlob']), {
       ...options,
       maxPageSize: 1000,
     });
-    for await (const rowKey of rows) rowKeys.push(rowKey);
+    for await (const row of rows) {
+      if (row.rowKey !== INSTANCE_ROW_KEY) rowKeys.push(String(row.rowKey));
+      else if (typeof row.bodyBlob === 'string') bodyBlob = row.bodyBlob;
+    }
     for (let start = 0; start < rowKeys.length; start += 100) {
       const chunk = rowKeys.slice(start, start + 100);
       try {
@@ -147,6 +224,41 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       }
     }
     await this.deleteRow(partitionKey, INSTANCE_ROW_KEY, `instance "${instanceId}"`, options);
+    if (bodyBlob && this.bodies) await this.bodies.deleteUnder(prefixOfBlob(bodyBlob), options);
+  }
+
+  /**
+   * Deletes the body blobs written before `writtenBefore` that no instance row references: those of saves
+   * that failed after their blob was written (a crash, a lost race), and previous versions whose delete
+   * after the save did not happen. Costs a listing of the container and a point read per instance that has
+   * an old blob. The caller leaves a grace period (ORPHAN_GRACE_PERIOD_MS), so a save in flight, whose blob
+   * is written and whose row is not yet, keeps its blob. Returns how many it deleted.
+   */
+  async collectOrphans(options: OperationOptions & { writtenBefore: Date }): Promise<number> {
+    if (!this.bodies) return 0;
+    const referenced = new Map<string, string | undefined>();
+    let deleted = 0;
+    const old: { name: string; instanceId: string | undefined }[] = [];
+    // Collected first: deleting while paging a listing could skip blobs.
+    for await (const blob of this.bodies.list(undefined, options)) if (blob.lastModified < options.writtenBefore) old.push(blob);
+    for (const blob of old) {
+      if (blob.instanceId !== undefined && !referenced.has(blob.instanceId)) referenced.set(blob.instanceId, await this.referencedBlob(blob.instanceId, options));
+      if (blob.instanceId !== undefined && referenced.get(blob.instanceId) === blob.name) continue;
+      await this.bodies.delete(blob.name, options);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
+  /** The body blob the instance's row references now (undefined: none, or no such row). */
+  private async referencedBlob(instanceId: string, options: OperationOptions): Promise<string | undefined> {
+    try {
+      const row = await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), INSTANCE_ROW_KEY, { abortSignal: options.abortSignal, queryOptions: { select: ['bodyBlob'] } });
+      return typeof row.bodyBlob === 'string' ? row.bodyBlob : undefined;
+    } catch (error) {
+      if (isEntityNotFound(error)) return undefined;
+      throw toSignalboxError(error, `instance "${instanceId}"`);
+    }
   }
 
   private async deleteRow(partitionKey: string, rowKey: string, what: string, options: OperationOptions): Promise<void> {
@@ -292,7 +404,16 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
 
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
     const what = `instance "${instance.id}"`;
-    const entity = toEntity(instance);
+    const json = stringifyBody(withoutEtag(instance));
+    const bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes > this.maxInstanceBytes) throw instanceTooLargeError(instance.id, bytes, this.maxInstanceBytes);
+    let entity: Entity = { ...columnsOf(instance), ...splitBody(json) };
+    // Inline while it fits an entity (one read); else the body goes to a new blob, written before the save.
+    let written: BodyBlobReference | undefined;
+    if (this.bodies && entitySizeInBytes(entity) > MAX_ENTITY_BYTES) {
+      written = await this.bodies.write(instance.id, instance.createdAt, json, options);
+      entity = { ...columnsOf(instance), bodyBlob: written.name, bodyBlobEtag: written.etag, bodyBytes: bytes };
+    }
     assertEntityFits(entity, what);
     const history = write.history ?? [];
     const outbox = write.outbox ?? [];
@@ -332,6 +453,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     try {
       response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
     } catch (error) {
+      // Refused (4xx but a timeout): the new blob is no one's, delete it now. Any other failure may have
+      // committed after all (a lost response), so its blob stays for the sweep, which checks the row.
+      const status = statusOf(error);
+      if (written && status !== undefined && status >= 400 && status < 500 && status !== 408) await this.deleteQuietly(written.name);
       // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
       // (and as the in-memory store does): the engine then reloads and reports `notFound`.
       if (ifMatch !== 'create' && isEntityNotFound(error)) throw new PreconditionFailedError(`${what} no longer exists`, { cause: error });
@@ -339,8 +464,25 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     }
     const etag = response.subResponses[0]?.etag;
     if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
+    // The blob of the version this save replaced is no one's now (best effort: the sweep collects a miss).
+    const replaced = ifMatch === 'create' ? undefined : this.takeRememberedBlob(entity.partitionKey, ifMatch);
+    if (replaced && replaced !== written?.name) await this.deleteQuietly(replaced);
+    if (written) this.rememberBlob(entity.partitionKey, etag, written.name);
     return { ...withoutEtag(instance), etag };
   }
+
+  private async deleteQuietly(name: string): Promise<void> {
+    try {
+      await this.bodies?.delete(name);
+    } catch {
+      // Best effort: an unreferenced blob is collected by the sweep.
+    }
+  }
+}
+
+/** The body blob a row references, if it keeps its body in one. */
+function blobReferenceOf(row: Record<string, unknown>): BodyBlobReference | undefined {
+  return typeof row.bodyBlob === 'string' && typeof row.bodyBlobEtag === 'string' ? { name: row.bodyBlob, etag: row.bodyBlobEtag } : undefined;
 }
 
 export function outboxRowKey(rowId: string): string {
@@ -361,8 +503,8 @@ function withoutEtag(instance: Instance): Instance {
   return rest;
 }
 
-function toEntity(instance: Instance): Entity {
-  const body = withoutEtag(instance);
+/** The instance row's keys and query columns (its body goes beside them, inline or as a blob reference). */
+function columnsOf(instance: Instance): Entity {
   return {
     partitionKey: encodeKey(instance.id, 'instance id'),
     rowKey: INSTANCE_ROW_KEY,
@@ -371,11 +513,5 @@ function toEntity(instance: Instance): Entity {
     stateId: instance.stateId,
     status: instance.status,
     ...(instance.parent ? { parentId: instance.parent.instanceId } : {}),
-    ...toBody(body),
   };
-}
-
-function toStoredInstance(row: TableRow): StoredInstance {
-  if (!row.etag) throw new StorageError(`Stored instance ${row.partitionKey} has no ETag`, undefined, false);
-  return { ...parseBody<Instance>(row), etag: row.etag };
 }
