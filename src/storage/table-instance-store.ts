@@ -253,7 +253,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   /** The body blob the instance's row references now (undefined: none, or no such row). */
   private async referencedBlob(instanceId: string, options: OperationOptions): Promise<string | undefined> {
     try {
-      const row = await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), INSTANCE_ROW_KEY, { abortSignal: options.abortSignal, queryOptions: { select: ['bodyBlob'] } });
+      const row = await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), INSTANCE_ROW_KEY, {
+        abortSignal: options.abortSignal,
+        queryOptions: { select: ['bodyBlob'] },
+      });
       return typeof row.bodyBlob === 'string' ? row.bodyBlob : undefined;
     } catch (error) {
       if (isEntityNotFound(error)) return undefined;
