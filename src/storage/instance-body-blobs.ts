@@ -12,7 +12,7 @@ import { text } from 'node:stream/consumers';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { OperationOptions } from '../engine/ports';
 import { StorageError } from '../engine/model';
-import { isEntityNotFound, toSignalboxError } from './errors';
+import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { decodeKey, encodeKey } from './keys';
 
 /** What an instance entity keeps of its body blob. */
@@ -78,14 +78,18 @@ export class InstanceBodyBlobs {
     }
   }
 
-  /** The blob's text if it is still there with that ETag (one Get Blob); undefined when it is gone. */
+  /**
+   * The blob's text if it is still there with that ETag (one Get Blob); undefined when it is gone. A gone
+   * blob answers 404, or 412 to the If-Match (Azurite checks the condition first): names are never reused,
+   * so either way the row that referenced it has moved on.
+   */
   async read(reference: BodyBlobReference, what: string, options: OperationOptions = {}): Promise<string | undefined> {
     try {
       const response = await this.container.getBlockBlobClient(reference.name).download(0, undefined, { conditions: { ifMatch: reference.etag }, abortSignal: options.abortSignal });
       if (!response.readableStreamBody) throw new StorageError(`The body blob of ${what} came back without a body`, undefined, true);
       return await text(response.readableStreamBody);
     } catch (error) {
-      if (isEntityNotFound(error)) return undefined;
+      if (isEntityNotFound(error) || statusOf(error) === 412) return undefined;
       throw toSignalboxError(error, `body blob of ${what}`);
     }
   }

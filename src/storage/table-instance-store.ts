@@ -456,10 +456,12 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     try {
       response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
     } catch (error) {
-      // Refused (4xx but a timeout): the new blob is no one's, delete it now. Any other failure may have
-      // committed after all (a lost response), so its blob stays for the sweep, which checks the row.
+      // Refused (a 4xx but a timeout): the new blob is no one's unless an earlier attempt of this very
+      // request committed and lost its answer (the SDK's retry then meets 412 or 409), so it is deleted
+      // only once the row is seen not to reference it. Any other failure may still commit (a timeout), so
+      // its blob stays for the sweep, which checks the row after a grace period.
       const status = statusOf(error);
-      if (written && status !== undefined && status >= 400 && status < 500 && status !== 408) await this.deleteQuietly(written.name);
+      if (written && status !== undefined && status >= 400 && status < 500 && status !== 408) await this.deleteIfUnreferenced(instance.id, written.name);
       // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
       // (and as the in-memory store does): the engine then reloads and reports `notFound`.
       if (ifMatch !== 'create' && isEntityNotFound(error)) throw new PreconditionFailedError(`${what} no longer exists`, { cause: error });
@@ -472,6 +474,14 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     if (replaced && replaced !== written?.name) await this.deleteQuietly(replaced);
     if (written) this.rememberBlob(entity.partitionKey, etag, written.name);
     return { ...withoutEtag(instance), etag };
+  }
+
+  private async deleteIfUnreferenced(instanceId: string, name: string): Promise<void> {
+    try {
+      if ((await this.referencedBlob(instanceId, {})) !== name) await this.bodies?.delete(name);
+    } catch {
+      // Unknown: the sweep decides later.
+    }
   }
 
   private async deleteQuietly(name: string): Promise<void> {
