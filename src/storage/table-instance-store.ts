@@ -21,13 +21,14 @@ import type { OutboxRow, StoredOutboxRow } from '../engine/model';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { ConflictError, DEFAULT_MAX_INSTANCE_BYTES, instanceTooLargeError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
+import { ConflictError, DEFAULT_MAX_INSTANCE_BYTES, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
-import { assertEntityFits, entitySizeInBytes, MAX_ENTITY_BYTES, parseBody, splitBody, stringifyBody, toBody } from './entity-body';
-import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
-import { prefixOfBlob, type BodyBlobReference, type InstanceBodyBlobs } from './instance-body-blobs';
+import { assertEntityFits, parseBody, toBody } from './entity-body';
+import { isEntityNotFound, toSignalboxError } from './errors';
+import { InstanceBodies } from './instance-bodies';
+import type { InstanceBodyBlobs } from './instance-body-blobs';
 import { decodeKey, encodeKey, padNumber } from './keys';
-import { queryPage, type TableRow } from './table-query';
+import { queryPage } from './table-query';
 import { withOffer, type TriggerOffer } from '../engine/decide';
 
 export const INSTANCE_ROW_KEY = 'instance';
@@ -45,9 +46,6 @@ type Entity = { partitionKey: string; rowKey: string } & Record<string, string |
 /** Reads and conditional merges of one delivery before it gives up (ConflictError). */
 const MAX_DELIVERY_UPDATE_ATTEMPTS = 5;
 
-/** Versions whose body blob this store remembers (by ETag), so a save can delete the one it replaces. */
-const REMEMBERED_BLOB_VERSIONS = 1000;
-
 export interface TableInstanceStoreOptions {
   /** Where records too large for an entity go. Without it, such an instance is refused (TooLargeError) as before. */
   readonly bodies?: InstanceBodyBlobs;
@@ -56,21 +54,18 @@ export interface TableInstanceStoreOptions {
 }
 
 export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
-  readonly maxInstanceBytes: number;
-  private readonly bodies?: InstanceBodyBlobs;
-  /**
-   * `<partition key> <ETag>` → the body blob that version of the row references, for the versions this
-   * store read or wrote: a save under that ETag then deletes the blob it replaces. A version read elsewhere
-   * leaves its blob to the sweep (collectOrphans). Oldest first out.
-   */
-  private readonly blobOfVersion = new Map<string, string>();
+  /** Where each instance row's body goes, inline or in a blob (instance-bodies.ts). */
+  private readonly bodies: InstanceBodies;
 
   constructor(
     private readonly client: TableClient,
     options: TableInstanceStoreOptions = {},
   ) {
-    this.maxInstanceBytes = options.maxInstanceBytes ?? DEFAULT_MAX_INSTANCE_BYTES;
-    if (options.bodies) this.bodies = options.bodies;
+    this.bodies = new InstanceBodies(client, INSTANCE_ROW_KEY, options.maxInstanceBytes ?? DEFAULT_MAX_INSTANCE_BYTES, options.bodies);
+  }
+
+  get maxInstanceBytes(): number {
+    return this.bodies.maxInstanceBytes;
   }
 
   async create(instance: Instance, write: InstanceWrite = {}, options: OperationOptions = {}): Promise<StoredInstance> {
@@ -87,7 +82,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       // A body blob deleted between the row's read and the blob's (a save replaced it): read the row again, once.
       for (let attempt = 1; ; attempt++) {
         const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, INSTANCE_ROW_KEY, { abortSignal: options.abortSignal });
-        const stored = await this.toStoredInstance(row, options);
+        const stored = await this.bodies.read(row, options);
         if (stored) return stored;
         if (attempt === 2) throw new StorageError(`The body of instance "${instanceId}" kept changing while it was read`, undefined, true);
       }
@@ -96,33 +91,6 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       if (isEntityNotFound(error)) return undefined;
       throw toSignalboxError(error, `instance "${instanceId}"`);
     }
-  }
-
-  /** The instance a row holds, its body read from its blob when it has one; undefined when that blob is gone. */
-  private async toStoredInstance(row: TableRow, options: OperationOptions): Promise<StoredInstance | undefined> {
-    if (!row.etag) throw new StorageError(`Stored instance ${row.partitionKey} has no ETag`, undefined, false);
-    const reference = blobReferenceOf(row);
-    if (!reference) return { ...parseBody<Instance>(row), etag: row.etag };
-    if (!this.bodies) throw new StorageError(`Stored instance ${row.partitionKey} keeps its body in a blob, and this store has no blob container`, undefined, false);
-    const json = await this.bodies.read(reference, `instance ${row.partitionKey}`, options);
-    if (json === undefined) return undefined;
-    this.rememberBlob(String(row.partitionKey), row.etag, reference.name);
-    return { ...parseBody<Instance>({ partitionKey: row.partitionKey, rowKey: row.rowKey, body: json }), etag: row.etag };
-  }
-
-  private rememberBlob(partitionKey: string, etag: string, name: string): void {
-    const key = `${partitionKey} ${etag}`;
-    this.blobOfVersion.delete(key);
-    this.blobOfVersion.set(key, name);
-    if (this.blobOfVersion.size > REMEMBERED_BLOB_VERSIONS) this.blobOfVersion.delete(this.blobOfVersion.keys().next().value as string);
-  }
-
-  /** The blob the version `etag` referenced (if this store saw it), forgotten: it is about to be replaced. */
-  private takeRememberedBlob(partitionKey: string, etag: string): string | undefined {
-    const key = `${partitionKey} ${etag}`;
-    const name = this.blobOfVersion.get(key);
-    this.blobOfVersion.delete(key);
-    return name;
   }
 
   async getApplied(instanceId: string, triggerId: string, options: OperationOptions = {}): Promise<AppliedTrigger | undefined> {
@@ -154,7 +122,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     const items: StoredInstance[] = [];
     for (const row of page.items) {
       // A row whose body blob a save just replaced: the instance as it is now (or gone, if it was deleted).
-      const stored = (await this.toStoredInstance(row, options)) ?? (await this.get(decodeKey(String(row.partitionKey)), options));
+      const stored = (await this.bodies.read(row, options)) ?? (await this.get(decodeKey(String(row.partitionKey)), options));
       if (stored) items.push(stored);
     }
     return { ...page, items };
@@ -224,44 +192,12 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       }
     }
     await this.deleteRow(partitionKey, INSTANCE_ROW_KEY, `instance "${instanceId}"`, options);
-    if (bodyBlob && this.bodies) await this.bodies.deleteUnder(prefixOfBlob(bodyBlob), options);
+    await this.bodies.purged(bodyBlob, options);
   }
 
-  /**
-   * Deletes the body blobs written before `writtenBefore` that no instance row references: those of saves
-   * that failed after their blob was written (a crash, a lost race), and previous versions whose delete
-   * after the save did not happen. Costs a listing of the container and a point read per instance that has
-   * an old blob. The caller leaves a grace period (ORPHAN_GRACE_PERIOD_MS), so a save in flight, whose blob
-   * is written and whose row is not yet, keeps its blob. Returns how many it deleted.
-   */
-  async collectOrphans(options: OperationOptions & { writtenBefore: Date }): Promise<number> {
-    if (!this.bodies) return 0;
-    const referenced = new Map<string, string | undefined>();
-    let deleted = 0;
-    const old: { name: string; instanceId: string | undefined }[] = [];
-    // Collected first: deleting while paging a listing could skip blobs.
-    for await (const blob of this.bodies.list(undefined, options)) if (blob.lastModified < options.writtenBefore) old.push(blob);
-    for (const blob of old) {
-      if (blob.instanceId !== undefined && !referenced.has(blob.instanceId)) referenced.set(blob.instanceId, await this.referencedBlob(blob.instanceId, options));
-      if (blob.instanceId !== undefined && referenced.get(blob.instanceId) === blob.name) continue;
-      await this.bodies.delete(blob.name, options);
-      deleted += 1;
-    }
-    return deleted;
-  }
-
-  /** The body blob the instance's row references now (undefined: none, or no such row). */
-  private async referencedBlob(instanceId: string, options: OperationOptions): Promise<string | undefined> {
-    try {
-      const row = await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), INSTANCE_ROW_KEY, {
-        abortSignal: options.abortSignal,
-        queryOptions: { select: ['bodyBlob'] },
-      });
-      return typeof row.bodyBlob === 'string' ? row.bodyBlob : undefined;
-    } catch (error) {
-      if (isEntityNotFound(error)) return undefined;
-      throw toSignalboxError(error, `instance "${instanceId}"`);
-    }
+  /** Body blobs no instance row references, written before `writtenBefore` (instance-bodies.ts); returns how many it deleted. */
+  collectOrphans(options: OperationOptions & { writtenBefore: Date }): Promise<number> {
+    return this.bodies.collectOrphans(options);
   }
 
   private async deleteRow(partitionKey: string, rowKey: string, what: string, options: OperationOptions): Promise<void> {
@@ -407,17 +343,6 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
 
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
     const what = `instance "${instance.id}"`;
-    const json = stringifyBody(withoutEtag(instance));
-    const bytes = Buffer.byteLength(json, 'utf8');
-    if (bytes > this.maxInstanceBytes) throw instanceTooLargeError(instance.id, bytes, this.maxInstanceBytes);
-    let entity: Entity = { ...columnsOf(instance), ...splitBody(json) };
-    // Inline while it fits an entity (one read); else the body goes to a new blob, written before the save.
-    let written: BodyBlobReference | undefined;
-    if (this.bodies && entitySizeInBytes(entity) > MAX_ENTITY_BYTES) {
-      written = await this.bodies.write(instance.id, instance.createdAt, json, options);
-      entity = { ...columnsOf(instance), bodyBlob: written.name, bodyBlobEtag: written.etag, bodyBytes: bytes };
-    }
-    assertEntityFits(entity, what);
     const history = write.history ?? [];
     const outbox = write.outbox ?? [];
     const events = write.events ?? [];
@@ -427,6 +352,10 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
         { path: 'history', message: `has ${history.length} entries, ${outbox.length} outbox rows and ${events.length} event records` },
       ]);
     }
+    // Inline while it fits an entity (one read); else the body goes to a new blob, written before the transaction.
+    const prepared = await this.bodies.prepare(withoutEtag(instance), columnsOf(instance), options);
+    const entity = prepared.entity;
+    assertEntityFits(entity, what);
     // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
     // plain entity request chunk by chunk, corrupting multi-byte characters that straddle 64 KiB
     // chunks (azurite/dist/src/table/generated/utils/serializer.js, readRequestIntoText), while it
@@ -456,12 +385,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     try {
       response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
     } catch (error) {
-      // Refused (a 4xx but a timeout): the new blob is no one's unless an earlier attempt of this very
-      // request committed and lost its answer (the SDK's retry then meets 412 or 409), so it is deleted
-      // only once the row is seen not to reference it. Any other failure may still commit (a timeout), so
-      // its blob stays for the sweep, which checks the row after a grace period.
-      const status = statusOf(error);
-      if (written && status !== undefined && status >= 400 && status < 500 && status !== 408) await this.deleteIfUnreferenced(instance.id, written.name);
+      // A refused save's blob is deleted once certainly no one's; any other waits for the sweep.
+      await this.bodies.failed(instance.id, prepared, error);
       // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
       // (and as the in-memory store does): the engine then reloads and reports `notFound`.
       if (ifMatch !== 'create' && isEntityNotFound(error)) throw new PreconditionFailedError(`${what} no longer exists`, { cause: error });
@@ -470,32 +395,9 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     const etag = response.subResponses[0]?.etag;
     if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
     // The blob of the version this save replaced is no one's now (best effort: the sweep collects a miss).
-    const replaced = ifMatch === 'create' ? undefined : this.takeRememberedBlob(entity.partitionKey, ifMatch);
-    if (replaced && replaced !== written?.name) await this.deleteQuietly(replaced);
-    if (written) this.rememberBlob(entity.partitionKey, etag, written.name);
+    await this.bodies.committed(prepared, ifMatch, etag);
     return { ...withoutEtag(instance), etag };
   }
-
-  private async deleteIfUnreferenced(instanceId: string, name: string): Promise<void> {
-    try {
-      if ((await this.referencedBlob(instanceId, {})) !== name) await this.bodies?.delete(name);
-    } catch {
-      // Unknown: the sweep decides later.
-    }
-  }
-
-  private async deleteQuietly(name: string): Promise<void> {
-    try {
-      await this.bodies?.delete(name);
-    } catch {
-      // Best effort: an unreferenced blob is collected by the sweep.
-    }
-  }
-}
-
-/** The body blob a row references, if it keeps its body in one. */
-function blobReferenceOf(row: Record<string, unknown>): BodyBlobReference | undefined {
-  return typeof row.bodyBlob === 'string' && typeof row.bodyBlobEtag === 'string' ? { name: row.bodyBlob, etag: row.bodyBlobEtag } : undefined;
 }
 
 export function outboxRowKey(rowId: string): string {
