@@ -36,6 +36,9 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted by the hourly purge; empty (the default) means the app\'s default of 30 days, 0 keeps them forever.')
 param operationRetentionDays string = ''
 
+@description('The most one instance may hold, context and all, in MiB (empty: 16); larger than a Table entity, it is kept in a blob.')
+param maxInstanceMb string = ''
+
 @description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
 param quotaTriggersPerSecond string = ''
 
@@ -156,6 +159,7 @@ var signalboxTableNames = [
   'SignalboxFlow'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
+var signalboxContextContainerName = 'signalbox-contexts'
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: '${abbrs.resourceGroup}${environmentName}'
@@ -182,6 +186,7 @@ module storage 'modules/storage.bicep' = {
     tags: tags
     deploymentContainerName: deploymentContainerName
     leaseContainerName: signalboxLeaseContainerName
+    contextContainerName: signalboxContextContainerName
     tableNames: signalboxTableNames
   }
 }
@@ -227,6 +232,7 @@ module functionApp 'modules/functionapp.bicep' = {
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
     operationRetentionDays: operationRetentionDays
+    maxInstanceMb: maxInstanceMb
     quotaTriggersPerSecond: quotaTriggersPerSecond
     quotaTriggerBurst: quotaTriggerBurst
     quotaInstancesAlive: quotaInstancesAlive

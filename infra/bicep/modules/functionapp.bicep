@@ -33,6 +33,9 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
 param operationRetentionDays string = ''
 
+@description('The most one instance may hold, in MiB (empty: the app\'s default, 16).')
+param maxInstanceMb string = ''
+
 @description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
 param quotaTriggersPerSecond string = ''
 
@@ -215,6 +218,10 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_OPERATION_RETENTION_DAYS'
           value: operationRetentionDays
+        }
+        {
+          name: 'SIGNALBOX_MAX_INSTANCE_MB'
+          value: maxInstanceMb
         }
         {
           name: 'SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND'
