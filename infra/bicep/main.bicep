@@ -36,9 +36,6 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted by the hourly purge; empty (the default) means the app\'s default of 30 days, 0 keeps them forever.')
 param operationRetentionDays string = ''
 
-@description('The most one instance may hold, context and all, in MiB (empty: 16); larger than a Table entity, it is kept in a blob.')
-param maxInstanceMb string = ''
-
 @description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
 param quotaTriggersPerSecond string = ''
 
@@ -232,7 +229,6 @@ module functionApp 'modules/functionapp.bicep' = {
     allowedOutboundHosts: allowedOutboundHosts
     retentionDays: retentionDays
     operationRetentionDays: operationRetentionDays
-    maxInstanceMb: maxInstanceMb
     quotaTriggersPerSecond: quotaTriggersPerSecond
     quotaTriggerBurst: quotaTriggerBurst
     quotaInstancesAlive: quotaInstancesAlive

@@ -33,7 +33,7 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
 param operationRetentionDays string = ''
 
-@description('The most one instance may hold, in MiB (empty: the app\'s default, 16).')
+@description('The most one instance may hold, context and all, in MiB (empty: the app\'s default, 16). Not a main.bicep parameter yet: change the app setting to raise or lower it.')
 param maxInstanceMb string = ''
 
 @description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
