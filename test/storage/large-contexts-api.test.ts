@@ -9,6 +9,7 @@ import { TableClient } from '@azure/data-tables';
 import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
 import { silentLogger } from '../../src/host/local/logger';
 import { purgeFinishedInstances } from '../../src/host/retention';
+import { maxInstanceBytes } from '../../src/host/settings';
 import { contextContainerOf, prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { encodeKey } from '../../src/storage/keys';
 import { testConnectionString, uniquePrefix } from '../support/storage';
@@ -176,4 +177,36 @@ it('the retention purge removes a finished 10 MB instance with its blob, and lea
   expect(waiting.body).toMatchObject({ stateId: 'grown' });
   expectGrownContext(waiting.body.context);
   expect(await blobsOf('big-waiting')).toHaveLength(1);
+});
+
+describe('SIGNALBOX_MAX_INSTANCE_MB', () => {
+  it('reads MiB (fractions allowed), leaves the default when empty, and refuses anything but a positive number', () => {
+    expect(maxInstanceBytes({})).toBeUndefined();
+    expect(maxInstanceBytes({ SIGNALBOX_MAX_INSTANCE_MB: ' ' })).toBeUndefined();
+    expect(maxInstanceBytes({ SIGNALBOX_MAX_INSTANCE_MB: '32' })).toBe(32 * 1024 * 1024);
+    expect(maxInstanceBytes({ SIGNALBOX_MAX_INSTANCE_MB: '0.5' })).toBe(512 * 1024);
+    for (const bad of ['0', '-1', 'big', '16MB']) expect(() => maxInstanceBytes({ SIGNALBOX_MAX_INSTANCE_MB: bad })).toThrow(/SIGNALBOX_MAX_INSTANCE_MB must be a positive number of MiB/);
+  });
+
+  it('a change past the configured limit faults the instance, which keeps its last saved context', async () => {
+    const limited = await startLocalHost({
+      env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_MAX_INSTANCE_MB: '5' },
+      port: 0,
+      storageNames: prefixedStorageNames(uniquePrefix('limit')),
+      logger: silentLogger,
+    });
+    try {
+      const client = httpClient(limited.url);
+      expect((await client.request('PUT', '/api/workflows/large', { json: v1 })).status).toBe(201);
+      expect((await client.request('POST', '/api/instances', { json: { workflowId: 'large', instanceId: 'too-big', context: { owner: 'bob' } } })).status).toBe(201);
+      const accepted = await client.request('POST', '/api/instances/too-big/triggers', { json: { name: 'Grow' } });
+      const operation = (await client.waitForOperation(accepted.body.operationId)).body;
+      expect(operation.instances).toEqual([expect.objectContaining({ instanceId: 'too-big', outcome: 'faulted', error: expect.stringMatching(/larger than 5 MiB.*SIGNALBOX_MAX_INSTANCE_MB/) })]);
+      const instance = (await client.request('GET', '/api/instances/too-big')).body;
+      expect(instance).toMatchObject({ status: 'faulted', stateId: 'open', context: { owner: 'bob' } });
+      expect(instance.context).not.toHaveProperty('blob0');
+    } finally {
+      await limited.stop();
+    }
+  });
 });
