@@ -28,12 +28,17 @@ const v1 = {
     open: { transitions: [{ id: 'grow', targetStateId: 'grown', conditions: [{ type: 'triggerName', name: 'Grow' }], actions: [{ type: 'setContext', expressions: GROW_EXPRESSIONS }] }] },
     grown: {
       transitions: [
-        // Reads the large context (a plain path and a JSONata function over it) on the way.
         {
           id: 'note',
           targetStateId: 'noted',
           conditions: [{ type: 'triggerName', name: 'Note' }],
-          actions: [{ type: 'setContext', expressions: { note: 'trigger.parameters.note', length: '$length(context.blob9)' } }],
+          actions: [
+            {
+              type: 'setContext',
+              // Over the 10 MB context: a plain path, an in-process function over 1 MB of it, and one that runs in the worker pool (`$join`).
+              expressions: { note: 'trigger.parameters.note', length: '$length(context.blob9)', joined: '$join([context.owner, trigger.parameters.note, $substring(context.blob0, 0, 3)], "-")' },
+            },
+          ],
         },
       ],
     },
@@ -123,7 +128,7 @@ it('a 10 MB context survives transitions and a migration, one blob per version, 
 
   expect(await send('big-1', 'Note', { note: 'checked' })).toMatchObject({ summary: { transitioned: 1 } });
   const noted = (await api.request('GET', '/api/instances/big-1')).body;
-  expect(noted).toMatchObject({ stateId: 'noted', context: { owner: 'ann', note: 'checked', length: KEY_LENGTH } });
+  expect(noted).toMatchObject({ stateId: 'noted', context: { owner: 'ann', note: 'checked', length: KEY_LENGTH, joined: 'ann-checked-aaa' } });
   expectGrownContext(noted.context);
   // A new blob for the new version; the previous one was deleted after the save.
   const second = await blobsOf('big-1');
