@@ -149,8 +149,15 @@ async function startTenantRuntime(
           (deleted) => void (deleted > 0 && logger.info('operation records purged', { days: operationDays, deleted })),
           (error: unknown) => logger.warn('the operation purge failed; it runs again in an hour', { error: String(error) }),
         );
+  // Blobs of large instance records no row references (a save that failed after writing its blob), hourly
+  // too: start-up's sweep (recoverLeftovers) leaves those younger than the grace period.
+  const collectOrphans = () =>
+    services.engine.collectOrphans().then(
+      (deleted) => void (deleted > 0 && logger.info('deleted orphaned instance blobs', { count: deleted })),
+      (error: unknown) => logger.warn('could not collect orphaned instance blobs; it runs again in an hour', { error: String(error) }),
+    );
   let purging = purgeOperations();
-  const purgeTimer = setInterval(() => (purging = purgeOperations()), OPERATION_PURGE_INTERVAL_MS).unref();
+  const purgeTimer = setInterval(() => (purging = Promise.all([purgeOperations(), collectOrphans()]).then(() => undefined)), OPERATION_PURGE_INTERVAL_MS).unref();
   let stopped: Promise<void> | undefined;
   return {
     tenantId,
