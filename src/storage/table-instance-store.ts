@@ -352,35 +352,39 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
         { path: 'history', message: `has ${history.length} entries, ${outbox.length} outbox rows and ${events.length} event records` },
       ]);
     }
-    // Inline while it fits an entity (one read); else the body goes to a new blob, written before the transaction.
-    const prepared = await this.bodies.prepare(withoutEtag(instance), columnsOf(instance), options);
-    const entity = prepared.entity;
-    assertEntityFits(entity, what);
+    const columns = columnsOf(instance);
+    const partitionKey = columns.partitionKey;
     // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
     // plain entity request chunk by chunk, corrupting multi-byte characters that straddle 64 KiB
     // chunks (azurite/dist/src/table/generated/utils/serializer.js, readRequestIntoText), while it
-    // decodes transaction bodies whole.
-    const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }]];
+    // decodes transaction bodies whole. The rows beside the instance are checked first, so that a
+    // refused save has written nothing, not even a blob.
+    const rows: TransactionAction[] = [];
     for (const entry of history) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
+      const row: Entity = { partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
       assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
-      actions.push(['create', row]);
+      rows.push(['create', row]);
     }
     for (const outboxRow of outbox) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: outboxRowKey(outboxRow.id), kind: outboxRow.kind, ...toBody(outboxRow) };
+      const row: Entity = { partitionKey, rowKey: outboxRowKey(outboxRow.id), kind: outboxRow.kind, ...toBody(outboxRow) };
       assertEntityFits(row, `outbox row "${outboxRow.id}" of ${what}`);
       // Upsert: a row id is deterministic, and writing the same row twice must not fail the save.
-      actions.push(['upsert', row, 'Replace']);
+      rows.push(['upsert', row, 'Replace']);
     }
     for (const event of events) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: eventRowKey(event.sequence, event.type), ...toEventProperties(event) };
+      const row: Entity = { partitionKey, rowKey: eventRowKey(event.sequence, event.type), ...toEventProperties(event) };
       assertEntityFits(row, `event "${event.id}" of ${what}`);
-      actions.push(['create', row]);
+      rows.push(['create', row]);
     }
     for (const record of applied) {
       // Upsert: a save re-made after a lost response writes the same record again.
-      actions.push(['upsert', { partitionKey: entity.partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
+      rows.push(['upsert', { partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
     }
+    // Inline while it fits an entity (one read); else the body goes to a new blob, written before the transaction.
+    const prepared = await this.bodies.prepare(withoutEtag(instance), columns, options);
+    const entity = prepared.entity;
+    assertEntityFits(entity, what);
+    const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }], ...rows];
     let response: TableTransactionResponse;
     try {
       response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
