@@ -112,13 +112,13 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     return pagedList((page) => this.queryInstancesPage(query, page), options);
   }
 
+  /** The same filter, selecting the partition key only: no body is transferred, inline or in a blob. */
+  queryIds(query: InstanceQuery, options: PageOptions = {}): PagedAsyncIterable<string> {
+    return pagedList((page) => queryPage(this.client, instanceFilter(query), page, (row) => decodeKey(String(row.partitionKey)), 'instances', ['PartitionKey']), options);
+  }
+
   private async queryInstancesPage(query: InstanceQuery, options: PageOptions = {}): Promise<Page<StoredInstance>> {
-    let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
-    if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
-    if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
-    if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
-    if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
-    const page = await queryPage(this.client, filter, options, (row) => row, 'instances');
+    const page = await queryPage(this.client, instanceFilter(query), options, (row) => row, 'instances');
     const items: StoredInstance[] = [];
     for (const row of page.items) {
       // A row whose body blob a save just replaced: the instance as it is now (or gone, if it was deleted).
@@ -420,6 +420,16 @@ function withoutEtag(instance: Instance): Instance {
   // Callers often pass back the StoredInstance they read; its ETag must not be stored in the body.
   const { etag: _etag, ...rest } = instance as StoredInstance;
   return rest;
+}
+
+/** The filter of the instance rows `query` matches. */
+function instanceFilter(query: InstanceQuery): string {
+  let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
+  if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
+  if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
+  if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
+  if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
+  return filter;
 }
 
 /** The instance row's keys and query columns (its body goes beside them, inline or as a blob reference). */

@@ -95,6 +95,13 @@ describe('requests', () => {
     expect(second).not.toBe(first);
     expect(await blobsOf(storage.clients.contexts, 'large-1')).toEqual([second]);
 
+    // Listing ids (what the instance quota counts) reads no body, inline or in a blob.
+    counter.reset();
+    const ids: string[] = [];
+    for await (const id of storage.instances.queryIds({ workflowId: 'wf', status: 'waiting' })) ids.push(id);
+    expect(ids).toContain('large-1');
+    expect(counter.counts()).toMatchObject({ table: 1, blob: 0 });
+
     // Back to small: inline again, and the last blob gone.
     await storage.instances.save(makeInstance('large-1', { context: { small: true } }), {}, { ifMatch: saved.etag });
     expect(await blobsOf(storage.clients.contexts, 'large-1')).toEqual([]);

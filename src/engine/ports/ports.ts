@@ -94,6 +94,11 @@ export interface InstanceStore {
   /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over the store's instance limit. */
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance>;
+  /**
+   * The ids of the instances `query` matches, without reading their records (counting them costs the
+   * table query alone, however large they are). Optional: without it, callers page through `query`.
+   */
+  queryIds?(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<string>;
   /** What the instance recorded when it applied `triggerId` (InstanceWrite.applied), if it ever did. */
   getApplied(instanceId: string, triggerId: string, options?: OperationOptions): Promise<AppliedTrigger | undefined>;
   /**

@@ -139,6 +139,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
     return pagedList((page) => this.queryInstancesPage(query, page), options);
   }
 
+  queryIds(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<string> {
+    return pagedList(async (page) => {
+      const { items, continuationToken } = await this.queryInstancesPage(query, page);
+      return { items: items.map((item) => item.id), ...(continuationToken ? { continuationToken } : {}) };
+    }, options);
+  }
+
   private async queryInstancesPage(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {
     const matches = [...this.instances.values()]
       .filter(

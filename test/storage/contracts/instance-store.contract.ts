@@ -202,5 +202,21 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       const page = await onePage(fresh.instances.query({ workflowId: 'wf-a' }, { maxPageSize: 10 }));
       expect(page.items.every((item) => typeof item.etag === 'string')).toBe(true);
     });
+
+    it('answers the ids of what a query matches, paged, without the records (queryIds)', async () => {
+      const fresh = await create();
+      for (const [id, status] of [
+        ['x1', 'waiting'],
+        ['x2', 'complete'],
+        ['x3', 'waiting'],
+      ] as const) {
+        await fresh.instances.create(makeInstance(id, { status, context: id === 'x3' ? { blob: 'b'.repeat(1_100_000) } : {} }));
+      }
+      const queryIds = fresh.instances.queryIds!.bind(fresh.instances);
+      const ids = async (query: Parameters<InstanceStore['query']>[0]) => (await collect((options) => onePage(queryIds(query, options)), 1)).items.sort();
+      expect(await ids({})).toEqual(['x1', 'x2', 'x3']);
+      expect(await ids({ status: 'waiting' })).toEqual(['x1', 'x3']);
+      expect(await ids({ workflowId: 'nowhere' })).toEqual([]);
+    });
   });
 }
