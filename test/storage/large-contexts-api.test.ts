@@ -9,7 +9,7 @@ import { TableClient } from '@azure/data-tables';
 import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
 import { silentLogger } from '../../src/host/local/logger';
 import { purgeFinishedInstances } from '../../src/host/retention';
-import { maxInstanceBytes } from '../../src/host/settings';
+import { maxCreateBodyBytes, maxInstanceBytes } from '../../src/host/settings';
 import { contextContainerOf, prefixedStorageNames, type StorageNames } from '../../src/storage/names';
 import { encodeKey } from '../../src/storage/keys';
 import { testConnectionString, uniquePrefix } from '../support/storage';
@@ -212,6 +212,47 @@ describe('SIGNALBOX_MAX_INSTANCE_MB', () => {
       expect(instance.context).not.toHaveProperty('blob0');
     } finally {
       await limited.stop();
+    }
+  });
+});
+
+describe('SIGNALBOX_MAX_CREATE_BODY_MB', () => {
+  /** A context of 10 MB in one creation body. */
+  const wholeContext = () => Object.fromEntries(Array.from({ length: 10 }, (_, index) => [`blob${index}`, String.fromCharCode(97 + index).repeat(KEY_LENGTH)]));
+
+  it('is read like the instance limit', () => {
+    expect(maxCreateBodyBytes({})).toBeUndefined();
+    expect(maxCreateBodyBytes({ SIGNALBOX_MAX_CREATE_BODY_MB: '12' })).toBe(12 * 1024 * 1024);
+    expect(() => maxCreateBodyBytes({ SIGNALBOX_MAX_CREATE_BODY_MB: 'none' })).toThrow(/SIGNALBOX_MAX_CREATE_BODY_MB must be a positive number of MiB/);
+  });
+
+  it('unset, a creation body is held to 1 MiB like every other (413, nothing created)', async () => {
+    const refused = await api.request('POST', '/api/instances', { json: { workflowId: 'large', instanceId: 'whole-default', context: { blob: 'x'.repeat(2_000_000) } } });
+    expect(refused.status).toBe(413);
+    expect((await api.request('GET', '/api/instances/whole-default')).status).toBe(404);
+  });
+
+  it('set, a 10 MB context is created whole through the API; other bodies keep the 1 MiB limit', async () => {
+    const roomy = await startLocalHost({
+      env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_MAX_CREATE_BODY_MB: '12' },
+      port: 0,
+      storageNames: prefixedStorageNames(uniquePrefix('whole')),
+      logger: silentLogger,
+    });
+    try {
+      const client = httpClient(roomy.url);
+      expect((await client.request('PUT', '/api/workflows/large', { json: v1 })).status).toBe(201);
+      const created = await client.request('POST', '/api/instances', { json: { workflowId: 'large', instanceId: 'whole', context: { owner: 'cy', ...wholeContext() } } });
+      expect(created.status).toBe(201);
+      const read = (await client.request('GET', '/api/instances/whole')).body;
+      expect(read).toMatchObject({ stateId: 'open', context: { owner: 'cy' } });
+      expectGrownContext(read.context);
+      const trigger = await client.request('POST', '/api/instances/whole/triggers', { json: { name: 'Grow', parameters: { blob: 'x'.repeat(2_000_000) } } });
+      expect(trigger.status).toBe(413);
+      const workflow = await client.request('PUT', '/api/workflows/other', { json: { ...v1, id: 'other', description: 'x'.repeat(2_000_000) } });
+      expect(workflow.status).toBe(413);
+    } finally {
+      await roomy.stop();
     }
   });
 });

@@ -15,7 +15,7 @@ import { fairSchedulerFromSettings, type FairScheduler } from './concurrency';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../../engine/model';
-import { corsAllowedOrigins, readSetting, serverNames, type Environment } from '../settings';
+import { corsAllowedOrigins, maxCreateBodyBytes, readSetting, serverNames, type Environment } from '../settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from '../host-services';
 import { createAzurePorts, storageNamesFrom, type AzurePortsOptions } from '../azure-ports';
 import { resolveStorageConnection } from '../storage-connection';
@@ -231,12 +231,14 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const services: ApiServices = { ...defaultRuntime.services, tenants };
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
+    const createBodyLimit = maxCreateBodyBytes(env);
     const server: RunningServer = await startLocalServer(services, {
       port: options.port ?? (portSetting ? Number(portSetting) : 7071),
       logger,
       cors: { allowedOrigins: corsAllowedOrigins(env) },
       serverNames: serverNames(env),
       ...(apiKey ? { apiKey } : {}),
+      ...(createBodyLimit !== undefined ? { maxCreateBodyBytes: createBodyLimit } : {}),
       access: accessPolicyFromEnv(env),
       ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
       tenants: async (tenantId) => {
