@@ -9,33 +9,35 @@ import { finishResponse, preflightResponse, routingMethod, type CorsPolicy } fro
 import { crossSiteRefusal } from '../src/host/http/request-guard';
 import { allowedMethods, matchRoute, routes, unmatchedResponse } from '../src/host/http/routes';
 import { servicesForTenant } from '../src/host/http/tenant-scope';
-import { bodyText, checkBodySize, encodeResponse } from '../src/host/http/transport';
-import type { ApiRequest, ApiResponse, RouteDefinition } from '../src/host/http/types';
+import { bodyLimitOf, bodyText, checkBodySize, encodeResponse } from '../src/host/http/transport';
+import { MAX_BODY_SIZE_IN_BYTES, type ApiRequest, type ApiResponse, type RouteDefinition } from '../src/host/http/types';
 import { problemResponse } from '../src/host/problem';
 import { accessPolicyFromEnv, appChecksCredentials, checkAccess, type AccessPolicy, type TenantGrant } from '../src/host/http/access';
 import type { Actor } from '../src/engine/model';
-import { corsAllowedOrigins } from '../src/host/settings';
+import { corsAllowedOrigins, maxCreateBodyBytes } from '../src/host/settings';
 import { withSpan } from './telemetry';
 import { inInvocation, servicesFor } from './app-services';
 import { DEFAULT_TENANT_ID } from '../src/host/tenants';
 
-/** Reads the body, refusing more than MAX_BODY_SIZE_IN_BYTES (declared or sent), as the local server does. */
+/** Reads the body, refusing more than `maxBodyBytes` (declared or sent), as the local server does. */
 export async function toApiRequest(
   request: HttpRequest,
   actor?: Actor,
   tenantId = DEFAULT_TENANT_ID,
   tenants?: TenantGrant,
   params: Record<string, string> = { ...request.params },
+  maxBodyBytes: number = MAX_BODY_SIZE_IN_BYTES,
 ): Promise<ApiRequest> {
-  checkBodySize(Number(request.headers.get('content-length') ?? 0));
+  checkBodySize(Number(request.headers.get('content-length') ?? 0), maxBodyBytes);
   const body = Buffer.from(await request.arrayBuffer());
-  checkBodySize(body.length);
+  checkBodySize(body.length, maxBodyBytes);
   return {
     method: request.method.toUpperCase(),
     url: new URL(request.url),
     params,
     headers: { get: (name) => request.headers.get(name) },
     bodyText: bodyText(body),
+    maxBodyBytes,
     // The Functions host checked the function key before this runs (authLevel `function`), or the app did (access.ts).
     principal: actor?.id ?? 'function-key',
     ...(actor ? { actor } : {}),
@@ -59,6 +61,11 @@ const cors: CorsPolicy = { allowedOrigins: corsAllowedOrigins() };
  */
 const platformChecksKeys = !appChecksCredentials(process.env);
 let accessPolicy: AccessPolicy | undefined;
+/** SIGNALBOX_MAX_CREATE_BODY_MB, read once (a bad value fails the first creation request, and is logged). */
+let createBodyLimitSetting: { readonly value: number | undefined } | undefined;
+function createBodyLimit(): number | undefined {
+  return (createBodyLimitSetting ??= { value: maxCreateBodyBytes(process.env) }).value;
+}
 function access(): AccessPolicy {
   return (accessPolicy ??= accessPolicyFromEnv(process.env, platformChecksKeys));
 }
@@ -80,7 +87,7 @@ export function handleRoute(
     try {
       const checked = await checkAccess(route.role, { headers: request.headers, url: new URL(request.url) }, accessPolicyOverride ?? access());
       if (checked.refusal) return finish(checked.refusal);
-      const apiRequest = await toApiRequest(request, checked.actor, tenant.tenantId, checked.tenants, tenant.params);
+      const apiRequest = await toApiRequest(request, checked.actor, tenant.tenantId, checked.tenants, tenant.params, bodyLimitOf(route, createBodyLimit()));
       const scoped = await servicesForTenant(
         { route, tenantId: tenant.tenantId },
         checked.tenants,

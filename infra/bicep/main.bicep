@@ -183,6 +183,7 @@ var signalboxTableNames = [
   'SignalboxFlow'
 ]
 var signalboxLeaseContainerName = 'signalbox-leases'
+var signalboxContextContainerName = 'signalbox-contexts'
 
 var useDurableTaskScheduler = durableBackend == 'durableTaskScheduler'
 
@@ -211,6 +212,7 @@ module storage 'modules/storage.bicep' = {
     tags: tags
     deploymentContainerName: deploymentContainerName
     leaseContainerName: signalboxLeaseContainerName
+    contextContainerName: signalboxContextContainerName
     tableNames: signalboxTableNames
   }
 }

@@ -3640,7 +3640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is over 1 MiB. */
+            /** @description The body is over 1 MiB (over SIGNALBOX_MAX_CREATE_BODY_MB when that is set), or the instance would be over SIGNALBOX_MAX_INSTANCE_MB (16 MiB by default). */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -24,6 +24,7 @@ import { FanOut, failureReason } from './operations/fan-out';
 import { OutboxRelay, type OutboxHandlers } from './runtime/outbox-relay';
 import { InProcessTimers } from './runtime/in-process-timers';
 import { onePage } from './ports/paging';
+import { ORPHAN_GRACE_PERIOD_MS } from './ports/ports';
 import { timerTrigger, type DueTimer } from './decide/timers';
 import type {
   DueTimerIndex,
@@ -533,6 +534,15 @@ export class Engine {
   /** Delivers the rows of start-up: every outbox row a crash left (returns how many were delivered). */
   relayLeftovers(options: PageOptions = {}): Promise<number> {
     return this.relay.sweep(this.options.logger, options);
+  }
+
+  /**
+   * Deletes what failed saves left outside the instances' rows (a large record's blob), older than
+   * ORPHAN_GRACE_PERIOD_MS by the engine's clock; returns how many (0 for a store without any).
+   */
+  collectOrphans(options: OperationOptions = {}): Promise<number> {
+    const writtenBefore = new Date(this.options.clock.now().getTime() - ORPHAN_GRACE_PERIOD_MS);
+    return this.ports.instances.collectOrphans?.({ ...options, writtenBefore }) ?? Promise.resolve(0);
   }
 
   // ---- lifecycle events and children -------------------------------------------------------------

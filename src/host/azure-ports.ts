@@ -7,7 +7,7 @@ import { createAzureStorage, type AzureStorage } from '../storage/create-azure-s
 import type { RequestCounter } from '../storage/request-counter';
 import type { StorageConnection } from '../storage/connection';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
-import { readSetting, type Environment } from './settings';
+import { maxInstanceBytes, readSetting, type Environment } from './settings';
 import { resolveStorageConnection } from './storage-connection';
 import type { SignalboxPorts } from './host-services';
 
@@ -31,12 +31,14 @@ export function storageNamesFrom(env: Environment): StorageNames {
 
 export async function createAzurePorts(options: AzurePortsOptions = {}): Promise<SignalboxPorts & { readonly storage: AzureStorage }> {
   const env = options.env ?? process.env;
+  const instanceLimit = maxInstanceBytes(env);
   const storage = await createAzureStorage({
     connection: options.connection ?? resolveStorageConnection(env),
     names: options.names ?? storageNamesFrom(env),
     // An operation's result write overlaps the release of the instance's lease (see the option).
     leases: { releaseInBackground: true, ...options.leases },
     ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+    ...(instanceLimit !== undefined ? { maxInstanceBytes: instanceLimit } : {}),
   });
   return {
     storage,

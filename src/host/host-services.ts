@@ -98,7 +98,8 @@ function storageCounts(ports: SignalboxPorts): QuotaCounts {
     instancesAlive: (limit) =>
       upTo(
         limit,
-        ALIVE_STATUSES.map((status) => ports.instances.query({ status }).byPage({ maxPageSize: 1000 })),
+        // Ids only where the store can: a count must not read the records (a large one is a blob download).
+        ALIVE_STATUSES.map((status) => (ports.instances.queryIds?.({ status }) ?? ports.instances.query({ status })).byPage({ maxPageSize: 1000 })),
       ),
     operationsRunning: (limit) => upTo(limit, [ports.operations.listByStatus([OperationStatus.notStarted, OperationStatus.running]).byPage({ maxPageSize: 1000 })]),
   };

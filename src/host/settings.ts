@@ -2,6 +2,7 @@
  * @module Every setting Signalbox reads from the environment, in one place. Nothing else in the code
  * reads `process.env` (infra/bicep is tested against this list, so a deployed app gets them all).
  */
+import { ValidationError } from '../engine/model';
 
 /** Settings the app reads, with what each is for. `required` ones must be provided on Azure. */
 export const appSettings = {
@@ -48,6 +49,10 @@ export const appSettings = {
   SIGNALBOX_CORS_ALLOWED_ORIGINS: 'Comma-separated origins browsers may call the API from (`https://console.example.com`, or `*`); empty: CORS off.',
   SIGNALBOX_RETENTION_DAYS: 'Days after which finished (complete, cancelled) instances are purged by the hourly retention function on Azure; unset or empty turns retention off.',
   SIGNALBOX_OPERATION_RETENTION_DAYS: 'Days after which finished (succeeded, failed) operation records are deleted, hourly, on both hosts (default 30; 0 keeps them forever).',
+  SIGNALBOX_MAX_INSTANCE_MB:
+    "The most one instance's record (its context and the rest, as UTF-8 JSON) may hold, in MiB (default 16; fractions allowed). A record over what a Table entity holds is kept in a blob; a change past this limit faults the instance, a creation past it answers 413.",
+  SIGNALBOX_MAX_CREATE_BODY_MB:
+    'The largest body of an instance creation (POST /api/instances), in MiB, so a large context can be created whole (default: 1, the limit of every request body; fractions allowed). Checked after the caller is let in.',
   SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND: "Triggers a tenant's API callers may send per second, sustained (default 100; fractions allowed; a tenant's own quota overrides it). Per worker on Azure.",
   SIGNALBOX_QUOTA_TRIGGER_BURST: 'Triggers a tenant may send at once after a quiet spell (the token bucket; default 500). Per worker on Azure.',
   SIGNALBOX_QUOTA_INSTANCES_ALIVE: 'Instances a tenant may have alive (not complete or cancelled); creating one more answers 409 (default 100000).',
@@ -102,4 +107,23 @@ export function corsAllowedOrigins(env: Environment = process.env): string[] {
     .split(',')
     .map((origin) => origin.trim().replace(/\/+$/, ''))
     .filter(Boolean);
+}
+
+/** The instance limit in bytes from SIGNALBOX_MAX_INSTANCE_MB (undefined: the stores' default, 16 MiB). Anything but a positive number is refused at start-up. */
+export function maxInstanceBytes(env: Environment = process.env): number | undefined {
+  return mebibytesSetting('SIGNALBOX_MAX_INSTANCE_MB', env);
+}
+
+/** The body limit of an instance creation from SIGNALBOX_MAX_CREATE_BODY_MB (undefined: the limit of every body, 1 MiB). */
+export function maxCreateBodyBytes(env: Environment = process.env): number | undefined {
+  return mebibytesSetting('SIGNALBOX_MAX_CREATE_BODY_MB', env);
+}
+
+/** A setting in MiB, as bytes; undefined when unset or empty, a ValidationError for anything but a positive number. */
+function mebibytesSetting(name: AppSettingName, env: Environment): number | undefined {
+  const value = readSetting(name, env);
+  if (value === undefined) return undefined;
+  const mebibytes = Number(value);
+  if (!Number.isFinite(mebibytes) || mebibytes <= 0) throw new ValidationError(`${name} must be a positive number of MiB`, [{ path: name, message: 'must be a positive number of MiB' }]);
+  return Math.floor(mebibytes * 1024 * 1024);
 }

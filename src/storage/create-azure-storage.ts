@@ -1,6 +1,6 @@
 /**
  * @module Everything Signalbox keeps in an Azure storage account, built from one connection: the
- * stores and the due-timer index on Table Storage and the lease provider on Blob Storage. Tables and the lease container are
+ * stores and the due-timer index on Table Storage, the lease provider and large instance records on Blob Storage. Tables and the containers are
  * created on first start (absorbing only "already exists"), so a fresh account or Azurite needs no setup.
  */
 import type { TableClient } from '@azure/data-tables';
@@ -8,7 +8,8 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { BlobLeaseProvider, type BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
 import { createContainerClient, createTableClient, expandDevelopmentStorage, type StorageConnection } from './connection';
 import { isRestError, serviceErrorCode, statusOf, toSignalboxError, translate } from './errors';
-import { defaultStorageNames, type StorageNames } from './names';
+import { contextContainerOf, defaultStorageNames, type StorageNames } from './names';
+import { InstanceBodyBlobs } from './instance-body-blobs';
 import type { RequestCounter } from './request-counter';
 import { TableInstanceStore } from './table-instance-store';
 import { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
@@ -29,6 +30,8 @@ export interface AzureStorageOptions {
   createIfMissing?: boolean;
   leases?: BlobLeaseProviderOptions;
   interests?: TableInterestIndexOptions;
+  /** The largest instance record, UTF-8 JSON (SIGNALBOX_MAX_INSTANCE_MB). @default DEFAULT_MAX_INSTANCE_BYTES (16 MiB) */
+  maxInstanceBytes?: number;
 }
 
 export interface AzureStorage {
@@ -60,6 +63,8 @@ export interface AzureStorage {
     readonly search: TableClient;
     readonly flow: TableClient;
     readonly leases: ContainerClient;
+    /** Instance records too large for a Table entity (instance-body-blobs.ts). */
+    readonly contexts: ContainerClient;
   };
 }
 
@@ -76,6 +81,7 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     search: createTableClient(connection, names.searchTable, clientOptions),
     flow: createTableClient(connection, names.flowTable, clientOptions),
     leases: createContainerClient(connection, names.leaseContainer, clientOptions),
+    contexts: createContainerClient(connection, contextContainerOf(names), clientOptions),
   };
   if (options.createIfMissing ?? true) {
     await Promise.all([
@@ -84,9 +90,13 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
         translate(`table "${table.tableName}"`, () => table.createTable()),
       ),
       createContainer(clients.leases),
+      createContainer(clients.contexts),
     ]);
   }
-  const instances = new TableInstanceStore(clients.instances);
+  const instances = new TableInstanceStore(clients.instances, {
+    bodies: new InstanceBodyBlobs(clients.contexts),
+    ...(options.maxInstanceBytes !== undefined ? { maxInstanceBytes: options.maxInstanceBytes } : {}),
+  });
   return {
     workflows: new TableWorkflowStore(clients.workflows),
     instances,

@@ -3,7 +3,8 @@ export { createAzureStorage, type AzureStorage, type AzureStorageOptions } from 
 export { createContainerClient, createTableClient, expandDevelopmentStorage, type StorageClientOptions, type StorageConnection } from './connection';
 export { createRequestCounter, type RequestCounter, type RequestCounts, type StorageService } from './request-counter';
 export { TableWorkflowStore } from './table-workflow-store';
-export { TableInstanceStore } from './table-instance-store';
+export { TableInstanceStore, type TableInstanceStoreOptions } from './table-instance-store';
+export { InstanceBodyBlobs, type BodyBlobReference } from './instance-body-blobs';
 export { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 export { TableOperationStore } from './table-operation-store';
 export { TableSearchIndex } from './table-search-index';
@@ -12,6 +13,6 @@ export { StorageBeingDeletedError, toSignalboxError } from './errors';
 export { decodeKey, encodeBlobName, encodeKey, encodeLookupKey, MAX_TABLE_KEY_LENGTH } from './keys';
 export { MAX_ENTITY_BYTES, MAX_PROPERTY_CHARS } from './entity-body';
 export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';
-export { DEFAULT_TENANT_ID, defaultStorageNames, prefixedStorageNames, TENANT_ID_PATTERN, tenantRegistryTable, tenantStorageNames, type StorageNames } from './names';
+export { contextContainerOf, DEFAULT_TENANT_ID, defaultStorageNames, prefixedStorageNames, TENANT_ID_PATTERN, tenantRegistryTable, tenantStorageNames, type StorageNames } from './names';
 export { TableTenantRegistry, type StoredTenantRecord, type TenantDeletion, type TenantRecord, type TenantStorageAccount } from './table-tenant-registry';
-export { checkTenantStorage, removeTenantStorage, type ResourceCheck } from './tenant-storage';
+export { checkTenantStorage, removeTenantStorage, tenantContainerNames, type ResourceCheck } from './tenant-storage';

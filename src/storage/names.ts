@@ -19,6 +19,11 @@ export interface StorageNames {
   readonly flowTable: string;
   readonly leaseContainer: string;
   /**
+   * Blobs of instance records too large for a Table entity (instance-body-blobs.ts). Absent in names built
+   * before large contexts: derived from the lease container's name (`contextContainerOf`).
+   */
+  readonly contextContainer?: string;
+  /**
    * The tenant registry (one row per tenant), kept in the default tenant's storage only. Absent in names
    * built before tenants: derived from the workflows table's name (`tenantRegistryTable`).
    */
@@ -34,6 +39,7 @@ export const defaultStorageNames: StorageNames = {
   searchTable: 'SignalboxSearch',
   flowTable: 'SignalboxFlow',
   leaseContainer: 'signalbox-leases',
+  contextContainer: 'signalbox-contexts',
   tenantsTable: 'SignalboxTenants',
 };
 
@@ -49,8 +55,14 @@ export function prefixedStorageNames(prefix: string): StorageNames {
     searchTable: `${prefix}Search`,
     flowTable: `${prefix}Flow`,
     leaseContainer: `${prefix.toLowerCase()}-leases`,
+    contextContainer: `${prefix.toLowerCase()}-contexts`,
     tenantsTable: `${prefix}Tenants`,
   };
+}
+
+/** The container of large instance records for `names`: its own, or the lease container's name with `-contexts` for `-leases`. */
+export function contextContainerOf(names: StorageNames): string {
+  return names.contextContainer ?? `${names.leaseContainer.replace(/-leases$/, '')}-contexts`;
 }
 
 /** The id of the tenant every deployment has: `/api/...` without a tenant is this one. */
@@ -65,7 +77,7 @@ export function tenantRegistryTable(base: StorageNames): string {
 }
 
 /**
- * The names of a tenant's tables and lease container. The default tenant keeps `base` (today's names, or
+ * The names of a tenant's tables and its lease and context containers. The default tenant keeps `base` (today's names, or
  * SIGNALBOX_STORAGE_PREFIX's), so an existing deployment changes nothing. Any other tenant's names are
  * `T` and 24 hex digits of sha256(base workflows table, tenant id), then the usual suffixes: alphanumeric
  * tables of 32 characters at most and a lowercase container (Azure's rules), stable across restarts and

@@ -8,6 +8,11 @@
  * history rows, outbox rows (`o-<id>`), lifecycle event records (`e-<sequence>-<rank>`, event-rows.ts) and
  * applied-trigger rows (`a-<trigger id>`, for the records the instance's bounded list lets go), so none of them ever disagrees with the instance and a save costs
  * one round trip (at most MAX_ROWS_PER_SAVE rows beside the instance).
+ *
+ * An instance whose row would not fit an entity (1 MiB) keeps its body in a blob instead
+ * (instance-body-blobs.ts), written before the transaction and referenced by the row (`bodyBlob`,
+ * `bodyBlobEtag`), so the save stays that one transaction; small instances stay one read. An instance over
+ * `maxInstanceBytes` (16 MiB by default) is refused with TooLargeError (docs/decisions/0020-large-contexts.md).
  */
 import { odata, type TableClient, type TableTransactionResponse, type TransactionAction } from '@azure/data-tables';
 import { submitTransaction } from './table-transaction';
@@ -16,12 +21,14 @@ import type { OutboxRow, StoredOutboxRow } from '../engine/model';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
 import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { ConflictError, CreationFencedError, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
+import { ConflictError, CreationFencedError, DEFAULT_MAX_INSTANCE_BYTES, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
+import { InstanceBodies } from './instance-bodies';
+import type { InstanceBodyBlobs } from './instance-body-blobs';
 import { decodeKey, encodeKey, padNumber } from './keys';
-import { queryPage, type TableRow } from './table-query';
+import { queryPage } from './table-query';
 import { withOffer, type TriggerOffer } from '../engine/decide';
 
 export const INSTANCE_ROW_KEY = 'instance';
@@ -41,8 +48,27 @@ type Entity = { partitionKey: string; rowKey: string } & Record<string, string |
 /** Reads and conditional merges of one delivery before it gives up (ConflictError). */
 const MAX_DELIVERY_UPDATE_ATTEMPTS = 5;
 
+export interface TableInstanceStoreOptions {
+  /** Where records too large for an entity go. Without it, such an instance is refused (TooLargeError) as before. */
+  readonly bodies?: InstanceBodyBlobs;
+  /** The largest instance record, as UTF-8 JSON. @default DEFAULT_MAX_INSTANCE_BYTES (16 MiB) */
+  readonly maxInstanceBytes?: number;
+}
+
 export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
-  constructor(private readonly client: TableClient) {}
+  /** Where each instance row's body goes, inline or in a blob (instance-bodies.ts). */
+  private readonly bodies: InstanceBodies;
+
+  constructor(
+    private readonly client: TableClient,
+    options: TableInstanceStoreOptions = {},
+  ) {
+    this.bodies = new InstanceBodies(client, INSTANCE_ROW_KEY, options.maxInstanceBytes ?? DEFAULT_MAX_INSTANCE_BYTES, options.bodies);
+  }
+
+  get maxInstanceBytes(): number {
+    return this.bodies.maxInstanceBytes;
+  }
 
   async create(instance: Instance, write: InstanceWrite = {}, options: OperationOptions = {}): Promise<StoredInstance> {
     return this.submit(instance, write, 'create', options);
@@ -55,8 +81,13 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   async get(instanceId: string, options: OperationOptions = {}): Promise<StoredInstance | undefined> {
     const partitionKey = encodeKey(instanceId, 'instance id');
     try {
-      const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, INSTANCE_ROW_KEY, { abortSignal: options.abortSignal });
-      return toStoredInstance(row);
+      // A body blob deleted between the row's read and the blob's (a save replaced it): read the row again, once.
+      for (let attempt = 1; ; attempt++) {
+        const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, INSTANCE_ROW_KEY, { abortSignal: options.abortSignal });
+        const stored = await this.bodies.read(row, options);
+        if (stored) return stored;
+        if (attempt === 2) throw new StorageError(`The body of instance "${instanceId}" kept changing while it was read`, undefined, true);
+      }
     } catch (error) {
       // A 404 for a missing table is not "no such instance": it becomes a StorageError.
       if (isEntityNotFound(error)) return undefined;
@@ -93,13 +124,20 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     return pagedList((page) => this.queryInstancesPage(query, page), options);
   }
 
+  /** The same filter, selecting the partition key only: no body is transferred, inline or in a blob. */
+  queryIds(query: InstanceQuery, options: PageOptions = {}): PagedAsyncIterable<string> {
+    return pagedList((page) => queryPage(this.client, instanceFilter(query), page, (row) => decodeKey(String(row.partitionKey)), 'instances', ['PartitionKey']), options);
+  }
+
   private async queryInstancesPage(query: InstanceQuery, options: PageOptions = {}): Promise<Page<StoredInstance>> {
-    let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
-    if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
-    if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
-    if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
-    if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
-    return queryPage(this.client, filter, options, toStoredInstance, 'instances');
+    const page = await queryPage(this.client, instanceFilter(query), options, (row) => row, 'instances');
+    const items: StoredInstance[] = [];
+    for (const row of page.items) {
+      // A row whose body blob a save just replaced: the instance as it is now (or gone, if it was deleted).
+      const stored = (await this.bodies.read(row, options)) ?? (await this.get(decodeKey(String(row.partitionKey)), options));
+      if (stored) items.push(stored);
+    }
+    return { ...page, items };
   }
 
   /**
@@ -133,17 +171,24 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
   /**
    * Every row of the partition but the instance row, deleted in transactions of up to 100, then the
    * instance row alone: an interrupted purge leaves the instance row (marked `deleting`), so it can be
-   * found and the purge repeated.
+   * found and the purge repeated. A body blob goes after the instance row, with every other blob of the
+   * same incarnation (a previous version's, a failed save's): a purge interrupted before then leaves them
+   * to the sweep (collectOrphans), never a row whose body is gone.
    */
   async purge(instanceId: string, options: OperationOptions = {}): Promise<void> {
     const partitionKey = encodeKey(instanceId, 'instance id');
     const what = `rows of instance "${instanceId}"`;
     const rowKeys: string[] = [];
-    const rows = pagedList((page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey} and RowKey ne ${INSTANCE_ROW_KEY}`, page, (row) => String(row.rowKey), what, ['RowKey']), {
+    let bodyBlob: string | undefined;
+    // The instance row comes with the others (its bodyBlob column only), so the blob costs no extra read.
+    const rows = pagedList((page) => queryPage(this.client, odata`PartitionKey eq ${partitionKey}`, page, (row) => row, what, ['RowKey', 'bodyBlob']), {
       ...options,
       maxPageSize: 1000,
     });
-    for await (const rowKey of rows) rowKeys.push(rowKey);
+    for await (const row of rows) {
+      if (row.rowKey !== INSTANCE_ROW_KEY) rowKeys.push(String(row.rowKey));
+      else if (typeof row.bodyBlob === 'string') bodyBlob = row.bodyBlob;
+    }
     for (let start = 0; start < rowKeys.length; start += 100) {
       const chunk = rowKeys.slice(start, start + 100);
       try {
@@ -159,6 +204,12 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
       }
     }
     await this.deleteRow(partitionKey, INSTANCE_ROW_KEY, `instance "${instanceId}"`, options);
+    await this.bodies.purged(bodyBlob, options);
+  }
+
+  /** Body blobs no instance row references, written before `writtenBefore` (instance-bodies.ts); returns how many it deleted. */
+  collectOrphans(options: OperationOptions & { writtenBefore: Date }): Promise<number> {
+    return this.bodies.collectOrphans(options);
   }
 
   private async deleteRow(partitionKey: string, rowKey: string, what: string, options: OperationOptions): Promise<void> {
@@ -304,8 +355,6 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
 
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
     const what = `instance "${instance.id}"`;
-    const entity = toEntity(instance);
-    assertEntityFits(entity, what);
     const history = write.history ?? [];
     const outbox = write.outbox ?? [];
     const events = write.events ?? [];
@@ -315,37 +364,47 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
         { path: 'history', message: `has ${history.length} entries, ${outbox.length} outbox rows and ${events.length} event records` },
       ]);
     }
+    const columns = columnsOf(instance);
+    const partitionKey = columns.partitionKey;
     // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
     // plain entity request chunk by chunk, corrupting multi-byte characters that straddle 64 KiB
     // chunks (azurite/dist/src/table/generated/utils/serializer.js, readRequestIntoText), while it
-    // decodes transaction bodies whole.
-    const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }]];
+    // decodes transaction bodies whole. The rows beside the instance are checked first, so that a
+    // refused save has written nothing, not even a blob.
+    const rows: TransactionAction[] = [];
     for (const entry of history) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
+      const row: Entity = { partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
       assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
-      actions.push(['create', row]);
+      rows.push(['create', row]);
     }
     for (const outboxRow of outbox) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: outboxRowKey(outboxRow.id), kind: outboxRow.kind, ...toBody(outboxRow) };
+      const row: Entity = { partitionKey, rowKey: outboxRowKey(outboxRow.id), kind: outboxRow.kind, ...toBody(outboxRow) };
       assertEntityFits(row, `outbox row "${outboxRow.id}" of ${what}`);
       // Upsert: a row id is deterministic, and writing the same row twice must not fail the save.
-      actions.push(['upsert', row, 'Replace']);
+      rows.push(['upsert', row, 'Replace']);
     }
     for (const event of events) {
-      const row: Entity = { partitionKey: entity.partitionKey, rowKey: eventRowKey(event.sequence, event.type), ...toEventProperties(event) };
+      const row: Entity = { partitionKey, rowKey: eventRowKey(event.sequence, event.type), ...toEventProperties(event) };
       assertEntityFits(row, `event "${event.id}" of ${what}`);
-      actions.push(['create', row]);
+      rows.push(['create', row]);
     }
     for (const record of applied) {
       // Upsert: a save re-made after a lost response writes the same record again.
-      actions.push(['upsert', { partitionKey: entity.partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
+      rows.push(['upsert', { partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
     }
     // Create, not upsert: a fence placed first (fenceCreation) fails the whole transaction.
-    for (const token of write.fences ?? []) actions.push(['create', { partitionKey: entity.partitionKey, rowKey: fenceRowKey(token), fence: 'creation' }]);
+    for (const token of write.fences ?? []) rows.push(['create', { partitionKey, rowKey: fenceRowKey(token), fence: 'creation' }]);
+    // Inline while it fits an entity (one read); else the body goes to a new blob, written before the transaction.
+    const prepared = await this.bodies.prepare(withoutEtag(instance), columns, options);
+    const entity = prepared.entity;
+    assertEntityFits(entity, what);
+    const actions: TransactionAction[] = [ifMatch === 'create' ? ['create', entity] : ['update', entity, 'Replace', { etag: ifMatch }], ...rows];
     let response: TableTransactionResponse;
     try {
       response = await submitTransaction(this.client, actions, { abortSignal: options.abortSignal });
     } catch (error) {
+      // A refused save's blob is deleted once certainly no one's; any other waits for the sweep.
+      await this.bodies.failed(instance.id, prepared, error);
       // A conditional save of an instance that is gone fails its precondition, as HTTP If-Match would
       // (and as the in-memory store does): the engine then reloads and reports `notFound`.
       if (ifMatch !== 'create' && isEntityNotFound(error)) throw new PreconditionFailedError(`${what} no longer exists`, { cause: error });
@@ -357,6 +416,8 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     }
     const etag = response.subResponses[0]?.etag;
     if (!etag) throw new StorageError(`Saving ${what} returned no ETag`, response.status, false);
+    // The blob of the version this save replaced is no one's now (best effort: the sweep collects a miss).
+    await this.bodies.committed(prepared, ifMatch, etag);
     return { ...withoutEtag(instance), etag };
   }
 }
@@ -383,8 +444,18 @@ function withoutEtag(instance: Instance): Instance {
   return rest;
 }
 
-function toEntity(instance: Instance): Entity {
-  const body = withoutEtag(instance);
+/** The filter of the instance rows `query` matches. */
+function instanceFilter(query: InstanceQuery): string {
+  let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
+  if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
+  if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
+  if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
+  if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
+  return filter;
+}
+
+/** The instance row's keys and query columns (its body goes beside them, inline or as a blob reference). */
+function columnsOf(instance: Instance): Entity {
   return {
     partitionKey: encodeKey(instance.id, 'instance id'),
     rowKey: INSTANCE_ROW_KEY,
@@ -393,11 +464,5 @@ function toEntity(instance: Instance): Entity {
     stateId: instance.stateId,
     status: instance.status,
     ...(instance.parent ? { parentId: instance.parent.instanceId } : {}),
-    ...toBody(body),
   };
-}
-
-function toStoredInstance(row: TableRow): StoredInstance {
-  if (!row.etag) throw new StorageError(`Stored instance ${row.partitionKey} has no ETag`, undefined, false);
-  return { ...parseBody<Instance>(row), etag: row.etag };
 }

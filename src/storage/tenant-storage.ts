@@ -2,11 +2,12 @@
  * @module A tenant's storage as a whole: its tables and lease container are created when the tenant is
  * (createAzureStorage), and removed together when it is deleted, then checked gone one by one. Removing a
  * table removes every row in it (instances, history, outbox, events, operations, timers, interest and
- * search rows); removing the container removes every lease blob, leased or not.
+ * search rows); removing the containers removes every lease blob, leased or not, and every large
+ * instance record's blob.
  */
 import { createContainerClient, createTableClient, type StorageConnection } from './connection';
 import { statusOf, toSignalboxError } from './errors';
-import type { StorageNames } from './names';
+import { contextContainerOf, type StorageNames } from './names';
 
 /** One resource the check looked for after a removal. */
 export interface ResourceCheck {
@@ -25,10 +26,14 @@ export function tenantTableNames(names: StorageNames): string[] {
     .map(([, value]) => value as string);
 }
 
-/** Deletes the tables and the container (absent ones are fine), then answers what the check found of each. */
+/** Every container of a tenant: its leases' and its large instance records'. */
+export function tenantContainerNames(names: StorageNames): string[] {
+  return [names.leaseContainer, contextContainerOf(names)];
+}
+
+/** Deletes the tables and the containers (absent ones are fine), then answers what the check found of each. */
 export async function removeTenantStorage(connection: StorageConnection, names: StorageNames): Promise<ResourceCheck[]> {
   const tables = tenantTableNames(names).map((name) => createTableClient(connection, name));
-  const container = createContainerClient(connection, names.leaseContainer);
   await Promise.all([
     ...tables.map(async (table) => {
       try {
@@ -37,14 +42,18 @@ export async function removeTenantStorage(connection: StorageConnection, names: 
         if (statusOf(error) !== 404) throw toSignalboxError(error, `table "${table.tableName}"`);
       }
     }),
-    container.deleteIfExists().catch((error: unknown) => {
-      throw toSignalboxError(error, `container "${names.leaseContainer}"`);
-    }),
+    ...tenantContainerNames(names).map((name) =>
+      createContainerClient(connection, name)
+        .deleteIfExists()
+        .catch((error: unknown) => {
+          throw toSignalboxError(error, `container "${name}"`);
+        }),
+    ),
   ]);
   return checkTenantStorage(connection, names);
 }
 
-/** Whether each of the tenant's tables and its container exists (a read of each, nothing listed across tenants). */
+/** Whether each of the tenant's tables and containers exists (a read of each, nothing listed across tenants). */
 export async function checkTenantStorage(connection: StorageConnection, names: StorageNames): Promise<ResourceCheck[]> {
   const tableChecks = tenantTableNames(names).map(async (name): Promise<ResourceCheck> => {
     const table = createTableClient(connection, name);
@@ -56,8 +65,10 @@ export async function checkTenantStorage(connection: StorageConnection, names: S
       throw toSignalboxError(error, `table "${name}"`);
     }
   });
-  const containerCheck = createContainerClient(connection, names.leaseContainer)
-    .exists()
-    .then((exists): ResourceCheck => ({ resource: `container:${names.leaseContainer}`, exists }));
-  return Promise.all([...tableChecks, containerCheck]);
+  const containerChecks = tenantContainerNames(names).map((name) =>
+    createContainerClient(connection, name)
+      .exists()
+      .then((exists): ResourceCheck => ({ resource: `container:${name}`, exists })),
+  );
+  return Promise.all([...tableChecks, ...containerChecks]);
 }

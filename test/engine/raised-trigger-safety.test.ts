@@ -95,6 +95,8 @@ describe('trigger loops (issue 9, item 6)', () => {
 });
 
 describe('size limits (issue 9, item 9)', () => {
+  // A store made with a 1 MiB limit (SIGNALBOX_MAX_INSTANCE_MB=1): the default 16 MiB behaves the same, at 16 times the size.
+  const limited = { maxInstanceBytes: 1024 * 1024 };
   const big = {
     id: 'big',
     displayName: 'Big',
@@ -116,7 +118,7 @@ describe('size limits (issue 9, item 9)', () => {
   };
 
   it('a change too large to save faults the instance for real, with a small record', async () => {
-    const { engine, instances, interests } = testEngine();
+    const { engine, instances, interests } = testEngine(limited);
     await engine.createWorkflow(big);
     await engine.createInstance({ workflowId: 'big', instanceId: 'g1', context: { owner: 'ann' } });
     const result = await engine.applyTrigger('g1', { id: 'grow-1', name: 'Grow', subjects: ['g1'] });
@@ -130,7 +132,7 @@ describe('size limits (issue 9, item 9)', () => {
   });
 
   it('a create refused for size (413) leaves no interest rows behind', async () => {
-    const { engine, interests } = testEngine();
+    const { engine, interests } = testEngine(limited);
     await engine.createWorkflow(big);
     const creating = engine.createInstance({ workflowId: 'big', instanceId: 'huge', context: { owner: 'bob', blob: 'x'.repeat(1_100_000) } });
     await expect(creating).rejects.toBeInstanceOf(TooLargeError);

@@ -149,11 +149,11 @@ export class RecordingDelivery {
  * An engine on in-memory ports. By default raised triggers are recorded by `delivery` (as a host's
  * submitter would receive them); with `inProcess: true` they are published in-process, the library default.
  */
-export function testEngine(options: EngineOptions & { inProcess?: boolean } = {}) {
+export function testEngine(options: EngineOptions & { inProcess?: boolean; maxInstanceBytes?: number } = {}) {
   const clock = new FakeClock();
-  const { leases, ...ports } = createInMemoryPorts({ maxLeaseWaitInMs: 1000 });
+  const { inProcess = false, maxInstanceBytes, ...engineOptions } = options;
+  const { leases, ...ports } = createInMemoryPorts({ maxLeaseWaitInMs: 1000, ...(maxInstanceBytes !== undefined ? { maxInstanceBytes } : {}) });
   const logger = recordingLogger();
-  const { inProcess = false, ...engineOptions } = options;
   let n = 0;
   const base = new Engine({ ...ports, leases }, { clock, logger, newId: () => `gen-${++n}`, ...engineOptions });
   const delivery = new RecordingDelivery();

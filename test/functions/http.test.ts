@@ -18,6 +18,10 @@ const handlerOf = (name: string): HttpHandler => registered.find(([metadata]) =>
 const invocationContext = () => durableInvocationContext('inv-1', 'http://127.0.0.1:7071/runtime/webhooks/durabletask');
 
 let health = true;
+// Read once, at the first request (functions/http.ts): instance creations may take 3 MiB here.
+const createBodySetting = process.env.SIGNALBOX_MAX_CREATE_BODY_MB;
+beforeAll(() => (process.env.SIGNALBOX_MAX_CREATE_BODY_MB = '3'));
+afterAll(() => (createBodySetting === undefined ? delete process.env.SIGNALBOX_MAX_CREATE_BODY_MB : (process.env.SIGNALBOX_MAX_CREATE_BODY_MB = createBodySetting)));
 beforeAll(() => {
   const services = { checkHealth: async () => health } as unknown as ApiServices;
   setHostCore({ servicesFor: () => services } as unknown as HostCore);
@@ -54,6 +58,26 @@ describe('HTTP functions', () => {
     expect(response.headers).toMatchObject({ 'content-type': 'application/problem+json' });
     expect(bodyOf(response)).toMatchObject({ status: 413, title: 'Too large' });
     expect(handle).not.toHaveBeenCalled();
+  });
+
+  it('lets an instance creation route take a body up to SIGNALBOX_MAX_CREATE_BODY_MB, and no more', async () => {
+    let seen: ApiRequest | undefined;
+    const route: RouteDefinition = {
+      name: 'creationProbe',
+      methods: ['POST'],
+      route: 'probe',
+      authLevel: 'function',
+      role: 'Signalbox.Admin',
+      bodyLimit: 'instanceCreation',
+      contract,
+      handle: async (request) => ((seen = request), { status: 204 }),
+    };
+    const body = (size: number) => new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'content-type': 'application/json' }, body: { string: 'x'.repeat(size) } });
+
+    expect((await handleRoute(route, body(2 * 1024 * 1024), invocationContext())).status).toBe(204);
+    expect(seen?.bodyText).toHaveLength(2 * 1024 * 1024);
+    expect(seen?.maxBodyBytes).toBe(3 * 1024 * 1024);
+    expect((await handleRoute(route, body(3 * 1024 * 1024 + 1), invocationContext())).status).toBe(413);
   });
 
   it('accepts a body of exactly 1 MiB', async () => {

@@ -39,6 +39,9 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_RETENTION_DAYS',
   // Issue 22: operation records' own retention (empty: the default, 30 days).
   'SIGNALBOX_OPERATION_RETENTION_DAYS',
+  // Issue 41 section 2: the instance limit (empty: the code's, 16 MiB).
+  'SIGNALBOX_MAX_INSTANCE_MB',
+  'SIGNALBOX_MAX_CREATE_BODY_MB',
   // Issue 28 section 4: per-tenant quotas' defaults (empty: the code's).
   'SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND',
   'SIGNALBOX_QUOTA_TRIGGER_BURST',

@@ -99,15 +99,17 @@ describe('storage account', () => {
     for (const name of expected) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9]{2,62}$/);
   });
 
-  it('creates the lease container of defaultStorageNames and the deployment container, both private', () => {
+  it('creates the lease and context containers of defaultStorageNames and the deployment container, all private', () => {
     const containers = resourcesOfType(storageModule, 'Microsoft.Storage/storageAccounts/blobServices/containers');
     const names = containers.map((c) => property(c.body, 'name')?.text);
-    expect(names).toEqual(expect.arrayContaining(['leaseContainerName', 'deploymentContainerName']));
+    expect(names).toEqual(expect.arrayContaining(['leaseContainerName', 'contextContainerName', 'deploymentContainerName']));
     for (const container of containers) expect(literal(path(container.body, 'properties', 'publicAccess'))).toBe('None');
 
     const storage = moduleOf('modules/storage.bicep');
     expect(literal(resolvedArgument(storage, 'leaseContainerName'))).toBe(defaultStorageNames.leaseContainer);
     expect(defaultStorageNames.leaseContainer).toMatch(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/);
+    expect(literal(resolvedArgument(storage, 'contextContainerName'))).toBe(defaultStorageNames.contextContainer);
+    expect(defaultStorageNames.contextContainer).toMatch(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/);
     // The app's deployment source is the container the storage module created.
     expect(path(moduleOf('modules/functionapp.bicep').body, 'params', 'deploymentContainerName')?.text).toBe(`${storage.name}.outputs.deploymentContainerName`);
   });

@@ -2,7 +2,7 @@
 import { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryOperationStore, InMemorySearchIndex, InMemoryWorkflowStore } from '../../src/testing';
 import { dueTimerIndexContract } from './contracts/due-timer-index.contract';
 import { eventStoreContract } from './contracts/event-store.contract';
-import { instanceStoreContract } from './contracts/instance-store.contract';
+import { CONTRACT_MAX_INSTANCE_BYTES, instanceStoreContract } from './contracts/instance-store.contract';
 import { interestIndexContract } from './contracts/interest-index.contract';
 import { operationStoreContract } from './contracts/operation-store.contract';
 import { outboxContract } from './contracts/outbox.contract';
@@ -14,11 +14,11 @@ workflowStoreContract('Azure Table Storage', async () => (await createTestStorag
 workflowStoreContract('in memory', async () => new InMemoryWorkflowStore());
 
 instanceStoreContract('Azure Table Storage', async () => {
-  const storage = await createTestStorage();
+  const storage = await createTestStorage({ maxInstanceBytes: CONTRACT_MAX_INSTANCE_BYTES });
   return { instances: storage.instances, history: storage.history };
 });
 instanceStoreContract('in memory', async () => {
-  const store = new InMemoryInstanceStore();
+  const store = new InMemoryInstanceStore({ maxInstanceBytes: CONTRACT_MAX_INSTANCE_BYTES });
   return { instances: store, history: store };
 });
 

@@ -6,13 +6,14 @@ import { TableClient } from '@azure/data-tables';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { expandDevelopmentStorage } from '../../src/storage/connection';
 import type { StorageNames } from '../../src/storage/names';
-import { tenantTableNames } from '../../src/storage/tenant-storage';
+import { tenantContainerNames, tenantTableNames } from '../../src/storage/tenant-storage';
 import type { HttpResult, httpClient } from '../host/http-client';
 import { testConnectionString } from './storage';
 
 /**
  * Every row of every table of a tenant (each table StorageNames names, as the deletion removes them) and
- * every blob of its container (name, properties, lease state). A table that is missing is recorded as such.
+ * every blob of its containers (leases and large contexts: name, properties, lease state). A table that is
+ * missing is recorded as such.
  */
 export async function dumpTenantStorage(names: StorageNames): Promise<{ readonly tables: Record<string, unknown[]>; readonly blobs: unknown[] }> {
   const connection = expandDevelopmentStorage(testConnectionString());
@@ -27,10 +28,16 @@ export async function dumpTenantStorage(names: StorageNames): Promise<{ readonly
     }
     tables[table] = rows;
   }
-  const container = BlobServiceClient.fromConnectionString(connection).getContainerClient(names.leaseContainer);
   const blobs: unknown[] = [];
-  for await (const blob of container.listBlobsFlat({ includeMetadata: true }))
-    blobs.push({ name: blob.name, etag: blob.properties.etag, lastModified: blob.properties.lastModified, leaseState: blob.properties.leaseState });
+  for (const containerName of tenantContainerNames(names)) {
+    const container = BlobServiceClient.fromConnectionString(connection).getContainerClient(containerName);
+    if (!(await container.exists())) {
+      blobs.push({ container: containerName, missing: true });
+      continue;
+    }
+    for await (const blob of container.listBlobsFlat({ includeMetadata: true }))
+      blobs.push({ container: containerName, name: blob.name, etag: blob.properties.etag, lastModified: blob.properties.lastModified, leaseState: blob.properties.leaseState });
+  }
   return { tables, blobs };
 }
 

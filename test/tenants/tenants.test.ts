@@ -8,7 +8,7 @@ import { TableClient, TableServiceClient } from '@azure/data-tables';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { expandDevelopmentStorage } from '../../src/storage/connection';
 import { tenantRegistryTable, tenantStorageNames } from '../../src/storage/names';
-import { checkTenantStorage, tenantTableNames } from '../../src/storage/tenant-storage';
+import { checkTenantStorage, tenantContainerNames, tenantTableNames } from '../../src/storage/tenant-storage';
 import { httpClient } from '../host/http-client';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer';
@@ -108,8 +108,8 @@ describe('tenants side by side', () => {
     expect(new Set(all).size).toBe(all.length);
     for (const table of all) expect([table, existing.has(table)]).toEqual([table, true]);
     expect(existing.has(tenantRegistryTable(base))).toBe(true);
-    const containers = names.map((each) => each.leaseContainer);
-    expect(new Set(containers).size).toBe(3);
+    const containers = names.flatMap(tenantContainerNames);
+    expect(new Set(containers).size).toBe(6);
     const blobService = BlobServiceClient.fromConnectionString(expandDevelopmentStorage(testConnectionString()));
     for (const container of containers) expect(await blobService.getContainerClient(container).exists()).toBe(true);
     // Tenant A's o1 is in A's instances table only, B's in B's.
@@ -173,7 +173,7 @@ describe('deleting a tenant', () => {
     expect((await api.request('GET', `/api/tenants/${tenantA}/instances/o1`)).status).toBe(404);
     expect((await pollUntil(api, `/api/tenants/${tenantA}`, (result) => result.status === 404)).status).toBe(404);
     const check = await checkTenantStorage({ kind: 'connectionString', connectionString: expandDevelopmentStorage(testConnectionString()) }, namesA);
-    expect(check).toHaveLength(8); // seven tables (the flow table among them) and the lease container;
+    expect(check).toHaveLength(9); // seven tables (the flow table among them), the lease container and the context container;
     expect(check.filter((resource) => resource.exists)).toEqual([]);
     expect(await dumpTenantStorage(namesB)).toEqual(before);
     expect(await dumpTenantStorage(base)).toEqual(defaultBefore);

@@ -43,6 +43,12 @@ param retentionDays string = ''
 @description('Days after which finished operation records are deleted (hourly); empty: the app\'s default, 30; 0 keeps them forever.')
 param operationRetentionDays string = ''
 
+@description('The most one instance may hold, context and all, in MiB (empty: the app\'s default, 16). Not a main.bicep parameter yet: change the app setting to raise or lower it.')
+param maxInstanceMb string = ''
+
+@description('The largest body of an instance creation, in MiB (empty: 1, as every request body). Not a main.bicep parameter yet: change the app setting.')
+param maxCreateBodyMb string = ''
+
 @description('Quota: triggers a tenant may send per second, sustained, per worker (empty: 100).')
 param quotaTriggersPerSecond string = ''
 
@@ -247,6 +253,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_OPERATION_RETENTION_DAYS'
           value: operationRetentionDays
+        }
+        {
+          name: 'SIGNALBOX_MAX_INSTANCE_MB'
+          value: maxInstanceMb
+        }
+        {
+          name: 'SIGNALBOX_MAX_CREATE_BODY_MB'
+          value: maxCreateBodyMb
         }
         {
           name: 'SIGNALBOX_QUOTA_TRIGGERS_PER_SECOND'

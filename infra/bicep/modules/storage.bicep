@@ -1,5 +1,5 @@
 // The storage account the Functions host, Durable Functions (task hub queues, tables and lease blobs) and
-// Signalbox itself (tables and the lease container of src/storage/names.ts) use. Shared-key access is off:
+// Signalbox itself (tables, the lease container and the large-context container of src/storage/names.ts) use. Shared-key access is off:
 // every client authenticates with Entra ID (the app's user-assigned identity, see rbac.bicep).
 
 @description('Storage account name: 3-24 lowercase letters and digits, globally unique.')
@@ -15,6 +15,9 @@ param deploymentContainerName string
 
 @description('Blob container for the per-instance leases Signalbox takes (defaultStorageNames.leaseContainer).')
 param leaseContainerName string
+
+@description('Blob container for instance records too large for a Table entity (defaultStorageNames.contextContainer).')
+param contextContainerName string
 
 @description('Tables Signalbox stores workflows, instances, interests and operations in (defaultStorageNames).')
 param tableNames array
@@ -65,6 +68,14 @@ resource leaseContainer 'Microsoft.Storage/storageAccounts/blobServices/containe
   }
 }
 
+resource contextContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: contextContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
 // Durable Functions (Azure Storage backend) creates its control and work-item queues itself; the queue
 // service is declared so the account's queue endpoint is part of the deployment.
 resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
@@ -89,3 +100,4 @@ output queueEndpoint string = storageAccount.properties.primaryEndpoints.queue
 output tableEndpoint string = storageAccount.properties.primaryEndpoints.table
 output deploymentContainerName string = deploymentContainer.name
 output leaseContainerName string = leaseContainer.name
+output contextContainerName string = contextContainer.name

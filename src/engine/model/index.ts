@@ -2,6 +2,7 @@
 export * from './enums';
 export * from './errors';
 export * from './instance';
+export * from './instance-size';
 export * from './json';
 export * from './json-equal';
 export * from './log-text';

@@ -94,12 +94,17 @@ export interface InstanceQuery {
  * layout that makes a save one round trip").
  */
 export interface InstanceStore {
-  /** Throws ConflictError if the id exists (never overwrites); TooLargeError over 1 MiB. */
+  /** Throws ConflictError if the id exists (never overwrites); TooLargeError over the store's instance limit (instance-size.ts). */
   create(instance: Instance, write?: InstanceWrite, options?: OperationOptions): Promise<StoredInstance>;
   get(instanceId: string, options?: OperationOptions): Promise<StoredInstance | undefined>;
-  /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over 1 MiB. */
+  /** Conditional on `ifMatch`: a stale ETag throws PreconditionFailedError; TooLargeError over the store's instance limit. */
   save(instance: Instance, write: InstanceWrite, options: OperationOptions & { ifMatch: string }): Promise<StoredInstance>;
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance>;
+  /**
+   * The ids of the instances `query` matches, without reading their records (counting them costs the
+   * table query alone, however large they are). Optional: without it, callers page through `query`.
+   */
+  queryIds?(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<string>;
   /** What the instance recorded when it applied `triggerId` (InstanceWrite.applied), if it ever did. */
   getApplied(instanceId: string, triggerId: string, options?: OperationOptions): Promise<AppliedTrigger | undefined>;
   /**
@@ -119,7 +124,17 @@ export interface InstanceStore {
    * the fence is placed (that creation fails from now on), false when that creation has committed already.
    */
   fenceCreation(instanceId: string, token: string, options?: OperationOptions): Promise<boolean>;
+  /**
+   * Deletes what a store keeps outside an instance's rows and no instance references any more, written
+   * before `writtenBefore` (a large record's blob from a save that failed, or a version a save replaced and
+   * could not delete); returns how many. The caller leaves ORPHAN_GRACE_PERIOD_MS for saves in flight.
+   * Optional: a store that keeps nothing outside the rows has nothing to collect.
+   */
+  collectOrphans?(options: OperationOptions & { writtenBefore: Date }): Promise<number>;
 }
+
+/** How old a stray blob must be before the sweep deletes it: far longer than a save in flight takes. */
+export const ORPHAN_GRACE_PERIOD_MS = 3_600_000;
 
 export interface HistoryListOptions extends PageOptions {
   /** Only entries with this sequence number or later (pass the same value with every page). @default 0 */

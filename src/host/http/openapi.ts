@@ -47,7 +47,10 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
     shared[403] = `The caller lacks the role ${route.role} (\`x-signalbox-role\`), or sent \`on-behalf-of\` without Signalbox.Impersonate${route.methods.some((method) => method !== 'GET') ? "; or the request comes from a browser on an origin other than this server's and the CORS origins" : ''}.`;
   }
   if (contract.body) {
-    shared[413] = 'The body is over 1 MiB.';
+    shared[413] =
+      route.bodyLimit === 'instanceCreation'
+        ? 'The body is over 1 MiB (over SIGNALBOX_MAX_CREATE_BODY_MB when that is set), or the instance would be over SIGNALBOX_MAX_INSTANCE_MB (16 MiB by default).'
+        : 'The body is over 1 MiB.';
     shared[415] = 'The body is not `application/json`.';
   }
   // What keeps web pages out (request-guard.ts): a form or a simple request cannot send either header.

@@ -34,7 +34,7 @@ export function readJsonBody(request: ApiRequest, { optional = false }: { option
     throw new ValidationError('A JSON request body is required', [{ path: '$', message: 'the body is empty' }]);
   }
   // Hosts cap what they read; a request built by other code (tests, an embedding) is capped here.
-  checkBodySize(Buffer.byteLength(text, 'utf8'));
+  checkBodySize(Buffer.byteLength(text, 'utf8'), request.maxBodyBytes);
   if (!isJsonContentType(request.headers.get('content-type'))) throw new UnsupportedMediaTypeError(request.headers.get('content-type'));
   const depth = nestingDepth(text);
   if (depth > MAX_JSON_DEPTH) {

@@ -47,6 +47,8 @@ export interface RouteSpec<
   readonly role: RouteRole;
   /** @default 'tenant' (see RouteDefinition) */
   readonly scope?: 'tenant' | 'deployment';
+  /** @default the limit of every body (see RouteDefinition) */
+  readonly bodyLimit?: 'instanceCreation';
   readonly contract: Omit<RouteContract, 'path' | 'query' | 'headers' | 'body'> & { readonly path?: Path; readonly query?: Query; readonly headers?: Headers; readonly body?: Body };
   /** The problem's `detail` when a zod body does not parse. @default 'The request body is invalid' */
   readonly invalidBody?: string;
@@ -92,6 +94,7 @@ export function defineRoute<
     authLevel: spec.authLevel,
     role: spec.role,
     ...(spec.scope ? { scope: spec.scope } : {}),
+    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     contract: contract as RouteContract,
     handle(request, services) {
       const params = contract.path ? parseInput(contract.path, request.params, 'The path is invalid') : request.params;

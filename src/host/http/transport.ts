@@ -4,11 +4,19 @@
  * (HttpResponseInit) only move bytes; what is refused and what is sent is decided here, once.
  */
 import { TooLargeError } from '../../engine/model';
-import { MAX_BODY_SIZE_IN_BYTES, type ApiResponse } from './types';
+import { MAX_BODY_SIZE_IN_BYTES, type ApiResponse, type RouteDefinition } from './types';
 
-/** Throws the 413 when a body (as declared, or as received so far) is over MAX_BODY_SIZE_IN_BYTES. */
-export function checkBodySize(sizeInBytes: number): void {
-  if (sizeInBytes > MAX_BODY_SIZE_IN_BYTES) throw new TooLargeError(`The request body is over ${MAX_BODY_SIZE_IN_BYTES} bytes`);
+/** Throws the 413 when a body (as declared, or as received so far) is over `limit`. */
+export function checkBodySize(sizeInBytes: number, limit: number = MAX_BODY_SIZE_IN_BYTES): void {
+  if (sizeInBytes > limit) throw new TooLargeError(`The request body is over ${limit} bytes`);
+}
+
+/**
+ * The body limit of a route: MAX_BODY_SIZE_IN_BYTES, or for an instance creation the larger of that and
+ * `creationLimit` (SIGNALBOX_MAX_CREATE_BODY_MB, maxCreateBodyBytes), so that a context can be created whole.
+ */
+export function bodyLimitOf(route: Pick<RouteDefinition, 'bodyLimit'>, creationLimit: number | undefined): number {
+  return route.bodyLimit === 'instanceCreation' && creationLimit !== undefined ? Math.max(creationLimit, MAX_BODY_SIZE_IN_BYTES) : MAX_BODY_SIZE_IN_BYTES;
 }
 
 /** The body as text, or undefined when there is none. */

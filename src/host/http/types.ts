@@ -21,8 +21,10 @@ export interface ApiRequest {
   /** Route parameters, already URL-decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly headers: { get(name: string): string | null };
-  /** The raw body, or undefined when there is none. Hosts cap it at MAX_BODY_SIZE_IN_BYTES. */
+  /** The raw body, or undefined when there is none. Hosts cap it at `maxBodyBytes`. */
   readonly bodyText: string | undefined;
+  /** The most the body may hold (transport.ts, bodyLimitOf). @default MAX_BODY_SIZE_IN_BYTES */
+  readonly maxBodyBytes?: number;
   /**
    * Who the host let in, as far as it knows (there are no user identities yet): `api-key` when a key
    * was required and given, `function-key` on Azure Functions, `anonymous` otherwise. Recorded with changes
@@ -124,6 +126,11 @@ export interface RouteDefinition {
    * `/api/tenants/{tenantId}/`. @default 'tenant' (every route is served for each tenant)
    */
   readonly scope?: 'tenant' | 'deployment';
+  /**
+   * `instanceCreation`: the body may be as large as SIGNALBOX_MAX_CREATE_BODY_MB allows (a context created
+   * whole), not MAX_BODY_SIZE_IN_BYTES. @default the request body limit of every route
+   */
+  readonly bodyLimit?: 'instanceCreation';
   readonly contract: RouteContract;
   handle(request: ApiRequest, services: ApiServices): Promise<ApiResponse>;
 }

@@ -15,7 +15,7 @@ import { fairSchedulerFromSettings, type FairScheduler } from './concurrency';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../../engine/model';
-import { corsAllowedOrigins, readSetting, serverNames, type Environment } from '../settings';
+import { corsAllowedOrigins, maxCreateBodyBytes, readSetting, serverNames, type Environment } from '../settings';
 import { createHostCore, type HostCore, type HostCoreOptions } from '../host-services';
 import { createAzurePorts, storageNamesFrom, type AzurePortsOptions } from '../azure-ports';
 import { resolveStorageConnection } from '../storage-connection';
@@ -149,8 +149,15 @@ async function startTenantRuntime(
           (deleted) => void (deleted > 0 && logger.info('operation records purged', { days: operationDays, deleted })),
           (error: unknown) => logger.warn('the operation purge failed; it runs again in an hour', { error: String(error) }),
         );
+  // Blobs of large instance records no row references (a save that failed after writing its blob), hourly
+  // too: start-up's sweep (recoverLeftovers) leaves those younger than the grace period.
+  const collectOrphans = () =>
+    services.engine.collectOrphans().then(
+      (deleted) => void (deleted > 0 && logger.info('deleted orphaned instance blobs', { count: deleted })),
+      (error: unknown) => logger.warn('could not collect orphaned instance blobs; it runs again in an hour', { error: String(error) }),
+    );
   let purging = purgeOperations();
-  const purgeTimer = setInterval(() => (purging = purgeOperations()), OPERATION_PURGE_INTERVAL_MS).unref();
+  const purgeTimer = setInterval(() => (purging = Promise.all([purgeOperations(), collectOrphans()]).then(() => undefined)), OPERATION_PURGE_INTERVAL_MS).unref();
   let stopped: Promise<void> | undefined;
   return {
     tenantId,
@@ -224,12 +231,14 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     const services: ApiServices = { ...defaultRuntime.services, tenants };
     const portSetting = readSetting('PORT', env);
     const apiKey = readSetting('SIGNALBOX_API_KEY', env);
+    const createBodyLimit = maxCreateBodyBytes(env);
     const server: RunningServer = await startLocalServer(services, {
       port: options.port ?? (portSetting ? Number(portSetting) : 7071),
       logger,
       cors: { allowedOrigins: corsAllowedOrigins(env) },
       serverNames: serverNames(env),
       ...(apiKey ? { apiKey } : {}),
+      ...(createBodyLimit !== undefined ? { maxCreateBodyBytes: createBodyLimit } : {}),
       access: accessPolicyFromEnv(env),
       ...(options.consoleFolder ? { consoleFolder: options.consoleFolder } : {}),
       tenants: async (tenantId) => {

@@ -11,7 +11,7 @@ import { defaultConsoleFolder, serveLocalConsole, type ConsoleAssetResponse } fr
 import { corsOff, finishResponse, preflightResponse, routingMethod, type CorsPolicy } from '../http/http-manners';
 import { crossSiteRefusal, hostRefusal } from '../http/request-guard';
 import { allowedMethods, matchRoute, unmatchedResponse } from '../http/routes';
-import { bodyText, checkBodySize, encodeResponse } from '../http/transport';
+import { bodyLimitOf, bodyText, checkBodySize, encodeResponse } from '../http/transport';
 import type { ApiRequest, ApiResponse, ApiServices } from '../http/types';
 import { problemResponse } from '../problem';
 import { checkAccess, Role, type AccessPolicy } from '../http/access';
@@ -29,6 +29,8 @@ export interface LocalServerOptions {
   access?: AccessPolicy;
   /** The built web console, served at `/console/`. @default dist/console of this package */
   consoleFolder?: string;
+  /** The body limit of an instance creation (SIGNALBOX_MAX_CREATE_BODY_MB). @default MAX_BODY_SIZE_IN_BYTES, as every body */
+  maxCreateBodyBytes?: number;
   /** Other tenants' services (`/api/tenants/{tenantId}/...`). @default none: only the default tenant */
   tenants?: TenantServicesResolver;
   /** Origins browsers may call from. @default none (CORS off) */
@@ -48,14 +50,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<string | undefined> {
+function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       try {
-        checkBodySize(size);
+        checkBodySize(size, limit);
       } catch (error) {
         // Answered at once; the rest of the body is read and dropped so that the answer reaches the client.
         reject(error as Error);
@@ -89,7 +91,7 @@ export async function handleNodeRequest(
   request: IncomingMessage,
   response: ServerResponse,
   services: ApiServices,
-  options: Pick<LocalServerOptions, 'apiKey' | 'access' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host' | 'tenants'>,
+  options: Pick<LocalServerOptions, 'apiKey' | 'access' | 'logger' | 'cors' | 'consoleFolder' | 'serverNames' | 'host' | 'tenants' | 'maxCreateBodyBytes'>,
 ): Promise<void> {
   const startedAt = performance.now();
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -150,13 +152,15 @@ export async function handleNodeRequest(
       request.resume();
       return reply(tenant.refusal);
     }
-    const bodyText = await readBody(request);
+    const maxBodyBytes = bodyLimitOf(match.route, options.maxCreateBodyBytes);
+    const bodyText = await readBody(request, maxBodyBytes);
     const apiRequest: ApiRequest = {
       method,
       url,
       params: match.params,
       headers,
       bodyText,
+      maxBodyBytes,
       principal: access.actor.id,
       actor: access.actor,
       tenantId: match.tenantId,

@@ -5,7 +5,7 @@
  * read would fail loudly instead of changing the store behind its back. Writes are counted so tests can
  * assert "nothing was written".
  */
-import { ConflictError, CreationFencedError, NotFoundError, PreconditionFailedError, TooLargeError } from '../../engine/model';
+import { ConflictError, CreationFencedError, DEFAULT_MAX_INSTANCE_BYTES, instanceTooLargeError, NotFoundError, PreconditionFailedError } from '../../engine/model';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../../engine/model';
 import { plainInstance } from '../../engine/decide';
 import type { OutboxRow, StoredOutboxRow } from '../../engine/model';
@@ -28,8 +28,6 @@ import { pageOf } from './paging';
 import { withOffer, type TriggerOffer } from '../../engine/decide';
 import { pagedList, type PagedAsyncIterable } from '../../engine/ports';
 
-const MAX_ENTITY_BYTES = 1024 * 1024;
-
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -38,7 +36,14 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+export interface InMemoryInstanceStoreOptions {
+  /** The largest instance record, UTF-8 JSON, as the Table store's option. @default DEFAULT_MAX_INSTANCE_BYTES (16 MiB) */
+  readonly maxInstanceBytes?: number;
+}
+
 export class InMemoryInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
+  /** The same limit, and the same error, as the Table store (which keeps what does not fit an entity in a blob). */
+  readonly maxInstanceBytes: number;
   private readonly instances = new Map<string, StoredInstance>();
   private readonly histories = new Map<string, HistoryEntry[]>();
   private readonly outboxes = new Map<string, Map<string, OutboxRow>>();
@@ -59,6 +64,10 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   /** Called before each save is applied (after the ETag check passes); tests use it to inject failures. */
   beforeSave?: (instance: Instance) => void | Promise<void>;
 
+  constructor(options: InMemoryInstanceStoreOptions = {}) {
+    this.maxInstanceBytes = options.maxInstanceBytes ?? DEFAULT_MAX_INSTANCE_BYTES;
+  }
+
   private store(
     instance: Instance,
     history: readonly HistoryEntry[],
@@ -68,7 +77,8 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
   ): StoredInstance {
     const plain = plainInstance(instance);
     const text = JSON.stringify(plain);
-    if (Buffer.byteLength(text, 'utf8') > MAX_ENTITY_BYTES) throw new TooLargeError(`Instance "${plain.id}" is larger than 1 MiB`);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > this.maxInstanceBytes) throw instanceTooLargeError(plain.id, bytes, this.maxInstanceBytes);
     let existing = this.histories.get(plain.id);
     if (!existing) this.histories.set(plain.id, (existing = []));
     history.forEach((entry, index) => {
@@ -142,6 +152,13 @@ export class InMemoryInstanceStore implements InstanceStore, HistoryStore, Outbo
 
   query(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<StoredInstance> {
     return pagedList((page) => this.queryInstancesPage(query, page), options);
+  }
+
+  queryIds(query: InstanceQuery, options?: PageOptions): PagedAsyncIterable<string> {
+    return pagedList(async (page) => {
+      const { items, continuationToken } = await this.queryInstancesPage(query, page);
+      return { items: items.map((item) => item.id), ...(continuationToken ? { continuationToken } : {}) };
+    }, options);
   }
 
   private async queryInstancesPage(query: InstanceQuery, options?: PageOptions): Promise<Page<StoredInstance>> {

@@ -11,11 +11,12 @@ import { InMemoryFlowStore } from './in-memory-flow-store';
 export { InMemoryFlowStore };
 export { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemorySearchIndex, InMemoryWorkflowStore };
 export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
+export type { InMemoryInstanceStoreOptions } from './in-memory-instance-store';
 export { collectAll, pageOf } from './paging';
 
 /** One set of wired in-memory ports; `history`, `outbox` and `events` are the instance store (they share its data). */
-export function createInMemoryPorts(options: { maxLeaseWaitInMs?: number } = {}) {
-  const instances = new InMemoryInstanceStore();
+export function createInMemoryPorts(options: { maxLeaseWaitInMs?: number; maxInstanceBytes?: number } = {}) {
+  const instances = new InMemoryInstanceStore(options.maxInstanceBytes !== undefined ? { maxInstanceBytes: options.maxInstanceBytes } : {});
   return {
     workflows: new InMemoryWorkflowStore(),
     instances,

@@ -9,7 +9,14 @@ export interface InstanceStores {
   readonly history: HistoryStore;
 }
 
-/** `create` returns fresh, empty stores each time. */
+/**
+ * The instance limit the contract's stores are made with (their `maxInstanceBytes`): small, so the test
+ * of the limit stays quick, and above an entity's 1 MiB, so a record between the two must be kept whole
+ * (on Table Storage, in a blob).
+ */
+export const CONTRACT_MAX_INSTANCE_BYTES = 2 * 1024 * 1024;
+
+/** `create` returns fresh, empty stores each time, made with CONTRACT_MAX_INSTANCE_BYTES. */
 export function instanceStoreContract(label: string, create: () => Promise<InstanceStores>): void {
   describe(`InstanceStore and HistoryStore contract: ${label}`, () => {
     let instances: InstanceStore;
@@ -171,10 +178,22 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect((await instances.get('i-big'))?.context).toEqual({ small: true });
     });
 
-    it('refuses an instance over 1 MiB with TooLargeError, keeping the stored one', async () => {
+    it('keeps an instance larger than an entity (1 MiB) whole, up to its limit', async () => {
+      const large = makeInstance('i-over-entity', { context: { blob: 'w'.repeat(1_100_000), unicode: '😀é'.repeat(20_000) } });
+      const stored = await instances.create(large);
+      expect(withoutEtag((await instances.get('i-over-entity'))!)).toEqual(large);
+      const larger = makeInstance('i-over-entity', { context: { blob: 'v'.repeat(1_500_000) } });
+      const saved = await instances.save(larger, {}, { ifMatch: stored.etag });
+      expect(await instances.get('i-over-entity')).toEqual(saved);
+      await expect(instances.save(makeInstance('i-over-entity'), {}, { ifMatch: stored.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
+    });
+
+    it('refuses an instance over its limit with TooLargeError naming the size and the setting, keeping the stored one', async () => {
       const stored = await instances.create(makeInstance('i-huge'));
-      await expect(instances.create(makeInstance('i-huge-new', { context: { blob: 'z'.repeat(1_100_000) } }))).rejects.toBeInstanceOf(TooLargeError);
-      await expect(instances.save(makeInstance('i-huge', { context: { blob: 'z'.repeat(1_100_000) } }), {}, { ifMatch: stored.etag })).rejects.toBeInstanceOf(TooLargeError);
+      const over = 'z'.repeat(CONTRACT_MAX_INSTANCE_BYTES);
+      await expect(instances.create(makeInstance('i-huge-new', { context: { blob: over } }))).rejects.toThrow(/is \d+ bytes as JSON, larger than 2 MiB.*SIGNALBOX_MAX_INSTANCE_MB/);
+      await expect(instances.create(makeInstance('i-huge-new', { context: { blob: over } }))).rejects.toBeInstanceOf(TooLargeError);
+      await expect(instances.save(makeInstance('i-huge', { context: { blob: over } }), {}, { ifMatch: stored.etag })).rejects.toBeInstanceOf(TooLargeError);
       expect(await instances.get('i-huge')).toEqual(stored);
       expect(await instances.get('i-huge-new')).toBeUndefined();
     });
@@ -201,6 +220,22 @@ export function instanceStoreContract(label: string, create: () => Promise<Insta
       expect(await ids({ workflowId: "it's-not-there" })).toEqual([]);
       const page = await onePage(fresh.instances.query({ workflowId: 'wf-a' }, { maxPageSize: 10 }));
       expect(page.items.every((item) => typeof item.etag === 'string')).toBe(true);
+    });
+
+    it('answers the ids of what a query matches, paged, without the records (queryIds)', async () => {
+      const fresh = await create();
+      for (const [id, status] of [
+        ['x1', 'waiting'],
+        ['x2', 'complete'],
+        ['x3', 'waiting'],
+      ] as const) {
+        await fresh.instances.create(makeInstance(id, { status, context: id === 'x3' ? { blob: 'b'.repeat(1_100_000) } : {} }));
+      }
+      const queryIds = fresh.instances.queryIds!.bind(fresh.instances);
+      const ids = async (query: Parameters<InstanceStore['query']>[0]) => (await collect((options) => onePage(queryIds(query, options)), 1)).items.sort();
+      expect(await ids({})).toEqual(['x1', 'x2', 'x3']);
+      expect(await ids({ status: 'waiting' })).toEqual(['x1', 'x3']);
+      expect(await ids({ workflowId: 'nowhere' })).toEqual([]);
     });
   });
 }

@@ -58,6 +58,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     route: 'instances',
     authLevel: 'function',
     role: Role.sender,
+    bodyLimit: 'instanceCreation',
     contract: {
       summary: 'Start an instance of a workflow',
       tags: ['instances'],
