@@ -85,8 +85,8 @@ export function crossSiteRefusal(request: Pick<ApiRequest, 'method' | 'headers'>
     // The browser's own word: it knows the page's origin, which no header of the page's making can change.
     if (OWN_FETCH_SITES.has(fetchSite)) return undefined;
     if (origin !== null && isListedOrigin(origin, cors)) return undefined;
-    const from = origin !== null ? ` from the origin ${JSON.stringify(origin)}` : '';
-    return problem(403, 'Forbidden', `A browser sent this request${from} for a page on another site (Sec-Fetch-Site: ${fetchSite}): ${WHO_MAY}`);
+    const from = origin !== null ? `, Origin: ${JSON.stringify(origin)}` : '';
+    return problem(403, 'Forbidden', `A browser sent this request for a page of another origin (Sec-Fetch-Site: ${fetchSite}${from}): ${WHO_MAY}`);
   }
   // No fetch metadata: an older browser (it sends Origin on every cross-origin POST) or no browser at all.
   if (origin === null || isAllowedOrigin(origin, request.headers.get('host'), cors)) return undefined;
