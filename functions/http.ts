@@ -80,8 +80,8 @@ export function handleRoute(
 ): Promise<HttpResponseInit> {
   return inInvocation(context, async () => {
     const finish = (response: ApiResponse) => toHttpResponse(finishResponse({ method: request.method, headers: request.headers }, response, policy));
-    // Origin and content type as on the local server: a page cannot change anything with a form or a simple
-    // request. Host is not checked here: the platform routes by host name, so a rebound name never arrives.
+    // Fetch metadata and Origin as on the local server: a page on another origin cannot change anything.
+    // Host is not checked here: the platform routes by host name, so a rebound name never arrives.
     const crossSite = crossSiteRefusal({ method: request.method, headers: request.headers }, policy);
     if (crossSite) return finish(crossSite);
     try {

@@ -41,8 +41,9 @@ export function tenantPath(path: string, tenant: string | undefined): string {
 }
 
 /**
- * Sent with every request that can change something: the server refuses those that have neither a JSON
- * content type nor this header (a web page's form could send them), and many have no body.
+ * Sent with every request that can change something. Servers since decision 0019 require nothing of the
+ * kind (they refuse cross-origin browser requests by Sec-Fetch-Site and Origin); older ones refused a
+ * bodyless request without it, so it stays for them.
  */
 const CLIENT_HEADER = 'x-signalbox-client';
 

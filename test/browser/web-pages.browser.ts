@@ -2,7 +2,8 @@
  * The local server is not a door for web pages (issue 22), in Chromium: with no API key (the default for
  * local use), a page served from another loopback origin submits a plain `<form method=POST>` to cancel
  * an instance and sends a `no-cors` fetch to suspend it, as the attack did; and a DNS-rebinding name (mapped
- * to 127.0.0.1 by the browser's resolver rules) asks for the API as if it were its own origin. The server
+ * to 127.0.0.1 by the browser's resolver rules) asks for the API as if it were its own origin; a page on
+ * another port of localhost (the same site, decision 0019) tries the form and the fetch too. The server
  * sees each request (its access log says so) and refuses it; the instance is unchanged.
  */
 import { createServer, type Server } from 'node:http';
@@ -29,11 +30,11 @@ let attackerUrl = '';
 let browser: Browser;
 
 /** The attacker's page: a form that posts itself, and a no-cors fetch, both at the Signalbox server. */
-function attackerPage(target: string): string {
+function attackerPage(target: string, instanceId: string): string {
   return `<!doctype html><html><body>
-<form id="cancel" method="POST" action="${target}/api/instances/victim/cancel"></form>
+<form id="cancel" method="POST" action="${target}/api/instances/${instanceId}/cancel"></form>
 <script>
-  window.fetchDone = fetch(${JSON.stringify(`${target}/api/instances/victim/suspend`)}, { method: 'POST', mode: 'no-cors' })
+  window.fetchDone = fetch(${JSON.stringify(`${target}/api/instances/${instanceId}/suspend`)}, { method: 'POST', mode: 'no-cors' })
     .then(() => 'sent', (error) => 'failed: ' + error);
 </script>
 </body></html>`;
@@ -67,10 +68,12 @@ beforeAll(async () => {
     states: { open: { transitions: [{ id: 'shut', targetStateId: 'shut', conditions: [{ type: 'triggerName', name: 'Shut' }] }] }, shut: {} },
   };
   expect((await api.request('PUT', '/api/workflows/door', { json: door })).status).toBe(201);
-  expect((await api.request('POST', '/api/instances', { json: { workflowId: 'door', instanceId: 'victim' } })).status).toBe(201);
+  for (const instanceId of ['victim', 'neighbour']) expect((await api.request('POST', '/api/instances', { json: { workflowId: 'door', instanceId } })).status).toBe(201);
   attacker = createServer((request, response) => {
     request.resume();
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(attackerPage(host.url));
+    // `/same-site` aims at the server by the attacker's own host name (localhost, another port: the same site).
+    const page = request.url === '/same-site' ? attackerPage(`http://localhost:${new URL(host.url).port}`, 'neighbour') : attackerPage(host.url, 'victim');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   });
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   // Another loopback origin: localhost rather than 127.0.0.1, and another port.
@@ -99,6 +102,27 @@ it('a page on another origin cannot cancel an instance with a form nor suspend i
   const after = (await api.request('GET', '/api/instances/victim')).body;
   expect(after).toEqual(before);
   expect(after.status).toBe('waiting');
+  await context.close();
+});
+
+it('a page on another port of the same host name (the same site) cannot either', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // What the browser says of each (the headers it sent, as it reports them): the check reads that.
+  const sent: Array<Promise<Record<string, string>>> = [];
+  page.on('request', (request) => void (request.url().includes('/api/instances/neighbour/') && sent.push(request.allHeaders())));
+  await page.goto(`${attackerUrl}same-site`);
+  await expect(page.evaluate('window.fetchDone')).resolves.toBe('sent');
+  await page.evaluate('document.getElementById("cancel").submit()');
+  const cancelled = await until(() => accessLog.find((line) => line.path === '/api/instances/neighbour/cancel'), 'the form POST');
+  const suspended = await until(() => accessLog.find((line) => line.path === '/api/instances/neighbour/suspend'), 'the no-cors fetch');
+  expect([cancelled.method, cancelled.status]).toEqual(['POST', 403]);
+  expect([suspended.method, suspended.status]).toEqual(['POST', 403]);
+  expect((await api.request('GET', '/api/instances/neighbour')).body.status).toBe('waiting');
+  // Chromium reports the form's navigation headers (a no-cors fetch's it may leave out): Sec-Fetch-Site said same-site.
+  const reported = (await Promise.all(sent)).filter((header) => header['sec-fetch-site'] !== undefined);
+  expect(reported.map((header) => [header['sec-fetch-site'], header['sec-fetch-mode']])).toContainEqual(['same-site', 'navigate']);
+  expect(reported.every((header) => header['sec-fetch-site'] === 'same-site')).toBe(true);
   await context.close();
 });
 

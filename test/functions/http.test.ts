@@ -156,12 +156,12 @@ describe('HTTP functions', () => {
       contract,
       handle: async (request) => ((seen = request), { status: 202 }),
     };
-    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe', headers: { 'x-signalbox-client': 'test' } }), invocationContext());
+    const response = await handleRoute(route, new HttpRequest({ method: 'POST', url: 'https://signalbox.example/api/probe' }), invocationContext());
     expect(response).toEqual({ status: 202, headers: {} });
     expect(seen!.bodyText).toBeUndefined();
   });
 
-  it('refuses, as the local server does, what a web page on another origin could send: a form, a simple request, a foreign Origin', async () => {
+  it('refuses, as the local server does, what a web page on another origin could send: a form, a no-cors fetch, a same-site page, a foreign Origin', async () => {
     const handle = jest.fn();
     const route: RouteDefinition = { name: 'probe', methods: ['POST'], route: 'probe', authLevel: 'function', role: 'Signalbox.Admin', contract, handle };
     const policy = { allowedOrigins: ['https://console.example.com'] };
@@ -172,13 +172,21 @@ describe('HTTP functions', () => {
         invocationContext(),
         policy,
       );
-    expect((await post({ 'content-type': 'application/x-www-form-urlencoded' }, 'a=b')).status).toBe(415);
-    expect((await post({})).status).toBe(415);
+    expect((await post({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', origin: 'https://attacker.example', 'content-type': 'application/x-www-form-urlencoded' }, 'a=b')).status).toBe(
+      403,
+    );
+    expect((await post({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', origin: 'https://attacker.example' })).status).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'same-site', origin: 'https://evil.signalbox.example' })).status).toBe(403);
     expect((await post({ 'content-type': 'application/json', origin: 'https://attacker.example' }, '{}')).status).toBe(403);
+    expect((await post({ origin: 'null' })).status).toBe(403);
     expect(handle).not.toHaveBeenCalled();
     handle.mockResolvedValue({ status: 204 });
-    expect((await post({ 'content-type': 'application/json', origin: 'https://console.example.com' }, '{}')).status).toBe(204);
-    expect((await post({ 'x-signalbox-client': 'cli', origin: 'https://signalbox.example' })).status).toBe(204);
+    // A plain client (curl: no Origin, no fetch metadata, no content type), this origin's pages, a CORS origin's.
+    expect((await post({})).status).toBe(204);
+    expect((await post({ 'sec-fetch-site': 'same-origin', origin: 'https://signalbox.example' })).status).toBe(204);
+    expect((await post({ 'sec-fetch-site': 'cross-site', 'content-type': 'application/json', origin: 'https://console.example.com' }, '{}')).status).toBe(204);
+    expect((await post({ origin: 'https://signalbox.example' })).status).toBe(204);
+    expect(handle).toHaveBeenCalledTimes(4);
   });
 
   it('answers 500 and logs the settings hint when no storage is configured (a server fault, not a bad request)', async () => {

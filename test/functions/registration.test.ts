@@ -9,6 +9,7 @@ jest.mock('@azure/functions-core', () => ({ registerFunction: jest.fn(), setProg
 import '../../functions/index';
 import { NOT_FOUND_FUNCTION } from '../../functions/http';
 import { CONSOLE_FUNCTION } from '../../functions/console';
+import { hostRouter } from '../support/functions-host-router';
 
 interface Binding {
   type: string;
@@ -200,28 +201,4 @@ function functionFor(method: string, template: string): FunctionMetadata {
 function samplePaths(template: string): string[] {
   const values = ['w1', 'health', 'openapi.json', 'triggers', 'history'];
   return values.map((value) => template.replace(/\{[^}]+\}/g, value));
-}
-
-/**
- * How the Functions host routes HTTP requests (Azure/azure-functions-host#9876): the functions in name
- * order, the first whose route template and methods match wins; `{name}` matches one segment, `{*name}`
- * the rest of the path. No specificity ranking, so a catch-all sorted early shadows later routes.
- */
-function hostRouter(functions: readonly FunctionMetadata[], ordering: 'ordinal' | 'ignoring case') {
-  const key = (fn: FunctionMetadata) => (ordering === 'ordinal' ? fn.name : fn.name.toLowerCase());
-  const ordered = [...functions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  const matches = (template: string, path: string) => {
-    const pattern = template.split('/');
-    const segments = path.split('/');
-    for (let index = 0; index < pattern.length; index++) {
-      const part = pattern[index]!;
-      if (part.startsWith('{*')) return true;
-      const segment = segments[index];
-      if (segment === undefined) return false;
-      if (part.startsWith('{')) continue;
-      if (part.toLowerCase() !== segment.toLowerCase()) return false;
-    }
-    return segments.length === pattern.length;
-  };
-  return (method: string, path: string) => ordered.find((fn) => triggerOf(fn).methods?.includes(method) && matches(triggerOf(fn).route ?? fn.name, path));
 }

@@ -8,8 +8,8 @@ export interface HttpResult {
 
 export function httpClient(baseUrl: string, defaultHeaders: Record<string, string> = {}) {
   async function request(method: string, path: string, options: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> {
-    // As the typed client does: the server refuses state-changing requests a form could have sent.
-    const headers: Record<string, string> = { ...(['GET', 'HEAD', 'OPTIONS'].includes(method) ? {} : { 'x-signalbox-client': 'test' }), ...defaultHeaders, ...options.headers };
+    // No custom header: the server needs none (decision 0019), so every HTTP test sends what a plain client sends.
+    const headers: Record<string, string> = { ...defaultHeaders, ...options.headers };
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);

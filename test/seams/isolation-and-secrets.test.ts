@@ -6,14 +6,16 @@
  *   through a URL with `user:password@` and query keys; the service answers 500 (retried, then a fault).
  *   None of the secrets may appear anywhere the call is described afterwards.
  * - Host and origin × every state-changing route of the route table (so a new route gets its row): a
- *   foreign Host (DNS rebinding), a foreign Origin, and what a form or a `no-cors` fetch can send (no JSON
- *   content type, no custom header) are refused, and the instance is unchanged.
+ *   foreign Host (DNS rebinding), and what a browser sends for a page on another origin (a form, a
+ *   `no-cors` fetch, a same-site page, `Origin: null`; Sec-Fetch-Site, or a foreign Origin without it) are
+ *   refused, so is a form's body from anywhere (415), and the instance is unchanged (decision 0019).
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createConsoleLogger } from '../../src/host/local/logger';
 import { routes } from '../../src/host/http/routes';
 import { startTestHost, type TestHost } from '../support/local-host';
+import { curlHeaders, rawRequest } from '../support/raw-http';
 
 const SECRETS = ['alice', 'hunter2pass', 'functionKeyS3cret', 'sigS3cret', 'fragmentS3cret', 'subscriberKeyS3cret'];
 
@@ -198,22 +200,7 @@ describe('redaction', () => {
   });
 });
 
-/** A request with exactly these headers (fetch would set its own Host and refuse to change it). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
-  const url = new URL(path, test.host.url);
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, body?: string) => rawRequest(test.host.url, method, path, headers, body);
 
 describe('host and origin', () => {
   const door = {
@@ -224,7 +211,7 @@ describe('host and origin', () => {
   };
   const stateChanging = routes.flatMap((route) => route.methods.filter((method) => method !== 'GET').map((method) => ({ method, route })));
   const pathOf = (route: string) =>
-    `/api/${route.replace('{workflowId}', 'door').replace('{instanceId}', 'victim').replace('{eventId}', encodeURIComponent('victim:0:created')).replace('{operationId}', 'none')}`;
+    `/api/${route.replace('{workflowId}', 'door').replace('{instanceId}', 'victim').replace('{eventId}', encodeURIComponent('victim:0:created')).replace('{operationId}', 'none').replace('{tenantId}', 'nobody')}`;
   const doorV2 = { ...door, displayName: 'Door, version 2' };
   const validBodies: Record<string, unknown> = {
     'PUT workflows/{workflowId}': doorV2,
@@ -260,24 +247,45 @@ describe('host and origin', () => {
   });
 
   it.each(stateChanging.map(({ method, route }) => [`${method} /api/${route.route}`, method, route.route] as const))(
-    'host and origin × %s: a foreign Host, a foreign Origin, a form and a no-cors fetch are refused, and nothing changes',
+    'host and origin × %s: a foreign Host, a cross-site form, a no-cors fetch, a same-site page, Origin null and a foreign Origin are refused, and nothing changes',
     async (_name, method, route) => {
       const path = pathOf(route);
       // A body the route would take (so only the checks stand between the request and a change).
       const json = JSON.stringify(validBodies[`${method} ${route}`] ?? {});
-      // DNS rebinding: the page's own name, resolved to 127.0.0.1.
-      const rebound = await raw(method, path, { host: `attacker.example:${port}`, 'content-type': 'application/json', 'x-signalbox-client': 'test' }, json);
+      const own = `127.0.0.1:${port}`;
+      // DNS rebinding: the page's own name, resolved to 127.0.0.1 (the browser calls it same-origin).
+      const rebound = await raw(method, path, { host: `attacker.example:${port}`, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, json);
       expect([rebound.status, rebound.text]).toEqual([421, expect.stringContaining('attacker.example')]);
-      // A page on another loopback origin, with what only a preflight would allow (so the Origin check alone stops it).
-      const foreign = await raw(method, path, { host: `127.0.0.1:${port}`, origin: 'http://127.0.0.1:1', 'content-type': 'application/json', 'x-signalbox-client': 'test' }, json);
-      expect([foreign.status, foreign.text]).toEqual([403, expect.stringContaining('http://127.0.0.1:1')]);
-      // What a form or a no-cors fetch can send, were the Origin absent (or allowed): refused for its content type.
-      const form = await raw(method, path, { host: `127.0.0.1:${port}`, 'content-type': 'application/x-www-form-urlencoded' }, 'name=Shut');
-      expect(form.status).toBe(415);
-      const empty = await raw(method, path, { host: `localhost:${port}` });
-      expect(empty.status).toBe(415);
-      const textPlain = await raw(method, path, { host: `localhost:${port}`, 'content-type': 'text/plain' }, json);
-      expect(textPlain.status).toBe(415);
+      // What Chromium sends for a page on another origin: a form's POST, a no-cors fetch, a fetch with what
+      // only a preflight would allow, a sandboxed frame (Origin null), a page on another port of localhost (same site).
+      const attacks: Array<{ headers: Record<string, string>; body: string; names: string }> = [
+        {
+          headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', origin: 'http://attacker.example', 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'name=Shut',
+          names: 'cross-site',
+        },
+        { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', origin: 'http://attacker.example', 'content-type': 'text/plain;charset=UTF-8' }, body: json, names: 'cross-site' },
+        { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors', origin: 'http://attacker.example', 'content-type': 'application/json' }, body: json, names: 'cross-site' },
+        { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', origin: 'null' }, body: '', names: 'null' },
+        { headers: { host: `localhost:${port}`, 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors', origin: 'http://localhost:1' }, body: '', names: 'same-site' },
+      ];
+      for (const attack of attacks) {
+        const refused = await raw(method, path, { host: own, ...attack.headers }, attack.body);
+        expect([attack.headers, refused.status, JSON.parse(refused.text).detail]).toEqual([attack.headers, 403, expect.stringContaining(attack.names)]);
+      }
+      // Without fetch metadata (an older browser): a foreign Origin, and Origin null, are refused alike.
+      for (const origin of ['http://127.0.0.1:1', 'null']) {
+        const foreign = await raw(method, path, { host: own, origin, 'content-type': 'application/json', 'x-signalbox-client': 'test' }, json);
+        expect([foreign.status, JSON.parse(foreign.text).detail]).toEqual([403, expect.stringContaining(JSON.stringify(origin))]);
+      }
+      // A form's body or text, even from no browser at all, never reaches the handler: 415 for the body.
+      for (const [type, body] of [
+        ['application/x-www-form-urlencoded', 'name=Shut'],
+        ['text/plain', json],
+      ] as const) {
+        const unsupported = await raw(method, path, { host: own, 'content-type': type }, body);
+        expect([type, unsupported.status]).toEqual([type, 415]);
+      }
       expect(await snapshot()).toBe(before);
     },
   );
@@ -289,10 +297,11 @@ describe('host and origin', () => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) expect((await raw('GET', '/api/instances/victim', { host })).status).toBe(200);
   });
 
-  it('host and origin × each accepted form: JSON content type or the custom header, same origin or none, changes the instance', async () => {
-    const sameOrigin = await raw('POST', '/api/instances/victim/suspend', { host: `localhost:${port}`, origin: `http://localhost:${port}`, 'x-signalbox-client': 'test' });
-    expect([sameOrigin.status, JSON.parse(sameOrigin.text).status]).toEqual([200, 'suspended']);
-    const jsonType = await raw('POST', '/api/instances/victim/resume', { host: `127.0.0.1:${port}`, 'content-type': 'application/json' });
-    expect([jsonType.status, JSON.parse(jsonType.text).status]).toEqual([200, 'waiting']);
+  it('host and origin × each accepted form: a plain client (no Origin, no fetch metadata, no content type, no custom header) and a same-origin page change the instance', async () => {
+    const curl = { ...curlHeaders(test.host.url), host: `localhost:${port}` };
+    const plain = await raw('POST', '/api/instances/victim/suspend', curl);
+    expect([plain.status, JSON.parse(plain.text).status]).toEqual([200, 'suspended']);
+    const sameOrigin = await raw('POST', '/api/instances/victim/resume', { host: `localhost:${port}`, origin: `http://localhost:${port}`, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' });
+    expect([sameOrigin.status, JSON.parse(sameOrigin.text).status]).toEqual([200, 'waiting']);
   });
 });

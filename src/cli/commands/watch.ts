@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { examples, type ContextOf } from '../command-options';
 import { wholeNumber } from '../inputs';
 import type { CommandContext } from '../context';
+import { noteNoCandidates } from '../no-candidates';
 import { failIfFailed, printOperation, waitForOperation } from '../operation-view';
 import { outcomeReasons } from '../outcome-reasons';
 
@@ -21,6 +22,7 @@ export async function followOperation(context: CommandContext, operationId: stri
     const reasons = await outcomeReasons(context.api, operation.instances.slice(0, options.results ?? 10));
     printOperation(context.output, operation, { reasons, ...(options.results !== undefined ? { results: options.results } : {}) });
   }
+  noteNoCandidates(context.output, operation);
   failIfFailed(operation);
 }
 

@@ -44,7 +44,7 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
   const shared: Record<number, string> = { 400: `The request is invalid: an unknown or malformed query parameter${contract.body ? ', or an invalid body' : ''}. \`errors\` names each problem.` };
   if (route.role !== publicRoute) {
     shared[401] = 'A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required.';
-    shared[403] = `The caller lacks the role ${route.role} (\`x-signalbox-role\`), or sent \`on-behalf-of\` without Signalbox.Impersonate${route.methods.some((method) => method !== 'GET') ? "; or the request comes from a browser on an origin other than this server's and the CORS origins" : ''}.`;
+    shared[403] = `The caller lacks the role ${route.role} (\`x-signalbox-role\`), or sent \`on-behalf-of\` without Signalbox.Impersonate${route.methods.some((method) => method !== 'GET') ? "; or the request comes from a browser on an origin other than this server's and the CORS origins (`Sec-Fetch-Site` or `Origin`)" : ''}.`;
   }
   if (contract.body) {
     shared[413] =
@@ -53,10 +53,11 @@ function responsesOf(route: RouteDefinition): ZodOpenApiResponsesObject {
         : 'The body is over 1 MiB.';
     shared[415] = 'The body is not `application/json`.';
   }
-  // What keeps web pages out (request-guard.ts): a form or a simple request cannot send either header.
+  // What keeps web pages out (request-guard.ts, decision 0019): a browser's Sec-Fetch-Site and Origin.
   if (route.methods.some((method) => method !== 'GET')) {
-    shared[403] ??= "The request comes from a browser on an origin other than this server's and the CORS origins.";
-    if (!contract.body) shared[415] = 'The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs.';
+    shared[403] ??= "The request comes from a browser on an origin other than this server's and the CORS origins (`Sec-Fetch-Site` or `Origin`).";
+    // A route without a body takes none (curl's bare `-X POST` or `-X DELETE`), or an ignored JSON one.
+    if (!contract.body) shared[415] = 'The request has a body that is not `application/json`: this operation takes none.';
   }
   if (!contract.withoutStorage) shared[503] = 'Storage is unavailable or the instance is busy: retry after Retry-After.';
   for (const [status, description] of Object.entries(shared)) responses[status] ??= problem(description);

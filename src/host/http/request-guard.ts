@@ -1,29 +1,30 @@
 /**
- * @module What keeps web pages from using the API through a browser ("The local server is not
- * a door for web pages"). Without an API key (the default for local use) the browser of anyone running
+ * @module What keeps web pages from using the API through a browser ("The local server is not a door for
+ * web pages"; decision 0019). Without an API key (the default for local use) the browser of anyone running
  * the server is a way in: a page on another origin can send a form POST or a `no-cors` fetch (a "simple"
- * request, no preflight), and a DNS-rebinding page (its own name resolved to 127.0.0.1) can read and
- * write the whole API as same-origin. Three checks close that:
+ * request, no preflight), and a DNS-rebinding page (its own name resolved to 127.0.0.1) can read and write
+ * the whole API as same-origin. Two checks close that:
  *
  * 1. **Host** (local server only): the `Host` header must name the server: `localhost`, `127.0.0.1` or
  *    `[::1]` with the port it listens on, or one of `SIGNALBOX_SERVER_NAMES`. A rebinding page's requests
  *    carry its own name. On Azure the platform's front end routes by host name, so a foreign name never
  *    reaches the app (and the app does not know its custom domains): not checked there.
- * 2. **Origin**, on state-changing requests (every method but GET, HEAD, OPTIONS): when present it must be
- *    the request's own origin (its host is the `Host` header) or one of the CORS origins.
- * 3. **Not a simple request**, on state-changing requests: a JSON `Content-Type` (even without a body) or
- *    the `X-Signalbox-Client` header. A browser sends neither across origins without a preflight, which
- *    only the CORS origins pass; a form cannot send them at all.
+ * 2. **Cross-origin**, on state-changing requests (every method but GET, HEAD, OPTIONS), as Go 1.25's
+ *    `net/http.CrossOriginProtection` and OWASP's CSRF cheat sheet do it. A browser says where a request
+ *    comes from and a page cannot forge it: `Sec-Fetch-Site` (every current browser) and `Origin` (every
+ *    cross-origin POST, and every browser's DELETE, PUT, PATCH). `Sec-Fetch-Site: same-origin` or `none`
+ *    passes; `cross-site` or `same-site` is refused unless the `Origin` is a CORS origin. Without
+ *    `Sec-Fetch-Site`, an `Origin` that is neither this host's nor a CORS origin is refused (`null`
+ *    included). A request with neither header does not come from a browser (curl, PowerShell, Postman, an
+ *    SDK) and passes: no page can make a browser send it.
  *
- * 2 and 3 run on both hosts (the same route manners everywhere); each answers a problem+json saying what
- * to send instead.
+ * 2 runs on both hosts (the same route manners everywhere) and answers 403 problem+json saying why. A body
+ * that is not JSON is refused with 415 where bodies are read (request-body.ts), so a form's body never
+ * reaches a handler either.
  */
 import { problem } from '../problem';
 import type { CorsPolicy } from './http-manners';
 import type { ApiRequest, ApiResponse } from './types';
-
-/** The custom header that marks a request as sent by a program, not by a form (any non-empty value). */
-export const CLIENT_HEADER = 'x-signalbox-client';
 
 /** Methods that change nothing; every other one is checked. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -62,41 +63,44 @@ export function hostRefusal(host: string | null, policy: HostPolicy): ApiRespons
   );
 }
 
-function isJsonContentType(contentType: string | null): boolean {
-  if (!contentType) return false;
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  return mediaType === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(mediaType);
-}
-
 /** True for a request that can change something (and so is checked). */
 export function isStateChanging(method: string): boolean {
   return !SAFE_METHODS.has(method.toUpperCase());
 }
 
+/** `Sec-Fetch-Site` values of a request from this origin, or one the user made (a bookmark, the address bar). */
+const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
+
+const WHO_MAY = "only pages on this server's own origin and on SIGNALBOX_CORS_ALLOWED_ORIGINS may change anything";
+
 /**
- * 403 for a state-changing request from a foreign Origin, 415 for one a form or a simple request could
- * have sent; undefined for every other request.
+ * 403 for a state-changing request a browser sent from another origin that the CORS setting does not list;
+ * undefined for every other request (see the module comment).
  */
 export function crossSiteRefusal(request: Pick<ApiRequest, 'method' | 'headers'>, cors: CorsPolicy): ApiResponse | undefined {
   if (!isStateChanging(request.method)) return undefined;
   const origin = request.headers.get('origin');
-  if (origin !== null && !isAllowedOrigin(origin, request.headers.get('host'), cors)) {
-    return problem(403, 'Forbidden', `Requests from the origin ${JSON.stringify(origin)} may not change anything: only this server's own origin and SIGNALBOX_CORS_ALLOWED_ORIGINS may`);
+  const fetchSite = request.headers.get('sec-fetch-site')?.trim().toLowerCase();
+  if (fetchSite) {
+    // The browser's own word: it knows the page's origin, which no header of the page's making can change.
+    if (OWN_FETCH_SITES.has(fetchSite)) return undefined;
+    if (origin !== null && isListedOrigin(origin, cors)) return undefined;
+    const from = origin !== null ? `, Origin: ${JSON.stringify(origin)}` : '';
+    return problem(403, 'Forbidden', `A browser sent this request for a page of another origin (Sec-Fetch-Site: ${fetchSite}${from}): ${WHO_MAY}`);
   }
-  if (!isJsonContentType(request.headers.get('content-type')) && !request.headers.get(CLIENT_HEADER)?.trim()) {
-    return problem(
-      415,
-      'Unsupported media type',
-      `A ${request.method.toUpperCase()} needs Content-Type: application/json (even without a body) or an X-Signalbox-Client header, so that no web page can send it with a form`,
-    );
-  }
-  return undefined;
+  // No fetch metadata: an older browser (it sends Origin on every cross-origin POST) or no browser at all.
+  if (origin === null || isAllowedOrigin(origin, request.headers.get('host'), cors)) return undefined;
+  return problem(403, 'Forbidden', `Requests from the origin ${JSON.stringify(origin)} may not change anything: ${WHO_MAY}`);
+}
+
+/** True when the CORS setting lists the origin (or is `*`). */
+function isListedOrigin(origin: string, cors: CorsPolicy): boolean {
+  return cors.allowedOrigins.includes('*') || cors.allowedOrigins.includes(origin.trim().replace(/\/+$/, ''));
 }
 
 function isAllowedOrigin(origin: string, host: string | null, cors: CorsPolicy): boolean {
-  if (cors.allowedOrigins.includes('*')) return true;
-  const trimmed = origin.replace(/\/+$/, '');
-  if (cors.allowedOrigins.includes(trimmed)) return true;
+  if (isListedOrigin(origin, cors)) return true;
+  const trimmed = origin.trim().replace(/\/+$/, '');
   let originHost: string;
   try {
     originHost = new URL(trimmed).host;

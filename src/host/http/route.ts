@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../engine/model';
 import { formatPath } from '../../engine/model';
 import { readJsonBody } from './request-body';
+import { isStateChanging } from './request-guard';
 import type { RouteRole } from './access';
 import type { ApiRequest, ApiResponse, ApiServices, HttpMethod, RouteContract, RouteDefinition, SchemaReference } from './types';
 
@@ -132,12 +133,13 @@ function headerValues(request: ApiRequest, names: readonly string[]): Record<str
 }
 
 /**
- * A declared body is required and parsed; a route that declares none takes none on GET and DELETE, and
- * tolerates an empty (or empty JSON) body on the methods that usually carry one.
+ * A declared body is required and parsed; a route that declares none ignores one on GET, and on the methods
+ * that change something takes none or a JSON one (which it ignores): a form's body or text is a 415, so
+ * that no request a page's form could make reaches a handler (decision 0019), whatever its headers.
  */
 function parseBody(request: ApiRequest, body: z.ZodType | SchemaReference | undefined, invalidBody: string): unknown {
   if (body === undefined) {
-    if (['POST', 'PUT', 'PATCH'].includes(request.method.toUpperCase())) readJsonBody(request, { optional: true });
+    if (isStateChanging(request.method)) readJsonBody(request, { optional: true });
     return undefined;
   }
   const json = readJsonBody(request);

@@ -3,7 +3,7 @@
  * problem+json errors and HTTP manners (HEAD, 304, CORS) as the Functions app, and one structured
  * access-log line per request. Function keys are emulated by SIGNALBOX_API_KEY. Web pages are kept out
  * (request-guard.ts): a request whose Host is not this server is refused, and so is a state-changing one
- * from a foreign Origin or without a JSON content type or the X-Signalbox-Client header.
+ * that a browser sent from another origin (Sec-Fetch-Site, Origin) the CORS setting does not list.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
