@@ -18,6 +18,14 @@ export const MAX_QUEUED_PER_KEY = 200;
 export const DEFAULT_SLOT_TTL_IN_MS = 60_000;
 /** A waiter's place outlives its wait by this much (a crashed waiter's place frees itself after). */
 const WAITER_GRACE_IN_MS = 5_000;
+/**
+ * A parked trigger's listing lasts this long past its last try (renewed by each try once half has passed):
+ * a listing is only as good as the process that tries it, and one left by a process that died, or by a trigger
+ * its process no longer tries, must not hold the queue behind it for the policy's whole wait (up to 5 minutes:
+ * a killed server's listings stopped a key with nothing running). Short, it costs a parked trigger that is not
+ * tried for this long its place (it is listed again at the back), never its application.
+ */
+export const PARKED_LISTING_TTL_IN_MS = 15_000;
 const MAX_POLL_INTERVAL_IN_MS = 250;
 
 export interface SlotHolder {
@@ -115,7 +123,7 @@ export class ConcurrencySlots {
    */
   async acquire(request: SlotRequest, options: OperationOptions = {}): Promise<HeldSlot> {
     const id = this.options.newId();
-    const listingInMs = request.parkedListingInMs;
+    const listingInMs = request.parkedListingInMs === undefined ? undefined : Math.min(request.parkedListingInMs, PARKED_LISTING_TTL_IN_MS);
     const waiterId = listingInMs !== undefined ? `parked:${request.instanceId}:${request.triggerId}` : id;
     const priority = request.priority ?? DEFAULT_TRIGGER_PRIORITY;
     const deadline = performance.now() + request.maxWaitInMs;
