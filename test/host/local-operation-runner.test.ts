@@ -220,6 +220,32 @@ describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
   });
 });
 
+describe('LocalOperationRunner.resumeUnfinished (waiting for a slot is no strike)', () => {
+  it('a resumed operation that waits behind a busy key clears its count, so kills while it waits never fail it as poison', async () => {
+    const store = new InMemoryOperationStore();
+    await store.create({ ...operation('op-queued'), status: OperationStatus.notStarted });
+    // Each start-up: the key is busy, the trigger is handed back to wait for a slot, and the process dies waiting.
+    const startUpWhileQueued = async () => {
+      const fake = fakeActivities([['a']]);
+      let handedBack!: () => void;
+      const parked = new Promise<void>((resolve) => (handedBack = resolve));
+      fake.activities.applyOperation = async () => {
+        handedBack();
+        throw new FlowQueuedError('queued: k at 1/1', { workflowId: 'w', key: 'k' });
+      };
+      const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 }, parkedRetryIntervalInMs: 60_000 });
+      expect(await runner.resumeUnfinished(store)).toBe(1);
+      await parked;
+      for (let poll = 0; poll < 100 && (await store.get('op-queued'))!.resumes !== 0; poll++) await new Promise((resolve) => setTimeout(resolve, 5));
+      await runner.stop(0);
+    };
+    for (let kill = 0; kill < MAX_OPERATION_RESUMES + 3; kill += 1) {
+      await startUpWhileQueued();
+      expect(await store.get('op-queued')).toMatchObject({ status: OperationStatus.notStarted, resumes: 0 });
+    }
+  });
+});
+
 describe('LocalOperationRunner across tenants', () => {
   it("gives another tenant's single trigger the next turn while one tenant's broadcast holds the shared slots", async () => {
     const scheduler = new FairScheduler(1);

@@ -33,7 +33,7 @@ import {
   type FindCandidatesOutput,
   type InProcessOperationActivities,
 } from '../contracts/operation-activities';
-import { claimResumption } from './operation-resumption';
+import { claimResumption, clearResumptionStrikes } from './operation-resumption';
 import { SlotParking, lineOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
@@ -90,6 +90,14 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly running = new Map<string, Promise<void>>();
   /** Operations started before they were recorded (LaunchOptions.unrecorded) whose record is not written yet. */
   private readonly unrecorded = new Set<string>();
+  /**
+   * Operations resumed at this start with poison strikes on their record (operation-resumption.ts), and the
+   * store they were resumed from. One that is then handed back to wait for a concurrency slot did not stop the
+   * process at this start: its strikes are cleared, once, when it parks (a trigger that waited behind a busy key
+   * through three kills was failed as poison: accepted, never applied).
+   */
+  private readonly resumedWithStrikes = new Set<string>();
+  private resumedFrom?: OperationStore;
   private readonly scheduler: FairScheduler;
   private readonly tenantId: string;
   private readonly retryPolicy: ActivityRetryPolicy;
@@ -199,6 +207,8 @@ export class LocalOperationRunner implements OperationLauncher {
       // Counted on the record, so one that keeps crashing the process ends failed (poison).
       const operation = await claimResumption(operations, listed, this.logger, this.now());
       if (!operation) continue;
+      this.resumedFrom = operations;
+      if ((operation.resumes ?? 0) > 0) this.resumedWithStrikes.add(operation.id);
       await this.start(operation.id, { operation });
       count += 1;
     }
@@ -331,7 +341,10 @@ export class LocalOperationRunner implements OperationLauncher {
           if (!queue) throw error;
           this.keyHints?.set(input.instanceId, queue);
           // A trigger that waits for a slot is listed in its key's queue by its operation: recorded first.
-          if (!parked) await this.recordBeforeWaiting(input.operationId);
+          if (!parked) {
+            await this.recordBeforeWaiting(input.operationId);
+            await this.clearStrikes(input.operationId);
+          }
           if (parked && (parked.byHint || lineOf(parked.queue) !== lineOf(queue))) {
             // Parked by a hint, it is listed in the key's queue in storage only now, behind the triggers listed
             // there before it: it takes its place in the line here behind them too, and before the triggers still
@@ -346,6 +359,16 @@ export class LocalOperationRunner implements OperationLauncher {
       }
     } finally {
       parked?.place.leave();
+    }
+  }
+
+  /** A resumed operation that waits for a slot clears its poison strikes (resumedWithStrikes); a failure leaves them. */
+  private async clearStrikes(operationId: string): Promise<void> {
+    if (!this.resumedWithStrikes.delete(operationId) || !this.resumedFrom) return;
+    try {
+      await clearResumptionStrikes(this.resumedFrom, operationId, this.now());
+    } catch (error) {
+      this.logger.warn('Could not clear the resumption count of an operation waiting for a slot', { operationId, error: String(error) });
     }
   }
 

@@ -46,6 +46,21 @@ export async function claimResumption(operations: OperationStore, operation: Sto
   }
 }
 
+/**
+ * Clears an unfinished operation's resumption count: it was seen waiting (for a concurrency slot) after a start,
+ * so that start's resumption was no strike. Changed meanwhile (its own run wrote, another process claimed it), it
+ * is left as it is.
+ */
+export async function clearResumptionStrikes(operations: OperationStore, operationId: string, now: Date): Promise<void> {
+  const operation = await operations.get(operationId);
+  if (!operation || !operation.resumes || (operation.status !== OperationStatus.notStarted && operation.status !== OperationStatus.running)) return;
+  try {
+    await operations.update({ ...operation, resumes: 0, updatedAt: now.toISOString() }, { ifMatch: operation.etag });
+  } catch (error) {
+    if (!(error instanceof PreconditionFailedError)) throw error;
+  }
+}
+
 /** What the poison operation was about, for its log line: the workflow of a migration or bulk action, a trigger's name. */
 function poisonSubject(operation: StoredOperation): Record<string, string> {
   if (operation.kind === 'migration') return { workflowId: operation.migration.workflowId };
