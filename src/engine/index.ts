@@ -135,7 +135,16 @@ export { MAX_TRACE_DETAIL_LENGTH, type TraceEntry, type TraceResult } from './de
 export * from './analysis';
 export * from './search';
 export * from './definition/flow-concurrency';
-export { ConcurrencySlots, MAX_QUEUED_PER_KEY, DEFAULT_SLOT_TTL_IN_MS, PARKED_LISTING_TTL_IN_MS, type KeySlots, type LimitOverride, type SlotHolder, type SlotWaiter } from './runtime/concurrency-slots';
+export {
+  ConcurrencySlots,
+  MAX_QUEUED_PER_KEY,
+  DEFAULT_SLOT_TTL_IN_MS,
+  PARKED_LISTING_TTL_IN_MS,
+  type KeySlots,
+  type LimitOverride,
+  type SlotHolder,
+  type SlotWaiter,
+} from './runtime/concurrency-slots';
 export {
   StateCapacityRows,
   MAX_CAPACITY_QUEUED_PER_KEY,
