@@ -26,7 +26,7 @@ async function main(): Promise<void> {
       limit: Number(process.env.BENCH_CHAOS_LIMIT ?? 2),
       creationsPerCycle: Number(process.env.BENCH_CHAOS_CREATIONS ?? 30),
       uniqueKeysPerCycle: 4,
-      drainTimeoutInMs: 600_000,
+      drainTimeoutInMs: Number(process.env.BENCH_CHAOS_DRAIN_MS ?? 180_000),
       log: (line) => console.info(`${new Date().toISOString()} ${line}`),
     });
     console.info(

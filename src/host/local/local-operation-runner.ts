@@ -331,6 +331,7 @@ export class LocalOperationRunner implements OperationLauncher {
       if (hinted && this.parking.has(hinted)) {
         parked = { queue: hinted, place: this.parking.join(hinted, priority, false), byHint: true };
         await this.recordBeforeWaiting(input.operationId);
+        await this.clearStrikes(input.operationId);
         await parked.place.turn();
       }
       for (;;) {
