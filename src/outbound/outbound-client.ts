@@ -28,6 +28,7 @@ import { stepRetryPolicy } from './step-retry-policy';
 import { timeoutPolicy } from './timeout-policy';
 import { rateLimitPolicy, type RateLimitedRequest } from './rate-limit-policy';
 import { RateLimiter } from './rate-limiter';
+import { callMeterPolicy, type OutboundCallMeter } from './call-meter-policy';
 
 export interface OutboundClientOptions extends OutboundRetryOptions {
   /** Hosts calls may reach (exact names or addresses, or `*.suffix`); private addresses only when listed exactly. @default [] (none) */
@@ -46,6 +47,8 @@ export interface OutboundClientOptions extends OutboundRetryOptions {
   httpClient?: HttpClient;
   /** The slots of `flow.rateLimits` (rate-limiter.ts): share one between clients to share the limits. @default one of its own, in process */
   rateLimiter?: RateLimiter;
+  /** Told every attempt sent and its body bytes (the cost of operations: src/host/cost). */
+  meter?: OutboundCallMeter;
 }
 
 /** Scopes whose pipeline (and cached token) is kept; more distinct resources than this rebuild theirs. */
@@ -88,6 +91,8 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
     pipeline.addPolicy(timeoutPolicy(defaultTimeoutInMs, attemptTimeoutInMs));
     pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
+    // Last, next to the wire: each attempt the retry policy sends, with the bytes that went each way.
+    if (options.meter) pipeline.addPolicy(callMeterPolicy(options.meter));
     return pipeline;
   }
   const anonymous = pipelineWith(undefined);

@@ -6,6 +6,8 @@ export { TableWorkflowStore } from './table-workflow-store';
 export { TableInstanceStore } from './table-instance-store';
 export { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 export { TableOperationStore } from './table-operation-store';
+export { TableCostStore, dayOf, type CostQuery, type DailyCost } from './table-cost-store';
+export { blobRequestKind, tableRequestKind, type StorageRequestMeter } from './request-kind';
 export { TableSearchIndex } from './table-search-index';
 export { TableFlowStore } from './table-flow-store';
 export { StorageBeingDeletedError, toSignalboxError } from './errors';

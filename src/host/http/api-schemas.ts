@@ -9,6 +9,7 @@ import { lifecycleEventTypeSchema } from '../../engine/definition';
 import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
 import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
+import { STORAGE_REQUEST_KINDS } from '../../engine/operations';
 import { jsonObjectSchema, StepErrorType } from '../../engine/model';
 import type { SchemaReference } from './types';
 
@@ -148,6 +149,26 @@ const instanceResultShape = {
   trace: traceSchema.optional(),
 };
 
+const costCount = z.number().int().nonnegative();
+export const operationCostSchema = z
+  .object({
+    storage: z.object(Object.fromEntries(STORAGE_REQUEST_KINDS.map((kind) => [kind, costCount])) as Record<(typeof STORAGE_REQUEST_KINDS)[number], typeof costCount>),
+    outbound: z.object({ calls: costCount, bytesSent: costCount, bytesReceived: costCount }),
+    activities: costCount,
+  })
+  .meta({ id: 'OperationCost', description: 'Counted requests (decision 0021): storage requests by billed kind, outbound HTTP attempts and body bytes, durable activities started.' });
+
+export const costEstimateSchema = z
+  .object({
+    currency: z.string(),
+    total: z.number(),
+    storage: z.number(),
+    outbound: z.number(),
+    activities: z.number(),
+    storageRequests: costCount,
+  })
+  .meta({ id: 'CostEstimate', description: 'The counts priced by the price table (an estimate: docs/guides/cost.md says what it leaves out).' });
+
 export const operationSchema = z
   .object({
     id: z.string(),
@@ -185,6 +206,13 @@ export const operationSchema = z
       .optional()
       .meta({ description: 'Only while `running`: for a progress bar.' }),
     error: z.string().optional().meta({ description: 'Only when `status` is `failed`: why the dispatch could not finish.' }),
+    cost: operationCostSchema
+      .optional()
+      .meta({ description: 'Once finished: the requests its run sent, up to and including the write of its record (decision 0021); absent on operations recorded before costs were counted.' }),
+    costByWorkflow: z
+      .record(z.string(), operationCostSchema)
+      .optional()
+      .meta({ description: "`cost` by the workflow of the instances it reached (the rest shared among them; `''`: none reached). While running: what the counted applications cost so far." }),
   })
   .meta({ id: 'Operation' });
 

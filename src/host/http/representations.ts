@@ -79,6 +79,8 @@ export function operationBody(operation: StoredOperation) {
     ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
     ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
     ...(error ? { error } : {}),
+    ...(operation.cost ? { cost: operation.cost } : {}),
+    ...(operation.costByWorkflow ? { costByWorkflow: operation.costByWorkflow } : {}),
   };
 }
 
