@@ -84,16 +84,18 @@ export const workflowCostRoutes: readonly RouteDefinition[] = [
     contract: {
       summary: "What a workflow's operations cost",
       description:
-        "The counted requests of the operations that reached the workflow's instances, per UTC day from `since` on, and an estimate from the price table (SIGNALBOX_PRICE_TABLE). An operation's cost is added to the day it finished; one that reached several workflows is shared (decision 0021). Reads one row per workflow per day. A deleted workflow's costs stay readable.",
+        "The counted requests of the operations that reached the workflow's instances, per UTC day from `since` on, and an estimate from the price table (SIGNALBOX_PRICE_TABLE). An operation's cost is added to the day it finished; one that reached several workflows is shared (decision 0021). Reads one row per workflow per day. A deleted workflow's costs stay readable (404 only when there are none and no such workflow).",
       tags: ['workflows'],
       path: z.object({ workflowId: z.string() }),
       query: costQuery,
-      responses: { 200: { description: 'The sums.', body: workflowCostSchema }, 400: 'A bad `since`.' },
+      responses: { 200: { description: 'The sums.', body: workflowCostSchema }, 400: 'A bad `since`.', 404: 'No such workflow, and no costs recorded under its id since `since`.' },
     },
     async handle({ params, query }, { engine, costs, priceTable = DEFAULT_PRICE_TABLE }) {
       const since = sinceDayOf(query.since, engine.options.clock.now());
       if ('problem' in since) badSince(since.problem);
       const rows = costs ? await costs.list({ sinceDay: since.day, workflowId: params.workflowId }) : [];
+      // No costs: 404 unless the workflow exists (one read, only then; throws NotFoundError for an unknown one).
+      if (rows.length === 0) await engine.getWorkflow(params.workflowId);
       const days = [...groupedBy(rows, (row) => row.day)].map(([day, group]) => ({ day, ...summed(group, priceTable) }));
       return { status: 200, body: { workflowId: params.workflowId, since: since.day, ...summed(rows, priceTable), days, prices: pricesOf(priceTable) } };
     },
