@@ -1,7 +1,9 @@
 /**
  * @module Reports every outbound HTTP attempt with its body bytes (decision 0021: the cost of operations),
- * at `perRetry`, so that a retried call counts each attempt it sent. Bytes are of the bodies as sent and
- * as received (after decompression): what the price of egress is reckoned on, near enough.
+ * after the retry policy, so that a retried call counts each attempt it sent, and outside the response
+ * size policy, which has read the body into text by then (a status-only call's body is dropped unread:
+ * 0 bytes). Bytes are of the bodies as sent and as received (after decompression): what the price of
+ * egress is reckoned on, near enough.
  */
 import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
 

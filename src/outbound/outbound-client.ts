@@ -90,9 +90,9 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
     );
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
     pipeline.addPolicy(timeoutPolicy(defaultTimeoutInMs, attemptTimeoutInMs));
-    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
-    // Last, next to the wire: each attempt the retry policy sends, with the bytes that went each way.
+    // Per attempt (after the retry policy), outside the size policy, which reads the body into text for it.
     if (options.meter) pipeline.addPolicy(callMeterPolicy(options.meter));
+    pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
     return pipeline;
   }
   const anonymous = pipelineWith(undefined);

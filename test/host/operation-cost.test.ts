@@ -5,6 +5,8 @@
  * its own policy) sees every request the process sends, and the record must name exactly those of the
  * operation's run, kind by kind; then the workflow's sum over two operations is theirs added.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startLocalHost, type LocalHost } from '../../src/host/local/local-host';
 import { silentLogger } from '../../src/host/local/logger';
 import { prefixedStorageNames } from '../../src/storage/names';
@@ -28,10 +30,19 @@ const counterWorkflow = {
 let host: LocalHost;
 let api: ReturnType<typeof httpClient>;
 const counter = createRequestCounter();
+/** An external service on loopback: what it received, and the body it answers. */
+let external: Server;
+const externalAnswer = JSON.stringify({ contextValuesToSetOrAdd: { checked: true } });
+let bytesReceivedByExternal = 0;
 
 beforeAll(async () => {
+  external = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => (bytesReceivedByExternal += chunk.length));
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(externalAnswer));
+  });
+  await new Promise<void>((resolve) => external.listen(0, '127.0.0.1', resolve));
   host = await startLocalHost({
-    env: { SIGNALBOX_STORAGE: testConnectionString() },
+    env: { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' },
     port: 0,
     storageNames: prefixedStorageNames(uniquePrefix('cost')),
     logger: silentLogger,
@@ -45,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.stop();
+  await new Promise((resolve) => external?.close(resolve));
 });
 
 /** Waits until the counted requests stop changing and every lease acquired is released (releases run after the answer). */
@@ -126,6 +138,58 @@ describe('the cost of an operation (decision 0021)', () => {
     expect(after.estimate.currency).toBe('USD');
     expect(after.estimate.total).toBeGreaterThan(0);
     expect(after.prices).toMatchObject({ takenOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  });
+
+  it('counts outbound calls with their bytes, and splits a trigger that reached two workflows between them', async () => {
+    const url = `http://127.0.0.1:${(external.address() as AddressInfo).port}/check`;
+    const caller = (id: string, withCall: boolean) => ({
+      id,
+      displayName: id,
+      initialStateId: 'open',
+      states: {
+        open: {
+          interests: ['cost-shared'],
+          transitions: [
+            {
+              id: 'count',
+              targetStateId: 'open',
+              conditions: [{ type: 'triggerName', name: 'Count' }],
+              actions: [
+                ...(withCall ? [{ type: 'invokeExternalService', id: 'check', url, contextItemsToInclude: ['count'] }] : []),
+                { type: 'setContext', expressions: { count: 'context.count + 1' } },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    for (const [id, withCall] of [
+      ['cost-caller', true],
+      ['cost-quiet', false],
+    ] as const) {
+      expect((await api.request('PUT', `/api/workflows/${id}`, { json: caller(id, withCall) })).status).toBe(201);
+      expect((await api.request('POST', '/api/instances', { json: { workflowId: id, instanceId: `${id}-1`, context: { count: 0 } } })).status).toBe(201);
+    }
+    bytesReceivedByExternal = 0;
+    counter.reset();
+    const sent = await api.request('POST', '/api/triggers', { json: { id: 'cost-both', name: 'Count', subjects: ['cost-shared'] } });
+    expect(sent.status).toBe(202);
+    let operation: any;
+    for (let poll = 0; poll < 400 && operation?.status !== 'succeeded'; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      operation = (await api.request('GET', '/api/operations/cost-both')).body;
+    }
+    expect(operation).toMatchObject({ status: 'succeeded', summary: { transitioned: 2 } });
+    expect(operation.cost.outbound).toEqual({ calls: 1, bytesSent: bytesReceivedByExternal, bytesReceived: Buffer.byteLength(externalAnswer) });
+    expect(bytesReceivedByExternal).toBeGreaterThan(0);
+    // The call is the caller's workflow's; the rest is what each instance's application sent plus an even share.
+    expect(operation.costByWorkflow['cost-caller'].outbound.calls).toBe(1);
+    expect(operation.costByWorkflow['cost-quiet'].outbound.calls).toBe(0);
+    for (const kind of Object.keys(operation.cost.storage)) {
+      expect(operation.costByWorkflow['cost-caller'].storage[kind] + operation.costByWorkflow['cost-quiet'].storage[kind]).toBe(operation.cost.storage[kind]);
+    }
+    expect(operation.costByWorkflow['cost-caller'].storage.blobLease).toBeGreaterThanOrEqual(1);
+    expect(operation.costByWorkflow['cost-quiet'].storage.blobLease).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses a bad `since` with a problem naming it', async () => {
