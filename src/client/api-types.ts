@@ -1741,12 +1741,6 @@ export interface components {
             };
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
-            /** @description Once finished: the requests its run sent, up to and including the write of its record (decision 0021); absent on operations recorded before costs were counted. */
-            cost?: components["schemas"]["OperationCost"];
-            /** @description `cost` by the workflow of the instances it reached (the rest shared among them; `''`: none reached). While running: what the counted applications cost so far. */
-            costByWorkflow?: {
-                [key: string]: components["schemas"]["OperationCost"];
-            };
         };
         Health: {
             /** @constant */

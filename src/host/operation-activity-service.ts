@@ -13,6 +13,7 @@ import {
   OperationKind,
   addCost,
   apportionCost,
+  boundedWorkflowCosts,
   emptyCost,
   operationWorkflowId,
   subtractCost,
@@ -310,7 +311,8 @@ export class OperationActivityService implements InProcessOperationActivities {
       ...(input.tracesTruncated ? { tracesTruncated: true } : {}),
       ...(input.error === undefined ? {} : { error: input.error }),
       cost,
-      costByWorkflow,
+      // All of them go to the daily sums; the record names the costliest (a broadcast may reach hundreds).
+      costByWorkflow: boundedWorkflowCosts(costByWorkflow),
     });
     this.addToDailyCosts(written.updatedAt, costByWorkflow);
   }

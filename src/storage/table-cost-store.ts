@@ -1,7 +1,7 @@
 /**
  * @module What operations cost, summed per workflow per UTC day (decision 0021), in the operations table's
  * partition `~cost` (encodeKey never yields it, so no operation's own partition meets it): one row per
- * day and workflow, RowKey `<yyyy-mm-dd>/<encoded workflow id>` (`~none` for the part of operations that
+ * day and workflow, RowKey `<yyyy-mm-dd>.<encoded workflow id>` (a key may not hold `/`) (`~none` for the part of operations that
  * reached no workflow). Day first, so that "since a day" is one RowKey range of one partition: a tenant's
  * sum reads at most days × workflows rows, a workflow's the same range filtered by its `workflowId` column
  * (Table Storage filters non-key columns on the server; it still scans the range).
@@ -52,7 +52,7 @@ export function dayOf(isoTime: string): string {
 }
 
 function rowKeyOf(day: string, workflowId: string): string {
-  return `${day}/${workflowId === '' ? NO_WORKFLOW : encodeKey(workflowId, 'workflow id')}`;
+  return `${day}.${workflowId === '' ? NO_WORKFLOW : encodeKey(workflowId, 'workflow id')}`;
 }
 
 export class TableCostStore {
@@ -94,7 +94,7 @@ export class TableCostStore {
 
   /** The rows from `sinceDay` on, oldest day first (pages of up to 1,000 rows). */
   async list(query: CostQuery): Promise<DailyCost[]> {
-    let filter = `${odata`PartitionKey eq ${COST_PARTITION}`} and ${odata`RowKey ge ${`${query.sinceDay}/`}`}`;
+    let filter = `${odata`PartitionKey eq ${COST_PARTITION}`} and ${odata`RowKey ge ${`${query.sinceDay}.`}`}`;
     if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
     const rows: DailyCost[] = [];
     let continuationToken: string | undefined;

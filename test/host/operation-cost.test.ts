@@ -138,6 +138,11 @@ describe('the cost of an operation (decision 0021)', () => {
     expect(after.estimate.currency).toBe('USD');
     expect(after.estimate.total).toBeGreaterThan(0);
     expect(after.prices).toMatchObject({ takenOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    // Written to the cost rows (in the background; flushed here), the sums read the same from storage alone.
+    await host.core.dailyCosts!.flush();
+    const stored = await host.core.ports.costs!.list({ sinceDay: since, workflowId: counterWorkflow.id });
+    expect(stored.reduce((sum, row) => sum + row.operations, 0)).toBe(after.operations);
+    expect(stored.reduce((sum, row) => sum + row.cost.storage.tableWrite, 0)).toBe(after.cost.storage.tableWrite);
   });
 
   it('counts outbound calls with their bytes, and splits a trigger that reached two workflows between them', async () => {

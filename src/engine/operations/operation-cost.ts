@@ -134,3 +134,21 @@ export function apportionCost(total: OperationCost, byInstances: WorkflowCosts |
   });
   return result;
 }
+
+/** Workflows an operation's record names in its `costByWorkflow`; the rest are summed under OTHER_WORKFLOWS. */
+export const MAX_COSTED_WORKFLOWS = 100;
+/** The key of the workflows past MAX_COSTED_WORKFLOWS on a record (a workflow id never starts with `~`). */
+export const OTHER_WORKFLOWS = '~others';
+
+/**
+ * At most `max` entries, so the record stays small however many workflows a broadcast reached: the
+ * `max − 1` costliest (by storage requests, then id) and the rest summed under OTHER_WORKFLOWS (pure).
+ */
+export function boundedWorkflowCosts(costs: WorkflowCosts, max = MAX_COSTED_WORKFLOWS): WorkflowCosts {
+  const entries = Object.entries(costs);
+  if (entries.length <= max) return costs;
+  entries.sort(([a, x], [b, y]) => storageRequestsOf(y) - storageRequestsOf(x) || (a < b ? -1 : a > b ? 1 : 0));
+  const kept = entries.slice(0, max - 1);
+  const others = sumCosts(entries.slice(max - 1).map(([, cost]) => cost));
+  return Object.fromEntries([...kept, [OTHER_WORKFLOWS, others]]);
+}

@@ -144,7 +144,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * An operation as a list shows it: what it was and how it ended, without its per-instance results or
  * the bookkeeping of a run in progress (`progress` is read from the operation itself).
  */
-export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId'>;
+export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId' | 'costByWorkflow'>;
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
@@ -156,6 +156,8 @@ export function listedOperation(operation: Operation): ListedOperation {
     etag: _etag,
     triggerFingerprint: _fingerprint,
     addressedInstanceId: _addressed,
+    // A broadcast's split may name many workflows: the record has it, the listing row need not.
+    costByWorkflow: _byWorkflow,
     ...rest
   } = operation as StoredOperation & { triggerFingerprint?: string; addressedInstanceId?: string };
   return rest as ListedOperation;

@@ -234,7 +234,7 @@ export const offerListSchema = z
   .meta({ id: 'OfferList', description: 'Triggers offered to an instance that changed nothing, newest first (at most 20).' });
 
 export const listedOperationSchema = operationSchema
-  .omit({ instances: true, progress: true, instancesTruncated: true, tracesTruncated: true })
+  .omit({ instances: true, progress: true, instancesTruncated: true, tracesTruncated: true, cost: true, costByWorkflow: true })
   .meta({ id: 'ListedOperation', description: 'An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`).' });
 export const bulkDryRunSchema = z
   .object({
