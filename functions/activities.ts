@@ -26,7 +26,7 @@ import { CostAccumulator, meter } from '../src/host/cost/cost-scope';
  * (AppliedOutcome.cost) and the completion records its own; the others answer theirs in `cost`, for the
  * orchestrator to carry to the completion.
  */
-async function counted(name: ActivityFunctionName, run: () => Promise<unknown>): Promise<unknown> {
+export async function countedActivity(name: ActivityFunctionName, run: () => Promise<unknown>): Promise<unknown> {
   const accumulator = new CostAccumulator();
   const output = await meter(accumulator, run);
   if (name === ActivityName.applyOperation || name === ActivityName.completeOperation) return output;
@@ -56,7 +56,7 @@ function spanIds(input: unknown): SpanIds {
 
 export function runActivity(name: ActivityFunctionName, input: unknown, context: InvocationContext): Promise<unknown> {
   return inInvocation(context, () =>
-    withSpan(`OperationActivities.${name}`, spanIds(input), () => counted(name, async () => activityHandlers(await activitiesFor(context, tenantOfInput(input)))[name](input))),
+    withSpan(`OperationActivities.${name}`, spanIds(input), () => countedActivity(name, async () => activityHandlers(await activitiesFor(context, tenantOfInput(input)))[name](input))),
   );
 }
 
