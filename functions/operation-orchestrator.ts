@@ -69,6 +69,11 @@ export interface OperationOrchestratorInput extends TenantScoped {
    * their history holds (a replay must schedule what it scheduled before).
    */
   readonly applyOneInstanceDirectly?: boolean;
+  /**
+   * What recording the operation cost in the process that submitted it (decision 0021: the record's
+   * creation), for the completion to count; absent on orchestrations started before costs were counted.
+   */
+  readonly submitted?: OperationCost;
 }
 
 /** The window of a fan-out: the tenant's quota within 1..MAX_BATCHES_IN_FLIGHT. */
@@ -106,6 +111,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
     if (cost) overhead = addCost(overhead, cost);
   };
   if (begun.cost) overhead = addCost(overhead, begun.cost);
+  if (input.submitted) overhead = addCost(overhead, input.submitted);
   const source = candidateSource(begun);
   // A tenant's broadcast holds at most its quota of batches at once, so other tenants' work gets the workers too.
   const fanOut = new FanOut(begun, { batchesInFlight: batchesInFlightOf(input), maxKeptResults: MAX_KEPT_RESULTS_DURABLE });

@@ -52,6 +52,13 @@ describe('the cost of an operation on Azure', () => {
     expect(completion.costByWorkflow).toEqual({ odd: { ...writes(60, 120), activities: 60 }, even: { ...writes(60, 120), activities: 60 } });
   });
 
+  it('adds what the submitting process sent, named in its input', async () => {
+    const fake = new CostingActivities({ candidates: instanceIds(2), pageSize: 500 });
+    await runOrchestration(OPERATION_ORCHESTRATOR, { operationId: 'op-sub', submitted: writes(1) }, 'op-sub', { orchestrators, activities: activityFunctions(fake) });
+    const overhead = fake.completions[0]!.overhead!;
+    expect(overhead.storage.tableWrite).toBe(1 + fake.progress.length);
+  });
+
   it('counts an application run directly in the orchestration as an activity too', async () => {
     const fake = new CostingActivities({ candidates: instanceIds(1), pageSize: 500 });
     await runOrchestration(OPERATION_ORCHESTRATOR, { operationId: 'op-one', applyOneInstanceDirectly: true }, 'op-one', { orchestrators, activities: activityFunctions(fake) });
