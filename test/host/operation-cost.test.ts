@@ -138,6 +138,10 @@ describe('the cost of an operation (decision 0021)', () => {
     expect(after.estimate.currency).toBe('USD');
     expect(after.estimate.total).toBeGreaterThan(0);
     expect(after.prices).toMatchObject({ takenOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    // The tenant's sum lists the workflow with the same counts.
+    const tenant = (await api.request('GET', `/api/cost?since=${since}`)).body;
+    expect(tenant.workflows.find((entry: any) => entry.workflowId === counterWorkflow.id)).toMatchObject({ operations: after.operations, cost: after.cost });
+    expect(tenant.operations).toBeGreaterThanOrEqual(after.operations);
     // Written to the cost rows (in the background; flushed here), the sums read the same from storage alone.
     await host.core.dailyCosts!.flush();
     const stored = await host.core.ports.costs!.list({ sinceDay: since, workflowId: counterWorkflow.id });
