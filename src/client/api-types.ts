@@ -1007,6 +1007,8 @@ export interface components {
             indexProblems?: {
                 [key: string]: string;
             };
+            /** @description Running totals of what its applications cost (decision 0021): each save adds what the application sent up to it and the save itself (the lease release and what follows are on the operation). */
+            cost?: components["schemas"]["OperationCost"];
             /**
              * Format: date-time
              * @description ISO 8601, UTC.

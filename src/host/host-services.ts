@@ -19,7 +19,7 @@ import { OperationActivityService, OperationWorkCache, type Logger } from './ope
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 import { DEFAULT_TENANT_ID, TenantQuotaGate, quotasFromEnv, resolveQuotas, type QuotaCounts } from './tenant-quotas';
 import { InstanceStatus, OperationStatus } from '../engine/model';
-import { costMeter } from './cost/cost-scope';
+import { costMeter, currentCost } from './cost/cost-scope';
 import type { CostStore } from './cost/cost-store';
 import { DailyCosts } from './cost/daily-costs';
 import { priceTableFromEnv } from './cost/price-table';
@@ -138,6 +138,8 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       leaseDurationInSeconds: 15,
       // Concurrency slots likewise: renewed every 5 s while held, a dead worker's free after 15 s.
       flowSlotTtlInMs: 15_000,
+      // Instances carry running totals of their applications' cost (decision 0021): what the one being applied sent so far.
+      costSoFar: () => currentCost()?.snapshot(),
       ...(readSetting('SIGNALBOX_INDEX_HMAC_KEY', env) ? { searchHmacKey: readSetting('SIGNALBOX_INDEX_HMAC_KEY', env)! } : {}),
       logger: {
         info: (message, properties) => logger.info(message, properties),

@@ -107,10 +107,21 @@ describe('the cost of an operation (decision 0021)', () => {
     }
     // Warm what a process does once per instance and workflow (cached definitions, lease blobs).
     for (const id of ['cost-1', 'cost-2']) await triggerAndSettle(id);
+    // The instance's own running totals grew by what the application sent up to its save, and the save:
+    // the lease, the read, the save (its release and the operation's record come after it).
+    const instanceCost = async () => (await api.request('GET', '/api/instances/cost-1')).body.cost;
+    const totalsBefore = await instanceCost();
+    await triggerAndSettle('cost-1');
+    const totalsAfter = await instanceCost();
+    expect(totalsAfter.storage.blobLease - totalsBefore.storage.blobLease).toBe(1);
+    expect(totalsAfter.storage.tableRead - totalsBefore.storage.tableRead).toBe(1);
+    expect(totalsAfter.storage.tableWrite - totalsBefore.storage.tableWrite).toBe(1);
+    expect(totalsAfter.storage.tableQuery).toBe(totalsBefore.storage.tableQuery);
+
     // From yesterday (UTC): the operations below finish today, or tomorrow if midnight passes meanwhile.
     const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const before = (await api.request('GET', `/api/workflows/${counterWorkflow.id}/cost?since=${since}`)).body;
-    expect(before.operations).toBe(2);
+    expect(before.operations).toBe(3);
 
     const first = await triggerAndSettle('cost-1');
     expect(first.operation).toMatchObject({ status: 'succeeded', summary: { transitioned: 1 } });

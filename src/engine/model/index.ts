@@ -15,3 +15,4 @@ export * from './validation';
 export * from './actor';
 export * from './delay';
 export * from './bounded-map';
+export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageRequestKind } from './cost';

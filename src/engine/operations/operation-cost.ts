@@ -5,41 +5,11 @@
  * totals, the record keeps them, and a price table (src/host/cost/price-table.ts) turns them into money.
  */
 
-/** Storage requests by the kind the price lists bill (src/storage/request-kind.ts classifies them). */
-export interface StorageRequestCounts {
-  /** A point read of one entity (GET with its keys). */
-  readonly tableRead: number;
-  /** A query (GET with a filter, or of a range): one request per page. */
-  readonly tableQuery: number;
-  /** Insert, update, upsert, delete, or an entity-group transaction (`$batch`: one request). */
-  readonly tableWrite: number;
-  /** Acquire, renew, release, break or change a blob lease. */
-  readonly blobLease: number;
-  /** GET or HEAD of a blob or container. */
-  readonly blobRead: number;
-  /** PUT, POST or DELETE of a blob or container (other than a lease). */
-  readonly blobWrite: number;
-}
+import type { OperationCost, StorageRequestCounts, StorageRequestKind } from '../model/cost';
 
-export type StorageRequestKind = keyof StorageRequestCounts;
+export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageRequestKind } from '../model/cost';
 
 export const STORAGE_REQUEST_KINDS: readonly StorageRequestKind[] = ['tableRead', 'tableQuery', 'tableWrite', 'blobLease', 'blobRead', 'blobWrite'];
-
-export interface OutboundCounts {
-  /** HTTP attempts sent by invokeExternalService steps and event deliveries (a retry is another). */
-  readonly calls: number;
-  /** Request body bytes sent (Azure bills egress). */
-  readonly bytesSent: number;
-  /** Response body bytes received (ingress: not billed, counted for the record). */
-  readonly bytesReceived: number;
-}
-
-export interface OperationCost {
-  readonly storage: StorageRequestCounts;
-  readonly outbound: OutboundCounts;
-  /** Durable activities the operation's orchestration started (0 on the local server). */
-  readonly activities: number;
-}
 
 /** Costs by the workflow they are attributed to (`''`: no workflow, e.g. a trigger that reached no instance). */
 export type WorkflowCosts = Readonly<Record<string, OperationCost>>;

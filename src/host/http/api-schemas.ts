@@ -37,6 +37,26 @@ export const stepErrorShape = z.object({
   status: z.number().int().optional().meta({ description: 'The HTTP status, when the service answered one.' }),
 });
 
+const costCount = z.number().int().nonnegative();
+export const operationCostSchema = z
+  .object({
+    storage: z.object(Object.fromEntries(STORAGE_REQUEST_KINDS.map((kind) => [kind, costCount])) as Record<(typeof STORAGE_REQUEST_KINDS)[number], typeof costCount>),
+    outbound: z.object({ calls: costCount, bytesSent: costCount, bytesReceived: costCount }),
+    activities: costCount,
+  })
+  .meta({ id: 'OperationCost', description: 'Counted requests (decision 0021): storage requests by billed kind, outbound HTTP attempts and body bytes, durable activities started.' });
+
+export const costEstimateSchema = z
+  .object({
+    currency: z.string(),
+    total: z.number(),
+    storage: z.number(),
+    outbound: z.number(),
+    activities: z.number(),
+    storageRequests: costCount,
+  })
+  .meta({ id: 'CostEstimate', description: 'The counts priced by the price table (an estimate: docs/guides/cost.md says what it leaves out).' });
+
 export const instanceSchema = z
   .object({
     id: z.string(),
@@ -64,6 +84,12 @@ export const instanceSchema = z
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
     businessKey: z.string().optional().meta({ description: 'The key from the business given at creation (searchable as `businessKey`).' }),
     indexProblems: z.record(z.string(), z.string()).optional().meta({ description: 'Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type).' }),
+    cost: operationCostSchema
+      .optional()
+      .meta({
+        description:
+          'Running totals of what its applications cost (decision 0021): each save adds what the application sent up to it and the save itself (the lease release and what follows are on the operation).',
+      }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),
@@ -148,26 +174,6 @@ const instanceResultShape = {
   error: z.string().optional().meta({ description: 'For `faulted`, `notMigratable`, `conflict`, `skipped` and `failed`: why.' }),
   trace: traceSchema.optional(),
 };
-
-const costCount = z.number().int().nonnegative();
-export const operationCostSchema = z
-  .object({
-    storage: z.object(Object.fromEntries(STORAGE_REQUEST_KINDS.map((kind) => [kind, costCount])) as Record<(typeof STORAGE_REQUEST_KINDS)[number], typeof costCount>),
-    outbound: z.object({ calls: costCount, bytesSent: costCount, bytesReceived: costCount }),
-    activities: costCount,
-  })
-  .meta({ id: 'OperationCost', description: 'Counted requests (decision 0021): storage requests by billed kind, outbound HTTP attempts and body bytes, durable activities started.' });
-
-export const costEstimateSchema = z
-  .object({
-    currency: z.string(),
-    total: z.number(),
-    storage: z.number(),
-    outbound: z.number(),
-    activities: z.number(),
-    storageRequests: costCount,
-  })
-  .meta({ id: 'CostEstimate', description: 'The counts priced by the price table (an estimate: docs/guides/cost.md says what it leaves out).' });
 
 export const operationSchema = z
   .object({

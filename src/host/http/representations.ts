@@ -24,6 +24,7 @@ export function instanceBody(instance: StoredInstance) {
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     ...(instance.businessKey !== undefined ? { businessKey: instance.businessKey } : {}),
     ...(instance.search?.problems ? { indexProblems: instance.search.problems } : {}),
+    ...(instance.cost ? { cost: instance.cost } : {}),
     createdAt: instance.createdAt,
     updatedAt: instance.updatedAt,
     etag: instance.etag,
