@@ -144,7 +144,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * An operation as a list shows it: what it was and how it ended, without its per-instance results or
  * the bookkeeping of a run in progress (`progress` is read from the operation itself).
  */
-export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId' | 'costByWorkflow'>;
+export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId' | 'cost' | 'costByWorkflow'>;
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
@@ -156,7 +156,8 @@ export function listedOperation(operation: Operation): ListedOperation {
     etag: _etag,
     triggerFingerprint: _fingerprint,
     addressedInstanceId: _addressed,
-    // A broadcast's split may name many workflows: the record has it, the listing row need not.
+    // The record has the cost; the listing row (what lists show) need not carry it too.
+    cost: _cost,
     costByWorkflow: _byWorkflow,
     ...rest
   } = operation as StoredOperation & { triggerFingerprint?: string; addressedInstanceId?: string };
