@@ -19,7 +19,7 @@ import { OperationActivityService, OperationWorkCache, type Logger } from './ope
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 import { DEFAULT_TENANT_ID, TenantQuotaGate, quotasFromEnv, resolveQuotas, type QuotaCounts } from './tenant-quotas';
 import { InstanceStatus, OperationStatus } from '../engine/model';
-import { costMeter, currentCost } from './cost/cost-scope';
+import { costCountingFromEnv, costMeter, currentCost, setCostCounting } from './cost/cost-scope';
 import type { CostStore } from './cost/cost-store';
 import { DailyCosts } from './cost/daily-costs';
 import { priceTableFromEnv } from './cost/price-table';
@@ -165,8 +165,11 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   // One gate per core, so one token bucket per tenant per process (tenant-quotas.ts says what is exact).
   // Read at start-up: a bad SIGNALBOX_PRICE_TABLE stops it, naming the setting and the field.
   const priceTable = priceTableFromEnv(env);
+  // SIGNALBOX_COST_COUNTING is the process's: every core of it reads the same settings.
+  const counting = costCountingFromEnv(env);
+  setCostCounting(counting);
   // What finished operations cost per workflow per day, written in the background (daily-costs.ts).
-  const dailyCosts = ports.costs ? new DailyCosts(ports.costs, logger) : undefined;
+  const dailyCosts = ports.costs && counting ? new DailyCosts(ports.costs, logger) : undefined;
   const quotas = new TenantQuotaGate(tenant?.id ?? DEFAULT_TENANT_ID, resolveQuotas(quotasFromEnv(env), tenant?.quotas), { ...storageCounts(ports), ...quotaCounts });
   /**
    * The engine whose raised triggers become operations that `launcher` runs, like any trigger, whose

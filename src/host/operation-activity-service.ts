@@ -33,7 +33,7 @@ import { BulkAction } from '../engine/decide';
 import { outcomesOf, selectionOf } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
 import { isFinished } from './finished-operation-cache';
-import { CostAccumulator, currentCost, meter } from './cost/cost-scope';
+import { CostAccumulator, currentCost, isCostCounting, meter } from './cost/cost-scope';
 import type { DailyCosts } from './cost/daily-costs';
 import { dayOf } from '../storage/table-cost-store';
 import {
@@ -202,6 +202,7 @@ export class OperationActivityService implements InProcessOperationActivities {
    * cost-scope.ts) and attributed to the instance's workflow (decision 0021).
    */
   async applyOperation(input: ApplyOperationInput): Promise<AppliedOutcome> {
+    if (!isCostCounting()) return this.applyCounted(input, new CostAccumulator());
     const accumulator = (currentCost() ?? new CostAccumulator()).child();
     const outcome = await meter(accumulator, () => this.applyCounted(input, accumulator));
     const cost = accumulator.close();
@@ -294,6 +295,7 @@ export class OperationActivityService implements InProcessOperationActivities {
   async completeOperation(input: CompleteOperationInput): Promise<void> {
     const accumulator = currentCost();
     const before = accumulator?.snapshot();
+    const counting = isCostCounting();
     const operation = await this.recordOf(input.operationId);
     if (!operation) throw new NotFoundError(`Operation "${input.operationId}" does not exist`);
     const { progress: _progress, checkpoint: _checkpoint, etag: _etag, costByWorkflow: _counted, ...finished } = operation;
@@ -301,6 +303,7 @@ export class OperationActivityService implements InProcessOperationActivities {
     const overhead = addCost(addCost(input.overhead ?? emptyCost(), here), COMPLETION_WRITE);
     const cost = addCost(sumCosts(Object.values(input.costByWorkflow ?? {})), overhead);
     const costByWorkflow = apportionCost(cost, input.costByWorkflow, operationWorkflowId(operation));
+    const costs = counting ? { cost, costByWorkflow: boundedWorkflowCosts(costByWorkflow) } : {};
     const written = await this.write({
       ...finished,
       status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,
@@ -310,11 +313,10 @@ export class OperationActivityService implements InProcessOperationActivities {
       instances: input.instances,
       ...(input.tracesTruncated ? { tracesTruncated: true } : {}),
       ...(input.error === undefined ? {} : { error: input.error }),
-      cost,
       // All of them go to the daily sums; the record names the costliest (a broadcast may reach hundreds).
-      costByWorkflow: boundedWorkflowCosts(costByWorkflow),
+      ...costs,
     });
-    this.addToDailyCosts(written.updatedAt, costByWorkflow);
+    if (counting) this.addToDailyCosts(written.updatedAt, costByWorkflow);
   }
 
   /** In memory, written in the background (daily-costs.ts): no request more for the completion. */

@@ -14,6 +14,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { STORAGE_REQUEST_KINDS, emptyCost, type OperationCost, type StorageRequestCounts, type StorageRequestKind } from '../../engine/operations';
 import type { StorageRequestMeter } from '../../storage/request-kind';
+import { ValidationError } from '../../engine/model';
+import { readSetting, type Environment } from '../settings';
 
 type MutableCounts = { -readonly [K in keyof StorageRequestCounts]: number };
 
@@ -61,10 +63,23 @@ export class CostAccumulator {
 }
 
 const current = new AsyncLocalStorage<CostAccumulator>();
+/**
+ * SIGNALBOX_COST_COUNTING (cost-counting.ts), for the whole process: off, nothing is ever run in an
+ * accumulator, so AsyncLocalStorage never enables its promise hooks and nothing is counted.
+ */
+let counting = true;
 
-/** Runs `work` with its requests counted to `accumulator`. */
+export function setCostCounting(on: boolean): void {
+  counting = on;
+}
+
+export function isCostCounting(): boolean {
+  return counting;
+}
+
+/** Runs `work` with its requests counted to `accumulator` (just runs it when counting is off). */
 export function meter<T>(accumulator: CostAccumulator, work: () => Promise<T>): Promise<T> {
-  return current.run(accumulator, work);
+  return counting ? current.run(accumulator, work) : work();
 }
 
 /** The accumulator of the current async context, if any. */
@@ -77,3 +92,11 @@ export const costMeter: StorageRequestMeter & { countOutboundCall(bytesSent: num
   count: (kind) => current.getStore()?.countRequest(kind),
   countOutboundCall: (bytesSent, bytesReceived) => current.getStore()?.countOutboundCall(bytesSent, bytesReceived),
 };
+
+/** SIGNALBOX_COST_COUNTING: `on` (the default) or `off`; anything else stops the start-up, naming the setting. */
+export function costCountingFromEnv(env: Environment): boolean {
+  const value = readSetting('SIGNALBOX_COST_COUNTING', env);
+  if (value === undefined || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ValidationError(`SIGNALBOX_COST_COUNTING is invalid: \`on\` or \`off\`, not ${JSON.stringify(value)}`, [{ path: 'SIGNALBOX_COST_COUNTING', message: 'on or off' }]);
+}

@@ -84,12 +84,10 @@ export const instanceSchema = z
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
     businessKey: z.string().optional().meta({ description: 'The key from the business given at creation (searchable as `businessKey`).' }),
     indexProblems: z.record(z.string(), z.string()).optional().meta({ description: 'Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type).' }),
-    cost: operationCostSchema
-      .optional()
-      .meta({
-        description:
-          'Running totals of what its applications cost (decision 0021): each save adds what the application sent up to it and the save itself (the lease release and what follows are on the operation).',
-      }),
+    cost: operationCostSchema.optional().meta({
+      description:
+        'Running totals of what its applications cost (decision 0021): each save adds what the application sent up to it and the save itself (the lease release and what follows are on the operation).',
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),
