@@ -19,6 +19,20 @@ import {
 import { withSpan, type SpanIds } from './telemetry';
 import { tenantOfInput } from '../src/host/contracts/tenant-scope';
 import { activitiesFor, inInvocation } from './app-services';
+import { CostAccumulator, meter } from '../src/host/cost/cost-scope';
+
+/**
+ * Runs an activity with its requests counted (decision 0021). An application answers its own cost
+ * (AppliedOutcome.cost) and the completion records its own; the others answer theirs in `cost`, for the
+ * orchestrator to carry to the completion.
+ */
+export async function countedActivity(name: ActivityFunctionName, run: () => Promise<unknown>): Promise<unknown> {
+  const accumulator = new CostAccumulator();
+  const output = await meter(accumulator, run);
+  if (name === ActivityName.applyOperation || name === ActivityName.completeOperation) return output;
+  const cost = accumulator.close();
+  return output !== null && typeof output === 'object' ? { ...output, cost } : { cost };
+}
 
 export type ActivityFunctionName = (typeof ActivityName)[keyof typeof ActivityName];
 
@@ -41,7 +55,9 @@ function spanIds(input: unknown): SpanIds {
 }
 
 export function runActivity(name: ActivityFunctionName, input: unknown, context: InvocationContext): Promise<unknown> {
-  return inInvocation(context, () => withSpan(`OperationActivities.${name}`, spanIds(input), async () => activityHandlers(await activitiesFor(context, tenantOfInput(input)))[name](input)));
+  return inInvocation(context, () =>
+    withSpan(`OperationActivities.${name}`, spanIds(input), () => countedActivity(name, async () => activityHandlers(await activitiesFor(context, tenantOfInput(input)))[name](input))),
+  );
 }
 
 for (const name of Object.values(ActivityName)) {

@@ -223,6 +223,8 @@ export function durableLauncher(
         ...(batchesInFlight !== undefined ? { batchesInFlight } : {}),
         // Orchestrations started from now on apply an operation of one instance without a batch sub-orchestration.
         applyOneInstanceDirectly: true,
+        // What this request sent to record it (decision 0021), carried to the completion.
+        ...(options.isNew && options.cost ? { submitted: options.cost.snapshot() } : {}),
       };
       await client.startNew(OPERATION_ORCHESTRATOR, { instanceId: tenantInstanceId(tenantId, operationId), input });
     },

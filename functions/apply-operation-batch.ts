@@ -16,7 +16,7 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler } from 'durable-functions';
-import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
+import { countOutcomes, countedAsActivity, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
 import { failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import { tenantOfInput, tenantScope, type TenantScoped } from '../src/host/contracts/tenant-scope';
 import { ACTIVITY_RETRY_POLICY, ActivityName, type ApplyOperationInput } from '../src/host/contracts/operation-activities';
@@ -69,8 +69,9 @@ export const applyOperationBatch: OrchestrationHandler = function* (context: Orc
       }
     }
   }
-  // Only the outcomes seen: the orchestrator's totals list the operation kind's outcomes at 0.
-  const output: ApplyOperationBatchOutput = { ...countOutcomes(emptyTotals([]), results), ...(error !== undefined ? { error } : {}) };
+  // Only the outcomes seen: the orchestrator's totals list the operation kind's outcomes at 0. Each
+  // application was an activity of this batch's plan: counted on its cost (decision 0021).
+  const output: ApplyOperationBatchOutput = { ...countOutcomes(emptyTotals([]), results.map(countedAsActivity)), ...(error !== undefined ? { error } : {}) };
   return output;
 };
 

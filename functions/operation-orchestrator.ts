@@ -14,7 +14,8 @@
  */
 import * as df from 'durable-functions';
 import type { OrchestrationContext, OrchestrationHandler, Task } from 'durable-functions';
-import { countOutcomes, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
+import { countOutcomes, countedAsActivity, emptyTotals, type AppliedOutcome } from '../src/engine/operations/operation';
+import { addCost, emptyCost, type OperationCost } from '../src/engine/operations/operation-cost';
 import { FanOut, failureReason, type BatchOutcome } from '../src/engine/operations/fan-out';
 import {
   ActivityName,
@@ -23,6 +24,7 @@ import {
   type BeginOperationInput,
   type BeginOperationOutput,
   type CompleteOperationInput,
+  type CostedOutput,
   type FindCandidatesInput,
   type FindCandidatesOutput,
   type RecordProgressInput,
@@ -67,6 +69,11 @@ export interface OperationOrchestratorInput extends TenantScoped {
    * their history holds (a replay must schedule what it scheduled before).
    */
   readonly applyOneInstanceDirectly?: boolean;
+  /**
+   * What recording the operation cost in the process that submitted it (decision 0021: the record's
+   * creation), for the completion to count; absent on orchestrations started before costs were counted.
+   */
+  readonly submitted?: OperationCost;
 }
 
 /** The window of a fan-out: the tenant's quota within 1..MAX_BATCHES_IN_FLIGHT. */
@@ -92,6 +99,19 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
   // `running` is written by the fan-out's first progress record, as on every host (fan-out.ts).
   const begun: BeginOperationOutput = yield callActivity(ActivityName.beginOperation, { operationId, ...scope, deferRunning: true } satisfies BeginOperationInput);
   if (!begun.shouldRun) return undefined;
+  /**
+   * What the run cost besides its applications (decision 0021): each activity's answer carries its
+   * requests, and the activities are counted from this plan (begin, reads, records, the completion).
+   */
+  let overhead: OperationCost = emptyCost();
+  let activities = 1;
+  const counted = (output: unknown): void => {
+    activities += 1;
+    const cost = (output as CostedOutput | null | undefined)?.cost;
+    if (cost) overhead = addCost(overhead, cost);
+  };
+  if (begun.cost) overhead = addCost(overhead, begun.cost);
+  if (input.submitted) overhead = addCost(overhead, input.submitted);
   const source = candidateSource(begun);
   // A tenant's broadcast holds at most its quota of batches at once, so other tenants' work gets the workers too.
   const fanOut = new FanOut(begun, { batchesInFlight: batchesInFlightOf(input), maxKeptResults: MAX_KEPT_RESULTS_DURABLE });
@@ -124,7 +144,9 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
       case 'read': {
         const input: FindCandidatesInput = { ...source, ...scope, maxPageSize: DURABLE_PAGE_SIZE, ...(step.continuationToken !== undefined ? { continuationToken: step.continuationToken } : {}) };
         try {
-          fanOut.pageRead((yield* settle(callActivity(ActivityName.findCandidates, input))) as FindCandidatesOutput);
+          const page = (yield* settle(callActivity(ActivityName.findCandidates, input))) as FindCandidatesOutput;
+          counted(page);
+          fanOut.pageRead(page);
         } catch (failure) {
           fanOut.failed(failureReason(failure));
         }
@@ -150,7 +172,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         const batch = batches.shift()!;
         try {
           const finished = yield* settle(batch);
-          fanOut.batchFinished(appliedDirectly.has(batch) ? countOutcomes(emptyTotals([]), [finished as AppliedOutcome]) : (finished as BatchOutcome));
+          fanOut.batchFinished(appliedDirectly.has(batch) ? countOutcomes(emptyTotals([]), [countedAsActivity(finished as AppliedOutcome)]) : (finished as BatchOutcome));
         } catch (failure) {
           // A batch reports its instances' failures in its outcome: this is the sub-orchestration's own, or the
           // failure of an instance applied directly (counted as a batch of one counts it: not at all).
@@ -160,7 +182,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
       }
       case 'record': {
         try {
-          yield* settle(callActivity(ActivityName.recordProgress, { operationId, ...scope, progress: step.progress, checkpoint: step.checkpoint } satisfies RecordProgressInput));
+          counted(yield* settle(callActivity(ActivityName.recordProgress, { operationId, ...scope, progress: step.progress, checkpoint: step.checkpoint } satisfies RecordProgressInput)));
         } catch (failure) {
           fanOut.failed(failureReason(failure));
         }
@@ -168,7 +190,8 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
       }
       case 'complete': {
         const { completion } = step;
-        yield callActivity(ActivityName.completeOperation, { operationId, ...scope, ...completion } satisfies CompleteOperationInput);
+        // The completion is an activity too; what it sends itself it counts itself.
+        yield callActivity(ActivityName.completeOperation, { operationId, ...scope, ...completion, overhead: { ...overhead, activities: activities + 1 } } satisfies CompleteOperationInput);
         const output: OperationOrchestratorOutput = {
           candidates: completion.candidates,
           summary: completion.summary,

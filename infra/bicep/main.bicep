@@ -74,6 +74,12 @@ param quotaInstancesAlive string = ''
 @description('Quota: operations a tenant may have running at once (empty: 1000).')
 param quotaOperationsRunning string = ''
 
+@description('The price table that turns counted requests into an estimate (JSON over the defaults, docs/guides/cost.md; empty: the defaults).')
+param priceTable string = ''
+
+@description('on or off: whether operations and instances record what they cost (empty: on).')
+param costCounting string = ''
+
 @secure()
 @description('The key sensitive search indexes are hashed with (HMAC-SHA256; at least 32 characters, never changed once used); empty (the default) leaves sensitive fields unindexed.')
 param indexHmacKey string = ''
@@ -281,6 +287,8 @@ module functionApp 'modules/functionapp.bicep' = {
     quotaTriggerBurst: quotaTriggerBurst
     quotaInstancesAlive: quotaInstancesAlive
     quotaOperationsRunning: quotaOperationsRunning
+    priceTable: priceTable
+    costCounting: costCounting
     indexHmacKey: indexHmacKey
     eventSourcePrefix: eventSourcePrefix
     nodeVersion: nodeVersion

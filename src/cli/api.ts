@@ -331,6 +331,11 @@ export class ApiClient {
     return this.call(() => this.client.GET('/workflows/{workflowId}/waiting', { params: { path: { workflowId } }, ...this.init() }));
   }
 
+  /** `GET /workflows/{workflowId}/cost`: what the workflow's operations cost per day since `since` (yyyy-mm-dd; the server's default: 30 days). */
+  async workflowCost(workflowId: string, since?: string): Promise<Schemas['WorkflowCost']> {
+    return this.call(() => this.client.GET('/workflows/{workflowId}/cost', { params: { path: { workflowId }, query: since !== undefined ? { since } : {} }, ...this.init() }));
+  }
+
   /** `GET /flow/{workflowId}/keys/{key}`: what runs and waits under the workflow's concurrency policy for one key. */
   async flowKey(workflowId: string, key: string): Promise<Schemas['FlowKey']> {
     return this.call(() => this.client.GET('/flow/{workflowId}/keys/{key}', { params: { path: { workflowId, key } }, ...this.init() }));

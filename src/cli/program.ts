@@ -23,6 +23,7 @@ import { defineValidateCommand } from './commands/validate';
 import { defineTenantsCommand } from './commands/tenants';
 import { defineWatchCommand } from './commands/watch';
 import { defineWhyCommands } from './commands/why';
+import { defineCostCommand } from './commands/cost';
 import { defineFlowCommand } from './commands/flow';
 
 export function buildProgram(output: Output): Command {
@@ -81,6 +82,7 @@ export function buildProgram(output: Output): Command {
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
+  defineCostCommand(program, contextOf);
   defineFlowCommand(program, contextOf);
   defineTenantsCommand(program, contextOf);
 

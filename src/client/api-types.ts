@@ -121,6 +121,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{workflowId}/cost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a workflow's operations cost
+         * @description The counted requests of the operations that reached the workflow's instances, per UTC day from `since` on, and an estimate from the price table (SIGNALBOX_PRICE_TABLE). An operation's cost is added to the day it finished; one that reached several workflows is shared (decision 0021). Reads one row per workflow per day. A deleted workflow's costs stay readable (404 only when there are none and no such workflow).
+         */
+        get: operations["getWorkflowCost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the tenant's operations cost
+         * @description Every operation's counted requests per UTC day and per workflow from `since` on (the tenant's own storage: `X-Signalbox-Tenant` picks it), and an estimate from the price table. Reads at most one row per workflow per day.
+         */
+        get: operations["getTenantCost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/flow/{workflowId}/keys/{key}": {
         parameters: {
             query?: never;
@@ -786,6 +826,74 @@ export interface components {
                 otherCauses?: number;
             }[];
         };
+        /** @description A workflow's operations' cost from `since` on, per UTC day (days without operations left out). */
+        WorkflowCost: {
+            operations: number;
+            cost: components["schemas"]["OperationCost"];
+            estimate: components["schemas"]["CostEstimate"];
+            workflowId: string;
+            since: string;
+            days: {
+                operations: number;
+                cost: components["schemas"]["OperationCost"];
+                estimate: components["schemas"]["CostEstimate"];
+                day: string;
+            }[];
+            prices: components["schemas"]["PriceTableSource"];
+        };
+        /** @description Counted requests (decision 0021): storage requests by billed kind, outbound HTTP attempts and body bytes, durable activities started. */
+        OperationCost: {
+            storage: {
+                tableRead: number;
+                tableQuery: number;
+                tableWrite: number;
+                blobLease: number;
+                blobRead: number;
+                blobWrite: number;
+            };
+            outbound: {
+                calls: number;
+                bytesSent: number;
+                bytesReceived: number;
+            };
+            activities: number;
+        };
+        /** @description The counts priced by the price table (an estimate: docs/guides/cost.md says what it leaves out). */
+        CostEstimate: {
+            currency: string;
+            total: number;
+            storage: number;
+            outbound: number;
+            activities: number;
+            storageRequests: number;
+        };
+        PriceTableSource: {
+            currency: string;
+            region: string;
+            takenOn: string;
+            source: string;
+        };
+        /** @description The tenant's operations' cost from `since` on, per UTC day and per workflow. */
+        TenantCost: {
+            operations: number;
+            cost: components["schemas"]["OperationCost"];
+            estimate: components["schemas"]["CostEstimate"];
+            since: string;
+            days: {
+                operations: number;
+                cost: components["schemas"]["OperationCost"];
+                estimate: components["schemas"]["CostEstimate"];
+                day: string;
+            }[];
+            workflows: {
+                operations: number;
+                cost: components["schemas"]["OperationCost"];
+                estimate: components["schemas"]["CostEstimate"];
+                /** @description `''`: operations that reached no workflow (a trigger that found no instance). */
+                workflowId: string;
+            }[];
+            prices: components["schemas"]["PriceTableSource"];
+        };
         FlowKey: {
             workflowId: string;
             key: string;
@@ -899,6 +1007,8 @@ export interface components {
             indexProblems?: {
                 [key: string]: string;
             };
+            /** @description Running totals of what its applications cost (decision 0021): each save adds what the application sent up to it and the save itself (the lease release and what follows are on the operation). */
+            cost?: components["schemas"]["OperationCost"];
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1133,6 +1243,12 @@ export interface components {
             };
             /** @description Only when `status` is `failed`: why the dispatch could not finish. */
             error?: string;
+            /** @description Once finished: the requests its run sent, up to and including the write of its record (decision 0021); absent on operations recorded before costs were counted. */
+            cost?: components["schemas"]["OperationCost"];
+            /** @description `cost` by the workflow of the instances it reached (the rest shared among them; `''`: none reached). While running: what the counted applications cost so far. */
+            costByWorkflow?: {
+                [key: string]: components["schemas"]["OperationCost"];
+            };
         };
         /** @description What the trigger would do to each instance; nothing was saved, leased or dispatched. */
         DryRun: {
@@ -3283,6 +3399,139 @@ export interface operations {
             };
             /** @description No such workflow. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowCost: {
+        parameters: {
+            query?: {
+                /** @description The first UTC day summed (yyyy-mm-dd), at most 367 days back. @default 30 days ago */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                workflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sums. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowCost"];
+                };
+            };
+            /** @description A bad `since`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such workflow, and no costs recorded under its id since `since`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenantCost: {
+        parameters: {
+            query?: {
+                /** @description The first UTC day summed (yyyy-mm-dd), at most 367 days back. @default 30 days ago */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sums. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantCost"];
+                };
+            };
+            /** @description A bad `since`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -25,6 +25,10 @@ export type ListedOperation = Schemas['ListedOperation'];
 /** One instance's result in an operation. */
 export type InstanceOutcome = Operation['instances'][number];
 export type AcceptedOperation = Schemas['AcceptedOperation'];
+/** What an operation cost, counted (decision 0021), and a workflow's sums per day with an estimate. */
+export type OperationCost = Schemas['OperationCost'];
+export type WorkflowCost = Schemas['WorkflowCost'];
+export type TenantCost = Schemas['TenantCost'];
 export type DryRun = Schemas['DryRun'];
 export type DryRunInstance = DryRun['instances'][number];
 export type AvailableTriggers = Schemas['AvailableTriggers'];

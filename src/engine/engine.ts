@@ -368,9 +368,11 @@ export class Engine {
    * faults are outcomes; lease and storage failures are thrown (retryable ones per isRetryable), and a
    * retry is safe: the trigger id is applied at most once, and a repeat answers `duplicate` with what it did.
    */
-  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<InstanceResult> {
+  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}, onWorkflow?: (workflowId: string) => void): Promise<InstanceResult> {
     return withSpan('Engine.applyTrigger', { instanceId, triggerId: trigger.id }, async (span) => {
       const decided = await this.runtime.applyTrigger(instanceId, trigger, options);
+      // The host attributes the application's cost to the instance's workflow (decision 0021).
+      if (decided.instance && onWorkflow) onWorkflow(decided.instance.workflowId);
       const result = decided.decision?.result ?? { instanceId, outcome: TriggerOutcome.notFound };
       span.setAttribute('outcome', result.outcome);
       await this.relayAfter(decided, options);

@@ -9,6 +9,7 @@ import type { StorageConnection } from '../storage/connection';
 import { defaultStorageNames, prefixedStorageNames, type StorageNames } from '../storage/names';
 import { maxInstanceBytes, readSetting, type Environment } from './settings';
 import { resolveStorageConnection } from './storage-connection';
+import { costMeter } from './cost/cost-scope';
 import type { SignalboxPorts } from './host-services';
 
 export interface AzurePortsOptions {
@@ -39,6 +40,8 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     leases: { releaseInBackground: true, ...options.leases },
     ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
     ...(instanceLimit !== undefined ? { maxInstanceBytes: instanceLimit } : {}),
+    // Every request is attributed to the operation it is sent for, if any (src/host/cost/cost-scope.ts).
+    requestMeter: costMeter,
   });
   return {
     storage,
@@ -51,6 +54,7 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     search: storage.search,
     flow: storage.flow,
     operations: storage.operations,
+    costs: storage.costs,
     leases: storage.leases,
     async checkHealth() {
       try {

@@ -19,6 +19,10 @@ import { OperationActivityService, OperationWorkCache, type Logger } from './ope
 import { TriggerSubmitter, type OperationLauncher } from './trigger-submitter';
 import { DEFAULT_TENANT_ID, TenantQuotaGate, quotasFromEnv, resolveQuotas, type QuotaCounts } from './tenant-quotas';
 import { InstanceStatus, OperationStatus } from '../engine/model';
+import { costCountingFromEnv, costMeter, currentCost, setCostCounting } from './cost/cost-scope';
+import type { CostStore } from './cost/cost-store';
+import { DailyCosts } from './cost/daily-costs';
+import { priceTableFromEnv } from './cost/price-table';
 
 export interface SignalboxPorts {
   readonly workflows: WorkflowStore;
@@ -38,6 +42,8 @@ export interface SignalboxPorts {
   readonly search?: SearchIndexStore;
   /** Flow-control rows (flow.concurrency); absent: concurrency policies are not enforced. */
   readonly flow?: FlowStore;
+  /** What operations cost per workflow per day (decision 0021); absent: costs are recorded on operations only. */
+  readonly costs?: CostStore;
   /** True when storage answers. */
   checkHealth(): Promise<boolean>;
 }
@@ -50,6 +56,8 @@ export interface HostCore {
   readonly operations: FinishedOperationCache;
   /** This core's tenant's quotas (its API services carry them). */
   readonly quotas: TenantQuotaGate;
+  /** What finished operations cost per workflow per day (decision 0021); stop() it with the host, to write what it holds. */
+  readonly dailyCosts?: DailyCosts;
   /**
    * API services whose triggers are run by `launcher` (and lifecycle events delivered by `events`, else in
    * process); `stopping` ends requests' waits early.
@@ -122,6 +130,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     {
       http: createOutboundClient({
         allowedHosts: allowedHosts(env),
+        meter: costMeter,
         // The URL comes redacted (userinfo, query values): a definition may carry a key there, and logs must not.
         onRetry: (retry) => logger.warn('Retrying an outbound call', { ...retry }),
       }),
@@ -130,6 +139,8 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       leaseDurationInSeconds: 15,
       // Concurrency slots likewise: renewed every 5 s while held, a dead worker's free after 15 s.
       flowSlotTtlInMs: 15_000,
+      // Instances carry running totals of their applications' cost (decision 0021): what the one being applied sent so far.
+      costSoFar: () => currentCost()?.snapshot(),
       ...(readSetting('SIGNALBOX_INDEX_HMAC_KEY', env) ? { searchHmacKey: readSetting('SIGNALBOX_INDEX_HMAC_KEY', env)! } : {}),
       logger: {
         info: (message, properties) => logger.info(message, properties),
@@ -140,7 +151,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       // Subscribers: the same pipeline (allow-list, timeout, identity) without its own retries, since the
       // event delivery policy retries with backoff over hours. Tests may shorten the policy.
       events: {
-        http: createOutboundClient({ allowedHosts: allowedHosts(env), maxRetries: 0 }),
+        http: createOutboundClient({ allowedHosts: allowedHosts(env), maxRetries: 0, meter: costMeter }),
         sourcePrefix: readSetting('SIGNALBOX_EVENT_SOURCE_PREFIX', env) ?? '',
         ...engineOptions.events,
       },
@@ -153,6 +164,13 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
   const operations = new FinishedOperationCache(ports.operations);
   const now = () => engine.options.clock.now();
   // One gate per core, so one token bucket per tenant per process (tenant-quotas.ts says what is exact).
+  // Read at start-up: a bad SIGNALBOX_PRICE_TABLE stops it, naming the setting and the field.
+  const priceTable = priceTableFromEnv(env);
+  // SIGNALBOX_COST_COUNTING is the process's: every core of it reads the same settings.
+  const counting = costCountingFromEnv(env);
+  setCostCounting(counting);
+  // What finished operations cost per workflow per day, written in the background (daily-costs.ts).
+  const dailyCosts = ports.costs && counting ? new DailyCosts(ports.costs, logger) : undefined;
   const quotas = new TenantQuotaGate(tenant?.id ?? DEFAULT_TENANT_ID, resolveQuotas(quotasFromEnv(env), tenant?.quotas), { ...storageCounts(ports), ...quotaCounts });
   /**
    * The engine whose raised triggers become operations that `launcher` runs, like any trigger, whose
@@ -176,6 +194,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
     logger,
     operations,
     quotas,
+    ...(dailyCosts ? { dailyCosts } : {}),
     servicesFor(launcher, events, stopping) {
       const { triggers, engine: delivering } = bound(launcher, events);
       return {
@@ -187,10 +206,12 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
         checkHealth: () => ports.checkHealth(),
         consoleConfig,
         quotas,
+        ...(dailyCosts ? { costs: dailyCosts } : {}),
+        priceTable,
       };
     },
     activitiesFor(launcher, events) {
-      return new OperationActivityService({ engine: bound(launcher, events).engine, operations, operationWorkCache, logger, now });
+      return new OperationActivityService({ engine: bound(launcher, events).engine, operations, operationWorkCache, logger, now, ...(dailyCosts ? { costs: dailyCosts } : {}) });
     },
   };
 }

@@ -11,6 +11,14 @@ import { BoundedMap, NotFoundError, isRetryable } from '../engine/model';
 import {
   MAX_KEPT_RESULT_LENGTH,
   OperationKind,
+  addCost,
+  apportionCost,
+  boundedWorkflowCosts,
+  emptyCost,
+  operationWorkflowId,
+  subtractCost,
+  sumCosts,
+  type OperationCost,
   emptySummary,
   fitResult,
   mergeTotals,
@@ -25,6 +33,9 @@ import { BulkAction } from '../engine/decide';
 import { outcomesOf, selectionOf } from '../engine/operations';
 import type { OperationStore } from '../engine/ports';
 import { isFinished } from './finished-operation-cache';
+import { CostAccumulator, currentCost, isCostCounting, meter } from './cost/cost-scope';
+import type { DailyCosts } from './cost/daily-costs';
+import { dayOf } from '../storage/table-cost-store';
 import {
   CANDIDATE_PAGE_SIZE,
   type ApplyOperationInput,
@@ -66,8 +77,17 @@ export class OperationWorkCache {
 
 /** What an operation's record counts so far. */
 function totalsOf(operation: Operation): OperationTotals {
-  return { summary: operation.summary, instances: operation.instances, candidates: operation.candidates, ...(operation.tracesTruncated ? { tracesTruncated: true } : {}) };
+  return {
+    summary: operation.summary,
+    instances: operation.instances,
+    candidates: operation.candidates,
+    ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
+    ...(operation.costByWorkflow ? { costByWorkflow: operation.costByWorkflow } : {}),
+  };
 }
+
+/** The write that records an operation's completion: one request (a transaction with its listing row), counted before it is sent. */
+const COMPLETION_WRITE: OperationCost = { ...emptyCost(), storage: { ...emptyCost().storage, tableWrite: 1 } };
 
 /** Where the operation's candidates come from. */
 export function candidateSourceOf(operation: Operation): CandidateSource {
@@ -90,6 +110,8 @@ export interface OperationActivityServiceOptions {
   readonly logger: Logger;
   /** The engine's clock (one clock for the host's times). */
   readonly now: () => Date;
+  /** Where each finished operation's cost is added per workflow per day (decision 0021); absent: on the record only. */
+  readonly costs?: Pick<DailyCosts, 'add'>;
 }
 
 export class OperationActivityService implements InProcessOperationActivities {
@@ -175,11 +197,28 @@ export class OperationActivityService implements InProcessOperationActivities {
     return operation;
   }
 
-  async applyOperation({ operationId, instanceId, keepResult = false, storeResultLater = false, parkWhenQueued = false }: ApplyOperationInput): Promise<AppliedOutcome> {
+  /**
+   * Applies the operation to one instance, its requests counted apart (a child of the run's accumulator,
+   * cost-scope.ts) and attributed to the instance's workflow (decision 0021).
+   */
+  async applyOperation(input: ApplyOperationInput): Promise<AppliedOutcome> {
+    if (!isCostCounting()) return this.applyCounted(input, new CostAccumulator());
+    const accumulator = (currentCost() ?? new CostAccumulator()).child();
+    const outcome = await meter(accumulator, () => this.applyCounted(input, accumulator));
+    const cost = accumulator.close();
+    const workflowId = accumulator.workflowId;
+    return { ...outcome, cost, ...(workflowId !== undefined ? { workflowId } : {}) };
+  }
+
+  private async applyCounted(
+    { operationId, instanceId, keepResult = false, storeResultLater = false, parkWhenQueued = false }: ApplyOperationInput,
+    accumulator: CostAccumulator,
+  ): Promise<AppliedOutcome> {
     const operation = await this.operationOf(operationId);
+    accumulator.workflowId = operationWorkflowId(operation);
     // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
     // is kept if that one wrote it (with its trace, which the instance's record does not hold).
-    const applied = await this.resultOf(operation, instanceId, parkWhenQueued);
+    const applied = await this.resultOf(operation, instanceId, parkWhenQueued, (workflowId) => (accumulator.workflowId = workflowId));
     const result = operationResult(applied);
     if (keepResult) {
       const kept = fitResult(result);
@@ -199,7 +238,7 @@ export class OperationActivityService implements InProcessOperationActivities {
     await this.options.operations.putResult(operationId, operationResult(applied), { keepExisting: applied.outcome === TriggerOutcome.duplicate });
   }
 
-  private async resultOf(operation: Operation, instanceId: string, parkWhenQueued: boolean): Promise<InstanceResult> {
+  private async resultOf(operation: Operation, instanceId: string, parkWhenQueued: boolean, onWorkflow: (workflowId: string) => void): Promise<InstanceResult> {
     const operationId = operation.id;
     const { engine } = this.options;
     try {
@@ -212,7 +251,7 @@ export class OperationActivityService implements InProcessOperationActivities {
           // A repeated delivery answers `duplicate` with what the trigger did then, from the instance's record;
           // the operation's totals report that (operationResult in src/engine/operations/operation.ts).
           // Applied no earlier than its operation was recorded: the instance looks up older records only then.
-          return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt, ...(parkWhenQueued ? { maxSlotWaitInMs: 0 } : {}) });
+          return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt, ...(parkWhenQueued ? { maxSlotWaitInMs: 0 } : {}) }, onWorkflow);
       }
     } catch (error) {
       if (isRetryable(error)) throw error;
@@ -243,15 +282,29 @@ export class OperationActivityService implements InProcessOperationActivities {
       summary: totals.summary,
       instances: totals.instances,
       ...(totals.tracesTruncated ? { tracesTruncated: true } : {}),
+      ...(totals.costByWorkflow ? { costByWorkflow: totals.costByWorkflow } : {}),
       checkpoint: at,
     });
   }
 
+  /**
+   * Records the completion with the operation's cost (decision 0021): what its applications cost
+   * (`input.costByWorkflow`), what the caller counted besides (`input.overhead`), what this call sent
+   * before its write, and the write itself; then adds it to each workflow's row of the day (costs).
+   */
   async completeOperation(input: CompleteOperationInput): Promise<void> {
+    const accumulator = currentCost();
+    const before = accumulator?.snapshot();
+    const counting = isCostCounting();
     const operation = await this.recordOf(input.operationId);
     if (!operation) throw new NotFoundError(`Operation "${input.operationId}" does not exist`);
-    const { progress: _progress, checkpoint: _checkpoint, etag: _etag, ...finished } = operation;
-    await this.write({
+    const { progress: _progress, checkpoint: _checkpoint, etag: _etag, costByWorkflow: _counted, ...finished } = operation;
+    const here = accumulator && before ? subtractCost(accumulator.snapshot(), before) : emptyCost();
+    const overhead = addCost(addCost(input.overhead ?? emptyCost(), here), COMPLETION_WRITE);
+    const cost = addCost(sumCosts(Object.values(input.costByWorkflow ?? {})), overhead);
+    const costByWorkflow = apportionCost(cost, input.costByWorkflow, operationWorkflowId(operation));
+    const costs = counting ? { cost, costByWorkflow: boundedWorkflowCosts(costByWorkflow) } : {};
+    const written = await this.write({
       ...finished,
       status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,
       candidates: input.candidates,
@@ -260,7 +313,18 @@ export class OperationActivityService implements InProcessOperationActivities {
       instances: input.instances,
       ...(input.tracesTruncated ? { tracesTruncated: true } : {}),
       ...(input.error === undefined ? {} : { error: input.error }),
+      // All of them go to the daily sums; the record names the costliest (a broadcast may reach hundreds).
+      ...costs,
     });
+    if (counting) this.addToDailyCosts(written.updatedAt, costByWorkflow);
+  }
+
+  /** In memory, written in the background (daily-costs.ts): no request more for the completion. */
+  private addToDailyCosts(at: string, costByWorkflow: Readonly<Record<string, OperationCost>>): void {
+    const { costs } = this.options;
+    if (!costs) return;
+    const day = dayOf(at);
+    for (const [workflowId, cost] of Object.entries(costByWorkflow)) costs.add(day, workflowId, cost);
   }
 }
 

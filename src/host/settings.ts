@@ -57,6 +57,10 @@ export const appSettings = {
   SIGNALBOX_QUOTA_TRIGGER_BURST: 'Triggers a tenant may send at once after a quiet spell (the token bucket; default 500). Per worker on Azure.',
   SIGNALBOX_QUOTA_INSTANCES_ALIVE: 'Instances a tenant may have alive (not complete or cancelled); creating one more answers 409 (default 100000).',
   SIGNALBOX_QUOTA_OPERATIONS_RUNNING: 'Operations (triggers, migrations, bulk actions) a tenant may have running at once; one more from the API answers 429 (default 1000).',
+  SIGNALBOX_COST_COUNTING:
+    '`on` (default) or `off`: whether operations and instances record what they cost (docs/guides/cost.md). Off saves the CPU of counting (about 1-2 ms per trigger on Node 20); records then carry no cost.',
+  SIGNALBOX_PRICE_TABLE:
+    'JSON of the prices that turn counted requests into an estimate (docs/guides/cost.md: currency, per 10,000 of each storage request kind, per GB sent out, per million activities); keys left out keep the defaults. A bad value stops the start-up.',
 } as const;
 export type AppSettingName = keyof typeof appSettings;
 

@@ -20,6 +20,23 @@ import type { DueTimer } from '../engine/decide';
 import type { Trigger } from '../engine/model';
 import type { FindCandidatesOutput } from './contracts/operation-activities';
 import { assertSameTrigger, triggerFingerprint } from './trigger-fingerprint';
+import { CostAccumulator, currentCost, meter } from './cost/cost-scope';
+
+/** Accumulators opened by a submission: a submission within one (submitWithin → submit) counts to it. */
+const submissions = new WeakSet<CostAccumulator>();
+
+/**
+ * Runs a submission with its requests counted to the operation it records (decision 0021), in an
+ * accumulator of its own: a trigger raised while an instance is applied is another operation, not part
+ * of that application's cost.
+ */
+function counted<T>(work: (cost: CostAccumulator) => Promise<T>): Promise<T> {
+  const existing = currentCost();
+  if (existing && submissions.has(existing)) return work(existing);
+  const cost = new CostAccumulator();
+  submissions.add(cost);
+  return meter(cost, () => work(cost));
+}
 
 /** How a host runs an operation: a durable orchestration on Azure, the in-process runner locally. */
 export interface OperationLauncher {
@@ -66,6 +83,8 @@ export interface LaunchOptions {
    * completes the one recorded meanwhile for the same trigger. Only where `runsUnrecorded`. @default false
    */
   readonly unrecorded?: boolean;
+  /** What recording it cost so far (decision 0021): an in-process launcher counts the run's requests on. */
+  readonly cost?: CostAccumulator;
 }
 
 /** What `submitWithin` answers: the operation, and whether the wait it was given is used up. */
@@ -88,37 +107,41 @@ export class TriggerSubmitter {
    * Records a migration or bulk action as a new operation and starts it: the same fan-out as a
    * trigger's (the launcher cannot tell them apart), with its own outcomes in `summary`.
    */
-  async submitWork(work: { migration: MigrationRequest } | { bulk: BulkRequest }, options?: OperationOptions): Promise<StoredOperation> {
-    const at = this.now().toISOString();
-    const base = { id: this.newId(), status: OperationStatus.notStarted, createdAt: at, updatedAt: at, candidates: 0, instances: [] };
-    const operation: MigrationOperation | BulkOperation =
-      'migration' in work ? { ...base, kind: OperationKind.migration, migration: work.migration, summary: {} } : { ...base, kind: OperationKind.bulk, bulk: work.bulk, summary: {} };
-    const recorded = await this.operations.create({ ...operation, summary: emptySummary(outcomesOf(operation)) }, options);
-    await this.launcher.start(recorded.operation.id, { operation: recorded.operation, isNew: recorded.created });
-    return recorded.operation;
+  submitWork(work: { migration: MigrationRequest } | { bulk: BulkRequest }, options?: OperationOptions): Promise<StoredOperation> {
+    return counted(async (cost) => {
+      const at = this.now().toISOString();
+      const base = { id: this.newId(), status: OperationStatus.notStarted, createdAt: at, updatedAt: at, candidates: 0, instances: [] };
+      const operation: MigrationOperation | BulkOperation =
+        'migration' in work ? { ...base, kind: OperationKind.migration, migration: work.migration, summary: {} } : { ...base, kind: OperationKind.bulk, bulk: work.bulk, summary: {} };
+      const recorded = await this.operations.create({ ...operation, summary: emptySummary(outcomesOf(operation)) }, options);
+      await this.launcher.start(recorded.operation.id, { operation: recorded.operation, isNew: recorded.created, cost });
+      return recorded.operation;
+    });
   }
 
   /**
    * Records the operation (or finds the existing one) and makes sure it runs. `to.instanceId`: the
    * trigger is sent to that instance alone (its route), which is its only candidate.
    */
-  async submit(trigger: Trigger, options?: OperationOptions, to?: { readonly instanceId: string }, lookedUp?: Promise<FindCandidatesOutput>): Promise<StoredOperation> {
-    // The candidate lookup runs while the record is written. Safe: the index does not depend on the
-    // record, and the lookup is as much "at acceptance" as one made after it (the index is a superset of
-    // the truth, re-checked under each instance's lease either way). It is used only when this call
-    // records the operation; for a repeated trigger id it is one wasted read. A failed lookup is looked
-    // up again by the run, so its rejection is handled here.
-    const firstPage = lookedUp ?? this.lookUpFirstPage(trigger, to);
-    const operation = this.operationOf(trigger, to);
-    const { operation: recorded, created } = await this.operations.create(operation, options);
-    // The same id with another body is a client error, not a repeat (trigger-fingerprint.ts).
-    if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
-    // A crash between recording and starting leaves an operation notStarted, and a dispatch that died
-    // leaves it running: a repeat asks the launcher again, which starts it only if nothing runs it now.
-    if (created || recorded.status === OperationStatus.notStarted || recorded.status === OperationStatus.running) {
-      await this.launcher.start(recorded.id, { operation: recorded, isNew: created, ...(created && firstPage ? { firstPage } : {}) });
-    }
-    return recorded;
+  submit(trigger: Trigger, options?: OperationOptions, to?: { readonly instanceId: string }, lookedUp?: Promise<FindCandidatesOutput>): Promise<StoredOperation> {
+    return counted(async (cost) => {
+      // The candidate lookup runs while the record is written. Safe: the index does not depend on the
+      // record, and the lookup is as much "at acceptance" as one made after it (the index is a superset of
+      // the truth, re-checked under each instance's lease either way). It is used only when this call
+      // records the operation; for a repeated trigger id it is one wasted read. A failed lookup is looked
+      // up again by the run, so its rejection is handled here.
+      const firstPage = lookedUp ?? this.lookUpFirstPage(trigger, to);
+      const operation = this.operationOf(trigger, to);
+      const { operation: recorded, created } = await this.operations.create(operation, options);
+      // The same id with another body is a client error, not a repeat (trigger-fingerprint.ts).
+      if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
+      // A crash between recording and starting leaves an operation notStarted, and a dispatch that died
+      // leaves it running: a repeat asks the launcher again, which starts it only if nothing runs it now.
+      if (created || recorded.status === OperationStatus.notStarted || recorded.status === OperationStatus.running) {
+        await this.launcher.start(recorded.id, { operation: recorded, isNew: created, cost, ...(created && firstPage ? { firstPage } : {}) });
+      }
+      return recorded;
+    });
   }
 
   /**
@@ -130,31 +153,33 @@ export class TriggerSubmitter {
    * `idFromClient`: the id was the client's, so it may be a repeat (one point read of its record, which
    * keeps "the same id with another body changes nothing"); an id this server made up cannot be.
    */
-  async submitWithin(trigger: Trigger, waitInMs: number, how: { readonly to?: { readonly instanceId: string }; readonly idFromClient: boolean }, options?: OperationOptions): Promise<SubmittedWithin> {
-    const { to } = how;
-    const firstPage = this.lookUpFirstPage(trigger, to);
-    if (!this.launcher.runsUnrecorded || !this.launcher.waitUntilFinished || waitInMs <= 0) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
-    // The candidates first (none to look up when addressed), so that a broadcast reads no record it does not need.
-    const page = await firstPage?.catch(() => undefined);
-    const oneCandidate = to !== undefined || trigger.timer !== undefined || (page !== undefined && page.instanceIds.length <= 1 && page.continuationToken === undefined);
-    if (!oneCandidate || (how.idFromClient && (await this.operations.get(trigger.id, options)))) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
+  submitWithin(trigger: Trigger, waitInMs: number, how: { readonly to?: { readonly instanceId: string }; readonly idFromClient: boolean }, options?: OperationOptions): Promise<SubmittedWithin> {
+    return counted(async (cost) => {
+      const { to } = how;
+      const firstPage = this.lookUpFirstPage(trigger, to);
+      if (!this.launcher.runsUnrecorded || !this.launcher.waitUntilFinished || waitInMs <= 0) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
+      // The candidates first (none to look up when addressed), so that a broadcast reads no record it does not need.
+      const page = await firstPage?.catch(() => undefined);
+      const oneCandidate = to !== undefined || trigger.timer !== undefined || (page !== undefined && page.instanceIds.length <= 1 && page.continuationToken === undefined);
+      if (!oneCandidate || (how.idFromClient && (await this.operations.get(trigger.id, options)))) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
 
-    const operation = this.operationOf(trigger, to);
-    await this.launcher.start(operation.id, { operation: { ...operation, etag: '' }, isNew: true, unrecorded: true, ...(firstPage ? { firstPage } : {}) });
-    const outcome = await this.launcher.waitUntilFinished(operation.id, waitInMs);
-    const written = outcome === 'finished' ? await this.operations.get(operation.id, options) : undefined;
-    if (written) {
-      assertSameTrigger(written, trigger, operation.triggerFingerprint);
-      return { operation: written, waited: true };
-    }
-    // The wait ran out (or the run ended without writing: a storage fault past its retries): recorded now,
-    // before the answer promises anything. A run still going completes this record.
-    const { operation: recorded, created } = await this.operations.create(operation, options);
-    if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
-    // A run that ended without its record (or no longer known here): run it again from the record (the
-    // instance answers `duplicate` if it was applied). One still going (`pending`) completes the record itself.
-    if (created && outcome !== 'pending') await this.launcher.start(recorded.id, { operation: recorded, isNew: true });
-    return { operation: recorded, waited: true };
+      const operation = this.operationOf(trigger, to);
+      await this.launcher.start(operation.id, { operation: { ...operation, etag: '' }, isNew: true, unrecorded: true, cost, ...(firstPage ? { firstPage } : {}) });
+      const outcome = await this.launcher.waitUntilFinished(operation.id, waitInMs);
+      const written = outcome === 'finished' ? await this.operations.get(operation.id, options) : undefined;
+      if (written) {
+        assertSameTrigger(written, trigger, operation.triggerFingerprint);
+        return { operation: written, waited: true };
+      }
+      // The wait ran out (or the run ended without writing: a storage fault past its retries): recorded now,
+      // before the answer promises anything. A run still going completes this record.
+      const { operation: recorded, created } = await this.operations.create(operation, options);
+      if (!created) assertSameTrigger(recorded, trigger, operation.triggerFingerprint);
+      // A run that ended without its record (or no longer known here): run it again from the record (the
+      // instance answers `duplicate` if it was applied). One still going (`pending`) completes the record itself.
+      if (created && outcome !== 'pending') await this.launcher.start(recorded.id, { operation: recorded, isNew: true, cost });
+      return { operation: recorded, waited: true };
+    });
   }
 
   /** A timer's trigger, and one sent to an instance, names its candidate itself (candidateSourceOf): nothing to look up. */

@@ -23,3 +23,4 @@ export {
   type ExternalResponse,
   type ExternalServiceClient,
 } from '../engine/steps';
+export { callMeterPolicy, type OutboundCallMeter } from './call-meter-policy';

@@ -28,6 +28,7 @@ import { stepRetryPolicy } from './step-retry-policy';
 import { timeoutPolicy } from './timeout-policy';
 import { rateLimitPolicy, type RateLimitedRequest } from './rate-limit-policy';
 import { RateLimiter } from './rate-limiter';
+import { callMeterPolicy, type OutboundCallMeter } from './call-meter-policy';
 
 export interface OutboundClientOptions extends OutboundRetryOptions {
   /** Hosts calls may reach (exact names or addresses, or `*.suffix`); private addresses only when listed exactly. @default [] (none) */
@@ -46,6 +47,8 @@ export interface OutboundClientOptions extends OutboundRetryOptions {
   httpClient?: HttpClient;
   /** The slots of `flow.rateLimits` (rate-limiter.ts): share one between clients to share the limits. @default one of its own, in process */
   rateLimiter?: RateLimiter;
+  /** Told every attempt sent and its body bytes (the cost of operations: src/host/cost). */
+  meter?: OutboundCallMeter;
 }
 
 /** Scopes whose pipeline (and cached token) is kept; more distinct resources than this rebuild theirs. */
@@ -87,6 +90,8 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Exter
     );
     if (resource !== undefined) pipeline.addPolicy(managedIdentityPolicy(credential, resource));
     pipeline.addPolicy(timeoutPolicy(defaultTimeoutInMs, attemptTimeoutInMs));
+    // Per attempt (after the retry policy), outside the size policy, which reads the body into text for it.
+    if (options.meter) pipeline.addPolicy(callMeterPolicy(options.meter));
     pipeline.addPolicy(responseSizePolicy(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, (request) => statusOnly.has(request)));
     return pipeline;
   }

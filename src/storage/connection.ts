@@ -9,6 +9,7 @@ import type { Pipeline as CorePipeline } from '@azure/core-rest-pipeline';
 import { BlobServiceClient, ContainerClient, newPipeline } from '@azure/storage-blob';
 import { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage';
 import type { RequestCounter } from './request-counter';
+import { blobMeterPolicyFactory, tableMeterPolicy, type StorageRequestMeter } from './request-kind';
 
 export type StorageConnection =
   | { readonly kind: 'connectionString'; readonly connectionString: string }
@@ -22,6 +23,8 @@ export type StorageConnection =
 export interface StorageClientOptions {
   /** Counts every request the clients send (bench/storage.bench.ts). */
   requestCounter?: RequestCounter;
+  /** Told the kind of every request the clients send (the cost of operations: src/host/cost). */
+  requestMeter?: StorageRequestMeter;
 }
 
 /**
@@ -69,9 +72,11 @@ export function corePipelineOf(client: ContainerClient): CorePipeline {
 }
 
 export function createTableClient(connection: StorageConnection, tableName: string, options: StorageClientOptions = {}): TableClient {
-  const clientOptions: TableServiceClientOptions = {
-    ...(options.requestCounter && { additionalPolicies: [{ policy: options.requestCounter.tablePolicy, position: 'perRetry' as const }] }),
-  };
+  const additionalPolicies = [
+    ...(options.requestCounter ? [{ policy: options.requestCounter.tablePolicy, position: 'perRetry' as const }] : []),
+    ...(options.requestMeter ? [{ policy: tableMeterPolicy(options.requestMeter), position: 'perRetry' as const }] : []),
+  ];
+  const clientOptions: TableServiceClientOptions = additionalPolicies.length > 0 ? { additionalPolicies } : {};
   const client =
     connection.kind === 'identity'
       ? new TableClient(connection.tableServiceUri, tableName, connection.credential, clientOptions)
@@ -92,6 +97,7 @@ export function createContainerClient(connection: StorageConnection, containerNa
   const pipeline = newPipeline(credential);
   // The blob SDK takes no core-rest-pipeline policies; a legacy factory is its public extension point.
   if (options.requestCounter) pipeline.factories.push(options.requestCounter.blobPolicyFactory);
+  if (options.requestMeter) pipeline.factories.push(blobMeterPolicyFactory(options.requestMeter));
   const client = new ContainerClient(url, pipeline);
   removeIdlePolicies(corePipelineOf(client));
   return client;

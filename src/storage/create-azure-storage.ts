@@ -11,11 +11,13 @@ import { isRestError, serviceErrorCode, statusOf, toSignalboxError, translate } 
 import { contextContainerOf, defaultStorageNames, type StorageNames } from './names';
 import { InstanceBodyBlobs } from './instance-body-blobs';
 import type { RequestCounter } from './request-counter';
+import type { StorageRequestMeter } from './request-kind';
 import { TableInstanceStore } from './table-instance-store';
 import { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 import { TableDueTimerIndex } from './table-due-timer-index';
 import { TableSearchIndex } from './table-search-index';
 import { TableOperationStore } from './table-operation-store';
+import { TableCostStore } from './table-cost-store';
 import { TableWorkflowStore } from './table-workflow-store';
 import { TableFlowStore } from './table-flow-store';
 
@@ -26,6 +28,8 @@ export interface AzureStorageOptions {
   names?: StorageNames;
   /** Counts every storage request (bench/storage.bench.ts). */
   requestCounter?: RequestCounter;
+  /** Told the kind of every storage request (the cost of operations: src/host/cost). */
+  requestMeter?: StorageRequestMeter;
   /** Create the tables and the lease container when missing. @default true */
   createIfMissing?: boolean;
   leases?: BlobLeaseProviderOptions;
@@ -45,6 +49,8 @@ export interface AzureStorage {
   readonly events: TableInstanceStore;
   readonly interests: TableInterestIndex;
   readonly operations: TableOperationStore;
+  /** What operations cost, per workflow per day (decision 0021): rows of the operations table. */
+  readonly costs: TableCostStore;
   /** Armed timers by due time: the local server's scheduler reads it (the Functions app uses durable timers). */
   readonly dueTimers: TableDueTimerIndex;
   /** Instances by business data (declared and built-in search fields). */
@@ -71,7 +77,10 @@ export interface AzureStorage {
 export async function createAzureStorage(options: AzureStorageOptions): Promise<AzureStorage> {
   const connection: StorageConnection = typeof options.connection === 'string' ? { kind: 'connectionString', connectionString: expandDevelopmentStorage(options.connection) } : options.connection;
   const names = options.names ?? defaultStorageNames;
-  const clientOptions = options.requestCounter ? { requestCounter: options.requestCounter } : {};
+  const clientOptions = {
+    ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
+    ...(options.requestMeter ? { requestMeter: options.requestMeter } : {}),
+  };
   const clients = {
     workflows: createTableClient(connection, names.workflowsTable, clientOptions),
     instances: createTableClient(connection, names.instancesTable, clientOptions),
@@ -105,6 +114,9 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     events: instances,
     interests: new TableInterestIndex(clients.interests, options.interests),
     operations: new TableOperationStore(clients.operations),
+    // A client of its own, outside `requestCounter`: the daily sums are written in the background, in
+    // batches (src/host/cost/daily-costs.ts), so they are no part of any one trigger's requests.
+    costs: new TableCostStore(createTableClient(connection, names.operationsTable, options.requestMeter ? { requestMeter: options.requestMeter } : {})),
     dueTimers: new TableDueTimerIndex(clients.timers),
     search: new TableSearchIndex(clients.search),
     flow: new TableFlowStore(clients.flow),

@@ -7,6 +7,8 @@ export { TableInstanceStore, type TableInstanceStoreOptions } from './table-inst
 export { InstanceBodyBlobs, type BodyBlobReference } from './instance-body-blobs';
 export { TableInterestIndex, type TableInterestIndexOptions } from './table-interest-index';
 export { TableOperationStore } from './table-operation-store';
+export { TableCostStore, dayOf, type CostQuery, type DailyCost } from './table-cost-store';
+export { blobRequestKind, tableRequestKind, type StorageRequestMeter } from './request-kind';
 export { TableSearchIndex } from './table-search-index';
 export { TableFlowStore } from './table-flow-store';
 export { StorageBeingDeletedError, toSignalboxError } from './errors';

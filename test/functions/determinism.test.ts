@@ -11,6 +11,7 @@ const orchestratorFiles = ['functions/operation-orchestrator.ts', 'functions/app
 const allowed = new Set([
   'durable-functions',
   '../src/engine/operations/operation',
+  '../src/engine/operations/operation-cost',
   '../src/engine/operations/fan-out',
   '../src/engine/model/enums',
   '../src/host/contracts/operation-activities',
@@ -21,7 +22,8 @@ const allowed = new Set([
 ]);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
 const allowedTransitive: Record<string, string[]> = {
-  'src/engine/operations/operation.ts': ['../model/enums'],
+  'src/engine/operations/operation.ts': ['../model/enums', './operation-cost'],
+  'src/engine/operations/operation-cost.ts': [],
   'src/engine/operations/fan-out.ts': ['./operation'],
   'src/engine/model/enums.ts': ['zod'],
   'src/host/contracts/operation-activities.ts': ['../../engine/operations/fan-out'],

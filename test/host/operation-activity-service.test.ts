@@ -54,6 +54,9 @@ async function setup() {
   return { store, service, operation, reads, writes };
 }
 
+/** What an application answers besides its outcome: what it cost, under its instance's workflow (decision 0021). */
+const costed = { cost: expect.objectContaining({ storage: expect.any(Object) }), workflowId: expect.any(String) };
+
 describe('OperationActivityService (the activity contract on storage)', () => {
   it('begin by id reads the record and marks it running, as the durable orchestrator calls it', async () => {
     const { store, service, reads, writes } = await setup();
@@ -120,12 +123,12 @@ describe('applying an operation to an instance', () => {
     });
     const service = activityService(store, engine);
 
-    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
+    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned', ...costed });
     const stored = { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent' };
     expect(await rows(store)).toEqual([{ ...stored, trace: expect.any(Array) }]);
 
     // A retry (the first answer lost): the instance answers `duplicate`, reported as what it did; the first row stays, trace and all.
-    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
+    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned', ...costed });
     expect(await rows(store)).toEqual([{ ...stored, trace: expect.any(Array) }]);
     // A resumed run whose first application wrote no row (it crashed between the two) writes it from the instance's record.
     await store.delete('op');
@@ -140,7 +143,7 @@ describe('applying an operation to an instance', () => {
       summary: emptySummary(),
       instances: [],
     });
-    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned' });
+    await expect(service.applyOperation({ operationId: 'op', instanceId: 'i1' })).resolves.toEqual({ outcome: 'transitioned', ...costed });
     expect(await rows(store)).toEqual([stored]);
     expect((await store.get('op'))!.instances).toEqual([]);
   });
@@ -182,12 +185,16 @@ describe('applying an operation to an instance', () => {
     const service = activityService(store, engine);
 
     const kept = await service.applyOperation({ operationId: 'op', instanceId: 'i1', keepResult: true });
-    expect(kept).toEqual({ outcome: 'transitioned', result: { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent', trace: expect.any(Array) } });
+    expect(kept).toEqual({
+      outcome: 'transitioned',
+      ...costed,
+      result: { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent', trace: expect.any(Array) },
+    });
     expect(JSON.stringify(kept.result).length).toBeLessThanOrEqual(MAX_KEPT_RESULT_LENGTH);
     expect(await rows(store)).toEqual([]);
 
     const long = await service.applyOperation({ operationId: 'long', instanceId: 'i2', keepResult: true });
-    expect(long).toEqual({ outcome: 'transitioned' });
+    expect(long).toEqual({ outcome: 'transitioned', ...costed });
     const [row] = await rows(store, 'long');
     expect(JSON.stringify(row).length).toBeGreaterThan(MAX_KEPT_RESULT_LENGTH);
   });

@@ -47,6 +47,9 @@ const AZURE_SETTINGS = [
   'SIGNALBOX_QUOTA_TRIGGER_BURST',
   'SIGNALBOX_QUOTA_INSTANCES_ALIVE',
   'SIGNALBOX_QUOTA_OPERATIONS_RUNNING',
+  // Issue 41 section 3: the price table of cost estimates, and counting on or off (empty: the defaults).
+  'SIGNALBOX_PRICE_TABLE',
+  'SIGNALBOX_COST_COUNTING',
   // Sensitive search fields' HMAC key (secure parameter; empty: they stay unindexed).
   'SIGNALBOX_INDEX_HMAC_KEY',
   'APPLICATIONINSIGHTS_CONNECTION_STRING',

@@ -176,6 +176,7 @@ describe('the deployment guide (docs/guides/deploying-to-azure.md)', () => {
 
   // The durable backend's variables are documented with the backends, on their own page (issue 41).
   const scalingOut = readFileSync(join(repoRoot, 'docs/guides/scaling-out.md'), 'utf8');
+  const costGuide = readFileSync(join(repoRoot, 'docs/guides/cost.md'), 'utf8');
 
   it('documents every azd environment variable the parameters file reads, with its parameter and default', () => {
     for (const [name, { value }] of Object.entries(parameters.parameters)) {
@@ -183,7 +184,7 @@ describe('the deployment guide (docs/guides/deploying-to-azure.md)', () => {
       const variable = match[1]!;
       if (variable === 'AZURE_ENV_NAME' || variable === 'AZURE_LOCATION') continue;
       const rowIn = (text: string) => text.split('\n').find((line) => line.startsWith(`| \`${variable}\``));
-      const row = rowIn(doc) ?? rowIn(scalingOut);
+      const row = rowIn(doc) ?? rowIn(scalingOut) ?? rowIn(costGuide);
       expect({ variable, row: row !== undefined }).toEqual({ variable, row: true });
       expect(row).toContain(`\`${name}\``);
       if (match[2]) expect(row).toContain(match[2]);

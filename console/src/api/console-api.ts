@@ -37,6 +37,7 @@ import {
   type WaitingSummary,
   type Workflow,
   type WorkflowSummary,
+  type WorkflowCost,
   type components,
 } from '../../../src/client';
 import { ApiError } from './api-error';
@@ -82,6 +83,8 @@ export interface ConsoleApi {
   getInstanceWaiting(instanceId: string): Promise<WaitingAnswer>;
   /** The workflow's instances that are not final, counted per class and state. */
   getWorkflowWaiting(workflowId: string): Promise<WaitingSummary>;
+  /** What the workflow's operations cost, the last 30 days (the server's default), per day (decision 0021). */
+  getWorkflowCost(workflowId: string): Promise<WorkflowCost>;
   /** One concurrency key of a workflow: running, queued in admission order, next release, limit and its audit. */
   getFlowKey(workflowId: string, key: string): Promise<FlowKey>;
   /** Overrides the key's limit at run time (Admin); null removes the override. */
@@ -194,6 +197,7 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
     getAvailableTriggers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/available-triggers', { params: { path: { instanceId } } })),
     getInstanceWaiting: (instanceId) => unwrap(client.GET('/instances/{instanceId}/waiting', { params: { path: { instanceId } } })),
     getWorkflowWaiting: (workflowId) => unwrap(client.GET('/workflows/{workflowId}/waiting', { params: { path: { workflowId } } })),
+    getWorkflowCost: (workflowId) => unwrap(client.GET('/workflows/{workflowId}/cost', { params: { path: { workflowId } } })),
     getFlowKey: (workflowId, key) => unwrap(client.GET('/flow/{workflowId}/keys/{key}', { params: { path: { workflowId, key } } })),
     setFlowKeyLimit: (workflowId, key, limit) => unwrap(client.PUT('/flow/{workflowId}/keys/{key}/limit', { params: { path: { workflowId, key } }, body: { limit } })),
     sendInstanceTrigger: (instanceId, trigger) => unwrap(client.POST('/instances/{instanceId}/triggers', { params: { path: { instanceId } }, body: trigger })).then(acceptedFromAnswer),

@@ -11,6 +11,7 @@ import { ProblemAlert } from './problem-alert';
 import { StatusBadge } from './status-badge';
 import { TimeText } from './time-text';
 import { TraceView } from './trace-view';
+import { OperationCostList } from './cost-view';
 
 /** Processed of candidates as the client counts them (src/client): unknown while candidates are still being found. */
 function Progress({ operation }: { operation: Operation }) {
@@ -103,6 +104,12 @@ export function OperationView({ operationId, onFinished }: { operationId: string
                   </div>
                 ))}
             </dl>
+          )}
+          {operation.cost && (
+            <details class="operation-cost">
+              <summary>What it cost</summary>
+              <OperationCostList cost={operation.cost} />
+            </details>
           )}
           {finished && operation.instances && operation.instances.length === 0 && (
             <p class="muted">{operation.kind === 'trigger' || !operation.kind ? 'No instance was interested in this trigger.' : 'No instance matched.'}</p>

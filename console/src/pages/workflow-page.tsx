@@ -3,7 +3,7 @@
  * in each state drawn on it, a table of the same counts per status, why the instances that are not final
  * are not moving (counted per reason, linked to the list), one concurrency key's running and queued
  * triggers and limit (when the version has a concurrency policy), a version switch, the definition
- * itself as JSON, and a form that starts an instance.
+ * itself as JSON, what its operations cost the last 30 days, and a form that starts an instance.
  */
 import { useState } from 'preact/hooks';
 import { useApi } from '../api-context';
@@ -15,6 +15,7 @@ import { ProblemAlert } from '../components/problem-alert';
 import { StartInstanceForm } from '../components/start-instance-form';
 import { StateDiagram } from '../components/state-diagram';
 import { WaitingCounts } from '../components/waiting-counts';
+import { WorkflowCostView } from '../components/cost-view';
 import { annotateDiagram } from '../lib/annotate-diagram';
 import { countInstancesByState, countOf } from '../lib/state-counts';
 import { useAsync } from '../lib/use-async';
@@ -106,6 +107,7 @@ export function WorkflowPage({ workflowId, version }: { workflowId: string; vers
         </table>
       )}
       <WaitingCounts workflowId={workflowId} generation={refreshes} />
+      <WorkflowCostView workflowId={workflowId} generation={refreshes} />
       {definition && flowKeyExpressions(definition).length > 0 && <FlowKeyView workflowId={workflowId} keyExpressions={flowKeyExpressions(definition)} />}
       {counts.data && counts.data.total === 0 && (
         <EmptyState title={`No instances of version ${shownVersion}`}>

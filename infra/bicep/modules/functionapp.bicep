@@ -61,6 +61,12 @@ param quotaInstancesAlive string = ''
 @description('Quota: operations a tenant may have running at once (empty: 1000).')
 param quotaOperationsRunning string = ''
 
+@description('The price table that turns counted requests into an estimate (JSON over the defaults, docs/guides/cost.md; empty: the defaults).')
+param priceTable string = ''
+
+@description('on or off: whether operations and instances record what they cost (empty: on).')
+param costCounting string = ''
+
 @secure()
 @description('The key sensitive search indexes are hashed with (HMAC-SHA256); empty leaves sensitive fields unindexed.')
 param indexHmacKey string = ''
@@ -277,6 +283,14 @@ resource functionApp 'Microsoft.Web/sites@2024-04-01' = {
         {
           name: 'SIGNALBOX_QUOTA_OPERATIONS_RUNNING'
           value: quotaOperationsRunning
+        }
+        {
+          name: 'SIGNALBOX_PRICE_TABLE'
+          value: priceTable
+        }
+        {
+          name: 'SIGNALBOX_COST_COUNTING'
+          value: costCounting
         }
         {
           name: 'SIGNALBOX_INDEX_HMAC_KEY'

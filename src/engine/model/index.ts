@@ -16,3 +16,4 @@ export * from './validation';
 export * from './actor';
 export * from './delay';
 export * from './bounded-map';
+export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageRequestKind } from './cost';

@@ -1,5 +1,6 @@
 /** @module Workflow instances and their history. */
 import type { Actor } from './actor';
+import type { OperationCost } from './cost';
 import type { InstanceStatus, TriggerOutcome } from './enums';
 import type { JsonObject } from './json';
 import type { Trigger } from './trigger';
@@ -152,6 +153,11 @@ export interface Instance {
   readonly debounces?: readonly PendingDebounce[];
   /** A key from the business (an invoice number), set at creation: the built-in search field `businessKey`. */
   readonly businessKey?: string;
+  /**
+   * Running totals of what its applications cost (decision 0021), carried in its own saves: each adds
+   * what the application sent up to it and the save itself. Absent until a metered host saved it.
+   */
+  readonly cost?: OperationCost;
   /** Its workflow's `flow.unique` key, claimed at creation: no other non-final instance of the workflow has it. */
   readonly uniqueKey?: string;
   /**

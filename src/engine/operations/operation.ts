@@ -5,6 +5,7 @@
 import { TriggerOutcome, type OperationOutcome, type OperationStatus } from '../model/enums';
 import type { BulkRequest, MigrationRequest } from '../decide/operation-work';
 import type { Trigger } from '../model/trigger';
+import { addCost, addWorkflowCosts, emptyCost, type OperationCost, type WorkflowCosts } from './operation-cost';
 
 /** At most this many per-instance results are kept on an operation; the summary counts all. */
 export const MAX_OPERATION_RESULTS = 1000;
@@ -78,6 +79,16 @@ interface OperationRecord {
    * instance counted in `candidates`, `summary` and `instances`, which hold every finished batch's results).
    */
   readonly checkpoint?: OperationCheckpoint;
+  /**
+   * What the operation cost (decision 0021): on a finished record every request its run sent, up to and
+   * including the write of this record; absent on records written before costs were counted.
+   */
+  readonly cost?: OperationCost;
+  /**
+   * `cost` by workflow (apportionCost): each workflow's instances' applications, and the rest shared.
+   * While running: what the counted batches' applications cost so far (progress writes carry it).
+   */
+  readonly costByWorkflow?: WorkflowCosts;
 }
 
 /**
@@ -133,7 +144,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * An operation as a list shows it: what it was and how it ended, without its per-instance results or
  * the bookkeeping of a run in progress (`progress` is read from the operation itself).
  */
-export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId'>;
+export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId' | 'cost' | 'costByWorkflow'>;
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
@@ -145,6 +156,9 @@ export function listedOperation(operation: Operation): ListedOperation {
     etag: _etag,
     triggerFingerprint: _fingerprint,
     addressedInstanceId: _addressed,
+    // The record has the cost; the listing row (what lists show) need not carry it too.
+    cost: _cost,
+    costByWorkflow: _byWorkflow,
     ...rest
   } = operation as StoredOperation & { triggerFingerprint?: string; addressedInstanceId?: string };
   return rest as ListedOperation;
@@ -165,6 +179,8 @@ export interface OperationTotals {
   readonly candidates: number;
   /** True once a result's trace was left out (past MAX_TRACED_RESULTS). */
   readonly tracesTruncated?: boolean;
+  /** What the applications counted cost, by the workflow of their instance (AppliedOutcome.cost). */
+  readonly costByWorkflow?: WorkflowCosts;
 }
 
 /** Only the first this many results of an operation keep their traces (decision-trace.ts). */
@@ -195,11 +211,13 @@ export function mergeTotals(into: OperationTotals, more: OperationTotals): Opera
   // Traces stay on the first results only, so totals carried between activities (and the record) stay small.
   const added = withTracesFrom(more.instances.slice(0, room), MAX_TRACED_RESULTS - into.instances.length);
   const tracesTruncated = Boolean(into.tracesTruncated || more.tracesTruncated) || added.dropped || more.instances.slice(room).some((result) => result.trace);
+  const costByWorkflow = addWorkflowCosts(into.costByWorkflow, more.costByWorkflow);
   return {
     summary,
     instances: [...into.instances, ...added.results],
     candidates: into.candidates + more.candidates,
     ...(tracesTruncated ? { tracesTruncated } : {}),
+    ...(costByWorkflow ? { costByWorkflow } : {}),
   };
 }
 
@@ -257,6 +275,9 @@ export interface AppliedOutcome {
    * yet; the caller stores its batch's results together before it counts the batch.
    */
   readonly unstored?: InstanceResult;
+  /** What applying it cost (decision 0021), attributed to `workflowId` (absent: the instance was not found). */
+  readonly cost?: OperationCost;
+  readonly workflowId?: string;
 }
 
 /**
@@ -265,6 +286,12 @@ export interface AppliedOutcome {
  */
 export const MAX_KEPT_RESULT_LENGTH = 4_000;
 
+/** The application as a durable activity of its own (the orchestrations' plan counts it: decision 0021) (pure). */
+export function countedAsActivity(applied: AppliedOutcome): AppliedOutcome {
+  const cost = applied.cost ?? emptyCost();
+  return { ...applied, cost: { ...cost, activities: cost.activities + 1 } };
+}
+
 /**
  * Counts outcomes into totals (pure), with the results handed back (in instance id order, as the
  * results partition lists them); the others are in the operation's results partition.
@@ -272,8 +299,11 @@ export const MAX_KEPT_RESULT_LENGTH = 4_000;
 export function countOutcomes(into: OperationTotals, applied: readonly AppliedOutcome[]): OperationTotals {
   const summary: OutcomeSummary = {};
   for (const { outcome } of applied) summary[outcome] = (summary[outcome] ?? 0) + 1;
+  const costByWorkflow: Record<string, OperationCost> = {};
+  for (const { cost, workflowId = '' } of applied) if (cost) costByWorkflow[workflowId] = addCost(costByWorkflow[workflowId] ?? emptyCost(), cost);
+  const costs = Object.keys(costByWorkflow).length > 0 ? { costByWorkflow } : {};
   const kept = applied.flatMap(({ result }) => (result ? [result] : [])).sort((a, b) => (a.instanceId < b.instanceId ? -1 : a.instanceId > b.instanceId ? 1 : 0));
-  return mergeTotals(into, { summary, instances: kept, candidates: applied.length });
+  return mergeTotals(into, { summary, instances: kept, candidates: applied.length, ...costs });
 }
 
 /**

@@ -1,5 +1,6 @@
 /** @module The engine's options bag: every field optional with a default, resolved once at construction. */
 import { builtInRegistry, type Registry } from '../steps/registry';
+import type { OperationCost } from '../model';
 import { consoleLogger, type EngineLogger } from '../steps/effects';
 import { refusingExternalServiceClient, type ExternalServiceClient } from '../steps/outbound-port';
 import { resolveEventDeliveryPolicy, type EventDeliveryPolicy } from '../events/delivery-policy';
@@ -55,6 +56,11 @@ export interface EngineOptions {
   searchHmacKey?: string;
   /** How long a concurrency slot outlives its holder's last renewal (a crashed worker's slot frees itself after). @default 60000 */
   flowSlotTtlInMs?: number;
+  /**
+   * What the application being worked on has sent so far (the host counts requests: decision 0021), read
+   * at each save so the instance carries running totals (Instance.cost). Absent: instances carry none.
+   */
+  costSoFar?: () => OperationCost | undefined;
 }
 
 export interface ResolvedEngineOptions {
@@ -69,6 +75,7 @@ export interface ResolvedEngineOptions {
   readonly maxSaveAttempts: number;
   readonly searchHmacKey?: string;
   readonly flowSlotTtlInMs?: number;
+  readonly costSoFar?: () => OperationCost | undefined;
   readonly events: { readonly http: ExternalServiceClient; readonly policy: EventDeliveryPolicy; readonly sourcePrefix: string };
 }
 
@@ -85,6 +92,7 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
     maxSaveAttempts: Math.max(1, options.maxSaveAttempts ?? 5),
     ...(options.searchHmacKey ? { searchHmacKey: options.searchHmacKey } : {}),
     ...(options.flowSlotTtlInMs !== undefined ? { flowSlotTtlInMs: options.flowSlotTtlInMs } : {}),
+    ...(options.costSoFar ? { costSoFar: options.costSoFar } : {}),
     events: {
       http: options.events?.http ?? options.http ?? refusingExternalServiceClient,
       policy: resolveEventDeliveryPolicy(options.events?.policy),

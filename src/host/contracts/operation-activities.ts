@@ -11,6 +11,7 @@
  */
 import type { OperationOutcome } from '../../engine/model/enums';
 import type { AppliedOutcome, InstanceResult, OperationCheckpoint, OperationProgress, OperationTotals, OutcomeSummary, StoredOperation } from '../../engine/operations/operation';
+import type { OperationCost, WorkflowCosts } from '../../engine/operations/operation-cost';
 import type { ProgressCheckpoint } from '../../engine/operations/fan-out';
 import type { InstanceSelection } from '../../engine/decide/operation-work';
 import type { Trigger } from '../../engine/model/trigger';
@@ -59,7 +60,7 @@ export type BeginOperationInput =
       readonly unrecorded?: boolean;
     };
 
-export interface BeginOperationOutput extends CandidateSource {
+export interface BeginOperationOutput extends CandidateSource, CostedOutput {
   /** False when the operation had already finished: nothing more to do. */
   readonly shouldRun: boolean;
   /** The outcomes its summary lists; a trigger's when absent. */
@@ -97,7 +98,7 @@ export interface RecordProgressInput extends TenantScoped {
 // The checkpoint and its bound belong to the one fan-out algorithm (src/engine/operations/fan-out.ts).
 export { MAX_CHECKPOINT_PENDING_LENGTH, progressCheckpoint, type ProgressCheckpoint, type UncountedBatch } from '../../engine/operations/fan-out';
 
-export interface FindCandidatesOutput {
+export interface FindCandidatesOutput extends CostedOutput {
   readonly instanceIds: string[];
   readonly continuationToken?: string;
 }
@@ -139,6 +140,21 @@ export interface CompleteOperationInput extends TenantScoped {
   readonly tracesTruncated?: boolean;
   /** Present when the dispatch could not finish: the operation is marked failed. */
   readonly error?: string;
+  /** What the applications counted cost, by workflow (the fan-out's totals). */
+  readonly costByWorkflow?: WorkflowCosts;
+  /**
+   * What the run cost besides the applications and before this call: recording, candidate lookups,
+   * progress writes, durable activities of its own (decision 0021). @default none
+   */
+  readonly overhead?: OperationCost;
+}
+
+/**
+ * What an activity cost, in its answer on the durable host (functions/activities.ts adds it; decision
+ * 0021), so that the orchestrator can carry it to the completion; `recordProgress` answers only this.
+ */
+export interface CostedOutput {
+  readonly cost?: OperationCost;
 }
 
 /**

@@ -9,6 +9,7 @@ import { lifecycleEventTypeSchema } from '../../engine/definition';
 import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
 import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
+import { STORAGE_REQUEST_KINDS } from '../../engine/operations';
 import { jsonObjectSchema, StepErrorType } from '../../engine/model';
 import type { SchemaReference } from './types';
 
@@ -35,6 +36,26 @@ export const stepErrorShape = z.object({
   message: z.string(),
   status: z.number().int().optional().meta({ description: 'The HTTP status, when the service answered one.' }),
 });
+
+const costCount = z.number().int().nonnegative();
+export const operationCostSchema = z
+  .object({
+    storage: z.object(Object.fromEntries(STORAGE_REQUEST_KINDS.map((kind) => [kind, costCount])) as Record<(typeof STORAGE_REQUEST_KINDS)[number], typeof costCount>),
+    outbound: z.object({ calls: costCount, bytesSent: costCount, bytesReceived: costCount }),
+    activities: costCount,
+  })
+  .meta({ id: 'OperationCost', description: 'Counted requests (decision 0021): storage requests by billed kind, outbound HTTP attempts and body bytes, durable activities started.' });
+
+export const costEstimateSchema = z
+  .object({
+    currency: z.string(),
+    total: z.number(),
+    storage: z.number(),
+    outbound: z.number(),
+    activities: z.number(),
+    storageRequests: costCount,
+  })
+  .meta({ id: 'CostEstimate', description: 'The counts priced by the price table (an estimate: docs/guides/cost.md says what it leaves out).' });
 
 export const instanceSchema = z
   .object({
@@ -63,6 +84,10 @@ export const instanceSchema = z
     parent: z.object({ instanceId: z.string() }).optional().meta({ description: 'Set on a child instance (started by a `startInstance` action): its parent hears when it ends.' }),
     businessKey: z.string().optional().meta({ description: 'The key from the business given at creation (searchable as `businessKey`).' }),
     indexProblems: z.record(z.string(), z.string()).optional().meta({ description: 'Search fields left without a value for this instance, and why (an expression failed or yielded the wrong type).' }),
+    cost: operationCostSchema.optional().meta({
+      description:
+        'Running totals of what its applications cost (decision 0021): each save adds what the application sent up to it and the save itself (the lease release and what follows are on the operation).',
+    }),
     createdAt: timestamp,
     updatedAt: timestamp,
     etag: z.string(),
@@ -185,6 +210,13 @@ export const operationSchema = z
       .optional()
       .meta({ description: 'Only while `running`: for a progress bar.' }),
     error: z.string().optional().meta({ description: 'Only when `status` is `failed`: why the dispatch could not finish.' }),
+    cost: operationCostSchema
+      .optional()
+      .meta({ description: 'Once finished: the requests its run sent, up to and including the write of its record (decision 0021); absent on operations recorded before costs were counted.' }),
+    costByWorkflow: z
+      .record(z.string(), operationCostSchema)
+      .optional()
+      .meta({ description: "`cost` by the workflow of the instances it reached (the rest shared among them; `''`: none reached). While running: what the counted applications cost so far." }),
   })
   .meta({ id: 'Operation' });
 
@@ -206,7 +238,7 @@ export const offerListSchema = z
   .meta({ id: 'OfferList', description: 'Triggers offered to an instance that changed nothing, newest first (at most 20).' });
 
 export const listedOperationSchema = operationSchema
-  .omit({ instances: true, progress: true, instancesTruncated: true, tracesTruncated: true })
+  .omit({ instances: true, progress: true, instancesTruncated: true, tracesTruncated: true, cost: true, costByWorkflow: true })
   .meta({ id: 'ListedOperation', description: 'An operation as listed: what it was and how it ended, without its per-instance results (GET the operation for those and for `progress`).' });
 export const bulkDryRunSchema = z
   .object({

@@ -24,6 +24,7 @@ export function instanceBody(instance: StoredInstance) {
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     ...(instance.businessKey !== undefined ? { businessKey: instance.businessKey } : {}),
     ...(instance.search?.problems ? { indexProblems: instance.search.problems } : {}),
+    ...(instance.cost ? { cost: instance.cost } : {}),
     createdAt: instance.createdAt,
     updatedAt: instance.updatedAt,
     etag: instance.etag,
@@ -79,6 +80,8 @@ export function operationBody(operation: StoredOperation) {
     ...(operation.instancesTruncated ? { instancesTruncated: true } : {}),
     ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
     ...(error ? { error } : {}),
+    ...(operation.cost ? { cost: operation.cost } : {}),
+    ...(operation.costByWorkflow ? { costByWorkflow: operation.costByWorkflow } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ import { instanceWaitingRoutes } from './instances/instance-waiting';
 import { workflowAnalysisRoutes } from './workflows/workflow-analysis';
 import { workflowOperationRoutes } from './workflows/workflow-operations';
 import { workflowWaitingRoutes } from './workflows/workflow-waiting';
+import { workflowCostRoutes } from './workflows/workflow-cost';
 import { flowRoutes } from './workflows/flow-routes';
 import { instanceRoutes } from './instances/instance-routes';
 import { searchRoutes } from './instances/instance-search';
@@ -86,6 +87,7 @@ export const routes: readonly RouteDefinition[] = [
   ...workflowAnalysisRoutes,
   ...workflowOperationRoutes,
   ...workflowWaitingRoutes,
+  ...workflowCostRoutes,
   ...flowRoutes,
   ...instanceRoutes,
   ...searchRoutes,

@@ -3,6 +3,8 @@
  * Azure Functions app (HttpRequest) both translate into these, so one set of handlers serves both.
  */
 import type { z } from 'zod';
+import type { DailyCosts } from '../cost/daily-costs';
+import type { PriceTable } from '../cost/price-table';
 import type { Actor } from '../../engine/model';
 import type { Engine } from '../../engine/engine';
 import type { OperationStore } from '../../engine/ports';
@@ -75,6 +77,10 @@ export interface ApiServices {
   readonly tenants?: TenantAdministration;
   /** The tenant's quotas (tenant-quotas.ts), asked before a trigger, operation or instance is recorded; absent: none. */
   readonly quotas?: TenantQuotaGate;
+  /** What operations cost per workflow per day (GET /api/workflows/{id}/cost); absent: not kept. */
+  readonly costs?: Pick<DailyCosts, 'list'>;
+  /** Turns counts into money (src/host/cost/price-table.ts); absent: the default price table. */
+  readonly priceTable?: PriceTable;
 }
 
 /** A JSON Schema the OpenAPI document holds as a component (the workflow definition's, per registry). */

@@ -174,6 +174,8 @@ async function startTenantRuntime(
         await sweep;
         await runner.stop();
         core.engine.stopEventDeliveries();
+        // The daily cost sums this process holds, written before storage goes.
+        await core.dailyCosts?.stop();
         // Lease releases still running in the background (releaseInBackground) end before storage does.
         await ports.storage.leases.settle();
       })();

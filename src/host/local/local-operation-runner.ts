@@ -38,6 +38,7 @@ import { SlotParking, lineOf, type ParkedTrigger, type SlotQueue } from './slot-
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
 import type { Logger } from '../operation-activity-service';
+import { CostAccumulator, meter } from '../cost/cost-scope';
 
 /** Progress within a page is written at most once per this many milliseconds of the runner's clock. */
 export const PROGRESS_INTERVAL_IN_MS = 1000;
@@ -152,7 +153,9 @@ export class LocalOperationRunner implements OperationLauncher {
     if (this.shutdown.signal.aborted || this.running.has(operationId)) return;
     const unrecorded = options.unrecorded === true && options.operation !== undefined;
     if (unrecorded) this.unrecorded.add(operationId);
-    const run = this.run(operationId, options.operation, options.firstPage, unrecorded)
+    // Every request of the run counts to the operation (its submission's too, when it was just recorded).
+    const cost = options.cost ?? new CostAccumulator();
+    const run = meter(cost, () => this.run(operationId, cost, options.operation, options.firstPage, unrecorded))
       .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
       .finally(() => {
         this.running.delete(operationId);
@@ -229,7 +232,7 @@ export class LocalOperationRunner implements OperationLauncher {
    * Drives the one fan-out algorithm (src/engine/operations/fan-out.ts), as the durable orchestrator does:
    * one batch (a page) applied at a time, the next page read while it runs.
    */
-  private async run(operationId: string, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>, unrecorded = false): Promise<void> {
+  private async run(operationId: string, cost: CostAccumulator, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>, unrecorded = false): Promise<void> {
     const activities = this.activities;
     // With the record in hand (just created, or listed for resumption) begin needs no read; `running` is
     // written with the fan-out's first progress, so an operation of one instance goes from notStarted to done.
@@ -256,7 +259,8 @@ export class LocalOperationRunner implements OperationLauncher {
       }
       const step = fanOut.next();
       if (step.next === 'complete') {
-        await this.withRetry(() => activities.completeOperation({ operationId, ...step.completion }));
+        // What the run sent besides its applications (each counted apart: AppliedOutcome.cost) is the overhead.
+        await this.withRetry(() => activities.completeOperation({ operationId, ...step.completion, overhead: cost.snapshot() }));
         return;
       }
       try {

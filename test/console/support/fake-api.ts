@@ -59,6 +59,15 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
       reasons: [{ class: 'waitingForTrigger' as const, triggers: [{ transitionId: 'submit', triggerNames: ['Submit'], targetStateId: 'submitted' }], subjects: [instanceId] }],
     })),
     getWorkflowWaiting: jest.fn(async (workflowId: string) => ({ workflowId, scanned: 0, notFinal: 0, truncated: false, groups: [] })),
+    getWorkflowCost: jest.fn(async (workflowId: string) => ({
+      workflowId,
+      since: '2026-10-24',
+      operations: 0,
+      cost: { storage: { tableRead: 0, tableQuery: 0, tableWrite: 0, blobLease: 0, blobRead: 0, blobWrite: 0 }, outbound: { calls: 0, bytesSent: 0, bytesReceived: 0 }, activities: 0 },
+      estimate: { currency: 'USD', total: 0, storage: 0, outbound: 0, activities: 0, storageRequests: 0 },
+      days: [],
+      prices: { currency: 'USD', region: 'eastus', takenOn: '2026-12-02', source: 'placeholders' },
+    })),
     getAvailableTriggers: jest.fn(async () => ({ status: 'waiting' as const, items: [{ transitionId: 'submit', triggerNames: ['Submit'], parameters: [], targetStateId: 'submitted' }] })),
     sendInstanceTrigger: jest.fn(async () => ({ operationId: 'op-1', status: 'notStarted' as const, statusUrl: '/api/operations/op-1' })),
     dryRunInstanceTrigger: jest.fn(async (instanceId: string) => ({
