@@ -9,6 +9,7 @@ import { CommandContext, DEFAULT_URL, type GlobalOptions } from './context';
 import { positiveNumber } from './inputs';
 import type { Output } from './output';
 import { defineBulkCommand } from './commands/bulk';
+import { defineRetryCommand } from './commands/retry';
 import { defineDeleteWorkflowCommand } from './commands/delete-workflow';
 import { defineDiagramCommand } from './commands/diagram';
 import { defineLoginCommand } from './commands/login';
@@ -80,6 +81,7 @@ export function buildProgram(output: Output): Command {
   defineDeleteWorkflowCommand(program, contextOf);
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
+  defineRetryCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
   defineFlowCommand(program, contextOf);
   defineTenantsCommand(program, contextOf);

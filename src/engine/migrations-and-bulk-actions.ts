@@ -8,7 +8,7 @@ import { isAutomaticTransition, type WorkflowDefinition } from './definition/def
 import { migrationVerdict } from './decide/decide-migrate';
 import type { ChangeOptions, AppliedDecision, InstancePrecondition, InstanceRuntime } from './runtime/instance-runtime';
 import type { Engine, EnginePorts } from './engine';
-import { ActionOutcome, TriggerOutcome } from './model/enums';
+import { ActionOutcome, InstanceStatus, TriggerOutcome } from './model/enums';
 import { ConflictError, NotFoundError, ValidationError } from './model/errors';
 import type { StoredInstance } from './model/instance';
 import type { InstanceResult } from './operations/operation';
@@ -131,7 +131,8 @@ export class MigrationsAndBulkActions {
     }
     return {
       action: parsed.action,
-      filter: parsed.filter,
+      // A retry is of faulted instances only: its filter says so, so a page lists only those.
+      filter: parsed.action === BulkAction.retry ? { ...parsed.filter, status: InstanceStatus.faulted } : parsed.filter,
       ...(parsed.stateId !== undefined ? { stateId: parsed.stateId } : {}),
       ...(parsed.force ? { force: true } : {}),
     };
@@ -207,7 +208,7 @@ export class MigrationsAndBulkActions {
     await this.relayAfter(decided, options);
     const result = decided.decision?.result;
     if (!result) return { instanceId, outcome: TriggerOutcome.notFound };
-    // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays).
+    // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays; a retry reports its trigger's outcome).
     return result.outcome === TriggerOutcome.transitioned ? { ...result, outcome: bulkDoneOutcome(request.action) } : result;
   }
 
@@ -234,6 +235,8 @@ export class MigrationsAndBulkActions {
         return this.runtime.delete(instanceId, request.force ?? false, options, guard);
       case BulkAction.reindex:
         return this.reindex(instanceId, options, guard);
+      case BulkAction.retry:
+        return this.runtime.retryFault(instanceId, options, guard);
     }
   }
 

@@ -4,8 +4,8 @@
  * here. For each: no credential and a wrong credential are 401, a token whose roles do not grant the
  * route's is 403 naming the role, and the README's table says the same role.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { accessPolicyFromEnv, grants, publicRoute, Role, type RoleName } from '../../src/host/http/access';
 import { buildOpenApiDocument } from '../../src/host/http/openapi';
 import { routes } from '../../src/host/http/routes';
@@ -65,10 +65,17 @@ describe.each(operations.filter(({ operation }) => operation['x-signalbox-role']
   });
 });
 
-it("matches the README's table of roles, row for row", () => {
-  const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+/** The README and every page of the docs: a route's row of the roles table may be on the page of its feature (docs/guides/retrying-faults.md). */
+function documentation(): string {
+  const root = join(__dirname, '../..');
+  const pages = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.md') && !path.split(sep).includes('node_modules'));
+  return [readFileSync(join(root, 'README.md'), 'utf8'), ...pages.map((path) => readFileSync(join(root, 'docs', path), 'utf8'))].join('\n');
+}
+
+it("matches the documentation's table of roles, row for row", () => {
+  const readme = documentation();
   const rows = new Map<string, string>();
-  for (const match of readme.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`]+)` \| (`[^|]+`|public) \|/gm)) rows.set(`${match[1]} ${match[2]}`, match[3]!.replaceAll('`', ''));
+  for (const match of readme.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`]+)` +\| (`[^|`]+`|public) +\|/gm)) rows.set(`${match[1]} ${match[2]}`, match[3]!.replaceAll('`', ''));
   const expected = new Map(operations.map(({ path, method, operation }) => [`${method} /api${path}`, operation['x-signalbox-role']!]));
   expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(expected));
 });

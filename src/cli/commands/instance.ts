@@ -62,6 +62,8 @@ function printInstance(context: CommandContext, instance: ApiInstance): void {
       ['state', instance.stateId],
       ['status', instance.status],
       ['fault', instance.fault ? `${instance.fault.message} (trigger ${instance.fault.triggerId ?? 'none'}, ${instance.fault.at})` : undefined],
+      // The trigger that faulted it can be applied again once its cause is fixed: say how.
+      ['retry', instance.fault?.retryable ? `signalbox retry ${instance.id} (applies trigger ${instance.fault.triggerId} again, once)` : undefined],
       ['parent', instance.parent?.instanceId],
       ['timers', instance.timers.length ? instance.timers.map((timer) => `${timer.transitionId} due ${timer.dueAt}`).join(', ') : undefined],
       ['created', instance.createdAt],

@@ -31,6 +31,8 @@ function reasonLines(reason: Reason, now: Date): string[] {
     case 'faulted':
       return [
         `faulted since ${reason.at} (${age(reason.at, now)})${reason.triggerId ? ` applying trigger ${reason.triggerId}` : ''}: ${reason.cause}`,
+        // A fault of a trigger it recorded: retrying applies that trigger again, once the cause is fixed.
+        ...(reason.retry ? [`  retry (once what failed is fixed): ${reason.retry.cli}`, `       or: ${reason.retry.http.method} ${reason.retry.http.path}`] : []),
         `  recover: ${reason.recover.cli}`,
         `       or: ${reason.recover.http.method} ${reason.recover.http.path} ${JSON.stringify(reason.recover.http.body)}`,
       ];

@@ -19,6 +19,8 @@ export function outcomesOf(operation: Operation): OperationOutcome[] {
   if (operation.kind === OperationKind.migration) return [ActionOutcome.migrated, ActionOutcome.notMigratable, ...common];
   if (operation.kind === OperationKind.bulk) {
     const action = operation.bulk.action;
+    // A retry applies triggers: it reports every trigger outcome, and the refusals of a bulk action.
+    if (action === BulkAction.retry) return [...Object.values(TriggerOutcome), ActionOutcome.conflict, ActionOutcome.skipped, ActionOutcome.failed];
     return [bulkDoneOutcome(action), ...(action === BulkAction.recover ? [TriggerOutcome.faulted] : []), ActionOutcome.conflict, ...common];
   }
   return Object.values(TriggerOutcome);

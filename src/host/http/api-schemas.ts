@@ -48,7 +48,17 @@ export const instanceSchema = z
     timers: z
       .array(z.object({ transitionId: z.string(), dueAt: timestamp }))
       .meta({ description: 'Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them.' }),
-    fault: z.object({ message: z.string(), triggerId: nullableId, at: timestamp }).optional(),
+    fault: z
+      .object({
+        message: z.string(),
+        triggerId: nullableId,
+        at: timestamp,
+        retryable: z
+          .boolean()
+          .optional()
+          .meta({ description: 'True when `POST /api/instances/{id}/retry` can apply the trigger that faulted it again (`triggerId`), exactly once; absent otherwise (recover it instead).' }),
+      })
+      .optional(),
     pendingRetry: z
       .object({
         triggerId: z.string(),
@@ -119,6 +129,7 @@ export const historyEntrySchema = z
     contextPatch: jsonObjectSchema.optional().meta({ description: 'Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered.' }),
     by: z.string().optional().meta({ description: "Who asked for a recovery: the actor's id (kept for clients written before `actor`)." }),
     actor: actorSchema.optional().meta({ description: 'Who made the change; absent on entries written before actors.' }),
+    retriedBy: actorSchema.optional().meta({ description: "Only for a change a retry of a fault made (POST /api/instances/{id}/retry): who asked for the retry; `actor` stays the trigger's sender." }),
     error: stepErrorShape.extend({ stepPath: z.string() }).optional().meta({ description: 'Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`.' }),
   })
   .meta({ id: 'HistoryEntry' });

@@ -19,7 +19,8 @@ export function instanceBody(instance: StoredInstance) {
     interests: instance.interests,
     // Armed timers of the current state entry (none once it is left, fired or spent; none when not waiting).
     timers: (instance.timers ?? []).map((timer) => ({ transitionId: timer.transitionId, dueAt: timer.dueAt })),
-    ...(instance.fault ? { fault: instance.fault } : {}),
+    // `retryable`: the fault recorded its trigger (Instance.faultedTrigger, internal), so a retry can apply it again.
+    ...(instance.fault ? { fault: { ...instance.fault, ...(instance.faultedTrigger && instance.status === 'faulted' ? { retryable: true } : {}) } } : {}),
     ...(instance.pendingRetry ? { pendingRetry: instance.pendingRetry } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     ...(instance.businessKey !== undefined ? { businessKey: instance.businessKey } : {}),
