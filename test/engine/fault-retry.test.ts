@@ -174,8 +174,10 @@ describe('retrying a fault', () => {
       expect(bulk.filter).toMatchObject({ status: 'faulted', faultTriggerId: 't1' });
       expect(await engine.migrationsAndBulkActions.applyBulk('i1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'transitioned' });
       expect(await engine.migrationsAndBulkActions.applyBulk('i2', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'skipped' });
-      // The same operation offering i1 again (resumed after a crash) changes nothing.
-      expect(await engine.migrationsAndBulkActions.applyBulk('i1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'skipped' });
+      // The same operation offering i1 again (resumed after a crash) changes nothing and reports what its retry did.
+      expect(await engine.migrationsAndBulkActions.applyBulk('i1', bulk, { operationId: 'bulk-1' })).toMatchObject({ outcome: 'transitioned', toStateId: 'b' });
+      // Another operation finds nothing to retry.
+      expect(await engine.migrationsAndBulkActions.applyBulk('i1', bulk, { operationId: 'bulk-2' })).toMatchObject({ outcome: 'skipped' });
       expect((await engine.getInstance('i2')).status).toBe('faulted');
       expect((await engine.getHistory('i1')).items).toHaveLength(3);
     } finally {

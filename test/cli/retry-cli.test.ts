@@ -1,0 +1,77 @@
+/**
+ * `signalbox retry` (issue 38, section 3): the real binary against a real local server on Azurite, with a
+ * service on loopback that is missing (404) until it is deployed. `why` names the command; the retry
+ * applies the trigger that faulted once; a second is refused, naming why.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestHost, type TestHost } from '../support/local-host';
+import { signalbox } from './run-signalbox';
+
+let service: Server;
+let deployed = false;
+let test: TestHost;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  service = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => void (deployed ? response.writeHead(204).end() : response.writeHead(404).end()));
+  });
+  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}/pay`;
+  test = await startTestHost('retrycli', { env: { SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' } });
+  env = { SIGNALBOX_URL: `${test.host.url}/api` };
+  const definition = {
+    id: 'refunds',
+    displayName: 'Refunds',
+    initialStateId: 'asked',
+    states: {
+      asked: {
+        interests: ['day:{{context.day}}'],
+        transitions: [{ id: 'pay', targetStateId: 'paid', conditions: [{ type: 'triggerName', name: 'Pay' }], actions: [{ type: 'invokeExternalService', url }] }],
+      },
+      paid: {},
+    },
+  };
+  expect((await test.api.request('PUT', '/api/workflows/refunds', { json: definition })).status).toBe(201);
+  for (const instanceId of ['r1', 'r2', 'r3'])
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'refunds', instanceId, context: { day: instanceId === 'r1' ? 'mon' : 'tue' } } })).status).toBe(201);
+  expect((await test.api.request('POST', '/api/instances/r1/triggers', { json: { id: 'pay-r1', name: 'Pay' }, headers: { prefer: 'wait=30' } })).status).toBe(200);
+  expect((await test.api.request('POST', '/api/triggers', { json: { id: 'pay-tue', name: 'Pay', subjects: ['day:tue'] }, headers: { prefer: 'wait=30' } })).status).toBe(200);
+});
+
+afterAll(async () => {
+  await test?.host.stop();
+  await new Promise((resolve) => service?.close(resolve));
+});
+
+it('why and instance name the retry; retry applies the trigger once; a second retry is refused', async () => {
+  const why = await signalbox(['why', 'r1'], { env });
+  expect(why.exitCode).toBe(0);
+  expect(why.stdout).toContain('applying trigger pay-r1');
+  expect(why.stdout).toContain('  retry (once what failed is fixed): signalbox retry r1');
+  expect(why.stdout).toContain('       or: POST /api/instances/r1/retry');
+  expect((await signalbox(['instance', 'r1'], { env })).stdout).toContain('signalbox retry r1 (applies trigger pay-r1 again, once)');
+
+  deployed = true;
+  const retried = await signalbox(['retry', 'r1', '--wait', '--no-progress'], { env });
+  expect(retried).toMatchObject({ exitCode: 0, stderr: '' });
+  expect(retried.stdout).toMatch(/transitioned 1/);
+  expect(JSON.parse((await signalbox(['instance', 'r1', '--json'], { env })).stdout)).toMatchObject({ status: 'complete', stateId: 'paid' });
+
+  const again = await signalbox(['retry', 'r1'], { env });
+  expect(again.exitCode).not.toBe(0);
+  expect(again.stderr).toContain('is complete, not faulted: only a faulted instance can be retried');
+  const usage = await signalbox(['retry'], { env });
+  expect(usage.exitCode).not.toBe(0);
+  expect(usage.stderr).toContain('retry needs an instance id, or --operation <operationId>');
+});
+
+it("retry --operation retries every instance a trigger's operation faulted", async () => {
+  deployed = true;
+  const retried = await signalbox(['retry', '--operation', 'pay-tue', '--wait', '--no-progress', '--json'], { env });
+  expect(retried.exitCode).toBe(0);
+  expect(JSON.parse(retried.stdout)).toMatchObject({ bulk: { action: 'retry', filter: { faultTriggerId: 'pay-tue' } }, summary: { transitioned: 2 } });
+  for (const id of ['r2', 'r3']) expect(JSON.parse((await signalbox(['instance', id, '--json'], { env })).stdout)).toMatchObject({ status: 'complete' });
+});
