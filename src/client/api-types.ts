@@ -1137,6 +1137,13 @@ export interface components {
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
             /**
+             * @description Once finished, how it went for the instances: `succeeded` (none faulted), `completedWithFaults` (offered to every candidate, and `faulted` of them faulted: retry them with POST /api/operations/{operationId}/retry-faulted), `failed` (the dispatch could not finish). `status: succeeded` alone says only that the dispatch finished.
+             * @enum {string}
+             */
+            outcome?: "succeeded" | "completedWithFaults" | "failed";
+            /** @description Instances it faulted (a migration's or bulk action's `failed` too): 0 when none (absent from servers before it). */
+            faulted?: number;
+            /**
              * Format: date-time
              * @description ISO 8601, UTC.
              */
@@ -1663,6 +1670,13 @@ export interface components {
             priority?: number;
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
+            /**
+             * @description Once finished, how it went for the instances: `succeeded` (none faulted), `completedWithFaults` (offered to every candidate, and `faulted` of them faulted: retry them with POST /api/operations/{operationId}/retry-faulted), `failed` (the dispatch could not finish). `status: succeeded` alone says only that the dispatch finished.
+             * @enum {string}
+             */
+            outcome?: "succeeded" | "completedWithFaults" | "failed";
+            /** @description Instances it faulted (a migration's or bulk action's `failed` too): 0 when none (absent from servers before it). */
+            faulted?: number;
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -5351,6 +5365,8 @@ export interface operations {
                 createdSince?: string;
                 /** @description Only operations created before this moment (ISO 8601). */
                 createdBefore?: string;
+                /** @description Only finished operations that ended so (`completedWithFaults`: some instance faulted). Filtered page by page: a page may be short, follow `continuationToken`. */
+                outcome?: "succeeded" | "completedWithFaults" | "failed";
                 /** @description The `continuationToken` of the previous page, as it was returned. */
                 continuationToken?: string;
                 /** @description At most this many items on the page (a page may hold fewer and still have a next one). */

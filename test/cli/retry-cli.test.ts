@@ -46,6 +46,21 @@ afterAll(async () => {
   await new Promise((resolve) => service?.close(resolve));
 });
 
+it('an operation whose instances all faulted says "completed with faults" and counts them; operations list filters by outcome', async () => {
+  const watched = await signalbox(['watch', 'pay-tue', '--no-progress'], { env });
+  // Exit 5: it ran, and its instances faulted.
+  expect(watched.exitCode).toBe(5);
+  expect(watched.stdout).toContain('Operation pay-tue completed with faults (2 faulted): 2 of 2 instances processed');
+  expect(watched.stdout).not.toMatch(/pay-tue succeeded/);
+  const listed = await signalbox(['operations', 'list', '--outcome', 'completedWithFaults'], { env });
+  expect(listed.exitCode).toBe(0);
+  expect(listed.stdout).toMatch(/pay-tue .*completed with faults \(2 faulted\)/);
+  const json = JSON.parse((await signalbox(['operations', 'list', '--outcome', 'completedWithFaults', '--json'], { env })).stdout);
+  expect(json.items.map((operation: { id: string }) => operation.id).sort()).toEqual(['pay-r1', 'pay-tue']);
+  expect(json.items.find((operation: { id: string }) => operation.id === 'pay-tue')).toMatchObject({ status: 'succeeded', outcome: 'completedWithFaults', faulted: 2 });
+  expect(JSON.parse((await signalbox(['operations', 'list', '--outcome', 'succeeded', '--json'], { env })).stdout).items).toEqual([]);
+});
+
 it('why and instance name the retry; retry applies the trigger once; a second retry is refused', async () => {
   const why = await signalbox(['why', 'r1'], { env });
   expect(why.exitCode).toBe(0);

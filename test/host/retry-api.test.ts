@@ -125,6 +125,11 @@ describe('POST /api/operations/{id}/retry-faulted', () => {
     await started('q2', 'b1');
     const sent = await finished(await api.request('POST', '/api/triggers', { json: { id: 'approve-b1', name: 'Approve', subjects: ['batch:b1'] } }));
     expect(sent.summary).toMatchObject({ faulted: 2 });
+    // Finished, but not a success: the operation says so, counts them, and a list can find it by that.
+    expect(sent).toMatchObject({ status: 'succeeded', outcome: 'completedWithFaults', faulted: 2 });
+    const withFaults = (await api.request('GET', '/api/operations?outcome=completedWithFaults')).body.items.map((operation: { id: string }) => operation.id);
+    expect(withFaults).toContain('approve-b1');
+    expect((await api.request('GET', '/api/operations?outcome=succeeded')).body.items.map((operation: { id: string }) => operation.id)).not.toContain('approve-b1');
 
     serviceState.up = true;
     const retried = await finished(await api.request('POST', '/api/operations/approve-b1/retry-faulted'));

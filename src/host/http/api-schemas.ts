@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DeliveryStatus } from '../../engine/decide';
 import { lifecycleEventTypeSchema } from '../../engine/definition';
 import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
+import { OperationEnding } from '../../engine/operations';
 import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
 import { jsonObjectSchema, StepErrorType } from '../../engine/model';
@@ -184,6 +185,14 @@ export const operationSchema = z
     actor: actorSchema.optional().meta({ description: 'Who sent the trigger or asked for the migration or bulk action.' }),
     priority: z.number().int().optional().meta({ description: "Only for `trigger`: the trigger's priority (1-5, 3 when it named none), where triggers wait to run." }),
     status: z.enum(Object.values(OperationStatus) as [OperationStatus, ...OperationStatus[]]),
+    outcome: z
+      .enum(Object.values(OperationEnding) as [OperationEnding, ...OperationEnding[]])
+      .optional()
+      .meta({
+        description:
+          'Once finished, how it went for the instances: `succeeded` (none faulted), `completedWithFaults` (offered to every candidate, and `faulted` of them faulted: retry them with POST /api/operations/{operationId}/retry-faulted), `failed` (the dispatch could not finish). `status: succeeded` alone says only that the dispatch finished.',
+      }),
+    faulted: z.number().int().optional().meta({ description: "Instances it faulted (a migration's or bulk action's `failed` too): 0 when none (absent from servers before it)." }),
     createdAt: timestamp,
     updatedAt: timestamp,
     candidates: z.number().int().meta({ description: 'Instances the operation was applied to.' }),

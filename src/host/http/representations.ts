@@ -1,7 +1,7 @@
 /** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
 import type { WorkflowVersion } from '../../engine/definition';
 import type { StoredInstance } from '../../engine/model';
-import { listedOperation, operationPriority, type ListedOperation, type StoredOperation } from '../../engine/operations';
+import { faultedCountOf, listedOperation, operationEnding, operationPriority, type ListedOperation, type StoredOperation } from '../../engine/operations';
 import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {
@@ -63,6 +63,9 @@ export function listedOperationBody(operation: ListedOperation) {
     ...operationWhat(operation),
     ...actorOfOperation(operation),
     status: operation.status,
+    // `succeeded` says the dispatch finished; `outcome` says how it went for the instances, `faulted` how many faulted.
+    ...(operationEnding(operation) ? { outcome: operationEnding(operation)! } : {}),
+    faulted: faultedCountOf(operation),
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
     candidates: operation.candidates,
