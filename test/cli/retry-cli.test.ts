@@ -3,7 +3,10 @@
  * service on loopback that is missing (404) until it is deployed. `why` names the command; the retry
  * applies the trigger that faulted once; a second is refused, naming why.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startTestHost, type TestHost } from '../support/local-host';
 import { signalbox } from './run-signalbox';
@@ -89,4 +92,27 @@ it("retry --operation retries every instance a trigger's operation faulted", asy
   expect(retried.exitCode).toBe(0);
   expect(JSON.parse(retried.stdout)).toMatchObject({ bulk: { action: 'retry', filter: { faultTriggerId: 'pay-tue' } }, summary: { transitioned: 2 } });
   for (const id of ['r2', 'r3']) expect(JSON.parse((await signalbox(['instance', id, '--json'], { env })).stdout)).toMatchObject({ status: 'complete' });
+});
+
+it("push prints the server's warnings: a host not on its allow-list, whose every call would fault", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'retry-cli-')), 'payments.json');
+  const definition = {
+    id: 'payments-elsewhere',
+    displayName: 'Payments elsewhere',
+    initialStateId: 'asked',
+    states: {
+      asked: {
+        transitions: [{ id: 'pay', targetStateId: 'paid', conditions: [{ type: 'triggerName', name: 'Pay' }], actions: [{ type: 'invokeExternalService', url: 'https://payments.example/pay' }] }],
+      },
+      paid: {},
+    },
+  };
+  writeFileSync(path, JSON.stringify(definition));
+  const pushed = await signalbox(['push', path], { env });
+  expect(pushed.exitCode).toBe(0);
+  expect(pushed.stdout).toContain('payments-elsewhere: created, version 1');
+  expect(pushed.stderr).toContain('states.asked.transitions[0].actions[0].url: hostNotAllowed: every call of this step would fault');
+  expect(pushed.stderr).toContain('every instance reaching this step will fault until the host is allowed');
+  const json = JSON.parse((await signalbox(['push', path, '--force', '--json'], { env })).stdout);
+  expect(json[0].warnings).toEqual([expect.objectContaining({ code: 'hostNotAllowed', path: 'states.asked.transitions[0].actions[0].url' })]);
 });
