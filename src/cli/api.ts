@@ -228,6 +228,16 @@ export class ApiClient {
     return acceptedOf(answer);
   }
 
+  /** `GET /instances/{id}/events`: the instance's lifecycle events, each with its deliveries. */
+  async instanceEvents(instanceId: string): Promise<{ items: Schemas['LifecycleEvent'][] }> {
+    return this.call(() => this.client.GET('/instances/{instanceId}/events', { params: { path: { instanceId } }, ...this.init() }));
+  }
+
+  /** `POST /instances/{id}/events/{eventId}/redeliver`: the event's dead-lettered deliveries pending again. */
+  async redeliverEvent(instanceId: string, eventId: string): Promise<void> {
+    await this.call(() => this.client.POST('/instances/{instanceId}/events/{eventId}/redeliver', { params: { path: { instanceId, eventId } }, ...this.init() }));
+  }
+
   /** `POST /instances/{id}/suspend`: a waiting instance becomes `suspended` (409 otherwise). */
   async suspendInstance(instanceId: string): Promise<ApiInstance> {
     return this.call(() => this.client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } }, ...this.init() }));

@@ -10,6 +10,7 @@ import { positiveNumber } from './inputs';
 import type { Output } from './output';
 import { defineBulkCommand } from './commands/bulk';
 import { defineRetryCommand } from './commands/retry';
+import { defineRedeliverCommand } from './commands/events';
 import { defineDeleteWorkflowCommand } from './commands/delete-workflow';
 import { defineDiagramCommand } from './commands/diagram';
 import { defineLoginCommand } from './commands/login';
@@ -82,6 +83,7 @@ export function buildProgram(output: Output): Command {
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
   defineRetryCommand(program, contextOf);
+  defineRedeliverCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
   defineFlowCommand(program, contextOf);
   defineTenantsCommand(program, contextOf);

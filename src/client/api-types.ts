@@ -1290,6 +1290,11 @@ export interface components {
                 status: "pending" | "delivered" | "deadLettered";
                 attempts: number;
                 lastError?: string;
+                /**
+                 * Format: date-time
+                 * @description Only while a failed delivery waits for its retry: when the next attempt is due.
+                 */
+                nextAttemptAt?: string;
             }[];
         };
         BulkDryRun: {

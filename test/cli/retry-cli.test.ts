@@ -15,14 +15,21 @@ let service: Server;
 let deployed = false;
 let test: TestHost;
 let env: Record<string, string>;
+let serviceUrl: string;
 
 beforeAll(async () => {
   service = createServer((request, response) => {
     request.resume();
-    request.on('end', () => void (deployed ? response.writeHead(204).end() : response.writeHead(404).end()));
+    request.on('end', () => {
+      // Lifecycle-event subscribers: one down (503, retried later), one refusing (400, dead-lettered at once).
+      if (request.url === '/hook-down') return void response.writeHead(503).end();
+      if (request.url === '/hook-refuses') return void response.writeHead(400).end();
+      response.writeHead(deployed ? 204 : 404).end();
+    });
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}/pay`;
+  serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  const url = `${serviceUrl}/pay`;
   test = await startTestHost('retrycli', { env: { SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' } });
   env = { SIGNALBOX_URL: `${test.host.url}/api` };
   const definition = {
@@ -115,4 +122,42 @@ it("push prints the server's warnings: a host not on its allow-list, whose every
   expect(pushed.stderr).toContain('every instance reaching this step will fault until the host is allowed');
   const json = JSON.parse((await signalbox(['push', path, '--force', '--json'], { env })).stdout);
   expect(json[0].warnings).toEqual([expect.objectContaining({ code: 'hostNotAllowed', path: 'states.asked.transitions[0].actions[0].url' })]);
+});
+
+it('instance and why show failing event deliveries, with the next attempt time, and redeliver delivers a dead-lettered one again', async () => {
+  const notify = {
+    id: 'notify',
+    displayName: 'Notify',
+    initialStateId: 'open',
+    subscriptions: [
+      { id: 'down', url: `${serviceUrl}/hook-down` },
+      { id: 'refuses', url: `${serviceUrl}/hook-refuses` },
+    ],
+    states: { open: { transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] }, closed: {} },
+  };
+  expect((await test.api.request('PUT', '/api/workflows/notify', { json: notify })).status).toBe(201);
+  expect((await test.api.request('POST', '/api/instances', { json: { workflowId: 'notify', instanceId: 'n1' } })).status).toBe(201);
+  // Both deliveries of `created` are attempted once (the one down waits a minute for its next attempt).
+  let events: Array<{ id: string; deliveries: Array<{ subscriptionId: string; status: string; attempts: number; nextAttemptAt?: string }> }> = [];
+  for (let poll = 0; poll < 400; poll++) {
+    events = (await test.api.request('GET', '/api/instances/n1/events')).body.items;
+    if (events[0]?.deliveries.every((delivery) => delivery.attempts > 0)) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const created = events[0]!;
+  const down = created.deliveries.find((delivery) => delivery.subscriptionId === 'down')!;
+  expect(down).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: expect.any(String) });
+  expect(created.deliveries.find((delivery) => delivery.subscriptionId === 'refuses')).toMatchObject({ status: 'deadLettered', attempts: 1 });
+
+  const shown = await signalbox(['instance', 'n1'], { env });
+  expect(shown.exitCode).toBe(0);
+  expect(shown.stdout).toContain(`event ${created.id} (created) to down: failing after 1 attempt: the subscriber answered 503`);
+  expect(shown.stdout).toContain(`  next attempt at ${down.nextAttemptAt}`);
+  expect(shown.stdout).toContain(`event ${created.id} (created) to refuses: dead-lettered after 1 attempt: the subscriber answered 400`);
+  expect(shown.stdout).toContain(`  redeliver: signalbox redeliver n1 ${created.id}`);
+  expect((await signalbox(['why', 'n1'], { env })).stdout).toContain(`  redeliver: signalbox redeliver n1 ${created.id}`);
+
+  const redelivered = await signalbox(['redeliver', 'n1', created.id], { env });
+  expect(redelivered).toMatchObject({ exitCode: 0, stderr: '' });
+  expect(redelivered.stdout).toContain('its dead-lettered deliveries are pending again');
 });

@@ -8,6 +8,7 @@ import { examples, type ContextOf } from '../command-options';
 import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
 import type { CommandContext } from '../context';
 import { jsonObjectArgument } from '../inputs';
+import { failingDeliveryLines } from './events';
 
 export interface InstanceOptions {
   readonly history?: boolean;
@@ -22,6 +23,8 @@ export async function instanceCommand(context: CommandContext, instanceId: strin
   if (context.json) return output.printJson({ ...instance, ...(history ? { history } : {}), ...(available ? { availableTriggers: available } : {}) });
 
   printInstance(context, instance);
+  const failing = await failingDeliveryLines(context, instanceId);
+  if (failing.length) output.print('', output.colors.bold('Event deliveries failing'), ...failing);
   if (history) {
     output.print(
       '',

@@ -91,6 +91,7 @@ export const lifecycleEventSchema = z
         status: z.enum(Object.values(DeliveryStatus) as [DeliveryStatus, ...DeliveryStatus[]]),
         attempts: z.number().int().min(0),
         lastError: z.string().optional(),
+        nextAttemptAt: timestamp.optional().meta({ description: 'Only while a failed delivery waits for its retry: when the next attempt is due.' }),
       }),
     ),
   })
