@@ -278,6 +278,7 @@ it('fits a 390 px phone: no page scrolls sideways, each passes axe', async () =>
     ],
     ['instance-missing', '#/instances/claim-zz', () => page.getByText('No instance has the id claim-zz').waitFor()],
     ['operation', `#/operations/${operationId}`, () => page.getByTestId('outcomes').waitFor()],
+    ['operations', '#/operations', () => page.getByTestId('operations').waitFor()],
   ];
   provoked = [404];
   await openWithKey('#/workflows');
