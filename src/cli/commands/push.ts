@@ -67,13 +67,15 @@ export async function pushCommand(context: CommandContext, files: readonly strin
     const created = current === undefined;
     // The server's warnings that the file alone could not give (its allow-list: a host not on it faults every call).
     const seen = new Set(checks[index]!.warnings.map((warning) => `${warning.path}\u0000${warning.code}`));
-    const serverWarnings = serverWarningsOf(stored).filter((warning) => !seen.has(`${warning.path}\u0000${warning.code}`));
+    // An unchanged file stored nothing: its warnings were given when its version was stored.
+    const unchanged = !created && stored.version === current.version;
+    const serverWarnings = unchanged ? [] : serverWarningsOf(stored).filter((warning) => !seen.has(`${warning.path}\u0000${warning.code}`));
     const result: PushResult = {
       file: input.file,
       workflowId,
       version: stored.version,
       created,
-      unchanged: !created && stored.version === current.version,
+      unchanged,
       ...(serverWarnings.length ? { warnings: serverWarnings } : {}),
     };
     results.push(result);
