@@ -185,6 +185,42 @@ describe('retrying a fault', () => {
     }
   });
 
+  it("a child's notification that faulted its parent is applied again as itself, in its place", async () => {
+    const service = await flakyService();
+    try {
+      const { engine } = testEngine({ http: await localHttp(), inProcess: true });
+      await engine.createWorkflow({ id: 'kid', displayName: 'Kid', initialStateId: 'born', states: { born: {} } });
+      await engine.createWorkflow({
+        id: 'parent',
+        displayName: 'Parent',
+        initialStateId: 'raising',
+        states: {
+          raising: {
+            entryActions: [{ type: 'startInstance', workflowId: 'kid', instanceId: 'kid-1' }] as never,
+            transitions: [
+              {
+                id: 'grown',
+                targetStateId: 'proud',
+                conditions: [{ type: 'triggerName', name: 'ChildCompleted' }],
+                actions: [{ type: 'invokeExternalService', url: `${service.server.url}/approve` }] as never,
+              },
+            ],
+          },
+          proud: {},
+        },
+      });
+      await engine.createInstance({ workflowId: 'parent', instanceId: 'p1' });
+      const faulted = await engine.getInstance('p1');
+      expect(faulted).toMatchObject({ status: 'faulted', faultedTrigger: { trigger: { name: 'ChildCompleted', recipient: { instanceId: 'p1' } } } });
+      service.state.up = true;
+      expect(await engine.retryFault('p1')).toMatchObject({ outcome: 'transitioned', toStateId: 'proud' });
+      const history = (await engine.getHistory('p1')).items;
+      expect(history.at(-1)).toMatchObject({ event: 'transitioned', triggerId: faulted.fault!.triggerId });
+    } finally {
+      await service.server.close();
+    }
+  });
+
   it('a bulk retry refuses a filter for another status', async () => {
     const { engine } = testEngine();
     await engine.createWorkflow(approvals('http://127.0.0.1:1/x'));

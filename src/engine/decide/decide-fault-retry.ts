@@ -70,7 +70,7 @@ export function faultRetryStart(definition: WorkflowDefinition, stored: Instance
   return { restored, faulted };
 }
 
-/** Outcomes that leave the trigger pending (applied later, under its own id): it is not remembered yet. */
+/** Outcomes that leave the trigger pending (applied later, under its own id): it is not remembered yet (nor while it is held or awaits its retry). */
 const pendingOutcomes: ReadonlySet<string> = new Set([TriggerOutcome.retryScheduled, TriggerOutcome.capacityQueued]);
 
 export interface FaultRetry {
@@ -97,7 +97,8 @@ export function faultRetryDecision(decision: Decision, retry: FaultRetry): Decis
   let change = decision.change ?? { instance: { ...restored, updatedAt: at }, outbox: [] };
   let instance = change.instance;
   const result: InstanceResult = decision.result;
-  if (!appliedRecord(instance, trigger.id) && !pendingOutcomes.has(result.outcome) && instance.pendingRetry?.triggerId !== trigger.id) {
+  const pending = pendingOutcomes.has(result.outcome) || instance.pendingRetry?.triggerId === trigger.id || (instance.heldTriggers ?? []).some((held) => held.id === trigger.id);
+  if (!appliedRecord(instance, trigger.id) && !pending) {
     const outcome = result.outcome === TriggerOutcome.exitBlocked || result.outcome === TriggerOutcome.entryBlocked ? result.outcome : TriggerOutcome.noTransition;
     instance = { ...instance, appliedTriggers: rememberApplied(instance, trigger.id, { ...result, outcome }) };
   }

@@ -208,7 +208,10 @@ export class InstanceRuntime {
     const refusal = faultRetryRefusal(definition, stored);
     if (refusal) throw new ConflictError(refusal);
     const { operationId, actor, ...storeOptions } = options;
-    return this.applyUnderLease(instanceId, stored.faultedTrigger!.trigger, storeOptions, {
+    // A notification addressed to this instance (a child's) was taken by it already: applied again as
+    // itself, in its place, not queued behind what was held since (its incarnation is the one retried).
+    const { recipient: _taken, ...faulted } = stored.faultedTrigger!.trigger;
+    return this.applyUnderLease(instanceId, faulted, storeOptions, {
       ...(guard ? { guard } : {}),
       ...(actor ? { retriedBy: actor } : {}),
       ...(operationId !== undefined ? { operationId } : {}),
