@@ -214,6 +214,30 @@ export class ApiClient {
     );
   }
 
+  /** `POST /instances/{id}/retry`: the trigger that faulted the instance applied again, exactly once, as an operation (409 naming why it cannot be). */
+  async retryInstance(instanceId: string): Promise<AcceptedOperation> {
+    const answer = await this.call(() => this.client.POST('/instances/{instanceId}/retry', { params: { path: { instanceId } }, ...this.init() }));
+    return acceptedOf(answer);
+  }
+
+  /** `POST /operations/{id}/retry-faulted`: one bulk retry of the instances a trigger's operation faulted (of `workflowId`, else of its first faulted instance's workflow). */
+  async retryOperationFaults(operationId: string, workflowId?: string): Promise<AcceptedOperation> {
+    const answer = await this.call(() =>
+      this.client.POST('/operations/{operationId}/retry-faulted', { params: { path: { operationId }, query: workflowId !== undefined ? { workflowId } : {} }, ...this.init() }),
+    );
+    return acceptedOf(answer);
+  }
+
+  /** `GET /instances/{id}/events`: the instance's lifecycle events, each with its deliveries. */
+  async instanceEvents(instanceId: string): Promise<{ items: Schemas['LifecycleEvent'][] }> {
+    return this.call(() => this.client.GET('/instances/{instanceId}/events', { params: { path: { instanceId } }, ...this.init() }));
+  }
+
+  /** `POST /instances/{id}/events/{eventId}/redeliver`: the event's dead-lettered deliveries pending again. */
+  async redeliverEvent(instanceId: string, eventId: string): Promise<void> {
+    await this.call(() => this.client.POST('/instances/{instanceId}/events/{eventId}/redeliver', { params: { path: { instanceId, eventId } }, ...this.init() }));
+  }
+
   /** `POST /instances/{id}/suspend`: a waiting instance becomes `suspended` (409 otherwise). */
   async suspendInstance(instanceId: string): Promise<ApiInstance> {
     return this.call(() => this.client.POST('/instances/{instanceId}/suspend', { params: { path: { instanceId } }, ...this.init() }));
@@ -429,4 +453,10 @@ function networkError(baseUrl: string, error: unknown, timeoutInMs: number): Net
   const code = (cause as { code?: string } | undefined)?.code;
   const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : (cause?.message ?? (error instanceof Error ? error.message : String(error)));
   return new NetworkError(`cannot reach the Signalbox API at ${baseUrl} (${reason}); is the server running? Set --url or SIGNALBOX_URL`, { cause: error });
+}
+
+/** The 202 of a route that may also answer 200 with the finished operation (`Prefer: wait`, which the CLI does not send). */
+function acceptedOf(answer: AcceptedOperation | ApiOperation): AcceptedOperation {
+  if ('operationId' in answer) return answer;
+  return { operationId: answer.id, status: answer.status, statusUrl: `/api/operations/${encodeURIComponent(answer.id)}` };
 }

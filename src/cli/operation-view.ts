@@ -84,10 +84,17 @@ class ProgressBar {
   }
 }
 
-/** Faulted instances an operation counted (a migration's or bulk action's `failed` too). */
-function faultedCount(operation: ApiOperation): number {
+/** Faulted instances an operation counted (a migration's or bulk action's `failed` too): the server's count, or the summary's (older servers). */
+export function faultedCount(operation: Pick<ApiOperation, 'summary' | 'kind'> & { readonly faulted?: number }): number {
+  if (operation.faulted !== undefined) return operation.faulted;
   const summary = operation.summary as Record<string, number>;
   return (summary.faulted ?? 0) + (operation.kind === 'trigger' || operation.kind === undefined ? 0 : (summary.failed ?? 0));
+}
+
+/** An operation's status as a person reads it: `completed with faults (N faulted)` for a finished one whose instances faulted. */
+export function statusText(operation: Pick<ApiOperation, 'summary' | 'kind' | 'status'> & { readonly faulted?: number }): string {
+  const faulted = faultedCount(operation);
+  return operation.status === 'succeeded' && faulted > 0 ? `completed with faults (${faulted} faulted)` : operation.status;
 }
 
 /**
@@ -97,11 +104,12 @@ function faultedCount(operation: ApiOperation): number {
 export function printOperation(output: Output, operation: ApiOperation, options: Pick<WatchOptions, 'results'> & { reasons?: ReadonlyMap<string, string> } = {}): void {
   const { colors } = output;
   const { processed, total } = operationProgress(operation);
-  // `succeeded` says the dispatch finished; it is not shown green when instances faulted on the way.
+  // `succeeded` says the dispatch finished: one whose instances faulted says so, and how many, not green.
+  const faulted = faultedCount(operation);
   const status =
     operation.status === 'succeeded'
-      ? faultedCount(operation) > 0
-        ? colors.yellow(operation.status)
+      ? faulted > 0
+        ? colors.yellow(`completed with faults (${faulted} faulted)`)
         : colors.green(operation.status)
       : operation.status === 'failed'
         ? colors.red(operation.status)

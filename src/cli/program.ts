@@ -9,6 +9,8 @@ import { CommandContext, DEFAULT_URL, type GlobalOptions } from './context';
 import { positiveNumber } from './inputs';
 import type { Output } from './output';
 import { defineBulkCommand } from './commands/bulk';
+import { defineRetryCommand } from './commands/retry';
+import { defineRedeliverCommand } from './commands/events';
 import { defineDeleteWorkflowCommand } from './commands/delete-workflow';
 import { defineDiagramCommand } from './commands/diagram';
 import { defineLoginCommand } from './commands/login';
@@ -81,6 +83,8 @@ export function buildProgram(output: Output): Command {
   defineDeleteWorkflowCommand(program, contextOf);
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
+  defineRetryCommand(program, contextOf);
+  defineRedeliverCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
   defineCostCommand(program, contextOf);
   defineFlowCommand(program, contextOf);

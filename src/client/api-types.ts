@@ -431,6 +431,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a faulted instance: apply the trigger that faulted it again, exactly once
+         * @description The trigger whose application faulted the instance (`fault.triggerId`) is applied again, under its own id, to the instance as that trigger found it (its state, context and timers), through the normal path (history, events, traces), as a bulk `retry` operation of this one instance. It applies once: a second retry, or a late redelivery of the original, changes nothing. The trigger keeps its sender (`actor`); the history entry names who retried it (`retriedBy`). Takes no body. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.
+         */
+        post: operations["retryInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances/bulk": {
         parameters: {
             query?: never;
@@ -545,6 +565,26 @@ export interface paths {
         get: operations["getOperation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operations/{operationId}/retry-faulted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry every instance a trigger's operation faulted
+         * @description A bulk `retry` (POST /api/instances/bulk with `action: retry` and `filter.faultTriggerId` the operation's trigger): each instance of the workflow still faulted by this trigger has it applied again, exactly once. Instances recovered, retried or faulted by another trigger since are `skipped`. Takes no body.
+         */
+        post: operations["retryOperationFaults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -977,6 +1017,8 @@ export interface components {
                  * @description ISO 8601, UTC.
                  */
                 at: string;
+                /** @description True when `POST /api/instances/{id}/retry` can apply the trigger that faulted it again (`triggerId`), exactly once; absent otherwise (recover it instead). */
+                retryable?: boolean;
             };
             /** @description A trigger waiting for another attempt of a step's retry policy: a timer applies it again at `nextAttemptAt` (absent when none). */
             pendingRetry?: {
@@ -1053,7 +1095,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
             /** @description Only for `migrated`. */
             fromVersion?: number;
             /** @description Only for `migrated`. */
@@ -1074,6 +1116,8 @@ export interface components {
             by?: string;
             /** @description Who made the change; absent on entries written before actors. */
             actor?: components["schemas"]["Actor"];
+            /** @description Only for a change a retry of a fault made (POST /api/instances/{id}/retry): who asked for the retry; `actor` stays the trigger's sender. */
+            retriedBy?: components["schemas"]["Actor"];
             /** @description Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`. */
             error?: {
                 /** @enum {string} */
@@ -1202,6 +1246,13 @@ export interface components {
             priority?: number;
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
+            /**
+             * @description Once finished, how it went for the instances: `succeeded` (none faulted), `completedWithFaults` (offered to every candidate, and `faulted` of them faulted: retry them with POST /api/operations/{operationId}/retry-faulted), `failed` (the dispatch could not finish). `status: succeeded` alone says only that the dispatch finished.
+             * @enum {string}
+             */
+            outcome?: "succeeded" | "completedWithFaults" | "failed";
+            /** @description Instances it faulted (a migration's or bulk action's `failed` too): 0 when none (absent from servers before it). */
+            faulted?: number;
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1355,6 +1406,11 @@ export interface components {
                 status: "pending" | "delivered" | "deadLettered";
                 attempts: number;
                 lastError?: string;
+                /**
+                 * Format: date-time
+                 * @description Only while a failed delivery waits for its retry: when the next attempt is due.
+                 */
+                nextAttemptAt?: string;
             }[];
         };
         BulkDryRun: {
@@ -1467,6 +1523,16 @@ export interface components {
                     body: {
                         stateId: string;
                     };
+                };
+            };
+            /** @description Only when the fault came from a trigger it recorded: retrying applies that trigger again, exactly once (once its cause, a service down say, is fixed). */
+            retry?: {
+                /** @description The CLI line that retries it. */
+                cli: string;
+                http: {
+                    /** @constant */
+                    method: "POST";
+                    path: string;
                 };
             };
         } | {
@@ -1725,6 +1791,13 @@ export interface components {
             priority?: number;
             /** @enum {string} */
             status: "notStarted" | "running" | "succeeded" | "failed";
+            /**
+             * @description Once finished, how it went for the instances: `succeeded` (none faulted), `completedWithFaults` (offered to every candidate, and `faulted` of them faulted: retry them with POST /api/operations/{operationId}/retry-faulted), `failed` (the dispatch could not finish). `status: succeeded` alone says only that the dispatch finished.
+             * @enum {string}
+             */
+            outcome?: "succeeded" | "completedWithFaults" | "failed";
+            /** @description Instances it faulted (a migration's or bulk action's `failed` too): 0 when none (absent from servers before it). */
+            faulted?: number;
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -4991,6 +5064,124 @@ export interface operations {
             };
         };
     };
+    retryInstance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
+            path: {
+                instanceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Only with `Prefer: wait`: the operation finished within the wait; its `instances[0]` says what the trigger did. */
+            200: {
+                headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            /** @description Accepted: poll `statusUrl` until it answers 200. */
+            202: {
+                headers: {
+                    /** @description The operation to poll. */
+                    Location: string;
+                    /** @description The operation to poll (the same URL). */
+                    "Operation-Location": string;
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedOperation"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The instance cannot be retried, and `detail` says why: it is not faulted, or its fault came from its creation or a recovery (recover it instead), or it was migrated since. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     bulkInstances: {
         parameters: {
             query?: never;
@@ -5002,7 +5193,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    action: "cancel" | "recover" | "suspend" | "resume" | "delete" | "reindex";
+                    action: "cancel" | "recover" | "suspend" | "resume" | "delete" | "reindex" | "retry";
                     filter: {
                         workflowId: string;
                         stateId?: string;
@@ -5016,6 +5207,8 @@ export interface operations {
                         updatedBefore?: string;
                         /** @description Only instances of this version (e.g. a `reindex` of a version). */
                         workflowVersion?: number;
+                        /** @description Only instances whose fault came from this trigger (a trigger's operation id is its trigger's id): e.g. a `retry` of what one operation faulted. */
+                        faultTriggerId?: string;
                     };
                     /** @description For `recover`: the state whose entry runs again. */
                     stateId?: string;
@@ -5426,6 +5619,8 @@ export interface operations {
                 createdSince?: string;
                 /** @description Only operations created before this moment (ISO 8601). */
                 createdBefore?: string;
+                /** @description Only finished operations that ended so (`completedWithFaults`: some instance faulted). Filtered page by page: a page may be short, follow `continuationToken`. */
+                outcome?: "succeeded" | "completedWithFaults" | "failed";
                 /** @description The `continuationToken` of the previous page, as it was returned. */
                 continuationToken?: string;
                 /** @description At most this many items on the page (a page may hold fewer and still have a next one). */
@@ -5553,6 +5748,127 @@ export interface operations {
             };
             /** @description No such operation. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryOperationFaults: {
+        parameters: {
+            query?: {
+                /** @description The workflow whose faulted instances to retry. @default the workflow of the operation's first faulted instance (a trigger reaches instances of any workflow interested in its subjects: name the others one by one). */
+                workflowId?: string;
+            };
+            header?: {
+                /** @description RFC 7240. `wait=<seconds>`: answer 200 with the finished operation if it finishes within that time (at most 60), else 202 as without it. Other preferences are ignored. */
+                Prefer?: string;
+            };
+            path: {
+                operationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Only with `Prefer: wait`: the bulk retry finished within the wait. */
+            200: {
+                headers: {
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            /** @description Accepted: the bulk retry; poll `statusUrl` until it answers 200. */
+            202: {
+                headers: {
+                    /** @description The operation to poll. */
+                    Location: string;
+                    /** @description The operation to poll (the same URL). */
+                    "Operation-Location": string;
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After": string;
+                    /** @description RFC 7240: `wait=<seconds>`, the wait honoured; present only when the request asked to wait (`Prefer: wait`). */
+                    "Preference-Applied"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedOperation"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such operation, or no such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing to retry, and `detail` says why: the operation is not a trigger's (its faults came from recoveries, which have no trigger), or none of its instances faulted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -72,7 +72,7 @@ export type InstanceCountQuery = CountQuery;
 /** What it answers: `{ count }`, with `groups` when grouped. */
 export type InstanceCounts = operations['countInstances']['responses'][200]['content']['application/json'];
 type OperationQuery = NonNullable<operations['listOperations']['parameters']['query']>;
-export type OperationFilter = Pick<OperationQuery, 'kind' | 'status' | 'workflowId' | 'createdSince' | 'createdBefore'>;
+export type OperationFilter = Pick<OperationQuery, 'kind' | 'status' | 'outcome' | 'workflowId' | 'createdSince' | 'createdBefore'>;
 
 /** Every member of the union `T`, each once: a list that misses one does not compile. */
 function everyMember<T extends string>() {
@@ -99,3 +99,5 @@ export const waitingClasses = everyMember<WaitingClass>()([
   'stranded',
 ]);
 export const operationStatuses = everyMember<OperationStatus>()(['notStarted', 'running', 'succeeded', 'failed']);
+/** How a finished operation ended for its instances (`outcome` on an operation, and its filter). */
+export const operationOutcomes = everyMember<NonNullable<OperationFilter['outcome']>>()(['succeeded', 'completedWithFaults', 'failed']);

@@ -441,6 +441,22 @@ export class Engine {
     return withSpan('Engine.recover', { instanceId, stateId }, async () => this.changed(instanceId, await this.runtime.recover(instanceId, stateId, options, undefined, repair), options));
   }
 
+  /**
+   * Retries a faulted instance's fault (decide-fault-retry.ts): the trigger that faulted it applied again,
+   * under its own id and exactly once, to the instance as that trigger found it. ConflictError naming why
+   * when it cannot be (not faulted, no trigger recorded, migrated since); NotFoundError if absent. The hosts
+   * run it as a bulk `retry` operation (one instance or many); `options.actor` is who asked.
+   */
+  retryFault(instanceId: string, options: ActingOptions & { readonly operationId?: string } = {}): Promise<InstanceResult> {
+    return withSpan('Engine.retryFault', { instanceId }, async (span) => {
+      const decided = await this.runtime.retryFault(instanceId, options);
+      if (!decided.decision) throw new NotFoundError(`Instance "${instanceId}" does not exist`);
+      span.setAttribute('outcome', decided.decision.result.outcome);
+      await this.relayAfter(decided, options);
+      return decided.decision.result;
+    });
+  }
+
   /** Cancels an instance; ConflictError if it is complete or cancelled already. */
   cancel(instanceId: string, options: ActingOptions = {}): Promise<StoredInstance> {
     return withSpan('Engine.cancel', { instanceId }, async () => this.changed(instanceId, await this.runtime.cancel(instanceId, options), options));

@@ -8,10 +8,11 @@ import { isAutomaticTransition, type WorkflowDefinition } from './definition/def
 import { migrationVerdict } from './decide/decide-migrate';
 import type { ChangeOptions, AppliedDecision, InstancePrecondition, InstanceRuntime } from './runtime/instance-runtime';
 import type { Engine, EnginePorts } from './engine';
-import { ActionOutcome, TriggerOutcome } from './model/enums';
+import { ActionOutcome, InstanceStatus, TriggerOutcome } from './model/enums';
 import { ConflictError, NotFoundError, ValidationError } from './model/errors';
-import type { StoredInstance } from './model/instance';
-import type { InstanceResult } from './operations/operation';
+import type { HistoryEntry, StoredInstance } from './model/instance';
+import { operationResult, type InstanceResult } from './operations/operation';
+import { appliedRecord, duplicateResult } from './decide/instance-changes';
 import {
   BulkAction,
   bulkDoneOutcome,
@@ -134,7 +135,8 @@ export class MigrationsAndBulkActions {
     }
     return {
       action: parsed.action,
-      filter: parsed.filter,
+      // A retry is of faulted instances only: its filter says so, so a page lists only those.
+      filter: parsed.action === BulkAction.retry ? { ...parsed.filter, status: InstanceStatus.faulted } : parsed.filter,
       ...(parsed.stateId !== undefined ? { stateId: parsed.stateId } : {}),
       ...(parsed.force ? { force: true } : {}),
     };
@@ -214,8 +216,11 @@ export class MigrationsAndBulkActions {
     await this.relayAfter(decided, options);
     const result = decided.decision?.result;
     if (!result) return { instanceId, outcome: TriggerOutcome.notFound };
+    // A retry offered again by its own operation (an activity retried after its answer was lost, a run
+    // resumed after a crash) finds the instance no longer faulted: it reports what its retry did, as recorded.
+    if (request.action === BulkAction.retry && result.outcome === ActionOutcome.skipped) return (await this.retriedBy(instanceId, options)) ?? result;
     if (result.outcome === ActionOutcome.skipped) return (await this.doneAlready(instanceId, request, options)) ?? result;
-    // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays).
+    // The decisions answer `transitioned` for what they did (recovery may fault again: `faulted` stays; a retry reports its trigger's outcome).
     return result.outcome === TriggerOutcome.transitioned ? { ...result, outcome: bulkDoneOutcome(request.action) } : result;
   }
 
@@ -241,6 +246,24 @@ export class MigrationsAndBulkActions {
     return { instanceId, outcome: bulkDoneOutcome(request.action), ...(fromStateId !== null ? { fromStateId } : {}), toStateId: last.toStateId };
   }
 
+  /** The instance and its latest history entry, when that entry is the change of `options.operationId`. */
+  private async lastChangeBy(instanceId: string, options: ChangeOptions): Promise<{ instance: StoredInstance; entry: HistoryEntry } | undefined> {
+    if (!options.operationId) return undefined;
+    const instance = await this.ports.instances.get(instanceId, options);
+    if (!instance || instance.deleting || instance.historyLength === 0) return undefined;
+    const last = await onePage(this.ports.history.list(instanceId, { ...options, fromSequence: instance.historyLength - 1, maxPageSize: 1 }));
+    const entry = last.items[0];
+    return entry?.operationId === options.operationId ? { instance, entry } : undefined;
+  }
+
+  /** What this operation's retry of the instance did, from the instance's record of the retried trigger (undefined: it made no retry of it). */
+  private async retriedBy(instanceId: string, options: ChangeOptions): Promise<InstanceResult | undefined> {
+    const last = await this.lastChangeBy(instanceId, options);
+    const triggerId = last?.entry.triggerId;
+    const record = triggerId ? appliedRecord(last.instance, triggerId) : undefined;
+    return record ? operationResult(duplicateResult(instanceId, record)) : undefined;
+  }
+
   private decideBulk(instanceId: string, request: BulkRequest, options: ChangeOptions, guard: InstancePrecondition): Promise<AppliedDecision> {
     switch (request.action) {
       case BulkAction.cancel:
@@ -255,6 +278,8 @@ export class MigrationsAndBulkActions {
         return this.runtime.delete(instanceId, request.force ?? false, options, guard);
       case BulkAction.reindex:
         return this.reindex(instanceId, options, guard);
+      case BulkAction.retry:
+        return this.runtime.retryFault(instanceId, options, guard);
     }
   }
 

@@ -250,6 +250,17 @@ it('draws the diagram with no two labels overlapping, using the width it has', a
   await screenshot(page, 'workflow-diagram-wide');
 });
 
+it('draws the data catalog example (self-transitions, two edges between the same states) with no two labels overlapping', async () => {
+  const catalog = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'examples', 'data-catalog-item.json'), 'utf8')) as Record<string, unknown>;
+  expect((await api.request('PUT', '/api/workflows/data-catalog-item', { json: catalog })).status).toBe(201);
+  await openWithKey('#/workflows/data-catalog-item');
+  await page.getByTestId('diagram').locator('svg').waitFor();
+  const boxes = await labelBoxes();
+  await screenshot(page, 'workflow-diagram-data-catalog');
+  expect(boxes.length).toBeGreaterThanOrEqual(8);
+  expect(overlapping(boxes)).toEqual([]);
+});
+
 it('fits a 390 px phone: no page scrolls sideways, each passes axe', async () => {
   await context.close();
   // Not `isMobile`: a mobile viewport zooms out to fit what overflows, which would hide the overflow measured here.
@@ -278,6 +289,7 @@ it('fits a 390 px phone: no page scrolls sideways, each passes axe', async () =>
     ],
     ['instance-missing', '#/instances/claim-zz', () => page.getByText('No instance has the id claim-zz').waitFor()],
     ['operation', `#/operations/${operationId}`, () => page.getByTestId('outcomes').waitFor()],
+    ['operations', '#/operations', () => page.getByTestId('operations').waitFor()],
   ];
   provoked = [404];
   await openWithKey('#/workflows');

@@ -62,3 +62,28 @@ describe('signalbox instances --filter', () => {
     expect(noWorkflow.stderr).toContain('need --workflow');
   });
 });
+
+describe('signalbox instances --count on a version without indexes', () => {
+  it('says why the count is 0, and the reindex that fixes it writes the rows', async () => {
+    const plain = {
+      id: 'cliplain',
+      displayName: 'Plain',
+      initialStateId: 'open',
+      states: { open: { transitions: [{ id: 'close', targetStateId: 'closed', conditions: [{ type: 'triggerName', name: 'Close' }] }] }, closed: {} },
+    };
+    expect((await test.api.request('PUT', `/api/workflows/${plain.id}`, { json: plain })).status).toBe(201);
+    expect((await test.api.request('POST', '/api/instances', { json: { workflowId: plain.id, instanceId: 'p-1' } })).status).toBe(201);
+    const counted = await signalbox(['instances', '--workflow', plain.id, '--count'], { env });
+    expect(counted.exitCode).toBe(0);
+    expect(counted.stdout).toBe('0\n');
+    expect(counted.stderr).toContain('0 counted from the search index, but cliplain has instances: version 1 declares no `indexes`');
+    expect(counted.stderr).toContain('signalbox bulk reindex --workflow cliplain --workflow-version 1 --wait');
+    const reindexed = await signalbox(['bulk', 'reindex', '--workflow', plain.id, '--workflow-version', '1', '--wait', '--no-progress'], { env });
+    expect(reindexed.exitCode).toBe(0);
+    const after = await signalbox(['instances', '--workflow', plain.id, '--count'], { env });
+    expect(after).toMatchObject({ exitCode: 0, stdout: '1\n', stderr: '' });
+    // A workflow whose instances are indexed says nothing more about a count of 0.
+    const none = await signalbox(['instances', '--workflow', orders.id, '--count', '--filter', 'amount > 1000000'], { env });
+    expect(none).toMatchObject({ exitCode: 0, stdout: '0\n', stderr: '' });
+  });
+});

@@ -66,6 +66,15 @@ describe('WorkflowsPage', () => {
     ]);
   });
 
+  it("shows how many of each workflow's instances are faulted, linking to them (issue 38)", async () => {
+    const listInstances = jest.fn(async () => ({ items: [instance({ id: 'claim-1', status: 'faulted' }), instance({ id: 'claim-2', status: 'faulted' })] }));
+    renderWith(fakeApi({ listInstances }), <WorkflowsPage />);
+    const cell = await screen.findByTestId('faulted-expense-claim');
+    await waitFor(() => expect(cell.textContent).toBe('2 faulted'));
+    expect(within(cell).getByRole('link').getAttribute('href')).toBe('#/instances?workflowId=expense-claim&status=faulted');
+    expect(listInstances).toHaveBeenCalledWith({ workflowId: 'expense-claim', status: 'faulted' }, undefined, 100);
+  });
+
   it('shows how to define a workflow when there is none', async () => {
     renderWith(fakeApi({ listWorkflows: jest.fn(async () => ({ items: [] })) }), <WorkflowsPage />);
     expect((await screen.findByText('No workflows yet')).textContent).toBe('No workflows yet');

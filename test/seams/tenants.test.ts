@@ -216,6 +216,32 @@ describe('tenants', () => {
     expect(await dumpOfB()).toEqual(before);
   }, 60_000);
 
+  it('tenants × bulk actions (retry): a retry in A applies A’s faulted trigger again in A only; B’s instance faulted by a trigger of the same id, and B’s storage, are unchanged', async () => {
+    const broken = {
+      id: 'brk',
+      displayName: 'Broken',
+      initialStateId: 'open',
+      states: {
+        open: { transitions: [{ id: 'break', targetStateId: 'done', conditions: [{ type: 'triggerName', name: 'Break' }], actions: [{ type: 'setContext', expressions: { x: '$error("down")' } }] }] },
+        done: {},
+      },
+    };
+    for (const tenant of [a, b]) {
+      expect((await call('PUT', tenant('/workflows/brk'), broken)).status).toBe(201);
+      expect((await call('POST', tenant('/instances'), { workflowId: 'brk', instanceId: 'f1' })).status).toBe(201);
+      expect((await call('POST', tenant('/triggers'), { id: 'break-f1', name: 'Break', subjects: ['f1'] }, { prefer: 'wait=30' })).status).toBe(200);
+    }
+    await sleep(200);
+    const before = await dumpOfB();
+    // Still failing (the expression is the definition's): A's retry faults A's instance again, in A.
+    const retried = await call('POST', a('/instances/f1/retry'), undefined, { prefer: 'wait=30' });
+    expect(retried.status).toBe(200);
+    expect(retried.body.instances).toMatchObject([{ instanceId: 'f1', outcome: 'faulted' }]);
+    expect((await call('GET', a('/instances/f1/history'))).body.items.map((entry: { event: string }) => entry.event)).toEqual(['created', 'faulted', 'faulted']);
+    expect((await call('GET', b('/instances/f1/history'))).body.items.map((entry: { event: string }) => entry.event)).toEqual(['created', 'faulted']);
+    expect(await dumpOfB()).toEqual(before);
+  }, 60_000);
+
   it('tenants × debounced triggers: a burst held back on A’s instance is applied in A, once; B is untouched', async () => {
     for (const tenant of [a, b]) expect((await call('POST', tenant('/instances'), { workflowId: 'deb', instanceId: 'q1' })).status).toBe(201);
     await sleep(200);

@@ -93,6 +93,8 @@ export interface ConsoleApi {
   dryRunInstanceTrigger(instanceId: string, trigger: InstanceTrigger): Promise<DryRun>;
   /** `contextPatch`: a JSON Merge Patch of the context, applied before the state is entered. */
   recoverInstance(instanceId: string, stateId: string, contextPatch?: Record<string, unknown>): Promise<Instance>;
+  /** Applies again, exactly once, the trigger that faulted the instance (an operation; 409 naming why it cannot). */
+  retryInstance(instanceId: string): Promise<AcceptedOperation>;
   /** Triggers recently offered to the instance that changed nothing, newest first. */
   getOffers(instanceId: string): Promise<{ items: readonly Offer[] }>;
   /** Operations newest first, without their per-instance results. */
@@ -210,6 +212,7 @@ export function createHttpConsoleApi(options: HttpConsoleApiOptions): ConsoleApi
           body: { stateId, ...(contextPatch ? { context: contextPatch as never /* the console's JSON is unknown-typed; the API checks it */ } : {}) },
         }),
       ),
+    retryInstance: (instanceId) => unwrap(client.POST('/instances/{instanceId}/retry', { params: { path: { instanceId } } })).then(acceptedFromAnswer),
     getOffers: (instanceId) => unwrap(client.GET('/instances/{instanceId}/offers', { params: { path: { instanceId } } })),
     listOperations: (filter, continuationToken, maxPageSize) =>
       unwrap(

@@ -8,7 +8,7 @@ import { operationProgress, type ListedOperation, type Operation } from '../../.
 import { isFinished, useOperation } from '../lib/use-operation';
 import { Link } from './link';
 import { ProblemAlert } from './problem-alert';
-import { StatusBadge } from './status-badge';
+import { OperationStatusBadge, StatusBadge } from './status-badge';
 import { TimeText } from './time-text';
 import { TraceView } from './trace-view';
 import { OperationCostList } from './cost-view';
@@ -80,7 +80,7 @@ export function OperationView({ operationId, onFinished }: { operationId: string
           <p>
             Operation <Link to={{ page: 'operation', operationId: operation.id }}>{operation.id}</Link>{' '}
             <span role="status" aria-live="polite">
-              <StatusBadge status={operation.status} />
+              <OperationStatusBadge operation={operation} />
             </span>{' '}
             <span class="muted">
               updated <TimeText value={operation.updatedAt} />

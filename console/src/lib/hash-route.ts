@@ -2,7 +2,7 @@
  * @module The console's pages as hash routes (`#/workflows/expense-claim?version=2`): the server serves
  * one index.html, so deep links and the back button work without any server-side routing.
  */
-import { instanceStatuses, operationKinds, operationStatuses, type InstanceFilter, type InstanceStatus, type OperationFilter } from '../../../src/client';
+import { instanceStatuses, operationKinds, operationOutcomes, operationStatuses, type InstanceFilter, type InstanceStatus, type OperationFilter } from '../../../src/client';
 
 /** The instance list's order: a column, and which way (the URL writes `sort=-updatedAt` for descending). */
 export const instanceSortKeys = ['id', 'workflowId', 'stateId', 'status', 'updatedAt', 'createdAt'] as const;
@@ -86,6 +86,8 @@ export function parseHash(hash: string): ConsoleRoute {
     if (kind && (operationKinds as readonly string[]).includes(kind)) filter.kind = kind as OperationFilter['kind'];
     const status = url.searchParams.get('status');
     if (status && (operationStatuses as readonly string[]).includes(status)) filter.status = status as OperationFilter['status'];
+    const outcome = url.searchParams.get('outcome');
+    if (outcome && (operationOutcomes as readonly string[]).includes(outcome)) filter.outcome = outcome as OperationFilter['outcome'];
     const workflowId = url.searchParams.get('workflowId');
     if (workflowId) filter.workflowId = workflowId;
     const sort = parseSort(url.searchParams, operationSortKeys);

@@ -18,8 +18,9 @@ function loadMermaid() {
       theme: 'neutral',
       fontFamily: 'system-ui, sans-serif',
       // Room between states and between ranks, so a self-loop's label (a timer's) does not sit on a
-      // neighbouring edge's label: Mermaid's default 50 px put "timer: after PT16H" over "Approve".
-      state: { nodeSpacing: 90, rankSpacing: 80 },
+      // neighbouring edge's label: Mermaid's default 50 px put "timer: after PT16H" over "Approve", and 80
+      // between ranks put a state's self-loop "Edit" on the "Edit" edge arriving beside it (data-catalog-item).
+      state: { nodeSpacing: 90, rankSpacing: 140 },
     });
     return mermaid;
   });

@@ -1,16 +1,16 @@
 /**
  * @module Operations: triggers sent, migrations and bulk actions, each with what it was and how it ended,
- * filtered by kind, status and workflow and sorted by a column (newest first unless the URL says
+ * filtered by kind, status, outcome and workflow and sorted by a column (newest first unless the URL says
  * otherwise), with their total, 50 a page. The filtered set is read whole up to a limit
  * (lib/sorted-list.tsx says why).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../api-context';
-import { operationKinds, operationStatuses, type ListedOperation, type OperationFilter } from '../../../src/client';
+import { operationKinds, operationOutcomes, operationStatuses, type ListedOperation, type OperationFilter } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
 import { Link, navigate } from '../components/link';
 import { describeOperation } from '../components/operation-view';
-import { StatusBadge } from '../components/status-badge';
+import { OperationStatusBadge } from '../components/status-badge';
 import { TimeText } from '../components/time-text';
 import type { OperationSort, OperationSortKey } from '../lib/hash-route';
 import { ListPager, ListStatus, readList, SortHeader, useSortedList } from '../lib/sorted-list';
@@ -36,6 +36,9 @@ function operationSortValue(operation: ListedOperation, key: OperationSortKey): 
   return operation[key];
 }
 
+/** How a finished operation ended, in words. */
+const outcomeLabel: Record<(typeof operationOutcomes)[number], string> = { succeeded: 'succeeded', completedWithFaults: 'completed with faults', failed: 'failed' };
+
 function outcomes(operation: ListedOperation): string {
   const counted = Object.entries(operation.summary ?? {}).filter(([, count]) => count > 0);
   return counted.length ? counted.map(([outcome, count]) => `${outcome} ${count}`).join(', ') : '–';
@@ -44,7 +47,7 @@ function outcomes(operation: ListedOperation): string {
 function FilterForm({ filter, sort }: { filter: OperationFilter; sort: OperationSort | undefined }) {
   const api = useApi();
   const [draft, setDraft] = useState<OperationFilter>(filter);
-  useEffect(() => setDraft(filter), [filter.kind, filter.status, filter.workflowId]);
+  useEffect(() => setDraft(filter), [filter.kind, filter.status, filter.outcome, filter.workflowId]);
   const workflows = useAsync(() => api.listWorkflows(), [api]);
   const set = (change: Partial<OperationFilter>) => setDraft((previous) => ({ ...previous, ...change }));
   return (
@@ -74,6 +77,17 @@ function FilterForm({ filter, sort }: { filter: OperationFilter; sort: Operation
           {operationStatuses.map((status) => (
             <option key={status} value={status}>
               {status}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="filter-outcome">Outcome</label>
+        <select id="filter-outcome" value={draft.outcome ?? ''} onChange={(event) => set({ outcome: (event.currentTarget.value || undefined) as OperationFilter['outcome'] })}>
+          <option value="">Any outcome</option>
+          {operationOutcomes.map((outcome) => (
+            <option key={outcome} value={outcome}>
+              {outcomeLabel[outcome]}
             </option>
           ))}
         </select>
@@ -156,7 +170,7 @@ export function OperationsPage({ filter, sort: routeSort }: { filter: OperationF
                   </td>
                   <td>{describeOperation(operation)}</td>
                   <td>
-                    <StatusBadge status={operation.status} />
+                    <OperationStatusBadge operation={operation} />
                   </td>
                   <td>{operation.candidates ?? 0}</td>
                   <td>{outcomes(operation)}</td>

@@ -1,4 +1,4 @@
-/** @module The workflows: each with its display name and versions, linking to its diagram and instances. */
+/** @module The workflows: each with its display name and versions, linking to its diagram and instances, and how many of its instances are faulted. */
 import { useApi } from '../api-context';
 import type { Page, WorkflowSummary } from '../../../src/client';
 import { EmptyState } from '../components/empty-state';
@@ -15,6 +15,26 @@ async function listAll(load: (token?: string) => Promise<Page<WorkflowSummary>>)
     token = page.continuationToken;
   } while (token);
   return items;
+}
+
+/** Faulted instances of one page read: more than that shows as `100+`. */
+const FAULTED_PAGE = 100;
+
+/** How many of the workflow's instances are faulted (one page of them), linking to them; nothing when none. */
+function FaultedCount({ workflowId }: { workflowId: string }) {
+  const api = useApi();
+  const faulted = useAsync(() => api.listInstances({ workflowId, status: 'faulted' }, undefined, FAULTED_PAGE), [api, workflowId]);
+  if (!faulted.data) return <span class="muted">…</span>;
+  const count = faulted.data.items.length;
+  if (count === 0) return <span class="muted">none</span>;
+  return (
+    <Link to={{ page: 'instances', filter: { workflowId, status: 'faulted' } }}>
+      <span class="badge badge-faulted">
+        {count}
+        {faulted.data.continuationToken ? '+' : ''} faulted
+      </span>
+    </Link>
+  );
 }
 
 export function WorkflowsPage() {
@@ -36,42 +56,48 @@ export function WorkflowsPage() {
         </EmptyState>
       )}
       {workflows.data && workflows.data.length > 0 && (
-        <table>
-          <caption class="visually-hidden">Workflows with their versions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Workflow</th>
-              <th scope="col">Name</th>
-              <th scope="col">Versions</th>
-              <th scope="col">Instances</th>
-            </tr>
-          </thead>
-          <tbody>
-            {workflows.data.map((workflow) => (
-              <tr key={workflow.id}>
-                <td>
-                  <Link to={{ page: 'workflow', workflowId: workflow.id }}>{workflow.id}</Link>
-                </td>
-                <td>{workflow.displayName ?? <span class="muted">–</span>}</td>
-                <td>
-                  <ul class="inline-list" aria-label={`Versions of ${workflow.id}`}>
-                    {Array.from({ length: workflow.version }, (_, index) => workflow.version - index).map((version) => (
-                      <li key={version}>
-                        <Link to={{ page: 'workflow', workflowId: workflow.id, version }}>
-                          v{version}
-                          {version === workflow.version ? ' (latest)' : ''}
-                        </Link>
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td>
-                  <Link to={{ page: 'instances', filter: { workflowId: workflow.id } }}>Instances of {workflow.id}</Link>
-                </td>
+        <div class="table-scroll">
+          <table>
+            <caption class="visually-hidden">Workflows with their versions</caption>
+            <thead>
+              <tr>
+                <th scope="col">Workflow</th>
+                <th scope="col">Name</th>
+                <th scope="col">Versions</th>
+                <th scope="col">Instances</th>
+                <th scope="col">Faulted</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {workflows.data.map((workflow) => (
+                <tr key={workflow.id}>
+                  <td>
+                    <Link to={{ page: 'workflow', workflowId: workflow.id }}>{workflow.id}</Link>
+                  </td>
+                  <td>{workflow.displayName ?? <span class="muted">–</span>}</td>
+                  <td>
+                    <ul class="inline-list" aria-label={`Versions of ${workflow.id}`}>
+                      {Array.from({ length: workflow.version }, (_, index) => workflow.version - index).map((version) => (
+                        <li key={version}>
+                          <Link to={{ page: 'workflow', workflowId: workflow.id, version }}>
+                            v{version}
+                            {version === workflow.version ? ' (latest)' : ''}
+                          </Link>
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>
+                    <Link to={{ page: 'instances', filter: { workflowId: workflow.id } }}>Instances of {workflow.id}</Link>
+                  </td>
+                  <td data-testid={`faulted-${workflow.id}`}>
+                    <FaultedCount workflowId={workflow.id} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -1,5 +1,5 @@
 /**
- * @module `signalbox bulk <cancel|recover|suspend|resume|delete> --workflow <id> [filters]`: one operation
+ * @module `signalbox bulk <cancel|recover|suspend|resume|delete|retry|reindex> --workflow <id> [filters]`: one operation
  * that acts on every instance the filter matches (each under its lease, the filter checked again), with
  * `--wait` followed to its end (`watch`'s view). `--dry-run` says how many instances the filter matches; a
  * delete must name that number (`--expect-count N`), so a filter wider than meant deletes nothing.
@@ -13,7 +13,7 @@ import { plural } from '../definition-check';
 import { UsageError } from '../errors';
 import { followOperation } from './watch';
 
-export const BULK_ACTIONS: readonly BulkAction[] = ['cancel', 'recover', 'suspend', 'resume', 'delete'];
+export const BULK_ACTIONS: readonly BulkAction[] = ['cancel', 'recover', 'suspend', 'resume', 'delete', 'retry', 'reindex'];
 
 export interface BulkOptions {
   readonly workflow: string;
@@ -21,6 +21,8 @@ export interface BulkOptions {
   readonly status?: InstanceStatusName;
   readonly subject?: string;
   readonly updatedBefore?: string;
+  readonly faultTrigger?: string;
+  readonly workflowVersion?: number;
   readonly toState?: string;
   readonly force?: boolean;
   readonly dryRun?: boolean;
@@ -45,6 +47,8 @@ export async function bulkCommand(context: CommandContext, action: BulkAction, o
       ...(options.status !== undefined ? { status: options.status } : {}),
       ...(options.subject !== undefined ? { subject: options.subject } : {}),
       ...(options.updatedBefore !== undefined ? { updatedBefore: options.updatedBefore } : {}),
+      ...(options.faultTrigger !== undefined ? { faultTriggerId: options.faultTrigger } : {}),
+      ...(options.workflowVersion !== undefined ? { workflowVersion: options.workflowVersion } : {}),
     },
     ...(options.toState !== undefined ? { stateId: options.toState } : {}),
     ...(options.force ? { force: true } : {}),
@@ -75,6 +79,8 @@ export function defineBulkCommand(program: Command, contextOf: ContextOf): void 
       .addOption(new Option('--status <status>', 'only instances with this status').choices(INSTANCE_STATUSES))
       .option('--subject <subject>', 'only instances interested in this subject')
       .option('--updated-before <time>', 'only instances last changed before this moment (ISO 8601, e.g. 2026-11-01T00:00:00Z)')
+      .option('--workflow-version <n>', 'only instances of this version (e.g. reindex the instances of a version that declared no indexes)', wholeNumber('--workflow-version'))
+      .option('--fault-trigger <triggerId>', 'only instances whose fault came from this trigger (e.g. retry what one operation faulted)')
       .option('--to-state <stateId>', 'recover: the state whose entry runs again (required for recover)')
       .option('--force', 'delete: waiting and initializing instances too')
       .option('--expect-count <n>', 'delete (required): how many instances the filter matches, as --dry-run tells; refused if it matches another number', wholeNumber('--expect-count'))
@@ -85,6 +91,7 @@ export function defineBulkCommand(program: Command, contextOf: ContextOf): void 
       examples(
         'signalbox bulk cancel --workflow expense-claim --state awaiting-receipts --wait',
         'signalbox bulk recover --workflow expense-claim --status faulted --to-state draft',
+        'signalbox bulk retry --workflow expense-claim --state approving --wait',
         'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --dry-run',
         'signalbox bulk delete --workflow expense-claim --updated-before 2026-01-01T00:00:00Z --force --expect-count 42 --wait',
       ),

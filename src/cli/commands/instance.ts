@@ -8,6 +8,7 @@ import { examples, type ContextOf } from '../command-options';
 import type { ApiHistoryEntry, ApiInstance, AvailableTriggers } from '../api';
 import type { CommandContext } from '../context';
 import { jsonObjectArgument } from '../inputs';
+import { failingDeliveryLines } from './events';
 
 export interface InstanceOptions {
   readonly history?: boolean;
@@ -22,6 +23,8 @@ export async function instanceCommand(context: CommandContext, instanceId: strin
   if (context.json) return output.printJson({ ...instance, ...(history ? { history } : {}), ...(available ? { availableTriggers: available } : {}) });
 
   printInstance(context, instance);
+  const failing = await failingDeliveryLines(context, instanceId);
+  if (failing.length) output.print('', output.colors.bold('Event deliveries failing'), ...failing);
   if (history) {
     output.print(
       '',
@@ -62,6 +65,8 @@ function printInstance(context: CommandContext, instance: ApiInstance): void {
       ['state', instance.stateId],
       ['status', instance.status],
       ['fault', instance.fault ? `${instance.fault.message} (trigger ${instance.fault.triggerId ?? 'none'}, ${instance.fault.at})` : undefined],
+      // The trigger that faulted it can be applied again once its cause is fixed: say how.
+      ['retry', instance.fault?.retryable ? `signalbox retry ${instance.id} (applies trigger ${instance.fault.triggerId} again, once)` : undefined],
       ['parent', instance.parent?.instanceId],
       ['timers', instance.timers.length ? instance.timers.map((timer) => `${timer.transitionId} due ${timer.dueAt}`).join(', ') : undefined],
       ['created', instance.createdAt],

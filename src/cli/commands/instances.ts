@@ -45,6 +45,22 @@ export async function instancesCommand(context: CommandContext, options: Instanc
   if (continuationToken) output.note(`More instances: add --all, or --continuation-token '${continuationToken}'`);
 }
 
+/**
+ * Why a count from the search index says 0 when the workflow has instances: the version they are on
+ * declares no `indexes`, so none of them has index rows (until a reindex writes them). Undefined when
+ * there is no such instance (0 is then the answer).
+ */
+async function unindexedReason(context: CommandContext, workflowId: string): Promise<string | undefined> {
+  const some = (await context.api.listInstances({ workflowId }, { maxPageSize: 1 })).items[0];
+  if (!some) return undefined;
+  const version = await context.api.findWorkflow(workflowId, { version: some.workflowVersion });
+  if (!version || (version.indexes?.length ?? 0) > 0) return undefined;
+  return (
+    `0 counted from the search index, but ${workflowId} has instances: version ${some.workflowVersion} declares no \`indexes\`, so its instances have no index rows. ` +
+    `Declare indexes, or write their rows with: signalbox bulk reindex --workflow ${workflowId} --workflow-version ${some.workflowVersion} --wait; or list them: signalbox instances --workflow ${workflowId}`
+  );
+}
+
 /** `--filter`, `--order-by`, `--count`, `--group-by`: a search of one workflow's instances (the server checks the filter). */
 async function searchCommand(context: CommandContext, options: InstancesOptions): Promise<void> {
   const { output } = context;
@@ -59,6 +75,8 @@ async function searchCommand(context: CommandContext, options: InstancesOptions)
       ...(options.groupBy !== undefined ? { groupBy: options.groupBy } : {}),
     });
     if (context.json) return output.printJson(counts);
+    const unindexed = counts.count === 0 && counts.countedFrom === 'index' ? await unindexedReason(context, options.workflow) : undefined;
+    if (unindexed) output.note(unindexed);
     if (counts.groups)
       output.print(
         output.table([options.groupBy!.toUpperCase(), 'COUNT'], [...counts.groups.map((group) => [group.key === null ? '(none)' : String(group.key), group.count]), ['total', counts.count]]),

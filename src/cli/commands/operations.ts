@@ -4,10 +4,12 @@ import { examples, readListPages, type ContextOf } from '../command-options';
 import { wholeNumber } from '../inputs';
 import type { ApiListedOperation, OperationFilter } from '../api';
 import type { CommandContext } from '../context';
+import { statusText } from '../operation-view';
 
 export interface OperationsListOptions {
   readonly kind?: OperationFilter['kind'];
   readonly status?: OperationFilter['status'];
+  readonly outcome?: OperationFilter['outcome'];
   readonly workflow?: string;
   readonly since?: string;
   readonly before?: string;
@@ -38,6 +40,7 @@ export async function operationsListCommand(context: CommandContext, options: Op
   const filter: OperationFilter = {
     ...(options.kind !== undefined ? { kind: options.kind } : {}),
     ...(options.status !== undefined ? { status: options.status } : {}),
+    ...(options.outcome !== undefined ? { outcome: options.outcome } : {}),
     ...(options.workflow !== undefined ? { workflowId: options.workflow } : {}),
     ...(options.since !== undefined ? { createdSince: options.since } : {}),
     ...(options.before !== undefined ? { createdBefore: options.before } : {}),
@@ -55,7 +58,7 @@ export async function operationsListCommand(context: CommandContext, options: Op
     output.print(
       output.table(
         ['ID', 'KIND', 'WHAT', 'STATUS', 'INSTANCES', 'OUTCOMES', 'CREATED'],
-        items.map((operation) => [operation.id, operation.kind, operationWhat(operation), operation.status, operation.candidates, counts(operation), operation.createdAt]),
+        items.map((operation) => [operation.id, operation.kind, operationWhat(operation), statusText(operation), operation.candidates, counts(operation), operation.createdAt]),
       ),
     );
   } else output.note('No operations.');
@@ -70,12 +73,20 @@ export function defineOperationsCommands(program: Command, contextOf: ContextOf)
     .description('list operations as a table, newest first (one page; --all for every page)')
     .addOption(new Option('--kind <kind>', 'only operations of this kind').choices(['trigger', 'migration', 'bulk']))
     .addOption(new Option('--status <status>', 'only operations with this status').choices(['notStarted', 'running', 'succeeded', 'failed']))
+    .addOption(new Option('--outcome <outcome>', 'only finished operations that ended so (completedWithFaults: some instance faulted)').choices(['succeeded', 'completedWithFaults', 'failed']))
     .option('--workflow <workflowId>', 'only migrations and bulk actions of this workflow')
     .option('--since <time>', 'only operations created at or after this moment (ISO 8601)')
     .option('--before <time>', 'only operations created before this moment (ISO 8601)')
     .option('--all', 'follow every page')
     .option('--continuation-token <token>', 'start at this page')
     .option('--page-size <n>', 'operations per page (server default 100, at most 1000)', wholeNumber('--page-size'))
-    .addHelpText('after', examples('signalbox operations list --kind bulk --status failed', 'signalbox operations list --since 2026-05-01T00:00:00Z --all --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'signalbox operations list --kind bulk --status failed',
+        'signalbox operations list --outcome completedWithFaults',
+        'signalbox operations list --since 2026-05-01T00:00:00Z --all --json',
+      ),
+    )
     .action((options, command: Command) => operationsListCommand(contextOf(command), options));
 }

@@ -17,6 +17,31 @@ export interface PushResult {
   readonly created: boolean;
   /** The definition equals the latest version's: no version was added. */
   readonly unchanged: boolean;
+  /** Warnings only the server could give (its outbound allow-list, ...), beyond the file's own. */
+  readonly warnings?: readonly ServerWarning[];
+}
+
+/** A warning of the server's analysis of a stored definition. */
+export interface ServerWarning {
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+function serverWarningsOf(stored: { readonly warnings?: readonly unknown[] }): ServerWarning[] {
+  return (stored.warnings ?? []).filter(
+    (warning): warning is ServerWarning =>
+      typeof warning === 'object' &&
+      warning !== null &&
+      typeof (warning as ServerWarning).path === 'string' &&
+      typeof (warning as ServerWarning).code === 'string' &&
+      typeof (warning as ServerWarning).message === 'string',
+  );
+}
+
+/** What to do about a host the server will not call: every instance reaching that step would fault. */
+function hostHint(warning: ServerWarning): string {
+  return warning.code === 'hostNotAllowed' ? ' (every instance reaching this step will fault until the host is allowed: SIGNALBOX_ALLOWED_HOSTS on the server)' : '';
 }
 
 export interface PushOptions {
@@ -40,9 +65,22 @@ export async function pushCommand(context: CommandContext, files: readonly strin
     const current = await context.api.findWorkflow(workflowId);
     const stored = await context.api.putWorkflow(workflowId, input.definition, current ? { ifMatch: current.etag, ...(options.force ? { force: true } : {}) } : {});
     const created = current === undefined;
-    const result: PushResult = { file: input.file, workflowId, version: stored.version, created, unchanged: !created && stored.version === current.version };
+    // The server's warnings that the file alone could not give (its allow-list: a host not on it faults every call).
+    const seen = new Set(checks[index]!.warnings.map((warning) => `${warning.path}\u0000${warning.code}`));
+    // An unchanged file stored nothing: its warnings were given when its version was stored.
+    const unchanged = !created && stored.version === current.version;
+    const serverWarnings = unchanged ? [] : serverWarningsOf(stored).filter((warning) => !seen.has(`${warning.path}\u0000${warning.code}`));
+    const result: PushResult = {
+      file: input.file,
+      workflowId,
+      version: stored.version,
+      created,
+      unchanged,
+      ...(serverWarnings.length ? { warnings: serverWarnings } : {}),
+    };
     results.push(result);
     if (!context.json) output.print(`${workflowId}: ${result.created ? 'created, ' : result.unchanged ? 'unchanged, ' : ''}version ${stored.version} (${input.file})`);
+    if (!context.json) for (const warning of serverWarnings) output.note(`${input.file}: ${warning.path}: ${warning.code}: ${warning.message}${hostHint(warning)}`);
   }
   if (context.json) output.printJson(results);
 }

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { examples, type ContextOf } from '../command-options';
 import type { WaitingAnswer, WaitingSummary } from '../api';
 import type { CommandContext } from '../context';
+import { failingDeliveryLines } from './events';
 
 type Reason = WaitingAnswer['reasons'][number];
 type Group = WaitingSummary['groups'][number];
@@ -31,6 +32,8 @@ function reasonLines(reason: Reason, now: Date): string[] {
     case 'faulted':
       return [
         `faulted since ${reason.at} (${age(reason.at, now)})${reason.triggerId ? ` applying trigger ${reason.triggerId}` : ''}: ${reason.cause}`,
+        // A fault of a trigger it recorded: retrying applies that trigger again, once the cause is fixed.
+        ...(reason.retry ? [`  retry (once what failed is fixed): ${reason.retry.cli}`, `       or: ${reason.retry.http.method} ${reason.retry.http.path}`] : []),
         `  recover: ${reason.recover.cli}`,
         `       or: ${reason.recover.http.method} ${reason.recover.http.path} ${JSON.stringify(reason.recover.http.body)}`,
       ];
@@ -103,6 +106,9 @@ export async function whyCommand(context: CommandContext, instanceId: string): P
   const now = new Date();
   output.print(`${answer.instanceId} (${answer.workflowId} version ${answer.workflowVersion}): ${output.colors.bold(answer.class)}, ${answer.status} in state ${answer.stateId} since ${answer.since}`);
   for (const reason of answer.reasons) output.print(...reasonLines(reason, now));
+  // Deliveries of its lifecycle events that fail do not hold the instance, but someone is not hearing of it.
+  const failing = await failingDeliveryLines(context, instanceId);
+  if (failing.length) output.print('', output.colors.bold('Event deliveries failing'), ...failing);
 }
 
 /** `312 waiting for Approve in state submitted, oldest 9 days (claim-7)`. */

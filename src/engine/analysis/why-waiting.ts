@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { ActorsRule } from '../definition/actors-rule';
+import { faultRetryRefusal } from '../decide/decide-fault-retry';
 import type { WorkflowDefinition } from '../definition/definition';
 import { InstanceStatus } from '../model/enums';
 import type { Instance, PendingRetry } from '../model/instance';
@@ -138,6 +139,8 @@ export type WaitingReason =
       readonly at: string;
       /** How to recover it into the state it faulted in (its entry runs again); another state may be named. */
       readonly recover: { readonly cli: string; readonly http: { readonly method: 'POST'; readonly path: string; readonly body: { readonly stateId: string } } };
+      /** How to apply the trigger that faulted it again, exactly once (decide-fault-retry.ts): only when its fault can be retried. */
+      readonly retry?: { readonly cli: string; readonly http: { readonly method: 'POST'; readonly path: string } };
     }
   | {
       readonly class: typeof WaitingClass.suspended;
@@ -243,6 +246,8 @@ export function whyWaiting(instance: Instance, definition: WorkflowDefinition, f
           cli: `signalbox recover ${shellWord(id)} --state ${shellWord(instance.stateId)}`,
           http: { method: 'POST', path: instancePath(id, 'recover'), body: { stateId: instance.stateId } },
         },
+        // The trigger that faulted it, applied again once the cause (a service down, say) is fixed.
+        ...(faultRetryRefusal(definition, instance) === undefined ? { retry: { cli: `signalbox retry ${shellWord(id)}`, http: { method: 'POST' as const, path: instancePath(id, 'retry') } } } : {}),
       });
     }
     if (instance.status === InstanceStatus.suspended) {

@@ -7,7 +7,9 @@
  */
 import type { Cause, Decision, LogLine } from './decision';
 import { InstanceStatus, TriggerOutcome } from '../model/enums';
-import { HistoryEvent, type Instance } from '../model/instance';
+import { HistoryEvent, type FaultedTrigger, type Instance } from '../model/instance';
+import { jsonSizeInBytes } from '../model/json';
+import type { Trigger } from '../model/trigger';
 import { plainInstance, rememberApplied } from './instance-changes';
 import type { InstanceResult } from './instance-result';
 
@@ -23,10 +25,36 @@ export interface FaultAt {
   readonly logs?: readonly LogLine[];
 }
 
+/**
+ * The context before a faulted trigger is kept for its retry only up to this size: beyond it the fault
+ * cannot be retried (recovery still can), so a large context is not stored twice in one record.
+ */
+export const MAX_RETRY_CONTEXT_SIZE_IN_BYTES = 128 * 1024;
+
+/**
+ * What a retry of this fault would re-apply (Instance.faultedTrigger): only for a trigger's application to
+ * an instance that was taking triggers, and only when the context before it is small enough to keep.
+ */
+function faultedTriggerOf(instance: Instance, trigger: Trigger, faultContext: Instance['context']): FaultedTrigger | undefined {
+  if (instance.status !== InstanceStatus.waiting && instance.status !== InstanceStatus.initializing) return undefined;
+  const changed = instance.context !== faultContext;
+  if (changed && jsonSizeInBytes(instance.context) > MAX_RETRY_CONTEXT_SIZE_IN_BYTES) return undefined;
+  return {
+    trigger,
+    workflowVersion: instance.workflowVersion,
+    stateId: instance.stateId,
+    status: instance.status,
+    ...(changed ? { context: instance.context } : {}),
+    ...(instance.stateEntry !== undefined ? { stateEntry: instance.stateEntry } : {}),
+    ...(instance.timers?.length ? { timers: instance.timers } : {}),
+  };
+}
+
 export function faultDecision(stored: Instance, message: string, at: FaultAt): Decision {
   const instance = plainInstance(stored);
   const now = at.now.toISOString();
   const triggerId = at.cause.kind === 'trigger' ? at.cause.trigger.id : null;
+  const faultedTrigger = at.cause.kind === 'trigger' ? faultedTriggerOf(instance, at.cause.trigger, at.context) : undefined;
   const result: InstanceResult = {
     instanceId: instance.id,
     outcome: TriggerOutcome.faulted,
@@ -35,8 +63,10 @@ export function faultDecision(stored: Instance, message: string, at: FaultAt): D
     toStateId: at.stateId,
     error: message,
   };
+  const { faultedTrigger: _earlier, ...withoutEarlier } = instance;
   const next: Instance = {
-    ...instance,
+    ...withoutEarlier,
+    ...(faultedTrigger ? { faultedTrigger } : {}),
     stateId: at.stateId,
     status: InstanceStatus.faulted,
     context: at.context,

@@ -5,6 +5,7 @@ export * from './decide-cancel';
 export * from './decide-create';
 export * from './decide-delete';
 export * from './decide-fault';
+export * from './decide-fault-retry';
 export * from './decide-migrate';
 export * from './decide-recover';
 export * from './decide-suspend';

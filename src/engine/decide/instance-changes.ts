@@ -10,10 +10,10 @@ export function plainInstance(instance: Instance | StoredInstance): Instance {
   return rest;
 }
 
-/** The instance without its fault (leaving the key out rather than setting it to undefined). */
+/** The instance without its fault and what a retry of it would re-apply (leaving the keys out rather than setting them to undefined). */
 export function withoutFault(instance: Instance): Instance {
-  if (!('fault' in instance)) return instance;
-  const { fault: _fault, ...rest } = instance;
+  if (!('fault' in instance) && !('faultedTrigger' in instance)) return instance;
+  const { fault: _fault, faultedTrigger: _faultedTrigger, ...rest } = instance;
   return rest;
 }
 
@@ -30,11 +30,21 @@ export function appliedRecord(instance: Instance, triggerId: string): AppliedTri
   return (instance.appliedTriggers ?? []).find((item) => item.triggerId === triggerId);
 }
 
+/** Outcomes remembered as themselves; any other outcome of a change is remembered as `transitioned`. */
+const rememberedOutcomes: ReadonlySet<string> = new Set<AppliedTrigger['outcome']>([
+  TriggerOutcome.faulted,
+  TriggerOutcome.errorHandled,
+  TriggerOutcome.debounced,
+  TriggerOutcome.noTransition,
+  TriggerOutcome.exitBlocked,
+  TriggerOutcome.entryBlocked,
+]);
+
 /** Appends what a trigger did, keeping the newest APPLIED_TRIGGER_MEMORY. */
 export function rememberApplied(instance: Instance, triggerId: string, result: InstanceResult): AppliedTrigger[] {
   const record: AppliedTrigger = {
     triggerId,
-    outcome: result.outcome === TriggerOutcome.faulted || result.outcome === TriggerOutcome.errorHandled || result.outcome === TriggerOutcome.debounced ? result.outcome : TriggerOutcome.transitioned,
+    outcome: rememberedOutcomes.has(result.outcome) ? (result.outcome as AppliedTrigger['outcome']) : TriggerOutcome.transitioned,
     ...(result.transitionId ? { transitionId: result.transitionId } : {}),
     ...(result.fromStateId ? { fromStateId: result.fromStateId } : {}),
     ...(result.toStateId ? { toStateId: result.toStateId } : {}),

@@ -32,6 +32,8 @@ export interface EventDelivery {
   readonly attempts: number;
   readonly lastError?: string;
   readonly lastAttemptAt?: string;
+  /** Only while a failed delivery waits for its retry: when the next attempt is due (ISO 8601, UTC). */
+  readonly nextAttemptAt?: string;
 }
 
 /** `data` of the CloudEvent; `context` holds the keys some subscription includes (each gets only its own). */

@@ -7,7 +7,7 @@
 import type { Actor } from '../model/actor';
 import { z } from 'zod';
 import { stateIdSchema, workflowIdSchema } from '../definition/definition';
-import { ActionOutcome, InstanceStatus, instanceStatusSchema } from '../model/enums';
+import { ActionOutcome, InstanceStatus, TriggerOutcome, instanceStatusSchema, type OperationOutcome } from '../model/enums';
 import type { Instance } from '../model/instance';
 
 const versionSchema = z.number().int().min(1);
@@ -22,6 +22,8 @@ export interface InstanceSelection {
   readonly subject?: string;
   /** Only instances last changed before this moment (ISO 8601): the retention purge. */
   readonly updatedBefore?: string;
+  /** Only instances whose fault came from this trigger (a trigger's operation has its id): a bulk `retry` of one operation's faults. */
+  readonly faultTriggerId?: string;
 }
 
 export const migrationRequestSchema = z.strictObject({
@@ -57,6 +59,8 @@ export const BulkAction = {
   delete: 'delete',
   /** Writes the search rows of instances not indexed yet (or of versions that declared no indexes), changing nothing else. */
   reindex: 'reindex',
+  /** Applies again, exactly once, the trigger that faulted each instance (decide-fault-retry.ts): faulted instances only. */
+  retry: 'retry',
 } as const;
 export type BulkAction = (typeof BulkAction)[keyof typeof BulkAction];
 
@@ -70,6 +74,12 @@ export const bulkRequestSchema = z
       subject: z.string().min(1).max(1024).optional(),
       updatedBefore: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only instances last changed before this moment (ISO 8601).' }),
       workflowVersion: z.number().int().min(1).optional().meta({ description: 'Only instances of this version (e.g. a `reindex` of a version).' }),
+      faultTriggerId: z
+        .string()
+        .min(1)
+        .max(128)
+        .optional()
+        .meta({ description: "Only instances whose fault came from this trigger (a trigger's operation id is its trigger's id): e.g. a `retry` of what one operation faulted." }),
     }),
     stateId: stateIdSchema.optional().meta({ description: 'For `recover`: the state whose entry runs again.' }),
     force: z.boolean().default(false).meta({ description: 'For `delete`: delete waiting and initializing instances too.' }),
@@ -88,6 +98,9 @@ export const bulkRequestSchema = z
     }
     if (request.action !== BulkAction.recover && request.stateId !== undefined) {
       context.addIssue({ code: 'custom', path: ['stateId'], message: 'is only for `recover`' });
+    }
+    if (request.action === BulkAction.retry && request.filter.status !== undefined && request.filter.status !== InstanceStatus.faulted) {
+      context.addIssue({ code: 'custom', path: ['filter', 'status'], message: 'must be `faulted` (or left out) to retry: only faulted instances can be retried' });
     }
   });
 export type BulkRequestInput = z.input<typeof bulkRequestSchema>;
@@ -113,20 +126,23 @@ export function matchesSelection(instance: Instance, selection: InstanceSelectio
     (selection.stateId === undefined || instance.stateId === selection.stateId) &&
     (selection.status === undefined || instance.status === selection.status) &&
     (selection.subject === undefined || instance.interests.includes(selection.subject)) &&
-    (selection.updatedBefore === undefined || Date.parse(instance.updatedAt) < Date.parse(selection.updatedBefore))
+    (selection.updatedBefore === undefined || Date.parse(instance.updatedAt) < Date.parse(selection.updatedBefore)) &&
+    (selection.faultTriggerId === undefined || (instance.status === InstanceStatus.faulted && instance.fault?.triggerId === selection.faultTriggerId))
   );
 }
 
-const doneOutcome: Record<BulkAction, ActionOutcome> = {
+const doneOutcome: Record<BulkAction, OperationOutcome> = {
   cancel: ActionOutcome.cancelled,
   recover: ActionOutcome.recovered,
   suspend: ActionOutcome.suspended,
   resume: ActionOutcome.resumed,
   delete: ActionOutcome.deleted,
   reindex: ActionOutcome.reindexed,
+  // A retry reports what its trigger did (transitioned, faulted again, ...), as a trigger's operation does.
+  retry: TriggerOutcome.transitioned,
 };
 
 /** The outcome a bulk action reports for an instance it changed. */
-export function bulkDoneOutcome(action: BulkAction): ActionOutcome {
+export function bulkDoneOutcome(action: BulkAction): OperationOutcome {
   return doneOutcome[action];
 }

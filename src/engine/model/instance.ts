@@ -16,10 +16,39 @@ export interface InstanceFault {
   readonly at: string;
 }
 
+/**
+ * What a retry of a fault re-applies (decide/decide-fault-retry.ts): the trigger whose application faulted
+ * the instance, as it was delivered (id, name, subjects, parameters, actor), and the instance as it was
+ * before that application began, so the retry applies the trigger to what the trigger first met. Recorded
+ * with the fault in the same save and cleared with it; internal (the API says `fault.retryable`).
+ */
+export interface FaultedTrigger {
+  readonly trigger: Trigger;
+  /** The version the instance was on: a migration since makes the record meaningless (the retry is refused). */
+  readonly workflowVersion: number;
+  readonly stateId: string;
+  readonly status: InstanceStatus;
+  /** The context before the trigger; absent when it is the context the fault kept (nothing changed it). */
+  readonly context?: JsonObject;
+  readonly stateEntry?: number;
+  readonly timers?: readonly ArmedTimer[];
+}
+
 /** What an applied trigger did, remembered so that a repeated delivery answers from the record. */
 export interface AppliedTrigger {
   readonly triggerId: string;
-  readonly outcome: typeof TriggerOutcome.transitioned | typeof TriggerOutcome.faulted | typeof TriggerOutcome.errorHandled | typeof TriggerOutcome.debounced;
+  /**
+   * `noTransition`, `exitBlocked` and `entryBlocked` are remembered only for a retried fault's trigger that
+   * then moved nothing (decide-fault-retry.ts): it was applied, so a late repeat of it is a `duplicate`.
+   */
+  readonly outcome:
+    | typeof TriggerOutcome.transitioned
+    | typeof TriggerOutcome.faulted
+    | typeof TriggerOutcome.errorHandled
+    | typeof TriggerOutcome.debounced
+    | typeof TriggerOutcome.noTransition
+    | typeof TriggerOutcome.exitBlocked
+    | typeof TriggerOutcome.entryBlocked;
   readonly transitionId?: string;
   readonly fromStateId?: string;
   readonly toStateId?: string;
@@ -101,6 +130,8 @@ export interface Instance {
   /** Subjects the instance is offered triggers for; always includes its own id. */
   readonly interests: readonly string[];
   readonly fault?: InstanceFault;
+  /** With a fault a trigger's application caused: what a retry re-applies (absent: the fault cannot be retried). Internal. */
+  readonly faultedTrigger?: FaultedTrigger;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** The last triggers that changed this instance and what each did, oldest first (bounded by APPLIED_TRIGGER_MEMORY). */
@@ -245,6 +276,8 @@ export const HistoryEvent = {
   deleted: 'deleted',
   /** A step failed and an `onError` took the instance to its target state instead of faulting it. */
   errorHandled: 'errorHandled',
+  /** A retry of a fault re-applied its trigger, which then moved nothing: the instance is back where the trigger found it. */
+  retried: 'retried',
 } as const;
 export type HistoryEvent = (typeof HistoryEvent)[keyof typeof HistoryEvent];
 
@@ -275,4 +308,6 @@ export interface HistoryEntry {
   readonly error?: StepError;
   /** Who made the change (actor.ts): the caller, or `system` with the causing actor for follow-up work. */
   readonly actor?: Actor;
+  /** Only for a change a retry of a fault made: who asked for the retry (`actor` stays the trigger's sender). */
+  readonly retriedBy?: Actor;
 }

@@ -120,10 +120,13 @@ export class EventDeliveryService {
     const lastError = failure.message.slice(0, MAX_ERROR_LENGTH);
     const retry = !failure.refused && isRetryableDeliveryFailure(failure.status) && attempts < this.options.policy.maxAttempts;
     const status = retry ? DeliveryStatus.pending : DeliveryStatus.deadLettered;
-    await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at }, options);
+    // The wait is drawn once and recorded, so a reader sees when the next attempt is due.
+    const delayInMs = retry ? retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()) : undefined;
+    const nextAttemptAt = delayInMs !== undefined ? new Date(Date.parse(at) + delayInMs).toISOString() : undefined;
+    await this.record(target, index, { subscriptionId: delivery.subscriptionId, status, attempts, lastError, lastAttemptAt: at, ...(nextAttemptAt ? { nextAttemptAt } : {}) }, options);
     const failed = { workflowId: record.data.workflowId, reason: lastError };
-    if (!retry) return { next: 'done', status, ...failed };
-    return { next: 'retry', delayInMs: retryDelayInMs(this.options.policy, attempts, (this.options.random ?? Math.random)()), ...failed };
+    if (delayInMs === undefined) return { next: 'done', status, ...failed };
+    return { next: 'retry', delayInMs, ...failed };
   }
 
   /**

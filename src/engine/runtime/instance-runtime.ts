@@ -18,6 +18,7 @@ import { decideDelete } from '../decide/decide-delete';
 import { decideMigrate, migrationVerdict } from '../decide/decide-migrate';
 import { decideResume, decideSuspend } from '../decide/decide-suspend';
 import { decideTrigger } from '../decide/decide-trigger';
+import { faultRetryDecision, faultRetryRefusal, faultRetryStart } from '../decide/decide-fault-retry';
 import type { WorkflowDefinition as TargetDefinition } from '../definition/definition';
 import type { InstanceResult } from '../operations/operation';
 import { addCost, emptyCost } from '../operations/operation-cost';
@@ -189,7 +190,38 @@ export class InstanceRuntime {
     );
   }
 
-  async applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
+  applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
+    return this.applyUnderLease(instanceId, trigger, options);
+  }
+
+  /**
+   * Retries the instance's fault (decide-fault-retry.ts): its faulted trigger applied again, under its own
+   * id, to the instance as that trigger found it, through the same steps as any trigger's application
+   * (flow control, capacity, the run loop). ConflictError, naming why, when the fault cannot be retried
+   * (checked again under the lease); `guard` may answer instead (a bulk retry's filter). Undefined
+   * decision: no such instance.
+   */
+  async retryFault(instanceId: string, options: ChangeOptions = {}, guard?: InstancePrecondition): Promise<AppliedDecision> {
+    const stored = await this.ports.instances.get(instanceId, options);
+    if (!stored || stored.deleting) return { outbox: [] };
+    const refused = guarded(stored, guard);
+    if (refused) return { decision: refused, instance: stored, outbox: [] };
+    const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
+    const refusal = faultRetryRefusal(definition, stored);
+    if (refusal) throw new ConflictError(refusal);
+    const { operationId, actor, ...storeOptions } = options;
+    // A notification addressed to this instance (a child's) was taken by it already: applied again as
+    // itself, in its place, not queued behind what was held since (its incarnation is the one retried).
+    const { recipient: _taken, ...faulted } = stored.faultedTrigger!.trigger;
+    return this.applyUnderLease(instanceId, faulted, storeOptions, {
+      ...(guard ? { guard } : {}),
+      ...(actor ? { retriedBy: actor } : {}),
+      ...(operationId !== undefined ? { operationId } : {}),
+    });
+  }
+
+  /** A trigger's application (`retry`: as the retry of the fault it caused) under the lease, with its concurrency slot and capacity. */
+  private async applyUnderLease(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions, retry?: FaultRetryRequest): Promise<AppliedDecision> {
     const now = () => this.options.clock.now();
     const { offeredSince, maxSlotWaitInMs, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
@@ -197,34 +229,51 @@ export class InstanceRuntime {
     // Where a state with `capacity` counted this trigger in (kept over a second decision), and waiters to offer again.
     const gate = new CapacityGate(this.capacity, storeOptions, now);
     let workflowId: string | undefined;
+    const decideApplication = async (stored: StoredInstance, definition: WorkflowDefinition, effects: Effects): Promise<Decision> => {
+      const applied = withTimerActor(trigger, stored);
+      workflowId = definition.id;
+      // The instance's own record holds its newest applied triggers; older ones are rows beside it (a
+      // retried trigger was recorded `faulted` in the list itself).
+      const forgotten = !retry && mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
+      if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
+      // No slot for a trigger that cannot be applied now (a suspended, faulted or ended instance holds or refuses it).
+      const admission =
+        slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now, maxSlotWaitInMs);
+      slot ??= admission?.slot;
+      // A wait for room that reached its deadline (capacity-waits.ts): recorded as the waiting trigger's offer.
+      if (applied.capacityWait) {
+        const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, { ...applied, capacityWait: applied.capacityWait }, now(), storeOptions);
+        if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
+        return ended.decision;
+      }
+      const gated: Effects = gate.withAutomaticEntry({ ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) }, definition, stored);
+      const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
+      // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
+      // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one). A retry always changes the instance.
+      if (!retry && (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued)) {
+        await this.recordOffer(instanceId, trigger.capacityReoffer ? reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }) : trigger, decision, storeOptions);
+      }
+      return decision;
+    };
     try {
       const decided = await this.decideUnderLease(
         instanceId,
         (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
-        async (stored, { definition, effects }) => {
-          const applied = withTimerActor(trigger, stored);
-          workflowId = definition.id;
-          // The instance's own record holds its newest applied triggers; older ones are rows beside it.
-          const forgotten = mayHaveForgotten(stored, trigger.id, offeredSince) ? await this.ports.instances.getApplied(instanceId, trigger.id, storeOptions) : undefined;
-          if (forgotten) return { result: duplicateResult(instanceId, forgotten), logs: [] };
-          // No slot for a trigger that cannot be applied now (a suspended, faulted or ended instance holds or refuses it).
-          const admission =
-            slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now, maxSlotWaitInMs);
-          slot ??= admission?.slot;
-          // A wait for room that reached its deadline (capacity-waits.ts): recorded as the waiting trigger's offer.
-          if (applied.capacityWait) {
-            const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, { ...applied, capacityWait: applied.capacityWait }, now(), storeOptions);
-            if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
-            return ended.decision;
-          }
-          const gated: Effects = gate.withAutomaticEntry({ ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) }, definition, stored);
-          const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
-          // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
-          // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one).
-          if (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued) {
-            await this.recordOffer(instanceId, trigger.capacityReoffer ? reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }) : trigger, decision, storeOptions);
-          }
-          return decision;
+        async (loaded, { definition, effects }) => {
+          if (!retry) return decideApplication(loaded, definition, effects);
+          // A retry decides the faulted trigger on the instance as the trigger found it; the save is on the loaded ETag.
+          const refused = guarded(loaded, retry.guard);
+          if (refused) return refused;
+          const start = faultRetryStart(definition, loaded, trigger.id);
+          const decision = await decideApplication({ ...start.restored, etag: loaded.etag }, definition, effects);
+          return faultRetryDecision(decision, {
+            faultedInstance: loaded,
+            restored: start.restored,
+            faulted: start.faulted,
+            now: now(),
+            ...(retry.retriedBy ? { retriedBy: retry.retriedBy } : {}),
+            ...(retry.operationId !== undefined ? { operationId: retry.operationId } : {}),
+          });
         },
         storeOptions,
       );
@@ -797,6 +846,13 @@ function withOperationId(decision: Decision, options: ChangeOptions): Decision {
   if (!options.operationId || !entry || entry.triggerId !== null) return decision;
   const preceding = decision.change!.precedingEntries?.map((earlier) => ({ ...earlier, operationId: options.operationId! }));
   return { ...decision, change: { ...decision.change!, historyEntry: { ...entry, operationId: options.operationId }, ...(preceding ? { precedingEntries: preceding } : {}) } };
+}
+
+/** What a retry of a fault carries besides its trigger: the bulk filter's guard, who asked, and its operation. */
+interface FaultRetryRequest {
+  readonly guard?: InstancePrecondition;
+  readonly retriedBy?: Actor;
+  readonly operationId?: string;
 }
 
 /** Answers for an instance instead of the decision (a bulk action's filter re-checked under the lease). */

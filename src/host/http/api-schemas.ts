@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DeliveryStatus } from '../../engine/decide';
 import { lifecycleEventTypeSchema } from '../../engine/definition';
 import { instanceStatusSchema, operationOutcomeValues, OperationStatus } from '../../engine/model';
+import { OperationEnding } from '../../engine/operations';
 import { HistoryEvent } from '../../engine/model';
 import { WarningCode } from '../../engine/analysis';
 import { STORAGE_REQUEST_KINDS } from '../../engine/operations';
@@ -69,7 +70,17 @@ export const instanceSchema = z
     timers: z
       .array(z.object({ transitionId: z.string(), dueAt: timestamp }))
       .meta({ description: 'Timers armed on entering the current state, not yet fired or spent: each fires its timer transition at `dueAt`. Leaving the state disarms them.' }),
-    fault: z.object({ message: z.string(), triggerId: nullableId, at: timestamp }).optional(),
+    fault: z
+      .object({
+        message: z.string(),
+        triggerId: nullableId,
+        at: timestamp,
+        retryable: z
+          .boolean()
+          .optional()
+          .meta({ description: 'True when `POST /api/instances/{id}/retry` can apply the trigger that faulted it again (`triggerId`), exactly once; absent otherwise (recover it instead).' }),
+      })
+      .optional(),
     pendingRetry: z
       .object({
         triggerId: z.string(),
@@ -105,6 +116,7 @@ export const lifecycleEventSchema = z
         status: z.enum(Object.values(DeliveryStatus) as [DeliveryStatus, ...DeliveryStatus[]]),
         attempts: z.number().int().min(0),
         lastError: z.string().optional(),
+        nextAttemptAt: timestamp.optional().meta({ description: 'Only while a failed delivery waits for its retry: when the next attempt is due.' }),
       }),
     ),
   })
@@ -144,6 +156,7 @@ export const historyEntrySchema = z
     contextPatch: jsonObjectSchema.optional().meta({ description: 'Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered.' }),
     by: z.string().optional().meta({ description: "Who asked for a recovery: the actor's id (kept for clients written before `actor`)." }),
     actor: actorSchema.optional().meta({ description: 'Who made the change; absent on entries written before actors.' }),
+    retriedBy: actorSchema.optional().meta({ description: "Only for a change a retry of a fault made (POST /api/instances/{id}/retry): who asked for the retry; `actor` stays the trigger's sender." }),
     error: stepErrorShape.extend({ stepPath: z.string() }).optional().meta({ description: 'Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`.' }),
   })
   .meta({ id: 'HistoryEntry' });
@@ -198,6 +211,14 @@ export const operationSchema = z
     actor: actorSchema.optional().meta({ description: 'Who sent the trigger or asked for the migration or bulk action.' }),
     priority: z.number().int().optional().meta({ description: "Only for `trigger`: the trigger's priority (1-5, 3 when it named none), where triggers wait to run." }),
     status: z.enum(Object.values(OperationStatus) as [OperationStatus, ...OperationStatus[]]),
+    outcome: z
+      .enum(Object.values(OperationEnding) as [OperationEnding, ...OperationEnding[]])
+      .optional()
+      .meta({
+        description:
+          'Once finished, how it went for the instances: `succeeded` (none faulted), `completedWithFaults` (offered to every candidate, and `faulted` of them faulted: retry them with POST /api/operations/{operationId}/retry-faulted), `failed` (the dispatch could not finish). `status: succeeded` alone says only that the dispatch finished.',
+      }),
+    faulted: z.number().int().optional().meta({ description: "Instances it faulted (a migration's or bulk action's `failed` too): 0 when none (absent from servers before it)." }),
     createdAt: timestamp,
     updatedAt: timestamp,
     candidates: z.number().int().meta({ description: 'Instances the operation was applied to.' }),

@@ -1,7 +1,7 @@
 /** @module What the API returns for stored things: the public shape, without internal bookkeeping. */
 import type { WorkflowVersion } from '../../engine/definition';
 import type { StoredInstance } from '../../engine/model';
-import { listedOperation, operationPriority, type ListedOperation, type StoredOperation } from '../../engine/operations';
+import { faultedCountOf, listedOperation, operationEnding, operationPriority, type ListedOperation, type StoredOperation } from '../../engine/operations';
 import type { Page } from '../../engine/ports';
 
 export function workflowBody(workflow: WorkflowVersion) {
@@ -19,7 +19,8 @@ export function instanceBody(instance: StoredInstance) {
     interests: instance.interests,
     // Armed timers of the current state entry (none once it is left, fired or spent; none when not waiting).
     timers: (instance.timers ?? []).map((timer) => ({ transitionId: timer.transitionId, dueAt: timer.dueAt })),
-    ...(instance.fault ? { fault: instance.fault } : {}),
+    // `retryable`: the fault recorded its trigger (Instance.faultedTrigger, internal), so a retry can apply it again.
+    ...(instance.fault ? { fault: { ...instance.fault, ...(instance.faultedTrigger && instance.status === 'faulted' ? { retryable: true } : {}) } } : {}),
     ...(instance.pendingRetry ? { pendingRetry: instance.pendingRetry } : {}),
     ...(instance.parent ? { parent: { instanceId: instance.parent.instanceId } } : {}),
     ...(instance.businessKey !== undefined ? { businessKey: instance.businessKey } : {}),
@@ -63,6 +64,9 @@ export function listedOperationBody(operation: ListedOperation) {
     ...operationWhat(operation),
     ...actorOfOperation(operation),
     status: operation.status,
+    // `succeeded` says the dispatch finished; `outcome` says how it went for the instances, `faulted` how many faulted.
+    ...(operationEnding(operation) ? { outcome: operationEnding(operation)! } : {}),
+    faulted: faultedCountOf(operation),
     createdAt: operation.createdAt,
     updatedAt: operation.updatedAt,
     candidates: operation.candidates,

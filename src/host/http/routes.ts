@@ -22,6 +22,7 @@ import { searchRoutes } from './instances/instance-search';
 import { defineRoute } from './route';
 import { buildOpenApiDocument } from './openapi';
 import { triggerRoutes } from './operations/operation-routes';
+import { retryFaultedRoutes } from './operations/retry-faulted-route';
 import type { ApiResponse, ApiServices, RouteDefinition } from './types';
 import { workflowRoutes } from './workflows/workflow-routes';
 import { problem } from '../problem';
@@ -96,6 +97,7 @@ export const routes: readonly RouteDefinition[] = [
   ...availableTriggerRoutes,
   ...instanceWaitingRoutes,
   ...triggerRoutes,
+  ...retryFaultedRoutes,
   ...systemRoutes,
   ...consoleRoutes,
   ...tenantRoutes,

@@ -83,6 +83,7 @@ export function fakeApi(overrides: Partial<FakeApi> = {}): FakeApi {
       ],
     })),
     recoverInstance: jest.fn(async (instanceId: string, stateId: string) => instance({ id: instanceId, stateId })),
+    retryInstance: jest.fn(async () => ({ operationId: 'retry-1', status: 'notStarted', statusUrl: '/api/operations/retry-1' })),
     cancelInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'cancelled' })),
     suspendInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'suspended' })),
     resumeInstance: jest.fn(async (instanceId: string) => instance({ id: instanceId, status: 'waiting' })),

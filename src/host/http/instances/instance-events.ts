@@ -13,7 +13,14 @@ export function eventBody(event: LifecycleEventRecord) {
     id: event.id,
     type: event.type,
     time: event.time,
-    deliveries: event.deliveries.map(({ subscriptionId, status, attempts, lastError }) => ({ subscriptionId, status, attempts, ...(lastError !== undefined ? { lastError } : {}) })),
+    deliveries: event.deliveries.map(({ subscriptionId, status, attempts, lastError, nextAttemptAt }) => ({
+      subscriptionId,
+      status,
+      attempts,
+      ...(lastError !== undefined ? { lastError } : {}),
+      // Only while it waits: a delivery done or dead-lettered has no next attempt.
+      ...(nextAttemptAt !== undefined && status === 'pending' ? { nextAttemptAt } : {}),
+    })),
   };
 }
 

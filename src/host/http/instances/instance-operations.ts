@@ -1,11 +1,12 @@
-/** @module Operating instances: suspend and resume, deletion, and bulk actions over a filter (an operation). */
+/** @module Operating instances: suspend and resume, deletion, retry of a fault, and bulk actions over a filter (an operation). */
 import { z } from 'zod';
-import { bulkRequestSchema, matchesSelection, type BulkRequest } from '../../../engine/decide';
+import { BulkAction, bulkRequestSchema, faultRetryRefusal, matchesSelection, type BulkRequest } from '../../../engine/decide';
 import type { Actor, StoredInstance } from '../../../engine/model';
-import { ConflictError } from '../../../engine/model';
+import { ConflictError, InstanceStatus } from '../../../engine/model';
 import { Role } from '../access';
-import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, instanceSchema } from '../api-schemas';
-import { acceptedOperation } from '../operations/operation-routes';
+import { acceptedHeaders, acceptedOperationSchema, bulkDryRunSchema, etagHeaders, finishedOperationHeaders, instanceSchema, operationSchema } from '../api-schemas';
+import { acceptedOperation, submittedOperation } from '../operations/operation-routes';
+import { preferWaitHeaders } from '../prefer-wait';
 import { instanceBody } from '../representations';
 import { defineRoute } from '../route';
 import { actorOf, type ApiRequest, type ApiServices, type RouteDefinition } from '../types';
@@ -95,6 +96,46 @@ export const instanceOperationRoutes: readonly RouteDefinition[] = [
       responses: { 200: instanceAnswer('The instance, `waiting` again.'), 404: 'No such instance.', 409: 'The instance is not suspended.' },
     },
     handle: changeStatus((engine, instanceId, actor) => engine.resume(instanceId, { actor })),
+  }),
+  defineRoute({
+    name: 'retryInstance',
+    methods: ['POST'],
+    route: 'instances/{instanceId}/retry',
+    authLevel: 'function',
+    role: Role.operator,
+    contract: {
+      summary: 'Retry a faulted instance: apply the trigger that faulted it again, exactly once',
+      description:
+        'The trigger whose application faulted the instance (`fault.triggerId`) is applied again, under its own id, to the instance as that trigger found it (its state, context and timers), through the normal path (history, events, traces), as a bulk `retry` operation of this one instance. ' +
+        'It applies once: a second retry, or a late redelivery of the original, changes nothing. The trigger keeps its sender (`actor`); the history entry names who retried it (`retriedBy`). ' +
+        'Takes no body. With `Prefer: wait=<seconds>` the answer waits up to that long (at most 60) for the operation to finish.',
+      tags: ['instances'],
+      path: instancePath,
+      query: noQuery,
+      headers: preferWaitHeaders,
+      responses: {
+        200: {
+          description: 'Only with `Prefer: wait`: the operation finished within the wait; its `instances[0]` says what the trigger did.',
+          body: operationSchema,
+          headers: finishedOperationHeaders,
+        },
+        202: accepted,
+        404: 'No such instance.',
+        409: 'The instance cannot be retried, and `detail` says why: it is not faulted, or its fault came from its creation or a recovery (recover it instead), or it was migrated since.',
+        429: 'The tenant has as many operations running as its quota allows: nothing was recorded; send it again after `Retry-After` seconds.',
+      },
+    },
+    async handle({ params, request }, services) {
+      const instance = await services.engine.getInstance(params.instanceId);
+      const definition = (await services.engine.getWorkflow(instance.workflowId, instance.workflowVersion)).definition;
+      // Refused now, naming why, rather than as an operation whose one result is a conflict (checked again under the lease).
+      const refusal = faultRetryRefusal(definition, instance);
+      if (refusal) throw new ConflictError(refusal);
+      const refused = await services.quotas?.admitOperation();
+      if (refused) return refused;
+      const filter = { workflowId: instance.workflowId, subject: instance.id, status: InstanceStatus.faulted, faultTriggerId: instance.faultedTrigger!.trigger.id };
+      return submittedOperation(request, services, await services.triggers.submitWork({ bulk: { action: BulkAction.retry, filter, actor: actorOf(request) } }));
+    },
   }),
   defineRoute({
     name: 'bulkInstances',

@@ -150,7 +150,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params, query }, { engine }) {
       const history = await engine.getHistory(params.instanceId, query);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error, actor }) => ({
+      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error, actor, retriedBy }) => ({
         at,
         event,
         triggerId,
@@ -166,6 +166,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
         ...(by !== undefined ? { by } : {}),
         ...(error !== undefined ? { error } : {}),
         ...(actor !== undefined ? { actor } : {}),
+        ...(retriedBy !== undefined ? { retriedBy } : {}),
       }));
       return { status: 200, body: pageBody(items, history) };
     },

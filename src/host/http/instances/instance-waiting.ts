@@ -29,6 +29,13 @@ export const waitingReasonSchema = z
             http: command.extend({ body: z.object({ stateId: z.string() }) }),
           })
           .meta({ description: 'Recovering into its state runs the entry again; another state may be named.' }),
+        retry: z
+          .object({
+            cli: z.string().meta({ description: 'The CLI line that retries it.' }),
+            http: command,
+          })
+          .optional()
+          .meta({ description: 'Only when the fault came from a trigger it recorded: retrying applies that trigger again, exactly once (once its cause, a service down say, is fixed).' }),
       })
       .meta({ description: 'A step failed and nothing handled it.' }),
     z

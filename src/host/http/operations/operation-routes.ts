@@ -1,6 +1,6 @@
 /** @module /api/triggers and /api/operations: the long-running operation pattern, and `Prefer: wait`. */
 import { NotFoundError } from '../../../engine/model';
-import { MAX_OPERATION_RESULTS, OperationKind, fitOperation, type InstanceResult, type StoredOperation } from '../../../engine/operations';
+import { MAX_OPERATION_RESULTS, OperationEnding, OperationKind, fitOperation, operationEnding, type InstanceResult, type StoredOperation } from '../../../engine/operations';
 import type { OperationStore } from '../../../engine/ports';
 import { OperationStatus } from '../../../engine/model';
 import { onePage } from '../../../engine/ports';
@@ -114,6 +114,10 @@ const listOperationsQuery = z.object({
   workflowId: z.string().min(1).max(128).optional().meta({ description: 'Migrations and bulk actions of this workflow (a trigger is addressed to subjects, not to a workflow).' }),
   createdSince: isoTime('Only operations created at or after this moment (ISO 8601).'),
   createdBefore: isoTime('Only operations created before this moment (ISO 8601).'),
+  outcome: z
+    .enum(Object.values(OperationEnding) as [OperationEnding, ...OperationEnding[]])
+    .optional()
+    .meta({ description: 'Only finished operations that ended so (`completedWithFaults`: some instance faulted). Filtered page by page: a page may be short, follow `continuationToken`.' }),
   ...pageQuerySchema,
 });
 
@@ -159,7 +163,7 @@ export const triggerRoutes: readonly RouteDefinition[] = [
       query: listOperationsQuery,
       responses: { 200: { description: 'A page of operations, newest first.', body: pageSchemaOf(listedOperationSchema, 'OperationPage') } },
     },
-    async handle({ query: { kind, status, workflowId, createdSince, createdBefore, ...page } }, { operations }) {
+    async handle({ query: { kind, status, workflowId, createdSince, createdBefore, outcome, ...page } }, { operations }) {
       const query = {
         ...(kind ? { kind } : {}),
         ...(status ? { status } : {}),
@@ -167,8 +171,11 @@ export const triggerRoutes: readonly RouteDefinition[] = [
         ...(createdSince ? { createdSince } : {}),
         ...(createdBefore ? { createdBefore } : {}),
       };
-      const result = await onePage(operations.list(query, page));
-      return { status: 200, body: pageBody(result.items.map(listedOperationBody), result) };
+      // An outcome narrows by status in the store (a failure is `failed`, the others `succeeded`), then by the counts.
+      const narrowed = outcome === undefined || status !== undefined ? query : { ...query, status: outcome === OperationEnding.failed ? OperationStatus.failed : OperationStatus.succeeded };
+      const result = await onePage(operations.list(narrowed, page));
+      const items = outcome === undefined ? result.items : result.items.filter((operation) => operationEnding(operation) === outcome);
+      return { status: 200, body: pageBody(items.map(listedOperationBody), result) };
     },
   }),
   defineRoute({
