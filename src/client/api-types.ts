@@ -5124,7 +5124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins (`Sec-Fetch-Site` or `Origin`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5151,7 +5151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            /** @description The request has a body that is not `application/json`: this operation takes none. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5831,7 +5831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins. */
+            /** @description The caller lacks the role Signalbox.Operator (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate; or the request comes from a browser on an origin other than this server's and the CORS origins (`Sec-Fetch-Site` or `Origin`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5858,7 +5858,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request has neither `Content-Type: application/json` nor an `X-Signalbox-Client` header (any value), one of which every state-changing request needs. */
+            /** @description The request has a body that is not `application/json`: this operation takes none. */
             415: {
                 headers: {
                     [name: string]: unknown;
