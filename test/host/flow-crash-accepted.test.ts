@@ -6,13 +6,12 @@
  * queued, unchanged for minutes.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { collectAll } from '../../src/testing';
 import { onePage } from '../../src/engine/ports';
 import { freePort } from '../../src/host/local/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { startInFlightService, type InFlightService } from '../support/in-flight-service';
 import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
@@ -28,40 +27,20 @@ const BUDGET_MS = Number(process.env.FLOW_CRASH_BUDGET_MS ?? 240_000);
 jest.setTimeout(BUDGET_MS);
 
 describe('accepted triggers on a concurrency-limited key survive a SIGKILL', () => {
-  let external: Server;
-  let inFlight = 0;
-  let violations = 0;
+  let external: InFlightService;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    external = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        inFlight += 1;
-        if (inFlight > LIMIT) violations += 1;
-        let done = false;
-        const leave = () => {
-          if (done) return;
-          done = true;
-          inFlight -= 1;
-        };
-        response.on('close', leave);
-        setTimeout(() => {
-          leave();
-          response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-        }, 5);
-      });
-    });
-    await new Promise<void>((resolve) => external.listen(0, '127.0.0.1', resolve));
+    external = await startInFlightService(LIMIT, 5);
   });
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
-    await new Promise((resolve) => external.close(resolve));
+    await external.close();
   });
 
   it('applies every accepted trigger exactly once after the restart, and the key ends empty', async () => {
-    const externalUrl = `http://127.0.0.1:${(external.address() as AddressInfo).port}/work`;
+    const externalUrl = external.url;
     const prefix = uniquePrefix('flowacc');
     const env = { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_STORAGE_PREFIX: prefix, SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1', PORT: String(await freePort()) };
     let server = await startServerProcess(env);
@@ -132,8 +111,10 @@ describe('accepted triggers on a concurrency-limited key survive a SIGKILL', () 
     const lost = triggers.filter((trigger) => !seen.has(trigger.id)).length;
     const doubled = [...seen.values()].filter((count) => count > 1).length;
     const view = await api.request('GET', '/api/flow/limited/keys/c1');
-    console.info(`flow crash run: ${TRIGGERS} accepted, ${appliedBeforeKill} applied before the kill, ${lost} lost, ${doubled} doubled, ${violations} limit violations; key view ${view.text}`);
-    expect({ lost, doubled, violations }).toEqual({ lost: 0, doubled: 0, violations: 0 });
+    console.info(
+      `flow crash run: ${TRIGGERS} accepted, ${appliedBeforeKill} applied before the kill, ${lost} lost, ${doubled} doubled, ${external.violations()} limit violations; key view ${view.text}`,
+    );
+    expect({ lost, doubled, violations: external.violations() }).toEqual({ lost: 0, doubled: 0, violations: 0 });
     // The key's view settles with nothing running and nothing queued.
     let settled = view.body;
     for (let poll = 0; poll < 120 && (settled.running?.length || settled.queued?.length); poll++) {

@@ -6,13 +6,12 @@
  * doubled.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { collectAll } from '../../src/testing';
 import { onePage } from '../../src/engine/ports';
 import { freePort } from '../../src/host/local/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { startInFlightService, type InFlightService } from '../support/in-flight-service';
 import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
 import { httpClient } from './http-client';
@@ -39,47 +38,20 @@ const BUDGET_MS = Math.max(240_000, TRIGGERS * 300);
 jest.setTimeout(BUDGET_MS);
 
 describe('flow.concurrency across two servers with a SIGKILL', () => {
-  let external: Server;
-  const inFlight = new Map<string, number>();
-  let violations = 0;
-  let calls = 0;
+  let external: InFlightService;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    external = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { context: { customer: string } };
-        const key = body.context.customer;
-        const now = (inFlight.get(key) ?? 0) + 1;
-        inFlight.set(key, now);
-        calls += 1;
-        if (now > LIMIT) violations += 1;
-        let done = false;
-        const leave = () => {
-          if (done) return;
-          done = true;
-          inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
-        };
-        // A killed caller's socket closes: its call is no longer in flight.
-        response.on('close', leave);
-        setTimeout(() => {
-          leave();
-          response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-        }, 3);
-      });
-    });
-    await new Promise<void>((resolve) => external.listen(0, '127.0.0.1', resolve));
+    external = await startInFlightService(LIMIT, 3);
   });
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
-    await new Promise((resolve) => external.close(resolve));
+    await external.close();
   });
 
   it('never runs more than the limit per key, and applies every trigger exactly once', async () => {
-    const externalUrl = `http://127.0.0.1:${(external.address() as AddressInfo).port}/work`;
+    const externalUrl = external.url;
     const prefix = uniquePrefix('flowkill');
     const base = { SIGNALBOX_STORAGE: testConnectionString(), SIGNALBOX_STORAGE_PREFIX: prefix, SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' };
     const envA = { ...base, PORT: String(await freePort()) };
@@ -180,10 +152,10 @@ describe('flow.concurrency across two servers with a SIGKILL', () => {
     const doubled = [...seen.values()].filter((count) => count > 1).length;
     // The figures, for the report.
     console.info(
-      `flow two-server run: ${triggers.length} triggers, ${TRIGGERS} applications, ${KEYS} keys, limit ${LIMIT}: ${calls} calls, ${violations} limit violations, ${lost} lost, ${doubled} doubled`,
+      `flow two-server run: ${triggers.length} triggers, ${TRIGGERS} applications, ${KEYS} keys, limit ${LIMIT}: ${external.calls()} calls, ${external.violations()} limit violations, ${lost} lost, ${doubled} doubled`,
     );
-    expect({ violations, lost, doubled, applied }).toEqual({ violations: 0, lost: 0, doubled: 0, applied: TRIGGERS });
-    expect(calls).toBeGreaterThanOrEqual(TRIGGERS);
+    expect({ violations: external.violations(), lost, doubled, applied }).toEqual({ violations: 0, lost: 0, doubled: 0, applied: TRIGGERS });
+    expect(external.calls()).toBeGreaterThanOrEqual(TRIGGERS);
   });
 });
 

@@ -14,13 +14,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { collectAll } from '../../src/testing';
 import { onePage } from '../../src/engine/ports';
 import { freePort } from '../../src/host/local/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { startInFlightService } from './in-flight-service';
 import { startServerProcess } from './server-process';
 import { uniquePrefix } from './storage';
 
@@ -90,34 +89,8 @@ async function request(baseUrl: string, method: string, path: string, json?: unk
 export async function runFlowChaos(options: FlowChaosOptions): Promise<FlowChaosReport> {
   const random = seededRandom(options.seed);
   const log = options.log ?? (() => {});
-  const inFlight = new Map<string, number>();
-  let limitViolations = 0;
-  let maxConcurrencySeen = 0;
-  const external: Server = createServer((incoming, response) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const key = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { context: { customer: string } }).context.customer;
-      const now = (inFlight.get(key) ?? 0) + 1;
-      inFlight.set(key, now);
-      maxConcurrencySeen = Math.max(maxConcurrencySeen, now);
-      if (now > options.limit) limitViolations += 1;
-      let left = false;
-      const leave = () => {
-        if (left) return;
-        left = true;
-        inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
-      };
-      // A killed caller's socket closes: its call is no longer in flight.
-      response.on('close', leave);
-      setTimeout(() => {
-        leave();
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      }, 2);
-    });
-  });
-  await new Promise<void>((resolve) => external.listen(0, '127.0.0.1', resolve));
-  const externalUrl = `http://127.0.0.1:${(external.address() as AddressInfo).port}/work`;
+  const external = await startInFlightService(options.limit, 2);
+  const externalUrl = external.url;
   const prefix = uniquePrefix('chaos');
   const base = { SIGNALBOX_STORAGE: options.connectionString, SIGNALBOX_STORAGE_PREFIX: prefix, SIGNALBOX_ALLOWED_HOSTS: '127.0.0.1' };
   const envs = await Promise.all(Array.from({ length: options.servers }, async () => ({ ...base, PORT: String(await freePort()) })));
@@ -307,8 +280,8 @@ export async function runFlowChaos(options: FlowChaosOptions): Promise<FlowChaos
       triggersRefused,
       lost,
       doubled,
-      limitViolations,
-      maxConcurrencySeen,
+      limitViolations: external.violations(),
+      maxConcurrencySeen: external.maxSeen(),
       creationsAccepted,
       creationsRefused409,
       creations5xx,
@@ -317,6 +290,6 @@ export async function runFlowChaos(options: FlowChaosOptions): Promise<FlowChaos
     };
   } finally {
     for (const child of everyChild) child.kill('SIGKILL');
-    await new Promise((resolve) => external.close(resolve));
+    await external.close();
   }
 }
