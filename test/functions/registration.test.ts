@@ -74,6 +74,12 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Issue 27: where the console signs in (no secret, read before sign-in), and who the caller is.
   ['GET', 'console-config', 'anonymous'],
   ['GET', 'me', 'function'],
+  // Issue 38: a faulted trigger retried, one instance or every instance an operation faulted.
+  ['POST', 'instances/{instanceId}/retry', 'function'],
+  ['POST', 'operations/{operationId}/retry-faulted', 'function'],
+  // Issue 41: what a workflow's operations cost, and the tenant's total.
+  ['GET', 'workflows/{workflowId}/cost', 'function'],
+  ['GET', 'cost', 'function'],
   // Issue 28: the tenants admin API (Signalbox.TenantAdmin).
   ['GET', 'tenants', 'function'],
   ['GET', 'tenants/{tenantId}', 'function'],
