@@ -93,9 +93,9 @@ export class LocalOperationRunner implements OperationLauncher {
   private readonly unrecorded = new Set<string>();
   /**
    * Operations resumed at this start with poison strikes on their record (operation-resumption.ts), and the
-   * store they were resumed from. One that is then handed back to wait for a concurrency slot did not stop the
-   * process at this start: its strikes are cleared, once, when it parks (a trigger that waited behind a busy key
-   * through three kills was failed as poison: accepted, never applied).
+   * store they were resumed from. One whose first attempt here ends, or that is parked by its key hint, did not
+   * stop the process at this start: its strikes are cleared, once (triggers that waited behind a busy key
+   * through three kills of two servers were failed as poison: accepted, never applied).
    */
   private readonly resumedWithStrikes = new Set<string>();
   private resumedFrom?: OperationStore;
@@ -340,16 +340,13 @@ export class LocalOperationRunner implements OperationLauncher {
       }
       for (;;) {
         try {
-          return await this.scheduler.run(this.tenantId, priority, () => this.withRetry(() => this.activities.applyOperation(input)));
+          return await this.scheduler.run(this.tenantId, priority, () => this.withRetry(() => this.attempt(input)));
         } catch (error) {
           const queue = parkingQueueOf(error);
           if (!queue) throw error;
           this.keyHints?.set(input.instanceId, queue);
           // A trigger that waits for a slot is listed in its key's queue by its operation: recorded first.
-          if (!parked) {
-            await this.recordBeforeWaiting(input.operationId);
-            await this.clearStrikes(input.operationId);
-          }
+          if (!parked) await this.recordBeforeWaiting(input.operationId);
           if (parked && (parked.byHint || lineOf(parked.queue) !== lineOf(queue))) {
             // Parked by a hint, it is listed in the key's queue in storage only now, behind the triggers listed
             // there before it: it takes its place in the line here behind them too, and before the triggers still
@@ -367,7 +364,20 @@ export class LocalOperationRunner implements OperationLauncher {
     }
   }
 
-  /** A resumed operation that waits for a slot clears its poison strikes (resumedWithStrikes); a failure leaves them. */
+  /**
+   * One application attempt. The first attempt of a resumed operation that ends, however it ends (applied, handed
+   * back to wait for a slot, a retryable fault), shows that applying it does not stop the process: its poison
+   * strikes are cleared then, in the background.
+   */
+  private async attempt(input: ApplyOperationInput): Promise<AppliedOutcome> {
+    try {
+      return await this.activities.applyOperation(input);
+    } finally {
+      void this.clearStrikes(input.operationId);
+    }
+  }
+
+  /** A resumed operation clears its poison strikes once (resumedWithStrikes); a failure leaves them. */
   private async clearStrikes(operationId: string): Promise<void> {
     if (!this.resumedWithStrikes.delete(operationId) || !this.resumedFrom) return;
     try {

@@ -52,12 +52,16 @@ export async function claimResumption(operations: OperationStore, operation: Sto
  * is left as it is.
  */
 export async function clearResumptionStrikes(operations: OperationStore, operationId: string, now: Date): Promise<void> {
-  const operation = await operations.get(operationId);
-  if (!operation || !operation.resumes || (operation.status !== OperationStatus.notStarted && operation.status !== OperationStatus.running)) return;
-  try {
-    await operations.update({ ...operation, resumes: 0, updatedAt: now.toISOString() }, { ifMatch: operation.etag });
-  } catch (error) {
-    if (!(error instanceof PreconditionFailedError)) throw error;
+  // Another process's start-up may claim it meanwhile (a strike of its own, cleared by its own first attempt): read again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const operation = await operations.get(operationId);
+    if (!operation || !operation.resumes || (operation.status !== OperationStatus.notStarted && operation.status !== OperationStatus.running)) return;
+    try {
+      await operations.update({ ...operation, resumes: 0, updatedAt: now.toISOString() }, { ifMatch: operation.etag });
+      return;
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+    }
   }
 }
 
