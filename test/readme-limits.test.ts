@@ -37,6 +37,7 @@ import { MAX_AUTOMATIC_STEPS } from '../src/engine/definition';
 import { MAX_CHECKPOINT_PENDING_LENGTH } from '../src/host/contracts/operation-activities';
 import { DEFAULT_OPERATION_RETENTION_DAYS } from '../src/host/retention';
 import { MAX_ENTITY_BYTES } from '../src/storage/entity-body';
+import { DEFAULT_MAX_INSTANCE_BYTES } from '../src/engine/model';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/outbound';
 import { MAX_IN_PLACE_RETRY_WAIT_IN_MS, MAX_RETRY_ATTEMPTS, MAX_RETRY_DELAY_IN_MS } from '../src/engine/definition';
 import { FAULT_CAUSE_LENGTH, MAX_CHILDREN_LISTED, MAX_FAULT_CAUSES, MAX_WAITING_SCAN } from '../src/engine/analysis';
@@ -106,7 +107,7 @@ describe('the limits table of the documentation', () => {
     ['Request body', [mebibytes(MAX_BODY_SIZE_IN_BYTES), '413']],
     ['JSON nesting of a body', [`${MAX_JSON_DEPTH} levels`, '400']],
     ['Trigger', [`${MAX_TRIGGER_SIZE_IN_BYTES / 1024} KiB`, `1-${MAX_SUBJECTS_PER_TRIGGER} subjects`]],
-    ['Instance record (context, interests, applied trigger ids)', [mebibytes(MAX_ENTITY_BYTES), '413']],
+    ['Instance record (context, interests, applied trigger ids)', [mebibytes(DEFAULT_MAX_INSTANCE_BYTES), 'SIGNALBOX_MAX_INSTANCE_MB', mebibytes(MAX_ENTITY_BYTES), '413']],
     ['Interests per state (declared, plus those its conditions add)', [String(MAX_INTERESTS_PER_STATE)]],
     ['Interests per instance (its own id included)', [String(MAX_INTERESTS_PER_INSTANCE)]],
     ['Triggers raised by one change', [String(MAX_OUTBOX_ROWS_PER_CHANGE)]],
