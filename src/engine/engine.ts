@@ -11,7 +11,7 @@ import type { RecoveryRepair } from './decide/decide-recover';
 import { createInstanceInputSchema, type CreateInstanceInput, type NewInstance } from './decide/decide-create';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './runtime/engine-options';
 import { TriggerOutcome } from './model/enums';
-import { ConflictError, CreationFencedError, NotFoundError, SignalboxError, isRetryable } from './model/errors';
+import { ConflictError, NotFoundError, isRetryable } from './model/errors';
 import { EventDeliveryService, type AttemptResult, type EventDeliveryTarget } from './runtime/event-delivery';
 import { EventDispatcher } from './runtime/event-dispatcher';
 import type { LifecycleEventRecord } from './decide/lifecycle-events';
@@ -49,9 +49,7 @@ import { WorkflowService } from './runtime/workflow-service';
 import { InstanceReads } from './runtime/instance-reads';
 import { LifecycleEventOperations } from './runtime/lifecycle-event-operations';
 import { WaitingService } from './runtime/waiting-service';
-import { claimCreationKeys } from './runtime/unique-keys';
-import type { KeyClaimOptions } from './runtime/key-claims';
-import type { SignalboxErrorCode } from './model/errors';
+import { createClaimingKeys } from './runtime/unique-keys';
 import type { WaitingAnswer } from './analysis/why-waiting';
 import type { WaitingSummary } from './analysis/waiting-summary';
 import type { Actor } from './model/actor';
@@ -65,9 +63,6 @@ import type { CapacityOffer } from './runtime/state-capacity';
 /** A dry run of a broadcast trigger decides for at most this many candidates. */
 
 /** Options of a change someone asks for: `actor`, who (actor.ts), is recorded on its history entry and event. */
-
-/** Refusals that come before a creation writes anything: its key claims are given back at once. */
-const CLAIMS_GIVEN_BACK_ON: ReadonlySet<SignalboxErrorCode> = new Set(['validation', 'definitionInvalid', 'notFound', 'conflict', 'tooLarge']);
 export type ActingOptions = OperationOptions & { readonly actor?: Actor };
 
 /** A creation's options: who acts, and whether its follow-up work (children, raised triggers, events) is awaited. */
@@ -121,8 +116,6 @@ export class Engine {
   /** In-process delivery of lifecycle events (shared by every view of this engine). */
   private readonly dispatcher?: EventDispatcher;
   private migrationsAndBulkActionsInstance?: MigrationsAndBulkActions;
-  /** Follow-up work started after an answer (CreateOptions.followUp), until it ends. */
-  private readonly followUps = new Set<Promise<void>>();
   /** Reads of instances (no lease): instance-reads.ts. */
   private readonly reads: InstanceReads;
   /** Lifecycle events after their change: lifecycle-event-operations.ts. */
@@ -260,34 +253,19 @@ export class Engine {
         ...(parsed.businessKey !== undefined ? { businessKey: parsed.businessKey } : {}),
         ...(options.actor ? { actor: options.actor } : {}),
       };
-      // A creation fenced (its key claim taken over before it committed: key-claims.ts) claims again, and is
-      // then told who holds the key.
-      for (let attempt = 0; ; attempt++) {
-        const claims = await claimCreationKeys(this.ports, workflow.definition, request, this.keyClaimSettings(), options);
-        if (claims.existing) {
-          span.setAttributes({ instanceId: claims.existing.id, workflowId: claims.existing.workflowId, status: claims.existing.status, existing: true });
-          return { instance: claims.existing, created: false };
-        }
-        let created: Awaited<ReturnType<InstanceRuntime['create']>>;
-        try {
-          created = await this.runtime.create(workflow, claims.request, options);
-        } catch (error) {
-          // Refused before anything was written: the claims are given back. After a storage fault they stay
-          // (the creation may have committed after all); the next claimant judges them.
-          if (error instanceof SignalboxError && CLAIMS_GIVEN_BACK_ON.has(error.code) && !(error instanceof CreationFencedError)) await claims.release();
-          if (error instanceof CreationFencedError && attempt < 2) continue;
-          throw error;
-        }
-        span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
-        if (options.followUp === 'afterAnswer') this.afterAnswer(created);
-        else await this.relayAfter(created, options);
-        return { instance: created.instance, created: true };
+      const claimed = await createClaimingKeys(this.ports, workflow.definition, request, { now: () => this.options.clock.now(), newToken: this.options.newId }, options, (claimedRequest) =>
+        this.runtime.create(workflow, claimedRequest, options),
+      );
+      if (claimed.existing) {
+        span.setAttributes({ instanceId: claimed.existing.id, workflowId: claimed.existing.workflowId, status: claimed.existing.status, existing: true });
+        return { instance: claimed.existing, created: false };
       }
+      const { created } = claimed;
+      span.setAttributes({ instanceId: created.instance.id, workflowId: created.instance.workflowId, status: created.instance.status });
+      if (options.followUp === 'afterAnswer') this.afterAnswer(created);
+      else await this.relayAfter(created, options);
+      return { instance: created.instance, created: true };
     });
-  }
-
-  private keyClaimSettings(): KeyClaimOptions {
-    return { now: () => this.options.clock.now(), newToken: this.options.newId };
   }
 
   getInstance(instanceId: string, options?: OperationOptions): Promise<StoredInstance> {
@@ -585,19 +563,11 @@ export class Engine {
     return this.events.resume(options);
   }
 
-  /** Resolves when the follow-up work started after an answer (`followUp: 'afterAnswer'`) has ended (tests, shutdown). */
-  async followUpsIdle(): Promise<void> {
-    while (this.followUps.size > 0) await Promise.allSettled([...this.followUps]);
-  }
-
   /** Relays a change's rows without holding the caller (CreateOptions.followUp); a failure is logged, and the rows stay for the next load or the sweep. */
   private afterAnswer(decided: AppliedDecision): void {
-    const work = this.relayAfter(decided, {})
-      .catch((error: unknown) =>
-        this.options.logger.error('Follow-up work after an answer failed; its rows stay for the next load or start', { instanceId: decided.instance?.id, error: String(error) }),
-      )
-      .finally(() => this.followUps.delete(work));
-    this.followUps.add(work);
+    void this.relayAfter(decided, {}).catch((error: unknown) =>
+      this.options.logger.error('Follow-up work after an answer failed; its rows stay for the next load or start', { instanceId: decided.instance?.id, error: String(error) }),
+    );
   }
 
   /** Resolves when the in-process event dispatcher has nothing queued (tests). */

@@ -6,6 +6,7 @@
  */
 
 import type { OperationCost, StorageRequestCounts, StorageRequestKind } from '../model/cost';
+import type { Instance } from '../model/instance';
 
 export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageRequestKind } from '../model/cost';
 
@@ -121,4 +122,17 @@ export function boundedWorkflowCosts(costs: WorkflowCosts, max = MAX_COSTED_WORK
   const kept = entries.slice(0, max - 1);
   const others = sumCosts(entries.slice(max - 1).map(([, cost]) => cost));
   return Object.fromEntries([...kept, [OTHER_WORKFLOWS, others]]);
+}
+
+/** The save itself: one entity-group transaction. */
+const SAVE_REQUEST: OperationCost = { ...emptyCost(), storage: { ...emptyCost().storage, tableWrite: 1 } };
+
+/**
+ * The instance to save with its running totals (decision 0021): those it was loaded with, plus what this
+ * application sent so far and the save. A save that fails (412) is retried from a reload, whose totals
+ * do not hold it, with the counts so far again, so nothing is counted twice (pure).
+ */
+export function withRunningCost<T extends Instance>(stored: Instance, next: T, counted: OperationCost | undefined): T {
+  if (!counted) return next;
+  return { ...next, cost: addCost(addCost(stored.cost ?? emptyCost(), counted), SAVE_REQUEST) };
 }

@@ -21,8 +21,7 @@ import { decideTrigger } from '../decide/decide-trigger';
 import { faultRetryDecision, faultRetryRefusal, faultRetryStart } from '../decide/decide-fault-retry';
 import type { WorkflowDefinition as TargetDefinition } from '../definition/definition';
 import type { InstanceResult } from '../operations/operation';
-import { addCost, emptyCost } from '../operations/operation-cost';
-import type { OperationCost } from '../model/cost';
+import { withRunningCost } from '../operations/operation-cost';
 import type { MigrationRequest } from '../decide/operation-work';
 import { dryRunTrigger, type DryRunResult } from '../decide/dry-run';
 import type { Effects } from '../steps/effects';
@@ -790,19 +789,6 @@ export class InstanceRuntime {
       this.options.logger.warn('Could not remove stale interest rows', { instanceId, error: String(error) });
     }
   }
-}
-
-/** The save itself: one entity-group transaction. */
-const SAVE_REQUEST: OperationCost = { ...emptyCost(), storage: { ...emptyCost().storage, tableWrite: 1 } };
-
-/**
- * The instance to save with its running totals (decision 0021): those it was loaded with, plus what this
- * application sent so far and the save. A save that fails (412) is retried from a reload, whose totals
- * do not hold it, with the counts so far again, so nothing is counted twice (pure).
- */
-function withRunningCost<T extends Instance>(stored: Instance, next: T, counted: OperationCost | undefined): T {
-  if (!counted) return next;
-  return { ...next, cost: addCost(addCost(stored.cost ?? emptyCost(), counted), SAVE_REQUEST) };
 }
 
 /** The decision with its change's lifecycle events (records and outbox rows), written with it. */

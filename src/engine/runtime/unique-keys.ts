@@ -11,7 +11,7 @@ import type { WorkflowDefinition } from '../definition/definition';
 import { evaluateFlowKey, UniqueConflict } from '../definition/flow-policies';
 import type { NewInstance } from '../decide/decide-create';
 import { InstanceStatus } from '../model/enums';
-import { UniqueKeyTakenError } from '../model/errors';
+import { CreationFencedError, SignalboxError, UniqueKeyTakenError, type SignalboxErrorCode } from '../model/errors';
 import type { StoredInstance } from '../model/instance';
 import type { OperationOptions } from '../ports/ports';
 import type { InstanceRuntimePorts } from './instance-runtime';
@@ -101,4 +101,37 @@ export async function claimCreationKeys(
   }
   made.push({ claimKey: uniqueKeyClaim(uniqueKey), token: outcome.token });
   return { request: { ...request, uniqueKey, claimTokens: tokens() }, release };
+}
+
+/** Refusals that come before a creation writes anything: its key claims are given back at once. */
+const CLAIMS_GIVEN_BACK_ON: ReadonlySet<SignalboxErrorCode> = new Set(['validation', 'definitionInvalid', 'notFound', 'conflict', 'tooLarge']);
+/** A creation fenced this many times in a row (its claim taken over before it committed each time) fails. */
+const MAX_FENCED_CREATIONS = 3;
+
+/**
+ * Runs `create` under the request's key claims (claimCreationKeys): the holder instead, where the claims answer
+ * one. A creation refused before it wrote anything gives its claims back; after a storage fault they stay (it may
+ * have committed after all) for the next claimant to judge. A creation that was fenced claims again, and is then
+ * told who holds the key.
+ */
+export async function createClaimingKeys<Created>(
+  ports: Pick<InstanceRuntimePorts, 'instances' | 'search'>,
+  definition: WorkflowDefinition,
+  request: NewInstance,
+  settings: KeyClaimOptions,
+  options: OperationOptions,
+  create: (claimed: NewInstance) => Promise<Created>,
+): Promise<{ readonly existing: StoredInstance; readonly created?: undefined } | { readonly created: Created; readonly existing?: undefined }> {
+  for (let attempt = 1; ; attempt++) {
+    const claims = await claimCreationKeys(ports, definition, request, settings, options);
+    if (claims.existing) return { existing: claims.existing };
+    try {
+      return { created: await create(claims.request) };
+    } catch (error) {
+      const fenced = error instanceof CreationFencedError;
+      if (!fenced && error instanceof SignalboxError && CLAIMS_GIVEN_BACK_ON.has(error.code)) await claims.release();
+      if (fenced && attempt < MAX_FENCED_CREATIONS) continue;
+      throw error;
+    }
+  }
 }
