@@ -6,11 +6,10 @@
  * queued, unchanged for minutes.
  */
 import type { ChildProcess } from 'node:child_process';
-import { collectAll } from '../../src/testing';
-import { onePage } from '../../src/engine/ports';
 import { freePort } from '../../src/host/local/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { appliedTriggerCounts } from '../support/applied-triggers';
 import { startInFlightService, type InFlightService } from '../support/in-flight-service';
 import { startServerProcess } from '../support/server-process';
 import { testConnectionString, uniquePrefix } from '../support/storage';
@@ -82,14 +81,7 @@ describe('accepted triggers on a concurrency-limited key survive a SIGKILL', () 
     );
     // Killed while it works through them: with a limit of 1 on one key, most are still waiting.
     const storage = await createAzureStorage({ connection: testConnectionString(), names: prefixedStorageNames(prefix), createIfMissing: false });
-    const appliedCount = async (): Promise<Map<string, number>> => {
-      const seen = new Map<string, number>();
-      for (const instanceId of instanceIds) {
-        const history = await collectAll((options) => onePage(storage.history.list(instanceId, options)));
-        for (const entry of history) if (entry.triggerId?.startsWith('w-')) seen.set(entry.triggerId, (seen.get(entry.triggerId) ?? 0) + 1);
-      }
-      return seen;
-    };
+    const appliedCount = () => appliedTriggerCounts(storage.history, instanceIds, 'w-');
     while ((await appliedCount()).size < TRIGGERS / 6) await new Promise((resolve) => setTimeout(resolve, 100));
     if (process.env.FLOW_CRASH_VERBOSE) console.info(`${new Date().toISOString()} killing`);
     const killed = server.child;

@@ -19,6 +19,7 @@ import { onePage } from '../../src/engine/ports';
 import { freePort } from '../../src/host/local/azurite';
 import { createAzureStorage } from '../../src/storage/create-azure-storage';
 import { prefixedStorageNames } from '../../src/storage/names';
+import { appliedTriggerCounts } from './applied-triggers';
 import { startInFlightService } from './in-flight-service';
 import { startServerProcess } from './server-process';
 import { uniquePrefix } from './storage';
@@ -238,14 +239,7 @@ export async function runFlowChaos(options: FlowChaosOptions): Promise<FlowChaos
     }
 
     const storage = await createAzureStorage({ connection: options.connectionString, names: prefixedStorageNames(prefix), createIfMissing: false });
-    const seenCounts = async (): Promise<Map<string, number>> => {
-      const seen = new Map<string, number>();
-      for (const instanceId of instanceIds) {
-        const history = await collectAll((page) => onePage(storage.history.list(instanceId, page)));
-        for (const entry of history) if (entry.triggerId?.startsWith('w-')) seen.set(entry.triggerId, (seen.get(entry.triggerId) ?? 0) + 1);
-      }
-      return seen;
-    };
+    const seenCounts = () => appliedTriggerCounts(storage.history, instanceIds, 'w-');
     const deadline = Date.now() + options.drainTimeoutInMs;
     let seen = await seenCounts();
     while ([...accepted.keys()].some((id) => !seen.has(id)) && Date.now() < deadline) {
