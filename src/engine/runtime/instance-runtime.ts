@@ -28,7 +28,6 @@ import { offerOf } from '../decide/offers';
 import { reofferedTrigger, type Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
-import { SearchIndexing } from '../search/search-indexing';
 import type { SearchRow } from '../search/search-port';
 import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from './flow-admission';
@@ -47,25 +46,15 @@ import {
   type InstanceRuntimePorts,
 } from './change-types';
 import { guarded } from './change-decoration';
-import { ChangeFollowUp } from './change-follow-up';
-import { ChangeUnderLease, type CapacityLeaving } from './change-under-lease';
-import { IndexRows } from './index-rows';
-import { InstanceCreation } from './instance-creation';
-import { InstanceDeletion } from './instance-deletion';
-import { OperatorChanges } from './operator-changes';
-import { SearchRepair } from './search-repair';
+import type { CapacityLeaving } from './change-under-lease';
+import { runLoopSteps, type RunLoopSteps } from './run-loop-steps';
 
 export { APPLIED_LOOKUP_CLOCK_MARGIN_MS };
 export type { AppliedDecision, ApplyTriggerOptions, ChangeOptions, Decide, DecideContext, InstancePrecondition, InstanceRuntimePorts } from './change-types';
 
 export class InstanceRuntime {
-  private readonly search: SearchIndexing;
-  private readonly followUp: ChangeFollowUp;
-  private readonly loop: ChangeUnderLease;
-  private readonly creation: InstanceCreation;
-  private readonly deletion: InstanceDeletion;
-  private readonly operatorChanges: OperatorChanges;
-  private readonly searchRepair: SearchRepair;
+  /** The loop's steps, each a module (run-loop-steps.ts). */
+  private readonly steps: RunLoopSteps;
   /** The concurrency slots of workflows with a `flow.concurrency` policy (absent without a flow store). */
   readonly slots?: ConcurrencySlots;
   /** The rows of states with `capacity` (absent without a flow store). */
@@ -76,7 +65,6 @@ export class InstanceRuntime {
     private readonly versions: WorkflowVersionCache,
     private readonly options: ResolvedEngineOptions,
   ) {
-    this.search = new SearchIndexing(ports.search, versions, { logger: options.logger, now: () => options.clock.now(), ...(options.searchHmacKey ? { hmacKey: options.searchHmacKey } : {}) });
     if (ports.flow) {
       this.slots = new ConcurrencySlots(ports.flow, {
         now: () => options.clock.now(),
@@ -93,13 +81,7 @@ export class InstanceRuntime {
       countOut: (workflowId, left, instanceId, countOptions) => this.countOut(workflowId, left, instanceId, countOptions),
       giveBackUnusedPlace: (gate, workflowId, instanceId, decided) => this.giveBackUnusedPlace(gate, workflowId, instanceId, decided),
     };
-    const indexRows = new IndexRows(ports, options);
-    this.followUp = new ChangeFollowUp(options);
-    this.loop = new ChangeUnderLease(ports, versions, options, this.search, this.followUp, indexRows, admission);
-    this.deletion = new InstanceDeletion(ports, versions, options, this.search, this.followUp, indexRows, this.loop, admission);
-    this.creation = new InstanceCreation(ports, options, this.search, this.followUp, indexRows, this.loop, this.deletion, admission);
-    this.operatorChanges = new OperatorChanges(ports, versions, options, this.followUp, this.loop, admission);
-    this.searchRepair = new SearchRepair(ports, options, this.search);
+    this.steps = runLoopSteps(ports, versions, options, admission);
   }
 
   /**
@@ -108,7 +90,7 @@ export class InstanceRuntime {
    * retry is safe); a request the instance cannot take is thrown by `decide` (ConflictError, ...).
    */
   decideUnderLease(instanceId: string, causeOf: (stored: Instance) => Cause, decide: Decide, options: ChangeOptions = {}): Promise<AppliedDecision> {
-    return this.loop.decideUnderLease(instanceId, causeOf, decide, options);
+    return this.steps.loop.decideUnderLease(instanceId, causeOf, decide, options);
   }
 
   applyTrigger(instanceId: string, trigger: Trigger, options: ApplyTriggerOptions = {}): Promise<AppliedDecision> {
@@ -274,25 +256,25 @@ export class InstanceRuntime {
 
   /** What `trigger` would do to the instance, nothing saved (operator-changes.ts). Undefined when the instance does not exist. */
   dryRun(instanceId: string, trigger: Trigger, options: OperationOptions = {}): Promise<DryRunResult | undefined> {
-    return this.operatorChanges.dryRun(instanceId, trigger, options);
+    return this.steps.operatorChanges.dryRun(instanceId, trigger, options);
   }
 
   recover(instanceId: string, stateId: string, options: ChangeOptions = {}, guard?: InstancePrecondition, repair?: RecoveryRepair): Promise<AppliedDecision> {
-    return this.operatorChanges.recover(instanceId, stateId, options, guard, repair);
+    return this.steps.operatorChanges.recover(instanceId, stateId, options, guard, repair);
   }
 
   cancel(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
-    return this.operatorChanges.cancel(instanceId, options, guard);
+    return this.steps.operatorChanges.cancel(instanceId, options, guard);
   }
 
   /** A forecast of the refusals of full states (`capacity`) for a migration's dry run; undefined without a flow store. */
   capacityForecast(options: OperationOptions = {}): CapacityForecast | undefined {
-    return this.operatorChanges.capacityForecast(options);
+    return this.steps.operatorChanges.capacityForecast(options);
   }
 
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
   migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options: ChangeOptions = {}): Promise<AppliedDecision> {
-    return this.operatorChanges.migrate(instanceId, request, target, options);
+    return this.steps.operatorChanges.migrate(instanceId, request, target, options);
   }
 
   /**
@@ -311,41 +293,41 @@ export class InstanceRuntime {
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
   suspend(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
-    return this.operatorChanges.suspend(instanceId, options, guard);
+    return this.steps.operatorChanges.suspend(instanceId, options, guard);
   }
 
   resume(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
-    return this.operatorChanges.resume(instanceId, options, guard);
+    return this.steps.operatorChanges.resume(instanceId, options, guard);
   }
 
   /** Deletes the instance under its lease, finishing a deletion a crash stopped (instance-deletion.ts). Undefined decision: no such instance. */
   delete(instanceId: string, force: boolean, options: OperationOptions = {}, guard?: InstancePrecondition): Promise<AppliedDecision> {
-    return this.deletion.delete(instanceId, force, options, guard);
+    return this.steps.deletion.delete(instanceId, force, options, guard);
   }
 
   /** Creates an instance of `workflow` (instance-creation.ts): ConflictError for an id that exists. */
   create(workflow: WorkflowVersion, input: NewInstance, options: OperationOptions = {}): Promise<AppliedDecision & { instance: StoredInstance; decision: Decision }> {
-    return this.creation.create(workflow, input, options);
+    return this.steps.creation.create(workflow, input, options);
   }
 
   /** Writes the instance's search rows and records them on it, under its lease (search-repair.ts). False when it does not exist. */
   reindex(instanceId: string, options: OperationOptions = {}): Promise<boolean> {
-    return this.searchRepair.reindex(instanceId, options);
+    return this.steps.searchRepair.reindex(instanceId, options);
   }
 
   /** Removes search rows a search found not held by their instances (search-repair.ts); never thrown. */
   repairSearchRows(workflowId: string, rows: readonly SearchRow[], options: OperationOptions = {}): Promise<void> {
-    return this.searchRepair.repairSearchRows(workflowId, rows, options);
+    return this.steps.searchRepair.repairSearchRows(workflowId, rows, options);
   }
 
   /** The children of this incarnation of `parent` (none looked up for an instance that never started one). */
   childrenOf(parent: Pick<Instance, 'id' | 'incarnation' | 'startedChildren'>, options: OperationOptions = {}): Promise<StoredInstance[]> {
-    return this.deletion.childrenOf(parent, options);
+    return this.steps.deletion.childrenOf(parent, options);
   }
 
   /** Called after the relay delivered every row of `decided`: the next load need not look for leftovers. */
   relayedAll(decided: AppliedDecision): void {
-    this.followUp.relayedAll(decided);
+    this.steps.followUp.relayedAll(decided);
   }
 }
 
