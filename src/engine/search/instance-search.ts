@@ -8,84 +8,36 @@
 import { NotFoundError, ValidationError } from '../model/errors';
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
 import type { StoredInstance } from '../model/instance';
-import type { InstanceStore, OperationOptions, Page, PageOptions } from '../ports/ports';
+import type { InstanceStore, OperationOptions, PageOptions } from '../ports/ports';
 import type { WorkflowVersions } from './search-port';
-import { compareValues, checkFilter, planSearch, matchesFilter, type IndexPlan } from './query-plan';
-import { conditionsOf, filterError, parseFilter, type FilterNode } from './query-language';
+import { compareValues, checkFilter, planSearch, matchesFilter } from './query-plan';
+import { filterError, parseFilter } from './query-language';
 import { searchFieldsOf, type SearchField } from '../definition/search-indexes';
 import { AFTER_SEPARATOR, decodeSegment, SEPARATOR, type IndexValue } from './encoding';
 import type { SearchIndexStore, SearchRow } from './search-port';
 import { searchValuesOf } from './search-values';
 import { rowsNotHeld } from './search-indexing';
 
+import { explanation, rowCountPlan, Tally, type RowCountPlan } from './search-counting';
+import {
+  MAX_ORDERED_MATCHES,
+  MAX_SEARCH_PAGE_SIZE,
+  type CountRequest,
+  type CountResult,
+  type Counters,
+  type Match,
+  type Prepared,
+  type RowsOfInstance,
+  type SearchPage,
+  type SearchRequest,
+  type SortedToken,
+  type StreamToken,
+} from './search-types';
+
+export { MAX_ORDERED_MATCHES, MAX_SEARCH_PAGE_SIZE, type CountRequest, type CountResult, type SearchExplanation, type SearchPage, type SearchRequest } from './search-types';
+
 /** Instance reads in flight per page. */
 const READ_CONCURRENCY = 32;
-/** Instances on one page of a search (the API's `maxPageSize` is at most this too). */
-export const MAX_SEARCH_PAGE_SIZE = 1000;
-/** Matches a search sorts in memory (an `orderBy` its index range does not give): past it, a 400. */
-export const MAX_ORDERED_MATCHES = 5000;
-
-export interface SearchRequest {
-  readonly workflowId: string;
-  readonly filter?: string;
-  /** `field` or `field asc|desc`. */
-  readonly orderBy?: string;
-}
-
-export interface CountRequest {
-  readonly workflowId: string;
-  readonly filter?: string;
-  /** `stateId`, `status`, or a keyword (or string) index. */
-  readonly groupBy?: string;
-}
-
-/** What a search did: its plan and the storage requests it made. */
-export interface SearchExplanation {
-  readonly index: { readonly field: string; readonly condition: string; readonly from: string; readonly to: string };
-  /** Conditions checked on the instances read (all of them, always: the index is a superset). */
-  readonly filter: string | null;
-  readonly order: string;
-  readonly storageRequests: { readonly indexPages: number; readonly indexRows: number; readonly instanceReads: number; readonly total: number };
-  /** A count's: whether it was made from the index rows or by reading the instances. */
-  readonly counted?: string;
-}
-
-export interface SearchPage extends Page<StoredInstance> {
-  readonly explain: SearchExplanation;
-}
-
-export interface CountResult {
-  readonly count: number;
-  /**
-   * `index`: counted from the index rows, which also count an instance being deleted (until its deletion
-   * removes its rows) and a creation a crash stopped after writing its rows (until a search meets them);
-   * `instances`: every instance counted was read and checked.
-   */
-  readonly countedFrom: 'index' | 'instances';
-  readonly groups?: readonly { readonly key: IndexValue | null; readonly count: number }[];
-  readonly explain: SearchExplanation;
-}
-
-interface Prepared {
-  readonly workflowId: string;
-  readonly fields: ReadonlyMap<string, SearchField>;
-  readonly filter?: FilterNode;
-  readonly plan: IndexPlan;
-}
-
-interface Counters {
-  indexPages: number;
-  indexRows: number;
-  instanceReads: number;
-}
-
-interface SortedToken {
-  readonly o: number;
-}
-interface StreamToken {
-  readonly t: string;
-}
-
 /** Repairs rows of a workflow's partition a search found not held by their instances. Never throws. */
 export type RepairRows = (workflowId: string, rows: readonly SearchRow[], options: OperationOptions) => Promise<void>;
 
@@ -302,102 +254,6 @@ export class InstanceSearch {
     if (prepared.filter && !matchesFilter(prepared.filter, known, prepared.fields, prepared.workflowId)) return undefined;
     return { instance, values: known };
   }
-}
-
-interface Match {
-  readonly instance: StoredInstance;
-  readonly values: ReadonlyMap<string, readonly IndexValue[]>;
-}
-
-interface RowsOfInstance {
-  readonly rows: SearchRow[];
-  readonly values: Map<string, IndexValue[]>;
-  readonly incarnations: Set<string | undefined>;
-  /** The rows do not say the instance's values for sure: it is read. */
-  unsure: boolean;
-}
-
-/** A field whose rows a count reads: all of them (`whole`), or only the plan's range; `candidates`: its rows name the instances counted. */
-interface RowScan {
-  readonly field: string;
-  readonly whole: boolean;
-  readonly candidates: boolean;
-}
-
-interface RowCountPlan {
-  readonly scans: readonly RowScan[];
-}
-
-/** Fields whose value is always there (a lone row of them is never a stale one). */
-const ALWAYS_HELD = new Set(['stateId', 'status', 'createdAt', 'updatedAt']);
-
-/**
- * Whether a count can be made from the rows, and which: the plan's range (the instances counted) and
- * every row of the other fields the filter and the grouping name; with a field whose value can go away
- * (a declared one, the parent, the business key), the `updatedAt` rows too, since a lone stale row of
- * such a field looks like a value, and an instance with two `updatedAt` rows is one whose last save's
- * stale rows are still there (it is read). Not from rows: a filter on a sensitive field (its rows hold
- * hashes), or a selective equality without grouping (reading its few instances is cheaper).
- */
-function rowCountPlan(prepared: Prepared, group: SearchField | undefined): RowCountPlan | undefined {
-  const conditions = prepared.filter ? conditionsOf(prepared.filter).filter((condition) => condition.field !== 'workflowId') : [];
-  if (conditions.some((condition) => prepared.fields.get(condition.field)!.sensitive)) return undefined;
-  if (!group && prepared.plan.rank <= 2) return undefined;
-  const named = new Set([...conditions.map((condition) => condition.field), ...(group ? [group.name] : [])]);
-  const scans: RowScan[] = [];
-  const ranged = prepared.plan.rank < 6;
-  // Every instance has a state: its rows name them all when the count is not narrowed by a range.
-  if (ranged) {
-    const narrow = conditions.filter((condition) => condition.field === prepared.plan.field).length === 1 && group?.name !== prepared.plan.field;
-    scans.push({ field: prepared.plan.field, whole: !narrow, candidates: true });
-    // A whole scan of the plan's field names instances outside the range too: only those in it may match (a top-level `and` term).
-    if (!narrow) return undefined;
-    named.delete(prepared.plan.field);
-  } else {
-    scans.push({ field: 'stateId', whole: true, candidates: true });
-    named.delete('stateId');
-  }
-  if ([...named, ...scans.map((scan) => scan.field)].some((name) => !ALWAYS_HELD.has(name))) named.add('updatedAt');
-  for (const name of named) if (!scans.some((scan) => scan.field === name)) scans.push({ field: name, whole: true, candidates: false });
-  return { scans };
-}
-
-/** Counts per group (a keyword counts once per value; no value: the `null` group). */
-class Tally {
-  count = 0;
-  private readonly groups = new Map<string, { key: IndexValue | null; count: number }>();
-  constructor(private readonly group: SearchField | undefined) {}
-
-  add(values: ReadonlyMap<string, readonly IndexValue[]>): void {
-    this.count++;
-    if (!this.group) return;
-    const keys: (IndexValue | null)[] = [...(values.get(this.group.name) ?? [])];
-    for (const key of keys.length ? keys : [null]) {
-      const id = JSON.stringify(key);
-      const entry = this.groups.get(id) ?? { key, count: 0 };
-      entry.count++;
-      this.groups.set(id, entry);
-    }
-  }
-
-  result(explain: SearchExplanation, countedFrom: CountResult['countedFrom']): CountResult {
-    if (!this.group) return { count: this.count, countedFrom, explain };
-    return {
-      count: this.count,
-      countedFrom,
-      groups: [...this.groups.values()].sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key))),
-      explain,
-    };
-  }
-}
-
-function explanation(prepared: Prepared, order: string, counters: Counters): SearchExplanation {
-  return {
-    index: { field: prepared.plan.field, condition: prepared.plan.condition, from: prepared.plan.range.from, to: prepared.plan.range.to },
-    filter: prepared.filter ? 'the whole filter, on every instance read' : null,
-    order,
-    storageRequests: { ...counters, total: counters.indexPages + counters.instanceReads },
-  };
 }
 
 function parseOrderBy(orderBy: string | undefined): { field: string; direction: 'asc' | 'desc' } | undefined {
