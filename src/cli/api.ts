@@ -10,39 +10,32 @@ import {
   acceptedFromAnswer,
   createSignalboxClient,
   dryRunFromAnswer,
-  problemInAnswer,
   type AcceptedOperation,
   type AvailableTriggers,
   type BulkDryRun,
   type BulkRequest,
-  type DryRun,
-  type DryRunInstance,
-  type HistoryEntry,
-  type Instance,
   type InstanceFilter,
   type InstanceSearch,
   type InstanceCountQuery,
   type InstanceCounts,
-  type InstanceOutcome,
-  type InstanceStatus,
-  type ListedOperation,
   type MigrationReport,
   type MigrationRequest,
-  type Operation,
   type OperationFilter,
   type operations,
-  type Page,
   type Schemas,
   type SignalboxClient,
   type WaitingAnswer,
   type WaitingSummary,
-  type Workflow,
   type Tenant,
   type TenantDeletion,
   type TenantInput,
 } from '../client';
 import type { JsonObject } from '../engine/model';
 import { ApiError, NetworkError } from './errors';
+import type { ApiDryRun, ApiHistoryEntry, ApiInstance, ApiListedOperation, ApiOperation, ApiPage, ApiWorkflow, TriggerToSend } from './api-shapes';
+import { ResponseTooLargeError, apiError, boundedFetch, formatBytes, networkError } from './http-transport';
+
+export * from './api-shapes';
 
 export interface ApiClientOptions {
   /** The API's base URL, `/api` included, e.g. `http://127.0.0.1:7071/api`. */
@@ -66,41 +59,6 @@ export interface ApiClientOptions {
  * The API's largest answers (a page of 1,000 instances, an operation's results) are far smaller.
  */
 export const MAX_RESPONSE_BODY_BYTES = 16 * 1024 * 1024;
-
-// The CLI's names for the API's shapes (src/client/types.ts names them from the generated types).
-export type {
-  AcceptedOperation,
-  AvailableTriggers,
-  BulkAction,
-  BulkDryRun,
-  BulkRequest,
-  InstanceFilter,
-  InstanceSearch,
-  InstanceCountQuery,
-  InstanceCounts,
-  MigrationReport,
-  MigrationRequest,
-  OperationFilter,
-  WaitingAnswer,
-  WaitingSummary,
-} from '../client';
-export type ApiWorkflow = Workflow;
-export type ApiInstance = Instance;
-export type ApiHistoryEntry = HistoryEntry;
-export type ApiInstanceResult = InstanceOutcome;
-export type ApiOperation = Operation;
-export type ApiDryRun = DryRun;
-export type ApiDryRunInstance = DryRunInstance;
-export type InstanceStatusName = InstanceStatus;
-export type ApiPage<T> = Page<T>;
-export type ApiListedOperation = ListedOperation;
-export interface TriggerToSend {
-  readonly id?: string;
-  readonly name: string;
-  readonly subjects?: string[];
-  readonly contentType?: string;
-  readonly parameters?: JsonObject;
-}
 type InstanceQuery = NonNullable<operations['listInstances']['parameters']['query']>;
 type OperationQuery = NonNullable<operations['listOperations']['parameters']['query']>;
 
@@ -386,73 +344,6 @@ export class ApiClient {
   private async call<T>(call: () => Promise<FetchResult<T>>): Promise<T> {
     return (await this.send(call)).data;
   }
-}
-
-class ResponseTooLargeError extends Error {
-  constructor(readonly limitInBytes: number) {
-    super(`the response body is larger than ${limitInBytes} bytes`);
-  }
-}
-
-function formatBytes(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
-}
-
-/** Statuses whose answers have no body (a Response with one cannot be made). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-/**
- * fetch, with the body read here, in full, before the typed client sees it: at most `maxBodyBytes` (a
- * larger one is cancelled as soon as it is seen to be larger), and within the request's deadline (its
- * signal), which fetch itself applies to the headers only once a body has begun to stream.
- */
-function boundedFetch(maxBodyBytes: number): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const response = await fetch(request);
-    if (!response.body) return response;
-    const declared = Number(response.headers.get('content-length'));
-    if (declared > maxBodyBytes) {
-      await response.body.cancel().catch(() => undefined);
-      throw new ResponseTooLargeError(maxBodyBytes);
-    }
-    const reader = response.body.getReader();
-    const stopReading = () => void reader.cancel().catch(() => undefined);
-    request.signal.addEventListener('abort', stopReading, { once: true });
-    try {
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (request.signal.aborted) throw request.signal.reason;
-        if (done) break;
-        size += value.byteLength;
-        if (size > maxBodyBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw new ResponseTooLargeError(maxBodyBytes);
-        }
-        chunks.push(value);
-      }
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : Buffer.concat(chunks);
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      request.signal.removeEventListener('abort', stopReading);
-    }
-  };
-}
-
-function apiError(response: Response, body: unknown): ApiError {
-  return new ApiError(response.status, problemInAnswer(body, response), typeof body === 'string' ? body : '');
-}
-
-/** A message that says what could not be reached and why (fetch's own is only "fetch failed"). */
-function networkError(baseUrl: string, error: unknown, timeoutInMs: number): NetworkError {
-  if (error instanceof DOMException && error.name === 'TimeoutError') {
-    return new NetworkError(`${baseUrl} did not answer within ${timeoutInMs / 1000} s`, { cause: error });
-  }
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-  const code = (cause as { code?: string } | undefined)?.code;
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : (cause?.message ?? (error instanceof Error ? error.message : String(error)));
-  return new NetworkError(`cannot reach the Signalbox API at ${baseUrl} (${reason}); is the server running? Set --url or SIGNALBOX_URL`, { cause: error });
 }
 
 /** The 202 of a route that may also answer 200 with the finished operation (`Prefer: wait`, which the CLI does not send). */
