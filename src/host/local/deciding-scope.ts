@@ -15,8 +15,8 @@ export interface DecidingScope {
   readonly instanceId: string;
   /** Under the lease, before the decision: may throw (the operation is poison), and then nothing is decided. */
   readonly begin: () => Promise<void>;
-  /** Still under the lease, after the decision however it ended. */
-  readonly end: () => Promise<void>;
+  /** Still under the lease, after the decision: `decided` when its work returned, false when it threw (handed back for a slot, a lost lease, a fault). */
+  readonly end: (decided: boolean) => Promise<void>;
 }
 
 interface ActiveScope extends DecidingScope {
@@ -46,11 +46,15 @@ export function markingDecisions(leases: LeaseProvider): LeaseProvider {
         name,
         async (lease) => {
           await scope.begin();
+          let result: T;
           try {
-            return await work(lease);
-          } finally {
-            await scope.end();
+            result = await work(lease);
+          } catch (error) {
+            await scope.end(false);
+            throw error;
           }
+          await scope.end(true);
+          return result;
         },
         options,
       );

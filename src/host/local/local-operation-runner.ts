@@ -393,8 +393,8 @@ export class LocalOperationRunner implements OperationLauncher {
             throw error;
           }),
         // A mark left by a storage fault costs at most one strike it did not earn: logged, the decision's outcome kept.
-        end: () =>
-          endDeciding(operations, operationId, instanceId, token, this.now()).catch((error: unknown) =>
+        end: (decided) =>
+          endDeciding(operations, operationId, instanceId, token, decided, this.now()).catch((error: unknown) =>
             this.logger.warn('could not remove the mark of a decision that ended', { operationId, instanceId, error: String(error) }),
           ),
       },

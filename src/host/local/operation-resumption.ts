@@ -6,8 +6,8 @@
  * holder of that lease that finds a mark knows the process that wrote it died while deciding (the lease
  * proves that decision is over, and a live process removes its mark before letting go): one strike
  * (`resumes`). MAX_OPERATION_RESUMES strikes in a row and the operation fails, with an error that says why;
- * instances it had not reached never see the trigger, and the summary says which had. A decision that ends
- * starts the count again.
+ * instances it had not reached never see the trigger, and the summary says which had. A decision that returns
+ * starts the count again; one handed back for a concurrency slot keeps it (see endDeciding).
  *
  * What is not a strike any more: a start-up that resumed the operation while it was waiting (for its
  * instance's lease behind other resumed work, for a concurrency slot, for its turn in the scheduler). Kills of
@@ -59,18 +59,23 @@ export async function beginDeciding(operations: OperationStore, operationId: str
 }
 
 /**
- * Still under the lease, the decision over however it ended: its mark is removed and the strikes with it (this
- * decision did not stop the process). A mark that is not this decision's (another process took the lease after
- * this one lost it) is left.
+ * Still under the lease, the decision over: its mark is removed. One that `decided` (its work returned) starts the
+ * count again; one handed back (no slot free: a dead holder's slot may be what stands in the way of the next
+ * decision of a poison trigger, until it expires), or stopped by a lost lease or a fault, keeps the strikes: it is
+ * no evidence either way. A mark that is not this decision's (another process took the lease after this one lost
+ * it) is left.
  */
-export async function endDeciding(operations: OperationStore, operationId: string, instanceId: string, token: string, now: Date): Promise<void> {
+export async function endDeciding(operations: OperationStore, operationId: string, instanceId: string, token: string, decided: boolean, now: Date): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const operation = await operations.get(operationId);
     if (!operation || operation.deciding?.[instanceId] !== token) return;
     const { [instanceId]: _ended, ...others } = operation.deciding;
     const { deciding: _marks, ...rest } = operation;
     try {
-      await operations.update({ ...rest, resumes: 0, ...(Object.keys(others).length > 0 ? { deciding: others } : {}), updatedAt: now.toISOString() }, { ifMatch: operation.etag });
+      await operations.update(
+        { ...rest, resumes: decided ? 0 : (operation.resumes ?? 0), ...(Object.keys(others).length > 0 ? { deciding: others } : {}), updatedAt: now.toISOString() },
+        { ifMatch: operation.etag },
+      );
       return;
     } catch (error) {
       if (!(error instanceof PreconditionFailedError) || attempt >= MAX_MARK_WRITES) throw error;
