@@ -6,11 +6,12 @@
 import { FlowQueuedError, LeaseUnavailableError, StorageError, ValidationError } from '../../src/engine/model';
 import { OperationStatus, TriggerOutcome } from '../../src/engine/model';
 import { emptySummary, type AppliedOutcome, type StoredOperation } from '../../src/engine/operations';
-import { InMemoryOperationStore } from '../../src/testing';
+import { InMemoryLeaseProvider, InMemoryOperationStore } from '../../src/testing';
 import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
 import { FairScheduler } from '../../src/host/local/concurrency';
 import { MAX_OPERATION_RESUMES } from '../../src/host/local/operation-resumption';
 import { silentLogger } from '../../src/host/local/logger';
+import { markingDecisions } from '../../src/host/local/deciding-scope';
 import type { Logger } from '../../src/host/operation-activity-service';
 import type { BeginOperationInput, CompleteOperationInput, FindCandidatesInput, FindCandidatesOutput, RecordProgressInput, OperationActivities } from '../../src/host/contracts/operation-activities';
 
@@ -71,9 +72,9 @@ async function run(fake: ReturnType<typeof fakeActivities>, id = 'op'): Promise<
 }
 
 /** Polls `check` until it holds (20 s at most, then fails naming `what`). */
-async function until(check: () => boolean, what: string): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -165,83 +166,97 @@ describe('LocalOperationRunner: a page with a failure (issue 23)', () => {
   });
 });
 
-describe('LocalOperationRunner.resumeUnfinished (poison handling)', () => {
-  /** One start-up of a process that resumes what `store` holds and then dies (never finishing it). */
-  const startUpThatDies = (store: InMemoryOperationStore, logger: Logger = silentLogger) => {
+describe('LocalOperationRunner.resumeUnfinished (poison: the process died while deciding)', () => {
+  /**
+   * One start-up of a process over `store`: its leases are its own (a new process), and an application takes the
+   * instance's lease through the host's marking wrapper, as the engine does, then does `underLease`.
+   */
+  const startUp = (store: InMemoryOperationStore, underLease: () => Promise<void>, options: { logger?: Logger; leases?: InMemoryLeaseProvider } = {}) => {
     const fake = fakeActivities([['a']]);
-    fake.activities.applyOperation = () => new Promise<never>(() => {});
-    const runner = new LocalOperationRunner(logger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
-    return runner.resumeUnfinished(store);
+    // A short wait for a lease: a process killed while waiting leaves no timer behind in the test.
+    const leases = markingDecisions(options.leases ?? new InMemoryLeaseProvider({ maxWaitInMs: 200 }));
+    const apply = fake.activities.applyOperation;
+    fake.activities.applyOperation = (input) => leases.withLease(input.instanceId, async () => (await underLease(), apply(input)));
+    const runner = new LocalOperationRunner(options.logger ?? silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 } });
+    return { fake, runner, resumed: runner.resumeUnfinished(store) };
   };
+  const dieDeciding = () => new Promise<void>(() => {});
+  const marked = async (store: InMemoryOperationStore, id: string) => (await store.get(id))?.deciding?.a !== undefined;
 
-  it('counts each start-up that resumes an operation, and fails one that never finishes instead of resuming it forever', async () => {
+  it('fails an operation whose decision stops the process every time, after MAX_OPERATION_RESUMES deaths its marks witnessed', async () => {
     const store = new InMemoryOperationStore();
     await store.create({ ...operation('op-crashy'), status: OperationStatus.running });
     const errors: { message: string; properties?: Record<string, unknown> }[] = [];
     const logger: Logger = { ...silentLogger, error: (message, properties) => void errors.push({ message, ...(properties ? { properties } : {}) }) };
-    const startUp = () => startUpThatDies(store, logger);
-    for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {
-      expect(await startUp()).toBe(1);
+    // The first resumed run finds no mark (a first run writes none): it marks its decision and dies deciding; each
+    // later start-up finds the mark under the lease, a strike, and dies deciding again.
+    for (let round = 0; round < MAX_OPERATION_RESUMES; round += 1) {
+      const before = (await store.get('op-crashy'))!.deciding?.a;
+      const process = startUp(store, dieDeciding, { logger });
+      expect(await process.resumed).toBe(1);
+      await until(async () => (await store.get('op-crashy'))!.deciding?.a !== before, `the mark of start-up ${round + 1}`);
+      await process.runner.stop(0);
       expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.running, resumes: round });
     }
-    expect(await startUp()).toBe(0);
-    expect(await store.get('op-crashy')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
-    // Said in the log at error, with what the operation was about and why it was given up.
+    const last = startUp(store, dieDeciding, { logger });
+    expect(await last.resumed).toBe(1);
+    await last.runner.whenDone('op-crashy');
+    // Nothing decided: the operation completes failed, saying why; in the log at error, with what it was about.
+    expect(last.fake.applied).toEqual([]);
+    expect(last.fake.finished[0]!.error).toContain('(poison)');
     expect(errors).toEqual([
       {
         message: 'operation failed as poison',
-        properties: expect.objectContaining({ operationId: 'op-crashy', kind: 'trigger', triggerName: expect.any(String), reason: expect.stringContaining('(poison)') }),
+        properties: expect.objectContaining({ operationId: 'op-crashy', kind: 'trigger', instanceId: 'a', triggerName: expect.any(String), reason: expect.stringContaining('(poison)') }),
       },
     ]);
-    expect(await startUp()).toBe(0);
   });
 
-  it('starts the count again when a resumed operation gets further than before (restarts are not poison), and not when it dies at the same place', async () => {
+  it('counts no strike for start-ups that die while the operation waits for its lease, however many', async () => {
     const store = new InMemoryOperationStore();
-    await store.create({ ...operation('op-long'), status: OperationStatus.running });
-    const startUp = () => startUpThatDies(store);
-    // What the runner writes before each page: how many instances it had processed by then.
-    const reach = async (processed: number) => {
-      const current = (await store.get('op-long'))!;
-      await store.update({ ...current, progress: { processed } }, { ifMatch: current.etag });
-    };
-    for (let restart = 1; restart <= MAX_OPERATION_RESUMES + 2; restart += 1) {
-      expect(await startUp()).toBe(1);
-      expect(await store.get('op-long')).toMatchObject({ status: OperationStatus.running, resumes: 1 });
-      await reach(restart * 100); // each run gets further before the next restart
+    await store.create({ ...operation('op-waiting'), status: OperationStatus.notStarted });
+    for (let kill = 0; kill < MAX_OPERATION_RESUMES + 3; kill += 1) {
+      // The instance's lease is held by other work (another resumed operation) until this process dies.
+      const leases = new InMemoryLeaseProvider({ maxWaitInMs: 200 });
+      let granted!: () => void;
+      const held = new Promise<void>((resolve) => (granted = resolve));
+      void leases.withLease('a', () => (granted(), new Promise<never>(() => {})));
+      await held;
+      const process = startUp(store, dieDeciding, { leases });
+      expect(await process.resumed).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await process.runner.stop(0);
+      expect(await store.get('op-waiting')).toMatchObject({ status: OperationStatus.notStarted });
+      expect(await marked(store, 'op-waiting')).toBe(false);
     }
-    // From here it dies at the same place every time: counted, then failed as poison.
-    for (let round = 1; round <= MAX_OPERATION_RESUMES; round += 1) {
-      expect(await startUp()).toBe(1);
-      await reach((MAX_OPERATION_RESUMES + 2) * 100);
-    }
-    expect(await startUp()).toBe(0);
-    expect(await store.get('op-long')).toMatchObject({ status: OperationStatus.failed, error: expect.stringContaining('(poison)') });
+    // The next start-up that gets the lease applies it.
+    const next = startUp(store, async () => {});
+    await next.resumed;
+    await next.runner.whenDone('op-waiting');
+    expect(next.fake.applied).toEqual(['a']);
+    expect(next.fake.finished[0]!.error).toBeUndefined();
   });
-});
 
-describe('LocalOperationRunner.resumeUnfinished (waiting for a slot is no strike)', () => {
-  it('a resumed operation that waits behind a busy key clears its count, so kills while it waits never fail it as poison', async () => {
+  it('keeps the count of a decision handed back to wait for a slot (no evidence either way), and kills while it waits add no strike', async () => {
     const store = new InMemoryOperationStore();
-    await store.create({ ...operation('op-queued'), status: OperationStatus.notStarted });
-    // Each start-up: the key is busy, the trigger is handed back to wait for a slot, and the process dies waiting.
-    const startUpWhileQueued = async () => {
-      const fake = fakeActivities([['a']]);
+    await store.create({ ...operation('op-queued'), status: OperationStatus.notStarted, resumes: MAX_OPERATION_RESUMES - 2, deciding: { a: 'dead:1' } });
+    for (let kill = 0; kill < MAX_OPERATION_RESUMES + 3; kill += 1) {
       let handedBack!: () => void;
       const parked = new Promise<void>((resolve) => (handedBack = resolve));
-      fake.activities.applyOperation = async () => {
-        handedBack();
-        throw new FlowQueuedError('queued: k at 1/1', { workflowId: 'w', key: 'k' });
-      };
+      const fake = fakeActivities([['a']]);
+      const leases = markingDecisions(new InMemoryLeaseProvider());
+      fake.activities.applyOperation = (input) =>
+        leases.withLease(input.instanceId, async () => {
+          handedBack();
+          throw new FlowQueuedError('queued: k at 1/1', { workflowId: 'w', key: 'k' });
+        });
       const runner = new LocalOperationRunner(silentLogger, () => fake.activities, { retryPolicy: { firstRetryIntervalInMs: 1 }, parkedRetryIntervalInMs: 60_000 });
       expect(await runner.resumeUnfinished(store)).toBe(1);
       await parked;
-      for (let poll = 0; poll < 100 && (await store.get('op-queued'))!.resumes !== 0; poll++) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The mark is gone once the decision is over (still under the lease); the dead mark found first was one strike.
+      await until(async () => !(await marked(store, 'op-queued')), 'the mark removed');
+      expect(await store.get('op-queued')).toMatchObject({ status: OperationStatus.notStarted, resumes: MAX_OPERATION_RESUMES - 1 });
       await runner.stop(0);
-    };
-    for (let kill = 0; kill < MAX_OPERATION_RESUMES + 3; kill += 1) {
-      await startUpWhileQueued();
-      expect(await store.get('op-queued')).toMatchObject({ status: OperationStatus.notStarted, resumes: 0 });
     }
   });
 });

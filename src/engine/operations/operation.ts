@@ -68,12 +68,19 @@ interface OperationRecord {
    */
   readonly tracesTruncated?: boolean;
   /**
-   * Start-ups in a row that resumed this unfinished operation without it getting further than before
-   * (local host); past a small limit it fails as poison.
+   * Deaths in a row of a process while it was deciding this operation (local host's poison rule,
+   * host/local/operation-resumption.ts: a mark in `deciding` found under the instance's lease); a decision
+   * that ends starts the count again, and past a small limit the operation fails as poison.
    */
   readonly resumes?: number;
-  /** The furthest `progress.processed` seen at a resumption (to tell progress from a crash loop). */
+  /** Written by records before the deciding marks (start-ups counted by progress); no longer read. */
   readonly resumedAtProgress?: number;
+  /**
+   * Decisions of a resumed run in progress, by instance id: a token written under the instance's lease as
+   * its decision begins and removed before the lease is let go. One found by the next holder of that lease
+   * was left by a process that died while deciding (a poison strike).
+   */
+  readonly deciding?: Readonly<Record<string, string>>;
   /**
    * While running: how far the fan-out got, so a resumed run goes on from there (never offering again an
    * instance counted in `candidates`, `summary` and `instances`, which hold every finished batch's results).
@@ -144,7 +151,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * An operation as a list shows it: what it was and how it ended, without its per-instance results or
  * the bookkeeping of a run in progress (`progress` is read from the operation itself).
  */
-export type ListedOperation = DistributiveOmit<Operation, 'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'triggerFingerprint' | 'addressedInstanceId' | 'cost' | 'costByWorkflow'>;
+export type ListedOperation = DistributiveOmit<
+  Operation,
+  'instances' | 'progress' | 'resumes' | 'resumedAtProgress' | 'deciding' | 'triggerFingerprint' | 'addressedInstanceId' | 'cost' | 'costByWorkflow'
+>;
 
 /** The operation as listed (pure). */
 export function listedOperation(operation: Operation): ListedOperation {
@@ -153,6 +163,7 @@ export function listedOperation(operation: Operation): ListedOperation {
     progress: _progress,
     resumes: _resumes,
     resumedAtProgress: _at,
+    deciding: _deciding,
     etag: _etag,
     triggerFingerprint: _fingerprint,
     addressedInstanceId: _addressed,

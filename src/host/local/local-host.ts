@@ -13,6 +13,7 @@ import { startLocalServer, type RunningServer } from './local-server';
 import { createConsoleLogger } from './logger';
 import { fairSchedulerFromSettings, type FairScheduler } from './concurrency';
 import { LocalOperationRunner, type LocalOperationRunnerOptions } from './local-operation-runner';
+import { markingDecisions } from './deciding-scope';
 import { LocalTimerScheduler, type LocalTimerSchedulerOptions } from './local-timer-scheduler';
 import type { Trigger } from '../../engine/model';
 import { corsAllowedOrigins, maxCreateBodyBytes, readSetting, serverNames, type Environment } from '../settings';
@@ -109,7 +110,8 @@ async function startTenantRuntime(
   // Operations running are this tenant's runner's own (one server per storage): exact, and no read per trigger.
   const operationsRunning = async () => runner.inFlight;
   const core = createHostCore({
-    ports: { ...ports, dueTimers: ports.storage.dueTimers },
+    // A resumed operation's decisions are marked under their instance's lease (the poison rule, operation-resumption.ts).
+    ports: { ...ports, leases: markingDecisions(ports.leases), dueTimers: ports.storage.dueTimers },
     logger,
     env,
     ...(options.engineOptions ? { engineOptions: options.engineOptions } : {}),

@@ -15,6 +15,7 @@
  * (the batches it counted are not offered again); an instance of the batch in flight at the crash that
  * had applied the trigger answers `duplicate` (instance-runtime.ts), so none applies it twice.
  */
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
 import { BoundedMap, FlowQueuedError, isRetryable, type QueuePlace } from '../../engine/model';
@@ -33,7 +34,8 @@ import {
   type FindCandidatesOutput,
   type InProcessOperationActivities,
 } from '../contracts/operation-activities';
-import { claimResumption, clearResumptionStrikes } from './operation-resumption';
+import { PoisonOperationError, beginDeciding, endDeciding } from './operation-resumption';
+import { decideWithin, outsideDecisions } from './deciding-scope';
 import { SlotParking, lineOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
@@ -92,13 +94,15 @@ export class LocalOperationRunner implements OperationLauncher {
   /** Operations started before they were recorded (LaunchOptions.unrecorded) whose record is not written yet. */
   private readonly unrecorded = new Set<string>();
   /**
-   * Operations resumed at this start with poison strikes on their record (operation-resumption.ts), and the
-   * store they were resumed from. One whose first attempt here ends, or that is parked by its key hint, did not
-   * stop the process at this start: its strikes are cleared, once (triggers that waited behind a busy key
-   * through three kills of two servers were failed as poison: accepted, never applied).
+   * Operations resumed at this start, and the store they were resumed from: each decision of theirs is marked
+   * on their record under the instance's lease (operation-resumption.ts, deciding-scope.ts), so a strike
+   * counts only when a process died while deciding. Operations started here write no marks.
    */
-  private readonly resumedWithStrikes = new Set<string>();
+  private readonly resumed = new Set<string>();
   private resumedFrom?: OperationStore;
+  /** This process, in the tokens of its decisions' marks. */
+  private readonly processToken = randomUUID();
+  private decisions = 0;
   private readonly scheduler: FairScheduler;
   private readonly tenantId: string;
   private readonly retryPolicy: ActivityRetryPolicy;
@@ -155,7 +159,8 @@ export class LocalOperationRunner implements OperationLauncher {
     if (unrecorded) this.unrecorded.add(operationId);
     // Every request of the run counts to the operation (its submission's too, when it was just recorded).
     const cost = options.cost ?? new CostAccumulator();
-    const run = meter(cost, () => this.run(operationId, cost, options.operation, options.firstPage, unrecorded))
+    // Started from within another's application (a raised trigger): not part of that application's decision.
+    const run = outsideDecisions(() => meter(cost, () => this.run(operationId, cost, options.operation, options.firstPage, unrecorded)))
       .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
       .finally(() => {
         this.running.delete(operationId);
@@ -203,16 +208,22 @@ export class LocalOperationRunner implements OperationLauncher {
     await this.running.get(operationId);
   }
 
-  /** Starts every operation left `notStarted` or `running` by an earlier process (poison handling: operation-resumption.ts). */
+  /**
+   * Starts every operation left `notStarted` or `running` by an earlier process, its decisions marked (poison
+   * handling: operation-resumption.ts). Nothing is written here: a start-up that resumes an operation is no strike.
+   * Another live server's operations are resumed too (which are whose is not recorded): each instance applies a
+   * trigger id once, so the second application answers `duplicate`.
+   */
   async resumeUnfinished(operations: OperationStore): Promise<number> {
     let count = 0;
     for await (const listed of operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { maxPageSize: 100 })) {
-      // Counted on the record, so one that keeps crashing the process ends failed (poison).
-      const operation = await claimResumption(operations, listed, this.logger, this.now());
-      if (!operation) continue;
+      if (this.running.has(listed.id)) continue;
       this.resumedFrom = operations;
-      if ((operation.resumes ?? 0) > 0) this.resumedWithStrikes.add(operation.id);
-      await this.start(operation.id, { operation });
+      this.resumed.add(listed.id);
+      // The run's own writes (progress, completion) start from this copy: without the marks and strikes, which
+      // only the decisions' writes keep (else a progress write would put a dead mark back after it was judged).
+      const { deciding: _marks, resumes: _strikes, ...operation } = listed;
+      await this.start(listed.id, { operation });
       count += 1;
     }
     return count;
@@ -335,7 +346,6 @@ export class LocalOperationRunner implements OperationLauncher {
       if (hinted && this.parking.has(hinted)) {
         parked = { queue: hinted, place: this.parking.join(hinted, priority, false), byHint: true };
         await this.recordBeforeWaiting(input.operationId);
-        await this.clearStrikes(input.operationId);
         await parked.place.turn();
       }
       for (;;) {
@@ -365,26 +375,34 @@ export class LocalOperationRunner implements OperationLauncher {
   }
 
   /**
-   * One application attempt. The first attempt of a resumed operation that ends, however it ends (applied, handed
-   * back to wait for a slot, a retryable fault), shows that applying it does not stop the process: its poison
-   * strikes are cleared then, in the background.
+   * One application attempt; a resumed operation's is marked on its record while it decides, under the instance's
+   * lease (deciding-scope.ts). One found poison there decides nothing and fails its operation (PoisonOperationError).
    */
   private async attempt(input: ApplyOperationInput): Promise<AppliedOutcome> {
-    try {
-      return await this.activities.applyOperation(input);
-    } finally {
-      void this.clearStrikes(input.operationId);
-    }
-  }
-
-  /** A resumed operation clears its poison strikes once (resumedWithStrikes); a failure leaves them. */
-  private async clearStrikes(operationId: string): Promise<void> {
-    if (!this.resumedWithStrikes.delete(operationId) || !this.resumedFrom) return;
-    try {
-      await clearResumptionStrikes(this.resumedFrom, operationId, this.now());
-    } catch (error) {
-      this.logger.warn('Could not clear the resumption count of an operation waiting for a slot', { operationId, error: String(error) });
-    }
+    const operations = this.resumedFrom;
+    if (!operations || !this.resumed.has(input.operationId)) return this.activities.applyOperation(input);
+    const { operationId, instanceId } = input;
+    const token = `${this.processToken}:${++this.decisions}`;
+    let poison: PoisonOperationError | undefined;
+    const outcome = await decideWithin(
+      {
+        instanceId,
+        begin: () =>
+          beginDeciding(operations, operationId, instanceId, token, this.logger, this.now()).catch((error: unknown) => {
+            if (error instanceof PoisonOperationError) poison = error;
+            throw error;
+          }),
+        // A mark left by a storage fault costs at most one strike it did not earn: logged, the decision's outcome kept.
+        end: (decided) =>
+          endDeciding(operations, operationId, instanceId, token, decided, this.now()).catch((error: unknown) =>
+            this.logger.warn('could not remove the mark of a decision that ended', { operationId, instanceId, error: String(error) }),
+          ),
+      },
+      () => this.activities.applyOperation(input),
+    );
+    // The activity reports the refusal as the instance's fault; the operation fails instead (the fan-out's failure).
+    if (poison) throw poison;
+    return outcome;
   }
 
   /** Writes the record of an operation started before it was recorded (its first write creates it), once. */
