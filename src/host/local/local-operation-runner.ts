@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
-import { BoundedMap, FlowQueuedError, isRetryable, type QueuePlace } from '../../engine/model';
+import { BoundedMap, isRetryable } from '../../engine/model';
 import { countOutcomes, emptyTotals, type AppliedOutcome, type OperationProgress, type StoredOperation } from '../../engine/operations';
 import { FanOut, failureReason, type BatchOutcome, type FanOutBatch } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
@@ -36,14 +36,15 @@ import {
 } from '../contracts/operation-activities';
 import { PoisonOperationError, beginDeciding, endDeciding } from './operation-resumption';
 import { decideWithin, outsideDecisions } from './deciding-scope';
-import { SlotParking, lineOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
+import { SlotParking, lineOf, parkingQueueOf, placeOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
+import { progressWithin } from './batch-progress';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
 import type { Logger } from '../operation-activity-service';
 import { CostAccumulator, meter } from '../cost/cost-scope';
 
-/** Progress within a page is written at most once per this many milliseconds of the runner's clock. */
-export const PROGRESS_INTERVAL_IN_MS = 1000;
+/** Kept here for the callers that read it from the runner. */
+export { PROGRESS_INTERVAL_IN_MS } from './batch-progress';
 
 /**
  * An operation of at most this many candidates, found in one page, keeps its results in memory for its
@@ -301,7 +302,7 @@ export class LocalOperationRunner implements OperationLauncher {
    * every one has: a failure does not leave the others running uncounted (the fan-out's rule for every host).
    */
   private async applyBatch(operationId: string, priority: number | undefined, { instanceIds, keepResults }: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
-    const pageProgress = this.progressWithin(operationId, progress);
+    const pageProgress = progressWithin({ operationId, before: progress, now: this.now, activities: this.activities, logger: this.logger });
     // A batch's results are stored together after it (one transaction per 100 rows, not a request each),
     // before the fan-out counts it: a crash before that re-applies the batch (its instances answer `duplicate`).
     const storeResults = !keepResults && this.activities.storeResults ? this.activities.storeResults.bind(this.activities) : undefined;
@@ -411,38 +412,6 @@ export class LocalOperationRunner implements OperationLauncher {
     await this.withRetry(() => this.activities.recordProgress({ operationId, progress: { processed: 0, total: 1 } }));
   }
 
-  /**
-   * Progress within a batch, as its instances are applied: at most one write per PROGRESS_INTERVAL_IN_MS
-   * of the runner's clock, one at a time, none once the batch is done (the fan-out's record or the
-   * completion follows). So an operation of a few hundred instances shows progress, and a fast one costs
-   * no more writes. A failed write is logged: progress is for display, never the operation's failure.
-   * A local host's addition to the fan-out's records: a durable orchestrator sees a batch only as a whole.
-   */
-  private progressWithin(operationId: string, before: () => OperationProgress) {
-    const { processed: processedBefore } = before();
-    let applied = 0;
-    let lastWrite = this.now().getTime();
-    let writing: Promise<void> | undefined;
-    return {
-      applied: () => {
-        applied += 1;
-        const at = this.now().getTime();
-        const { total } = before();
-        if (writing || at - lastWrite < PROGRESS_INTERVAL_IN_MS || (total !== undefined && processedBefore + applied >= total)) return;
-        lastWrite = at;
-        const progress = { processed: processedBefore + applied, ...(total !== undefined ? { total } : {}) };
-        writing = this.activities
-          .recordProgress({ operationId, progress })
-          .catch((error: unknown) => this.logger.warn('could not record the progress of an operation', { operationId, error: String(error) }))
-          .finally(() => (writing = undefined));
-      },
-      /** Waits for a write in flight, so that no progress lands after the completion. */
-      settled: async () => {
-        await writing;
-      },
-    };
-  }
-
   /** Runs an activity again after retryable failures (lease busy or lost, transient storage faults), as the durable host would. */
   private async withRetry<T>(step: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
@@ -456,13 +425,4 @@ export class LocalOperationRunner implements OperationLauncher {
       }
     }
   }
-}
-
-/** The concurrency queue a trigger handed back without a slot waits in, if that is what failed. */
-function placeOf(error: unknown): QueuePlace | undefined {
-  return error instanceof FlowQueuedError ? error.place : undefined;
-}
-
-function parkingQueueOf(error: unknown): SlotQueue | undefined {
-  return error instanceof FlowQueuedError ? error.queue : undefined;
 }

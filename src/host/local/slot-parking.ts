@@ -13,7 +13,7 @@
  * one never tried (after a restart the key stood still, nothing running, until the listings expired).
  */
 import { delay } from '../../leasing/backoff';
-import { placeGoesBefore, type QueuePlace } from '../../engine/model';
+import { FlowQueuedError, placeGoesBefore, type QueuePlace } from '../../engine/model';
 
 /** How long the head of a line waits without a release seen here before it tries again. @default */
 export const DEFAULT_PARKED_RETRY_INTERVAL_IN_MS = 1000;
@@ -174,4 +174,14 @@ function frontOf(line: readonly Ticket[] | undefined): Ticket | undefined {
 /** The name of a key's line (a workflow's keys are its own). */
 export function lineOf(queue: SlotQueue): string {
   return JSON.stringify([queue.workflowId, queue.key]);
+}
+
+/** The concurrency queue a trigger handed back without a slot waits in, if that is what failed. */
+export function parkingQueueOf(error: unknown): SlotQueue | undefined {
+  return error instanceof FlowQueuedError ? error.queue : undefined;
+}
+
+/** The place in that queue the refusal named, if any. */
+export function placeOf(error: unknown): QueuePlace | undefined {
+  return error instanceof FlowQueuedError ? error.place : undefined;
 }
