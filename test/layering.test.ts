@@ -52,7 +52,7 @@ it('every relative import points inward', () => {
 /**
  * Inside the engine, the folders are layers (docs/architecture.md), and a layer imports only the layers
  * below it: model ← expressions, timers ← definition ← steps ← decide ← events, operations, analysis ←
- * ports ← runtime ← the facade (the files at the top of src/engine). So a decision never reaches the run
+ * ports ← search ← admission ← runtime ← the facade (the files at the top of src/engine). So a decision never reaches the run
  * loop, the facade, the relay, the stores or the operation fan-out; only the runtime and the facade
  * import the ports. Checked on the direct relative imports of every engine module.
  */
@@ -69,6 +69,8 @@ const engineLayerRank: Record<string, number> = {
   ports: 6,
   // Finding instances: reads the ports' types, and the runtime keeps its rows with every save.
   search: 6.5,
+  // Flow control between the lease and the decision: reads the ports and the search index's claims.
+  admission: 6.7,
   runtime: 7,
   facade: 8,
 };

@@ -25,7 +25,7 @@ import { WaitingService } from './runtime/waiting-service';
 import type { Actor } from './model/actor';
 import type { SearchIndexStore } from './search/search-port';
 import type { FlowStore } from './ports/flow-store';
-import { FlowKeys } from './runtime/flow-keys';
+import { FlowKeys } from './admission/flow-keys';
 import { FollowUpRelay } from './engine-follow-up';
 
 /** Options of a change someone asks for: `actor`, who (actor.ts), is recorded on its history entry and event. */

@@ -12,7 +12,7 @@ import type { Trigger } from './model/trigger';
 import type { EngineLogger } from './steps/effects';
 import type { AppliedDecision, InstanceRuntime } from './runtime/instance-runtime';
 import type { OutboxRelay } from './runtime/outbox-relay';
-import type { CapacityOffer } from './runtime/state-capacity';
+import type { CapacityOffer } from './admission/state-capacity';
 
 export class FollowUpRelay {
   constructor(

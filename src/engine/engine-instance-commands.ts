@@ -18,7 +18,7 @@ import type { OperationOptions, PageOptions } from './ports/ports';
 import type { Trigger } from './model/trigger';
 import { withSpan } from './runtime/tracing';
 import { parseWith } from './model/validation';
-import { createClaimingKeys } from './runtime/unique-keys';
+import { createClaimingKeys } from './admission/unique-keys';
 import type { ActingOptions, CreateOptions } from './engine-core';
 import { EngineQueries } from './engine-queries';
 

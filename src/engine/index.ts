@@ -114,7 +114,7 @@ export { addWorkingTime } from './timers/business-calendar';
 export { InProcessTimers } from './runtime/in-process-timers';
 export { Engine, MAX_DRY_RUN_CANDIDATES, type EnginePorts } from './engine';
 export { InstanceRuntime, type Decide, type DecideContext, type AppliedDecision, type InstancePrecondition, type InstanceRuntimePorts } from './runtime/instance-runtime';
-export { PENDING_CLAIM_GRACE_IN_MS } from './runtime/key-claims';
+export { PENDING_CLAIM_GRACE_IN_MS } from './admission/key-claims';
 export { WorkflowService } from './runtime/workflow-service';
 export { WorkflowVersionCache } from './runtime/workflow-version-cache';
 export { resolveEngineOptions, type Clock, type EngineOptions, type ResolvedEngineOptions } from './runtime/engine-options';
@@ -144,7 +144,7 @@ export {
   type LimitOverride,
   type SlotHolder,
   type SlotWaiter,
-} from './runtime/concurrency-slots';
+} from './admission/concurrency-slots';
 export {
   StateCapacityRows,
   MAX_CAPACITY_QUEUED_PER_KEY,
@@ -153,8 +153,8 @@ export {
   type CapacityOffer,
   type CapacityWaiter,
   type StateKeyCapacity,
-} from './runtime/state-capacity';
-export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './runtime/capacity-waits';
+} from './admission/state-capacity';
+export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './admission/capacity-waits';
 export * from './definition/state-capacity';
-export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './runtime/flow-keys';
+export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './admission/flow-keys';
 export type { FlowRow, FlowStore } from './ports/flow-store';

@@ -1,5 +1,5 @@
 /**
- * Concurrency slots (engine/runtime/concurrency-slots.ts, a workflow's `flow.concurrency`) crossed with every
+ * Concurrency slots (engine/admission/concurrency-slots.ts, a workflow's `flow.concurrency`) crossed with every
  * kind of follow-up work. A slot is taken for a trigger's application only (a raised trigger's, a timer's,
  * a child's notification, a pending retry's all count; creating, migrating, cancelling, deleting do not),
  * and it is given back before the change's follow-up work is relayed: a trigger a change raises to its own

@@ -35,7 +35,7 @@ export interface NewInstance {
   /** Its `flow.unique` key, claimed before the creation is decided (engine.ts). */
   readonly uniqueKey?: string;
   /**
-   * The tokens of the key claims made for it (runtime/key-claims.ts), written with the creation so that a
+   * The tokens of the key claims made for it (admission/key-claims.ts), written with the creation so that a
    * claim taken over before the creation commits fails it (InstanceWrite.fences). Not kept on the instance.
    */
   readonly claimTokens?: readonly string[];

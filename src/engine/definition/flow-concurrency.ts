@@ -2,7 +2,7 @@
  * @module The `concurrency` flow-control policy of a workflow (`flow.concurrency`): at most `limit`
  * trigger applications of the workflow in flight per key across the deployment; the rest wait in order for
  * at most `maxWait`, then the trigger is handed back as retryable (never dropped). The runtime enforces it
- * (runtime/concurrency-slots.ts); this is its schema.
+ * (admission/concurrency-slots.ts); this is its schema.
  */
 import { z } from 'zod';
 import { parseIsoDuration } from '../timers/timer-definition';

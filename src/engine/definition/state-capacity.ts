@@ -2,7 +2,7 @@
  * @module `capacity` on a state: at most `limit` instances per key in that state at once. A transition into
  * a full state neither faults nor is dropped: its trigger waits in a durable queue for that key and state
  * and is applied when an instance leaves, or answers `capacityTimeout` after `timeout`. The runtime enforces
- * it (runtime/state-capacity.ts); this is its schema.
+ * it (admission/state-capacity.ts); this is its schema.
  */
 import { z } from 'zod';
 import { parseIsoDuration } from '../timers/timer-definition';

@@ -1,6 +1,6 @@
 /**
  * @module The flow-control store: small JSON rows per workflow, changed with ETags, that hold each key's
- * concurrency slots and queue, run-time limit overrides and their audit (runtime/concurrency-slots.ts).
+ * concurrency slots and queue, run-time limit overrides and their audit (admission/concurrency-slots.ts).
  * Implemented on one table (src/storage/table-flow-store.ts: a partition per workflow) and in memory.
  */
 import type { JsonObject } from '../model/json';

@@ -9,7 +9,7 @@ import { withLifecycleEvents } from '../decide/lifecycle-events';
 import { markParent } from '../decide/child-cascade';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../model/instance';
 import type { OutboxRow } from '../model/outbox';
-import type { CapacityGate } from './capacity-admission';
+import type { CapacityGate } from '../admission/capacity-admission';
 import type { ChangeOptions, InstancePrecondition } from './change-types';
 
 /** The decision with its change's lifecycle events (records and outbox rows), written with it. */

@@ -12,8 +12,8 @@ import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseProvider, Operat
 import type { Actor } from '../model/actor';
 import type { SearchIndexStore } from '../search/search-port';
 import type { FlowStore } from '../ports/flow-store';
-import type { CapacityOffer, StateCapacityRows } from './state-capacity';
-import type { CapacityGate } from './capacity-admission';
+import type { CapacityOffer, StateCapacityRows } from '../admission/state-capacity';
+import type { CapacityGate } from '../admission/capacity-admission';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;

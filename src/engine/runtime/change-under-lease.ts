@@ -17,8 +17,8 @@ import { isStoredOutboxRow, type OutboxRow, type TriggerOutboxRow } from '../mod
 import type { LeaseHandle, OperationOptions } from '../ports/ports';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import type { SearchIndexing } from '../search/search-indexing';
-import type { StateCapacityRows } from './state-capacity';
-import { leftCapacity, withReoffers } from './capacity-reoffers';
+import type { StateCapacityRows } from '../admission/state-capacity';
+import { leftCapacity, withReoffers } from '../admission/capacity-reoffers';
 import type { AppliedDecision, ChangeOptions, Decide, InstanceRuntimePorts } from './change-types';
 import { historyOf, withActor, withAppliedRows, withEvents, withLeftovers, withOperationId, withRequestActor } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';

@@ -10,7 +10,7 @@ export * from './tracing';
 export * from './workflow-service';
 export * from './workflow-version-cache';
 export * from './waiting-service';
-export * from './state-capacity';
+export * from '../admission/state-capacity';
 export { runLoopSteps, type RunLoopSteps } from './run-loop-steps';
 export { ChangeFollowUp } from './change-follow-up';
 export { IndexRows } from './index-rows';

@@ -14,7 +14,7 @@ import { isStoredOutboxRow } from '../model/outbox';
 import type { OperationOptions } from '../ports/ports';
 import { newIncarnation } from '../model/trigger-ids';
 import type { SearchIndexing } from '../search/search-indexing';
-import { CapacityGate } from './capacity-admission';
+import { CapacityGate } from '../admission/capacity-admission';
 import type { AppliedDecision, CapacityPlaces, InstanceRuntimePorts } from './change-types';
 import { historyOf, withActor, withCapacityCounted, withEvents } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';

@@ -29,12 +29,12 @@ import { reofferedTrigger, type Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
 import type { SearchRow } from '../search/search-port';
-import { ConcurrencySlots, type HeldSlot } from './concurrency-slots';
-import { admitTrigger, withAdmissionTrace } from './flow-admission';
-import { StateCapacityRows } from './state-capacity';
-import { CapacityForecast, CapacityGate } from './capacity-admission';
-import { decideCapacityWaitEnd } from './capacity-waits';
-import { reofferRows } from './capacity-reoffers';
+import { ConcurrencySlots, type HeldSlot } from '../admission/concurrency-slots';
+import { admitTrigger, withAdmissionTrace } from '../admission/flow-admission';
+import { StateCapacityRows } from '../admission/state-capacity';
+import { CapacityForecast, CapacityGate } from '../admission/capacity-admission';
+import { decideCapacityWaitEnd } from '../admission/capacity-waits';
+import { reofferRows } from '../admission/capacity-reoffers';
 import {
   APPLIED_LOOKUP_CLOCK_MARGIN_MS,
   type AppliedDecision,

@@ -7,8 +7,8 @@
 import { whyWaiting, MAX_CHILDREN_LISTED, type RoomWaitPlace, type RunningChild, type SlotQueuePlace, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
 import type { WorkflowDefinition } from '../definition/definition';
 import type { FlowStore } from '../ports/flow-store';
-import { inAdmissionOrder, keySlotsOfRow, SLOTS_ROW_PREFIX } from './concurrency-slots';
-import { capacityRowKey, rowValue } from './state-capacity';
+import { inAdmissionOrder, keySlotsOfRow, SLOTS_ROW_PREFIX } from '../admission/concurrency-slots';
+import { capacityRowKey, rowValue } from '../admission/state-capacity';
 import { isAutomaticTransition } from '../definition/definition';
 import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
 import type { Clock } from './engine-options';

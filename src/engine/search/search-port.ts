@@ -49,7 +49,7 @@ export interface SearchIndexStore {
   /**
    * Claims `businessKey` for `claimant` (a unique business key, a `flow.unique` key): returns the claim that
    * holds it when `judge` says its holder still does, else undefined (the claim is the claimant's now). A claim
-   * found is replaced only on its ETag, after `judge` said `free` (runtime/key-claims.ts), so two creators
+   * found is replaced only on its ETag, after `judge` said `free` (admission/key-claims.ts), so two creators
    * never both take it; `retry` reads it again.
    */
   claimBusinessKey(workflowId: string, businessKey: string, claimant: KeyClaim, judge: (current: KeyClaim) => Promise<ClaimVerdict>, options?: OperationOptions): Promise<KeyClaim | undefined>;

@@ -1,5 +1,5 @@
 /**
- * @module Flow control of one key of a workflow (the engine's runtime/flow-keys.ts): what runs and waits
+ * @module Flow control of one key of a workflow (the engine's admission/flow-keys.ts): what runs and waits
  * under its `concurrency` policy, and the admin's run-time override of its limit, audited.
  */
 import { z } from 'zod';

@@ -14,7 +14,8 @@ import { InstanceStatus } from '../model/enums';
 import { CreationFencedError, SignalboxError, UniqueKeyTakenError, type SignalboxErrorCode } from '../model/errors';
 import type { StoredInstance } from '../model/instance';
 import type { OperationOptions } from '../ports/ports';
-import type { InstanceRuntimePorts } from './instance-runtime';
+import type { InstanceStore } from '../ports/ports';
+import type { SearchIndexStore } from '../search/search-port';
 import { claimKey, releaseClaim, type KeyClaimOptions } from './key-claims';
 import { holdsUniqueKey, uniqueKeyClaim } from '../search/search-indexing';
 
@@ -47,7 +48,7 @@ export async function uniqueKeyOf(definition: WorkflowDefinition, request: NewIn
  * without one) nothing is enforced.
  */
 export async function claimCreationKeys(
-  ports: Pick<InstanceRuntimePorts, 'instances' | 'search'>,
+  ports: { readonly instances: InstanceStore; readonly search?: SearchIndexStore },
   definition: WorkflowDefinition,
   request: NewInstance,
   settings: KeyClaimOptions,
@@ -115,7 +116,7 @@ const MAX_FENCED_CREATIONS = 3;
  * told who holds the key.
  */
 export async function createClaimingKeys<Created>(
-  ports: Pick<InstanceRuntimePorts, 'instances' | 'search'>,
+  ports: { readonly instances: InstanceStore; readonly search?: SearchIndexStore },
   definition: WorkflowDefinition,
   request: NewInstance,
   settings: KeyClaimOptions,

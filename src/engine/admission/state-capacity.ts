@@ -186,7 +186,7 @@ export class StateCapacityRows {
   /**
    * The waiters that fit once `instanceId` has left the state (first in admission order, then those whose
    * wait is over, at most MAX_CAPACITY_REOFFERS_PER_CHANGE): read, not changed. The leaving change writes
-   * each as an outbox row in its own save (runtime/capacity-reoffers.ts), so none is lost to a crash.
+   * each as an outbox row in its own save (admission/capacity-reoffers.ts), so none is lost to a crash.
    */
   async reoffersOnLeaving(workflowId: string, stateId: string, key: string, limit: number, instanceId: string, options: OperationOptions = {}): Promise<CapacityOffer[]> {
     const row = await this.store.getRow(workflowId, capacityRowKey(stateId, key), options);
