@@ -35,6 +35,7 @@ import { StateCapacityRows } from '../admission/state-capacity';
 import { CapacityForecast, CapacityGate } from '../admission/capacity-admission';
 import { decideCapacityWaitEnd } from '../admission/capacity-waits';
 import { reofferRows } from '../admission/capacity-reoffers';
+import { AdmissionProtocol } from '../admission/admission-protocol';
 import {
   APPLIED_LOOKUP_CLOCK_MARGIN_MS,
   type AppliedDecision,
@@ -72,14 +73,15 @@ export class InstanceRuntime {
         ...(options.flowSlotTtlInMs !== undefined ? { slotTtlInMs: options.flowSlotTtlInMs } : {}),
         warn: (message, properties) => options.logger.warn(message, properties),
       });
-      this.capacity = new StateCapacityRows(ports.flow, ports.instances, () => options.clock.now(), options.leaseDurationInSeconds * 1000);
+      this.capacity = new StateCapacityRows(ports.flow, ports.instances, () => options.clock.now(), options.leaseDurationInSeconds * 1000, ports.leases);
     }
     // The steps of the loop, each its own module; flow admission's parts they call stay here.
     const admission: CapacityLeaving & CapacityPlaces = {
       ...(this.capacity ? { capacity: this.capacity } : {}),
       reoffersOf: (definition, stored, cause, left, otherPieces, reofferOptions) => this.reoffersOf(definition, stored, cause, left, otherPieces, reofferOptions),
       countOut: (workflowId, left, instanceId, countOptions) => this.countOut(workflowId, left, instanceId, countOptions),
-      giveBackUnusedPlace: (gate, workflowId, instanceId, decided) => this.giveBackUnusedPlace(gate, workflowId, instanceId, decided),
+      admissionOf: (admissionOptions) => this.admissionOf(admissionOptions),
+      giveBackUnusedPlace: (protocol, workflowId, instanceId, decided, failed) => this.giveBackUnusedPlace(protocol, workflowId, instanceId, decided, failed),
     };
     this.steps = runLoopSteps(ports, versions, options, admission);
   }
@@ -129,8 +131,9 @@ export class InstanceRuntime {
     const { offeredSince, maxSlotWaitInMs, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
     let slot: HeldSlot | undefined;
-    // Where a state with `capacity` counted this trigger in (kept over a second decision), and waiters to offer again.
-    const gate = new CapacityGate(this.capacity, storeOptions, now);
+    // Where a state with `capacity` counts this trigger in (reserved after each decision, kept over a second one), and waiters to offer again.
+    const protocol = this.admissionOf(storeOptions);
+    const gate = protocol.gate;
     let workflowId: string | undefined;
     const decideApplication = async (stored: StoredInstance, definition: WorkflowDefinition, effects: Effects): Promise<Decision> => {
       const applied = withTimerActor(trigger, stored);
@@ -150,7 +153,8 @@ export class InstanceRuntime {
         return ended.decision;
       }
       const gated: Effects = gate.withAutomaticEntry({ ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) }, definition, stored);
-      const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
+      // Decided on the rows as read (nothing written), then its places reserved; a reservation that lost its race decides again (admission-protocol.ts).
+      const decision = await protocol.decide(async () => gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now()));
       // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
       // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one). A retry always changes the instance.
       if (!retry && (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued)) {
@@ -158,8 +162,9 @@ export class InstanceRuntime {
       }
       return decision;
     };
+    let decided: AppliedDecision;
     try {
-      const decided = await this.decideUnderLease(
+      decided = await this.decideUnderLease(
         instanceId,
         (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
         async (loaded, { definition, effects }) => {
@@ -180,11 +185,27 @@ export class InstanceRuntime {
         },
         storeOptions,
       );
-      await this.settleCapacity(gate, workflowId, instanceId, trigger, decided, storeOptions);
+    } catch (error) {
+      // Any failure, the save's outcome possibly unknown: the instance as stored decides what is confirmed, what released.
+      if (workflowId !== undefined) await this.giveBackUnusedPlace(protocol, workflowId, instanceId, { outbox: [] }, true);
+      if (slot) await this.slots!.release(slot);
+      throw error;
+    }
+    try {
+      await this.settleCapacity(protocol, workflowId, instanceId, trigger, decided, storeOptions);
       return gate.offers.length > 0 ? { ...decided, capacityOffers: gate.offers } : decided;
     } finally {
       if (slot) await this.slots!.release(slot);
     }
+  }
+
+  /** The admission protocol of one application (admission-protocol.ts), over a gate of its own. */
+  private admissionOf(options: OperationOptions): AdmissionProtocol {
+    const now = () => this.options.clock.now();
+    const ports = this.capacity
+      ? { rows: this.capacity, instances: this.ports.instances, now, warn: (message: string, properties: Record<string, unknown>) => this.options.logger.warn(message, properties) }
+      : undefined;
+    return new AdmissionProtocol(ports, new CapacityGate(this.capacity, options, now), options);
   }
 
   /**
@@ -192,9 +213,10 @@ export class InstanceRuntime {
    * went elsewhere or nowhere leaves its queue (admitted and timed-out ones left it themselves; one still
    * queued, or held by an instance that cannot take it now, stays). Failures are left to the reconciliation.
    */
-  private async settleCapacity(gate: CapacityGate, workflowId: string | undefined, instanceId: string, trigger: Trigger, decided: AppliedDecision, options: OperationOptions): Promise<void> {
+  private async settleCapacity(protocol: AdmissionProtocol, workflowId: string | undefined, instanceId: string, trigger: Trigger, decided: AppliedDecision, options: OperationOptions): Promise<void> {
+    const gate = protocol.gate;
     try {
-      if (workflowId !== undefined) await gate.giveBackUnused(workflowId, instanceId, decided.instance);
+      if (workflowId !== undefined) await protocol.settle(workflowId, instanceId, decided.instance);
       const reoffer = trigger.capacityReoffer;
       const outcome = decided.decision?.result.outcome;
       // Admitted (counted in where it waited) or timed out, it left the queue itself.
@@ -281,10 +303,17 @@ export class InstanceRuntime {
    * A place counted in for a change from outside that the saved instance does not use (it failed, or moved
    * on): given back, the decision carrying the offers to the waiters that fit now.
    */
-  private async giveBackUnusedPlace<Decided extends AppliedDecision>(gate: CapacityGate, workflowId: string | undefined, instanceId: string, decided: Decided): Promise<Decided> {
-    if (gate.places().length === 0 || workflowId === undefined) return decided;
+  private async giveBackUnusedPlace<Decided extends AppliedDecision>(
+    protocol: AdmissionProtocol,
+    workflowId: string | undefined,
+    instanceId: string,
+    decided: Decided,
+    failed = false,
+  ): Promise<Decided> {
+    const gate = protocol.gate;
+    if (gate.reservations().length === 0 || workflowId === undefined) return decided;
     try {
-      await gate.giveBackUnused(workflowId, instanceId, decided.instance);
+      await protocol.settle(workflowId, instanceId, decided.instance, failed);
     } catch (error) {
       this.options.logger.warn('Could not give back a place in a state with capacity; the next full check reconciles it', { instanceId, error: String(error) });
     }
