@@ -286,7 +286,7 @@ export class CapacityGate {
  * counts under; undefined when nothing limits it: no `capacity`, counted there already, or the key yields
  * nothing or fails (as for a trigger, no limit applies then).
  */
-async function entryFromOutside(
+export async function entryFromOutside(
   definition: WorkflowDefinition,
   instance: EnteringInstance,
   stateId: string,
@@ -302,7 +302,7 @@ async function entryFromOutside(
   }
 }
 
-function placeName(place: CapacityEntry): string {
+export function placeName(place: CapacityEntry): string {
   return `${place.stateId}\u0000${place.key}`;
 }
 
@@ -310,44 +310,4 @@ function placeName(place: CapacityEntry): string {
 function withoutWaitsLeft<Changed extends Instance>(instance: Changed): Changed {
   const left = (instance.capacityWaits ?? []).filter((wait) => wait.whileIn !== undefined && wait.whileIn !== instance.stateId);
   return left.reduce((within, wait) => withoutCapacityWait(within, wait.triggerId), instance);
-}
-
-/**
- * A migration's dry run, predicting which instances a full state would refuse (`notMigratable`), as the
- * rows stand now: each key's row is read once, and the instances of the report take its room in the
- * order the report reads them, as the migration would offer them. Waiting triggers go first, as for any
- * entry from outside (admitNow). An estimate: the rows change while the migration runs, and members that
- * left without their change reaching the row yet are only reconciled by a real entry.
- */
-export class CapacityForecast {
-  private readonly rooms = new Map<string, { room: number; refused: string }>();
-
-  constructor(
-    private readonly rows: StateCapacityRows,
-    private readonly now: () => Date,
-    private readonly options: OperationOptions,
-  ) {}
-
-  /** Why `instance` would be refused entry into `stateId` of `definition`, or undefined when it would fit (taking its place). */
-  async refusal(definition: WorkflowDefinition, instance: EnteringInstance & Pick<Instance, 'stateId'>, stateId: string): Promise<string | undefined> {
-    const entry = await entryFromOutside(definition, instance, stateId, this.now);
-    if (!entry) return undefined;
-    const { capacity, key } = entry;
-    const name = placeName({ stateId, key });
-    let place = this.rooms.get(name);
-    if (!place) {
-      const row = await this.rows.read(definition.id, stateId, key, this.options);
-      const waiting = row.queued.length > 0 ? ` and ${row.queued.length} waiting` : '';
-      place = {
-        room: capacity.limit - row.members.length - row.queued.length,
-        refused: `state \`${stateId}\` would be full for key \`${key}\`: ${row.members.length}/${capacity.limit}${waiting} now`,
-      };
-      this.rooms.set(name, place);
-    }
-    if (place.room > 0) {
-      place.room -= 1;
-      return undefined;
-    }
-    return place.refused;
-  }
 }

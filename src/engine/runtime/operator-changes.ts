@@ -19,7 +19,7 @@ import { applyMergePatch } from '../model/merge-patch';
 import type { OperationOptions } from '../ports/ports';
 import type { Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
-import { CapacityForecast } from '../admission/capacity-admission';
+import { CapacityForecast } from '../admission/capacity-forecast';
 import type { AppliedDecision, CapacityPlaces, ChangeOptions, InstancePrecondition, InstanceRuntimePorts } from './change-types';
 import { guarded, withCapacityCounted } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';
