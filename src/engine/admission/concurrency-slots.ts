@@ -1,6 +1,6 @@
 /**
  * @module Concurrency slots: the storage side of a workflow's `concurrency` policy. Each key has one row
- * (`slots|<key>`, flow-store.ts) listing the applications holding a slot and the triggers waiting for one,
+ * (`slots|<key>`, flow-rows.ts) listing the applications holding a slot and the triggers waiting for one,
  * changed only with its ETag, so two workers never both take the last slot. A holder and a waiter carry an
  * expiry: a crashed worker's slot frees itself (holders renew theirs while they run). Waiters are admitted
  * in order (higher `priority` first, then arrival), each taking a slot only when fewer than the free
@@ -8,9 +8,10 @@
  * back as retryable (FlowQueuedError), never dropped. Run-time limit overrides live on the same row, so
  * taking a slot costs one read and one write, releasing it another read and write.
  */
-import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, placeGoesBefore, PreconditionFailedError, ConflictError, delay, type JsonObject } from '../model';
+import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, placeGoesBefore, PreconditionFailedError, ConflictError, delay } from '../model';
 import type { FlowRow, FlowStore, OperationOptions } from '../ports';
 import { changeFlowRow } from './flow-row-change';
+import { slotRows } from './flow-rows';
 
 /** Triggers waiting per key; past this a trigger is handed back at once rather than queued. */
 export const MAX_QUEUED_PER_KEY = 200;
@@ -94,10 +95,6 @@ export interface ConcurrencySlotsOptions {
   readonly warn: (message: string, properties: Record<string, unknown>) => void;
 }
 
-export function slotsRowKey(key: string): string {
-  return `slots|${key}`;
-}
-
 export class ConcurrencySlots {
   private readonly ttlInMs: number;
   /** Slots held by this process, renewed until released. */
@@ -114,7 +111,7 @@ export class ConcurrencySlots {
 
   /** The key's row as it stands (expired holders and waiters left out). */
   async read(workflowId: string, key: string, options: OperationOptions = {}): Promise<KeySlots> {
-    return pruned(slotsOf(await this.store.getRow(workflowId, slotsRowKey(key), options)), this.options.now());
+    return pruned(slotsOf(await this.store.getRow(workflowId, slotRows, key, options)), this.options.now());
   }
 
   /**
@@ -131,7 +128,7 @@ export class ConcurrencySlots {
     let interval = 10;
     for (;;) {
       options.abortSignal?.throwIfAborted();
-      const row = await this.store.getRow(request.workflowId, slotsRowKey(request.key), options);
+      const row = await this.store.getRow(request.workflowId, slotRows, request.key, options);
       const now = this.options.now();
       const slots = pruned(slotsOf(row), now);
       const limit = slots.limitOverride?.limit ?? request.limit;
@@ -244,7 +241,7 @@ export class ConcurrencySlots {
 
   /** Read, change, conditional write, until the write lands (flow-row-change.ts), pausing a little more each time. */
   private async change(workflowId: string, key: string, update: (slots: KeySlots) => KeySlots, options: OperationOptions = {}): Promise<void> {
-    await changeFlowRow(this.store, workflowId, slotsRowKey(key), (row) => ({ next: update(pruned(slotsOf(row), this.options.now())) as unknown as JsonObject, result: undefined }), {
+    await changeFlowRow(this.store, workflowId, slotRows, key, (row) => ({ next: update(pruned(slotsOf(row), this.options.now())), result: undefined }), {
       ...options,
       what: `The concurrency slots of "${key}"`,
       backoffInMs: (attempt) => Math.min(5 * (attempt - 1), MAX_POLL_INTERVAL_IN_MS),
@@ -252,9 +249,9 @@ export class ConcurrencySlots {
   }
 
   /** False when another writer got there first. */
-  private async write(workflowId: string, key: string, slots: KeySlots, row: FlowRow | undefined, options: OperationOptions): Promise<boolean> {
+  private async write(workflowId: string, key: string, slots: KeySlots, row: FlowRow<KeySlots> | undefined, options: OperationOptions): Promise<boolean> {
     try {
-      await this.store.putRow(workflowId, slotsRowKey(key), slots as unknown as JsonObject, { ...options, ...(row ? { ifMatch: row.etag } : {}) });
+      await this.store.putRow(workflowId, slotRows, key, slots, { ...options, ...(row ? { ifMatch: row.etag } : {}) });
       return true;
     } catch (error) {
       if (error instanceof PreconditionFailedError || error instanceof ConflictError) return false;
@@ -263,10 +260,9 @@ export class ConcurrencySlots {
   }
 }
 
-function slotsOf(row: FlowRow | undefined): KeySlots {
-  if (!row) return { running: [], queued: [] };
-  const value = row.value as unknown as Partial<KeySlots>;
-  return { ...value, running: value.running ?? [], queued: value.queued ?? [] };
+/** The key's row as read (its kind's schema reads a missing list as empty), or an empty one. */
+function slotsOf(row: FlowRow<KeySlots> | undefined): KeySlots {
+  return row ? row.value : { running: [], queued: [] };
 }
 
 /** Without the holders and waiters whose time ran out (their workers stopped renewing or waiting). */
@@ -283,10 +279,7 @@ export function inAdmissionOrder<Waiter extends Pick<SlotWaiter, 'id' | 'priorit
   return [...queued].sort((a, b) => (goesBefore(a, b) ? -1 : goesBefore(b, a) ? 1 : 0));
 }
 
-/** The prefix of every key's slots row (for reading them all: the waiting service's lookup). */
-export const SLOTS_ROW_PREFIX = slotsRowKey('');
-
-/** A slots row read by listing (its key from its row key), as it stands at `now`. */
-export function keySlotsOfRow(row: FlowRow, now: Date): { readonly key: string; readonly slots: KeySlots } {
-  return { key: row.rowKey.slice(SLOTS_ROW_PREFIX.length), slots: pruned(slotsOf(row), now) };
+/** A slots row read by listing (`slotRows`, the waiting service's lookup), as it stands at `now`. */
+export function keySlotsOfRow(row: FlowRow<KeySlots>, now: Date): { readonly key: string; readonly slots: KeySlots } {
+  return { key: row.key, slots: pruned(slotsOf(row), now) };
 }
