@@ -8,10 +8,11 @@
  * back as retryable (FlowQueuedError), never dropped. Run-time limit overrides live on the same row, so
  * taking a slot costs one read and one write, releasing it another read and write.
  */
-import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, placeGoesBefore, PreconditionFailedError, ConflictError, delay } from '../model';
+import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, PreconditionFailedError, ConflictError, delay } from '../model';
 import type { FlowRow, FlowStore, OperationOptions } from '../ports';
 import { changeFlowRow } from './flow-row-change';
 import { slotRows } from './flow-rows';
+import { WaitingLine } from './waiting-line';
 
 /** Triggers waiting per key; past this a trigger is handed back at once rather than queued. */
 export const MAX_QUEUED_PER_KEY = 200;
@@ -95,6 +96,9 @@ export interface ConcurrencySlotsOptions {
   readonly warn: (message: string, properties: Record<string, unknown>) => void;
 }
 
+/** A key's triggers waiting for a slot: in admission order, at most MAX_QUEUED_PER_KEY, each until its listing expires. */
+const slotLine = new WaitingLine<SlotWaiter>({ maxWaiting: MAX_QUEUED_PER_KEY, endsAt: (waiter) => waiter.expiresAt });
+
 export class ConcurrencySlots {
   private readonly ttlInMs: number;
   /** Slots held by this process, renewed until released. */
@@ -132,12 +136,12 @@ export class ConcurrencySlots {
       const now = this.options.now();
       const slots = pruned(slotsOf(row), now);
       const limit = slots.limitOverride?.limit ?? request.limit;
-      const mine = slots.queued.find((waiter) => waiter.id === waiterId);
-      const ahead = slots.queued.filter((waiter) => waiter.id !== waiterId && goesBefore(waiter, mine ?? { id: waiterId, priority, arrivedAt: now.toISOString() })).length;
+      const mine = slotLine.placeOf(slots.queued, waiterId);
+      const ahead = slotLine.ahead(slots.queued, mine ?? { id: waiterId, priority, arrivedAt: now.toISOString() });
       const free = limit - slots.running.length;
       if (free > 0 && ahead < free) {
         const holder: SlotHolder = { id, instanceId: request.instanceId, triggerId: request.triggerId, since: now.toISOString(), expiresAt: new Date(now.getTime() + this.ttlInMs).toISOString() };
-        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slots.queued.filter((waiter) => waiter.id !== waiterId) };
+        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slotLine.remove(slots.queued, waiterId) };
         if (await this.write(request.workflowId, request.key, next, row, options)) {
           const at = `${request.key} at ${next.running.length}/${limit}`;
           const held = { workflowId: request.workflowId, key: request.key, id, detail: '' };
@@ -154,7 +158,7 @@ export class ConcurrencySlots {
         // Listed (or its listing renewed once half of it has passed), then handed back to be parked.
         const listedUntil = now.getTime() + listingInMs + WAITER_GRACE_IN_MS;
         const renew = !mine || Date.parse(mine.expiresAt) - now.getTime() < (listingInMs + WAITER_GRACE_IN_MS) / 2;
-        if (renew && (mine || slots.queued.length < MAX_QUEUED_PER_KEY)) {
+        if (renew) {
           const waiter: SlotWaiter = {
             id: waiterId,
             instanceId: request.instanceId,
@@ -163,13 +167,16 @@ export class ConcurrencySlots {
             arrivedAt: mine?.arrivedAt ?? now.toISOString(),
             expiresAt: new Date(listedUntil).toISOString(),
           };
-          if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued.filter((other) => other.id !== waiterId), waiter] }, row, options))) continue;
-          throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, { id: waiterId, priority, arrivedAt: waiter.arrivedAt });
+          // Undefined when the key's line is full and this trigger is not in it yet: handed back unlisted.
+          const queued = slotLine.enqueue(slots.queued, waiter);
+          if (queued) {
+            if (!(await this.write(request.workflowId, request.key, { ...slots, queued }, row, options))) continue;
+            throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, { id: waiterId, priority, arrivedAt: waiter.arrivedAt });
+          }
         }
         throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, mine ? { id: mine.id, priority: mine.priority, arrivedAt: mine.arrivedAt } : undefined);
       }
       if (!mine) {
-        if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
         const waiter: SlotWaiter = {
           id,
           instanceId: request.instanceId,
@@ -178,7 +185,9 @@ export class ConcurrencySlots {
           arrivedAt: now.toISOString(),
           expiresAt: new Date(now.getTime() + request.maxWaitInMs + WAITER_GRACE_IN_MS).toISOString(),
         };
-        if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued, waiter] }, row, options))) continue;
+        const queued = timedOut ? undefined : slotLine.enqueue(slots.queued, waiter);
+        if (!queued) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
+        if (!(await this.write(request.workflowId, request.key, { ...slots, queued }, row, options))) continue;
       } else if (timedOut) {
         await this.leaveQueue(request.workflowId, request.key, id, options);
         throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
@@ -233,7 +242,7 @@ export class ConcurrencySlots {
 
   private async leaveQueue(workflowId: string, key: string, id: string, options: OperationOptions): Promise<void> {
     try {
-      await this.change(workflowId, key, (slots) => ({ ...slots, queued: slots.queued.filter((waiter) => waiter.id !== id) }), options);
+      await this.change(workflowId, key, (slots) => ({ ...slots, queued: slotLine.remove(slots.queued, id) }), options);
     } catch (error) {
       this.options.warn('Could not leave a concurrency queue; the place frees itself when it expires', { workflowId, key, error: String(error) });
     }
@@ -268,15 +277,7 @@ function slotsOf(row: FlowRow<KeySlots> | undefined): KeySlots {
 /** Without the holders and waiters whose time ran out (their workers stopped renewing or waiting). */
 function pruned(slots: KeySlots, now: Date): KeySlots {
   const at = now.toISOString();
-  return { ...slots, running: slots.running.filter((holder) => holder.expiresAt > at), queued: slots.queued.filter((waiter) => waiter.expiresAt > at) };
-}
-
-/** Admission order: higher priority first, then earlier arrival, then id (a total order every worker agrees on). */
-const goesBefore = placeGoesBefore;
-
-/** The queue in admission order (for views). */
-export function inAdmissionOrder<Waiter extends Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>>(queued: readonly Waiter[]): Waiter[] {
-  return [...queued].sort((a, b) => (goesBefore(a, b) ? -1 : goesBefore(b, a) ? 1 : 0));
+  return { ...slots, running: slots.running.filter((holder) => holder.expiresAt > at), queued: slotLine.expire(slots.queued, at).waiting };
 }
 
 /** A slots row read by listing (`slotRows`, the waiting service's lookup), as it stands at `now`. */

@@ -7,9 +7,10 @@ import type { WorkflowDefinition } from '../definition/definition';
 import { NotFoundError, ValidationError } from '../model/errors';
 import type { Actor } from '../model/actor';
 import type { FlowStore, OperationOptions } from '../ports';
-import { inAdmissionOrder, type ConcurrencySlots, type LimitOverride } from './concurrency-slots';
+import type { ConcurrencySlots, LimitOverride } from './concurrency-slots';
 import { auditRows, capacityRows } from './flow-rows';
 import { capacityRowKey, rowValue } from './state-capacity';
+import { inAdmissionOrder } from './waiting-line';
 
 /** At most this many audit entries are shown with a key (newest first). */
 export const MAX_FLOW_AUDIT_ENTRIES = 20;

@@ -7,9 +7,10 @@
 import { whyWaiting, MAX_CHILDREN_LISTED, type RoomWaitPlace, type RunningChild, type SlotQueuePlace, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
 import type { WorkflowDefinition } from '../definition/definition';
 import type { FlowStore } from '../ports/flow-store';
-import { inAdmissionOrder, keySlotsOfRow } from '../admission/concurrency-slots';
+import { keySlotsOfRow } from '../admission/concurrency-slots';
 import { capacityRows, slotRows } from '../admission/flow-rows';
 import { capacityRowKey, rowValue } from '../admission/state-capacity';
+import { inAdmissionOrder } from '../admission/waiting-line';
 import { isAutomaticTransition } from '../definition/definition';
 import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
 import type { Clock } from './engine-options';
