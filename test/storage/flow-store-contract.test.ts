@@ -1,4 +1,5 @@
 /** The FlowStore contract against Azure Table Storage (Azurite, over HTTP) and in memory: both answer alike. */
+import { FLOW_ROW_KINDS } from '../../src/engine/admission';
 import { InMemoryFlowStore } from '../../src/testing';
 import { encodeKey } from '../../src/storage';
 import { toBody } from '../../src/storage/entity-body';
@@ -24,4 +25,10 @@ flowStoreContract('in memory', async () => {
       store.putRawRow(workflowId, rowKey, json);
     },
   };
+});
+
+it("gives every row kind a prefix that starts no other kind's (a listing of one kind never reads another's rows)", () => {
+  const prefixes = FLOW_ROW_KINDS.map((kind) => kind.prefix);
+  expect(prefixes).toEqual(['slots|', 'capacity|', 'audit|']);
+  for (const prefix of prefixes) expect(prefixes.filter((other) => other.startsWith(prefix))).toEqual([prefix]);
 });
