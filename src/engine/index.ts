@@ -157,4 +157,4 @@ export {
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './admission/capacity-waits';
 export * from './definition/state-capacity';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './admission/flow-keys';
-export type { FlowRow, FlowStore } from './ports/flow-store';
+export { MalformedFlowRowError, parseFlowRow, type FlowRow, type FlowRowKind, type FlowStore } from './ports/flow-store';
