@@ -123,7 +123,7 @@ export class CapacityGate {
    * `effects` with Effects.automaticEntry for a change of `instance` (as stored before it, or about to be
    * created): an automatic transition into a state with `capacity` is taken when the instance is counted in
    * there; when the state is full it is not, and the instance waits in the state's queue with a trigger of
-   * its own (Trigger.capacityRoom, one per state entry), offered again like any waiter when room frees.
+   * its own (internal kind `capacityRoom`, one per state entry), offered again like any waiter when room frees.
    */
   withAutomaticEntry(effects: Effects, definition: WorkflowDefinition, instance: Pick<Instance, 'id' | 'workflowId' | 'incarnation' | 'historyLength' | 'capacityEntry'>): Effects {
     if (!this.rows || !Object.values(definition.states).some((state) => state.capacity)) return effects;

@@ -9,7 +9,7 @@
  *    instance goes to its target state instead of faulting;
  * 3. else nothing: the caller faults the instance, as before.
  *
- * A pending retry's trigger (`trigger.retry`) re-applies the trigger that failed, once: it is stale (the
+ * A pending retry's trigger (internal kind `retry`) re-applies the trigger that failed, once: it is stale (the
  * answer is `notInterested`) unless the instance of that incarnation still waits for exactly that attempt,
  * and whatever the re-application decides clears (or replaces) the pending retry in the same save.
  */
