@@ -3,6 +3,7 @@ export * from './model/enums';
 export * from './model/errors';
 export * from './model/json';
 export * from './model/trigger';
+export * from './model/internal-trigger';
 export * from './definition/definition';
 export * from './model/instance';
 export * from './operations/operation';

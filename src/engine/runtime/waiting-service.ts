@@ -15,6 +15,7 @@ import { isAutomaticTransition } from '../definition/definition';
 import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
 import type { Clock } from './engine-options';
 import { InstanceStatus } from '../model/enums';
+import { internalKindOf } from '../model/internal-trigger';
 import { HistoryEvent, type Instance } from '../model/instance';
 import type { HistoryStore, InstanceStore, LeaseProvider, OperationOptions } from '../ports/ports';
 import type { WorkflowVersionCache } from './workflow-version-cache';
@@ -161,7 +162,7 @@ export class WaitingService {
           const value = rowValue(row);
           const queue = inAdmissionOrder(value.queued);
           return queue.flatMap((waiter, index): RoomWaitPlace[] =>
-            waiter.instanceId === instance.id && waiter.trigger.capacityRoom?.stateId === instance.stateId
+            waiter.instanceId === instance.id && internalKindOf(waiter.trigger, 'capacityRoom')?.stateId === instance.stateId
               ? [
                   {
                     stateId,
