@@ -6,7 +6,7 @@
  * the row, the limit never exceeded. In memory, on the manual clock.
  */
 import { Engine, type Trigger, type WorkflowDefinitionInput } from '../../src/engine';
-import { capacityRowKey, rowValue } from '../../src/engine/admission';
+import { capacityRowKey, capacityRows, rowValue } from '../../src/engine/admission';
 import { InMemoryDueTimerIndex, InMemorySearchIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
 import { recordingLogger } from './support';
 
@@ -40,7 +40,7 @@ async function setUp(ids: readonly string[]) {
   for (const id of ids) await first.createInstance({ workflowId: 'desk', instanceId: id, context: { customer: '42' } });
   /** The row's members and the instances really in `busy`, each sorted. */
   const places = async () => {
-    const members = rowValue(await ports.flow.getRow('desk', capacityRowKey('busy', KEY))).members.map((member) => member.instanceId);
+    const members = rowValue(await ports.flow.getRow('desk', capacityRows, capacityRowKey('busy', KEY))).members.map((member) => member.instanceId);
     const inBusy: string[] = [];
     for (const id of ids) if ((await ports.instances.get(id))?.stateId === 'busy') inBusy.push(id);
     return { members: [...members].sort(), inBusy: inBusy.sort() };
@@ -60,12 +60,12 @@ describe('the admission protocol, crashed at each point', () => {
     const { ports, first, places } = await setUp(['a', 'b', 'c']);
     const writes: string[] = [];
     const putRow = ports.flow.putRow.bind(ports.flow);
-    ports.flow.putRow = async (workflowId, rowKey, value, options) => {
-      writes.push(rowKey);
-      return putRow(workflowId, rowKey, value, options);
+    ports.flow.putRow = async (workflowId, kind, key, value, options) => {
+      writes.push(`${kind.prefix}${key}`);
+      return putRow(workflowId, kind, key, value, options);
     };
     expect((await first.applyTrigger('a', step('a'))).outcome).toBe('transitioned');
-    expect(writes).toEqual([capacityRowKey('busy', KEY)]);
+    expect(writes).toEqual([`${capacityRows.prefix}${capacityRowKey('busy', KEY)}`]);
     await first.applyTrigger('b', step('b'));
     expect((await first.applyTrigger('c', step('c'))).outcome).toBe('capacityQueued');
     expect(await places()).toEqual({ members: ['a', 'b'], inBusy: ['a', 'b'] });
@@ -77,13 +77,13 @@ describe('the admission protocol, crashed at each point', () => {
     const other = start();
     const putRow = ports.flow.putRow.bind(ports.flow);
     let raced = false;
-    ports.flow.putRow = async (workflowId, rowKey, value, options) => {
+    ports.flow.putRow = async (workflowId, kind, key, value, options) => {
       if (!raced) {
         raced = true;
         // Between a's plan (1/2: room) and its reservation, c is counted in by another process.
         expect((await other.applyTrigger('c', step('c'))).outcome).toBe('transitioned');
       }
-      return putRow(workflowId, rowKey, value, options);
+      return putRow(workflowId, kind, key, value, options);
     };
     const a = await first.applyTrigger('a', step('a'));
     expect(a.outcome).toBe('capacityQueued');
@@ -192,7 +192,7 @@ describe('the admission protocol, crashed at each point', () => {
       saved ||= instance.id === 'a';
       return done;
     };
-    ports.flow.putRow = (workflowId, rowKey, value, options) => (saved ? crash.stop() : putRow(workflowId, rowKey, value, options));
+    ports.flow.putRow = (workflowId, kind, key, value, options) => (saved ? crash.stop() : putRow(workflowId, kind, key, value, options));
     void first.applyTrigger('a', step('a'));
     await crash.reached;
     ports.instances.save = save;

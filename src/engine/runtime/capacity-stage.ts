@@ -10,6 +10,7 @@ import { InstanceStatus, TriggerOutcome } from '../model/enums';
 import type { CapacityEntry, Instance } from '../model/instance';
 import { MAX_OUTBOX_ROWS_PER_CHANGE, type TriggerOutboxRow } from '../model/outbox';
 import type { Trigger } from '../model/trigger';
+import { internalKindOf } from '../model/internal-trigger';
 import type { InstanceStore, OperationOptions } from '../ports/ports';
 import { AdmissionProtocol } from '../admission/admission-protocol';
 import { CapacityGate } from '../admission/capacity-admission';
@@ -59,7 +60,7 @@ export class CapacityStage implements CapacityLeaving, CapacityPlaces {
     const gate = protocol.gate;
     try {
       if (workflowId !== undefined) await protocol.settle(workflowId, instanceId, decided.instance);
-      const reoffer = trigger.capacityReoffer;
+      const reoffer = internalKindOf(trigger, 'capacityReoffer');
       const outcome = decided.decision?.result.outcome;
       // Admitted (counted in where it waited) or timed out, it left the queue itself.
       const leftQueue = outcome === TriggerOutcome.capacityTimeout || (reoffer !== undefined && gate.admittedTo(reoffer.stateId, reoffer.key));
