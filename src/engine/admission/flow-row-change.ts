@@ -22,6 +22,8 @@ export interface FlowRowChangeOptions<Value> extends OperationOptions {
   readonly backoffInMs?: (attempt: number) => number;
   /** The row as the caller read it a moment ago: the first attempt writes over it instead of reading (a 412 reads again). */
   readonly readBefore?: { readonly row: FlowRow<Value> | undefined };
+  /** Works out the result on the row as read and writes nothing: a decision's plan (admission-protocol.ts reserves it later). */
+  readonly readOnly?: boolean;
 }
 
 /** Reads, changes and conditionally writes the row `key` of `kind` until the write lands; returns the change's result. */
@@ -33,12 +35,12 @@ export async function changeFlowRow<Value, Result>(
   change: (row: FlowRow<Value> | undefined) => FlowRowChange<Value, Result> | Promise<FlowRowChange<Value, Result>>,
   options: FlowRowChangeOptions<Value>,
 ): Promise<Result> {
-  const { what, backoffInMs, readBefore, ...storeOptions } = options;
+  const { what, backoffInMs, readBefore, readOnly, ...storeOptions } = options;
   for (let attempt = 1; attempt <= MAX_FLOW_ROW_ATTEMPTS; attempt++) {
     if (attempt > 1 && backoffInMs) await delay(backoffInMs(attempt), storeOptions.abortSignal);
     const row = attempt === 1 && readBefore ? readBefore.row : await store.getRow(workflowId, kind, key, storeOptions);
     const { next, result } = await change(row);
-    if (next === undefined) return result;
+    if (next === undefined || readOnly) return result;
     try {
       await store.putRow(workflowId, kind, key, next, { ...storeOptions, ...(row ? { ifMatch: row.etag } : {}) });
       return result;

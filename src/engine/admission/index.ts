@@ -11,3 +11,5 @@ export * from './flow-rows';
 export * from './waiting-line';
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './capacity-waits';
 export { PENDING_CLAIM_GRACE_IN_MS } from './key-claims';
+export { AdmissionProtocol, MAX_ADMISSION_ATTEMPTS } from './admission-protocol';
+export { CapacityGate } from './capacity-admission';

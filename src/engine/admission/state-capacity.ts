@@ -10,10 +10,13 @@
  */
 import { BoundedMap } from '../model/bounded-map';
 import { triggerPriority, type Trigger } from '../model/trigger';
-import type { FlowRow, FlowStore, InstanceStore, OperationOptions } from '../ports';
-import { changeFlowRow } from './flow-row-change';
+import type { FlowRow, FlowStore, InstanceStore, LeaseProvider, OperationOptions } from '../ports';
+import { changeFlowRow, type FlowRowChangeOptions } from './flow-row-change';
 import { capacityRows } from './flow-rows';
 import { WaitingLine } from './waiting-line';
+
+/** How a verdict is reached on the row: over the row a plan read (`readBefore`), or worked out and not written (`readOnly`, a plan). */
+export type RowChangeMode = OperationOptions & Pick<FlowRowChangeOptions<StateKeyCapacity>, 'readBefore' | 'readOnly'>;
 
 /** Triggers that may wait per state and key; past this a trigger answers `capacityTimeout` at once. */
 export const MAX_CAPACITY_QUEUED_PER_KEY = 500;
@@ -114,15 +117,29 @@ export class StateCapacityRows {
     private readonly instances: Pick<InstanceStore, 'get'>,
     private readonly now: () => Date,
     /** How long a change counted in may take to be saved (its lease): until then a member not yet in the state still counts. */
-    private readonly pendingSaveInMs: number,
+    readonly pendingSaveInMs: number,
+    /** The instances' leases: a member not yet saved into the state counts while its instance's lease is held (the reservation's fence, decision 0023). */
+    private readonly leases?: Pick<LeaseProvider, 'inspect'>,
   ) {}
 
   async read(workflowId: string, stateId: string, key: string, options: OperationOptions = {}): Promise<StateKeyCapacity> {
     return rowValue(await this.store.getRow(workflowId, capacityRows, capacityRowKey(stateId, key), options));
   }
 
+  /** The verdict `enter` would reach on the row as it is now, nothing written: a decision's plan, reserved after it (admission-protocol.ts). */
+  async previewEnter(request: CapacityRequest, options: OperationOptions = {}): Promise<{ readonly verdict: CapacityDecision; readonly row: FlowRow<StateKeyCapacity> | undefined }> {
+    const row = await this.store.getRow(request.workflowId, capacityRows, capacityRowKey(request.stateId, request.key), options);
+    return { verdict: await this.enter(request, { ...options, readBefore: { row }, readOnly: true }), row };
+  }
+
+  /** The verdict `enterNow` would reach on the row as it is now, nothing written (see previewEnter). */
+  async previewEnterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<{ readonly verdict: CapacityEntryVerdict; readonly row: FlowRow<StateKeyCapacity> | undefined }> {
+    const row = await this.store.getRow(request.workflowId, capacityRows, capacityRowKey(request.stateId, request.key), options);
+    return { verdict: await this.enterNow(request, { ...options, readBefore: { row }, readOnly: true }), row };
+  }
+
   /** Counts the instance in, queues its trigger, or ends the trigger's wait. */
-  async enter(request: CapacityRequest, options: OperationOptions = {}): Promise<CapacityDecision> {
+  async enter(request: CapacityRequest, options: RowChangeMode = {}): Promise<CapacityDecision> {
     const where = `${request.key} at`;
     const inState = `in ${request.stateId}`;
     return changeFlowRow(
@@ -211,7 +228,7 @@ export class StateCapacityRows {
    * answers why not (`state \`picking\` is full for key \`customer:42\`: 3/3`), changing nothing: a request
    * from outside is answered at once rather than queued.
    */
-  async enterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<CapacityEntryVerdict> {
+  async enterNow(request: CapacityEntryRequest, options: RowChangeMode = {}): Promise<CapacityEntryVerdict> {
     return changeFlowRow<StateKeyCapacity, CapacityEntryVerdict>(
       this.store,
       request.workflowId,
@@ -241,6 +258,27 @@ export class StateCapacityRows {
         return { result: { ...verdict, waiting: queued.queued.length }, next: queued };
       },
       { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
+    );
+  }
+
+  /**
+   * The instance's change into the state is saved: its place is confirmed when the row still lists it. One a
+   * reconciliation dropped meanwhile (the save outlived the lease that fenced it) is listed again, even over
+   * the limit: the instance is in the state, and a row that does not count it would let others in past it.
+   * Returns whether it had to be listed again.
+   */
+  async confirm(workflowId: string, stateId: string, key: string, member: CapacityMember, options: OperationOptions = {}): Promise<boolean> {
+    return changeFlowRow<StateKeyCapacity, boolean>(
+      this.store,
+      workflowId,
+      capacityRows,
+      capacityRowKey(stateId, key),
+      (row) => {
+        const current = rowValue(row);
+        if (current.members.some((listed) => listed.instanceId === member.instanceId)) return { result: false };
+        return { result: true, next: { ...current, members: [...current.members, member] } };
+      },
+      { ...options, what: `The capacity row of "${key}" in "${stateId}"` },
     );
   }
 
@@ -322,10 +360,21 @@ export class StateCapacityRows {
         if (!instance) return member.historyLength === 0 && member.since > pendingSince;
         if (instance.deleting || instance.workflowId !== workflowId || instance.status === 'complete' || instance.status === 'cancelled') return false;
         if (instance.stateId === stateId) return true;
-        return instance.historyLength <= (member.historyLength ?? 0) && member.since > pendingSince;
+        if (instance.historyLength > (member.historyLength ?? 0)) return false;
+        return this.leases?.inspect ? this.stillPending(member.instanceId, stateId, options) : member.since > pendingSince;
       }),
     );
     return { ...current, members: current.members.filter((_member, index) => still[index]) };
+  }
+
+  /**
+   * A member counted in whose change is not saved yet: it counts while its instance's lease is held (the
+   * change may still be saved; a crashed holder's lease runs out). The lease first, then the instance again:
+   * a change saved before its lease was let go is seen in the state.
+   */
+  private async stillPending(instanceId: string, stateId: string, options: OperationOptions): Promise<boolean> {
+    if ((await this.leases!.inspect!(instanceId, options)).held) return true;
+    return (await this.instances.get(instanceId, options))?.stateId === stateId;
   }
 }
 
