@@ -21,7 +21,9 @@ import { tenantInstanceId, tenantScope } from '../src/host/contracts/tenant-scop
 import { storageNamesFrom } from '../src/host/azure-ports';
 import { resolveStorageConnection, StorageNotConfiguredError } from '../src/host/storage-connection';
 import { createTableClient, TableTenantRegistry, tenantRegistryTable } from '../src/storage';
-import { createTenantAdministration, DEFAULT_TENANT_ID, TenantCores, tenantStorageOf, type TenantAdministration } from '../src/host/tenants';
+import { DEFAULT_TENANT_ID, tenantStorageOf, type TenantAdministration } from '../src/host/tenants';
+import { createTenantAdministration } from '../src/host/tenant-administration';
+import { TenantCores } from '../src/host/tenant-cores';
 import { TIMER_ORCHESTRATOR } from './timer-orchestrator';
 import { OPERATION_ORCHESTRATOR, type OperationOrchestratorInput } from './operation-orchestrator';
 

@@ -2,31 +2,21 @@
  * @module The engine's side of migrations and bulk actions: selecting the instances a request covers,
  * a page at a time (the hosts' operation fan-out pages it exactly as it pages a trigger's candidates),
  * the migration's dry-run report, and the step applied to one instance under its lease, through the
- * run loop (instance-runtime.ts) like every other change.
+ * run loop (instance-runtime.ts) like every other change. The requests are validated by operation-requests.ts.
  */
 import { isAutomaticTransition, type WorkflowDefinition } from './definition/definition';
 import { migrationVerdict } from './decide/decide-migrate';
 import type { ChangeOptions, AppliedDecision, InstancePrecondition, InstanceRuntime } from './runtime/instance-runtime';
 import type { Engine, EnginePorts } from './engine';
-import { ActionOutcome, InstanceStatus, TriggerOutcome } from './model/enums';
-import { ConflictError, NotFoundError, ValidationError } from './model/errors';
+import { ActionOutcome, TriggerOutcome } from './model/enums';
+import { ConflictError } from './model/errors';
 import type { HistoryEntry, StoredInstance } from './model/instance';
 import { operationResult, type InstanceResult } from './operations/operation';
 import { appliedRecord, duplicateResult } from './decide/instance-changes';
-import {
-  BulkAction,
-  bulkDoneOutcome,
-  bulkRequestSchema,
-  matchesSelection,
-  migrationRequestSchema,
-  migrationSelection,
-  type BulkRequest,
-  type InstanceSelection,
-  type MigrationRequest,
-} from './decide/operation-work';
+import { BulkAction, bulkDoneOutcome, matchesSelection, migrationSelection, type BulkRequest, type InstanceSelection, type MigrationRequest } from './decide/operation-work';
+import { parseBulkRequest, parseMigrationRequest } from './operation-requests';
 import { onePage, pagedList } from './ports/paging';
 import type { OperationOptions, Page, PageOptions } from './ports/ports';
-import { parseWith } from './model/validation';
 
 /** History entries read to find the change a bulk operation made before it was resumed (doneAlready). */
 const LAST_ENTRIES_READ = 16;
@@ -70,76 +60,14 @@ export class MigrationsAndBulkActions {
     private readonly relayAfter: (decided: AppliedDecision, options: OperationOptions) => Promise<void>,
   ) {}
 
-  /**
-   * Validates a migration request for `workflowId` (ValidationError naming the field; NotFoundError for
-   * an unknown workflow): both versions exist, they differ, and every mapped state exists on its side.
-   */
-  async parseMigration(workflowId: string, input: unknown, options: OperationOptions = {}): Promise<{ request: MigrationRequest; dryRun: boolean }> {
-    const parsed = parseWith(migrationRequestSchema, input, 'The migration request is invalid');
-    await this.engine.getWorkflow(workflowId, undefined, options);
-    const problems: { path: string; message: string }[] = [];
-    const version = async (path: string, number: number): Promise<WorkflowDefinition | undefined> => {
-      try {
-        return (await this.engine.getWorkflow(workflowId, number, options)).definition;
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
-        problems.push({ path, message: `workflow "${workflowId}" has no version ${number}` });
-        return undefined;
-      }
-    };
-    const from = await version('fromVersion', parsed.fromVersion);
-    const to = await version('toVersion', parsed.toVersion);
-    if (parsed.fromVersion === parsed.toVersion) problems.push({ path: 'toVersion', message: 'must differ from fromVersion' });
-    for (const [source, target] of Object.entries(parsed.stateMap)) {
-      if (from && !Object.hasOwn(from.states, source)) problems.push({ path: `stateMap.${source}`, message: `version ${parsed.fromVersion} has no state "${source}"` });
-      if (to && !Object.hasOwn(to.states, target)) problems.push({ path: `stateMap.${source}`, message: `version ${parsed.toVersion} has no state "${target}"` });
-    }
-    if (problems.length > 0) throw new ValidationError('The migration request is invalid', problems);
-    const request: MigrationRequest = {
-      workflowId,
-      fromVersion: parsed.fromVersion,
-      toVersion: parsed.toVersion,
-      stateMap: parsed.stateMap,
-      ...(parsed.filter && (parsed.filter.stateId !== undefined || parsed.filter.status !== undefined) ? { filter: parsed.filter } : {}),
-    };
-    return { request, dryRun: parsed.dryRun };
+  /** Validates a migration request for `workflowId` (operation-requests.ts). */
+  parseMigration(workflowId: string, input: unknown, options: OperationOptions = {}): Promise<{ request: MigrationRequest; dryRun: boolean }> {
+    return parseMigrationRequest((...args) => this.engine.getWorkflow(...args), workflowId, input, options);
   }
 
-  /**
-   * Validates a bulk request (ValidationError naming the field): the filter's workflow exists, and the
-   * filter's state and recovery's target state exist in at least one of its versions. A misspelt name
-   * would otherwise "succeed" over no instances at all.
-   */
-  async parseBulk(input: unknown, options: OperationOptions = {}): Promise<BulkRequest> {
-    const parsed = parseWith(bulkRequestSchema, input, 'The bulk request is invalid');
-    const { workflowId } = parsed.filter;
-    let latest: number;
-    try {
-      latest = (await this.engine.getWorkflow(workflowId, undefined, options)).version;
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      throw new ValidationError('The bulk request is invalid', [{ path: 'filter.workflowId', message: `no workflow "${workflowId}" exists` }]);
-    }
-    const named = [
-      ...(parsed.filter.stateId !== undefined ? [{ path: 'filter.stateId', stateId: parsed.filter.stateId }] : []),
-      ...(parsed.stateId !== undefined ? [{ path: 'stateId', stateId: parsed.stateId }] : []),
-    ];
-    if (named.length > 0) {
-      // Every version counts: instances pinned to an older version may still be in a state the latest dropped.
-      const states = new Set<string>();
-      for (let version = 1; version <= latest; version += 1) {
-        for (const stateId of Object.keys((await this.engine.getWorkflow(workflowId, version, options)).definition.states)) states.add(stateId);
-      }
-      const problems = named.filter(({ stateId }) => !states.has(stateId)).map(({ path, stateId }) => ({ path, message: `no version of workflow "${workflowId}" has a state "${stateId}"` }));
-      if (problems.length > 0) throw new ValidationError('The bulk request is invalid', problems);
-    }
-    return {
-      action: parsed.action,
-      // A retry is of faulted instances only: its filter says so, so a page lists only those.
-      filter: parsed.action === BulkAction.retry ? { ...parsed.filter, status: InstanceStatus.faulted } : parsed.filter,
-      ...(parsed.stateId !== undefined ? { stateId: parsed.stateId } : {}),
-      ...(parsed.force ? { force: true } : {}),
-    };
+  /** Validates a bulk request (operation-requests.ts). */
+  parseBulk(input: unknown, options: OperationOptions = {}): Promise<BulkRequest> {
+    return parseBulkRequest((...args) => this.engine.getWorkflow(...args), input, options);
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
-import { BoundedMap, FlowQueuedError, NotFoundError, isRetryable } from '../engine/model';
+import { BoundedMap, FlowQueuedError, NotFoundError, internalKindOf, isRetryable } from '../engine/model';
 import {
   MAX_KEPT_RESULT_LENGTH,
   OperationKind,
@@ -98,7 +98,7 @@ export function candidateSourceOf(operation: Operation): CandidateSource {
     const { trigger } = operation;
     // A timer's trigger has one subject, its own instance (timers.ts), and so has one sent to an instance
     // by its route: that is the candidate.
-    const addressed = trigger.timer ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
+    const addressed = internalKindOf(trigger, 'timer') ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
     return { subjects: trigger.subjects, ...(addressed ? { instanceIds: addressed } : {}) };
   }
   return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };

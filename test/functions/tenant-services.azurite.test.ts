@@ -35,7 +35,7 @@ import { runRecovery } from '../../functions/recovery';
 import { createAzurePorts } from '../../src/host/azure-ports';
 import { createHostCore } from '../../src/host/host-services';
 import { silentLogger } from '../../src/host/local/logger';
-import { TenantCores } from '../../src/host/tenants';
+import { TenantCores } from '../../src/host/tenant-cores';
 import { Role, type AccessPolicy } from '../../src/host/http/access';
 import { createTableClient, prefixedStorageNames, TableTenantRegistry, tenantRegistryTable } from '../../src/storage';
 import { resolveStorageConnection } from '../../src/host/storage-connection';

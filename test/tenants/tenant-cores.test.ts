@@ -3,7 +3,7 @@
  * RECHECK_AFTER_IN_MS old: a tenant deleted (or created again with other storage) through another worker
  * is served no more by this one. A registry in memory, a clock by hand.
  */
-import { TenantCores } from '../../src/host/tenants';
+import { TenantCores } from '../../src/host/tenant-cores';
 import type { StoredTenantRecord } from '../../src/storage';
 
 function setUp() {

@@ -7,7 +7,8 @@
  */
 import { ConflictError, StorageError } from '../../src/engine/model';
 import { problemResponse } from '../../src/host/problem';
-import { createTenantAdministration, TENANT_PROVISION_RETRY_DELAYS_IN_MS, type TenantRegistry } from '../../src/host/tenants';
+import { createTenantAdministration, TENANT_PROVISION_RETRY_DELAYS_IN_MS } from '../../src/host/tenant-administration';
+import type { TenantRegistry } from '../../src/host/tenants';
 import { prefixedStorageNames, type StoredTenantRecord } from '../../src/storage';
 import { StorageBeingDeletedError } from '../../src/storage/errors';
 import { silentLogger } from '../../src/host/local/logger';

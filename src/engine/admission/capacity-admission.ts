@@ -13,7 +13,8 @@ import { TriggerOutcome } from '../model/enums';
 import { flowKeyOf } from './flow-admission';
 import type { CapacityEntry, CapacityWait, Instance } from '../model/instance';
 import { withCapacityWait, withCapacityWaitIn, withoutCapacityWait } from './capacity-waits';
-import { CAPACITY_ROOM_TRIGGER_NAME, triggerPriority, type Trigger } from '../model/trigger';
+import { triggerPriority, type Trigger } from '../model/trigger';
+import { CAPACITY_ROOM_TRIGGER_NAME, internalKindOf } from '../model/internal-trigger';
 import type { Effects } from '../steps/effects';
 import type { OperationOptions } from '../ports';
 import type { CapacityOffer, StateCapacityRows } from './state-capacity';
@@ -122,7 +123,7 @@ export class CapacityGate {
    * `effects` with Effects.automaticEntry for a change of `instance` (as stored before it, or about to be
    * created): an automatic transition into a state with `capacity` is taken when the instance is counted in
    * there; when the state is full it is not, and the instance waits in the state's queue with a trigger of
-   * its own (Trigger.capacityRoom, one per state entry), offered again like any waiter when room frees.
+   * its own (internal kind `capacityRoom`, one per state entry), offered again like any waiter when room frees.
    */
   withAutomaticEntry(effects: Effects, definition: WorkflowDefinition, instance: Pick<Instance, 'id' | 'workflowId' | 'incarnation' | 'historyLength' | 'capacityEntry'>): Effects {
     if (!this.rows || !Object.values(definition.states).some((state) => state.capacity)) return effects;
@@ -144,8 +145,9 @@ export class CapacityGate {
         // incarnation (an instance created again with the id reaches the same history length: a deleted
         // one's waiter, left in the queue until it is offered, must not pass for the new one's).
         const incarnation = instance.incarnation !== undefined ? `${instance.incarnation}:` : '';
-        const waitId = entering.trigger?.capacityRoom ? entering.trigger.id : `${instance.id}:room:${incarnation}${entering.fromStateId}:${instance.historyLength}`;
-        const roomTrigger: Trigger = { id: waitId, name: CAPACITY_ROOM_TRIGGER_NAME, subjects: [instance.id], capacityRoom: { stateId: entering.fromStateId } };
+        const waitId =
+          entering.trigger && internalKindOf(entering.trigger, 'capacityRoom') ? entering.trigger.id : `${instance.id}:room:${incarnation}${entering.fromStateId}:${instance.historyLength}`;
+        const roomTrigger: Trigger = { id: waitId, name: CAPACITY_ROOM_TRIGGER_NAME, subjects: [instance.id], internal: { kind: 'capacityRoom', stateId: entering.fromStateId } };
         const verdict = await rows.enterNow(
           {
             workflowId: definition.id,

@@ -7,5 +7,7 @@
 export * from './concurrency-slots';
 export * from './state-capacity';
 export * from './flow-keys';
+export * from './flow-rows';
+export * from './waiting-line';
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './capacity-waits';
 export { PENDING_CLAIM_GRACE_IN_MS } from './key-claims';

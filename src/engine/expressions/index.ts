@@ -3,3 +3,4 @@ export * from './expression-isolation';
 export * from './expression-limits';
 export * from './expression-worker-pool';
 export * from './expressions';
+export { SizedCache } from './expression-caches';

@@ -26,6 +26,7 @@ import { MAX_OUTBOX_ROWS_PER_CHANGE, type TriggerOutboxRow } from '../model/outb
 import type { OperationOptions } from '../ports/ports';
 import { offerOf } from '../decide/offers';
 import { reofferedTrigger, type Trigger } from '../model/trigger';
+import { internalKindOf } from '../model/internal-trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
 import type { SearchRow } from '../search/search-port';
@@ -144,8 +145,9 @@ export class InstanceRuntime {
         slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now, maxSlotWaitInMs);
       slot ??= admission?.slot;
       // A wait for room that reached its deadline (capacity-waits.ts): recorded as the waiting trigger's offer.
-      if (applied.capacityWait) {
-        const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, { ...applied, capacityWait: applied.capacityWait }, now(), storeOptions);
+      const waitEnded = internalKindOf(applied, 'capacityWait');
+      if (waitEnded) {
+        const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, applied, waitEnded, now(), storeOptions);
         if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
         return ended.decision;
       }
@@ -154,7 +156,8 @@ export class InstanceRuntime {
       // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
       // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one). A retry always changes the instance.
       if (!retry && (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued)) {
-        await this.recordOffer(instanceId, trigger.capacityReoffer ? reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }) : trigger, decision, storeOptions);
+        const reoffer = internalKindOf(trigger, 'capacityReoffer');
+        await this.recordOffer(instanceId, reoffer ? reofferedTrigger(trigger, reoffer) : trigger, decision, storeOptions);
       }
       return decision;
     };
@@ -195,7 +198,7 @@ export class InstanceRuntime {
   private async settleCapacity(gate: CapacityGate, workflowId: string | undefined, instanceId: string, trigger: Trigger, decided: AppliedDecision, options: OperationOptions): Promise<void> {
     try {
       if (workflowId !== undefined) await gate.giveBackUnused(workflowId, instanceId, decided.instance);
-      const reoffer = trigger.capacityReoffer;
+      const reoffer = internalKindOf(trigger, 'capacityReoffer');
       const outcome = decided.decision?.result.outcome;
       // Admitted (counted in where it waited) or timed out, it left the queue itself.
       const leftQueue = outcome === TriggerOutcome.capacityTimeout || (reoffer !== undefined && gate.admittedTo(reoffer.stateId, reoffer.key));
@@ -333,8 +336,9 @@ export class InstanceRuntime {
 
 /** A timer's trigger acts as `system`, caused by the actor of the change that armed the timer (ArmedTimer.armedBy). */
 function withTimerActor(trigger: Trigger, stored: Instance): Trigger {
-  if (!trigger.timer || trigger.actor) return trigger;
-  const armedBy = stored.timers?.find((timer) => timer.transitionId === trigger.timer!.transitionId)?.armedBy;
+  const fired = internalKindOf(trigger, 'timer');
+  if (!fired || trigger.actor) return trigger;
+  const armedBy = stored.timers?.find((timer) => timer.transitionId === fired.transitionId)?.armedBy;
   return armedBy ? { ...trigger, actor: systemActor(armedBy) } : trigger;
 }
 

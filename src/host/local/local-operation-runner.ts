@@ -8,36 +8,31 @@
  * operations, shared fairly across tenants (concurrency.ts FairScheduler: one tenant's broadcast does not
  * starve another's trigger; the durable host caps each fan-out instead), triggers waiting for a concurrency
  * slot parked outside those slots (slot-parking.ts; durable activities wait up to the policy's maxWait), resumption of operations a crash left
- * `notStarted` or `running` (durable orchestrations resume themselves; poison handling in
- * operation-resumption.ts), the in-memory bookkeeping `Prefer: wait` reads (`waitUntilFinished`: a
- * durable host asks the orchestration's status instead), the first page looked up while the operation
- * is recorded (`findFirstPage`), and a graceful stop. A resumed operation goes on from its checkpoint
- * (the batches it counted are not offered again); an instance of the batch in flight at the crash that
- * had applied the trigger answers `duplicate` (instance-runtime.ts), so none applies it twice.
+ * `notStarted` or `running` (durable orchestrations resume themselves; their decisions marked in
+ * resumed-decisions.ts, poison handling in operation-resumption.ts), the in-memory bookkeeping `Prefer: wait`
+ * reads (operation-runs.ts: a durable host asks the orchestration's status instead), the first page looked up
+ * while the operation is recorded (`findFirstPage`), and a graceful stop. One operation's run is
+ * fan-out-run.ts, a batch's applications batch-application.ts, the retry of an activity call activity-retry.ts.
+ * A resumed operation goes on from its checkpoint (the batches it counted are not offered again); an instance
+ * of the batch in flight at the crash that had applied the trigger answers `duplicate` (instance-runtime.ts),
+ * so none applies it twice.
  */
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { OperationStatus } from '../../engine/model';
-import { BoundedMap, isRetryable } from '../../engine/model';
-import { countOutcomes, emptyTotals, type AppliedOutcome, type OperationProgress, type StoredOperation } from '../../engine/operations';
-import { FanOut, failureReason, type BatchOutcome, type FanOutBatch } from '../../engine/operations';
+import { BoundedMap } from '../../engine/model';
+import type { AppliedOutcome, OperationProgress, StoredOperation } from '../../engine/operations';
+import type { BatchOutcome, FanOutBatch } from '../../engine/operations';
 import type { OperationStore } from '../../engine/ports';
 import type { DueTimer } from '../../engine/decide';
-import { delay } from '../../leasing/backoff';
 import { DEFAULT_PRIORITY, FairScheduler } from './concurrency';
-import {
-  ACTIVITY_RETRY_POLICY,
-  candidateSource,
-  retryIntervalInMs,
-  type ActivityRetryPolicy,
-  type ApplyOperationInput,
-  type FindCandidatesOutput,
-  type InProcessOperationActivities,
-} from '../contracts/operation-activities';
-import { PoisonOperationError, beginDeciding, endDeciding } from './operation-resumption';
-import { decideWithin, outsideDecisions } from './deciding-scope';
+import { ACTIVITY_RETRY_POLICY, type ActivityRetryPolicy, type ApplyOperationInput, type FindCandidatesOutput, type InProcessOperationActivities } from '../contracts/operation-activities';
+import { outsideDecisions } from './deciding-scope';
 import { SlotParking, appliedOrParked, lineOf, parkingQueueOf, placeOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
-import { progressWithin } from './batch-progress';
+import { applyBatch } from './batch-application';
+import { runFanOut } from './fan-out-run';
+import { withActivityRetry } from './activity-retry';
+import { OperationRuns } from './operation-runs';
+import { ResumedDecisions } from './resumed-decisions';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
 import type { Logger } from '../operation-activity-service';
@@ -46,13 +41,8 @@ import { CostAccumulator, meter } from '../cost/cost-scope';
 /** Kept here for the callers that read it from the runner. */
 export { PROGRESS_INTERVAL_IN_MS } from './batch-progress';
 
-/**
- * An operation of at most this many candidates, found in one page, keeps its results in memory for its
- * completion's write (FanOutLimits.maxKeptResults) instead of writing a row per instance: a trigger to
- * one instance costs one request less. Small enough that the record always holds them all (each kept
- * result is at most MAX_KEPT_RESULT_LENGTH, traces together at most MAX_TRACES_LENGTH).
- */
-export const MAX_KEPT_RESULTS = 100;
+/** Kept here for the callers that read it from the runner. */
+export { MAX_KEPT_RESULTS } from './fan-out-run';
 
 export interface LocalOperationRunnerOptions {
   /** Instance applications in flight at once, across all operations. @default 16 */
@@ -91,19 +81,14 @@ export const MAX_KEY_HINTS = 10_000;
 
 export class LocalOperationRunner implements OperationLauncher {
   private readonly activities: InProcessOperationActivities;
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running: OperationRuns;
   /** Operations started before they were recorded (LaunchOptions.unrecorded) whose record is not written yet. */
   private readonly unrecorded = new Set<string>();
   /**
-   * Operations resumed at this start, and the store they were resumed from: each decision of theirs is marked
-   * on their record under the instance's lease (operation-resumption.ts, deciding-scope.ts), so a strike
-   * counts only when a process died while deciding. Operations started here write no marks.
+   * Operations resumed at this start: each decision of theirs is marked on their record under the instance's
+   * lease, so a strike counts only when a process died while deciding. Operations started here write no marks.
    */
-  private readonly resumed = new Set<string>();
-  private resumedFrom?: OperationStore;
-  /** This process, in the tokens of its decisions' marks. */
-  private readonly processToken = randomUUID();
-  private decisions = 0;
+  private readonly resumed: ResumedDecisions;
   private readonly scheduler: FairScheduler;
   private readonly tenantId: string;
   private readonly retryPolicy: ActivityRetryPolicy;
@@ -138,6 +123,8 @@ export class LocalOperationRunner implements OperationLauncher {
     this.tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
     this.retryPolicy = { ...ACTIVITY_RETRY_POLICY, ...options.retryPolicy };
     this.now = options.now ?? (() => new Date());
+    this.running = new OperationRuns(this.shutdown.signal);
+    this.resumed = new ResumedDecisions(this.logger, this.now);
     this.parking = new SlotParking({ signal: this.shutdown.signal, ...(options.parkedRetryIntervalInMs !== undefined ? { retryIntervalInMs: options.parkedRetryIntervalInMs } : {}) });
     if (options.keyHints !== false) this.keyHints = new BoundedMap(MAX_KEY_HINTS);
     const unsubscribe = options.slotReleases?.((workflowId, key) => this.parking.released({ workflowId, key }));
@@ -161,13 +148,10 @@ export class LocalOperationRunner implements OperationLauncher {
     // Every request of the run counts to the operation (its submission's too, when it was just recorded).
     const cost = options.cost ?? new CostAccumulator();
     // Started from within another's application (a raised trigger): not part of that application's decision.
-    const run = outsideDecisions(() => meter(cost, () => this.run(operationId, cost, options.operation, options.firstPage, unrecorded)))
-      .catch((error: unknown) => this.logger.error('operation run stopped', { operationId, error: String(error) }))
-      .finally(() => {
-        this.running.delete(operationId);
-        this.unrecorded.delete(operationId);
-      });
-    this.running.set(operationId, run);
+    const run = outsideDecisions(() => meter(cost, () => this.run(operationId, cost, options.operation, options.firstPage, unrecorded))).catch((error: unknown) =>
+      this.logger.error('operation run stopped', { operationId, error: String(error) }),
+    );
+    this.running.add(operationId, run, () => this.unrecorded.delete(operationId));
   }
 
   /**
@@ -180,33 +164,13 @@ export class LocalOperationRunner implements OperationLauncher {
   }
 
   /** From memory: resolves when the run started here ends, or when `timeoutInMs` or `signal` end the wait. */
-  async waitUntilFinished(operationId: string, timeoutInMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
-    const run = this.running.get(operationId);
-    if (!run) return 'unknown';
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    try {
-      return await Promise.race([
-        run.then((): WaitOutcome => 'finished'),
-        new Promise<WaitOutcome>((resolve) => {
-          timer = setTimeout(() => resolve('pending'), timeoutInMs);
-          onAbort = () => resolve('pending');
-          signal?.addEventListener('abort', onAbort, { once: true });
-          this.shutdown.signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) {
-        signal?.removeEventListener('abort', onAbort);
-        this.shutdown.signal.removeEventListener('abort', onAbort);
-      }
-    }
+  waitUntilFinished(operationId: string, timeoutInMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    return this.running.waitUntilFinished(operationId, timeoutInMs, signal);
   }
 
   /** Waits for one operation started here (tests and the bench use it). */
-  async whenDone(operationId: string): Promise<void> {
-    await this.running.get(operationId);
+  whenDone(operationId: string): Promise<void> {
+    return this.running.whenDone(operationId);
   }
 
   /**
@@ -219,8 +183,7 @@ export class LocalOperationRunner implements OperationLauncher {
     let count = 0;
     for await (const listed of operations.listByStatus([OperationStatus.notStarted, OperationStatus.running], { maxPageSize: 100 })) {
       if (this.running.has(listed.id)) continue;
-      this.resumedFrom = operations;
-      this.resumed.add(listed.id);
+      this.resumed.resume(operations, listed.id);
       // The run's own writes (progress, completion) start from this copy: without the marks and strikes, which
       // only the decisions' writes keep (else a progress write would put a dead mark back after it was judged).
       const { deciding: _marks, resumes: _strikes, ...operation } = listed;
@@ -236,97 +199,22 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   async stop(timeoutInMs = 10000): Promise<void> {
     this.shutdown.abort();
-    const all = Promise.allSettled([...this.running.values()]);
-    await Promise.race([all, new Promise((resolve) => setTimeout(resolve, timeoutInMs).unref())]);
+    await this.running.settled(timeoutInMs);
+  }
+
+  /** Drives the one fan-out algorithm (fan-out-run.ts), as the durable orchestrator does. */
+  private run(operationId: string, cost: CostAccumulator, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>, unrecorded = false): Promise<void> {
+    const applyBatch = (priority: number | undefined, batch: FanOutBatch, progress: () => OperationProgress) => this.applyBatch(operationId, priority, batch, progress);
+    return runFanOut({ operationId, cost, known, firstPage, unrecorded }, { activities: this.activities, withRetry: (step) => this.withRetry(step), signal: this.shutdown.signal, applyBatch });
   }
 
   /**
-   * Drives the one fan-out algorithm (src/engine/operations/fan-out.ts), as the durable orchestrator does:
-   * one batch (a page) applied at a time, the next page read while it runs.
+   * Applies the operation to each instance of a batch (batch-application.ts), in the fair scheduler's slots, in
+   * the runner's tenant's turns and at the operation's priority.
    */
-  private async run(operationId: string, cost: CostAccumulator, known?: StoredOperation, firstPage?: Promise<FindCandidatesOutput>, unrecorded = false): Promise<void> {
-    const activities = this.activities;
-    // With the record in hand (just created, or listed for resumption) begin needs no read; `running` is
-    // written with the fan-out's first progress, so an operation of one instance goes from notStarted to done.
-    // One not recorded yet (`unrecorded`) is recorded by that first write.
-    const begun = await this.withRetry(() => activities.beginOperation({ operationId, ...(known ? { operation: known } : {}), deferRunning: true, ...(unrecorded ? { unrecorded } : {}) }));
-    if (!begun.shouldRun) return;
-    const source = candidateSource(begun);
-    const read = (continuationToken: string | undefined): Promise<FindCandidatesOutput> => {
-      const lookUp = () => this.withRetry(() => activities.findCandidates({ ...source, ...(continuationToken !== undefined ? { continuationToken } : {}) }));
-      // The first page (of a trigger's candidates) may have been looked up while the operation was recorded; if that failed, look again.
-      const prefetched = continuationToken === undefined ? firstPage : undefined;
-      return prefetched ? prefetched.catch(lookUp) : lookUp();
-    };
-    const fanOut = new FanOut(begun, { batchesInFlight: 1, maxKeptResults: MAX_KEPT_RESULTS });
-    // Known for operations started here or resumed; one started by id alone runs at the default priority.
-    const priority = known && 'trigger' in known ? known.trigger.priority : undefined;
-    /** Batches started, oldest first; each settles (never rejects) once every instance of it has. */
-    const batches: Promise<BatchOutcome>[] = [];
-    for (;;) {
-      // Left `running` in the store: the next start resumes it.
-      if (this.shutdown.signal.aborted) {
-        await Promise.all(batches);
-        throw new Error('shutting down');
-      }
-      const step = fanOut.next();
-      if (step.next === 'complete') {
-        // What the run sent besides its applications (each counted apart: AppliedOutcome.cost) is the overhead.
-        await this.withRetry(() => activities.completeOperation({ operationId, ...step.completion, overhead: cost.snapshot() }));
-        return;
-      }
-      try {
-        switch (step.next) {
-          case 'read':
-            fanOut.pageRead(await read(step.continuationToken));
-            break;
-          case 'apply':
-            batches.push(this.applyBatch(operationId, priority, step.batch, () => fanOut.progress));
-            break;
-          case 'wait':
-            fanOut.batchFinished(await batches.shift()!);
-            break;
-          case 'record':
-            await this.withRetry(() => activities.recordProgress({ operationId, progress: step.progress, checkpoint: step.checkpoint }));
-            break;
-        }
-      } catch (failure) {
-        fanOut.failed(failureReason(failure));
-      }
-    }
-  }
-
-  /**
-   * Applies the operation to each instance of a batch (bounded by the fair scheduler's slots, in the
-   * runner's tenant's turns and at the operation's priority) and settles once
-   * every one has: a failure does not leave the others running uncounted (the fan-out's rule for every host).
-   */
-  private async applyBatch(operationId: string, priority: number | undefined, { instanceIds, keepResults }: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
-    const pageProgress = progressWithin({ operationId, before: progress, now: this.now, activities: this.activities, logger: this.logger });
-    // A batch's results are stored together after it (one transaction per 100 rows, not a request each),
-    // before the fan-out counts it: a crash before that re-applies the batch (its instances answer `duplicate`).
-    const storeResults = !keepResults && this.activities.storeResults ? this.activities.storeResults.bind(this.activities) : undefined;
-    const input = (instanceId: string): ApplyOperationInput => ({
-      operationId,
-      instanceId,
-      ...(keepResults ? { keepResult: true } : {}),
-      ...(storeResults ? { storeResultLater: true } : {}),
-      parkWhenQueued: true,
-    });
-    const settled = await Promise.allSettled(instanceIds.map((instanceId) => this.applyOne(input(instanceId), priority ?? DEFAULT_PRIORITY).then((result) => (pageProgress.applied(), result))));
-    await pageProgress.settled();
-    const applied = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    let failure: { readonly reason: unknown } | undefined = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    const unstored = applied.flatMap(({ unstored }) => (unstored ? [unstored] : []));
-    if (storeResults && unstored.length > 0) {
-      try {
-        await this.withRetry(() => storeResults({ operationId, results: unstored }));
-      } catch (error) {
-        failure ??= { reason: error };
-      }
-    }
-    const results = applied.map(({ unstored: _stored, ...outcome }) => outcome);
-    return { ...countOutcomes(emptyTotals([]), results), ...(failure ? { error: failureReason(failure.reason) } : {}) };
+  private applyBatch(operationId: string, priority: number | undefined, batch: FanOutBatch, progress: () => OperationProgress): Promise<BatchOutcome> {
+    const { activities, now, logger } = this;
+    return applyBatch({ operationId, batch, progress, activities, now, logger, applyOne: (input) => this.applyOne(input, priority ?? DEFAULT_PRIORITY), withRetry: (step) => this.withRetry(step) });
   }
 
   /**
@@ -375,35 +263,9 @@ export class LocalOperationRunner implements OperationLauncher {
     }
   }
 
-  /**
-   * One application attempt; a resumed operation's is marked on its record while it decides, under the instance's
-   * lease (deciding-scope.ts). One found poison there decides nothing and fails its operation (PoisonOperationError).
-   */
-  private async attempt(input: ApplyOperationInput): Promise<AppliedOutcome> {
-    const operations = this.resumedFrom;
-    if (!operations || !this.resumed.has(input.operationId)) return appliedOrParked(await this.activities.applyOperation(input));
-    const { operationId, instanceId } = input;
-    const token = `${this.processToken}:${++this.decisions}`;
-    let poison: PoisonOperationError | undefined;
-    const outcome = await decideWithin(
-      {
-        instanceId,
-        begin: () =>
-          beginDeciding(operations, operationId, instanceId, token, this.logger, this.now()).catch((error: unknown) => {
-            if (error instanceof PoisonOperationError) poison = error;
-            throw error;
-          }),
-        // A mark left by a storage fault costs at most one strike it did not earn: logged, the decision's outcome kept.
-        end: (decided) =>
-          endDeciding(operations, operationId, instanceId, token, decided, this.now()).catch((error: unknown) =>
-            this.logger.warn('could not remove the mark of a decision that ended', { operationId, instanceId, error: String(error) }),
-          ),
-      },
-      async () => appliedOrParked(await this.activities.applyOperation(input)),
-    );
-    // The activity reports the refusal as the instance's fault; the operation fails instead (the fan-out's failure).
-    if (poison) throw poison;
-    return outcome;
+  /** One application attempt; a resumed operation's decision is marked (resumed-decisions.ts). */
+  private attempt(input: ApplyOperationInput): Promise<AppliedOutcome> {
+    return this.resumed.decide(input.operationId, input.instanceId, async () => appliedOrParked(await this.activities.applyOperation(input)));
   }
 
   /** Writes the record of an operation started before it was recorded (its first write creates it), once. */
@@ -412,17 +274,8 @@ export class LocalOperationRunner implements OperationLauncher {
     await this.withRetry(() => this.activities.recordProgress({ operationId, progress: { processed: 0, total: 1 } }));
   }
 
-  /** Runs an activity again after retryable failures (lease busy or lost, transient storage faults), as the durable host would. */
-  private async withRetry<T>(step: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      if (this.shutdown.signal.aborted) throw new Error('shutting down');
-      try {
-        return await step();
-      } catch (error) {
-        // A trigger waiting for a concurrency slot is parked (applyOne), not retried in its slot.
-        if (!isRetryable(error) || parkingQueueOf(error) || attempt >= this.retryPolicy.maxAttempts) throw error;
-        await delay(retryIntervalInMs(this.retryPolicy, attempt), this.shutdown.signal);
-      }
-    }
+  /** Runs an activity again after retryable failures (activity-retry.ts), as the durable host would. */
+  private withRetry<T>(step: () => Promise<T>): Promise<T> {
+    return withActivityRetry(step, this.retryPolicy, this.shutdown.signal);
   }
 }
