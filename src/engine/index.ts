@@ -3,6 +3,7 @@ export * from './model/enums';
 export * from './model/errors';
 export * from './model/json';
 export * from './model/trigger';
+export * from './model/internal-trigger';
 export * from './definition/definition';
 export * from './model/instance';
 export * from './operations/operation';
@@ -157,4 +158,4 @@ export {
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './admission/capacity-waits';
 export * from './definition/state-capacity';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './admission/flow-keys';
-export type { FlowRow, FlowStore } from './ports/flow-store';
+export { MalformedFlowRowError, parseFlowRow, type FlowRow, type FlowRowKind, type FlowStore } from './ports/flow-store';

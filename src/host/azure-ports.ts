@@ -2,7 +2,7 @@
  * @module The ports on Azure Storage for both hosts: names from SIGNALBOX_STORAGE_PREFIX (or the
  * defaults), the connection from the app settings, and a health check that asks the table service.
  */
-import type { BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
+import { LEASE_CARRY_OVER_IN_MS, type BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
 import { createAzureStorage, type AzureStorage } from '../storage/create-azure-storage';
 import type { RequestCounter } from '../storage/request-counter';
 import type { StorageConnection } from '../storage/connection';
@@ -36,8 +36,9 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
   const storage = await createAzureStorage({
     connection: options.connection ?? resolveStorageConnection(env),
     names: options.names ?? storageNamesFrom(env),
-    // An operation's result write overlaps the release of the instance's lease (see the option).
-    leases: { releaseInBackground: true, ...options.leases },
+    // An operation's result write overlaps the release of the instance's lease, and the next trigger to
+    // the instance in this process within the carry-over time takes the lease over unreleased (see the options).
+    leases: { releaseInBackground: true, carryOverInMs: LEASE_CARRY_OVER_IN_MS, ...options.leases },
     ...(options.requestCounter ? { requestCounter: options.requestCounter } : {}),
     ...(instanceLimit !== undefined ? { maxInstanceBytes: instanceLimit } : {}),
     // Every request is attributed to the operation it is sent for, if any (src/host/cost/cost-scope.ts).

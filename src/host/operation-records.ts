@@ -4,7 +4,7 @@
  * a progress write leaves (the checkpoint's batch added once), the record its completion leaves (with its
  * cost, decision 0021), and whether two records stand for the same trigger's work.
  */
-import { OperationStatus } from '../engine/model';
+import { OperationStatus, internalKindOf } from '../engine/model';
 import {
   OperationKind,
   addCost,
@@ -47,7 +47,7 @@ export function candidateSourceOf(operation: Operation): CandidateSource {
     const { trigger } = operation;
     // A timer's trigger has one subject, its own instance (timers.ts), and so has one sent to an instance
     // by its route: that is the candidate.
-    const addressed = trigger.timer ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
+    const addressed = internalKindOf(trigger, 'timer') ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
     return { subjects: trigger.subjects, ...(addressed ? { instanceIds: addressed } : {}) };
   }
   return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };

@@ -11,7 +11,7 @@
  * nothing, after it the retried trigger id answers `duplicate`); a wait that runs out records it before
  * answering 202, and the run completes that record.
  */
-import { OperationStatus, triggerPriority } from '../engine/model';
+import { OperationStatus, internalKindOf, triggerPriority } from '../engine/model';
 import { OperationKind, emptySummary, type BulkOperation, type MigrationOperation, type Operation, type StoredOperation } from '../engine/operations';
 import type { BulkRequest, MigrationRequest } from '../engine/decide';
 import { outcomesOf } from '../engine/operations';
@@ -160,7 +160,7 @@ export class TriggerSubmitter {
       if (!this.launcher.runsUnrecorded || !this.launcher.waitUntilFinished || waitInMs <= 0) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
       // The candidates first (none to look up when addressed), so that a broadcast reads no record it does not need.
       const page = await firstPage?.catch(() => undefined);
-      const oneCandidate = to !== undefined || trigger.timer !== undefined || (page !== undefined && page.instanceIds.length <= 1 && page.continuationToken === undefined);
+      const oneCandidate = to !== undefined || internalKindOf(trigger, 'timer') !== undefined || (page !== undefined && page.instanceIds.length <= 1 && page.continuationToken === undefined);
       if (!oneCandidate || (how.idFromClient && (await this.operations.get(trigger.id, options)))) return { operation: await this.submit(trigger, options, to, firstPage), waited: false };
 
       const operation = this.operationOf(trigger, to);
@@ -184,7 +184,7 @@ export class TriggerSubmitter {
 
   /** A timer's trigger, and one sent to an instance, names its candidate itself (candidateSourceOf): nothing to look up. */
   private lookUpFirstPage(trigger: Trigger, to: { readonly instanceId: string } | undefined): Promise<FindCandidatesOutput> | undefined {
-    const firstPage = trigger.timer || to ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
+    const firstPage = internalKindOf(trigger, 'timer') || to ? undefined : this.launcher.findFirstPage?.(trigger.subjects);
     firstPage?.catch(() => undefined);
     return firstPage;
   }

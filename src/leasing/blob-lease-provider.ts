@@ -20,13 +20,21 @@
  *   is known to be held has run out (a renewal that never came back).
  * - With `releaseInBackground`, `withLease` answers as soon as the work is done and the release runs on
  *   its own (see the option); `settle()` waits for the releases still running.
+ * - With `carryOverInMs`, a lease nobody here is waiting for is kept that long after the work, still held,
+ *   and the name's next holder in this process takes it over (no release, no acquire), with the instance
+ *   the previous holder saved (`LeaseHandle.carried`: the lease was never let go, so nobody wrote under it
+ *   meanwhile). Unclaimed, it is released when the time is up; hand-overs and carry-overs together stop
+ *   at MAX_LOCAL_HAND_OFFS in a row. Decision 0024.
  */
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { assertLeaseDuration } from '../engine/ports';
-import { BoundedMap, LeaseLostError, LeaseUnavailableError } from '../engine/model';
+import { BoundedMap } from '../engine/model';
+import type { StoredInstance } from '../engine/model';
 import type { LeaseHandle, LeaseInspection, LeaseOptions, LeaseProvider } from '../engine/ports';
-import { isRestError, serviceErrorCode, statusOf, toSignalboxError } from '../storage/errors';
-import { backoffDelayInMs, delay, type BackoffOptions } from './backoff';
+import { statusOf, toSignalboxError } from '../storage/errors';
+import type { BackoffOptions } from './backoff';
+import { acquireLease, createLeaseBlob, waitLocally } from './lease-acquire';
+import { holdLease, type HoldEnding } from './lease-hold';
 import { leaseBlobName } from './lease-name';
 
 export interface BlobLeaseProviderOptions extends BackoffOptions {
@@ -56,10 +64,14 @@ export interface BlobLeaseProviderOptions extends BackoffOptions {
    * @default MAX_LOCAL_HAND_OFFS
    */
   maxLocalHandOffs?: number;
+  /**
+   * How long a lease is kept, still held, after work that nobody in this process is queued behind, for
+   * the name's next holder here to take over (see the module comment); 0 releases it at once. Another
+   * process waiting for the name gets it at most this much later than it would have. The hosts turn it on.
+   * @default 0
+   */
+  carryOverInMs?: number;
 }
-
-/** Creating the blob or container is retried this often before giving up (someone keeps deleting them). */
-const MAX_CREATE_ROUNDS = 3;
 
 /**
  * Consecutive holders in one process that get the lease handed over before it is released anyway, so
@@ -67,6 +79,8 @@ const MAX_CREATE_ROUNDS = 3;
  * applications, tens of milliseconds.
  */
 export const MAX_LOCAL_HAND_OFFS = 16;
+/** How long the hosts keep a lease nobody is queued for (`carryOverInMs`): a client's next trigger usually comes sooner. */
+export const LEASE_CARRY_OVER_IN_MS = 250;
 /** A lease is handed over only while it is certainly held for at least this long. */
 const MIN_HAND_OFF_REMAINING_IN_MS = 5000;
 /** A handed-over lease nobody took within this time is released. */
@@ -87,16 +101,9 @@ interface HeldLease {
   readonly durationInSeconds: number;
   /** How many times in a row it has been handed over. */
   readonly streak: number;
+  /** The instance the previous holder saved or read last, for the next holder's first load. */
+  readonly carried: StoredInstance | undefined;
   readonly timer?: NodeJS.Timeout;
-}
-
-/** How a hold ended: the lease, whether it may still be held, and how to release it. */
-interface HoldEnding {
-  readonly lease: BlobLeaseClient;
-  readonly since: number;
-  readonly heldUntil: number;
-  readonly lost: boolean;
-  release(): Promise<void>;
 }
 
 export class BlobLeaseProvider implements LeaseProvider {
@@ -108,6 +115,8 @@ export class BlobLeaseProvider implements LeaseProvider {
   private readonly releasing = new Set<Promise<void>>();
   /** Leases handed over by a holder to the next local holder of the name, not yet taken. */
   private readonly handOffs = new Map<string, HeldLease>();
+  /** Releases of handed-over or carried-over leases nobody took, by name: the name's next acquire here waits for it. */
+  private readonly unclaimedReleases = new Map<string, Promise<void>>();
   /** Leases held by work in this process, by name: wall-clock times for `inspect` (which explains, never decides). */
   private readonly heldHere = new Map<string, { since: number; expiresAt: number | undefined }>();
   private readonly blobClients = new BoundedMap<string, BlockBlobClient>(MAX_CACHED_BLOB_CLIENTS);
@@ -148,17 +157,20 @@ export class BlobLeaseProvider implements LeaseProvider {
       const handed = await this.takeHandOff(name, durationInSeconds);
       if (handed) {
         streak = handed.streak + 1;
-        return await this.hold(blob, handed.lease, name, durationInSeconds, handed.since, work, (end) => (ending = end));
+        return await this.hold(blob, handed.lease, name, durationInSeconds, handed.since, handed.carried, work, (end) => (ending = end));
       }
+      await this.unclaimedReleases.get(name);
       const lease = blob.getBlobLeaseClient();
-      const acquiredAt = await this.acquire(blob, lease, name, durationInSeconds, maxWaitInMs, started, options.abortSignal);
-      return await this.hold(blob, lease, name, durationInSeconds, acquiredAt, work, (end) => (ending = end));
+      const acquiredAt = await acquireLease({ container: this.container, blob, lease, name, durationInSeconds, maxWaitInMs, started, abortSignal: options.abortSignal, backoff: this.options });
+      return await this.hold(blob, lease, name, durationInSeconds, acquiredAt, undefined, work, (end) => (ending = end));
     } finally {
       if (ending) {
         // Someone in this process queued behind: hand the lease over, still held, instead of releasing it
-        // and making them acquire it again (two round trips saved per contended application).
+        // and making them acquire it again (two round trips saved per contended application). Nobody
+        // queued: keep it for the carry-over time, for the next trigger to the same instance.
         const successorWaiting = (this.queued.get(name) ?? 0) > 1;
-        if (successorWaiting && this.canHandOff(ending, streak)) this.handOff(name, { lease: ending.lease, since: ending.since, durationInSeconds, streak });
+        const keepForMs = successorWaiting ? UNCLAIMED_HAND_OFF_IN_MS : (this.options.carryOverInMs ?? 0);
+        if (keepForMs > 0 && this.canHandOff(ending, streak)) this.handOff(name, { lease: ending.lease, since: ending.since, durationInSeconds, streak, carried: ending.carried }, keepForMs);
         else release = ending.release();
       }
       if (release && this.options.releaseInBackground) {
@@ -181,7 +193,7 @@ export class BlobLeaseProvider implements LeaseProvider {
    * optimisation (withLease creates a missing blob itself).
    */
   async prepare(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<void> {
-    await this.createBlob(this.blobOf(name), name, options.abortSignal);
+    await createLeaseBlob(this.container, this.blobOf(name), name, options.abortSignal);
   }
 
   private blobOf(name: string): BlockBlobClient {
@@ -219,10 +231,10 @@ export class BlobLeaseProvider implements LeaseProvider {
     return ending.heldUntil - performance.now() >= MIN_HAND_OFF_REMAINING_IN_MS;
   }
 
-  private handOff(name: string, held: HeldLease): void {
-    // If the successor gives up before taking it (its wait timed out, it was aborted), release it soon
-    // rather than letting it block other processes until it expires.
-    const timer = setTimeout(() => this.releaseHandOff(name), UNCLAIMED_HAND_OFF_IN_MS);
+  private handOff(name: string, held: HeldLease, keepForMs: number): void {
+    // If the successor gives up before taking it (its wait timed out, it was aborted), or no next holder
+    // comes within the carry-over time, release it rather than letting it block other processes until it expires.
+    const timer = setTimeout(() => this.releaseHandOff(name), keepForMs);
     timer.unref();
     this.handOffs.set(name, { ...held, timer });
   }
@@ -238,8 +250,32 @@ export class BlobLeaseProvider implements LeaseProvider {
         () => undefined,
         () => undefined,
       )
-      .finally(() => this.releasing.delete(pending));
+      .finally(() => {
+        this.releasing.delete(pending);
+        if (this.unclaimedReleases.get(name) === pending) this.unclaimedReleases.delete(name);
+      });
     this.releasing.add(pending);
+    this.unclaimedReleases.set(name, pending);
+  }
+
+  private hold<T>(
+    blob: BlockBlobClient,
+    lease: BlobLeaseClient,
+    name: string,
+    durationInSeconds: number,
+    acquiredAt: number,
+    carried: StoredInstance | undefined,
+    work: (lease: LeaseHandle) => Promise<T>,
+    onEnd: (ending: HoldEnding) => void,
+  ): Promise<T> {
+    const track = (here: { readonly since: number; readonly expiresAt: number | undefined }) => {
+      this.heldHere.set(name, here);
+      return () => {
+        if (this.heldHere.get(name) === here) this.heldHere.delete(name);
+      };
+    };
+    const { expiryMarginInMs } = this;
+    return holdLease({ blob, lease, name, durationInSeconds, acquiredAt, expiryMarginInMs, renewIntervalInMs: this.options.renewIntervalInMs, carried, track }, work, onEnd);
   }
 
   /** The lease handed over by this process's previous holder, if it is still good for this caller. */
@@ -254,195 +290,5 @@ export class BlobLeaseProvider implements LeaseProvider {
     // Another duration was asked for, or too little time is left: release it, then acquire as usual.
     await held.lease.releaseLease().catch(() => undefined);
     return undefined;
-  }
-
-  private async acquire(
-    blob: BlockBlobClient,
-    lease: BlobLeaseClient,
-    name: string,
-    durationInSeconds: number,
-    maxWaitInMs: number,
-    started: number,
-    abortSignal: AbortSignal | undefined,
-  ): Promise<number> {
-    let busyAttempts = 0;
-    let createRounds = 0;
-    for (;;) {
-      const sentAt = performance.now();
-      try {
-        await lease.acquireLease(durationInSeconds, { abortSignal });
-        // The lease runs from some moment after the request was sent: count from the send, to be safe.
-        return sentAt;
-      } catch (error) {
-        // An abort during a request surfaces as the SDK's AbortError: report the caller's reason instead,
-        // as an abort during a backoff wait does.
-        if (abortSignal?.aborted) throw abortSignal.reason;
-        const status = statusOf(error);
-        if (status === 404 && createRounds < MAX_CREATE_ROUNDS) {
-          createRounds += 1;
-          await this.createBlob(blob, name, abortSignal);
-          continue;
-        }
-        if (status !== 409) throw toSignalboxError(error, `lease "${name}"`);
-        const waited = performance.now() - started;
-        if (waited >= maxWaitInMs) throw new LeaseUnavailableError(name, Math.round(waited), { cause: error });
-        await delay(Math.min(maxWaitInMs - waited, backoffDelayInMs(busyAttempts, this.options)), abortSignal);
-        busyAttempts += 1;
-      }
-    }
-  }
-
-  /** Creates the (empty) lease blob, and the container if that is missing too. Losing a race is fine. */
-  private async createBlob(blob: BlockBlobClient, name: string, abortSignal: AbortSignal | undefined): Promise<void> {
-    try {
-      await blob.upload('', 0, { conditions: { ifNoneMatch: '*' }, abortSignal });
-      return;
-    } catch (error) {
-      const status = statusOf(error);
-      if (status === 409 || status === 412) return;
-      if (!(status === 404 && isRestError(error) && serviceErrorCode(error) === 'ContainerNotFound')) throw toSignalboxError(error, `lease "${name}"`);
-    }
-    try {
-      await this.container.create({ abortSignal });
-    } catch (error) {
-      // Only "it exists already" is expected; anything else is a real failure.
-      if (!(statusOf(error) === 409 && isRestError(error) && serviceErrorCode(error) === 'ContainerAlreadyExists')) {
-        throw toSignalboxError(error, `lease container "${this.container.containerName}"`);
-      }
-    }
-    try {
-      await blob.upload('', 0, { conditions: { ifNoneMatch: '*' }, abortSignal });
-    } catch (error) {
-      const status = statusOf(error);
-      if (status !== 409 && status !== 412) throw toSignalboxError(error, `lease "${name}"`);
-    }
-  }
-
-  private async hold<T>(
-    blob: BlockBlobClient,
-    lease: BlobLeaseClient,
-    name: string,
-    durationInSeconds: number,
-    acquiredAt: number,
-    work: (lease: LeaseHandle) => Promise<T>,
-    onEnd: (ending: HoldEnding) => void,
-  ): Promise<T> {
-    const controller = new AbortController();
-    const durationInMs = durationInSeconds * 1000;
-    const infinite = durationInSeconds === -1;
-    /** When the last acquire or renewal that succeeded was sent. */
-    let since = acquiredAt;
-    // The lease is certainly ours until this moment.
-    let heldUntil = infinite ? Number.POSITIVE_INFINITY : acquiredAt + durationInMs - this.expiryMarginInMs;
-    let stopped = false;
-    let timer: NodeJS.Timeout | undefined;
-    let renewing: Promise<void> | undefined;
-    let discarded = false;
-
-    const lose = (cause: unknown): void => {
-      if (!controller.signal.aborted) controller.abort(new LeaseLostError(name, { cause }));
-    };
-    const schedule = (inMs: number): void => {
-      if (stopped || infinite) return;
-      timer = setTimeout(() => (renewing = renew()), inMs);
-      // A pending renewal must not keep the process alive on its own.
-      timer.unref();
-    };
-    const renewEvery = this.options.renewIntervalInMs ?? durationInMs / 3;
-    const renew = async (): Promise<void> => {
-      const sentAt = performance.now();
-      try {
-        await lease.renewLease();
-        since = sentAt;
-        heldUntil = sentAt + durationInMs - this.expiryMarginInMs;
-        schedule(renewEvery);
-      } catch (error) {
-        if (stopped) return;
-        const status = statusOf(error);
-        // 409/412/404: broken, taken by someone else, or gone: the service says it is no longer ours.
-        const refused = status === 409 || status === 412 || status === 404;
-        const retryInMs = Math.min(1000, renewEvery);
-        if (refused || performance.now() + retryInMs >= heldUntil) lose(toSignalboxError(error, `lease "${name}"`));
-        else schedule(retryInMs);
-      }
-    };
-
-    const handle: LeaseHandle = {
-      name,
-      signal: controller.signal,
-      assertHeld: () => {
-        if (!controller.signal.aborted && performance.now() >= heldUntil) lose(new Error('the lease may have expired: no renewal succeeded in time'));
-        if (controller.signal.aborted) throw controller.signal.reason instanceof LeaseLostError ? controller.signal.reason : new LeaseLostError(name);
-      },
-      discard: async () => {
-        // Deleting a leased blob needs the lease id; a blob already gone is what we wanted.
-        stopped = true;
-        clearTimeout(timer);
-        try {
-          await blob.delete({ conditions: { leaseId: lease.leaseId } });
-        } catch (error) {
-          if (statusOf(error) !== 404) throw toSignalboxError(error, `lease "${name}"`);
-        }
-        discarded = true;
-      },
-    };
-
-    // A lease handed over keeps the renewal rhythm of its acquisition.
-    schedule(Math.max(0, since + renewEvery - performance.now()));
-    const wallClockOf = (monotonic: number): number => Date.now() - (performance.now() - monotonic);
-    // For `inspect`: `since` is this holder's start (a handed-over lease counts from its last renewal);
-    // `expiresAt` is read when asked, as renewals move it.
-    const here = {
-      since: wallClockOf(acquiredAt),
-      get expiresAt() {
-        return infinite ? undefined : wallClockOf(heldUntil);
-      },
-    };
-    this.heldHere.set(name, here);
-    try {
-      return await work(handle);
-    } finally {
-      if (this.heldHere.get(name) === here) this.heldHere.delete(name);
-      stopped = true;
-      clearTimeout(timer);
-      const inFlight = renewing;
-      onEnd({
-        lease,
-        since,
-        heldUntil,
-        // A renewal still in flight may yet fail: treat the lease as lost then (no hand-over).
-        // A discarded lease (its blob deleted) is gone: nothing to hand over or release.
-        lost: discarded || controller.signal.aborted || inFlight !== undefined,
-        // Best effort: if this fails the lease simply expires. Never mask the work's own result or error.
-        // withLease decides whether its caller waits for this (releaseInBackground).
-        release: async () => {
-          await inFlight?.catch(() => undefined);
-          if (discarded) return;
-          await lease.releaseLease().catch(() => undefined);
-        },
-      });
-    }
-  }
-}
-
-/** Waits for the previous local holder of the name, within the overall wait budget. */
-async function waitLocally(previous: Promise<void>, name: string, maxWaitInMs: number, started: number, abortSignal: AbortSignal | undefined): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    await Promise.race([
-      previous,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new LeaseUnavailableError(name, Math.round(performance.now() - started))), Math.max(0, maxWaitInMs - (performance.now() - started)));
-        if (abortSignal) {
-          if (abortSignal.aborted) reject(abortSignal.reason);
-          onAbort = () => reject(abortSignal.reason);
-          abortSignal.addEventListener('abort', onAbort, { once: true });
-        }
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) abortSignal?.removeEventListener('abort', onAbort);
   }
 }

@@ -3,13 +3,16 @@
  * encoded subject (long subjects hashed, see keys.ts), RowKey = encoded instance id. Finding the
  * candidates for a trigger is one partition query per subject, so it costs in proportion to the
  * matches, not to the number of instances. Rows for different subjects are in different partitions, so
- * add/remove cannot be one transaction: they are parallel single-row calls with bounded concurrency.
- * All of them are idempotent, so a retried add or remove is harmless.
+ * one instance's add/remove cannot be one transaction; the rows go through one GroupedRowChanges per
+ * index (grouped-row-changes.ts), so the changes that instances make at the same time to one subject's
+ * partition (a trigger name every instance waiting for it holds) go out as one transaction. All of
+ * them are idempotent, so a retried add or remove is harmless.
  */
 import { odata, type TableClient } from '@azure/data-tables';
 import type { InterestIndex, OperationOptions, Page, PageOptions } from '../engine/ports';
 import { decodeToken, encodeToken, isSdkTableToken, pageSize } from './continuation-token';
-import { isEntityNotFound, toSignalboxError, translate } from './errors';
+import { toSignalboxError, translate } from './errors';
+import { GroupedRowChanges } from './grouped-row-changes';
 import { decodeKey, encodeKey, encodeLookupKey } from './keys';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 
@@ -33,12 +36,14 @@ function isCandidateToken(value: unknown): value is CandidateToken {
 
 export class TableInterestIndex implements InterestIndex {
   private readonly concurrency: number;
+  private readonly rows: GroupedRowChanges;
 
   constructor(
     private readonly client: TableClient,
     options: TableInterestIndexOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 16;
+    this.rows = new GroupedRowChanges(client);
   }
 
   async add(instanceId: string, subjects: readonly string[], options: OperationOptions = {}): Promise<void> {
@@ -46,7 +51,7 @@ export class TableInterestIndex implements InterestIndex {
     await this.forEach(subjects, (subject) =>
       translate(`interest "${subject}" of instance "${instanceId}"`, () =>
         // Replace-upsert: the row carries nothing but its keys, and writing it twice is harmless.
-        this.client.upsertEntity({ partitionKey: encodeLookupKey(subject), rowKey }, 'Replace', { abortSignal: options.abortSignal }),
+        this.rows.put({ partitionKey: encodeLookupKey(subject), rowKey }, options),
       ),
     );
   }
@@ -55,9 +60,10 @@ export class TableInterestIndex implements InterestIndex {
     const rowKey = encodeKey(instanceId, 'instance id');
     await this.forEach(subjects, async (subject) => {
       try {
-        await this.client.deleteEntity(encodeLookupKey(subject), rowKey, { abortSignal: options.abortSignal });
+        // A row that is not there counts as removed.
+        await this.rows.delete({ partitionKey: encodeLookupKey(subject), rowKey }, options);
       } catch (error) {
-        if (!isEntityNotFound(error)) throw toSignalboxError(error, `interest "${subject}" of instance "${instanceId}"`);
+        throw toSignalboxError(error, `interest "${subject}" of instance "${instanceId}"`);
       }
     });
   }

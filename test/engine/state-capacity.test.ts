@@ -259,7 +259,7 @@ describe('capacity on a state', () => {
     expect((await engine.applyTrigger('b', pick('b', { priority: 4 }))).outcome).toBe('capacityQueued');
     await engine.applyTrigger('a', done('a'));
     const b = await engine.getInstance('b');
-    const reoffers = delivery.delivered.filter((sent) => sent.capacityReoffer);
+    const reoffers = delivery.delivered.filter((sent) => sent.internal?.kind === 'capacityReoffer');
     expect(reoffers).toEqual([
       expect.objectContaining({
         id: expect.stringMatching(/^raised:1:a:i\.[0-9a-f]+:k2\.pick-b:0$/),
@@ -268,7 +268,7 @@ describe('capacity on a state', () => {
         priority: 4,
         recipient: { instanceId: 'b', incarnation: b.incarnation },
         causalDepth: 1,
-        capacityReoffer: { workflowId: 'orders', stateId: 'picking', key: 'customer:42', trigger: expect.objectContaining({ id: 'pick-b' }) },
+        internal: { kind: 'capacityReoffer', workflowId: 'orders', stateId: 'picking', key: 'customer:42', trigger: expect.objectContaining({ id: 'pick-b' }) },
       }),
     ]);
     // Applied: the waiting trigger itself, under its own id; the copy delivered again changes nothing more.

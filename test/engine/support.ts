@@ -22,6 +22,7 @@ import {
   type WorkflowDefinition,
   type WorkflowDefinitionInput,
 } from '../../src/engine';
+import { capacityRows } from '../../src/engine/admission';
 import { createInMemoryPorts } from '../../src/testing';
 
 export class FakeClock {
@@ -211,9 +212,9 @@ export function flowPausingWhenCounted(flow: FlowStore, instanceId: string): { r
     flow: {
       getRow: flow.getRow.bind(flow),
       listRows: flow.listRows.bind(flow),
-      putRow: async (...args: Parameters<FlowStore['putRow']>) => {
-        const etag = await flow.putRow(...args);
-        const members = (args[2] as { members?: { instanceId: string }[] }).members ?? [];
+      putRow: async (workflowId, kind, key, value, options) => {
+        const etag = await flow.putRow(workflowId, kind, key, value, options);
+        const members = kind.prefix === capacityRows.prefix ? capacityRows.schema.parse(value).members : [];
         if (pending && members.some((member) => member.instanceId === instanceId)) {
           const work = pending;
           pending = undefined;

@@ -101,7 +101,7 @@ beforeAll(async () => {
     const created = await call('POST', 'instances', { workflowId: 'orders', instanceId, context });
     if (created.status !== 201) throw new Error(`creating ${instanceId}: ${created.status} ${JSON.stringify(created.body)}`);
   });
-}, 180_000);
+}, 600_000); // 1,100 instances: generous, the suite runs on loaded machines
 
 describe('triggerOrchestrator with the real activities on Azurite', () => {
   it('applies a trigger to every candidate across pages, once each, and records the summary', async () => {

@@ -95,7 +95,9 @@ async function triggerAndSettle(subject: string): Promise<{ operation: any; requ
   counter.reset();
   const answer = await api.request('POST', '/api/triggers', { json: { name: 'Increment', subjects: [subject] }, headers: { prefer: 'wait=10' } });
   expect(answer.status).toBe(200);
-  const requests = await settledRequests();
+  // The lease's release is sent once its carry-over time is up, after the operation was recorded
+  // (decision 0024): it is billed to no operation, and left out here.
+  const requests = (await settledRequests()).filter((request) => !request.startsWith('blob lease release'));
   const operation = (await api.request('GET', `/api/operations/${answer.body.id}`)).body;
   return { operation, requests };
 }

@@ -78,9 +78,10 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
       'blob lease acquire ' + names.leaseContainer,
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',
-      'blob lease release ' + names.leaseContainer,
       // Recorded once, finished (decision 0018); the result rides in it (decision 0017): no row of its own.
       'table POST $batch $batch',
+      // Kept for the carry-over time for a next trigger to the instance, then released (decision 0024).
+      'blob lease release ' + names.leaseContainer,
     ]);
     expect(answer.body.instances).toEqual([expect.objectContaining({ instanceId: 'r-1', outcome: 'transitioned', trace: expect.any(Array) })]);
     // Listed, and read back, as any operation.
@@ -101,8 +102,8 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
       'blob lease acquire ' + names.leaseContainer,
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',
-      'blob lease release ' + names.leaseContainer,
       'table POST $batch $batch',
+      'blob lease release ' + names.leaseContainer,
     ]);
   });
 
@@ -121,8 +122,8 @@ describe('storage requests of one trigger to one instance (Prefer: wait)', () =>
       'blob lease acquire ' + names.leaseContainer,
       `table GET ${names.instancesTable}`,
       'table POST $batch $batch',
-      'blob lease release ' + names.leaseContainer,
       'table POST $batch $batch',
+      'blob lease release ' + names.leaseContainer,
     ]);
   });
 

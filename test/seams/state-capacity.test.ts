@@ -221,11 +221,16 @@ describe('state capacity seams', () => {
     const clock = new ManualClock('2026-11-26T10:00:00.000Z');
     const engine = new Engine(ports, { clock, logger: recordingLogger(), newId: () => 'id' });
     const create = ports.instances.create.bind(ports.instances);
-    // The process stops between the count and the instance's save.
-    ports.instances.create = async () => {
-      throw new Error('the process stopped');
+    // The process stops between the count and the instance's save: the save never answers, and nothing after it runs
+    // (a failure that is answered is settled at once: the place is given back).
+    let reachedSave!: () => void;
+    const atSave = new Promise<void>((resolve) => (reachedSave = resolve));
+    ports.instances.create = () => {
+      reachedSave();
+      return new Promise<never>(() => {});
     };
-    await expect(engine.createInstance({ workflowId: 'direct', instanceId: 'lost', context: { customer: '42' } })).rejects.toThrow('the process stopped');
+    void engine.createInstance({ workflowId: 'direct', instanceId: 'lost', context: { customer: '42' } });
+    await atSave;
     ports.instances.create = create;
     await expect(engine.createInstance({ workflowId: 'direct', instanceId: 'next', context: { customer: '42' } })).rejects.toMatchObject({
       message: 'state `picking` is full for key `customer:42`: 1/1',

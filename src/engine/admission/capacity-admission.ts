@@ -1,22 +1,26 @@
 /**
  * @module A trigger whose transition would take the instance into a state with `capacity`
  * (definition/state-capacity.ts), checked before any of the transition's steps run (Effects.beforeEntering):
- * counted in when there is room, else the trigger stops there (nothing saved, no action run) and waits in
- * the state's queue (state-capacity.ts), or its wait ends with `capacityTimeout`. Each verdict opens the
+ * the verdict is read off the state's row as it is (nothing written: deciding writes nothing) and recorded
+ * as an admission request of the decision (decide/admission-request.ts), which the run loop reserves before
+ * the save (admission-protocol.ts). Admitted, the transition goes on; else the trigger stops there (no
+ * action run) and waits in the state's queue (state-capacity.ts), or its wait ends with `capacityTimeout`. Each verdict opens the
  * decision trace. A change that stays in its state, or a state without `capacity`, costs nothing here.
  */
 import type { WorkflowDefinition } from '../definition';
 import { capacityTimeoutInMs, type StateCapacityDefinition } from '../definition';
 import type { Decision } from '../decide/decision';
+import type { AdmissionRequest } from '../decide/admission-request';
 import type { TraceEntry } from '../decide/decision-trace';
 import { TriggerOutcome } from '../model/enums';
 import { flowKeyOf } from './flow-admission';
 import type { CapacityEntry, CapacityWait, Instance } from '../model/instance';
 import { withCapacityWait, withCapacityWaitIn, withoutCapacityWait } from './capacity-waits';
-import { CAPACITY_ROOM_TRIGGER_NAME, triggerPriority, type Trigger } from '../model/trigger';
+import { triggerPriority, type Trigger } from '../model/trigger';
+import { CAPACITY_ROOM_TRIGGER_NAME, internalKindOf } from '../model/internal-trigger';
 import type { Effects } from '../steps/effects';
-import type { OperationOptions } from '../ports';
-import type { CapacityOffer, StateCapacityRows } from './state-capacity';
+import type { FlowRow, OperationOptions } from '../ports';
+import type { CapacityOffer, CapacityRequest, StateCapacityRows, StateKeyCapacity } from './state-capacity';
 
 /** What admitNow reads of the instance about to enter (a creation has no stored instance yet). */
 export type EnteringInstance = Pick<Instance, 'id' | 'workflowId' | 'status' | 'context' | 'historyLength' | 'capacityEntry'>;
@@ -25,20 +29,41 @@ export function capacityTracePath(stateId: string): string {
   return `states.${stateId}.capacity`;
 }
 
+/** A decision's admission request and the row its plan read (the reservation writes over it when it is unchanged). */
+export interface PlannedAdmission {
+  readonly request: AdmissionRequest;
+  readonly row: FlowRow<StateKeyCapacity> | undefined;
+}
+
+/** A place written on its row for this application (admission-protocol.ts): confirmed or released after the save. */
+export interface ReservedPlace {
+  readonly entry: CapacityEntry;
+  readonly limit: number;
+  readonly historyLength: number;
+  /** When it was reserved (ISO 8601): the member's `since`, should it have to be listed again. */
+  readonly since: string;
+}
+
 /**
- * One trigger's application, over every decision made for it (a 412 decides again): where it was counted
- * in, the trace entry of the last check, and the waiters a full row handed back to be offered again.
+ * One trigger's (or outside change's) application, over every decision made for it (a 412 or a lost
+ * reservation decides again): the plan of the current decision (where it would be counted in, the trace
+ * entry of its check, its admission requests), the places reserved so far, and the waiters a full row
+ * handed back to be offered again.
  */
 export class CapacityGate {
-  /** Where this application is counted (kept over a second decision: the row already lists it). */
-  entered?: CapacityEntry;
-  /** Where its automatic transitions were counted in (withAutomaticEntry), in order. */
-  private readonly automaticEntries: CapacityEntry[] = [];
+  /** Where the current decision's trigger would be counted in. */
+  private entered?: CapacityEntry;
+  /** Where a change from outside was counted in before deciding (admitNow): reserved, not part of any decision's plan. */
+  private outsideEntry?: CapacityEntry;
+  /** Where the current decision's automatic transitions would be counted in (withAutomaticEntry), in order. */
+  private automaticEntries: CapacityEntry[] = [];
   /** Automatic transitions not taken for a full state: each instance's wait, from the state it waits in. */
-  private readonly automaticWaits: (CapacityWait & { readonly whileIn: string })[] = [];
+  private automaticWaits: (CapacityWait & { readonly whileIn: string })[] = [];
+  /** The current decision's admission requests, in the order it made them. */
+  private planned: PlannedAdmission[] = [];
+  /** Places written on rows, by place: kept over a decision made again (the row lists them), settled after the save. */
+  private readonly reserved = new Map<string, ReservedPlace>();
   readonly offers: CapacityOffer[] = [];
-  /** Each place's limit as it was counted in, for the offers of giving it back. */
-  private readonly limits = new Map<string, number>();
   private trace?: TraceEntry;
   /** The trigger checked last, and where it waits when it was queued (its deadline gets a timer). */
   private checked?: { readonly triggerId: string; readonly waitsIn?: CapacityWait };
@@ -48,6 +73,36 @@ export class CapacityGate {
     private readonly options: OperationOptions,
     private readonly now: () => Date,
   ) {}
+
+  /** A decision is about to be made (again): its plan starts empty; reserved places stay. */
+  beginDecision(): void {
+    this.entered = undefined;
+    this.automaticEntries = [];
+    this.automaticWaits = [];
+    this.planned = [];
+    this.trace = undefined;
+    this.checked = undefined;
+  }
+
+  /** The current decision's admission requests with the rows they were read from. */
+  plan(): readonly PlannedAdmission[] {
+    return this.planned;
+  }
+
+  /** Records a place written on its row (admission-protocol.ts). */
+  reservedAt(place: ReservedPlace): void {
+    this.reserved.set(placeName(place.entry), place);
+  }
+
+  /** The places written on rows for this application so far. */
+  reservations(): ReservedPlace[] {
+    return [...this.reserved.values()];
+  }
+
+  /** Forgets a place given back (its row no longer lists it). */
+  released(entry: CapacityEntry): void {
+    this.reserved.delete(placeName(entry));
+  }
 
   /**
    * The outcome that stops `trigger` before it enters `toStateId` (queued, timed out), or undefined. The
@@ -71,25 +126,23 @@ export class CapacityGate {
       this.trace = { path, type: 'capacity', result: true, detail: 'no limit applied: the key yields nothing' };
       return undefined;
     }
-    const verdict = await this.rows.enter(
-      {
-        workflowId: definition.id,
-        stateId: toStateId,
-        key,
-        limit: capacity.limit,
-        instanceId: stored.id,
-        historyLength: stored.historyLength,
-        ...(stored.incarnation !== undefined ? { incarnation: stored.incarnation } : {}),
-        trigger,
-        timeoutInMs: capacityTimeoutInMs(capacity),
-      },
-      this.options,
-    );
-    this.offers.push(...verdict.offer);
+    const request: CapacityRequest = {
+      workflowId: definition.id,
+      stateId: toStateId,
+      key,
+      limit: capacity.limit,
+      instanceId: stored.id,
+      historyLength: stored.historyLength,
+      ...(stored.incarnation !== undefined ? { incarnation: stored.incarnation } : {}),
+      trigger,
+      timeoutInMs: capacityTimeoutInMs(capacity),
+    };
+    // Read, not written: the decision is made on this verdict, and the run loop reserves it after (admission-protocol.ts).
+    const { verdict, row } = await this.rows.previewEnter(request, this.options);
+    this.planned.push({ request: { via: 'trigger', ...request, planned: verdict.verdict }, row });
     this.trace = { path, type: 'capacity', result: verdict.verdict === 'admitted', detail: verdict.detail };
     if (verdict.verdict === 'admitted') {
       this.entered = { stateId: toStateId, key };
-      this.limits.set(placeName(this.entered), capacity.limit);
       return undefined;
     }
     if (verdict.verdict === 'queued' && verdict.waiter) this.checked = { triggerId: trigger.id, waitsIn: { triggerId: trigger.id, stateId: toStateId, key, deadline: verdict.waiter.deadline } };
@@ -108,13 +161,14 @@ export class CapacityGate {
     const entry = await entryFromOutside(definition, instance, stateId, this.now);
     if (!entry) return undefined;
     const { capacity, key } = entry;
+    // Written before deciding, by the run loop's admission stage (not by a decision): reserved, settled after the save.
     const verdict = await this.rows.enterNow({ workflowId: definition.id, stateId, key, limit: capacity.limit, instanceId: instance.id, historyLength: instance.historyLength }, this.options);
     if (!verdict.admitted) {
       const waiting = verdict.waiting > 0 ? ` and ${verdict.waiting} waiting` : '';
       return { stateId, key, refused: `state \`${stateId}\` is full for key \`${key}\`: ${verdict.members}/${capacity.limit}${waiting}` };
     }
-    this.entered = { stateId, key };
-    this.limits.set(placeName(this.entered), capacity.limit);
+    this.outsideEntry = { stateId, key };
+    this.reservedAt({ entry: this.outsideEntry, limit: capacity.limit, historyLength: instance.historyLength, since: this.now().toISOString() });
     return undefined;
   }
 
@@ -122,7 +176,7 @@ export class CapacityGate {
    * `effects` with Effects.automaticEntry for a change of `instance` (as stored before it, or about to be
    * created): an automatic transition into a state with `capacity` is taken when the instance is counted in
    * there; when the state is full it is not, and the instance waits in the state's queue with a trigger of
-   * its own (Trigger.capacityRoom, one per state entry), offered again like any waiter when room frees.
+   * its own (internal kind `capacityRoom`, one per state entry), offered again like any waiter when room frees.
    */
   withAutomaticEntry(effects: Effects, definition: WorkflowDefinition, instance: Pick<Instance, 'id' | 'workflowId' | 'incarnation' | 'historyLength' | 'capacityEntry'>): Effects {
     if (!this.rows || !Object.values(definition.states).some((state) => state.capacity)) return effects;
@@ -144,35 +198,35 @@ export class CapacityGate {
         // incarnation (an instance created again with the id reaches the same history length: a deleted
         // one's waiter, left in the queue until it is offered, must not pass for the new one's).
         const incarnation = instance.incarnation !== undefined ? `${instance.incarnation}:` : '';
-        const waitId = entering.trigger?.capacityRoom ? entering.trigger.id : `${instance.id}:room:${incarnation}${entering.fromStateId}:${instance.historyLength}`;
-        const roomTrigger: Trigger = { id: waitId, name: CAPACITY_ROOM_TRIGGER_NAME, subjects: [instance.id], capacityRoom: { stateId: entering.fromStateId } };
-        const verdict = await rows.enterNow(
-          {
-            workflowId: definition.id,
-            stateId: toStateId,
-            key,
-            limit: capacity.limit,
+        const waitId =
+          entering.trigger && internalKindOf(entering.trigger, 'capacityRoom') ? entering.trigger.id : `${instance.id}:room:${incarnation}${entering.fromStateId}:${instance.historyLength}`;
+        const roomTrigger: Trigger = { id: waitId, name: CAPACITY_ROOM_TRIGGER_NAME, subjects: [instance.id], internal: { kind: 'capacityRoom', stateId: entering.fromStateId } };
+        const request = {
+          workflowId: definition.id,
+          stateId: toStateId,
+          key,
+          limit: capacity.limit,
+          instanceId: instance.id,
+          historyLength: instance.historyLength,
+          waitAs: {
+            id: waitId,
             instanceId: instance.id,
-            historyLength: instance.historyLength,
-            waitAs: {
-              id: waitId,
-              instanceId: instance.id,
-              ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
-              trigger: roomTrigger,
-              priority: triggerPriority(roomTrigger),
-              arrivedAt: now.toISOString(),
-              deadline: new Date(now.getTime() + capacityTimeoutInMs(capacity)).toISOString(),
-            },
+            ...(instance.incarnation !== undefined ? { incarnation: instance.incarnation } : {}),
+            trigger: roomTrigger,
+            priority: triggerPriority(roomTrigger),
+            arrivedAt: now.toISOString(),
+            deadline: new Date(now.getTime() + capacityTimeoutInMs(capacity)).toISOString(),
           },
-          this.options,
-        );
+        };
+        // Read, not written, as for a trigger's own entry: reserved by the run loop after the decision.
+        const { verdict, row } = await rows.previewEnterNow(request, this.options);
+        this.planned.push({ request: { via: 'automatic', ...request, planned: verdict.admitted ? 'admitted' : 'refused' }, row });
         const where = `${key} at ${verdict.members}/${capacity.limit} in ${toStateId}`;
         if (!verdict.admitted) {
           this.automaticWaits.push({ triggerId: waitId, stateId: toStateId, key, deadline: new Date(now.getTime() + capacityTimeoutInMs(capacity)).toISOString(), whileIn: entering.fromStateId });
           return { admitted: false, detail: `full: ${where}` };
         }
         this.automaticEntries.push({ stateId: toStateId, key });
-        this.limits.set(placeName({ stateId: toStateId, key }), capacity.limit);
         return { admitted: true, detail: `admitted: ${where}` };
       },
     };
@@ -191,9 +245,9 @@ export class CapacityGate {
     return place ? { ...instance, capacityEntry: place } : instance;
   }
 
-  /** Every place this application was counted in, in order. */
+  /** Every place this application is counted in, in order: from outside, then the current decision's. */
   places(): CapacityEntry[] {
-    return [...(this.entered ? [this.entered] : []), ...this.automaticEntries];
+    return [...(this.outsideEntry ? [this.outsideEntry] : []), ...(this.entered ? [this.entered] : []), ...this.automaticEntries];
   }
 
   /**
@@ -202,6 +256,15 @@ export class CapacityGate {
    */
   decided(decision: Decision, stored: Instance, now: Date): Decision {
     const traced = this.trace ? { ...decision, result: { ...decision.result, trace: [this.trace, ...(decision.result.trace ?? [])] } } : decision;
+    return this.decidedWaits(traced, stored, now);
+  }
+
+  /** The decision carrying its admission requests as data, for the run loop to reserve (admission-protocol.ts). */
+  withAdmissions(decision: Decision): Decision {
+    return this.planned.length > 0 ? { ...decision, admissions: this.planned.map((planned) => planned.request) } : decision;
+  }
+
+  private decidedWaits(traced: Decision, stored: Instance, now: Date): Decision {
     const waitsIn = this.checked?.waitsIn;
     if (traced.result.outcome === TriggerOutcome.capacityQueued && waitsIn && !traced.change) {
       const { etag: _etag, ...plain } = stored as Instance & { etag?: string };
@@ -218,20 +281,6 @@ export class CapacityGate {
     const kept = this.automaticWaits.filter((wait) => wait.whileIn === counted.stateId).reduce((within, wait) => withCapacityWaitIn(within, wait, now), change);
     return kept === traced.change ? traced : { ...traced, change: kept };
   }
-
-  /**
-   * Counted in, but the saved instance is not there (a step faulted, an automatic transition went on): the
-   * place is given back, and the waiters queued behind it meanwhile are offered (`offers`, after the lease).
-   */
-  async giveBackUnused(workflowId: string, instanceId: string, saved: Instance | undefined): Promise<void> {
-    if (!this.rows) return;
-    for (const place of this.places()) {
-      if (saved?.capacityEntry?.stateId === place.stateId && saved.capacityEntry.key === place.key) continue;
-      const limit = this.limits.get(placeName(place));
-      if (limit !== undefined) this.offers.push(...(await this.rows.reoffersOnLeaving(workflowId, place.stateId, place.key, limit, instanceId, this.options)));
-      await this.rows.leave(workflowId, place.stateId, place.key, instanceId, this.options);
-    }
-  }
 }
 
 /**
@@ -239,7 +288,7 @@ export class CapacityGate {
  * counts under; undefined when nothing limits it: no `capacity`, counted there already, or the key yields
  * nothing or fails (as for a trigger, no limit applies then).
  */
-async function entryFromOutside(
+export async function entryFromOutside(
   definition: WorkflowDefinition,
   instance: EnteringInstance,
   stateId: string,
@@ -255,7 +304,7 @@ async function entryFromOutside(
   }
 }
 
-function placeName(place: CapacityEntry): string {
+export function placeName(place: CapacityEntry): string {
   return `${place.stateId}\u0000${place.key}`;
 }
 
@@ -263,44 +312,4 @@ function placeName(place: CapacityEntry): string {
 function withoutWaitsLeft<Changed extends Instance>(instance: Changed): Changed {
   const left = (instance.capacityWaits ?? []).filter((wait) => wait.whileIn !== undefined && wait.whileIn !== instance.stateId);
   return left.reduce((within, wait) => withoutCapacityWait(within, wait.triggerId), instance);
-}
-
-/**
- * A migration's dry run, predicting which instances a full state would refuse (`notMigratable`), as the
- * rows stand now: each key's row is read once, and the instances of the report take its room in the
- * order the report reads them, as the migration would offer them. Waiting triggers go first, as for any
- * entry from outside (admitNow). An estimate: the rows change while the migration runs, and members that
- * left without their change reaching the row yet are only reconciled by a real entry.
- */
-export class CapacityForecast {
-  private readonly rooms = new Map<string, { room: number; refused: string }>();
-
-  constructor(
-    private readonly rows: StateCapacityRows,
-    private readonly now: () => Date,
-    private readonly options: OperationOptions,
-  ) {}
-
-  /** Why `instance` would be refused entry into `stateId` of `definition`, or undefined when it would fit (taking its place). */
-  async refusal(definition: WorkflowDefinition, instance: EnteringInstance & Pick<Instance, 'stateId'>, stateId: string): Promise<string | undefined> {
-    const entry = await entryFromOutside(definition, instance, stateId, this.now);
-    if (!entry) return undefined;
-    const { capacity, key } = entry;
-    const name = placeName({ stateId, key });
-    let place = this.rooms.get(name);
-    if (!place) {
-      const row = await this.rows.read(definition.id, stateId, key, this.options);
-      const waiting = row.queued.length > 0 ? ` and ${row.queued.length} waiting` : '';
-      place = {
-        room: capacity.limit - row.members.length - row.queued.length,
-        refused: `state \`${stateId}\` would be full for key \`${key}\`: ${row.members.length}/${capacity.limit}${waiting} now`,
-      };
-      this.rooms.set(name, place);
-    }
-    if (place.room > 0) {
-      place.room -= 1;
-      return undefined;
-    }
-    return place.refused;
-  }
 }

@@ -44,7 +44,7 @@ export function reofferRows(leaver: Instance, cause: Cause, offers: readonly Cap
         subjects: [waiter.instanceId],
         ...(waiter.trigger.priority !== undefined ? { priority: waiter.trigger.priority } : {}),
         recipient: { instanceId: waiter.instanceId, ...(waiter.incarnation !== undefined ? { incarnation: waiter.incarnation } : {}) },
-        capacityReoffer: { workflowId, stateId, key, trigger: waiter.trigger },
+        internal: { kind: 'capacityReoffer', workflowId, stateId, key, trigger: waiter.trigger },
         causalDepth: depth,
         causalBudget,
         // Applied for whoever sent the waiting trigger (the history credits them), as if it had not waited.

@@ -13,6 +13,7 @@ import { TriggerOutcome } from '../model/enums';
 import type { CapacityWait, Instance } from '../model/instance';
 import { OutboxKind, type TimerOutboxRow } from '../model/outbox';
 import type { Trigger } from '../model/trigger';
+import type { CapacityWaitTarget } from '../model/internal-trigger';
 import type { OperationOptions } from '../ports';
 import type { StateCapacityRows } from './state-capacity';
 
@@ -51,11 +52,11 @@ export async function decideCapacityWaitEnd(
   rows: StateCapacityRows | undefined,
   definition: WorkflowDefinition,
   stored: Instance,
-  trigger: Trigger & { readonly capacityWait: NonNullable<Trigger['capacityWait']> },
+  trigger: Trigger,
+  target: CapacityWaitTarget,
   now: Date,
   options: OperationOptions,
 ): Promise<{ decision: Decision; waiting?: Trigger }> {
-  const target = trigger.capacityWait;
   const wait = stored.capacityWaits?.find((kept) => kept.triggerId === target.triggerId);
   const timerId = wait && capacityWaitTimersOf({ ...stored, capacityWaits: [wait] })[0]!.timerId;
   if (!wait || !rows || target.incarnation !== stored.incarnation || timerId !== trigger.id) return { decision: unchanged({ instanceId: stored.id, outcome: TriggerOutcome.notInterested }) };

@@ -1,6 +1,6 @@
 /**
  * @module Concurrency slots: the storage side of a workflow's `concurrency` policy. Each key has one row
- * (`slots|<key>`, flow-store.ts) listing the applications holding a slot and the triggers waiting for one,
+ * (`slots|<key>`, flow-rows.ts) listing the applications holding a slot and the triggers waiting for one,
  * changed only with its ETag, so two workers never both take the last slot. A holder and a waiter carry an
  * expiry: a crashed worker's slot frees itself (holders renew theirs while they run). Waiters are admitted
  * in order (higher `priority` first, then arrival), each taking a slot only when fewer than the free
@@ -8,9 +8,11 @@
  * back as retryable (FlowQueuedError), never dropped. Run-time limit overrides live on the same row, so
  * taking a slot costs one read and one write, releasing it another read and write.
  */
-import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, placeGoesBefore, PreconditionFailedError, ConflictError, delay, type JsonObject } from '../model';
+import { DEFAULT_TRIGGER_PRIORITY, FlowQueuedError, PreconditionFailedError, ConflictError, delay } from '../model';
 import type { FlowRow, FlowStore, OperationOptions } from '../ports';
 import { changeFlowRow } from './flow-row-change';
+import { slotRows } from './flow-rows';
+import { WaitingLine } from './waiting-line';
 
 /** Triggers waiting per key; past this a trigger is handed back at once rather than queued. */
 export const MAX_QUEUED_PER_KEY = 200;
@@ -94,9 +96,8 @@ export interface ConcurrencySlotsOptions {
   readonly warn: (message: string, properties: Record<string, unknown>) => void;
 }
 
-export function slotsRowKey(key: string): string {
-  return `slots|${key}`;
-}
+/** A key's triggers waiting for a slot: in admission order, at most MAX_QUEUED_PER_KEY, each until its listing expires. */
+const slotLine = new WaitingLine<SlotWaiter>({ maxWaiting: MAX_QUEUED_PER_KEY, endsAt: (waiter) => waiter.expiresAt });
 
 export class ConcurrencySlots {
   private readonly ttlInMs: number;
@@ -114,7 +115,7 @@ export class ConcurrencySlots {
 
   /** The key's row as it stands (expired holders and waiters left out). */
   async read(workflowId: string, key: string, options: OperationOptions = {}): Promise<KeySlots> {
-    return pruned(slotsOf(await this.store.getRow(workflowId, slotsRowKey(key), options)), this.options.now());
+    return pruned(slotsOf(await this.store.getRow(workflowId, slotRows, key, options)), this.options.now());
   }
 
   /**
@@ -131,16 +132,16 @@ export class ConcurrencySlots {
     let interval = 10;
     for (;;) {
       options.abortSignal?.throwIfAborted();
-      const row = await this.store.getRow(request.workflowId, slotsRowKey(request.key), options);
+      const row = await this.store.getRow(request.workflowId, slotRows, request.key, options);
       const now = this.options.now();
       const slots = pruned(slotsOf(row), now);
       const limit = slots.limitOverride?.limit ?? request.limit;
-      const mine = slots.queued.find((waiter) => waiter.id === waiterId);
-      const ahead = slots.queued.filter((waiter) => waiter.id !== waiterId && goesBefore(waiter, mine ?? { id: waiterId, priority, arrivedAt: now.toISOString() })).length;
+      const mine = slotLine.placeOf(slots.queued, waiterId);
+      const ahead = slotLine.ahead(slots.queued, mine ?? { id: waiterId, priority, arrivedAt: now.toISOString() });
       const free = limit - slots.running.length;
       if (free > 0 && ahead < free) {
         const holder: SlotHolder = { id, instanceId: request.instanceId, triggerId: request.triggerId, since: now.toISOString(), expiresAt: new Date(now.getTime() + this.ttlInMs).toISOString() };
-        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slots.queued.filter((waiter) => waiter.id !== waiterId) };
+        const next: KeySlots = { ...slots, running: [...slots.running, holder], queued: slotLine.remove(slots.queued, waiterId) };
         if (await this.write(request.workflowId, request.key, next, row, options)) {
           const at = `${request.key} at ${next.running.length}/${limit}`;
           const held = { workflowId: request.workflowId, key: request.key, id, detail: '' };
@@ -157,7 +158,7 @@ export class ConcurrencySlots {
         // Listed (or its listing renewed once half of it has passed), then handed back to be parked.
         const listedUntil = now.getTime() + listingInMs + WAITER_GRACE_IN_MS;
         const renew = !mine || Date.parse(mine.expiresAt) - now.getTime() < (listingInMs + WAITER_GRACE_IN_MS) / 2;
-        if (renew && (mine || slots.queued.length < MAX_QUEUED_PER_KEY)) {
+        if (renew) {
           const waiter: SlotWaiter = {
             id: waiterId,
             instanceId: request.instanceId,
@@ -166,13 +167,16 @@ export class ConcurrencySlots {
             arrivedAt: mine?.arrivedAt ?? now.toISOString(),
             expiresAt: new Date(listedUntil).toISOString(),
           };
-          if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued.filter((other) => other.id !== waiterId), waiter] }, row, options))) continue;
-          throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, { id: waiterId, priority, arrivedAt: waiter.arrivedAt });
+          // Undefined when the key's line is full and this trigger is not in it yet: handed back unlisted.
+          const queued = slotLine.enqueue(slots.queued, waiter);
+          if (queued) {
+            if (!(await this.write(request.workflowId, request.key, { ...slots, queued }, row, options))) continue;
+            throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, { id: waiterId, priority, arrivedAt: waiter.arrivedAt });
+          }
         }
         throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key }, mine ? { id: mine.id, priority: mine.priority, arrivedAt: mine.arrivedAt } : undefined);
       }
       if (!mine) {
-        if (timedOut || slots.queued.length >= MAX_QUEUED_PER_KEY) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
         const waiter: SlotWaiter = {
           id,
           instanceId: request.instanceId,
@@ -181,7 +185,9 @@ export class ConcurrencySlots {
           arrivedAt: now.toISOString(),
           expiresAt: new Date(now.getTime() + request.maxWaitInMs + WAITER_GRACE_IN_MS).toISOString(),
         };
-        if (!(await this.write(request.workflowId, request.key, { ...slots, queued: [...slots.queued, waiter] }, row, options))) continue;
+        const queued = timedOut ? undefined : slotLine.enqueue(slots.queued, waiter);
+        if (!queued) throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
+        if (!(await this.write(request.workflowId, request.key, { ...slots, queued }, row, options))) continue;
       } else if (timedOut) {
         await this.leaveQueue(request.workflowId, request.key, id, options);
         throw new FlowQueuedError(queuedDetail, { workflowId: request.workflowId, key: request.key });
@@ -236,7 +242,7 @@ export class ConcurrencySlots {
 
   private async leaveQueue(workflowId: string, key: string, id: string, options: OperationOptions): Promise<void> {
     try {
-      await this.change(workflowId, key, (slots) => ({ ...slots, queued: slots.queued.filter((waiter) => waiter.id !== id) }), options);
+      await this.change(workflowId, key, (slots) => ({ ...slots, queued: slotLine.remove(slots.queued, id) }), options);
     } catch (error) {
       this.options.warn('Could not leave a concurrency queue; the place frees itself when it expires', { workflowId, key, error: String(error) });
     }
@@ -244,7 +250,7 @@ export class ConcurrencySlots {
 
   /** Read, change, conditional write, until the write lands (flow-row-change.ts), pausing a little more each time. */
   private async change(workflowId: string, key: string, update: (slots: KeySlots) => KeySlots, options: OperationOptions = {}): Promise<void> {
-    await changeFlowRow(this.store, workflowId, slotsRowKey(key), (row) => ({ next: update(pruned(slotsOf(row), this.options.now())) as unknown as JsonObject, result: undefined }), {
+    await changeFlowRow(this.store, workflowId, slotRows, key, (row) => ({ next: update(pruned(slotsOf(row), this.options.now())), result: undefined }), {
       ...options,
       what: `The concurrency slots of "${key}"`,
       backoffInMs: (attempt) => Math.min(5 * (attempt - 1), MAX_POLL_INTERVAL_IN_MS),
@@ -252,9 +258,9 @@ export class ConcurrencySlots {
   }
 
   /** False when another writer got there first. */
-  private async write(workflowId: string, key: string, slots: KeySlots, row: FlowRow | undefined, options: OperationOptions): Promise<boolean> {
+  private async write(workflowId: string, key: string, slots: KeySlots, row: FlowRow<KeySlots> | undefined, options: OperationOptions): Promise<boolean> {
     try {
-      await this.store.putRow(workflowId, slotsRowKey(key), slots as unknown as JsonObject, { ...options, ...(row ? { ifMatch: row.etag } : {}) });
+      await this.store.putRow(workflowId, slotRows, key, slots, { ...options, ...(row ? { ifMatch: row.etag } : {}) });
       return true;
     } catch (error) {
       if (error instanceof PreconditionFailedError || error instanceof ConflictError) return false;
@@ -263,30 +269,18 @@ export class ConcurrencySlots {
   }
 }
 
-function slotsOf(row: FlowRow | undefined): KeySlots {
-  if (!row) return { running: [], queued: [] };
-  const value = row.value as unknown as Partial<KeySlots>;
-  return { ...value, running: value.running ?? [], queued: value.queued ?? [] };
+/** The key's row as read (its kind's schema reads a missing list as empty), or an empty one. */
+function slotsOf(row: FlowRow<KeySlots> | undefined): KeySlots {
+  return row ? row.value : { running: [], queued: [] };
 }
 
 /** Without the holders and waiters whose time ran out (their workers stopped renewing or waiting). */
 function pruned(slots: KeySlots, now: Date): KeySlots {
   const at = now.toISOString();
-  return { ...slots, running: slots.running.filter((holder) => holder.expiresAt > at), queued: slots.queued.filter((waiter) => waiter.expiresAt > at) };
+  return { ...slots, running: slots.running.filter((holder) => holder.expiresAt > at), queued: slotLine.expire(slots.queued, at).waiting };
 }
 
-/** Admission order: higher priority first, then earlier arrival, then id (a total order every worker agrees on). */
-const goesBefore = placeGoesBefore;
-
-/** The queue in admission order (for views). */
-export function inAdmissionOrder<Waiter extends Pick<SlotWaiter, 'id' | 'priority' | 'arrivedAt'>>(queued: readonly Waiter[]): Waiter[] {
-  return [...queued].sort((a, b) => (goesBefore(a, b) ? -1 : goesBefore(b, a) ? 1 : 0));
-}
-
-/** The prefix of every key's slots row (for reading them all: the waiting service's lookup). */
-export const SLOTS_ROW_PREFIX = slotsRowKey('');
-
-/** A slots row read by listing (its key from its row key), as it stands at `now`. */
-export function keySlotsOfRow(row: FlowRow, now: Date): { readonly key: string; readonly slots: KeySlots } {
-  return { key: row.rowKey.slice(SLOTS_ROW_PREFIX.length), slots: pruned(slotsOf(row), now) };
+/** A slots row read by listing (`slotRows`, the waiting service's lookup), as it stands at `now`. */
+export function keySlotsOfRow(row: FlowRow<KeySlots>, now: Date): { readonly key: string; readonly slots: KeySlots } {
+  return { key: row.key, slots: pruned(slotsOf(row), now) };
 }

@@ -6,10 +6,11 @@
 import type { WorkflowDefinition } from '../definition/definition';
 import { NotFoundError, ValidationError } from '../model/errors';
 import type { Actor } from '../model/actor';
-import type { JsonObject } from '../model/json';
 import type { FlowStore, OperationOptions } from '../ports';
-import { inAdmissionOrder, type ConcurrencySlots, type LimitOverride } from './concurrency-slots';
-import { capacityRowKey, type StateKeyCapacity } from './state-capacity';
+import type { ConcurrencySlots, LimitOverride } from './concurrency-slots';
+import { auditRows, capacityRows } from './flow-rows';
+import { capacityRowKey, rowValue } from './state-capacity';
+import { inAdmissionOrder } from './waiting-line';
 
 /** At most this many audit entries are shown with a key (newest first). */
 export const MAX_FLOW_AUDIT_ENTRIES = 20;
@@ -87,13 +88,12 @@ export class FlowKeys {
     const states = Object.entries(definition.states).filter(([, state]) => state.capacity);
     return Promise.all(
       states.map(async ([stateId, state]) => {
-        const row = await this.store.getRow(definition.id, capacityRowKey(stateId, key), options);
-        const value = (row?.value ?? {}) as unknown as Partial<StateKeyCapacity>;
+        const value = rowValue(await this.store.getRow(definition.id, capacityRows, capacityRowKey(stateId, key), options));
         return {
           stateId,
           limit: state.capacity!.limit,
-          members: (value.members ?? []).map(({ instanceId, since }) => ({ instanceId, since })),
-          queued: inAdmissionOrder(value.queued ?? []).map(({ instanceId, id, priority, arrivedAt, deadline }) => ({ instanceId, triggerId: id, priority, arrivedAt, deadline })),
+          members: value.members.map(({ instanceId, since }) => ({ instanceId, since })),
+          queued: inAdmissionOrder(value.queued).map(({ instanceId, id, priority, arrivedAt, deadline }) => ({ instanceId, triggerId: id, priority, arrivedAt, deadline })),
         };
       }),
     );
@@ -111,14 +111,14 @@ export class FlowKeys {
     const previous = await this.slots.override(workflowId, key, limit ?? undefined, by, options);
     const at = this.now().toISOString();
     const entry: FlowAuditEntry = { key, by, at, old: previous?.limit ?? policy.limit, new: limit, ...(options.tenantId ? { tenantId: options.tenantId } : {}) };
-    await this.store.putRow(workflowId, `${auditPrefix(key)}${newestFirst(this.now().getTime())}|${globalThis.crypto.randomUUID()}`, entry as unknown as JsonObject, options);
+    await this.store.putRow(workflowId, auditRows, `${auditPrefix(key)}${newestFirst(this.now().getTime())}|${globalThis.crypto.randomUUID()}`, entry, options);
     return this.view(workflowId, key, options);
   }
 
   private async audit(workflowId: string, key: string, options: OperationOptions): Promise<FlowAuditEntry[]> {
     // Row keys sort newest first (newestFirst), so the first page is the latest changes, however many there were.
-    const rows = await this.store.listRows(workflowId, auditPrefix(key), { ...options, maxRows: MAX_FLOW_AUDIT_ENTRIES });
-    return rows.map((row) => row.value as unknown as FlowAuditEntry);
+    const rows = await this.store.listRows(workflowId, auditRows, auditPrefix(key), { ...options, maxRows: MAX_FLOW_AUDIT_ENTRIES });
+    return rows.map((row) => row.value);
   }
 
   private async definition(workflowId: string, options: OperationOptions): Promise<WorkflowDefinition> {
@@ -139,7 +139,7 @@ function newestFirst(timeInMs: number): string {
   return `${String(9_999_999_999_999 - timeInMs).padStart(13, '0')}.${String(999_999_999 - (auditSequence % 1_000_000_000)).padStart(9, '0')}`;
 }
 
-/** Audit rows of one key: its length first, so that no key's prefix is another key's. */
+/** Audit rows of one key within their kind (`auditRows`): its length first, so that no key's prefix is another key's. */
 function auditPrefix(key: string): string {
-  return `audit|${key.length}:${key}|`;
+  return `${key.length}:${key}|`;
 }

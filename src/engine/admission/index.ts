@@ -7,5 +7,9 @@
 export * from './concurrency-slots';
 export * from './state-capacity';
 export * from './flow-keys';
+export * from './flow-rows';
+export * from './waiting-line';
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './capacity-waits';
 export { PENDING_CLAIM_GRACE_IN_MS } from './key-claims';
+export { AdmissionProtocol, MAX_ADMISSION_ATTEMPTS } from './admission-protocol';
+export { CapacityGate } from './capacity-admission';

@@ -1,6 +1,6 @@
 /**
  * @module The storage side of `capacity` on a state. Each state and key has one row
- * (`capacity|<stateId>|<key>`, flow-store.ts) listing the instances counted in the state and the triggers
+ * (`capacity|<stateId>|<key>`, flow-rows.ts) listing the instances counted in the state and the triggers
  * waiting for room, changed only with its ETag, so two workers never both take the last place. The
  * instances' own records are the truth: when the row says the state is full, each member is read and one no
  * longer in the state (it left by a cancel, a migration, a crash after the row was written) is dropped
@@ -8,12 +8,15 @@
  * wait ends (`capacityTimeout`): whoever touches the row with room free hands the waiters back to be offered
  * again, in order (higher priority first, then arrival), so a trigger is never lost to a crash in between.
  */
-import type { JsonObject } from '../model';
 import { BoundedMap } from '../model/bounded-map';
 import { triggerPriority, type Trigger } from '../model/trigger';
-import type { FlowRow, FlowStore, InstanceStore, OperationOptions } from '../ports';
-import { inAdmissionOrder } from './concurrency-slots';
-import { changeFlowRow } from './flow-row-change';
+import type { FlowRow, FlowStore, InstanceStore, LeaseProvider, OperationOptions } from '../ports';
+import { changeFlowRow, type FlowRowChangeOptions } from './flow-row-change';
+import { capacityRows } from './flow-rows';
+import { WaitingLine } from './waiting-line';
+
+/** How a verdict is reached on the row: over the row a plan read (`readBefore`), or worked out and not written (`readOnly`, a plan). */
+export type RowChangeMode = OperationOptions & Pick<FlowRowChangeOptions<StateKeyCapacity>, 'readBefore' | 'readOnly'>;
 
 /** Triggers that may wait per state and key; past this a trigger answers `capacityTimeout` at once. */
 export const MAX_CAPACITY_QUEUED_PER_KEY = 500;
@@ -94,36 +97,55 @@ export type CapacityDecision = {
   readonly waiter?: CapacityWaiter;
 };
 
+/** A state and key's row within its kind (`capacityRows`); with key '' the prefix of all the state's rows. */
 export function capacityRowKey(stateId: string, key: string): string {
-  return `capacity|${stateId}|${key}`;
+  return `${stateId}|${key}`;
 }
+
+/** A state and key's triggers waiting for room: in admission order, at most MAX_CAPACITY_QUEUED_PER_KEY, each until its deadline. */
+const capacityLine = new WaitingLine<CapacityWaiter>({ maxWaiting: MAX_CAPACITY_QUEUED_PER_KEY, endsAt: (waiter) => waiter.deadline });
 
 /** Rows read by leaving changes and not yet written by their `leave`, kept at most. */
 const MAX_READS_BEFORE_LEAVING = 256;
 
 export class StateCapacityRows {
   /** The row each leaving change read for its re-offers, by workflow, row and instance, until its `leave`. */
-  private readonly readsBeforeLeaving = new BoundedMap<string, FlowRow | undefined>(MAX_READS_BEFORE_LEAVING);
+  private readonly readsBeforeLeaving = new BoundedMap<string, FlowRow<StateKeyCapacity> | undefined>(MAX_READS_BEFORE_LEAVING);
 
   constructor(
     private readonly store: FlowStore,
     private readonly instances: Pick<InstanceStore, 'get'>,
     private readonly now: () => Date,
     /** How long a change counted in may take to be saved (its lease): until then a member not yet in the state still counts. */
-    private readonly pendingSaveInMs: number,
+    readonly pendingSaveInMs: number,
+    /** The instances' leases: a member not yet saved into the state counts while its instance's lease is held (the reservation's fence, decision 0023). */
+    private readonly leases?: Pick<LeaseProvider, 'inspect'>,
   ) {}
 
   async read(workflowId: string, stateId: string, key: string, options: OperationOptions = {}): Promise<StateKeyCapacity> {
-    return rowValue(await this.store.getRow(workflowId, capacityRowKey(stateId, key), options));
+    return rowValue(await this.store.getRow(workflowId, capacityRows, capacityRowKey(stateId, key), options));
+  }
+
+  /** The verdict `enter` would reach on the row as it is now, nothing written: a decision's plan, reserved after it (admission-protocol.ts). */
+  async previewEnter(request: CapacityRequest, options: OperationOptions = {}): Promise<{ readonly verdict: CapacityDecision; readonly row: FlowRow<StateKeyCapacity> | undefined }> {
+    const row = await this.store.getRow(request.workflowId, capacityRows, capacityRowKey(request.stateId, request.key), options);
+    return { verdict: await this.enter(request, { ...options, readBefore: { row }, readOnly: true }), row };
+  }
+
+  /** The verdict `enterNow` would reach on the row as it is now, nothing written (see previewEnter). */
+  async previewEnterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<{ readonly verdict: CapacityEntryVerdict; readonly row: FlowRow<StateKeyCapacity> | undefined }> {
+    const row = await this.store.getRow(request.workflowId, capacityRows, capacityRowKey(request.stateId, request.key), options);
+    return { verdict: await this.enterNow(request, { ...options, readBefore: { row }, readOnly: true }), row };
   }
 
   /** Counts the instance in, queues its trigger, or ends the trigger's wait. */
-  async enter(request: CapacityRequest, options: OperationOptions = {}): Promise<CapacityDecision> {
+  async enter(request: CapacityRequest, options: RowChangeMode = {}): Promise<CapacityDecision> {
     const where = `${request.key} at`;
     const inState = `in ${request.stateId}`;
     return changeFlowRow(
       this.store,
       request.workflowId,
+      capacityRows,
       capacityRowKey(request.stateId, request.key),
       async (row) => {
         let current = rowValue(row);
@@ -132,13 +154,14 @@ export class StateCapacityRows {
           return { result: { verdict: 'admitted', detail: `admitted: ${where} ${current.members.length}/${request.limit} ${inState}`, offer: [] } };
         }
         if (current.members.length >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
-        const ordered = inAdmissionOrder(current.queued);
-        const mine = current.queued.find((waiter) => waiter.id === request.trigger.id);
-        const ahead = mine ? ordered.indexOf(mine) : ordered.length;
+        const ordered = capacityLine.inOrder(current.queued);
+        const mine = capacityLine.placeOf(current.queued, request.trigger.id);
+        // A newcomer waits behind every waiter (they came first), whatever its priority.
+        const ahead = capacityLine.position(current.queued, request.trigger.id) ?? current.queued.length;
         const free = request.limit - current.members.length;
         let next: StateKeyCapacity;
         let decision: CapacityDecision;
-        const waitIsOver = mine !== undefined && mine.deadline <= now;
+        const waitIsOver = mine !== undefined && capacityLine.hasEnded(mine, now);
         const newcomer: CapacityWaiter | undefined = mine
           ? undefined
           : {
@@ -150,14 +173,14 @@ export class StateCapacityRows {
               arrivedAt: now,
               deadline: new Date(this.now().getTime() + request.timeoutInMs).toISOString(),
             };
-        const queueIsFull =
-          newcomer !== undefined && (current.queued.length >= MAX_CAPACITY_QUEUED_PER_KEY || rowChars({ ...current, queued: [...current.queued, newcomer] }) > MAX_CAPACITY_ROW_CHARS);
+        const withNewcomer = newcomer && capacityLine.enqueue(current.queued, newcomer);
+        const queueIsFull = newcomer !== undefined && (!withNewcomer || rowChars({ ...current, queued: withNewcomer }) > MAX_CAPACITY_ROW_CHARS);
         if (free > 0 && ahead < free && !waitIsOver) {
           const member: CapacityMember = { instanceId: request.instanceId, since: now, historyLength: request.historyLength };
-          next = { members: [...current.members, member], queued: current.queued.filter((waiter) => waiter.id !== request.trigger.id) };
+          next = { members: [...current.members, member], queued: capacityLine.remove(current.queued, request.trigger.id) };
           decision = { verdict: 'admitted', detail: `admitted: ${where} ${next.members.length}/${request.limit} ${inState}${mine ? `, after waiting since ${mine.arrivedAt}` : ''}`, offer: [] };
         } else if (waitIsOver || queueIsFull) {
-          next = { ...current, queued: current.queued.filter((waiter) => waiter.id !== request.trigger.id) };
+          next = { ...current, queued: capacityLine.remove(current.queued, request.trigger.id) };
           decision = {
             verdict: 'timedOut',
             detail: `capacityTimeout: ${where} ${current.members.length}/${request.limit} ${inState}, ${mine ? `waited since ${mine.arrivedAt}` : `${current.queued.length} already waiting`}`,
@@ -165,7 +188,7 @@ export class StateCapacityRows {
           };
         } else {
           const waiter = mine ?? newcomer!;
-          next = mine ? current : { ...current, queued: [...current.queued, waiter] };
+          next = mine || !withNewcomer ? current : { ...current, queued: withNewcomer };
           // Waiters ahead of this one while room is free: they are offered again (an offer their instance could
           // not take, suspended at the time, or one a crash stopped). Waiters whose wait is over are offered too,
           // to end it (`capacityTimeout`) rather than sit on the row.
@@ -177,7 +200,7 @@ export class StateCapacityRows {
             offer: offer.map((other) => ({ workflowId: request.workflowId, stateId: request.stateId, key: request.key, waiter: other })),
           };
         }
-        return { result: decision, ...(next === current && row ? {} : { next: next as unknown as JsonObject }) };
+        return { result: decision, ...(next === current && row ? {} : { next }) };
       },
       { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
     );
@@ -189,12 +212,12 @@ export class StateCapacityRows {
    * each as an outbox row in its own save (admission/capacity-reoffers.ts), so none is lost to a crash.
    */
   async reoffersOnLeaving(workflowId: string, stateId: string, key: string, limit: number, instanceId: string, options: OperationOptions = {}): Promise<CapacityOffer[]> {
-    const row = await this.store.getRow(workflowId, capacityRowKey(stateId, key), options);
+    const row = await this.store.getRow(workflowId, capacityRows, capacityRowKey(stateId, key), options);
     this.rememberRead(`${workflowId}\u0000${capacityRowKey(stateId, key)}\u0000${instanceId}`, row);
     const current = rowValue(row);
     if (current.queued.length === 0) return [];
     const staying = current.members.filter((member) => member.instanceId !== instanceId).length;
-    const ordered = inAdmissionOrder(current.queued);
+    const ordered = capacityLine.inOrder(current.queued);
     return withExpired(ordered.slice(0, Math.max(0, limit - staying)), ordered, this.now().toISOString())
       .slice(0, MAX_CAPACITY_REOFFERS_PER_CHANGE)
       .map((waiter) => ({ workflowId, stateId, key, waiter }));
@@ -205,38 +228,57 @@ export class StateCapacityRows {
    * answers why not (`state \`picking\` is full for key \`customer:42\`: 3/3`), changing nothing: a request
    * from outside is answered at once rather than queued.
    */
-  async enterNow(request: CapacityEntryRequest, options: OperationOptions = {}): Promise<CapacityEntryVerdict> {
-    return changeFlowRow<CapacityEntryVerdict>(
+  async enterNow(request: CapacityEntryRequest, options: RowChangeMode = {}): Promise<CapacityEntryVerdict> {
+    return changeFlowRow<StateKeyCapacity, CapacityEntryVerdict>(
       this.store,
       request.workflowId,
+      capacityRows,
       capacityRowKey(request.stateId, request.key),
       async (row) => {
         let current = rowValue(row);
         if (current.members.some((member) => member.instanceId === request.instanceId)) return { result: { admitted: true, members: current.members.length, waiting: current.queued.length } };
-        const mineOf = (value: StateKeyCapacity) => (request.waitAs ? value.queued.find((waiter) => waiter.id === request.waitAs!.id) : undefined);
+        const mineOf = (value: StateKeyCapacity) => (request.waitAs ? capacityLine.placeOf(value.queued, request.waitAs.id) : undefined);
         // Waiters ahead of it go first (all of them, for one not queued).
-        const aheadIn = (value: StateKeyCapacity) => {
-          const mine = mineOf(value);
-          return mine ? inAdmissionOrder(value.queued).indexOf(mine) : value.queued.length;
-        };
+        const aheadIn = (value: StateKeyCapacity) => (request.waitAs ? capacityLine.position(value.queued, request.waitAs.id) : undefined) ?? value.queued.length;
         if (current.members.length + aheadIn(current) >= request.limit) current = await this.reconciled(request.workflowId, request.stateId, current, options);
         const mine = mineOf(current);
         const now = this.now().toISOString();
         if (current.members.length + aheadIn(current) < request.limit) {
           const member: CapacityMember = { instanceId: request.instanceId, since: now, historyLength: request.historyLength };
-          const next = { members: [...current.members, member], queued: current.queued.filter((waiter) => waiter !== mine) };
-          return { result: { admitted: true, members: next.members.length, waiting: next.queued.length }, next: next as unknown as JsonObject };
+          const next = { members: [...current.members, member], queued: mine ? capacityLine.remove(current.queued, mine.id) : current.queued };
+          return { result: { admitted: true, members: next.members.length, waiting: next.queued.length }, next };
         }
         const verdict = { admitted: false, members: current.members.length, waiting: current.queued.length };
         // Its wait is over: it leaves the queue (the instance stays where it is until its next change).
-        if (mine && mine.deadline <= now) return { result: verdict, next: { ...current, queued: current.queued.filter((waiter) => waiter !== mine) } as unknown as JsonObject };
-        const waiter = request.waitAs;
-        if (!waiter || mine || current.queued.length >= MAX_CAPACITY_QUEUED_PER_KEY) return { result: verdict };
-        const queued = { ...current, queued: [...current.queued, waiter] };
+        if (mine && capacityLine.hasEnded(mine, now)) return { result: verdict, next: { ...current, queued: capacityLine.remove(current.queued, mine.id) } };
+        const line = request.waitAs && !mine ? capacityLine.enqueue(current.queued, request.waitAs) : undefined;
+        if (!line) return { result: verdict };
+        const queued = { ...current, queued: line };
         if (rowChars(queued) > MAX_CAPACITY_ROW_CHARS) return { result: verdict };
-        return { result: { ...verdict, waiting: queued.queued.length }, next: queued as unknown as JsonObject };
+        return { result: { ...verdict, waiting: queued.queued.length }, next: queued };
       },
       { ...options, what: `The capacity row of "${request.key}" in "${request.stateId}"` },
+    );
+  }
+
+  /**
+   * The instance's change into the state is saved: its place is confirmed when the row still lists it. One a
+   * reconciliation dropped meanwhile (the save outlived the lease that fenced it) is listed again, even over
+   * the limit: the instance is in the state, and a row that does not count it would let others in past it.
+   * Returns whether it had to be listed again.
+   */
+  async confirm(workflowId: string, stateId: string, key: string, member: CapacityMember, options: OperationOptions = {}): Promise<boolean> {
+    return changeFlowRow<StateKeyCapacity, boolean>(
+      this.store,
+      workflowId,
+      capacityRows,
+      capacityRowKey(stateId, key),
+      (row) => {
+        const current = rowValue(row);
+        if (current.members.some((listed) => listed.instanceId === member.instanceId)) return { result: false };
+        return { result: true, next: { ...current, members: [...current.members, member] } };
+      },
+      { ...options, what: `The capacity row of "${key}" in "${stateId}"` },
     );
   }
 
@@ -249,18 +291,19 @@ export class StateCapacityRows {
     await changeFlowRow(
       this.store,
       workflowId,
+      capacityRows,
       capacityRowKey(stateId, key),
       (row) => {
         const current = rowValue(row);
         const members = current.members.filter((member) => member.instanceId !== instanceId);
-        return { result: undefined, ...(row && members.length !== current.members.length ? { next: { ...current, members } as unknown as JsonObject } : {}) };
+        return { result: undefined, ...(row && members.length !== current.members.length ? { next: { ...current, members } } : {}) };
       },
       { ...options, what: `The capacity row of "${key}" in "${stateId}"`, ...(readBefore ? { readBefore } : {}) },
     );
   }
 
   /** Keeps the row a leaving change read (a few hundred at most: entries not taken by `leave`, after a failed save, go first). */
-  private rememberRead(key: string, row: FlowRow | undefined): void {
+  private rememberRead(key: string, row: FlowRow<StateKeyCapacity> | undefined): void {
     this.readsBeforeLeaving.set(key, row);
   }
 
@@ -272,13 +315,14 @@ export class StateCapacityRows {
     return changeFlowRow(
       this.store,
       workflowId,
+      capacityRows,
       capacityRowKey(stateId, key),
       (row) => {
         const current = rowValue(row);
-        const waiter = current.queued.find((candidate) => candidate.id === triggerId);
+        const waiter = capacityLine.placeOf(current.queued, triggerId);
         if (!row || !waiter) return { result: undefined };
-        const next = { ...current, queued: current.queued.filter((candidate) => candidate !== waiter) };
-        return { result: { waiter, members: current.members.length }, next: next as unknown as JsonObject };
+        const next = { ...current, queued: capacityLine.remove(current.queued, triggerId) };
+        return { result: { waiter, members: current.members.length }, next };
       },
       { ...options, what: `The capacity row of "${key}" in "${stateId}"` },
     );
@@ -292,11 +336,12 @@ export class StateCapacityRows {
     await changeFlowRow(
       this.store,
       offer.workflowId,
+      capacityRows,
       capacityRowKey(offer.stateId, offer.key),
       (row) => {
         const current = rowValue(row);
-        const queued = current.queued.filter((waiter) => waiter.id !== offer.waiter.id);
-        return { result: undefined, ...(row && queued.length !== current.queued.length ? { next: { ...current, queued } as unknown as JsonObject } : {}) };
+        const queued = capacityLine.remove(current.queued, offer.waiter.id);
+        return { result: undefined, ...(row && queued !== current.queued ? { next: { ...current, queued } } : {}) };
       },
       { ...options, what: `The capacity row of "${offer.key}" in "${offer.stateId}"` },
     );
@@ -315,10 +360,21 @@ export class StateCapacityRows {
         if (!instance) return member.historyLength === 0 && member.since > pendingSince;
         if (instance.deleting || instance.workflowId !== workflowId || instance.status === 'complete' || instance.status === 'cancelled') return false;
         if (instance.stateId === stateId) return true;
-        return instance.historyLength <= (member.historyLength ?? 0) && member.since > pendingSince;
+        if (instance.historyLength > (member.historyLength ?? 0)) return false;
+        return this.leases?.inspect ? this.stillPending(member.instanceId, stateId, options) : member.since > pendingSince;
       }),
     );
     return { ...current, members: current.members.filter((_member, index) => still[index]) };
+  }
+
+  /**
+   * A member counted in whose change is not saved yet: it counts while its instance's lease is held (the
+   * change may still be saved; a crashed holder's lease runs out). The lease first, then the instance again:
+   * a change saved before its lease was let go is seen in the state.
+   */
+  private async stillPending(instanceId: string, stateId: string, options: OperationOptions): Promise<boolean> {
+    if ((await this.leases!.inspect!(instanceId, options)).held) return true;
+    return (await this.instances.get(instanceId, options))?.stateId === stateId;
   }
 }
 
@@ -329,12 +385,10 @@ function rowChars(value: StateKeyCapacity): number {
 
 /** The waiters to offer, then those past their deadline not among them. */
 function withExpired(offer: readonly CapacityWaiter[], queued: readonly CapacityWaiter[], now: string): CapacityWaiter[] {
-  return [...offer, ...queued.filter((waiter) => waiter.deadline <= now && !offer.includes(waiter))];
+  return [...offer, ...capacityLine.expire(queued, now).expired.filter((waiter) => !offer.includes(waiter))];
 }
 
 /** The members and waiters a state and key's row holds (none for an absent row). */
-export function rowValue(row: FlowRow | undefined): StateKeyCapacity {
-  if (!row) return { members: [], queued: [] };
-  const value = row.value as unknown as Partial<StateKeyCapacity>;
-  return { members: value.members ?? [], queued: value.queued ?? [] };
+export function rowValue(row: FlowRow<StateKeyCapacity> | undefined): StateKeyCapacity {
+  return row ? row.value : { members: [], queued: [] };
 }

@@ -32,6 +32,7 @@ import { causalDepthOf, triggerDepth, type Cause } from './decision';
 import type { ArmedTimer, Instance, SelfCausedChanges } from '../model/instance';
 import { OutboxKind, type OutboxRow } from '../model/outbox';
 import { MAX_CAUSAL_DEPTH, type Trigger } from '../model/trigger';
+import { internalKindOf } from '../model/internal-trigger';
 
 /**
  * The causal budget of one tree of follow-up work: what a client's trigger or request starts with, and
@@ -56,7 +57,8 @@ export function describeCause(cause: Cause): string {
 }
 
 function describeTrigger(trigger: Trigger): string {
-  return trigger.timer ? `the timer of transition "${trigger.timer.transitionId}"` : `trigger "${trigger.name}"`;
+  const timer = internalKindOf(trigger, 'timer');
+  return timer ? `the timer of transition "${timer.transitionId}"` : `trigger "${trigger.name}"`;
 }
 
 /**
@@ -121,12 +123,12 @@ export function followUpPieces(instanceId: string, outbox: readonly OutboxRow[])
 
 /** Whether applying `trigger` is the instance acting on itself: its own timer, or a trigger it raised. */
 export function isSelfCaused(instanceId: string, trigger: Trigger): boolean {
-  return trigger.timer !== undefined || trigger.raisedBy === instanceId;
+  return internalKindOf(trigger, 'timer') !== undefined || trigger.raisedBy === instanceId;
 }
 
 /** Whether `trigger` is outside input: a client's trigger (no timer, not raised by any change). */
 export function isOutsideInput(trigger: Trigger): boolean {
-  return trigger.timer === undefined && trigger.raisedBy === undefined && triggerDepth(trigger) === 0;
+  return internalKindOf(trigger, 'timer') === undefined && trigger.raisedBy === undefined && triggerDepth(trigger) === 0;
 }
 
 function windowOpen(count: SelfCausedChanges | undefined, now: Date): count is SelfCausedChanges {

@@ -17,6 +17,7 @@ import type { Instance, PendingDebounce } from '../model/instance';
 import type { JsonObject, JsonValue } from '../model/json';
 import { OutboxKind, type OutboxRow } from '../model/outbox';
 import type { Trigger } from '../model/trigger';
+import { internalOf, type DebounceTarget } from '../model/internal-trigger';
 import { DEBOUNCE_TRIGGER_ID_PREFIX } from '../model/trigger-ids';
 import type { Effects } from '../steps/effects';
 import { unchanged, withEntryActor, type Decision } from './decision';
@@ -30,7 +31,7 @@ import { debounceTimersOf } from './timers';
  * triggers are never held back, nor is a burst being applied (its id is its timer's, `debounce:`).
  */
 export function debounceOf(definition: WorkflowDefinition, trigger: Trigger): { readonly policy: DebounceDefinition; readonly index: number } | undefined {
-  if (trigger.timer || trigger.retry || trigger.debounce || trigger.recipient || trigger.id.startsWith(DEBOUNCE_TRIGGER_ID_PREFIX)) return undefined;
+  if (internalOf(trigger) || trigger.recipient || trigger.id.startsWith(DEBOUNCE_TRIGGER_ID_PREFIX)) return undefined;
   const index = definition.flow?.debounce?.findIndex((policy) => policy.trigger === trigger.name) ?? -1;
   return index < 0 ? undefined : { policy: definition.flow!.debounce![index]!, index };
 }
@@ -125,8 +126,13 @@ export async function decideDebounce(instance: Instance, trigger: Trigger, debou
  * same save. A stale one (the burst moved on, was applied, or belongs to another incarnation) is
  * `notInterested`; an inactive instance keeps the burst (`notActive`) until it is resumed or recovered.
  */
-export async function decideDebounceRelease(instance: Instance, trigger: Trigger, decide: (applied: Trigger, without: Instance) => Promise<Decision>, now: Date): Promise<Decision> {
-  const target = trigger.debounce!;
+export async function decideDebounceRelease(
+  instance: Instance,
+  trigger: Trigger,
+  target: DebounceTarget,
+  decide: (applied: Trigger, without: Instance) => Promise<Decision>,
+  now: Date,
+): Promise<Decision> {
   const pending = instance.debounces?.find((candidate) => candidate.triggerName === target.triggerName);
   const timerId = pending && debounceTimersOf({ ...instance, debounces: [pending] })[0]!.timerId;
   if (!pending || target.incarnation !== instance.incarnation || pending.trigger.id !== target.triggerId || timerId !== trigger.id) {

@@ -9,7 +9,7 @@
  *    instance goes to its target state instead of faulting;
  * 3. else nothing: the caller faults the instance, as before.
  *
- * A pending retry's trigger (`trigger.retry`) re-applies the trigger that failed, once: it is stale (the
+ * A pending retry's trigger (internal kind `retry`) re-applies the trigger that failed, once: it is stale (the
  * answer is `notInterested`) unless the instance of that incarnation still waits for exactly that attempt,
  * and whatever the re-application decides clears (or replaces) the pending retry in the same save.
  */
@@ -34,6 +34,7 @@ import type { Registry } from '../steps/registry';
 import { Draft, messageOf, type StepFailure } from './draft';
 import { retryTimerOf } from './timers';
 import type { Trigger } from '../model/trigger';
+import { withoutInternalKind, type RetryTarget } from '../model/internal-trigger';
 
 /** Where a step failed: the transition being evaluated or taken (if any), and the state the step belongs to. */
 export interface FailureSite {
@@ -97,7 +98,7 @@ function scheduleRetry(retryLater: RetryLaterError, error: StepError, site: Fail
     lastError: { type: lastError.type, message: shortDetail(lastError.message), ...(lastError.status !== undefined ? { status: lastError.status } : {}) },
   };
   // The trigger as delivered, without what marks a re-application: it is applied again as itself.
-  const { retry: _retry, ...retryTrigger } = trigger;
+  const retryTrigger = withoutInternalKind(trigger, 'retry');
   // The instance as it was loaded: nothing the failed attempt did is kept (it did not happen).
   const next: Instance = { ...instance, pendingRetry, retryTrigger, updatedAt: now.toISOString() };
   const timer = retryTimerOf(next)!;
@@ -172,8 +173,7 @@ async function decideOnError(onError: OnErrorDefinition, handlerPath: string, er
  * decision, told which step resumes counting at which attempt), when it is still the one pending.
  * Whatever that decides, the pending retry is cleared or replaced by a new one in the same save.
  */
-export async function decideRetry(instance: Instance, trigger: Trigger, decide: (retried: Trigger, pending: PendingRetry) => Promise<Decision>, now: Date): Promise<Decision> {
-  const target = trigger.retry!;
+export async function decideRetry(instance: Instance, trigger: Trigger, target: RetryTarget, decide: (retried: Trigger, pending: PendingRetry) => Promise<Decision>, now: Date): Promise<Decision> {
   const pending = instance.pendingRetry;
   const current =
     pending &&

@@ -21,7 +21,8 @@ import type { InstanceResult } from './instance-result';
 import type { Registry } from '../steps/registry';
 import { Draft, StepFailure, messageOf } from './draft';
 import { decideRetry, decideStepFailure, withoutRetryWhenEnded, type FailureSite } from './decide-error';
-import { reofferedTrigger, type TimerTarget, type Trigger } from '../model/trigger';
+import { reofferedTrigger, type Trigger } from '../model/trigger';
+import { internalKindOf, type CapacityRoom, type TimerTarget } from '../model/internal-trigger';
 import { judgeActors, type ActorsRule } from '../definition/actors-rule';
 import { debounceOf, decideDebounce, decideDebounceRelease, withoutDebouncesWhenEnded } from './debounce';
 
@@ -61,11 +62,14 @@ export async function decideTrigger(definition: WorkflowDefinition, stored: Inst
   let draft: Draft | undefined;
   const instance = plainInstance(stored);
   let decision: Decision;
-  if (trigger.retry) {
+  const retry = internalKindOf(trigger, 'retry');
+  const debounceDue = internalKindOf(trigger, 'debounce');
+  if (retry) {
     // A pending retry's trigger: the failed trigger again, its failing step counting on from the attempt due.
     decision = await decideRetry(
       instance,
       trigger,
+      retry,
       (retried, pending) =>
         decideWithDraft(definition, instance, retried, effects, registry, (made) => {
           made.retryStart = { stepPath: pending.stepPath, attempt: pending.attempt };
@@ -73,9 +77,15 @@ export async function decideTrigger(definition: WorkflowDefinition, stored: Inst
         }),
       effects.now(),
     );
-  } else if (trigger.debounce) {
+  } else if (debounceDue) {
     // A debounce's trigger: the burst held back, applied as its latest trigger (debounce.ts).
-    decision = await decideDebounceRelease(instance, trigger, (applied, without) => decideWithDraft(definition, without, applied, effects, registry, (made) => (draft = made)), effects.now());
+    decision = await decideDebounceRelease(
+      instance,
+      trigger,
+      debounceDue,
+      (applied, without) => decideWithDraft(definition, without, applied, effects, registry, (made) => (draft = made)),
+      effects.now(),
+    );
   } else if (instance.pendingRetry?.triggerId === trigger.id && !appliedRecord(instance, trigger.id)) {
     // Delivered again while it waits for its retry: it applies once, when the retry comes.
     return unchanged({ instanceId: instance.id, outcome: TriggerOutcome.retryScheduled, error: instance.pendingRetry.lastError.message });
@@ -102,18 +112,20 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
   const addressed = await decideAddressed(instance, trigger, effects.now(), (without, held) => decideWithDraft(definition, without, held, effects, registry, madeDraft));
   if (addressed) return addressed;
   // A trigger that waited for room in a full state, offered again (capacity-reoffers.ts): the trigger itself is applied, under its own id.
-  if (trigger.capacityReoffer) return decideWithDraft(definition, instance, reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }), effects, registry, madeDraft);
+  const reoffer = internalKindOf(trigger, 'capacityReoffer');
+  if (reoffer) return decideWithDraft(definition, instance, reofferedTrigger(trigger, reoffer), effects, registry, madeDraft);
   // Step 2: only waiting (or initializing) instances take triggers (and fire timers).
   if (inactiveStatuses.has(instance.status)) return unchanged({ instanceId: id, outcome: TriggerOutcome.notActive });
   // Step 3: a stale index may offer a trigger the instance no longer wants. A timer's trigger is addressed
   // to the instance itself; what can be stale is the timer: armed for an entry the instance has left
   // (even if it came back since), or already spent. Stale: nothing saved, as for a stale interest.
-  const timer = trigger.timer;
+  const timer = internalKindOf(trigger, 'timer');
   if (timer ? !isArmed(instance, timer) : !sharesSubject(instance.interests, trigger.subjects)) {
     return unchanged({ instanceId: id, outcome: TriggerOutcome.notInterested });
   }
   // Room freed in a full state an automatic transition of this one waits for: its automatic transitions, again.
-  if (trigger.capacityRoom) return decideCapacityRoom(definition, instance, { ...trigger, capacityRoom: trigger.capacityRoom }, effects, registry, madeDraft);
+  const room = internalKindOf(trigger, 'capacityRoom');
+  if (room) return decideCapacityRoom(definition, instance, trigger, room, effects, registry, madeDraft);
   // `flow.debounce`: a trigger of a debounced name waits for its burst to go quiet (debounce.ts).
   const debounce = debounceOf(definition, trigger);
   if (debounce) {
@@ -221,14 +233,15 @@ async function decideWithDraft(definition: WorkflowDefinition, stored: Instance,
 async function decideCapacityRoom(
   definition: WorkflowDefinition,
   instance: Instance,
-  trigger: Trigger & { readonly capacityRoom: { readonly stateId: string } },
+  trigger: Trigger,
+  room: CapacityRoom,
   effects: Effects,
   registry: Registry,
   madeDraft: (draft: Draft) => void,
 ): Promise<Decision> {
   const id = instance.id;
   const fromStateId = instance.stateId;
-  if (trigger.capacityRoom.stateId !== fromStateId) return unchanged({ instanceId: id, outcome: TriggerOutcome.noTransition, fromStateId });
+  if (room.stateId !== fromStateId) return unchanged({ instanceId: id, outcome: TriggerOutcome.noTransition, fromStateId });
   const cause: Cause = { kind: 'trigger', trigger };
   const draft = new Draft(definition, instance.workflowVersion, id, trigger, effects, registry, instance);
   madeDraft(draft);

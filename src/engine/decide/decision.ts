@@ -7,6 +7,7 @@
  * (docs/architecture.md, "What deciding guarantees").
  */
 import type { HistoryEntry, Instance } from '../model/instance';
+import type { AdmissionRequest } from './admission-request';
 import type { InstanceResult } from './instance-result';
 import type { LifecycleEventRecord } from './lifecycle-events';
 import type { OutboxRow } from '../model/outbox';
@@ -42,6 +43,8 @@ export interface Decision {
   readonly change?: Change;
   /** Emitted after the change is saved (or at once when there is none). */
   readonly logs: readonly LogLine[];
+  /** Places in states with `capacity` the decision counts on, as planned: reserved by the run loop before the save (admission-request.ts). */
+  readonly admissions?: readonly AdmissionRequest[];
 }
 
 /**

@@ -1,4 +1,5 @@
 /** @module Deciding: one instance and one change in, a Decision (as data) out. Pure except for journaled effects. Code outside src/engine imports this folder, not its files. */
+export * from './admission-request';
 export * from './causal-budget';
 export * from './child-cascade';
 export * from './decide-cancel';

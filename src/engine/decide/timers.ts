@@ -43,7 +43,7 @@ export function timerTrigger(timer: DueTimer): Trigger {
       name: CAPACITY_WAIT_TRIGGER_NAME,
       subjects: [timer.instanceId],
       parameters: { triggerId, stateId, key, dueAt: timer.dueAt },
-      capacityWait: { triggerId, stateId, key, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+      internal: { kind: 'capacityWait', triggerId, stateId, key, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
     };
   }
   if (timer.debounce) {
@@ -53,7 +53,7 @@ export function timerTrigger(timer: DueTimer): Trigger {
       name: DEBOUNCE_TRIGGER_NAME,
       subjects: [timer.instanceId],
       parameters: { triggerName, triggerId, dueAt: timer.dueAt },
-      debounce: { triggerName, triggerId, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+      internal: { kind: 'debounce', triggerName, triggerId, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
     };
   }
   if (timer.retry) {
@@ -63,7 +63,7 @@ export function timerTrigger(timer: DueTimer): Trigger {
       name: RETRY_TRIGGER_NAME,
       subjects: [timer.instanceId],
       parameters: { triggerId, attempt, dueAt: timer.dueAt },
-      retry: { triggerId, attempt, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+      internal: { kind: 'retry', triggerId, attempt, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
     };
   }
   return {
@@ -71,7 +71,7 @@ export function timerTrigger(timer: DueTimer): Trigger {
     name: TIMER_TRIGGER_NAME,
     subjects: [timer.instanceId],
     parameters: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, dueAt: timer.dueAt },
-    timer: { transitionId: timer.transitionId, stateEntry: timer.stateEntry, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
+    internal: { kind: 'timer', transitionId: timer.transitionId, stateEntry: timer.stateEntry, ...(timer.incarnation !== undefined ? { incarnation: timer.incarnation } : {}) },
     // Only when there is one, so every path that builds this trigger (relay, due-timer row) builds the same body.
     ...(timer.causalDepth ? { causalDepth: timer.causalDepth } : {}),
     ...(timer.causalBudget !== undefined ? { causalBudget: timer.causalBudget } : {}),

@@ -11,6 +11,7 @@ export * from './outbox';
 export * from './redaction';
 export * from './step-error';
 export * from './trigger';
+export * from './internal-trigger';
 export * from './trigger-ids';
 export * from './validation';
 export * from './actor';

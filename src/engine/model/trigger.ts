@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Actor } from './actor';
 import { jsonObjectSchema, jsonSizeInBytes, type JsonObject } from './json';
 import { DEBOUNCE_TRIGGER_ID_PREFIX, RAISED_TRIGGER_ID_PREFIX, RETRY_TRIGGER_ID_PREFIX, TIMER_TRIGGER_ID_PREFIX } from './trigger-ids';
+import type { CapacityReoffer, InternalTrigger } from './internal-trigger';
 import { parseWith } from './validation';
 
 export const MAX_SUBJECTS_PER_TRIGGER = 100;
@@ -74,8 +75,11 @@ export type TriggerInput = z.infer<typeof triggerInputSchema>;
 /** A trigger an action raises, checked before it goes to the outbox (its id is assigned by the engine). */
 export const raisedTriggerSchema = z.strictObject(triggerShape).superRefine(checkSize);
 
-/** A validated trigger with its id assigned. */
-export interface Trigger {
+/**
+ * What a client's trigger is (`POST /api/triggers`, `POST /api/instances/{id}/triggers`): the fields its
+ * strict input schema accepts, with its id assigned. A client's body can carry nothing else.
+ */
+export interface ClientTrigger {
   readonly id: string;
   readonly name: string;
   readonly subjects: readonly string[];
@@ -83,6 +87,13 @@ export interface Trigger {
   readonly parameters?: JsonObject;
   /** 1-5: where triggers wait to run, higher goes first. Absent: DEFAULT_TRIGGER_PRIORITY (triggerPriority). */
   readonly priority?: number;
+}
+
+/**
+ * A validated trigger with its id assigned: a client's fields, what the engine and the host know of where
+ * it came from, and, on a trigger the engine made for itself, which internal kind it is (`internal`).
+ */
+export interface Trigger extends ClientTrigger {
   /**
    * How many steps of follow-up work led to this trigger (causal-budget.ts): absent (0) for a client's,
    * 1 for one raised while applying it or creating an instance, one more per step after that.
@@ -103,74 +114,18 @@ export interface Trigger {
    * is strict), `system` with the causing actor for raised triggers and children's notifications.
    */
   readonly actor?: Actor;
-  /** Present only on a timer's trigger (timers.ts): the one timer transition it may choose, and for which entry. */
-  readonly timer?: TimerTarget;
   /**
    * Present only on a system trigger addressed to one instance that must not miss it (a child's
    * `ChildCompleted`, ...; held-triggers.ts): another incarnation of that id answers `notInterested`, and
-   * a suspended or faulted one keeps it until it is resumed or recovered.
+   * a suspended or faulted one keeps it until it is resumed or recovered. Addressing goes with any kind (a
+   * capacity re-offer is addressed, and so is the release of whatever was held), so it sits beside `internal`.
    */
   readonly recipient?: TriggerRecipient;
-  /** Present only on a pending retry's trigger (timers.ts): it re-applies that trigger, if it is still pending. */
-  readonly retry?: RetryTarget;
-  /** Present only on the trigger that applies a debounced burst (debounce.ts): the burst it applies, if it is still pending. */
-  readonly debounce?: DebounceTarget;
   /**
-   * Present only on the copy that offers a trigger waiting for room in a full state again (an outbox row of
-   * the change that made room, addressed by `recipient`): applying it applies `trigger`, under its own id.
+   * Present only on a trigger the engine made for itself (internal-trigger.ts): which kind it is. Read it
+   * with `internalOf`, which also reads the optional fields rows written before the union carried.
    */
-  readonly capacityReoffer?: CapacityReoffer;
-  /** Present only on the timer's trigger that ends a wait for room at its deadline (Instance.capacityWaits). */
-  readonly capacityWait?: CapacityWaitTarget;
-  /**
-   * Present only on the trigger an instance waits with when an automatic transition of its state was not
-   * taken because its target was full (`capacity`): offered again when room frees, it takes the state's
-   * automatic transitions again and nothing else (decide-trigger.ts).
-   */
-  readonly capacityRoom?: { readonly stateId: string };
-}
-
-/** The wait a capacity timer ends: the waiting trigger, where it waits, and the incarnation that waits. */
-export interface CapacityWaitTarget {
-  readonly triggerId: string;
-  readonly stateId: string;
-  readonly key: string;
-  readonly incarnation?: string;
-}
-
-/** The name of the trigger an instance waits with for room an automatic transition needs (Trigger.capacityRoom). */
-export const CAPACITY_ROOM_TRIGGER_NAME = 'capacityRoom';
-
-/** The waiting trigger a re-offer applies, and the queue (state and key) it waits in. */
-export interface CapacityReoffer {
-  readonly workflowId: string;
-  readonly stateId: string;
-  readonly key: string;
-  readonly trigger: Trigger;
-}
-
-/** What a debounce's trigger applies: the pending burst of `triggerName` whose latest trigger is `triggerId`. */
-export interface DebounceTarget {
-  readonly triggerName: string;
-  readonly triggerId: string;
-  /** The incarnation that scheduled it (absent for instances without one). */
-  readonly incarnation?: string;
-}
-
-/** What a pending retry's trigger re-applies. */
-export interface RetryTarget {
-  readonly triggerId: string;
-  readonly attempt: number;
-  /** The incarnation that scheduled it (absent for instances without one). */
-  readonly incarnation?: string;
-}
-
-/** What a timer trigger fires: a transition of the state entry the timer was armed for. */
-export interface TimerTarget {
-  readonly transitionId: string;
-  readonly stateEntry: number;
-  /** The incarnation that armed it (absent for instances without one). */
-  readonly incarnation?: string;
+  readonly internal?: InternalTrigger;
 }
 
 /** The one instance a system trigger is for. */
@@ -183,8 +138,8 @@ export interface TriggerRecipient {
 }
 
 /** The waiting trigger a re-offer applies, as deep in follow-up work (and with the budget) the re-offer carries. */
-export function reofferedTrigger(reoffer: Trigger & { readonly capacityReoffer: CapacityReoffer }): Trigger {
-  const { causalDepth: _depth, causalBudget: _budget, ...waiting } = reoffer.capacityReoffer.trigger;
+export function reofferedTrigger(reoffer: Trigger, target: CapacityReoffer): Trigger {
+  const { causalDepth: _depth, causalBudget: _budget, ...waiting } = target.trigger;
   return {
     ...waiting,
     ...(reoffer.causalDepth !== undefined ? { causalDepth: reoffer.causalDepth } : {}),

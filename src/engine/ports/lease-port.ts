@@ -3,6 +3,7 @@
  * (BlobLeaseProvider on Azure Blob leases, InMemoryLeaseProvider in tests). Every change of an instance is
  * made under its lease. Re-exported by ports.ts with the other ports.
  */
+import type { StoredInstance } from '../model/instance';
 import type { OperationOptions } from './ports';
 
 export interface LeaseOptions extends OperationOptions {
@@ -24,6 +25,15 @@ export interface LeaseHandle {
    * instance). A later `withLease` of the name creates it anew.
    */
   discard(): Promise<void>;
+  /**
+   * The instance the previous holder in this process saved or read last, when the lease passed to this
+   * holder without being released in between (so nobody else wrote under it): the first load may use it
+   * instead of a read; a save stays conditional on its ETag. Undefined otherwise, and for providers that
+   * do not carry leases over.
+   */
+  readonly carried?: StoredInstance;
+  /** Offers the instance as it now stands (just saved, or read and left unchanged) to the next holder the lease passes to. */
+  carry?(instance: StoredInstance): void;
 }
 
 /** Per-name mutual exclusion across workers. */

@@ -13,7 +13,7 @@ import type { Actor } from '../model/actor';
 import type { SearchIndexStore } from '../search/search-port';
 import type { FlowStore } from '../ports/flow-store';
 import type { CapacityOffer, StateCapacityRows } from '../admission/state-capacity';
-import type { CapacityGate } from '../admission/capacity-admission';
+import type { AdmissionProtocol } from '../admission/admission-protocol';
 
 export interface InstanceRuntimePorts {
   readonly instances: InstanceStore;
@@ -83,9 +83,11 @@ export type InstancePrecondition = (stored: StoredInstance) => InstanceResult | 
 
 /**
  * Where a change from outside meets flow admission (instance-runtime.ts): the capacity rows (absent without
- * a flow store), and giving back a place counted in that the saved instance does not use.
+ * a flow store), the admission protocol of one application, and its settling after the save: a place counted
+ * in that the saved instance does not use is given back (`failed`: the instance as stored now decides).
  */
 export interface CapacityPlaces {
   readonly capacity?: StateCapacityRows;
-  giveBackUnusedPlace<Decided extends AppliedDecision>(gate: CapacityGate, workflowId: string | undefined, instanceId: string, decided: Decided): Promise<Decided>;
+  admissionOf(options: OperationOptions): AdmissionProtocol;
+  giveBackUnusedPlace<Decided extends AppliedDecision>(protocol: AdmissionProtocol, workflowId: string | undefined, instanceId: string, decided: Decided, failed?: boolean): Promise<Decided>;
 }

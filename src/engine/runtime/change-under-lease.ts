@@ -56,7 +56,7 @@ export class ChangeUnderLease {
       instanceId,
       async (lease) => {
         for (let attempt = 1; attempt <= this.options.maxSaveAttempts; attempt++) {
-          const stored = await this.ports.instances.get(instanceId, options);
+          const stored = (attempt === 1 ? lease.carried : undefined) ?? (await this.ports.instances.get(instanceId, options)); // carried: the lease was never let go since it was saved
           // An instance being deleted is gone for every change but its deletion.
           if (!stored || stored.deleting) return { outbox: [] };
           const leftovers = await this.leftoversOf(stored, options);
@@ -73,6 +73,7 @@ export class ChangeUnderLease {
           if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
           if (!decision.change) {
             this.followUp.finish(deliveryKey, decision.logs);
+            lease.carry?.(stored);
             return { decision, instance: stored, outbox: leftovers };
           }
           // Out of a state with `capacity`: the waiters that now fit are offered again by rows of this save.
@@ -93,6 +94,7 @@ export class ChangeUnderLease {
           if (!saved) continue; // someone else wrote: reload and decide again
           if (left && leftCapacity(stored, saved)) await this.leaving.countOut(definition.id, left, instanceId, options);
           this.followUp.finish(deliveryKey, decision.logs, saved, stored);
+          lease.carry?.(saved);
           return { decision, instance: saved, outbox: [...leftovers, ...decision.change!.outbox] };
         }
         throw new PreconditionFailedError(`Instance "${instanceId}" kept changing; gave up after ${this.options.maxSaveAttempts} attempts`);

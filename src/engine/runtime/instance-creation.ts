@@ -14,7 +14,6 @@ import { isStoredOutboxRow } from '../model/outbox';
 import type { OperationOptions } from '../ports/ports';
 import { newIncarnation } from '../model/trigger-ids';
 import type { SearchIndexing } from '../search/search-indexing';
-import { CapacityGate } from '../admission/capacity-admission';
 import type { AppliedDecision, CapacityPlaces, InstanceRuntimePorts } from './change-types';
 import { historyOf, withActor, withCapacityCounted, withEvents } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';
@@ -47,7 +46,8 @@ export class InstanceCreation {
     const leftovers = existing?.deleting ? (await this.deletion.delete(input.instanceId, true, options)).outbox : [];
     if (existing && !existing.deleting) throw new ConflictError(`Instance "${input.instanceId}" exists`);
     // Into a full state with `capacity`: refused before anything is written; admitted, counted there.
-    const gate = new CapacityGate(this.admission.capacity, options, () => this.options.clock.now());
+    const protocol = this.admission.admissionOf(options);
+    const gate = protocol.gate;
     const initialStateId = workflow.definition.initialStateId;
     const full = await gate.admitNow(
       workflow.definition,
@@ -66,16 +66,18 @@ export class InstanceCreation {
         undefined,
         cause,
         withActor(
-          await decideCreate(
-            workflow,
-            incarnated,
-            gate.withAutomaticEntry(this.followUp.effects(deliveryKey, options.abortSignal), workflow.definition, {
-              id: input.instanceId,
-              workflowId: workflow.definition.id,
-              ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
-              historyLength: 0,
-            }),
-            this.options.registry,
+          await protocol.decide(() =>
+            decideCreate(
+              workflow,
+              incarnated,
+              gate.withAutomaticEntry(this.followUp.effects(deliveryKey, options.abortSignal), workflow.definition, {
+                id: input.instanceId,
+                workflowId: workflow.definition.id,
+                ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
+                historyLength: 0,
+              }),
+              this.options.registry,
+            ),
           ),
           cause,
         ),
@@ -109,14 +111,15 @@ export class InstanceCreation {
       if (error instanceof TooLargeError || error instanceof ValidationError) {
         await this.indexRows.removeInterests(input.instanceId, change.instance.interests, options);
         await this.search.undoCreate(creating, options);
-        // No waiter is offered here: the creation failed, and the next change of the key offers them.
-        await this.admission.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, { outbox: [] });
       }
+      // The instance as stored decides (a create whose answer was lost may have happened): its place confirmed,
+      // or given back. No waiter is offered here: the creation failed, and the next change of the key offers them.
+      await this.admission.giveBackUnusedPlace(protocol, workflow.definition.id, input.instanceId, { outbox: [] }, true);
       throw error;
     } finally {
       await preparing;
     }
     this.followUp.finish(deliveryKey, decision.logs, stored);
-    return this.admission.giveBackUnusedPlace(gate, workflow.definition.id, input.instanceId, { decision, instance: stored, outbox: [...leftovers, ...change.outbox] });
+    return this.admission.giveBackUnusedPlace(protocol, workflow.definition.id, input.instanceId, { decision, instance: stored, outbox: [...leftovers, ...change.outbox] });
   }
 }

@@ -4,7 +4,7 @@
  * lines, the memory of relayed outboxes: change-follow-up.ts), the index rows beside the save
  * (index-rows.ts), creation (instance-creation.ts, no lease) and deletion (instance-deletion.ts), the
  * operator's changes (operator-changes.ts), search repair (search-repair.ts). Flow admission (concurrency
- * slots, states with `capacity`) wraps a trigger's application here. The rows to relay are returned for
+ * slots; states with `capacity` through capacity-stage.ts and its one protocol) wraps a trigger's application here. The rows to relay are returned for
  * delivery after the lease is released (outbox-relay.ts, driven by the facade).
  */
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
@@ -18,35 +18,25 @@ import type { MigrationRequest } from '../decide/operation-work';
 import type { DryRunResult } from '../decide/dry-run';
 import type { Effects } from '../steps/effects';
 import type { ResolvedEngineOptions } from './engine-options';
-import { InstanceStatus, TriggerOutcome, inactiveStatuses } from '../model/enums';
+import { TriggerOutcome, inactiveStatuses } from '../model/enums';
 import { ConflictError } from '../model/errors';
-import type { CapacityEntry, Instance, StoredInstance } from '../model/instance';
+import type { Instance, StoredInstance } from '../model/instance';
 import { duplicateResult } from '../decide/instance-changes';
-import { MAX_OUTBOX_ROWS_PER_CHANGE, type TriggerOutboxRow } from '../model/outbox';
 import type { OperationOptions } from '../ports/ports';
 import { offerOf } from '../decide/offers';
 import { reofferedTrigger, type Trigger } from '../model/trigger';
+import { internalKindOf } from '../model/internal-trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
 import { systemActor, type Actor } from '../model/actor';
 import type { SearchRow } from '../search/search-port';
 import { ConcurrencySlots, type HeldSlot } from '../admission/concurrency-slots';
 import { admitTrigger, withAdmissionTrace } from '../admission/flow-admission';
 import { StateCapacityRows } from '../admission/state-capacity';
-import { CapacityForecast, CapacityGate } from '../admission/capacity-admission';
+import type { CapacityForecast } from '../admission/capacity-forecast';
 import { decideCapacityWaitEnd } from '../admission/capacity-waits';
-import { reofferRows } from '../admission/capacity-reoffers';
-import {
-  APPLIED_LOOKUP_CLOCK_MARGIN_MS,
-  type AppliedDecision,
-  type ApplyTriggerOptions,
-  type CapacityPlaces,
-  type ChangeOptions,
-  type Decide,
-  type InstancePrecondition,
-  type InstanceRuntimePorts,
-} from './change-types';
+import { CapacityStage } from './capacity-stage';
+import { APPLIED_LOOKUP_CLOCK_MARGIN_MS, type AppliedDecision, type ApplyTriggerOptions, type ChangeOptions, type Decide, type InstancePrecondition, type InstanceRuntimePorts } from './change-types';
 import { guarded } from './change-decoration';
-import type { CapacityLeaving } from './change-under-lease';
 import { runLoopSteps, type RunLoopSteps } from './run-loop-steps';
 
 export { APPLIED_LOOKUP_CLOCK_MARGIN_MS };
@@ -59,6 +49,8 @@ export class InstanceRuntime {
   readonly slots?: ConcurrencySlots;
   /** The rows of states with `capacity` (absent without a flow store). */
   readonly capacity?: StateCapacityRows;
+  /** Where the loop meets a state's capacity: the admission protocol and its settling (capacity-stage.ts). */
+  private readonly stage: CapacityStage;
 
   constructor(
     private readonly ports: InstanceRuntimePorts,
@@ -72,16 +64,11 @@ export class InstanceRuntime {
         ...(options.flowSlotTtlInMs !== undefined ? { slotTtlInMs: options.flowSlotTtlInMs } : {}),
         warn: (message, properties) => options.logger.warn(message, properties),
       });
-      this.capacity = new StateCapacityRows(ports.flow, ports.instances, () => options.clock.now(), options.leaseDurationInSeconds * 1000);
+      this.capacity = new StateCapacityRows(ports.flow, ports.instances, () => options.clock.now(), options.leaseDurationInSeconds * 1000, ports.leases);
     }
-    // The steps of the loop, each its own module; flow admission's parts they call stay here.
-    const admission: CapacityLeaving & CapacityPlaces = {
-      ...(this.capacity ? { capacity: this.capacity } : {}),
-      reoffersOf: (definition, stored, cause, left, otherPieces, reofferOptions) => this.reoffersOf(definition, stored, cause, left, otherPieces, reofferOptions),
-      countOut: (workflowId, left, instanceId, countOptions) => this.countOut(workflowId, left, instanceId, countOptions),
-      giveBackUnusedPlace: (gate, workflowId, instanceId, decided) => this.giveBackUnusedPlace(gate, workflowId, instanceId, decided),
-    };
-    this.steps = runLoopSteps(ports, versions, options, admission);
+    // The steps of the loop, each its own module; where they meet a state's capacity is one more (capacity-stage.ts).
+    this.stage = new CapacityStage(this.capacity, ports.instances, options);
+    this.steps = runLoopSteps(ports, versions, options, this.stage);
   }
 
   /**
@@ -129,8 +116,9 @@ export class InstanceRuntime {
     const { offeredSince, maxSlotWaitInMs, ...storeOptions } = options;
     // A concurrency slot is taken once per delivery (a 412's second decision keeps it) and given back after the lease.
     let slot: HeldSlot | undefined;
-    // Where a state with `capacity` counted this trigger in (kept over a second decision), and waiters to offer again.
-    const gate = new CapacityGate(this.capacity, storeOptions, now);
+    // Where a state with `capacity` counts this trigger in (reserved after each decision, kept over a second one), and waiters to offer again.
+    const protocol = this.stage.admissionOf(storeOptions);
+    const gate = protocol.gate;
     let workflowId: string | undefined;
     const decideApplication = async (stored: StoredInstance, definition: WorkflowDefinition, effects: Effects): Promise<Decision> => {
       const applied = withTimerActor(trigger, stored);
@@ -144,22 +132,26 @@ export class InstanceRuntime {
         slot || wasApplied(stored, trigger.id) || inactiveStatuses.has(stored.status) ? undefined : await admitTrigger(this.slots, definition, stored, applied, storeOptions, now, maxSlotWaitInMs);
       slot ??= admission?.slot;
       // A wait for room that reached its deadline (capacity-waits.ts): recorded as the waiting trigger's offer.
-      if (applied.capacityWait) {
-        const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, { ...applied, capacityWait: applied.capacityWait }, now(), storeOptions);
+      const waitEnded = internalKindOf(applied, 'capacityWait');
+      if (waitEnded) {
+        const ended = await decideCapacityWaitEnd(this.capacity, definition, stored, applied, waitEnded, now(), storeOptions);
         if (ended.waiting) await this.recordOffer(instanceId, ended.waiting, ended.decision, storeOptions);
         return ended.decision;
       }
       const gated: Effects = gate.withAutomaticEntry({ ...effects, beforeEntering: (toStateId, entering) => gate.beforeEntering(definition, stored, toStateId, entering) }, definition, stored);
-      const decision = gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now());
+      // Decided on the rows as read (nothing written), then its places reserved; a reservation that lost its race decides again (admission-protocol.ts).
+      const decision = await protocol.decide(async () => gate.decided(withAdmissionTrace(await decideTrigger(definition, stored, applied, gated, this.options.registry), admission), stored, now()));
       // Still under the lease: an offer that changed nothing (or only keeps a wait for room) is remembered beside the instance (offers.ts).
       // A re-offer is recorded as its waiting trigger's offer (it replaces the queued one). A retry always changes the instance.
       if (!retry && (!decision.change || decision.result.outcome === TriggerOutcome.capacityQueued)) {
-        await this.recordOffer(instanceId, trigger.capacityReoffer ? reofferedTrigger({ ...trigger, capacityReoffer: trigger.capacityReoffer }) : trigger, decision, storeOptions);
+        const reoffer = internalKindOf(trigger, 'capacityReoffer');
+        await this.recordOffer(instanceId, reoffer ? reofferedTrigger(trigger, reoffer) : trigger, decision, storeOptions);
       }
       return decision;
     };
+    let decided: AppliedDecision;
     try {
-      const decided = await this.decideUnderLease(
+      decided = await this.decideUnderLease(
         instanceId,
         (stored) => ({ kind: 'trigger', trigger: withTimerActor(trigger, stored) }),
         async (loaded, { definition, effects }) => {
@@ -180,66 +172,17 @@ export class InstanceRuntime {
         },
         storeOptions,
       );
-      await this.settleCapacity(gate, workflowId, instanceId, trigger, decided, storeOptions);
+    } catch (error) {
+      // Any failure, the save's outcome possibly unknown: the instance as stored decides what is confirmed, what released.
+      if (workflowId !== undefined) await this.stage.giveBackUnusedPlace(protocol, workflowId, instanceId, { outbox: [] }, true);
+      if (slot) await this.slots!.release(slot);
+      throw error;
+    }
+    try {
+      await this.stage.settleCapacity(protocol, workflowId, instanceId, trigger, decided, storeOptions);
       return gate.offers.length > 0 ? { ...decided, capacityOffers: gate.offers } : decided;
     } finally {
       if (slot) await this.slots!.release(slot);
-    }
-  }
-
-  /**
-   * After a trigger's application: a place taken but not used is given back, and a re-offered waiter that
-   * went elsewhere or nowhere leaves its queue (admitted and timed-out ones left it themselves; one still
-   * queued, or held by an instance that cannot take it now, stays). Failures are left to the reconciliation.
-   */
-  private async settleCapacity(gate: CapacityGate, workflowId: string | undefined, instanceId: string, trigger: Trigger, decided: AppliedDecision, options: OperationOptions): Promise<void> {
-    try {
-      if (workflowId !== undefined) await gate.giveBackUnused(workflowId, instanceId, decided.instance);
-      const reoffer = trigger.capacityReoffer;
-      const outcome = decided.decision?.result.outcome;
-      // Admitted (counted in where it waited) or timed out, it left the queue itself.
-      const leftQueue = outcome === TriggerOutcome.capacityTimeout || (reoffer !== undefined && gate.admittedTo(reoffer.stateId, reoffer.key));
-      // Not active: held while suspended or faulted, but an ended instance never takes it.
-      const ended = decided.instance?.status === InstanceStatus.complete || decided.instance?.status === InstanceStatus.cancelled;
-      if (reoffer && this.capacity && !leftQueue && outcome !== TriggerOutcome.capacityQueued && (outcome !== TriggerOutcome.notActive || ended)) {
-        await this.capacity.forget({ workflowId: reoffer.workflowId, stateId: reoffer.stateId, key: reoffer.key, waiter: { id: reoffer.trigger.id } }, options);
-      }
-    } catch (error) {
-      this.options.logger.warn('Could not settle a place in a state with capacity; the next full check reconciles it', { instanceId, error: String(error) });
-    }
-  }
-
-  /**
-   * The rows offering again the waiters that fit once `stored` leaves `left` (capacity-reoffers.ts), within
-   * the change's outbox bound. A failed read offers none: the waiters stay queued for the next change.
-   */
-  private async reoffersOf(definition: WorkflowDefinition, stored: Instance, cause: Cause, left: CapacityEntry, otherPieces: number, options: OperationOptions): Promise<TriggerOutboxRow[]> {
-    const limit = definition.states[left.stateId]?.capacity?.limit;
-    if (limit === undefined || !this.capacity) return [];
-    try {
-      const offers = await this.capacity.reoffersOnLeaving(definition.id, left.stateId, left.key, limit, stored.id, options);
-      const rows = reofferRows(stored, cause, offers, otherPieces).slice(0, Math.max(0, MAX_OUTBOX_ROWS_PER_CHANGE - otherPieces));
-      if (rows.length < offers.length) {
-        this.options.logger.warn('Waiters for room in a state were not offered again by this change (causal depth or outbox bound); they stay queued', {
-          instanceId: stored.id,
-          stateId: left.stateId,
-          waiting: offers.length,
-          offered: rows.length,
-        });
-      }
-      return rows;
-    } catch (error) {
-      this.options.logger.warn('Could not read the waiters of a state with capacity; they stay queued for the next change', { instanceId: stored.id, stateId: left.stateId, error: String(error) });
-      return [];
-    }
-  }
-
-  /** The saved instance no longer counts where it was (a failure is left to the next reconciliation, which reads the instance). */
-  private async countOut(workflowId: string, left: CapacityEntry, instanceId: string, options: OperationOptions): Promise<void> {
-    try {
-      await this.capacity!.leave(workflowId, left.stateId, left.key, instanceId, options);
-    } catch (error) {
-      this.options.logger.warn('Could not count an instance out of a state with capacity; the next full check reconciles it', { instanceId, stateId: left.stateId, error: String(error) });
     }
   }
 
@@ -275,20 +218,6 @@ export class InstanceRuntime {
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
   migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options: ChangeOptions = {}): Promise<AppliedDecision> {
     return this.steps.operatorChanges.migrate(instanceId, request, target, options);
-  }
-
-  /**
-   * A place counted in for a change from outside that the saved instance does not use (it failed, or moved
-   * on): given back, the decision carrying the offers to the waiters that fit now.
-   */
-  private async giveBackUnusedPlace<Decided extends AppliedDecision>(gate: CapacityGate, workflowId: string | undefined, instanceId: string, decided: Decided): Promise<Decided> {
-    if (gate.places().length === 0 || workflowId === undefined) return decided;
-    try {
-      await gate.giveBackUnused(workflowId, instanceId, decided.instance);
-    } catch (error) {
-      this.options.logger.warn('Could not give back a place in a state with capacity; the next full check reconciles it', { instanceId, error: String(error) });
-    }
-    return gate.offers.length > 0 ? { ...decided, capacityOffers: gate.offers } : decided;
   }
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */
@@ -333,8 +262,9 @@ export class InstanceRuntime {
 
 /** A timer's trigger acts as `system`, caused by the actor of the change that armed the timer (ArmedTimer.armedBy). */
 function withTimerActor(trigger: Trigger, stored: Instance): Trigger {
-  if (!trigger.timer || trigger.actor) return trigger;
-  const armedBy = stored.timers?.find((timer) => timer.transitionId === trigger.timer!.transitionId)?.armedBy;
+  const fired = internalKindOf(trigger, 'timer');
+  if (!fired || trigger.actor) return trigger;
+  const armedBy = stored.timers?.find((timer) => timer.transitionId === fired.transitionId)?.armedBy;
   return armedBy ? { ...trigger, actor: systemActor(armedBy) } : trigger;
 }
 

@@ -19,7 +19,7 @@ import { applyMergePatch } from '../model/merge-patch';
 import type { OperationOptions } from '../ports/ports';
 import type { Trigger } from '../model/trigger';
 import type { WorkflowVersionCache } from './workflow-version-cache';
-import { CapacityForecast, CapacityGate } from '../admission/capacity-admission';
+import { CapacityForecast } from '../admission/capacity-forecast';
 import type { AppliedDecision, CapacityPlaces, ChangeOptions, InstancePrecondition, InstanceRuntimePorts } from './change-types';
 import { guarded, withCapacityCounted } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';
@@ -48,7 +48,8 @@ export class OperatorChanges {
 
   async recover(instanceId: string, stateId: string, options: ChangeOptions = {}, guard?: InstancePrecondition, repair?: RecoveryRepair): Promise<AppliedDecision> {
     // Into a full state with `capacity`: refused (CapacityFullError), nothing saved; admitted, counted there.
-    const gate = new CapacityGate(this.admission.capacity, options, () => this.options.clock.now());
+    const protocol = this.admission.admissionOf(options);
+    const gate = protocol.gate;
     const decided = await this.loop.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'recover', sequence: stored.historyLength }),
@@ -61,11 +62,11 @@ export class OperatorChanges {
           const full = await gate.admitNow(definition, { ...stored, context }, stateId);
           if (full) throw new CapacityFullError(full.refused, full.stateId, full.key);
         }
-        return withCapacityCounted(gate, await decideRecover(definition, stored, stateId, gate.withAutomaticEntry(effects, definition, stored), this.options.registry, repair));
+        return withCapacityCounted(gate, await protocol.decide(() => decideRecover(definition, stored, stateId, gate.withAutomaticEntry(effects, definition, stored), this.options.registry, repair)));
       },
       options,
     );
-    return this.admission.giveBackUnusedPlace(gate, decided.instance?.workflowId, instanceId, decided);
+    return this.admission.giveBackUnusedPlace(protocol, decided.instance?.workflowId, instanceId, decided);
   }
 
   cancel(instanceId: string, options?: ChangeOptions, guard?: InstancePrecondition): Promise<AppliedDecision> {
@@ -85,7 +86,8 @@ export class OperatorChanges {
   /** Moves the instance to `request.toVersion` (`target` is that version's definition): a relabel, no actions run. */
   async migrate(instanceId: string, request: MigrationRequest, target: TargetDefinition, options: ChangeOptions = {}): Promise<AppliedDecision> {
     // Into a full state with `capacity`: this instance stays where it is (`notMigratable`, saying why); the operation goes on.
-    const gate = new CapacityGate(this.admission.capacity, options, () => this.options.clock.now());
+    const protocol = this.admission.admissionOf(options);
+    const gate = protocol.gate;
     const decided = await this.loop.decideUnderLease(
       instanceId,
       (stored) => ({ kind: 'migrate', sequence: stored.historyLength }),
@@ -93,11 +95,11 @@ export class OperatorChanges {
         const verdict = migrationVerdict(request, target, stored);
         const full = verdict.move ? await gate.admitNow(target, stored, verdict.toStateId) : undefined;
         if (full) return unchanged({ instanceId: stored.id, outcome: ActionOutcome.notMigratable, fromStateId: stored.stateId, error: full.refused });
-        return withCapacityCounted(gate, await decideMigrate(request, target, stored, gate.withAutomaticEntry(effects, target, stored), this.options.registry));
+        return withCapacityCounted(gate, await protocol.decide(() => decideMigrate(request, target, stored, gate.withAutomaticEntry(effects, target, stored), this.options.registry)));
       },
       options,
     );
-    return this.admission.giveBackUnusedPlace(gate, target.id, instanceId, decided);
+    return this.admission.giveBackUnusedPlace(protocol, target.id, instanceId, decided);
   }
 
   /** `guard` (optional) may answer instead of deciding, e.g. `skipped` for an instance a bulk filter no longer matches. */

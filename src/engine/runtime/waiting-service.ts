@@ -7,12 +7,15 @@
 import { whyWaiting, MAX_CHILDREN_LISTED, type RoomWaitPlace, type RunningChild, type SlotQueuePlace, type WaitingAnswer, type WaitingFacts } from '../analysis/why-waiting';
 import type { WorkflowDefinition } from '../definition/definition';
 import type { FlowStore } from '../ports/flow-store';
-import { inAdmissionOrder, keySlotsOfRow, SLOTS_ROW_PREFIX } from '../admission/concurrency-slots';
+import { keySlotsOfRow } from '../admission/concurrency-slots';
+import { capacityRows, slotRows } from '../admission/flow-rows';
 import { capacityRowKey, rowValue } from '../admission/state-capacity';
+import { inAdmissionOrder } from '../admission/waiting-line';
 import { isAutomaticTransition } from '../definition/definition';
 import { WaitingTally, MAX_WAITING_SCAN, type WaitingSummary } from '../analysis/waiting-summary';
 import type { Clock } from './engine-options';
 import { InstanceStatus } from '../model/enums';
+import { internalKindOf } from '../model/internal-trigger';
 import { HistoryEvent, type Instance } from '../model/instance';
 import type { HistoryStore, InstanceStore, LeaseProvider, OperationOptions } from '../ports/ports';
 import type { WorkflowVersionCache } from './workflow-version-cache';
@@ -115,7 +118,7 @@ export class WaitingService {
   private async slotQueue(instance: Instance, definition: WorkflowDefinition, options: OperationOptions): Promise<SlotQueuePlace[] | undefined> {
     const policy = definition.flow?.concurrency;
     if (!policy || !this.ports.flow) return undefined;
-    const rows = await this.ports.flow.listRows(instance.workflowId, SLOTS_ROW_PREFIX, { ...options, maxRows: MAX_SLOT_KEYS_SCANNED });
+    const rows = await this.ports.flow.listRows(instance.workflowId, slotRows, '', { ...options, maxRows: MAX_SLOT_KEYS_SCANNED });
     const now = this.clock.now();
     return rows.flatMap((row) => {
       const { key, slots } = keySlotsOfRow(row, now);
@@ -154,16 +157,16 @@ export class WaitingService {
       targets.map(async (stateId) => {
         const prefix = capacityRowKey(stateId, '');
         const limit = definition.states[stateId]!.capacity!.limit;
-        const rows = await flow.listRows(instance.workflowId, prefix, { ...options, maxRows: MAX_SLOT_KEYS_SCANNED });
+        const rows = await flow.listRows(instance.workflowId, capacityRows, prefix, { ...options, maxRows: MAX_SLOT_KEYS_SCANNED });
         return rows.flatMap((row) => {
           const value = rowValue(row);
           const queue = inAdmissionOrder(value.queued);
           return queue.flatMap((waiter, index): RoomWaitPlace[] =>
-            waiter.instanceId === instance.id && waiter.trigger.capacityRoom?.stateId === instance.stateId
+            waiter.instanceId === instance.id && internalKindOf(waiter.trigger, 'capacityRoom')?.stateId === instance.stateId
               ? [
                   {
                     stateId,
-                    key: row.rowKey.slice(prefix.length),
+                    key: row.key.slice(prefix.length),
                     position: index + 1,
                     queuedOnKey: queue.length,
                     members: value.members.length,

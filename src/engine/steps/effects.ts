@@ -1,6 +1,6 @@
 /**
  * @module The effects a decision may use: the clock, outbound HTTP, an abort signal and the runtime's word on
- * entering a state with `capacity`; nothing else.
+ * entering a state with `capacity` (a read: deciding writes nothing); nothing else.
  * A decision may be made more than once for one delivery (a 412, a lost lease, a crash, a dry run), so:
  * conditions call `http` once per decision made (they must be reads); actions call `actionHttp`, which the
  * runtime journals per delivery and step (once within one engine, at least once across processes); the
@@ -34,14 +34,17 @@ export interface Effects {
   /**
    * Asked once a transition into another state is chosen and its entry conditions hold, before any step
    * runs: an outcome that stops the trigger there (a full state with `capacity`: `capacityQueued` or
-   * `capacityTimeout`, nothing saved, no action run), or undefined to go on. Absent: nothing stops it.
+   * `capacityTimeout`, no action run), or undefined to go on. Absent: nothing stops it. A read: the verdict
+   * is the state's row as read, recorded as the decision's admission request, which the run loop reserves
+   * after deciding (admission/admission-protocol.ts), deciding again when the row changed meanwhile.
    */
   beforeEntering?(toStateId: string, trigger: Trigger): Promise<TriggerOutcome | undefined>;
   /**
    * Asked when an automatic transition into another state would be taken (its conditions and the
    * target's entry conditions hold): the target's `capacity` verdict, undefined when none applies. Not
    * admitted: the transition is not taken, as if its conditions were false (the runtime queues the
-   * instance to take its automatic transitions again when room frees). Absent: nothing stops it.
+   * instance to take its automatic transitions again when room frees). Absent: nothing stops it. A read,
+   * as beforeEntering: the runtime reserves the verdict after deciding.
    */
   automaticEntry?(toStateId: string, entering: AutomaticEntry): Promise<{ readonly admitted: boolean; readonly detail: string } | undefined>;
 }

@@ -6,6 +6,7 @@ import type { Cause, CapacityEntry, Instance, TriggerOutboxRow, WorkflowDefiniti
 import type { OperationOptions } from '../../../src/engine/ports';
 import { runLoopSteps, type CapacityLeaving, type CapacityPlaces } from '../../../src/engine/runtime';
 import { InMemoryDueTimerIndex, InMemorySearchIndex } from '../../../src/testing';
+import { AdmissionProtocol, CapacityGate } from '../../../src/engine/admission';
 import { testEngine } from '../support';
 
 /** A workflow with interests in each state, a timer in `a`, and a raised trigger on entering `b`. */
@@ -44,6 +45,8 @@ function recordedAdmission(): RecordedAdmission {
       return [];
     },
     countOut: async () => void calls.push('countOut'),
+    // No capacity rows: the protocol plans nothing and reserves nothing.
+    admissionOf: (options) => new AdmissionProtocol(undefined, new CapacityGate(undefined, options, () => new Date(0)), options),
     giveBackUnusedPlace: async (_gate, _workflowId, _instanceId, decided) => {
       calls.push('giveBackUnusedPlace');
       return decided;
