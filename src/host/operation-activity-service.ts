@@ -3,33 +3,26 @@
  * steps, for every kind of operation (a trigger, a migration, a bulk action). Per-instance failures
  * that retrying cannot fix become a `faulted` result (a trigger's) or `failed` (the other kinds') for
  * that instance, so one bad instance never fails a whole operation; retryable ones are thrown for the
- * caller to retry.
+ * caller to retry. What each activity writes into the record is computed by operation-records.ts.
  */
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
-import { BoundedMap, FlowQueuedError, NotFoundError, internalKindOf, isRetryable } from '../engine/model';
+import { BoundedMap, FlowQueuedError, NotFoundError, isRetryable } from '../engine/model';
 import {
   MAX_KEPT_RESULT_LENGTH,
   OperationKind,
-  addCost,
-  apportionCost,
-  boundedWorkflowCosts,
   emptyCost,
   operationWorkflowId,
   subtractCost,
-  sumCosts,
   type OperationCost,
-  emptySummary,
   fitResult,
-  mergeTotals,
   operationResult,
   type InstanceResult,
   type Operation,
-  type OperationTotals,
   type StoredOperation,
 } from '../engine/operations';
-import { BulkAction } from '../engine/decide';
-import { outcomesOf, selectionOf } from '../engine/operations';
+import { outcomesOf } from '../engine/operations';
+import { candidateSourceOf, completedRecord, progressedRecord, sameWork, totalsOf } from './operation-records';
 import type { OperationStore } from '../engine/ports';
 import { isFinished } from './finished-operation-cache';
 import { CostAccumulator, currentCost, isCostCounting, meter } from './cost/cost-scope';
@@ -42,7 +35,6 @@ import {
   type BeginOperationInput,
   type QueuedForSlot,
   type BeginOperationOutput,
-  type CandidateSource,
   type CompleteOperationInput,
   type StoreResultsInput,
   type FindCandidatesInput,
@@ -76,33 +68,7 @@ export class OperationWorkCache {
   }
 }
 
-/** What an operation's record counts so far. */
-function totalsOf(operation: Operation): OperationTotals {
-  return {
-    summary: operation.summary,
-    instances: operation.instances,
-    candidates: operation.candidates,
-    ...(operation.tracesTruncated ? { tracesTruncated: true } : {}),
-    ...(operation.costByWorkflow ? { costByWorkflow: operation.costByWorkflow } : {}),
-  };
-}
-
-/** The write that records an operation's completion: one request (a transaction with its listing row), counted before it is sent. */
-const COMPLETION_WRITE: OperationCost = { ...emptyCost(), storage: { ...emptyCost().storage, tableWrite: 1 } };
-
-/** Where the operation's candidates come from. */
-export function candidateSourceOf(operation: Operation): CandidateSource {
-  const selection = selectionOf(operation);
-  if (!selection) {
-    if (operation.kind !== undefined && operation.kind !== OperationKind.trigger) return { subjects: [] };
-    const { trigger } = operation;
-    // A timer's trigger has one subject, its own instance (timers.ts), and so has one sent to an instance
-    // by its route: that is the candidate.
-    const addressed = internalKindOf(trigger, 'timer') ? trigger.subjects : operation.addressedInstanceId !== undefined ? [operation.addressedInstanceId] : undefined;
-    return { subjects: trigger.subjects, ...(addressed ? { instanceIds: addressed } : {}) };
-  }
-  return { subjects: [], selection, ...(operation.kind === OperationKind.bulk && operation.bulk.action === BulkAction.delete ? { includeDeleting: true } : {}) };
-}
+export { candidateSourceOf } from './operation-records';
 
 export interface OperationActivityServiceOptions {
   readonly engine: Engine;
@@ -269,33 +235,12 @@ export class OperationActivityService implements InProcessOperationActivities {
   async recordProgress({ operationId, progress, checkpoint }: RecordProgressInput): Promise<void> {
     const operation = await this.recordOf(operationId);
     if (!operation || operation.status === OperationStatus.succeeded || operation.status === OperationStatus.failed) return;
-    const counted = operation.checkpoint?.batches ?? 0;
-    // The next batch's results are added once; a repeated write (a retried activity) finds them counted.
-    // Any other number is out of order (a write of an earlier run): the checkpoint is left as it was.
-    if (!checkpoint || (checkpoint.batches !== counted && checkpoint.batches !== counted + 1)) {
-      await this.write({ ...operation, status: OperationStatus.running, progress });
-      return;
-    }
-    const { finished, ...at } = checkpoint;
-    const totals = checkpoint.batches === counted + 1 ? mergeTotals(totalsOf(operation), finished) : totalsOf(operation);
-    const { tracesTruncated: _left, ...rest } = operation;
-    await this.write({
-      ...rest,
-      status: OperationStatus.running,
-      progress,
-      candidates: totals.candidates,
-      summary: totals.summary,
-      instances: totals.instances,
-      ...(totals.tracesTruncated ? { tracesTruncated: true } : {}),
-      ...(totals.costByWorkflow ? { costByWorkflow: totals.costByWorkflow } : {}),
-      checkpoint: at,
-    });
+    await this.write(progressedRecord(operation, { progress, checkpoint }));
   }
 
   /**
-   * Records the completion with the operation's cost (decision 0021): what its applications cost
-   * (`input.costByWorkflow`), what the caller counted besides (`input.overhead`), what this call sent
-   * before its write, and the write itself; then adds it to each workflow's row of the day (costs).
+   * Records the completion with the operation's cost (decision 0021: operation-records.ts completedRecord),
+   * counting what this call sent before its write; then adds it to each workflow's row of the day (costs).
    */
   async completeOperation(input: CompleteOperationInput): Promise<void> {
     const accumulator = currentCost();
@@ -303,24 +248,9 @@ export class OperationActivityService implements InProcessOperationActivities {
     const counting = isCostCounting();
     const operation = await this.recordOf(input.operationId);
     if (!operation) throw new NotFoundError(`Operation "${input.operationId}" does not exist`);
-    const { progress: _progress, checkpoint: _checkpoint, etag: _etag, costByWorkflow: _counted, ...finished } = operation;
     const here = accumulator && before ? subtractCost(accumulator.snapshot(), before) : emptyCost();
-    const overhead = addCost(addCost(input.overhead ?? emptyCost(), here), COMPLETION_WRITE);
-    const cost = addCost(sumCosts(Object.values(input.costByWorkflow ?? {})), overhead);
-    const costByWorkflow = apportionCost(cost, input.costByWorkflow, operationWorkflowId(operation));
-    const costs = counting ? { cost, costByWorkflow: boundedWorkflowCosts(costByWorkflow) } : {};
-    const written = await this.write({
-      ...finished,
-      status: input.error === undefined ? OperationStatus.succeeded : OperationStatus.failed,
-      candidates: input.candidates,
-      // Every outcome of the kind is listed, at 0 when none had it.
-      summary: { ...emptySummary(outcomesOf(operation)), ...input.summary },
-      instances: input.instances,
-      ...(input.tracesTruncated ? { tracesTruncated: true } : {}),
-      ...(input.error === undefined ? {} : { error: input.error }),
-      // All of them go to the daily sums; the record names the costliest (a broadcast may reach hundreds).
-      ...costs,
-    });
+    const { record, costByWorkflow } = completedRecord(operation, input, here, counting);
+    const written = await this.write(record);
     if (counting) this.addToDailyCosts(written.updatedAt, costByWorkflow);
   }
 
@@ -331,9 +261,4 @@ export class OperationActivityService implements InProcessOperationActivities {
     const day = dayOf(at);
     for (const [workflowId, cost] of Object.entries(costByWorkflow)) costs.add(day, workflowId, cost);
   }
-}
-
-/** The same trigger under the same id (its fingerprint), so one record may stand for the other's run. */
-function sameWork(recorded: Operation, operation: Operation): boolean {
-  return 'triggerFingerprint' in recorded && 'triggerFingerprint' in operation && recorded.triggerFingerprint === operation.triggerFingerprint;
 }

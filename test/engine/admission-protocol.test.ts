@@ -60,12 +60,12 @@ describe('the admission protocol, crashed at each point', () => {
     const { ports, first, places } = await setUp(['a', 'b', 'c']);
     const writes: string[] = [];
     const putRow = ports.flow.putRow.bind(ports.flow);
-    ports.flow.putRow = async (workflowId, kind, key, value, options) => {
-      writes.push(`${kind.prefix}${key}`);
-      return putRow(workflowId, kind, key, value, options);
+    ports.flow.putRow = async (workflowId, kind, rowKey, value, options) => {
+      writes.push(rowKey);
+      return putRow(workflowId, kind, rowKey, value, options);
     };
     expect((await first.applyTrigger('a', step('a'))).outcome).toBe('transitioned');
-    expect(writes).toEqual([`${capacityRows.prefix}${capacityRowKey('busy', KEY)}`]);
+    expect(writes).toEqual([capacityRowKey('busy', KEY)]);
     await first.applyTrigger('b', step('b'));
     expect((await first.applyTrigger('c', step('c'))).outcome).toBe('capacityQueued');
     expect(await places()).toEqual({ members: ['a', 'b'], inBusy: ['a', 'b'] });
@@ -77,13 +77,13 @@ describe('the admission protocol, crashed at each point', () => {
     const other = start();
     const putRow = ports.flow.putRow.bind(ports.flow);
     let raced = false;
-    ports.flow.putRow = async (workflowId, kind, key, value, options) => {
+    ports.flow.putRow = async (workflowId, kind, rowKey, value, options) => {
       if (!raced) {
         raced = true;
         // Between a's plan (1/2: room) and its reservation, c is counted in by another process.
         expect((await other.applyTrigger('c', step('c'))).outcome).toBe('transitioned');
       }
-      return putRow(workflowId, kind, key, value, options);
+      return putRow(workflowId, kind, rowKey, value, options);
     };
     const a = await first.applyTrigger('a', step('a'));
     expect(a.outcome).toBe('capacityQueued');
@@ -192,7 +192,7 @@ describe('the admission protocol, crashed at each point', () => {
       saved ||= instance.id === 'a';
       return done;
     };
-    ports.flow.putRow = (workflowId, kind, key, value, options) => (saved ? crash.stop() : putRow(workflowId, kind, key, value, options));
+    ports.flow.putRow = (workflowId, kind, rowKey, value, options) => (saved ? crash.stop() : putRow(workflowId, kind, rowKey, value, options));
     void first.applyTrigger('a', step('a'));
     await crash.reached;
     ports.instances.save = save;

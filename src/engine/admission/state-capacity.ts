@@ -268,7 +268,7 @@ export class StateCapacityRows {
    * Returns whether it had to be listed again.
    */
   async confirm(workflowId: string, stateId: string, key: string, member: CapacityMember, options: OperationOptions = {}): Promise<boolean> {
-    return changeFlowRow(
+    return changeFlowRow<StateKeyCapacity, boolean>(
       this.store,
       workflowId,
       capacityRows,

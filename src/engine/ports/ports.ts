@@ -6,10 +6,10 @@
  * continuation token (paging.ts; `PageOptions` given to a list are its defaults for every page).
  * Implementations throw only SignalboxError subclasses (never a RestError).
  */
-import type { InstanceStatus, OperationStatus } from '../model/enums';
+import type { InstanceStatus } from '../model/enums';
 import type { WorkflowDefinition, WorkflowVersion } from '../definition/definition';
 import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../model/instance';
-import type { InstanceResult, ListedOperation, Operation, OperationKind, StoredOperation } from '../operations/operation';
+import type { InstanceResult } from '../operations/operation';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../decide/lifecycle-events';
 import type { OutboxRow, StoredOutboxRow } from '../model/outbox';
 import type { DueTimer } from '../decide/timers';
@@ -158,109 +158,8 @@ export interface InterestIndex {
   findCandidates(subjects: readonly string[], options?: PageOptions): PagedAsyncIterable<string>;
 }
 
-/** Which operations a list holds (every field narrows it). */
-export interface OperationQuery {
-  readonly kind?: OperationKind;
-  readonly status?: OperationStatus;
-  /** Migrations and bulk actions of this workflow (a trigger is addressed to subjects, not to a workflow). */
-  readonly workflowId?: string;
-  /** Created at or after this moment (ISO 8601). */
-  readonly createdSince?: string;
-  /** Created before this moment (ISO 8601). */
-  readonly createdBefore?: string;
-}
-
-export interface OperationStore {
-  /**
-   * Records a new operation, or returns the existing one with the same id (a repeated trigger id maps
-   * to its first operation): `created` tells which.
-   */
-  create(operation: Operation, options?: OperationOptions): Promise<{ operation: StoredOperation; created: boolean }>;
-  get(operationId: string, options?: OperationOptions): Promise<StoredOperation | undefined>;
-  /** Replaces the record; with `ifMatch`, conditionally (PreconditionFailedError if stale). */
-  update(operation: Operation, options?: OperationOptions & { ifMatch?: string }): Promise<StoredOperation>;
-  /**
-   * Operations newest first (by `createdAt`), as listed (without their per-instance results), narrowed
-   * by `query`. An operation is listed from when its record is written; its listed status and summary
-   * follow each change of status (not every progress write).
-   */
-  list(query: OperationQuery, options?: PageOptions): PagedAsyncIterable<ListedOperation>;
-  /**
-   * Operations whose status is one of `statuses` (used to resume unfinished work after a crash), and with
-   * `updatedBefore` only those last changed before that instant (the operation retention purge).
-   */
-  listByStatus(statuses: readonly OperationStatus[], options?: PageOptions & { updatedBefore?: string }): PagedAsyncIterable<StoredOperation>;
-  /** Removes the record, its listing and its results (the operation retention purge, host/retention.ts). Absent is fine. */
-  delete(operationId: string, options?: OperationOptions): Promise<void>;
-  /**
-   * Records the result of the operation for one instance, keyed by the instance, so each instance has
-   * one result; written again it replaces the row, or with `keepExisting` leaves one already there (a
-   * retried application, which knows only what the instance recorded, keeps the first one's trace).
-   * Results stay out of the record and out of durable history: the activity that applied the operation writes them.
-   */
-  putResult(operationId: string, result: InstanceResult, options?: OperationOptions & { keepExisting?: boolean }): Promise<void>;
-  /** The operation's per-instance results, ordered by instance id (a page at a time). */
-  listResults(operationId: string, options?: PageOptions): PagedAsyncIterable<InstanceResult>;
-}
-
-export interface LeaseOptions extends OperationOptions {
-  /** 15 to 60, or -1 for infinite. @default 60 */
-  leaseDurationInSeconds?: number;
-  /** Total time to wait for a busy lease before LeaseUnavailableError. @default 60000 */
-  maxWaitInMs?: number;
-}
-
-/** Handed to work done under a lease. */
-export interface LeaseHandle {
-  readonly name: string;
-  /** Aborted when the lease is lost (a renewal failed or it was broken). */
-  readonly signal: AbortSignal;
-  /** Throws LeaseLostError if the lease has been lost; call it right before a save. */
-  assertHeld(): void;
-  /**
-   * Removes what keeps the lease (its blob), ending it: for a name never used again (a deleted
-   * instance). A later `withLease` of the name creates it anew.
-   */
-  discard(): Promise<void>;
-  /**
-   * The instance the previous holder in this process saved or read last, when the lease passed to this
-   * holder without being released in between (so nobody else wrote under it): the first load may use it
-   * instead of a read; a save stays conditional on its ETag. Undefined otherwise, and for providers that
-   * do not carry leases over.
-   */
-  readonly carried?: StoredInstance;
-  /** Offers the instance as it now stands (just saved, or read and left unchanged) to the next holder the lease passes to. */
-  carry?(instance: StoredInstance): void;
-}
-
-/** Per-name mutual exclusion across workers. */
-export interface LeaseProvider {
-  /**
-   * Acquires the lease (waiting with backoff up to `maxWaitInMs`, then LeaseUnavailableError), renews it
-   * in the background while `work` runs, and releases it afterwards, whatever happens.
-   */
-  withLease<T>(name: string, work: (lease: LeaseHandle) => Promise<T>, options?: LeaseOptions): Promise<T>;
-  /**
-   * Creates what a lease on `name` needs ahead of its first use (a lease blob), so that the first
-   * `withLease` costs no more than later ones. Optional, and only an optimisation: `withLease` must
-   * work without it. Called when an instance is created.
-   */
-  prepare?(name: string, options?: OperationOptions): Promise<void>;
-  /**
-   * Whether the lease is held now, as seen from outside, for explaining why an instance does not move
-   * (never for deciding: the answer is stale as soon as it is read). Optional: without it, nothing is said about leases.
-   */
-  inspect?(name: string, options?: OperationOptions): Promise<LeaseInspection>;
-}
-
-/** A lease as `LeaseProvider.inspect` sees it. */
-export interface LeaseInspection {
-  readonly held: boolean;
-  /** An infinite lease never expires on its own: if its holder crashed, only breaking it frees it. Absent when not held. */
-  readonly infinite?: boolean;
-  /** Set when this process holds it: when it took it (ISO 8601) and until when it holds it without another renewal (absent: infinite). */
-  readonly heldHere?: { readonly since: string; readonly expiresAt?: string };
-}
+export type { OperationQuery, OperationStore } from './operation-store';
+export type { LeaseHandle, LeaseInspection, LeaseOptions, LeaseProvider } from './lease-port';
 
 /**
  * The outbox rows of instances, kept in each instance's partition beside it (they are written by
