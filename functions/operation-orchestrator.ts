@@ -20,6 +20,7 @@ import { FanOut, failureReason, type BatchOutcome } from '../src/engine/operatio
 import {
   ActivityName,
   candidateSource,
+  type ApplyOperationAnswer,
   type ApplyOperationInput,
   type BeginOperationInput,
   type BeginOperationOutput,
@@ -30,7 +31,7 @@ import {
   type RecordProgressInput,
 } from '../src/host/contracts/operation-activities';
 import { tenantInstanceId, tenantOfInput, tenantScope, type TenantScoped } from '../src/host/contracts/tenant-scope';
-import { APPLY_OPERATION_BATCH, activityRetryOptions, type ApplyOperationBatchInput, type ApplyOperationBatchOutput } from './apply-operation-batch';
+import { APPLY_OPERATION_BATCH, activityRetryOptions, tryQueuedAgain, type ApplyOperationBatchInput, type ApplyOperationBatchOutput } from './apply-operation-batch';
 
 /**
  * The registered name stays as first deployed (from when every operation was a trigger): orchestrations
@@ -119,7 +120,7 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
   /** Batches started and not yet waited for, oldest first. */
   const batches: Task[] = [];
   /** Those of `batches` that are one instance's activity, answering its outcome rather than a batch's. */
-  const appliedDirectly = new Set<Task>();
+  const appliedDirectly = new Map<Task, ApplyOperationInput>();
   /** Batches made and not yet yielded: durable-functions schedules a task only when it is yielded. */
   let unscheduled: Task[] = [];
   const scheduled = new Set<Task>();
@@ -156,8 +157,9 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         const [onlyInstanceId, ...others] = step.batch.instanceIds;
         if (input.applyOneInstanceDirectly && step.batch.keepResults && onlyInstanceId !== undefined && others.length === 0) {
           // The whole operation is this one instance: its kept result comes back with its outcome.
-          const applied = callActivity(ActivityName.applyOperation, { operationId, ...scope, instanceId: onlyInstanceId, keepResult: true } satisfies ApplyOperationInput);
-          appliedDirectly.add(applied);
+          const directInput: ApplyOperationInput = { operationId, ...scope, instanceId: onlyInstanceId, keepResult: true, parkWhenQueued: true };
+          const applied = callActivity(ActivityName.applyOperation, directInput);
+          appliedDirectly.set(applied, directInput);
           batches.push(applied);
           unscheduled.push(applied);
           break;
@@ -172,7 +174,13 @@ export const operationOrchestrator: OrchestrationHandler = function* (context: O
         const batch = batches.shift()!;
         try {
           const finished = yield* settle(batch);
-          fanOut.batchFinished(appliedDirectly.has(batch) ? countOutcomes(emptyTotals([]), [countedAsActivity(finished as AppliedOutcome)]) : (finished as BatchOutcome));
+          const directInput = appliedDirectly.get(batch);
+          if (directInput) {
+            // Queued for a concurrency slot: tried again after durable timers, as a batch's instances are.
+            const [settled] = yield* tryQueuedAgain(context, [directInput], [{ answer: finished as ApplyOperationAnswer }]);
+            if (!settled || 'failure' in settled) throw new Error(settled?.failure);
+            fanOut.batchFinished(countOutcomes(emptyTotals([]), [countedAsActivity(settled.answer as AppliedOutcome)]));
+          } else fanOut.batchFinished(finished as BatchOutcome);
         } catch (failure) {
           // A batch reports its instances' failures in its outcome: this is the sub-orchestration's own, or the
           // failure of an instance applied directly (counted as a batch of one counts it: not at all).

@@ -3,12 +3,11 @@
  * (openapi-fetch over the types generated from the API's own OpenAPI document, which a test keeps equal
  * to a fresh generation), so a route or a body that drifts from the server fails to compile here.
  * It adds what a command line needs: a timeout, the CLI's errors (ApiError with the problem+json body for
- * an error status, NetworkError when the server cannot be reached), and paging helpers. Every route goes
- * through the typed client: there is no hand-written URL here.
+ * an error status, NetworkError when the server cannot be reached; both in api-calls.ts), and paging
+ * helpers. Every route goes through the typed client: there is no hand-written URL here.
  */
 import {
   acceptedFromAnswer,
-  createSignalboxClient,
   dryRunFromAnswer,
   type AcceptedOperation,
   type AvailableTriggers,
@@ -23,7 +22,6 @@ import {
   type OperationFilter,
   type operations,
   type Schemas,
-  type SignalboxClient,
   type WaitingAnswer,
   type WaitingSummary,
   type Tenant,
@@ -31,72 +29,18 @@ import {
   type TenantInput,
 } from '../client';
 import type { JsonObject } from '../engine/model';
-import { ApiError, NetworkError } from './errors';
+import { ApiError } from './errors';
+import { TypedApiCalls } from './api-calls';
 import type { ApiDryRun, ApiHistoryEntry, ApiInstance, ApiListedOperation, ApiOperation, ApiPage, ApiWorkflow, TriggerToSend } from './api-shapes';
-import { ResponseTooLargeError, apiError, boundedFetch, formatBytes, networkError } from './http-transport';
 
 export * from './api-shapes';
 
-export interface ApiClientOptions {
-  /** The API's base URL, `/api` included, e.g. `http://127.0.0.1:7071/api`. */
-  readonly baseUrl: string;
-  /** Sent as `x-functions-key` when set. */
-  readonly apiKey?: string;
-  /** Sent as `Authorization: Bearer` when set. */
-  readonly token?: string;
-  /** The tenant every call is for (`--tenant`). @default the default tenant */
-  readonly tenant?: string;
-  /** Asked for a token before each request when there is no `token` (the CLI's own sign-in, sign-in.ts). */
-  readonly getToken?: () => Promise<string>;
-  /** For each request, its response body included. @default 30000 */
-  readonly timeoutInMs?: number;
-  /** @default MAX_RESPONSE_BODY_BYTES */
-  readonly maxResponseBodyBytes?: number;
-}
+export { MAX_RESPONSE_BODY_BYTES, type ApiClientOptions } from './api-calls';
 
-/**
- * The most a response body may hold (16 MiB): a larger answer is refused as it arrives, never buffered.
- * The API's largest answers (a page of 1,000 instances, an operation's results) are far smaller.
- */
-export const MAX_RESPONSE_BODY_BYTES = 16 * 1024 * 1024;
 type InstanceQuery = NonNullable<operations['listInstances']['parameters']['query']>;
 type OperationQuery = NonNullable<operations['listOperations']['parameters']['query']>;
 
-/** What every openapi-fetch call resolves to. */
-interface FetchResult<T> {
-  readonly data?: T;
-  readonly error?: unknown;
-  readonly response: Response;
-}
-
-export class ApiClient {
-  readonly baseUrl: string;
-  private readonly client: SignalboxClient;
-  private readonly timeoutInMs: number;
-  private readonly maxResponseBodyBytes: number;
-
-  constructor(options: ApiClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.timeoutInMs = options.timeoutInMs ?? 30_000;
-    this.maxResponseBodyBytes = options.maxResponseBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
-    this.client = createSignalboxClient({
-      baseUrl: this.baseUrl,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.token ? { token: options.token } : {}),
-      ...(options.tenant ? { tenant: options.tenant } : {}),
-      fetch: boundedFetch(this.maxResponseBodyBytes),
-    });
-    const { getToken } = options;
-    if (!options.token && getToken) {
-      this.client.use({
-        async onRequest({ request }) {
-          request.headers.set('authorization', `Bearer ${await getToken()}`);
-          return request;
-        },
-      });
-    }
-  }
-
+export class ApiClient extends TypedApiCalls {
   /** Who the API takes the caller for. */
   async whoAmI(): Promise<Schemas['Actor']> {
     return this.call(() => this.client.GET('/me', { ...this.init() }));
@@ -321,28 +265,6 @@ export class ApiClient {
   /** `GET /flow/{workflowId}/keys/{key}`: what runs and waits under the workflow's concurrency policy for one key. */
   async flowKey(workflowId: string, key: string): Promise<Schemas['FlowKey']> {
     return this.call(() => this.client.GET('/flow/{workflowId}/keys/{key}', { params: { path: { workflowId, key } }, ...this.init() }));
-  }
-
-  private init(): { signal: AbortSignal; redirect: 'error' } {
-    return { signal: AbortSignal.timeout(this.timeoutInMs), redirect: 'error' };
-  }
-
-  /** Runs a typed call; network failures become NetworkError, error statuses ApiError. */
-  private async send<T>(call: () => Promise<FetchResult<T>>): Promise<FetchResult<T> & { data: T }> {
-    let result: FetchResult<T>;
-    try {
-      result = await call();
-    } catch (error) {
-      if (error instanceof ResponseTooLargeError)
-        throw new NetworkError(`${this.baseUrl} answered with a body larger than ${formatBytes(error.limitInBytes)}, the most the CLI reads`, { cause: error });
-      throw networkError(this.baseUrl, error, this.timeoutInMs);
-    }
-    if (!result.response.ok) throw apiError(result.response, result.error);
-    return result as FetchResult<T> & { data: T };
-  }
-
-  private async call<T>(call: () => Promise<FetchResult<T>>): Promise<T> {
-    return (await this.send(call)).data;
   }
 }
 

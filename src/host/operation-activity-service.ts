@@ -7,7 +7,7 @@
  */
 import type { Engine } from '../engine/engine';
 import { ActionOutcome, OperationStatus, TriggerOutcome } from '../engine/model';
-import { BoundedMap, NotFoundError, isRetryable } from '../engine/model';
+import { BoundedMap, FlowQueuedError, NotFoundError, isRetryable } from '../engine/model';
 import {
   MAX_KEPT_RESULT_LENGTH,
   OperationKind,
@@ -23,7 +23,6 @@ import {
   fitResult,
   mergeTotals,
   operationResult,
-  type AppliedOutcome,
   type InstanceResult,
   type Operation,
   type OperationTotals,
@@ -38,8 +37,10 @@ import type { DailyCosts } from './cost/daily-costs';
 import { dayOf } from '../storage/table-cost-store';
 import {
   CANDIDATE_PAGE_SIZE,
+  type ApplyOperationAnswer,
   type ApplyOperationInput,
   type BeginOperationInput,
+  type QueuedForSlot,
   type BeginOperationOutput,
   type CandidateSource,
   type CompleteOperationInput,
@@ -201,7 +202,7 @@ export class OperationActivityService implements InProcessOperationActivities {
    * Applies the operation to one instance, its requests counted apart (a child of the run's accumulator,
    * cost-scope.ts) and attributed to the instance's workflow (decision 0021).
    */
-  async applyOperation(input: ApplyOperationInput): Promise<AppliedOutcome> {
+  async applyOperation(input: ApplyOperationInput): Promise<ApplyOperationAnswer> {
     if (!isCostCounting()) return this.applyCounted(input, new CostAccumulator());
     const accumulator = (currentCost() ?? new CostAccumulator()).child();
     const outcome = await meter(accumulator, () => this.applyCounted(input, accumulator));
@@ -213,12 +214,14 @@ export class OperationActivityService implements InProcessOperationActivities {
   private async applyCounted(
     { operationId, instanceId, keepResult = false, storeResultLater = false, parkWhenQueued = false }: ApplyOperationInput,
     accumulator: CostAccumulator,
-  ): Promise<AppliedOutcome> {
+  ): Promise<ApplyOperationAnswer> {
     const operation = await this.operationOf(operationId);
     accumulator.workflowId = operationWorkflowId(operation);
     // A `duplicate` (a retried or resumed application) is reported as what the first one did, and its row
     // is kept if that one wrote it (with its trace, which the instance's record does not hold).
     const applied = await this.resultOf(operation, instanceId, parkWhenQueued, (workflowId) => (accumulator.workflowId = workflowId));
+    // Queued for a slot: nothing applied, nothing stored (the result row is written by the try that applies it).
+    if ('queued' in applied) return applied;
     const result = operationResult(applied);
     if (keepResult) {
       const kept = fitResult(result);
@@ -238,7 +241,7 @@ export class OperationActivityService implements InProcessOperationActivities {
     await this.options.operations.putResult(operationId, operationResult(applied), { keepExisting: applied.outcome === TriggerOutcome.duplicate });
   }
 
-  private async resultOf(operation: Operation, instanceId: string, parkWhenQueued: boolean, onWorkflow: (workflowId: string) => void): Promise<InstanceResult> {
+  private async resultOf(operation: Operation, instanceId: string, parkWhenQueued: boolean, onWorkflow: (workflowId: string) => void): Promise<InstanceResult | QueuedForSlot> {
     const operationId = operation.id;
     const { engine } = this.options;
     try {
@@ -254,6 +257,8 @@ export class OperationActivityService implements InProcessOperationActivities {
           return await engine.applyTrigger(instanceId, operation.trigger, { offeredSince: operation.createdAt, ...(parkWhenQueued ? { maxSlotWaitInMs: 0 } : {}) }, onWorkflow);
       }
     } catch (error) {
+      // Handed back without a slot (no wait in place): the engine's verdict is the answer, for every host alike.
+      if (parkWhenQueued && error instanceof FlowQueuedError) return { queued: error.verdict };
       if (isRetryable(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);
       this.options.logger.error('applying an operation to an instance failed', { operationId, instanceId, error: message });

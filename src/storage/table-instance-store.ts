@@ -20,33 +20,22 @@ import type { AppliedTrigger, HistoryEntry, Instance, StoredInstance } from '../
 import type { OutboxRow, StoredOutboxRow } from '../engine/model';
 import type { DeliveryStatus, EventDelivery, LifecycleEventRecord } from '../engine/decide';
 import type { EventStore, HistoryListOptions, HistoryStore, InstanceQuery, InstanceStore, InstanceWrite, OperationOptions, OutboxStore, Page, PageOptions, StoredEventRecord } from '../engine/ports';
-import { deliveryColumns, eventRangeFilter, eventRowKey, eventRowKeyOf, fromEventRow, pendingEventsFilter, toEventProperties } from './event-rows';
-import { ConflictError, CreationFencedError, DEFAULT_MAX_INSTANCE_BYTES, PreconditionFailedError, StorageError, ValidationError } from '../engine/model';
+import { CreationFencedError, DEFAULT_MAX_INSTANCE_BYTES, PreconditionFailedError, StorageError } from '../engine/model';
 import { pagedList, type PagedAsyncIterable } from '../engine/ports';
 import { assertEntityFits, parseBody, toBody } from './entity-body';
 import { isEntityNotFound, statusOf, toSignalboxError } from './errors';
 import { InstanceBodies } from './instance-bodies';
 import type { InstanceBodyBlobs } from './instance-body-blobs';
-import { decodeKey, encodeKey, padNumber } from './keys';
+import { appliedRowKey, columnsOf, fenceRowKey, historyRowKey, HISTORY_ROW_PREFIX, INSTANCE_ROW_KEY, instanceFilter, OFFERS_ROW_KEY, saveRows, withoutEtag, type Entity } from './instance-rows';
+import { decodeKey, encodeKey } from './keys';
+import { TableEventRecords } from './table-event-records';
+import { TableOutboxRows } from './table-outbox-rows';
 import { queryPage } from './table-query';
 import { withOffer, type TriggerOffer } from '../engine/decide';
 
-export const INSTANCE_ROW_KEY = 'instance';
-export const HISTORY_ROW_PREFIX = 'h-';
-export const OUTBOX_ROW_PREFIX = 'o-';
-/** The row of the instance's recent offers (offers.ts): outside the `h-`, `o-` and `e-` ranges. */
-export const OFFERS_ROW_KEY = 'offers';
-/** Applied-trigger rows (`a-<encoded trigger id>`): what the instance did with a trigger its bounded list let go, for its whole life. */
-export const APPLIED_ROW_PREFIX = 'a-';
-/** A key claim's creation fence (InstanceStore.fenceCreation): written by the creation, or by a claimant that took the claim over first. */
-export const FENCE_ROW_PREFIX = 'f-';
-/** A transaction holds at most 100 operations; one is the instance. */
-export const MAX_ROWS_PER_SAVE = 99;
-
-type Entity = { partitionKey: string; rowKey: string } & Record<string, string | number | boolean>;
-
-/** Reads and conditional merges of one delivery before it gives up (ConflictError). */
-const MAX_DELIVERY_UPDATE_ATTEMPTS = 5;
+// The row layout's names, still importable from here (instance-rows.ts holds them).
+export { APPLIED_ROW_PREFIX, FENCE_ROW_PREFIX, HISTORY_ROW_PREFIX, INSTANCE_ROW_KEY, MAX_ROWS_PER_SAVE, OFFERS_ROW_KEY, OUTBOX_ROW_PREFIX } from './instance-rows';
+export { appliedRowKey, fenceRowKey, historyRowKey, outboxRowKey } from './instance-rows';
 
 export interface TableInstanceStoreOptions {
   /** Where records too large for an entity go. Without it, such an instance is refused (TooLargeError) as before. */
@@ -58,12 +47,18 @@ export interface TableInstanceStoreOptions {
 export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxStore, EventStore {
   /** Where each instance row's body goes, inline or in a blob (instance-bodies.ts). */
   private readonly bodies: InstanceBodies;
+  /** The `e-` rows' reads and delivery updates (table-event-records.ts). */
+  private readonly events: TableEventRecords;
+  /** The `o-` rows' reads and deletes (table-outbox-rows.ts). */
+  private readonly outboxRows: TableOutboxRows;
 
   constructor(
     private readonly client: TableClient,
     options: TableInstanceStoreOptions = {},
   ) {
     this.bodies = new InstanceBodies(client, INSTANCE_ROW_KEY, options.maxInstanceBytes ?? DEFAULT_MAX_INSTANCE_BYTES, options.bodies);
+    this.events = new TableEventRecords(client);
+    this.outboxRows = new TableOutboxRows(client);
   }
 
   get maxInstanceBytes(): number {
@@ -234,136 +229,42 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     return queryPage(this.client, filter, options, (row) => parseBody<HistoryEntry>(row), `history of instance "${instanceId}"`);
   }
 
-  /** The instance's outbox rows: a range query on its `o-` rows (one request). */
-  async listOutbox(instanceId: string, options: OperationOptions = {}): Promise<OutboxRow[]> {
-    const partitionKey = encodeKey(instanceId, 'instance id');
-    const filter = odata`PartitionKey eq ${partitionKey} and RowKey ge ${OUTBOX_ROW_PREFIX} and RowKey lt ${'o.'}`;
-    const rows: OutboxRow[] = [];
-    const list = pagedList((page) => queryPage(this.client, filter, page, (row) => parseBody<OutboxRow>(row), `outbox of instance "${instanceId}"`), { ...options, maxPageSize: 1000 });
-    for await (const row of list) rows.push(row);
-    return rows;
+  /** The instance's outbox rows: a range query on its `o-` rows (table-outbox-rows.ts). */
+  listOutbox(instanceId: string, options: OperationOptions = {}): Promise<OutboxRow[]> {
+    return this.outboxRows.listOutbox(instanceId, options);
   }
 
   /** Outbox rows of every instance: a scan of the table for `o-` rows (start-up only). */
   listAllOutbox(options: PageOptions = {}): PagedAsyncIterable<StoredOutboxRow> {
-    return pagedList((page) => this.listAllOutboxPage(page), options);
+    return this.outboxRows.listAllOutbox(options);
   }
 
-  private async listAllOutboxPage(options: PageOptions = {}): Promise<Page<StoredOutboxRow>> {
-    const filter = odata`RowKey ge ${OUTBOX_ROW_PREFIX} and RowKey lt ${'o.'}`;
-    return queryPage(this.client, filter, options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), row: parseBody<OutboxRow>(row) }), 'outbox rows');
+  /** Deletes the rows (already gone is fine), in transactions of up to 100 (table-outbox-rows.ts). */
+  deleteOutbox(instanceId: string, rowIds: readonly string[], options: OperationOptions = {}): Promise<void> {
+    return this.outboxRows.deleteOutbox(instanceId, rowIds, options);
   }
 
-  /**
-   * One transaction of deletes (rows of one partition); rows already gone are fine. A single row (the
-   * common case: one raised trigger) is a plain DELETE: it has no body, so Azurite's body bug cannot
-   * touch it, and it is lighter than a one-entity `$batch`.
-   */
-  async deleteOutbox(instanceId: string, rowIds: readonly string[], options: OperationOptions = {}): Promise<void> {
-    const partitionKey = encodeKey(instanceId, 'instance id');
-    const unique = [...new Set(rowIds)];
-    for (let start = 0; start < unique.length; start += 100) {
-      const chunk = unique.slice(start, start + 100);
-      if (chunk.length === 1) {
-        try {
-          await this.client.deleteEntity(partitionKey, outboxRowKey(chunk[0]!), { abortSignal: options.abortSignal });
-        } catch (single) {
-          if (!isEntityNotFound(single)) throw toSignalboxError(single, `outbox row "${chunk[0]}" of instance "${instanceId}"`);
-        }
-        continue;
-      }
-      try {
-        await submitTransaction(
-          this.client,
-          chunk.map((id) => ['delete', { partitionKey, rowKey: outboxRowKey(id) }] as TransactionAction),
-          { abortSignal: options.abortSignal },
-        );
-      } catch (error) {
-        // A transaction fails as a whole when one row is missing (already deleted by an earlier relay):
-        // delete one by one then, absorbing exactly "not found".
-        if (!isEntityNotFound(error)) throw toSignalboxError(error, `outbox of instance "${instanceId}"`);
-        for (const id of chunk) {
-          try {
-            await this.client.deleteEntity(partitionKey, outboxRowKey(id), { abortSignal: options.abortSignal });
-          } catch (single) {
-            if (!isEntityNotFound(single)) throw toSignalboxError(single, `outbox row "${id}" of instance "${instanceId}"`);
-          }
-        }
-      }
-    }
-  }
-
-  /** Oldest first: a range query on the instance's `e-` rows. */
+  /** Oldest first: a range query on the instance's `e-` rows (table-event-records.ts). */
   listEvents(instanceId: string, options: PageOptions = {}): PagedAsyncIterable<LifecycleEventRecord> {
-    return pagedList((page) => this.listEventsPage(instanceId, page), options);
+    return this.events.listEvents(instanceId, options);
   }
 
-  private async listEventsPage(instanceId: string, options: PageOptions = {}): Promise<Page<LifecycleEventRecord>> {
-    return queryPage(this.client, eventRangeFilter(encodeKey(instanceId, 'instance id')), options, fromEventRow, `events of instance "${instanceId}"`);
+  getEvent(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<LifecycleEventRecord | undefined> {
+    return this.events.getEvent(instanceId, eventId, options);
   }
 
-  async getEvent(instanceId: string, eventId: string, options: OperationOptions = {}): Promise<LifecycleEventRecord | undefined> {
-    const rowKey = eventRowKeyOf(instanceId, eventId);
-    if (!rowKey) return undefined;
-    try {
-      const record = fromEventRow(await this.client.getEntity<Record<string, unknown>>(encodeKey(instanceId, 'instance id'), rowKey, { abortSignal: options.abortSignal }));
-      // The row of another incarnation of the instance id (the key holds no incarnation): not this event.
-      return record.id === eventId ? record : undefined;
-    } catch (error) {
-      if (isEntityNotFound(error)) return undefined;
-      throw toSignalboxError(error, `event "${eventId}"`);
-    }
-  }
-
-  /**
-   * A Merge of the delivery's two columns: other subscriptions' deliveries are never overwritten. With
-   * `ifStatus`, the row is read and merged under its ETag, read again while another delivery's update
-   * got in between (a few times), so the status seen is the status replaced.
-   */
-  async updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions & { ifStatus?: DeliveryStatus } = {}): Promise<void> {
-    const rowKey = eventRowKeyOf(instanceId, eventId);
-    if (!rowKey) throw new ValidationError(`"${eventId}" is not an event id of instance "${instanceId}"`, [{ path: 'eventId', message: 'is not an event of this instance' }]);
-    const partitionKey = encodeKey(instanceId, 'instance id');
-    for (let attempt = 1; ; attempt++) {
-      let etag: string | undefined;
-      try {
-        if (options.ifStatus !== undefined) {
-          const row = await this.client.getEntity<Record<string, unknown>>(partitionKey, rowKey, { abortSignal: options.abortSignal });
-          if (row[`s${index}`] !== options.ifStatus) throw new ConflictError(`The delivery of event "${eventId}" to "${delivery.subscriptionId}" is not ${options.ifStatus}`);
-          etag = row.etag;
-        }
-        await this.client.updateEntity({ partitionKey, rowKey, ...deliveryColumns(index, delivery) }, 'Merge', { abortSignal: options.abortSignal, ...(etag ? { etag } : {}) });
-        return;
-      } catch (error) {
-        const translated = toSignalboxError(error, `event "${eventId}"`);
-        if (translated instanceof PreconditionFailedError && attempt < MAX_DELIVERY_UPDATE_ATTEMPTS) continue;
-        if (translated instanceof PreconditionFailedError) throw new ConflictError(`The delivery of event "${eventId}" to "${delivery.subscriptionId}" kept changing`, { cause: error });
-        throw translated;
-      }
-    }
+  /** A Merge of the delivery's two columns, under the row's ETag with `ifStatus` (table-event-records.ts). */
+  updateDelivery(instanceId: string, eventId: string, index: number, delivery: EventDelivery, options: OperationOptions & { ifStatus?: DeliveryStatus } = {}): Promise<void> {
+    return this.events.updateDelivery(instanceId, eventId, index, delivery, options);
   }
 
   /** Event rows with a pending delivery: of every instance (a scan of the table, start-up only) or of one partition. */
   listPendingEvents(options: PageOptions & { instanceId?: string } = {}): PagedAsyncIterable<StoredEventRecord> {
-    const partitionKey = options.instanceId !== undefined ? encodeKey(options.instanceId, 'instance id') : undefined;
-    return pagedList((page) => this.listPendingEventsPage(partitionKey, page), options);
-  }
-
-  private async listPendingEventsPage(partitionKey: string | undefined, options: PageOptions = {}): Promise<Page<StoredEventRecord>> {
-    return queryPage(this.client, pendingEventsFilter(partitionKey), options, (row) => ({ instanceId: decodeKey(String(row.partitionKey)), event: fromEventRow(row) }), 'pending events');
+    return this.events.listPendingEvents(options);
   }
 
   private async submit(instance: Instance, write: InstanceWrite, ifMatch: string, options: OperationOptions): Promise<StoredInstance> {
     const what = `instance "${instance.id}"`;
-    const history = write.history ?? [];
-    const outbox = write.outbox ?? [];
-    const events = write.events ?? [];
-    const applied = write.applied ?? [];
-    if (history.length + outbox.length + events.length + applied.length > MAX_ROWS_PER_SAVE) {
-      throw new ValidationError(`At most ${MAX_ROWS_PER_SAVE} history entries, outbox rows and event records can be saved with an instance`, [
-        { path: 'history', message: `has ${history.length} entries, ${outbox.length} outbox rows and ${events.length} event records` },
-      ]);
-    }
     const columns = columnsOf(instance);
     const partitionKey = columns.partitionKey;
     // Always a transaction, even for a lone entity: same single round trip, and Azurite decodes a
@@ -371,29 +272,7 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     // chunks (azurite/dist/src/table/generated/utils/serializer.js, readRequestIntoText), while it
     // decodes transaction bodies whole. The rows beside the instance are checked first, so that a
     // refused save has written nothing, not even a blob.
-    const rows: TransactionAction[] = [];
-    for (const entry of history) {
-      const row: Entity = { partitionKey, rowKey: historyRowKey(entry.sequence), ...toBody(entry) };
-      assertEntityFits(row, `history entry ${entry.sequence} of ${what}`);
-      rows.push(['create', row]);
-    }
-    for (const outboxRow of outbox) {
-      const row: Entity = { partitionKey, rowKey: outboxRowKey(outboxRow.id), kind: outboxRow.kind, ...toBody(outboxRow) };
-      assertEntityFits(row, `outbox row "${outboxRow.id}" of ${what}`);
-      // Upsert: a row id is deterministic, and writing the same row twice must not fail the save.
-      rows.push(['upsert', row, 'Replace']);
-    }
-    for (const event of events) {
-      const row: Entity = { partitionKey, rowKey: eventRowKey(event.sequence, event.type), ...toEventProperties(event) };
-      assertEntityFits(row, `event "${event.id}" of ${what}`);
-      rows.push(['create', row]);
-    }
-    for (const record of applied) {
-      // Upsert: a save re-made after a lost response writes the same record again.
-      rows.push(['upsert', { partitionKey, rowKey: appliedRowKey(record.triggerId), ...toBody(record) }, 'Replace']);
-    }
-    // Create, not upsert: a fence placed first (fenceCreation) fails the whole transaction.
-    for (const token of write.fences ?? []) rows.push(['create', { partitionKey, rowKey: fenceRowKey(token), fence: 'creation' }]);
+    const rows = saveRows(partitionKey, write, what);
     // Inline while it fits an entity (one read); else the body goes to a new blob, written before the transaction.
     const prepared = await this.bodies.prepare(withoutEtag(instance), columns, options);
     const entity = prepared.entity;
@@ -420,49 +299,4 @@ export class TableInstanceStore implements InstanceStore, HistoryStore, OutboxSt
     await this.bodies.committed(prepared, ifMatch, etag);
     return { ...withoutEtag(instance), etag };
   }
-}
-
-export function outboxRowKey(rowId: string): string {
-  return `${OUTBOX_ROW_PREFIX}${encodeKey(rowId, 'outbox row id')}`;
-}
-
-export function fenceRowKey(token: string): string {
-  return `${FENCE_ROW_PREFIX}${encodeKey(token, 'claim token')}`;
-}
-
-export function appliedRowKey(triggerId: string): string {
-  return `${APPLIED_ROW_PREFIX}${encodeKey(triggerId, 'trigger id')}`;
-}
-
-export function historyRowKey(sequence: number): string {
-  return `${HISTORY_ROW_PREFIX}${padNumber(sequence)}`;
-}
-
-function withoutEtag(instance: Instance): Instance {
-  // Callers often pass back the StoredInstance they read; its ETag must not be stored in the body.
-  const { etag: _etag, ...rest } = instance as StoredInstance;
-  return rest;
-}
-
-/** The filter of the instance rows `query` matches. */
-function instanceFilter(query: InstanceQuery): string {
-  let filter = odata`RowKey eq ${INSTANCE_ROW_KEY}`;
-  if (query.workflowId !== undefined) filter += ` and ${odata`workflowId eq ${query.workflowId}`}`;
-  if (query.stateId !== undefined) filter += ` and ${odata`stateId eq ${query.stateId}`}`;
-  if (query.status !== undefined) filter += ` and ${odata`status eq ${query.status}`}`;
-  if (query.parentId !== undefined) filter += ` and ${odata`parentId eq ${query.parentId}`}`;
-  return filter;
-}
-
-/** The instance row's keys and query columns (its body goes beside them, inline or as a blob reference). */
-function columnsOf(instance: Instance): Entity {
-  return {
-    partitionKey: encodeKey(instance.id, 'instance id'),
-    rowKey: INSTANCE_ROW_KEY,
-    workflowId: instance.workflowId,
-    workflowVersion: instance.workflowVersion,
-    stateId: instance.stateId,
-    status: instance.status,
-    ...(instance.parent ? { parentId: instance.parent.instanceId } : {}),
-  };
 }

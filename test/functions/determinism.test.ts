@@ -22,7 +22,9 @@ const allowed = new Set([
 ]);
 /** Allowed modules' own runtime imports, which run inside the orchestrator too. */
 const allowedTransitive: Record<string, string[]> = {
-  'src/engine/operations/operation.ts': ['../model/enums', './operation-cost'],
+  'src/engine/operations/operation.ts': ['./operation-totals', './operation-fit'],
+  'src/engine/operations/operation-totals.ts': ['../model/enums', './operation-cost'],
+  'src/engine/operations/operation-fit.ts': ['./operation-totals'],
   'src/engine/operations/operation-cost.ts': [],
   'src/engine/operations/fan-out.ts': ['./operation'],
   'src/engine/model/enums.ts': ['zod'],

@@ -78,8 +78,8 @@ describe('triggerOrchestrator', () => {
     const single = await run(one, 'op-one', { injectFailure });
     expect(single.status).toBe('completed');
     expect(single.activityCalls.filter((call) => call.name === 'applyTrigger').map((call) => call.input)).toEqual([
-      { operationId: 'op-one', instanceId: 'i0000', keepResult: true },
-      { operationId: 'op-one', instanceId: 'i0000', keepResult: true },
+      { operationId: 'op-one', instanceId: 'i0000', keepResult: true, parkWhenQueued: true },
+      { operationId: 'op-one', instanceId: 'i0000', keepResult: true, parkWhenQueued: true },
     ]);
     expect(one.completions[0]).toMatchObject({
       candidates: 1,
@@ -338,8 +338,8 @@ describe('an operation of one instance, applied directly (applyOneInstanceDirect
     expect(result.status).toBe('completed');
     expect(result.subOrchestrations).toEqual([]);
     expect(result.activityCalls.filter((call) => call.name === 'applyTrigger').map((call) => [call.input, call.attempt])).toEqual([
-      [{ operationId: 'op-one', instanceId: 'i0000', keepResult: true }, 1],
-      [{ operationId: 'op-one', instanceId: 'i0000', keepResult: true }, 2],
+      [{ operationId: 'op-one', instanceId: 'i0000', keepResult: true, parkWhenQueued: true }, 1],
+      [{ operationId: 'op-one', instanceId: 'i0000', keepResult: true, parkWhenQueued: true }, 2],
     ]);
     expect(applied.completions).toEqual(inBatch.completions);
     expect(applied.completions[0]).toMatchObject({ candidates: 1, instances: [{ instanceId: 'i0000', outcome: 'transitioned' }] });

@@ -6,7 +6,7 @@
  */
 import { Engine } from '../../src/engine/engine';
 import { OperationStatus } from '../../src/engine/model';
-import { MAX_KEPT_RESULT_LENGTH, emptySummary, type StoredOperation } from '../../src/engine/operations';
+import { MAX_KEPT_RESULT_LENGTH, emptySummary, type AppliedOutcome, type StoredOperation } from '../../src/engine/operations';
 import type { OperationStore } from '../../src/engine/ports';
 import { silentLogger } from '../../src/host/local/logger';
 import { OperationActivityService, OperationWorkCache } from '../../src/host/operation-activity-service';
@@ -190,7 +190,7 @@ describe('applying an operation to an instance', () => {
       ...costed,
       result: { instanceId: 'i1', outcome: 'transitioned', transitionId: 'submit', fromStateId: 'draft', toStateId: 'sent', trace: expect.any(Array) },
     });
-    expect(JSON.stringify(kept.result).length).toBeLessThanOrEqual(MAX_KEPT_RESULT_LENGTH);
+    expect(JSON.stringify((kept as AppliedOutcome).result).length).toBeLessThanOrEqual(MAX_KEPT_RESULT_LENGTH);
     expect(await rows(store)).toEqual([]);
 
     const long = await service.applyOperation({ operationId: 'long', instanceId: 'i2', keepResult: true });

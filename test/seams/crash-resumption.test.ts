@@ -10,7 +10,9 @@
  * test/host/crash-recovery.test.ts, test/host/event-crash.test.ts and test/host/resumed-operations.test.ts.
  */
 import { Engine, ExternalServiceError, type ExternalRequest, type ExternalResponse, type ExternalServiceClient, type WorkflowDefinitionInput } from '../../src/engine';
-import { InMemoryDueTimerIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
+import { InMemoryDueTimerIndex, InMemoryLeaseProvider, ManualClock, createInMemoryPorts } from '../../src/testing';
+import type { InstanceStore } from '../../src/engine/ports';
+import { markingDecisions } from '../../src/host/local/deciding-scope';
 import { recordingLogger, trigger } from '../engine/support';
 import { createHostCore } from '../../src/host/host-services';
 import { LocalOperationRunner } from '../../src/host/local/local-operation-runner';
@@ -385,5 +387,114 @@ describe('crash resumption × waited-for triggers (recorded when they finish)', 
     );
     await runner.stop();
     expect((await core.engine.getInstance('w')).context.n).toBe(1);
+  });
+});
+
+/**
+ * Crash resumption crossed with the local runner's poison marks (decision 0022): a resumed operation marks its
+ * decision on its record under the instance's lease and removes the mark before the lease is let go. A process
+ * that dies after the save and before that removal leaves a mark on a decision that WAS saved: the next start-up
+ * counts one strike, and must still apply nothing twice, hand on the saved change's follow-up work once, and finish
+ * the operation as succeeded rather than poison.
+ */
+describe('crash resumption × poison marks', () => {
+  const bumping: WorkflowDefinitionInput = {
+    id: 'bumping',
+    displayName: 'Bumping',
+    initialStateId: 'on',
+    states: {
+      on: {
+        transitions: [
+          {
+            id: 'bump',
+            targetStateId: 'on',
+            conditions: [{ type: 'triggerName', name: 'Bump' }],
+            actions: [
+              { type: 'setContext', expressions: { b: '$exists(context.b) ? context.b + 1 : 1' } },
+              { type: 'raiseTrigger', trigger: { name: 'Echo', subjects: ['{{instance.id}}'] } },
+            ],
+          },
+          {
+            id: 'echo',
+            targetStateId: 'on',
+            conditions: [{ type: 'triggerName', name: 'Echo' }],
+            actions: [{ type: 'setContext', expressions: { echoes: '$exists(context.echoes) ? context.echoes + 1 : 1' } }],
+          },
+        ],
+      },
+    },
+  } as WorkflowDefinitionInput;
+
+  /** Polls `check` until it holds (a generous deadline: the suite runs on loaded machines). */
+  const until = async (check: () => Promise<boolean>, what: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`never: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  it('crash resumption × poison marks: a process that dies after the save and before removing its mark leaves one strike, and the next start applies nothing twice and relays the raised trigger once', async () => {
+    const shared = { ...createInMemoryPorts(), dueTimers: new InMemoryDueTimerIndex(), checkHealth: async () => true };
+    const clock = new ManualClock('2026-11-26T12:00:00.000Z');
+    const retryPolicy = { retryPolicy: { maxAttempts: 1000, firstRetryIntervalInMs: 5, maxRetryIntervalInMs: 5 } };
+    /** One process: its own leases (a new process's are its own), marking its resumed decisions as the local host does; the stores are shared. */
+    const processOn = (instances: InstanceStore, leases = new InMemoryLeaseProvider({ maxWaitInMs: 200 })) => {
+      const core = createHostCore({ ports: { ...shared, instances, leases: markingDecisions(leases) }, logger: silentLogger, env: {}, engineOptions: { clock } });
+      return { core, runner: new LocalOperationRunner(silentLogger, (launcher) => core.activitiesFor(launcher), retryPolicy) };
+    };
+
+    // Recorded, not applied: the first process stops while other work holds the instance's lease.
+    const firstLeases = new InMemoryLeaseProvider({ maxWaitInMs: 200 });
+    const first = processOn(shared.instances, firstLeases);
+    await first.core.engine.createWorkflow(bumping);
+    await first.core.engine.createInstance({ workflowId: 'bumping', instanceId: 'p' });
+    let granted!: () => void;
+    let releaseLease!: () => void;
+    const leaseHeld = new Promise<void>((resolve) => (granted = resolve));
+    const holding = firstLeases.withLease('p', () => (granted(), new Promise<void>((resolve) => (releaseLease = resolve))));
+    await leaseHeld;
+    const answered = first.core.servicesFor(first.runner).triggers.submitWithin({ id: 'bump-1', name: 'Bump', subjects: ['p'] }, 60_000, { to: { instanceId: 'p' }, idFromClient: true });
+    await until(async () => first.runner.inFlight > 0, 'the application started');
+    await first.runner.stop(50);
+    expect((await answered).operation).toMatchObject({ id: 'bump-1', status: 'notStarted' });
+    // The stopped process's application still waits on its own lease: the lease is let go only at the end, so it
+    // stands for a dead process (else it would apply the trigger here, before the next start-up could resume it).
+
+    // The second process resumes it, marks its decision, saves it, and dies before the mark is removed.
+    const dyingAfterSave: InstanceStore = Object.assign(Object.create(shared.instances) as InstanceStore, {
+      save: async (...args: Parameters<InstanceStore['save']>) => (await shared.instances.save(...args), new Promise<never>(() => {})),
+    });
+    const second = processOn(dyingAfterSave);
+    expect(await second.runner.resumeUnfinished(second.core.operations)).toBe(1);
+    await until(async () => (await shared.instances.get('p'))?.context.b === 1, 'the decision saved');
+    await second.runner.stop(0);
+    const left = await second.core.operations.get('bump-1');
+    expect(left?.status).not.toBe('succeeded');
+    expect(left?.deciding?.p).toBeDefined();
+
+    // The third finds the mark (one strike, not poison), applies nothing twice and relays the raised Echo once.
+    const updates = jest.spyOn(shared.operations, 'update');
+    const third = processOn(shared.instances);
+    expect(await third.runner.resumeUnfinished(third.core.operations)).toBe(1);
+    await third.runner.whenDone('bump-1');
+    await until(async () => (await shared.instances.get('p'))?.context.echoes === 1, 'the raised Echo applied');
+    await third.runner.stop();
+    const finished = await third.core.operations.get('bump-1');
+    expect(finished).toMatchObject({ status: 'succeeded' });
+    expect(finished?.error).toBeUndefined();
+    // The dead mark was witnessed as one strike, then cleared once the decision here returned.
+    expect(updates.mock.calls.map(([written]) => written.resumes)).toEqual(expect.arrayContaining([1, 0]));
+    expect(finished?.deciding?.p).toBeUndefined();
+    expect((await shared.instances.get('p'))?.context).toEqual({ b: 1, echoes: 1 });
+    const history = (await third.core.engine.getHistory('p')).items;
+    expect(history.filter((entry) => entry.triggerId === 'bump-1')).toHaveLength(1);
+    expect(history.filter((entry) => entry.transitionId === 'echo')).toHaveLength(1);
+
+    // The first process's leftover application, let go at last, finds the trigger applied: nothing changes.
+    releaseLease();
+    await holding;
+    await first.runner.whenDone('bump-1');
+    expect((await shared.instances.get('p'))?.context).toEqual({ b: 1, echoes: 1 });
   });
 });

@@ -117,7 +117,25 @@ export function placeGoesBefore(a: QueuePlace, b: QueuePlace): boolean {
   return a.id < b.id;
 }
 
+/**
+ * The engine's answer to a trigger that found no concurrency slot and was handed back at once (no lease is
+ * held while it waits): queued for `queue`'s key, listed at `place` when its listing was written. Every host
+ * schedules it the same way: it tries again later (the local runner parks it, the durable orchestrator waits
+ * with a durable timer: decision 0025), and it is applied at most once, when a try finds its slot.
+ */
+export interface SlotQueuedVerdict {
+  /** Where it stood (`queued: customer:42 at 5/5`). */
+  readonly detail: string;
+  readonly queue?: { readonly workflowId: string; readonly key: string };
+  readonly place?: QueuePlace;
+}
+
 export class FlowQueuedError extends SignalboxError {
+  /** The error that carries `verdict` inside a process (the local runner parks on it: slot-parking.ts). */
+  static of(verdict: SlotQueuedVerdict): FlowQueuedError {
+    return new FlowQueuedError(verdict.detail, verdict.queue, verdict.place);
+  }
+
   constructor(
     readonly detail: string,
     /** The queue it left: where a caller that parks it (the local runner) waits for a slot to be released. */
@@ -130,6 +148,11 @@ export class FlowQueuedError extends SignalboxError {
     readonly place?: QueuePlace,
   ) {
     super('flowQueued', `${detail}: no concurrency slot within the policy's wait; retry later`);
+  }
+
+  /** The verdict as plain data (JSON, for a durable activity's answer). */
+  get verdict(): SlotQueuedVerdict {
+    return { detail: this.detail, ...(this.queue ? { queue: { workflowId: this.queue.workflowId, key: this.queue.key } } : {}), ...(this.place ? { place: { ...this.place } } : {}) };
   }
 }
 

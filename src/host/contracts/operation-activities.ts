@@ -15,6 +15,7 @@ import type { OperationCost, WorkflowCosts } from '../../engine/operations/opera
 import type { ProgressCheckpoint } from '../../engine/operations/fan-out';
 import type { InstanceSelection } from '../../engine/decide/operation-work';
 import type { Trigger } from '../../engine/model/trigger';
+import type { SlotQueuedVerdict } from '../../engine/model/errors';
 import type { TenantScoped } from './tenant-scope';
 
 /** Page size of candidate lookups; also the size of one durable sub-orchestration's fan-out. */
@@ -119,9 +120,10 @@ export interface ApplyOperationInput extends TenantScoped {
    */
   readonly storeResultLater?: boolean;
   /**
-   * No wait in place for a `flow.concurrency` slot: a trigger without one is handed back at once
-   * (FlowQueuedError naming its queue) and the caller parks it outside its workers (the local runner).
-   * @default false (the durable host waits up to the policy's maxWait, then retries)
+   * No wait in place for a `flow.concurrency` slot (every host sets it since decision 0025): a trigger without
+   * one is answered at once as queued (QueuedForSlot, the lease released), for the caller to try again later:
+   * the local runner parks it outside its workers, the durable orchestrator waits with a durable timer.
+   * @default false (waits in place, holding the lease, up to the policy's maxWait: orchestrations begun before 0025)
    */
   readonly parkWhenQueued?: boolean;
 }
@@ -212,7 +214,7 @@ export interface OperationActivities {
    * unavailable or lost, transient storage faults): the caller retries them, and a retry writes the
    * same row again (the instance answers `duplicate` with what it did, reported as that).
    */
-  applyOperation(input: ApplyOperationInput): Promise<AppliedOutcome>;
+  applyOperation(input: ApplyOperationInput): Promise<ApplyOperationAnswer>;
   /** Records the summary and results and marks the operation succeeded (or failed with `error`). */
   completeOperation(input: CompleteOperationInput): Promise<void>;
   /**
@@ -229,6 +231,51 @@ export interface OperationActivities {
 export interface InProcessOperationActivities extends OperationActivities {
   /** Stores results handed back `unstored` (ApplyOperationInput.storeResultLater) in the operation's results. */
   storeResults?(input: StoreResultsInput): Promise<void>;
+}
+
+/**
+ * A trigger that found no concurrency slot (ApplyOperationInput.parkWhenQueued): nothing was applied and no
+ * lease is held; the engine's verdict says which key's queue it waits in. Calling the activity again applies it
+ * once a slot is free (a call after it was applied answers `duplicate`).
+ */
+export interface QueuedForSlot {
+  readonly queued: SlotQueuedVerdict;
+  /** What the try cost (decision 0021), as an applied outcome's. */
+  readonly cost?: OperationCost;
+  readonly workflowId?: string;
+}
+
+/** What `applyOperation` answers: applied (an outcome), or queued for a slot. */
+export type ApplyOperationAnswer = AppliedOutcome | QueuedForSlot;
+
+export function isQueuedForSlot(answer: ApplyOperationAnswer): answer is QueuedForSlot {
+  return (answer as Partial<QueuedForSlot>).queued !== undefined;
+}
+
+/**
+ * How the durable orchestrator schedules a queued trigger (decision 0025): tries again after a durable timer,
+ * 1 s after the first queued answer, doubling to at most SLOT_TRY_MAX_INTERVAL_IN_MS (under the storage queue's
+ * listing of 15 s plus grace, so a trigger tried again keeps its place), at most MAX_SLOT_TRIES tries in all
+ * (about five minutes of waiting, the longest `maxWait` a policy may name), then reported failed.
+ */
+export const MAX_SLOT_TRIES = 40;
+export const SLOT_TRY_FIRST_INTERVAL_IN_MS = 1000;
+export const SLOT_TRY_MAX_INTERVAL_IN_MS = 8000;
+
+/** The wait before the try after `tries` queued answers (1 after the first). */
+export function slotTryIntervalInMs(tries: number): number {
+  return Math.min(SLOT_TRY_MAX_INTERVAL_IN_MS, SLOT_TRY_FIRST_INTERVAL_IN_MS * 2 ** Math.max(0, tries - 1));
+}
+
+/** When the try after `tries` queued answers is due, from the orchestration's deterministic clock (context.df.currentUtcDateTime). */
+export function slotTryFireAt(orchestrationNow: Date, tries: number): Date {
+  return new Date(orchestrationNow.getTime() + slotTryIntervalInMs(tries));
+}
+
+/** Why a trigger still queued after MAX_SLOT_TRIES tries is reported failed. */
+export function slotWaitGivenUp(instanceId: string, verdict: SlotQueuedVerdict, tries: number): string {
+  const key = verdict.queue ? ` of key "${verdict.queue.key}"` : '';
+  return `instance "${instanceId}": no concurrency slot${key} after ${tries} tries (${verdict.detail}); the trigger was not applied`;
 }
 
 export type { Trigger };

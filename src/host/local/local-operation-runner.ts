@@ -36,7 +36,7 @@ import {
 } from '../contracts/operation-activities';
 import { PoisonOperationError, beginDeciding, endDeciding } from './operation-resumption';
 import { decideWithin, outsideDecisions } from './deciding-scope';
-import { SlotParking, lineOf, parkingQueueOf, placeOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
+import { SlotParking, appliedOrParked, lineOf, parkingQueueOf, placeOf, type ParkedTrigger, type SlotQueue } from './slot-parking';
 import { progressWithin } from './batch-progress';
 import { DEFAULT_TENANT_ID } from '../tenant-quotas';
 import type { LaunchOptions, OperationLauncher, WaitOutcome } from '../trigger-submitter';
@@ -381,7 +381,7 @@ export class LocalOperationRunner implements OperationLauncher {
    */
   private async attempt(input: ApplyOperationInput): Promise<AppliedOutcome> {
     const operations = this.resumedFrom;
-    if (!operations || !this.resumed.has(input.operationId)) return this.activities.applyOperation(input);
+    if (!operations || !this.resumed.has(input.operationId)) return appliedOrParked(await this.activities.applyOperation(input));
     const { operationId, instanceId } = input;
     const token = `${this.processToken}:${++this.decisions}`;
     let poison: PoisonOperationError | undefined;
@@ -399,7 +399,7 @@ export class LocalOperationRunner implements OperationLauncher {
             this.logger.warn('could not remove the mark of a decision that ended', { operationId, instanceId, error: String(error) }),
           ),
       },
-      () => this.activities.applyOperation(input),
+      async () => appliedOrParked(await this.activities.applyOperation(input)),
     );
     // The activity reports the refusal as the instance's fault; the operation fails instead (the fan-out's failure).
     if (poison) throw poison;

@@ -3,7 +3,7 @@
  * slot. A worker that waited in place for a busy key's slot (polling its row, holding the instance's lease)
  * or slept between retries was a worker no other key could use: one key sending 100 times the others' load
  * took every worker and the light keys starved. A trigger without a slot is now handed back at once
- * (FlowQueuedError naming its queue); the runner gives its worker back and parks it here, in a line per key
+ * (the engine's queued verdict, decision 0025, which the durable host schedules with a timer); the runner gives its worker back and parks it here, in a line per key
  * (higher priority first, then arrival). Only the head of a line tries again: when this process releases a
  * slot of that key, when the trigger ahead of it got its slot, or after `retryIntervalInMs` (a slot freed by
  * another process or by expiry is not announced here). A parked trigger is never dropped: it stays parked
@@ -14,6 +14,8 @@
  */
 import { delay } from '../../leasing/backoff';
 import { FlowQueuedError, placeGoesBefore, type QueuePlace } from '../../engine/model';
+import type { AppliedOutcome } from '../../engine/operations';
+import { isQueuedForSlot, type ApplyOperationAnswer } from '../contracts/operation-activities';
 
 /** How long the head of a line waits without a release seen here before it tries again. @default */
 export const DEFAULT_PARKED_RETRY_INTERVAL_IN_MS = 1000;
@@ -184,4 +186,13 @@ export function parkingQueueOf(error: unknown): SlotQueue | undefined {
 /** The place in that queue the refusal named, if any. */
 export function placeOf(error: unknown): QueuePlace | undefined {
   return error instanceof FlowQueuedError ? error.place : undefined;
+}
+
+/**
+ * The applied outcome, or, for an answer queued for a slot, the verdict thrown in-process (FlowQueuedError), which
+ * the runner parks on: the same verdict the durable orchestrator waits on with a timer (decision 0025).
+ */
+export function appliedOrParked(answer: ApplyOperationAnswer): AppliedOutcome {
+  if (isQueuedForSlot(answer)) throw FlowQueuedError.of(answer.queued);
+  return answer;
 }
