@@ -7,6 +7,7 @@ import { NotFoundError } from './model/errors';
 import type { AttemptResult, EventDeliveryTarget } from './runtime/event-delivery';
 import type { LifecycleEventRecord } from './decide/lifecycle-events';
 import type { HistoryEntry, StoredInstance } from './model/instance';
+import type { InstanceAtEntry } from './model/history-rebuild';
 import type { InstanceQuery, OperationOptions, Page, PageOptions } from './ports/ports';
 import type { Trigger } from './model/trigger';
 import type { TriggerOffer } from './decide/offers';
@@ -30,6 +31,11 @@ export abstract class EngineQueries extends EngineWorkflows {
   /** Oldest first. NotFoundError if the instance does not exist. */
   getHistory(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
     return this.reads.history(instanceId, pageOptions);
+  }
+
+  /** The instance as it was after history entry `sequence`, rebuilt from the entries' records (time travel). NotFoundError for no such instance or entry. */
+  getInstanceAtEntry(instanceId: string, sequence: number, options?: OperationOptions): Promise<InstanceAtEntry & { readonly workflowVersion: number }> {
+    return this.reads.atEntry(instanceId, sequence, options);
   }
 
   /** The triggers recently offered to the instance that changed nothing, newest first. NotFoundError if it does not exist. */

@@ -116,7 +116,7 @@ export function historyRecordOf(input: RecordInput): HistoryRecord {
     ...(trace.length ? { trace: trace.slice(0, MAX_RECORDED_TRACE_ENTRIES) } : {}),
     ...(trace.length > MAX_RECORDED_TRACE_ENTRIES ? { traceOmitted: trace.length - MAX_RECORDED_TRACE_ENTRIES } : {}),
     contextChange,
-    ...(calls.length ? { calls: calls.slice(0, MAX_RECORDED_CALLS).map((call) => ({ ...call, url: redactSecrets(call.url) })) } : {}),
+    ...(calls.length ? { calls: calls.slice(0, MAX_RECORDED_CALLS).map((call) => redactSecrets(call)) } : {}),
     ...(calls.length > MAX_RECORDED_CALLS ? { callsOmitted: calls.length - MAX_RECORDED_CALLS } : {}),
   };
   // Too large: drop what a rebuild needs least first.
