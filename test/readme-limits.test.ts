@@ -20,6 +20,7 @@ import { MAX_OPERATION_RESULTS, MAX_OPERATION_RESULTS_LENGTH, MAX_RESULT_ERROR_L
 import { MAX_OUTBOX_ROWS_PER_CHANGE } from '../src/engine/model';
 import { MAX_OFFER_TRACE_ENTRIES, MAX_RECENT_OFFERS } from '../src/engine/decide';
 import { MAX_CONTEXT_PATCH_SIZE_IN_BYTES } from '../src/engine/model';
+import { MAX_HISTORY_RECORD_BYTES, MAX_RECORDED_ANSWER_BYTES, MAX_RECORDED_CALLS, MAX_RECORDED_TRACE_ENTRIES } from '../src/engine/model';
 import { MAX_SUBSCRIPTIONS_PER_WORKFLOW } from '../src/engine/definition';
 import { MAX_DEBOUNCES_PER_WORKFLOW, MAX_DEBOUNCE_WAIT_IN_MS, MAX_FLOW_KEY_LENGTH, MAX_RATE_LIMITS_PER_WORKFLOW, MAX_RATE_LIMIT_PERIOD_IN_MS } from '../src/engine/definition';
 import { DEFAULT_TRIGGER_PRIORITY, MAX_TRIGGER_PRIORITY, MIN_TRIGGER_PRIORITY } from '../src/engine/model';
@@ -138,6 +139,10 @@ describe('the limits table of the documentation', () => {
     ['Start-ups in a row that resume one operation without it getting further', [`| ${MAX_OPERATION_RESUMES} |`]],
     ['Recent triggers kept per instance that changed nothing (`GET /api/instances/{id}/offers`)', [`| ${MAX_RECENT_OFFERS}, each with at most ${MAX_OFFER_TRACE_ENTRIES} trace entries |`]],
     ['Context patch of a recovery', [`${MAX_CONTEXT_PATCH_SIZE_IN_BYTES / 1024} KiB`]],
+    [
+      'History record per entry (what came in and what changed)',
+      [`${MAX_HISTORY_RECORD_BYTES / 1024} KiB in all`, `${MAX_RECORDED_TRACE_ENTRIES} conditions`, `${MAX_RECORDED_CALLS} calls`, `up to ${MAX_RECORDED_ANSWER_BYTES / 1024} KiB`],
+    ],
     ['Applied triggers kept in the instance record', [`the newest ${APPLIED_TRIGGER_MEMORY}`]],
     ['Instance ids a checkpoint lists (the batches in flight)', [`${number(MAX_CHECKPOINT_PENDING_LENGTH)} characters`]],
     ['Finished operation records', [`${DEFAULT_OPERATION_RETENTION_DAYS} days`]],

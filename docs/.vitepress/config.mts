@@ -45,6 +45,7 @@ const guides = folder('guides', [
   'events',
   'children',
   'migration',
+  'changing-live-workflows',
   'identity',
   'tenants',
   'flow-control',

@@ -334,6 +334,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/instances/{instanceId}/history/{sequence}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance as it was after one history entry (time travel)
+         * @description Rebuilt from the history's records: the state, status and version after the entry, and the context from the entries' RFC 6902 patches applied in order. The entry itself comes with its record: the trigger, the conditions' trace, the context change and the answers of calls made while deciding.
+         */
+        get: operations["getInstanceAtEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instance-counts": {
         parameters: {
             query?: never;
@@ -1371,6 +1391,135 @@ export interface components {
             /** @description True when there were more than 100 candidates: only the first 100 were decided. */
             truncated: boolean;
         };
+        InstanceAtEntry: {
+            instanceId: string;
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+            /** @enum {string} */
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
+            stateId: string;
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            workflowVersion: number;
+            context: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description The last entry up to `sequence` whose record holds the context (an automatic step inside one change shows the context before it). */
+            contextAsOf: number;
+            entry: components["schemas"]["HistoryEntryWithRecord"];
+        };
+        HistoryEntryWithRecord: {
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            at: string;
+            /** @enum {string} */
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
+            /** @description Only for `migrated`. */
+            fromVersion?: number;
+            /** @description Only for `migrated`. */
+            toVersion?: number;
+            triggerId: string | null;
+            /** @description The operation that made the change (GET /api/operations/{operationId}): the trigger's, a migration or a bulk action; null for changes made directly (creation, recovery, cancel, ...). */
+            operationId: string | null;
+            transitionId: string | null;
+            fromStateId: string | null;
+            toStateId: string;
+            /** @enum {string} */
+            status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
+            /** @description Only for a recovery that repaired the context: the JSON Merge Patch applied before the state was entered. */
+            contextPatch?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description Who asked for a recovery: the actor's id (kept for clients written before `actor`). */
+            by?: string;
+            /** @description Who made the change; absent on entries written before actors. */
+            actor?: components["schemas"]["Actor"];
+            /** @description Only for a change a retry of a fault made (POST /api/instances/{id}/retry): who asked for the retry; `actor` stays the trigger's sender. */
+            retriedBy?: components["schemas"]["Actor"];
+            /** @description Only for `errorHandled`: the step that failed and how; an `onError` took the instance to `toStateId`. */
+            error?: {
+                /** @enum {string} */
+                type: "timeout" | "network" | "http:4xx" | "http:5xx" | "allowList" | "expression" | "response";
+                message: string;
+                /** @description The HTTP status, when the service answered one. */
+                status?: number;
+                stepPath: string;
+            };
+            sequence: number;
+            record?: components["schemas"]["HistoryRecord"];
+        };
+        /** @description What came in and what changed (absent on entries written before records were kept). */
+        HistoryRecord: {
+            /** @enum {string} */
+            detail: "full" | "summary";
+            /** @description An automatic step inside one change: the sequence of that change's last entry, whose record holds it. */
+            partOfChange?: number;
+            /** @description The trigger as it came in (absent for a creation, recovery, migration, ...). */
+            trigger?: {
+                id: string;
+                name: string;
+                subjects: string[];
+                contentType?: string;
+                /** @description Absent with `history.detail: summary`. */
+                parameters?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                actor?: components["schemas"]["Actor"];
+            };
+            trace?: {
+                path: string;
+                type: string;
+                result: boolean | ("error" | "skipped");
+                detail?: string;
+            }[];
+            /** @description Conditions evaluated but not recorded (past the limit). */
+            traceOmitted?: number;
+            /** @description The context before → after the change, as an RFC 6902 JSON Patch. */
+            contextChange?: components["schemas"]["JsonPatch"];
+            /** @description The change was too large to record: the context cannot be rebuilt past this entry. */
+            contextChangeOmitted?: {
+                bytes: number;
+            };
+            /** @description External calls made while deciding, with their answers, in order. */
+            calls?: {
+                by: string;
+                /** @enum {string} */
+                method: "GET" | "POST";
+                url: string;
+                status?: number;
+                body?: components["schemas"]["JsonValue"];
+                /** @description Instead of `body` when the answer was larger than 4 KiB. */
+                bodySummary?: {
+                    bytes: number;
+                    /** @constant */
+                    omitted: true;
+                };
+                error?: string;
+            }[];
+            callsOmitted?: number;
+        };
+        /** @description An RFC 6902 JSON Patch. */
+        JsonPatch: ({
+            /** @enum {string} */
+            op: "add" | "replace" | "test";
+            path: string;
+            value: components["schemas"]["JsonValue"];
+        } | {
+            /** @constant */
+            op: "remove";
+            path: string;
+        } | {
+            /** @enum {string} */
+            op: "move" | "copy";
+            from: string;
+            path: string;
+        })[];
         InstanceCounts: {
             count: number;
             /**
@@ -2322,6 +2471,15 @@ export interface components {
                     maxWait?: string;
                 };
             };
+            history?: {
+                /**
+                 * @description `full` (default): trigger with parameters, trace, context change, call answers; `summary`: trigger name and subjects and the context change only.
+                 * @enum {string}
+                 */
+                detail?: "full" | "summary";
+                /** @description ISO 8601 duration (e.g. P90D): how long history records are kept; absent: for the life of the instance. */
+                retain?: string;
+            };
         };
         /** Signalbox workflow (a stored version) */
         Workflow: {
@@ -2499,6 +2657,15 @@ export interface components {
                     limit: number;
                     maxWait?: string;
                 };
+            };
+            history?: {
+                /**
+                 * @description `full` (default): trigger with parameters, trace, context change, call answers; `summary`: trigger name and subjects and the context change only.
+                 * @enum {string}
+                 */
+                detail?: "full" | "summary";
+                /** @description ISO 8601 duration (e.g. P90D): how long history records are kept; absent: for the life of the instance. */
+                retain?: string;
             };
             version: number;
             etag: string;
@@ -2679,6 +2846,15 @@ export interface components {
                     limit: number;
                     maxWait?: string;
                 };
+            };
+            history?: {
+                /**
+                 * @description `full` (default): trigger with parameters, trace, context change, call answers; `summary`: trigger name and subjects and the context change only.
+                 * @enum {string}
+                 */
+                detail?: "full" | "summary";
+                /** @description ISO 8601 duration (e.g. P90D): how long history records are kept; absent: for the life of the instance. */
+                retain?: string;
             };
             version: number;
             etag: string;
@@ -4628,6 +4804,77 @@ export interface operations {
             };
             /** @description The request has a body that is not `application/json`: this operation takes none. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstanceAtEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                instanceId: string;
+                /** @description The entry's sequence number (0 is the creation). */
+                sequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance as it was after the entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceAtEntry"];
+                };
+            };
+            /** @description The sequence is not a whole number, or an entry on the way records no context change (written before records were kept, or too large). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such instance, or no such entry. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

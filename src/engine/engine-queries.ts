@@ -7,6 +7,8 @@ import { NotFoundError } from './model/errors';
 import type { AttemptResult, EventDeliveryTarget } from './runtime/event-delivery';
 import type { LifecycleEventRecord } from './decide/lifecycle-events';
 import type { HistoryEntry, StoredInstance } from './model/instance';
+import type { InstanceAtEntry } from './model/history-rebuild';
+import { diffWorkflowVersions, type VersionChange } from './analysis/version-diff';
 import type { InstanceQuery, OperationOptions, Page, PageOptions } from './ports/ports';
 import type { Trigger } from './model/trigger';
 import type { TriggerOffer } from './decide/offers';
@@ -30,6 +32,34 @@ export abstract class EngineQueries extends EngineWorkflows {
   /** Oldest first. NotFoundError if the instance does not exist. */
   getHistory(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
     return this.reads.history(instanceId, pageOptions);
+  }
+
+  /** The instance as it was after history entry `sequence`, rebuilt from the entries' records (time travel). NotFoundError for no such instance or entry. */
+  getInstanceAtEntry(instanceId: string, sequence: number, options?: OperationOptions): Promise<InstanceAtEntry & { readonly workflowVersion: number }> {
+    return this.reads.atEntry(instanceId, sequence, options);
+  }
+
+  /**
+   * What changed from version `a` to version `b` of a workflow (analysis/version-diff.ts), each change with the
+   * instances it touches: those in the state it is about (listed by state, any version; 0 for a
+   * state added), or all of the workflow's for a change of its own parts. NotFoundError for a missing version.
+   */
+  async diffVersions(workflowId: string, a: number, b: number, options?: OperationOptions): Promise<{ readonly changes: readonly (VersionChange & { readonly instances: number })[] }> {
+    const [from, to] = await Promise.all([this.getWorkflow(workflowId, a, options), this.getWorkflow(workflowId, b, options)]);
+    const changes = diffWorkflowVersions(from.definition, to.definition);
+    if (changes.length === 0) return { changes: [] };
+    const inState = async (stateId?: string): Promise<number> => {
+      let count = 0;
+      let continuationToken: string | undefined;
+      do {
+        const page = await this.listInstances({ workflowId, ...(stateId ? { stateId } : {}) }, { maxPageSize: 1000, ...(continuationToken ? { continuationToken } : {}), ...options });
+        count += page.items.length;
+        continuationToken = page.continuationToken;
+      } while (continuationToken);
+      return count;
+    };
+    const counted = await Promise.all(changes.map((change) => (change.kind === 'stateAdded' ? 0 : inState(change.kind === 'workflowChanged' ? undefined : change.stateId))));
+    return { changes: changes.map((change, index) => ({ ...change, instances: counted[index]! })) };
   }
 
   /** The triggers recently offered to the instance that changed nothing, newest first. NotFoundError if it does not exist. */

@@ -39,6 +39,7 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   ['GET', 'instances/{instanceId}', 'function'],
   ['GET', 'instances', 'function'],
   ['GET', 'instances/{instanceId}/history', 'function'],
+  ['GET', 'instances/{instanceId}/history/{sequence}', 'function'],
   ['POST', 'instances/{instanceId}/triggers', 'function'],
   ['POST', 'instances/{instanceId}/recover', 'function'],
   ['POST', 'instances/{instanceId}/cancel', 'function'],

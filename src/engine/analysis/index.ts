@@ -27,3 +27,4 @@ export { WaitingTally, MAX_WAITING_SCAN, MAX_FAULT_CAUSES, FAULT_CAUSE_LENGTH, t
 export * from './definition-validation';
 export * from './definition-json-schema';
 export * from './context-keys';
+export * from './version-diff';

@@ -13,6 +13,7 @@ import { indexesSchema } from './search-indexes';
 import { flowSchema } from './flow-policies';
 import { flowConcurrencyShape } from './flow-concurrency';
 import { stateCapacitySchema } from './state-capacity';
+import { historyPolicySchema } from './history-policy';
 
 export const workflowIdSchema = z
   .string()
@@ -111,6 +112,8 @@ export const workflowDefinitionSchema = z.strictObject({
   uniqueBusinessKey: z.boolean().optional(),
   /** Flow control: a unique key per non-final instance, debounce, rate limits on outbound calls (flow-policies.ts), concurrency per key (flow-concurrency.ts). */
   flow: flowSchema.extend(flowConcurrencyShape).optional(),
+  /** What each history entry records, and for how long (history-policy.ts). */
+  history: historyPolicySchema.optional(),
 });
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>;
 /** What a user writes: defaults (empty lists) may be left out. */

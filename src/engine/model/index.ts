@@ -18,3 +18,6 @@ export * from './actor';
 export * from './delay';
 export * from './bounded-map';
 export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageRequestKind } from './cost';
+export * from './json-patch';
+export * from './history-record';
+export * from './history-rebuild';

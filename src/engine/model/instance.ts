@@ -5,6 +5,7 @@ import type { OperationCost } from './cost';
 import type { InstanceStatus, TriggerOutcome } from './enums';
 import type { JsonObject } from './json';
 import type { Trigger } from './trigger';
+import type { HistoryRecord } from './history-record';
 import type { StepError, StepErrorType } from './step-error';
 
 /** Maximum number of recently applied triggers an instance remembers (with what each did) for idempotency. */
@@ -255,4 +256,9 @@ export interface HistoryEntry {
   readonly actor?: Actor;
   /** Only for a change a retry of a fault made: who asked for the retry (`actor` stays the trigger's sender). */
   readonly retriedBy?: Actor;
+  /**
+   * What came in and what changed (history-record.ts): on the last entry of each change (the entries of
+   * its automatic transitions before it share it). Absent on entries written before records were kept.
+   */
+  readonly record?: HistoryRecord;
 }

@@ -23,6 +23,7 @@ import type { AppliedDecision, ChangeOptions, Decide, InstanceRuntimePorts } fro
 import { historyOf, withActor, withAppliedRows, withEvents, withLeftovers, withOperationId, withRequestActor } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';
 import type { IndexRows } from './index-rows';
+import { CallRecorder, withHistoryRecord } from './history-recording';
 
 /**
  * The flow-control steps of a save that takes the instance out of a state with `capacity` (they live
@@ -63,12 +64,9 @@ export class ChangeUnderLease {
           const { definition } = await this.versions.get(stored.workflowId, stored.workflowVersion, options);
           const cause = withRequestActor(causeOf(stored), options);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
-          let decision = withEvents(
-            definition,
-            stored,
-            cause,
-            withActor(withOperationId(await decide(stored, { definition, effects: this.followUp.effects(deliveryKey, lease.signal) }), options), cause),
-          );
+          const calls = new CallRecorder();
+          const decided = await decide(stored, { definition, effects: calls.effects(this.followUp.effects(deliveryKey, lease.signal)) });
+          let decision = withEvents(definition, stored, cause, withActor(withOperationId(withHistoryRecord(decided, definition, cause, stored.context, calls.calls), options), cause));
           // Anything but a trigger is a request from outside (recover, resume, migrate, ...): it ends the self-caused count.
           if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
           if (!decision.change) {
@@ -88,7 +86,12 @@ export class ChangeUnderLease {
           } catch (error) {
             if (!(error instanceof TooLargeError)) throw error;
             // Fault it for real, as it was, so the record is small and says what happened.
-            decision = withEvents(definition, stored, cause, oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now()));
+            decision = withEvents(
+              definition,
+              stored,
+              cause,
+              withHistoryRecord(oversizeFaultDecision(stored, cause, decision, error.message, this.options.clock.now()), definition, cause, stored.context, []),
+            );
             saved = await this.save(stored, withLeftovers(decision.change!, leftovers), lease, options);
           }
           if (!saved) continue; // someone else wrote: reload and decide again

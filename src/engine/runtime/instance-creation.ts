@@ -19,6 +19,7 @@ import { historyOf, withActor, withCapacityCounted, withEvents } from './change-
 import type { ChangeFollowUp } from './change-follow-up';
 import type { IndexRows } from './index-rows';
 import type { ChangeUnderLease } from './change-under-lease';
+import { CallRecorder, withHistoryRecord } from './history-recording';
 import type { InstanceDeletion } from './instance-deletion';
 
 export class InstanceCreation {
@@ -59,6 +60,8 @@ export class InstanceCreation {
     const deliveryKey = `${input.instanceId}|${causeKey(cause)}`;
     // A new incarnation: every id derived from this instance differs from those of any earlier one with its id.
     const incarnated: NewInstance = input.incarnation !== undefined ? input : { ...input, incarnation: newIncarnation() };
+    // A creation's record holds its whole context, as a change from the empty one (a rebuild starts there).
+    const calls = new CallRecorder();
     const decision = withCapacityCounted(
       gate,
       withEvents(
@@ -66,18 +69,24 @@ export class InstanceCreation {
         undefined,
         cause,
         withActor(
-          await protocol.decide(() =>
-            decideCreate(
-              workflow,
-              incarnated,
-              gate.withAutomaticEntry(this.followUp.effects(deliveryKey, options.abortSignal), workflow.definition, {
-                id: input.instanceId,
-                workflowId: workflow.definition.id,
-                ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
-                historyLength: 0,
-              }),
-              this.options.registry,
+          withHistoryRecord(
+            await protocol.decide(() =>
+              decideCreate(
+                workflow,
+                incarnated,
+                gate.withAutomaticEntry(calls.effects(this.followUp.effects(deliveryKey, options.abortSignal)), workflow.definition, {
+                  id: input.instanceId,
+                  workflowId: workflow.definition.id,
+                  ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
+                  historyLength: 0,
+                }),
+                this.options.registry,
+              ),
             ),
+            workflow.definition,
+            cause,
+            {},
+            calls.calls,
           ),
           cause,
         ),

@@ -6,6 +6,7 @@
 import type { TriggerOffer } from '../decide/offers';
 import { NotFoundError } from '../model/errors';
 import type { HistoryEntry, StoredInstance } from '../model/instance';
+import { instanceAtEntry, type InstanceAtEntry } from '../model/history-rebuild';
 import { onePage } from '../ports/paging';
 import type { HistoryStore, InstanceQuery, InstanceStore, InterestIndex, OperationOptions, Page, PageOptions } from '../ports/ports';
 
@@ -34,6 +35,20 @@ export class InstanceReads {
   async history(instanceId: string, pageOptions?: PageOptions): Promise<Page<HistoryEntry>> {
     await this.get(instanceId, pageOptions);
     return onePage(this.ports.history.list(instanceId, pageOptions));
+  }
+
+  /**
+   * The instance as it was after history entry `sequence` (time travel, model/history-rebuild.ts). The whole
+   * history is read: the version it ran under is the one a later migration moved it from, if any.
+   * NotFoundError for no such instance or entry; ValidationError when an entry on the way cannot be rebuilt.
+   */
+  async atEntry(instanceId: string, sequence: number, options?: OperationOptions): Promise<InstanceAtEntry & { readonly workflowVersion: number }> {
+    const stored = await this.get(instanceId, options);
+    const entries: HistoryEntry[] = [];
+    for await (const entry of this.ports.history.list(instanceId, options)) entries.push(entry);
+    const at = instanceAtEntry(instanceId, entries, sequence);
+    const laterMigration = entries.find((entry) => entry.sequence > sequence && entry.fromVersion !== undefined);
+    return { ...at, workflowVersion: at.workflowVersion ?? laterMigration?.fromVersion ?? stored.workflowVersion };
   }
 
   /** The triggers recently offered to the instance that changed nothing, newest first (offers.ts). NotFoundError if it does not exist. */

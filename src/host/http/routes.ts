@@ -18,6 +18,7 @@ import { workflowWaitingRoutes } from './workflows/workflow-waiting';
 import { workflowCostRoutes } from './workflows/workflow-cost';
 import { flowRoutes } from './workflows/flow-routes';
 import { instanceRoutes } from './instances/instance-routes';
+import { instanceTimeTravelRoutes } from './instances/instance-time-travel';
 import { searchRoutes } from './instances/instance-search';
 import { defineRoute } from './route';
 import { buildOpenApiDocument } from './openapi';
@@ -91,6 +92,7 @@ export const routes: readonly RouteDefinition[] = [
   ...workflowCostRoutes,
   ...flowRoutes,
   ...instanceRoutes,
+  ...instanceTimeTravelRoutes,
   ...searchRoutes,
   ...eventRoutes,
   ...instanceOperationRoutes,

@@ -16,6 +16,7 @@ import { defineRoute } from '../route';
 import { searchExplanationSchema, searchQueryShape } from './instance-search';
 import { ValidationError } from '../../../engine/model';
 import type { RouteDefinition } from '../types';
+import { historyEntryBody } from './instance-time-travel';
 
 function instanceResponse(status: number, instance: StoredInstance, withLocation = false) {
   return {
@@ -150,24 +151,7 @@ export const instanceRoutes: readonly RouteDefinition[] = [
     },
     async handle({ params, query }, { engine }) {
       const history = await engine.getHistory(params.instanceId, query);
-      const items = history.items.map(({ at, triggerId, transitionId, fromStateId, toStateId, status, event, fromVersion, toVersion, operationId, contextPatch, by, error, actor, retriedBy }) => ({
-        at,
-        event,
-        triggerId,
-        // A trigger's operation has the trigger's id; a migration or bulk action recorded its own.
-        operationId: operationId ?? triggerId,
-        transitionId,
-        fromStateId,
-        toStateId,
-        status,
-        ...(fromVersion !== undefined ? { fromVersion } : {}),
-        ...(toVersion !== undefined ? { toVersion } : {}),
-        ...(contextPatch !== undefined ? { contextPatch } : {}),
-        ...(by !== undefined ? { by } : {}),
-        ...(error !== undefined ? { error } : {}),
-        ...(actor !== undefined ? { actor } : {}),
-        ...(retriedBy !== undefined ? { retriedBy } : {}),
-      }));
+      const items = history.items.map((entry) => historyEntryBody(entry));
       return { status: 200, body: pageBody(items, history) };
     },
   }),
