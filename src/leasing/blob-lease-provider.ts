@@ -207,6 +207,9 @@ export class BlobLeaseProvider implements LeaseProvider {
   /** The blob's lease state (one request), with what this process knows of a lease it holds itself. */
   async inspect(name: string, options: { abortSignal?: AbortSignal } = {}): Promise<LeaseInspection> {
     const here = this.heldHere.get(name);
+    // Kept idle here for this process's next work on it (carry-over, hand-off): nobody works under it, and it is
+    // given to the next work here at once, so it is no reason to wait (another process sees it leased briefly).
+    if (!here && this.handOffs.has(name)) return { held: false };
     const heldHere = here ? { heldHere: { since: new Date(here.since).toISOString(), ...(here.expiresAt !== undefined ? { expiresAt: new Date(here.expiresAt).toISOString() } : {}) } } : {};
     try {
       const properties = await this.blobOf(name).getProperties({ abortSignal: options.abortSignal });

@@ -47,8 +47,12 @@ describe('BlobLeaseProvider with carryOverInMs', () => {
     await provider.withLease('kept', async (lease) => void seen.push(lease.carried));
     expect(seen).toEqual([undefined, savedInstance(1), savedInstance(2), undefined]);
     expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1 });
+    // Kept idle for the next work here, it is no reason to wait ("why is it waiting" reads this), though leased.
+    await expect(provider.inspect('kept')).resolves.toEqual({ held: false });
+    await provider.withLease('kept', async () => expect((await provider.inspect('kept')).held).toBe(true));
     await provider.settle();
-    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1 });
+    // The idle one is answered from memory; the one under work reads the blob.
+    expect(counter.counts().byKind).toEqual({ 'blob lease acquire': 1, 'blob lease release': 1, 'blob HEAD': 1 });
   });
 
   it('releases a lease nobody here takes once the carry-over time is up: another process then gets it, and nothing carried', async () => {
