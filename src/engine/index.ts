@@ -156,5 +156,6 @@ export {
 } from './admission/state-capacity';
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './admission/capacity-waits';
 export * from './definition/state-capacity';
+export * from './definition/human-task';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './admission/flow-keys';
 export type { FlowRow, FlowStore } from './ports/flow-store';

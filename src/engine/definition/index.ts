@@ -8,3 +8,4 @@ export * from './actors-rule';
 export * from './flow-policies';
 export * from './flow-concurrency';
 export * from './state-capacity';
+export * from './human-task';
