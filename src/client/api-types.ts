@@ -1095,7 +1095,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried" | "task";
             /** @description Only for `migrated`. */
             fromVersion?: number;
             /** @description Only for `migrated`. */
@@ -1321,7 +1321,7 @@ export interface components {
                 /** @description Lifecycle events it would publish (those a subscription of the workflow wants); none is recorded or sent. */
                 events: {
                     /** @enum {string} */
-                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
+                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed";
                     /** @description The subscriptions it would be delivered to. */
                     subscriptionIds: string[];
                     /** @description The CloudEvent `data` it would carry. */
@@ -1394,7 +1394,7 @@ export interface components {
             /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
             id: string;
             /** @enum {string} */
-            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
+            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -2222,13 +2222,75 @@ export interface components {
                         /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
                         timeout?: string;
                     };
+                    task?: {
+                        /** @description A `{{...}}` template over the instance, e.g. `Approve the claim of {{context.claimantName}}`. */
+                        title: string;
+                        description?: string;
+                        assignees: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        candidates?: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        outcomes: {
+                            name: string;
+                            displayName?: string;
+                            /** @description JSON Schema of the parameters (the form); parameters that do not match it are refused (400 naming the field). */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        due?: {
+                            after?: string;
+                            at?: string;
+                            calendar?: string;
+                        };
+                        calendar?: string;
+                        escalation?: {
+                            after: string;
+                            calendar?: string;
+                            /** @enum {string} */
+                            action: "remind" | "reassign" | "escalate" | "decide";
+                            assignees?: {
+                                /** @description User ids (the token's `oid`, else `sub`). */
+                                users?: string[];
+                                /** @description Group object ids (the token `groups` claim). */
+                                groups?: string[];
+                                /** @description App roles (the token `roles` claim). */
+                                roles?: string[];
+                                /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                                expression?: string;
+                            };
+                            outcome?: string;
+                        }[];
+                        /** @description `any` (default): the first decision; `all`: every user assignee the same outcome; `majority`: more than half of the user assignees; `{ count }`: that many decisions of one outcome. */
+                        quorum?: ("any" | "all" | "majority") | {
+                            count: number;
+                        };
+                        unreachableOutcome?: string;
+                        fourEyes?: string;
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -2400,13 +2462,75 @@ export interface components {
                         /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
                         timeout?: string;
                     };
+                    task?: {
+                        /** @description A `{{...}}` template over the instance, e.g. `Approve the claim of {{context.claimantName}}`. */
+                        title: string;
+                        description?: string;
+                        assignees: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        candidates?: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        outcomes: {
+                            name: string;
+                            displayName?: string;
+                            /** @description JSON Schema of the parameters (the form); parameters that do not match it are refused (400 naming the field). */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        due?: {
+                            after?: string;
+                            at?: string;
+                            calendar?: string;
+                        };
+                        calendar?: string;
+                        escalation?: {
+                            after: string;
+                            calendar?: string;
+                            /** @enum {string} */
+                            action: "remind" | "reassign" | "escalate" | "decide";
+                            assignees?: {
+                                /** @description User ids (the token's `oid`, else `sub`). */
+                                users?: string[];
+                                /** @description Group object ids (the token `groups` claim). */
+                                groups?: string[];
+                                /** @description App roles (the token `roles` claim). */
+                                roles?: string[];
+                                /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                                expression?: string;
+                            };
+                            outcome?: string;
+                        }[];
+                        /** @description `any` (default): the first decision; `all`: every user assignee the same outcome; `majority`: more than half of the user assignees; `{ count }`: that many decisions of one outcome. */
+                        quorum?: ("any" | "all" | "majority") | {
+                            count: number;
+                        };
+                        unreachableOutcome?: string;
+                        fourEyes?: string;
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -2580,13 +2704,75 @@ export interface components {
                         /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
                         timeout?: string;
                     };
+                    task?: {
+                        /** @description A `{{...}}` template over the instance, e.g. `Approve the claim of {{context.claimantName}}`. */
+                        title: string;
+                        description?: string;
+                        assignees: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        candidates?: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        outcomes: {
+                            name: string;
+                            displayName?: string;
+                            /** @description JSON Schema of the parameters (the form); parameters that do not match it are refused (400 naming the field). */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        due?: {
+                            after?: string;
+                            at?: string;
+                            calendar?: string;
+                        };
+                        calendar?: string;
+                        escalation?: {
+                            after: string;
+                            calendar?: string;
+                            /** @enum {string} */
+                            action: "remind" | "reassign" | "escalate" | "decide";
+                            assignees?: {
+                                /** @description User ids (the token's `oid`, else `sub`). */
+                                users?: string[];
+                                /** @description Group object ids (the token `groups` claim). */
+                                groups?: string[];
+                                /** @description App roles (the token `roles` claim). */
+                                roles?: string[];
+                                /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                                expression?: string;
+                            };
+                            outcome?: string;
+                        }[];
+                        /** @description `any` (default): the first decision; `all`: every user assignee the same outcome; `majority`: more than half of the user assignees; `{ count }`: that many decisions of one outcome. */
+                        quorum?: ("any" | "all" | "majority") | {
+                            count: number;
+                        };
+                        unreachableOutcome?: string;
+                        fourEyes?: string;
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;

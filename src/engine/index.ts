@@ -157,5 +157,7 @@ export {
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './admission/capacity-waits';
 export * from './definition/state-capacity';
 export * from './definition/human-task';
+export * from './tasks';
+export { HumanTasks, MAX_INBOX_PAGE_SIZE, type TaskView } from './human-tasks';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './admission/flow-keys';
 export type { FlowRow, FlowStore } from './ports/flow-store';

@@ -17,3 +17,4 @@ export * from './actor';
 export * from './delay';
 export * from './bounded-map';
 export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageRequestKind } from './cost';
+export * from './task';

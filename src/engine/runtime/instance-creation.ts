@@ -19,6 +19,7 @@ import type { AppliedDecision, CapacityPlaces, InstanceRuntimePorts } from './ch
 import { historyOf, withActor, withCapacityCounted, withEvents } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';
 import type { IndexRows } from './index-rows';
+import { withTask } from '../tasks';
 import type { ChangeUnderLease } from './change-under-lease';
 import type { InstanceDeletion } from './instance-deletion';
 
@@ -29,7 +30,7 @@ export class InstanceCreation {
     private readonly search: SearchIndexing,
     private readonly followUp: ChangeFollowUp,
     private readonly indexRows: IndexRows,
-    private readonly loop: Pick<ChangeUnderLease, 'prepareLease'>,
+    private readonly loop: Pick<ChangeUnderLease, 'prepareLease' | 'taskRows'>,
     private readonly deletion: Pick<InstanceDeletion, 'delete'>,
     private readonly admission: CapacityPlaces,
   ) {}
@@ -65,19 +66,23 @@ export class InstanceCreation {
         workflow.definition,
         undefined,
         cause,
-        withActor(
-          await decideCreate(
-            workflow,
-            incarnated,
-            gate.withAutomaticEntry(this.followUp.effects(deliveryKey, options.abortSignal), workflow.definition, {
-              id: input.instanceId,
-              workflowId: workflow.definition.id,
-              ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
-              historyLength: 0,
-            }),
-            this.options.registry,
+        await withTask(
+          workflow.definition,
+          withActor(
+            await decideCreate(
+              workflow,
+              incarnated,
+              gate.withAutomaticEntry(this.followUp.effects(deliveryKey, options.abortSignal), workflow.definition, {
+                id: input.instanceId,
+                workflowId: workflow.definition.id,
+                ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
+                historyLength: 0,
+              }),
+              this.options.registry,
+            ),
+            cause,
           ),
-          cause,
+          () => this.options.clock.now(),
         ),
       ),
     );
@@ -91,6 +96,7 @@ export class InstanceCreation {
     try {
       await this.ports.interests.add(input.instanceId, change.instance.interests, options);
       await this.indexRows.indexTimers(undefined, change.instance, options);
+      await this.loop.taskRows.beforeSave(undefined, change.instance, options);
       creating = await this.search.beforeSave(undefined, change.instance, options);
       stored = await this.ports.instances.create(
         creating,
