@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/engine/steps';
 import { ManualClock } from '../../src/testing';
 import { createRequestCounter } from '../../src/storage';
 import { createTestStorage } from './fixtures';
-import { ann, approvalWorkflow, bob, MONDAY_NINE, person } from '../engine/tasks/support';
+import { ann, approvalWorkflow, bob, MONDAY_NINE, person } from '../support/human-tasks';
 
 /** The requests the inbox index's table received (its rows share the search table). */
 function searchTableRequests(counter: ReturnType<typeof createRequestCounter>): string[] {

@@ -4,7 +4,7 @@
  * quorum; the escalation ladder as armed timers; task events.
  */
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../../src/engine';
-import { ann, bob, claire, mia, person, taskEngine } from './support';
+import { ann, bob, claire, mia, person, taskEngine } from '../../support/human-tasks';
 
 const HOUR = 3600_000;
 

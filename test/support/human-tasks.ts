@@ -1,8 +1,8 @@
 /** The approval workflow and actors the human-task tests share. */
-import { Engine, type WorkflowDefinitionInput } from '../../../src/engine';
-import type { Actor } from '../../../src/engine/model';
-import { InMemoryTaskIndex, ManualClock, createInMemoryPorts } from '../../../src/testing';
-import { recordingLogger } from '../support';
+import { Engine, type WorkflowDefinitionInput } from '../../src/engine';
+import type { Actor } from '../../src/engine/model';
+import { InMemoryTaskIndex, ManualClock, createInMemoryPorts } from '../../src/testing';
+import { silentLogger } from '../../src/engine/steps';
 
 export const person = (id: string, extra: Partial<Actor> = {}): Actor => ({ id, name: id.toUpperCase(), roles: [], groups: [], via: 'token', ...extra });
 export const ann = person('ann', { groups: ['approvers'] });
@@ -52,7 +52,7 @@ export const MONDAY_NINE = '2026-11-30T09:00:00.000Z';
 export async function taskEngine(task: Record<string, unknown> = {}) {
   const clock = new ManualClock(MONDAY_NINE);
   const ports = createInMemoryPorts();
-  const engine = new Engine(ports, { clock, logger: recordingLogger(), newId: () => 'generated' });
+  const engine = new Engine(ports, { clock, logger: silentLogger, newId: () => 'generated' });
   await engine.createWorkflow(approvalWorkflow(task));
   const create = (instanceId: string, claimant = 'claire') => engine.createInstance({ workflowId: 'expenses', instanceId, context: { amount: 120, claimant } });
   return { clock, ports, engine, create, index: ports.tasks as InMemoryTaskIndex };
