@@ -17,7 +17,7 @@ import { effectiveActor, type Actor } from '../model/actor';
 import { TriggerOutcome } from '../model/enums';
 import { ConflictError, ForbiddenError, ValidationError } from '../model/errors';
 import { HistoryEvent, type Instance } from '../model/instance';
-import type { JsonObject } from '../model/json';
+import { jsonObjectSchema, type JsonObject } from '../model/json';
 import { OutboxKind, type TriggerOutboxRow } from '../model/outbox';
 import { TaskAction, type OpenTask, type TaskDecision, type TaskHistoryRecord, type TaskPerson, type TaskResolution } from '../model/task';
 import { raisedTriggerId } from '../model/trigger-ids';
@@ -31,7 +31,7 @@ export const MAX_TASK_COMMENT_LENGTH = 4000;
 /** The body of `complete`: checked here as well as by the routes (library callers may pass anything). */
 export const completeTaskInputSchema = z.strictObject({
   outcome: z.string().min(1).max(128),
-  parameters: z.record(z.string(), z.json()).optional(),
+  parameters: jsonObjectSchema.optional(),
   comment: z.string().max(MAX_TASK_COMMENT_LENGTH).optional(),
 });
 export type CompleteTaskInput = z.infer<typeof completeTaskInputSchema>;
