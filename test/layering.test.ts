@@ -66,6 +66,8 @@ const engineLayerRank: Record<string, number> = {
   events: 5,
   operations: 5,
   analysis: 5,
+  // Human tasks: opened and closed with every change, their commands and the inbox index's rows (read by the runtime and the facade).
+  tasks: 5,
   ports: 6,
   // Finding instances: reads the ports' types, and the runtime keeps its rows with every save.
   search: 6.5,

@@ -262,10 +262,32 @@ export class ApiClient extends TypedApiCalls {
     return this.call(() => this.client.GET('/workflows/{workflowId}/cost', { params: { path: { workflowId }, query: since !== undefined ? { since } : {} }, ...this.init() }));
   }
 
+  /** `GET /tasks`: the caller's inbox of human tasks. */
+  async listTasks(query: { workflowId?: string; overdue?: 'true'; escalated?: 'true'; limit?: number; continuationToken?: string }): Promise<TaskInbox> {
+    return this.call(() => this.client.GET('/tasks', { params: { query }, ...this.init() }));
+  }
+
+  /** `GET /tasks/{taskId}`, or `POST /tasks/{taskId}/claim|complete`. */
+  async task(taskId: string, command?: 'claim' | 'release', body?: undefined): Promise<Schemas['Task']>;
+  async task(taskId: string, command: 'complete', body: { outcome: string; parameters?: Record<string, unknown>; comment?: string }): Promise<Schemas['Task']>;
+  async task(taskId: string, command?: 'claim' | 'release' | 'complete', body?: { outcome: string; parameters?: Record<string, unknown>; comment?: string }): Promise<Schemas['Task']> {
+    const path = { params: { path: { taskId } }, ...this.init() };
+    if (command === 'claim') return this.call(() => this.client.POST('/tasks/{taskId}/claim', path));
+    if (command === 'release') return this.call(() => this.client.POST('/tasks/{taskId}/release', path));
+    if (command === 'complete') return this.call(() => this.client.POST('/tasks/{taskId}/complete', { ...path, body: body as never }));
+    return this.call(() => this.client.GET('/tasks/{taskId}', path));
+  }
+
   /** `GET /flow/{workflowId}/keys/{key}`: what runs and waits under the workflow's concurrency policy for one key. */
   async flowKey(workflowId: string, key: string): Promise<Schemas['FlowKey']> {
     return this.call(() => this.client.GET('/flow/{workflowId}/keys/{key}', { params: { path: { workflowId, key } }, ...this.init() }));
   }
+}
+
+/** A page of `GET /tasks`. */
+export interface TaskInbox {
+  readonly items: readonly { taskId: string; title: string; stateId: string; instanceId: string; dueAt?: string; overdue: boolean; escalated: boolean; claimedBy?: string }[];
+  readonly continuationToken?: string;
 }
 
 /** The 202 of a route that may also answer 200 with the finished operation (`Prefer: wait`, which the CLI does not send). */

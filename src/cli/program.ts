@@ -10,6 +10,7 @@ import { positiveNumber } from './inputs';
 import type { Output } from './output';
 import { defineBulkCommand } from './commands/bulk';
 import { defineRetryCommand } from './commands/retry';
+import { defineTaskCommands } from './commands/tasks';
 import { defineRedeliverCommand } from './commands/events';
 import { defineDeleteWorkflowCommand } from './commands/delete-workflow';
 import { defineDiagramCommand } from './commands/diagram';
@@ -84,6 +85,7 @@ export function buildProgram(output: Output): Command {
   defineMigrateCommand(program, contextOf);
   defineBulkCommand(program, contextOf);
   defineRetryCommand(program, contextOf);
+  defineTaskCommands(program, contextOf);
   defineRedeliverCommand(program, contextOf);
   defineWhyCommands(program, contextOf);
   defineCostCommand(program, contextOf);

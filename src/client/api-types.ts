@@ -511,6 +511,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's inbox of human tasks
+         * @description Open tasks assigned to the caller, one of the caller's groups or app roles (and, with `candidates=true`, those they may claim), sorted by due date (tasks without one last), paged. Read from the inbox index: only the caller's own rows.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One open human task
+         * @description Read from its instance (the truth the commands check): assignees, claim, decisions, escalation, and the outcomes with the JSON Schemas of their forms.
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{taskId}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a task
+         * @description Only an assignee or candidate may; of two claims at once exactly one wins, the other answers 409 naming the claimant. Claiming it again is a no-op.
+         */
+        post: operations["claimTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{taskId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a claimed task */
+        post: operations["releaseTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{taskId}/delegate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delegate a task to a user
+         * @description The claimant (or, while unclaimed, an assignee or candidate) hands the task to `userId`: it is claimed for them and in their inbox.
+         */
+        post: operations["delegateTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{taskId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a task
+         * @description Records the caller's decision (who, when, outcome, comment: also in the instance's history). Once one outcome reaches the task's quorum, its trigger is sent to the instance as the caller through the normal path (traces, events, history). `parameters` are checked against the outcome's JSON Schema.
+         */
+        post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/instances/{instanceId}/waiting": {
         parameters: {
             query?: never;
@@ -1115,7 +1232,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried" | "task";
             /** @description Only for `migrated`. */
             fromVersion?: number;
             /** @description Only for `migrated`. */
@@ -1341,7 +1458,7 @@ export interface components {
                 /** @description Lifecycle events it would publish (those a subscription of the workflow wants); none is recorded or sent. */
                 events: {
                     /** @enum {string} */
-                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
+                    type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed";
                     /** @description The subscriptions it would be delivered to. */
                     subscriptionIds: string[];
                     /** @description The CloudEvent `data` it would carry. */
@@ -1400,7 +1517,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried" | "task";
             stateId: string;
             /** @enum {string} */
             status: "initializing" | "waiting" | "suspended" | "faulted" | "complete" | "cancelled";
@@ -1419,7 +1536,7 @@ export interface components {
              */
             at: string;
             /** @enum {string} */
-            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried";
+            event: "created" | "transitioned" | "faulted" | "recovered" | "cancelled" | "migrated" | "suspended" | "resumed" | "deleted" | "errorHandled" | "retried" | "task";
             /** @description Only for `migrated`. */
             fromVersion?: number;
             /** @description Only for `migrated`. */
@@ -1543,7 +1660,7 @@ export interface components {
             /** @description The CloudEvent `id`: `<instanceId>:<history sequence>:<type>`, the same on every redelivery. */
             id: string;
             /** @enum {string} */
-            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled";
+            type: "created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed";
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -1617,6 +1734,70 @@ export interface components {
                     dueAt?: string;
                 };
             }[];
+        };
+        Task: {
+            id: string;
+            instanceId: string;
+            workflowId: string;
+            workflowVersion: number;
+            stateId: string;
+            title: string;
+            description?: string;
+            /** @enum {string} */
+            status: "open" | "claimed" | "decided";
+            createdAt: string;
+            dueAt?: string;
+            overdue: boolean;
+            escalated?: boolean;
+            assignees: {
+                users: string[];
+                groups: string[];
+                roles: string[];
+            };
+            candidates?: {
+                users: string[];
+                groups: string[];
+                roles: string[];
+            };
+            claimedBy?: {
+                id: string;
+                name: string;
+                at: string;
+            };
+            decisions: ({
+                by: {
+                    id: string;
+                    name: string;
+                };
+                at: string;
+                outcome: string;
+                comment?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            resolution?: {
+                outcome: string;
+                at: string;
+                by: {
+                    id: string;
+                    name: string;
+                };
+                triggerId: string;
+                reason: string;
+            } & {
+                [key: string]: unknown;
+            };
+            outcomes: ({
+                name: string;
+                displayName?: string;
+                parameters?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
         };
         /** @description Why an instance is not moving. A final instance answers the class `final`. */
         WaitingAnswer: {
@@ -2371,13 +2552,75 @@ export interface components {
                         /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
                         timeout?: string;
                     };
+                    task?: {
+                        /** @description A `{{...}}` template over the instance, e.g. `Approve the claim of {{context.claimantName}}`. */
+                        title: string;
+                        description?: string;
+                        assignees: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        candidates?: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        outcomes: {
+                            name: string;
+                            displayName?: string;
+                            /** @description JSON Schema of the parameters (the form); parameters that do not match it are refused (400 naming the field). */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        due?: {
+                            after?: string;
+                            at?: string;
+                            calendar?: string;
+                        };
+                        calendar?: string;
+                        escalation?: {
+                            after: string;
+                            calendar?: string;
+                            /** @enum {string} */
+                            action: "remind" | "reassign" | "escalate" | "decide";
+                            assignees?: {
+                                /** @description User ids (the token's `oid`, else `sub`). */
+                                users?: string[];
+                                /** @description Group object ids (the token `groups` claim). */
+                                groups?: string[];
+                                /** @description App roles (the token `roles` claim). */
+                                roles?: string[];
+                                /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                                expression?: string;
+                            };
+                            outcome?: string;
+                        }[];
+                        /** @description `any` (default): the first decision; `all`: every user assignee the same outcome; `majority`: more than half of the user assignees; `{ count }`: that many decisions of one outcome. */
+                        quorum?: ("any" | "all" | "majority") | {
+                            count: number;
+                        };
+                        unreachableOutcome?: string;
+                        fourEyes?: string;
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -2558,13 +2801,75 @@ export interface components {
                         /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
                         timeout?: string;
                     };
+                    task?: {
+                        /** @description A `{{...}}` template over the instance, e.g. `Approve the claim of {{context.claimantName}}`. */
+                        title: string;
+                        description?: string;
+                        assignees: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        candidates?: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        outcomes: {
+                            name: string;
+                            displayName?: string;
+                            /** @description JSON Schema of the parameters (the form); parameters that do not match it are refused (400 naming the field). */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        due?: {
+                            after?: string;
+                            at?: string;
+                            calendar?: string;
+                        };
+                        calendar?: string;
+                        escalation?: {
+                            after: string;
+                            calendar?: string;
+                            /** @enum {string} */
+                            action: "remind" | "reassign" | "escalate" | "decide";
+                            assignees?: {
+                                /** @description User ids (the token's `oid`, else `sub`). */
+                                users?: string[];
+                                /** @description Group object ids (the token `groups` claim). */
+                                groups?: string[];
+                                /** @description App roles (the token `roles` claim). */
+                                roles?: string[];
+                                /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                                expression?: string;
+                            };
+                            outcome?: string;
+                        }[];
+                        /** @description `any` (default): the first decision; `all`: every user assignee the same outcome; `majority`: more than half of the user assignees; `{ count }`: that many decisions of one outcome. */
+                        quorum?: ("any" | "all" | "majority") | {
+                            count: number;
+                        };
+                        unreachableOutcome?: string;
+                        fourEyes?: string;
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -2747,13 +3052,75 @@ export interface components {
                         /** @description ISO 8601 duration a trigger waits for room before it answers `capacityTimeout`. @default P1D */
                         timeout?: string;
                     };
+                    task?: {
+                        /** @description A `{{...}}` template over the instance, e.g. `Approve the claim of {{context.claimantName}}`. */
+                        title: string;
+                        description?: string;
+                        assignees: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        candidates?: {
+                            /** @description User ids (the token's `oid`, else `sub`). */
+                            users?: string[];
+                            /** @description Group object ids (the token `groups` claim). */
+                            groups?: string[];
+                            /** @description App roles (the token `roles` claim). */
+                            roles?: string[];
+                            /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                            expression?: string;
+                        };
+                        outcomes: {
+                            name: string;
+                            displayName?: string;
+                            /** @description JSON Schema of the parameters (the form); parameters that do not match it are refused (400 naming the field). */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        due?: {
+                            after?: string;
+                            at?: string;
+                            calendar?: string;
+                        };
+                        calendar?: string;
+                        escalation?: {
+                            after: string;
+                            calendar?: string;
+                            /** @enum {string} */
+                            action: "remind" | "reassign" | "escalate" | "decide";
+                            assignees?: {
+                                /** @description User ids (the token's `oid`, else `sub`). */
+                                users?: string[];
+                                /** @description Group object ids (the token `groups` claim). */
+                                groups?: string[];
+                                /** @description App roles (the token `roles` claim). */
+                                roles?: string[];
+                                /** @description JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`. */
+                                expression?: string;
+                            };
+                            outcome?: string;
+                        }[];
+                        /** @description `any` (default): the first decision; `all`: every user assignee the same outcome; `majority`: more than half of the user assignees; `{ count }`: that many decisions of one outcome. */
+                        quorum?: ("any" | "all" | "majority") | {
+                            count: number;
+                        };
+                        unreachableOutcome?: string;
+                        fourEyes?: string;
+                    };
                 };
             };
             subscriptions?: {
                 id: string;
                 /** Format: uri */
                 url: string;
-                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled")[];
+                events?: ("created" | "transitioned" | "recovered" | "migrated" | "suspended" | "resumed" | "completed" | "faulted" | "cancelled" | "errorHandled" | "taskCreated" | "taskAssigned" | "taskClaimed" | "taskReminded" | "taskEscalated" | "taskCompleted" | "taskClosed")[];
                 contextItemsToInclude?: string[];
                 authentication?: {
                     managedIdentity: string;
@@ -5633,6 +6000,546 @@ export interface operations {
             };
             /** @description No such instance. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                workflowId?: string;
+                stateId?: string;
+                /** @description Only tasks due before this instant (ISO 8601). */
+                dueBefore?: string;
+                /** @description `true`: only tasks whose due date has passed. */
+                overdue?: "true" | "false";
+                /** @description `true`: only escalated tasks; `false`: only the others. */
+                escalated?: "true" | "false";
+                /** @description `true`: also tasks the caller may claim as a candidate. */
+                candidates?: "true" | "false";
+                /** @description Page size (default 50, at most 200). */
+                limit?: number;
+                continuationToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the inbox. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            taskId: string;
+                            instanceId: string;
+                            workflowId: string;
+                            stateId: string;
+                            title: string;
+                            createdAt: string;
+                            dueAt?: string;
+                            overdue: boolean;
+                            escalated: boolean;
+                            claimedBy?: string;
+                            candidate: boolean;
+                            decided: boolean;
+                        }[];
+                        continuationToken?: string;
+                    };
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the role Signalbox.Reader (`x-signalbox-role`), or sent `on-behalf-of` without Signalbox.Impersonate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such task, or it is closed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    claimTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, claimed by the caller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller is no assignee or candidate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such task, or it is closed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The task is closed (the instance left its state), decided, or claimed by someone else: the detail says which. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`: this operation takes none. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, unclaimed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Claimed by someone else. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such task, or it is closed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The task is closed (the instance left its state), decided, or claimed by someone else: the detail says which. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request has a body that is not `application/json`: this operation takes none. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delegateTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task, claimed for the delegate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description The request is invalid: an unknown or malformed query parameter, or an invalid body. `errors` names each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller is no assignee or candidate. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such task, or it is closed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The task is closed (the instance left its state), decided, or claimed by someone else: the detail says which. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage is unavailable or the instance is busy: retry after Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    outcome: string;
+                    parameters?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task with the decision (`status: decided` once the quorum is reached). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description An unknown outcome, or parameters its form refuses (naming the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A valid bearer token (`Authorization: Bearer`, when SIGNALBOX_AUTH_ISSUERS is set) or key (`x-functions-key` header or `code` query parameter) is required. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No assignee or candidate, or named by the four-eyes rule. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such task, or it is closed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The task is closed (the instance left its state), decided, or claimed by someone else: the detail says which. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

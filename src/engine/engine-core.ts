@@ -5,6 +5,7 @@
  * methods are in the parts built on it: workflow commands (engine-workflows.ts), queries
  * (engine-queries.ts), instance commands (engine-instance-commands.ts).
  */
+import type { TaskIndex } from './tasks/task-index';
 import type { StoredInstance } from './model/instance';
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from './runtime/engine-options';
 import { ConflictError, NotFoundError, isRetryable } from './model/errors';
@@ -58,6 +59,8 @@ export interface EnginePorts {
   readonly search?: SearchIndexStore;
   /** Flow-control rows (concurrency slots, overrides): without it, `flow.concurrency` is not enforced. */
   readonly flow?: FlowStore;
+  /** The inbox index of human tasks (tasks/task-index.ts): without it, tasks work but inboxes cannot be listed. */
+  readonly tasks?: TaskIndex;
 }
 
 export interface EngineParts {

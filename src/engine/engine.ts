@@ -10,6 +10,7 @@ import { MigrationsAndBulkActions } from './migrations-and-bulk-actions';
 import type { OutboxHandlers } from './runtime/outbox-relay';
 import type { EngineParts, EnginePorts } from './engine-core';
 import { EngineInstanceCommands } from './engine-instance-commands';
+import { HumanTasks } from './human-tasks';
 
 export { MAX_DRY_RUN_CANDIDATES, type ActingOptions, type CreateOptions, type EnginePorts } from './engine-core';
 
@@ -20,6 +21,7 @@ export { MAX_DRY_RUN_CANDIDATES, type ActingOptions, type CreateOptions, type En
  */
 export class Engine extends EngineInstanceCommands {
   private migrationsAndBulkActionsInstance?: MigrationsAndBulkActions;
+  private humanTasksInstance?: HumanTasks;
 
   constructor(ports: EnginePorts, options?: EngineOptions);
   constructor(parts: EngineParts, options: undefined, handlers: Partial<OutboxHandlers>);
@@ -43,5 +45,17 @@ export class Engine extends EngineInstanceCommands {
   /** Migration, dry run, and the per-instance steps of migrations and bulk actions: migrations-and-bulk-actions.ts. */
   get migrationsAndBulkActions(): MigrationsAndBulkActions {
     return (this.migrationsAndBulkActionsInstance ??= new MigrationsAndBulkActions(this, this.ports, this.runtime, (decided, options) => this.followUps.relayAfter(decided, options)));
+  }
+
+  /** Human tasks: the inbox, one task, claim, release, delegate and complete (human-tasks.ts). */
+  get tasks(): HumanTasks {
+    return (this.humanTasksInstance ??= new HumanTasks(
+      this.runtime,
+      this.ports.instances,
+      this.workflows,
+      this.ports.tasks,
+      () => this.options.clock.now(),
+      (decided, options) => this.followUps.relayAfter(decided, options),
+    ));
   }
 }

@@ -157,5 +157,8 @@ export {
 } from './admission/state-capacity';
 export { MAX_CAPACITY_WAITS_PER_INSTANCE } from './admission/capacity-waits';
 export * from './definition/state-capacity';
+export * from './definition/human-task';
+export * from './tasks';
+export { HumanTasks, MAX_INBOX_PAGE_SIZE, type TaskView } from './human-tasks';
 export { FlowKeys, MAX_FLOW_AUDIT_ENTRIES, type FlowAuditEntry, type FlowKeyView } from './admission/flow-keys';
 export { MalformedFlowRowError, parseFlowRow, type FlowRow, type FlowRowKind, type FlowStore } from './ports/flow-store';

@@ -53,6 +53,7 @@ export async function createAzurePorts(options: AzurePortsOptions = {}): Promise
     events: storage.events,
     interests: storage.interests,
     search: storage.search,
+    tasks: storage.tasks,
     flow: storage.flow,
     operations: storage.operations,
     costs: storage.costs,

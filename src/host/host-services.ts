@@ -3,6 +3,7 @@
  * trigger activities. The hosts differ only in the OperationLauncher (durable orchestration on Azure,
  * in-process runner locally) and in where the ports come from.
  */
+import type { TaskIndex } from '../engine/tasks';
 import { Engine } from '../engine/engine';
 import type { EventDeliveryTarget } from '../engine/runtime';
 import type { OutboxHandlers } from '../engine/runtime';
@@ -40,6 +41,8 @@ export interface SignalboxPorts {
   readonly dueTimers?: DueTimerIndex;
   /** Instances by business data; absent: instances are listed by their columns only. */
   readonly search?: SearchIndexStore;
+  /** The inbox index of human tasks; absent: tasks work, inboxes list nothing. */
+  readonly tasks?: TaskIndex;
   /** Flow-control rows (flow.concurrency); absent: concurrency policies are not enforced. */
   readonly flow?: FlowStore;
   /** What operations cost per workflow per day (decision 0021); absent: costs are recorded on operations only. */
@@ -125,6 +128,7 @@ export function createHostCore({ ports, logger, env = process.env, engineOptions
       leases: ports.leases,
       ...(ports.dueTimers ? { dueTimers: ports.dueTimers } : {}),
       ...(ports.search ? { search: ports.search } : {}),
+      ...(ports.tasks ? { tasks: ports.tasks } : {}),
       ...(ports.flow ? { flow: ports.flow } : {}),
     },
     {

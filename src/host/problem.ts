@@ -22,6 +22,7 @@ const statusByCode: Record<SignalboxErrorCode, { status: number; title: string }
   unsupportedMediaType: { status: 415, title: 'Unsupported media type' },
   storage: { status: 503, title: 'Storage unavailable' },
   flowQueued: { status: 503, title: 'Waiting for a concurrency slot' },
+  forbidden: { status: 403, title: 'Forbidden' },
 };
 
 export interface Problem {

@@ -3,6 +3,7 @@
  * stores and the due-timer index on Table Storage, the lease provider and large instance records on Blob Storage. Tables and the containers are
  * created on first start (absorbing only "already exists"), so a fresh account or Azurite needs no setup.
  */
+import { TableTaskIndex } from './table-task-index';
 import type { TableClient } from '@azure/data-tables';
 import type { ContainerClient } from '@azure/storage-blob';
 import { BlobLeaseProvider, type BlobLeaseProviderOptions } from '../leasing/blob-lease-provider';
@@ -55,6 +56,8 @@ export interface AzureStorage {
   readonly dueTimers: TableDueTimerIndex;
   /** Instances by business data (declared and built-in search fields). */
   readonly search: TableSearchIndex;
+  /** The inbox index of human tasks (rows of the search table, partitions of their own). */
+  readonly tasks: TableTaskIndex;
   /** Flow control: concurrency slots, limit overrides and their audit. */
   readonly flow: TableFlowStore;
   readonly leases: BlobLeaseProvider;
@@ -119,6 +122,8 @@ export async function createAzureStorage(options: AzureStorageOptions): Promise<
     costs: new TableCostStore(createTableClient(connection, names.operationsTable, options.requestMeter ? { requestMeter: options.requestMeter } : {})),
     dueTimers: new TableDueTimerIndex(clients.timers),
     search: new TableSearchIndex(clients.search),
+    // The inbox rows share the search table (table-task-index.ts: partitions of their own).
+    tasks: new TableTaskIndex(clients.search),
     flow: new TableFlowStore(clients.flow),
     leases: new BlobLeaseProvider(clients.leases, options.leases),
     names,

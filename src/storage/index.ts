@@ -18,3 +18,4 @@ export { AZURITE_ACCOUNT_KEY, AZURITE_ACCOUNT_NAME } from './development-storage
 export { contextContainerOf, DEFAULT_TENANT_ID, defaultStorageNames, prefixedStorageNames, TENANT_ID_PATTERN, tenantRegistryTable, tenantStorageNames, type StorageNames } from './names';
 export { TableTenantRegistry, type StoredTenantRecord, type TenantDeletion, type TenantRecord, type TenantStorageAccount } from './table-tenant-registry';
 export { checkTenantStorage, removeTenantStorage, tenantContainerNames, type ResourceCheck } from './tenant-storage';
+export { TableTaskIndex } from './table-task-index';

@@ -78,6 +78,13 @@ const apiRoutes: Array<[method: string, route: string, authLevel: 'function' | '
   // Issue 38: a faulted trigger retried, one instance or every instance an operation faulted.
   ['POST', 'instances/{instanceId}/retry', 'function'],
   ['POST', 'operations/{operationId}/retry-faulted', 'function'],
+  // Issue 39: human tasks.
+  ['GET', 'tasks', 'function'],
+  ['GET', 'tasks/{taskId}', 'function'],
+  ['POST', 'tasks/{taskId}/claim', 'function'],
+  ['POST', 'tasks/{taskId}/release', 'function'],
+  ['POST', 'tasks/{taskId}/delegate', 'function'],
+  ['POST', 'tasks/{taskId}/complete', 'function'],
   // Issue 41: what a workflow's operations cost, and the tenant's total.
   ['GET', 'workflows/{workflowId}/cost', 'function'],
   ['GET', 'cost', 'function'],

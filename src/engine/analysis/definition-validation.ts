@@ -63,6 +63,20 @@ function checkOnError(onError: unknown, path: Path, has: (id: unknown) => boolea
   }
 }
 
+/** What a task's own schema cannot see: its state has transitions for it to complete, the calendars it names exist. */
+function taskIssues(task: Record<string, unknown>, transitions: unknown, path: Path, calendars: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (!Array.isArray(transitions) || transitions.length === 0) issues.push({ path: formatPath(path), message: 'a final state has no task: nothing could complete it' });
+  const calendar = (name: unknown, at: Path) => {
+    if (typeof name === 'string' && !(isObject(calendars) && Object.hasOwn(calendars, name)))
+      issues.push({ path: formatPath(at), message: `the calendar "${name}" is not among the workflow's calendars` });
+  };
+  calendar(task.calendar, [...path, 'calendar']);
+  if (isObject(task.due)) checkTimer(task.due, [...path, 'due'], calendars, issues);
+  if (Array.isArray(task.escalation)) task.escalation.forEach((step, index) => isObject(step) && calendar(step.calendar, [...path, 'escalation', index, 'calendar']));
+  return issues;
+}
+
 function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (!isObject(input)) return issues;
@@ -93,6 +107,7 @@ function semanticIssues(input: unknown, registry: Registry): ValidationIssue[] {
     checkSteps('condition', state.exitConditions, [...statePath, 'exitConditions'], registry, issues);
     checkSteps('action', state.exitActions, [...statePath, 'exitActions'], registry, issues);
     checkOnError(state.onError, [...statePath, 'onError'], has, issues);
+    if (isObject(state.task)) issues.push(...taskIssues(state.task, state.transitions, [...statePath, 'task'], input.calendars));
     if (!Array.isArray(state.transitions)) continue;
     const seen = new Map<string, number>();
     state.transitions.forEach((transition, index) => {

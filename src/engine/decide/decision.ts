@@ -64,6 +64,8 @@ export type Cause = (
   | { readonly kind: 'suspend'; readonly sequence: number }
   | { readonly kind: 'resume'; readonly sequence: number }
   | { readonly kind: 'delete'; readonly sequence: number }
+  /** A human task's command (claim, release, delegate, complete) or escalation step (src/engine/tasks). */
+  | { readonly kind: 'task'; readonly sequence: number }
 ) & {
   /** Who asked for a change that is not a trigger's (a trigger carries its own: `trigger.actor`). Not part of causeKey. */
   readonly actor?: Actor;
@@ -113,6 +115,8 @@ export function causeKey(cause: Cause): string {
       return `u${cause.sequence}`;
     case 'delete':
       return `d${cause.sequence}`;
+    case 'task':
+      return `ht${cause.sequence}`;
   }
 }
 

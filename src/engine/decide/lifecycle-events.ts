@@ -21,6 +21,8 @@ import { raisedTriggerId } from '../model/trigger-ids';
 import { EVENT_RANK, LifecycleEventType, isLifecycleEventType } from '../definition/lifecycle-event-type';
 import { wants } from '../definition/subscriptions';
 import type { Actor } from '../model/actor';
+import type { OpenTask } from '../model/task';
+import { taskEventsOf } from './task-events';
 
 export const DeliveryStatus = { pending: 'pending', delivered: 'delivered', deadLettered: 'deadLettered' } as const;
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
@@ -50,6 +52,8 @@ export interface LifecycleEventData {
   /** Who made the change (actor.ts); absent when unknown (library callers, entries written before actors). */
   readonly actor?: Actor;
   readonly fault?: InstanceFault;
+  /** Only for `task*` events: the task as the change left it (as it was, for `taskClosed`). */
+  readonly task?: OpenTask;
   readonly context: JsonObject;
 }
 
@@ -102,6 +106,7 @@ export function lifecycleEventsOf(before: Instance | undefined, change: Recorded
   if (status === InstanceStatus.complete && statusChanged) events.add(LifecycleEventType.completed);
   if (status === InstanceStatus.faulted && (statusChanged || change.historyEntry.event === 'faulted')) events.add(LifecycleEventType.faulted);
   if (status === InstanceStatus.cancelled && statusChanged) events.add(LifecycleEventType.cancelled);
+  for (const type of taskEventsOf(before?.task, change.instance.task, change.historyEntry)) events.add(type);
   return [...events].sort((a, b) => EVENT_RANK[a] - EVENT_RANK[b]);
 }
 
@@ -129,7 +134,9 @@ export function lifecycleEventWrite(definition: WorkflowDefinition, before: Inst
   const outbox: OutboxRow[] = [];
   let previous = before;
   for (const entry of change.precedingEntries) {
-    const reached: Instance = { ...change.instance, stateId: entry.toStateId, status: entry.status };
+    // The task is the change's, made for the state the chain ends in: its events go with the last entry.
+    const { task: _task, ...untasked } = change.instance;
+    const reached: Instance = { ...untasked, stateId: entry.toStateId, status: entry.status, ...(previous?.task ? { task: previous.task } : {}) };
     const write = entryEventWrite(definition, previous, { instance: reached, historyEntry: entry }, cause);
     records.push(...write.records);
     outbox.push(...write.outbox);
@@ -168,6 +175,7 @@ function entryEventWrite(definition: WorkflowDefinition, before: Instance | unde
           triggerId: change.historyEntry.triggerId,
           ...(change.historyEntry.actor ? { actor: change.historyEntry.actor } : {}),
           ...(after.status === InstanceStatus.faulted && after.fault ? { fault: after.fault } : {}),
+          ...taskDataOf(type, before, after),
           context: pick(after.context, keys),
         },
         deliveries: subscribed.map((subscription) => ({ subscriptionId: subscription.id, status: DeliveryStatus.pending, attempts: 0 })),
@@ -183,6 +191,12 @@ function entryEventWrite(definition: WorkflowDefinition, before: Instance | unde
     if (childTrigger && after.parent) outbox.push(parentTriggerRow(after, childTrigger, sequence, cause, followUpPieces(after.id, change.outbox ?? [])));
   }
   return { records, outbox };
+}
+
+function taskDataOf(type: LifecycleEventType, before: Instance | undefined, after: Instance): { task?: OpenTask } {
+  if (!type.startsWith('task')) return {};
+  const task = type === LifecycleEventType.taskClosed ? before?.task : after.task;
+  return task ? { task } : {};
 }
 
 /** `ChildCompleted` (or Faulted, Cancelled) for the parent: subject the parent's id, a deterministic id. */

@@ -14,6 +14,7 @@ import { flowSchema } from './flow-policies';
 import { flowConcurrencyShape } from './flow-concurrency';
 import { stateCapacitySchema } from './state-capacity';
 import { historyPolicySchema } from './history-policy';
+import { humanTaskSchema } from './human-task';
 
 export const workflowIdSchema = z
   .string()
@@ -86,6 +87,8 @@ export const stateSchema = z.strictObject({
   onError: onErrorSchema.optional(),
   /** At most `limit` instances per key in this state; triggers into it wait in order (state-capacity.ts). */
   capacity: stateCapacitySchema.optional(),
+  /** A human task, open while the instance is in this state (human-task.ts; src/engine/tasks). */
+  task: humanTaskSchema.optional(),
 });
 export type StateDefinition = z.infer<typeof stateSchema>;
 

@@ -9,3 +9,4 @@ export * from './flow-policies';
 export * from './flow-concurrency';
 export * from './state-capacity';
 export * from './history-policy';
+export * from './human-task';

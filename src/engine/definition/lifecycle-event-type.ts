@@ -17,6 +17,14 @@ export const LifecycleEventType = {
   cancelled: 'cancelled',
   /** A step failed and an `onError` moved the instance (last, so the ranks of the others stay as stored). */
   errorHandled: 'errorHandled',
+  /** Human tasks (src/engine/tasks): CloudEvent types `io.signalbox.task.created`, ... (cloud-event.ts). */
+  taskCreated: 'taskCreated',
+  taskAssigned: 'taskAssigned',
+  taskClaimed: 'taskClaimed',
+  taskReminded: 'taskReminded',
+  taskEscalated: 'taskEscalated',
+  taskCompleted: 'taskCompleted',
+  taskClosed: 'taskClosed',
 } as const;
 export type LifecycleEventType = (typeof LifecycleEventType)[keyof typeof LifecycleEventType];
 export const lifecycleEventTypeSchema = z.enum(Object.values(LifecycleEventType) as [LifecycleEventType, ...LifecycleEventType[]]);

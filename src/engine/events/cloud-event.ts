@@ -13,6 +13,12 @@ import type { Subscription } from '../definition/subscriptions';
 
 export const CLOUD_EVENT_TYPE_PREFIX = 'io.signalbox.instance.';
 
+/** Task events are `io.signalbox.task.<what>` (`taskCreated` → `io.signalbox.task.created`); the rest `io.signalbox.instance.<event>`. */
+export function cloudEventTypeOf(type: LifecycleEventRecord['type']): string {
+  if (type.startsWith('task')) return `io.signalbox.task.${type.slice('task'.length).toLowerCase()}`;
+  return `${CLOUD_EVENT_TYPE_PREFIX}${type}`;
+}
+
 let sdk: typeof import('cloudevents') | undefined;
 function cloudevents(): typeof import('cloudevents') {
   return (sdk ??= require('cloudevents') as typeof import('cloudevents'));
@@ -29,7 +35,7 @@ export function toCloudEvent(record: LifecycleEventRecord, subscription: Pick<Su
   return new (cloudevents().CloudEvent)<LifecycleEventData>({
     specversion: '1.0',
     id: record.id,
-    type: `${CLOUD_EVENT_TYPE_PREFIX}${record.type}`,
+    type: cloudEventTypeOf(record.type),
     source: eventSource(record.data.workflowId, sourcePrefix),
     subject: record.data.instanceId,
     time: record.time,

@@ -11,7 +11,7 @@ export interface ValidationIssue {
 }
 
 export type SignalboxErrorCode =
-  'validation' | 'definitionInvalid' | 'notFound' | 'conflict' | 'preconditionFailed' | 'leaseUnavailable' | 'leaseLost' | 'tooLarge' | 'unsupportedMediaType' | 'storage' | 'flowQueued';
+  'validation' | 'definitionInvalid' | 'notFound' | 'conflict' | 'preconditionFailed' | 'leaseUnavailable' | 'leaseLost' | 'tooLarge' | 'unsupportedMediaType' | 'storage' | 'flowQueued' | 'forbidden';
 
 export class SignalboxError extends Error {
   readonly code: SignalboxErrorCode;
@@ -41,6 +41,13 @@ export class DefinitionInvalidError extends ValidationError {
 export class NotFoundError extends SignalboxError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('notFound', message, options);
+  }
+}
+
+/** The caller is known but may not do this (a human task's four-eyes rule, a task not theirs): 403. */
+export class ForbiddenError extends SignalboxError {
+  constructor(message: string) {
+    super('forbidden', message);
   }
 }
 

@@ -21,3 +21,4 @@ export type { OperationCost, OutboundCounts, StorageRequestCounts, StorageReques
 export * from './json-patch';
 export * from './history-record';
 export * from './history-rebuild';
+export * from './task';

@@ -7,6 +7,7 @@ import type { JsonObject } from './json';
 import type { Trigger } from './trigger';
 import type { HistoryRecord } from './history-record';
 import type { StepError, StepErrorType } from './step-error';
+import type { OpenTask, TaskHistoryRecord } from './task';
 
 /** Maximum number of recently applied triggers an instance remembers (with what each did) for idempotency. */
 export const APPLIED_TRIGGER_MEMORY = 128;
@@ -175,6 +176,8 @@ export interface Instance {
    * it was, not `skipped`. Absent when a migration outside an operation moved it last. Internal.
    */
   readonly migratedBy?: MigratedBy;
+  /** The open human task of the state it is in (model/task.ts, src/engine/tasks); absent: none. */
+  readonly task?: OpenTask;
 }
 
 /** What a migration operation did to an instance (Instance.migratedBy). */
@@ -224,6 +227,8 @@ export const HistoryEvent = {
   errorHandled: 'errorHandled',
   /** A retry of a fault re-applied its trigger, which then moved nothing: the instance is back where the trigger found it. */
   retried: 'retried',
+  /** A human task was claimed, released, delegated, decided or escalated (the `task` field says which). */
+  task: 'task',
 } as const;
 export type HistoryEvent = (typeof HistoryEvent)[keyof typeof HistoryEvent];
 
@@ -261,4 +266,6 @@ export interface HistoryEntry {
    * its automatic transitions before it share it). Absent on entries written before records were kept.
    */
   readonly record?: HistoryRecord;
+  /** Only for `task` entries: what happened to the task (a decision: who, when, outcome, comment). */
+  readonly task?: TaskHistoryRecord;
 }

@@ -12,6 +12,7 @@ import type { DueTimerIndex, InstanceStore, InterestIndex, LeaseProvider, Operat
 import type { Actor } from '../model/actor';
 import type { SearchIndexStore } from '../search/search-port';
 import type { FlowStore } from '../ports/flow-store';
+import type { TaskIndex } from '../tasks/task-index';
 import type { CapacityOffer, StateCapacityRows } from '../admission/state-capacity';
 import type { AdmissionProtocol } from '../admission/admission-protocol';
 
@@ -26,6 +27,8 @@ export interface InstanceRuntimePorts {
   readonly search?: SearchIndexStore;
   /** Flow-control rows (concurrency slots); absent: `flow.concurrency` policies are not enforced. */
   readonly flow?: FlowStore;
+  /** The inbox index of human tasks (tasks/task-index.ts); absent: tasks work, but no inbox can be listed. */
+  readonly tasks?: TaskIndex;
 }
 
 /** What a decision needs besides the instance: its definition and the effects it may use. */

@@ -24,6 +24,7 @@ import { historyOf, withActor, withAppliedRows, withEvents, withLeftovers, withO
 import type { ChangeFollowUp } from './change-follow-up';
 import type { IndexRows } from './index-rows';
 import { CallRecorder, withHistoryRecord } from './history-recording';
+import { TaskRows, decideTaskTimer, isTaskTimerTrigger, withTask } from '../tasks';
 
 /**
  * The flow-control steps of a save that takes the instance out of a state with `capacity` (they live
@@ -65,8 +66,18 @@ export class ChangeUnderLease {
           const cause = withRequestActor(causeOf(stored), options);
           const deliveryKey = `${instanceId}|${causeKey(cause)}`;
           const calls = new CallRecorder();
-          const decided = await decide(stored, { definition, effects: calls.effects(this.followUp.effects(deliveryKey, lease.signal)) });
-          let decision = withEvents(definition, stored, cause, withActor(withOperationId(withHistoryRecord(decided, definition, cause, stored.context, calls.calls), options), cause));
+          // A task's escalation step is a timer no transition has: the task decides it (tasks/task-escalation.ts).
+          const decided =
+            cause.kind === 'trigger' && isTaskTimerTrigger(cause.trigger)
+              ? await decideTaskTimer(definition, stored, cause.trigger, () => this.options.clock.now())
+              : await decide(stored, { definition, effects: calls.effects(this.followUp.effects(deliveryKey, lease.signal)) });
+          // Human tasks open and close with the state, whatever the change (tasks/open-task.ts), before its events are made.
+          let decision = withEvents(
+            definition,
+            stored,
+            cause,
+            await withTask(definition, withActor(withOperationId(withHistoryRecord(decided, definition, cause, stored.context, calls.calls), options), cause), () => this.options.clock.now()),
+          );
           // Anything but a trigger is a request from outside (recover, resume, migrate, ...): it ends the self-caused count.
           if (cause.kind !== 'trigger' && decision.change) decision = { ...decision, change: { ...decision.change, instance: withoutSelfCausedCount(decision.change.instance) } };
           if (!decision.change) {
@@ -118,6 +129,12 @@ export class ChangeUnderLease {
     }
   }
 
+  /** The inbox rows of human tasks, kept with every save (tasks/task-index.ts). */
+  get taskRows(): TaskRows {
+    return (this.taskRowsInstance ??= new TaskRows(this.ports.tasks, (message, properties) => this.options.logger.warn(message, properties)));
+  }
+  private taskRowsInstance?: TaskRows;
+
   /** Rows a crash (or a failed relay) left behind: looked for only when the instance lists some. */
   async leftoversOf(stored: StoredInstance, options: OperationOptions): Promise<OutboxRow[]> {
     if (!stored.outbox?.length) return [];
@@ -137,6 +154,7 @@ export class ChangeUnderLease {
     const removed = stored.interests.filter((subject) => !after.has(subject));
     if (added.length) await this.ports.interests.add(stored.id, added, options);
     await this.indexRows.indexTimers(stored, next, options);
+    await this.taskRows.beforeSave(stored, next, options);
     const searched = await this.search.beforeSave(stored, next, options);
     lease.assertHeld();
     const { instance: rows, applied } = withAppliedRows(stored, searched, this.options.clock.now());
@@ -153,6 +171,7 @@ export class ChangeUnderLease {
     }
     if (removed.length) await this.indexRows.removeInterests(stored.id, removed, options);
     await this.indexRows.unindexTimers(stored, next, options);
+    await this.taskRows.afterSave(stored, saved, options);
     await this.search.afterSave(saved, options);
     return saved;
   }

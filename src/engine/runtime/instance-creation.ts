@@ -18,6 +18,7 @@ import type { AppliedDecision, CapacityPlaces, InstanceRuntimePorts } from './ch
 import { historyOf, withActor, withCapacityCounted, withEvents } from './change-decoration';
 import type { ChangeFollowUp } from './change-follow-up';
 import type { IndexRows } from './index-rows';
+import { withTask } from '../tasks';
 import type { ChangeUnderLease } from './change-under-lease';
 import { CallRecorder, withHistoryRecord } from './history-recording';
 import type { InstanceDeletion } from './instance-deletion';
@@ -29,7 +30,7 @@ export class InstanceCreation {
     private readonly search: SearchIndexing,
     private readonly followUp: ChangeFollowUp,
     private readonly indexRows: IndexRows,
-    private readonly loop: Pick<ChangeUnderLease, 'prepareLease'>,
+    private readonly loop: Pick<ChangeUnderLease, 'prepareLease' | 'taskRows'>,
     private readonly deletion: Pick<InstanceDeletion, 'delete'>,
     private readonly admission: CapacityPlaces,
   ) {}
@@ -68,27 +69,31 @@ export class InstanceCreation {
         workflow.definition,
         undefined,
         cause,
-        withActor(
-          withHistoryRecord(
-            await protocol.decide(() =>
-              decideCreate(
-                workflow,
-                incarnated,
-                gate.withAutomaticEntry(calls.effects(this.followUp.effects(deliveryKey, options.abortSignal)), workflow.definition, {
-                  id: input.instanceId,
-                  workflowId: workflow.definition.id,
-                  ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
-                  historyLength: 0,
-                }),
-                this.options.registry,
+        await withTask(
+          workflow.definition,
+          withActor(
+            withHistoryRecord(
+              await protocol.decide(() =>
+                decideCreate(
+                  workflow,
+                  incarnated,
+                  gate.withAutomaticEntry(calls.effects(this.followUp.effects(deliveryKey, options.abortSignal)), workflow.definition, {
+                    id: input.instanceId,
+                    workflowId: workflow.definition.id,
+                    ...(incarnated.incarnation !== undefined ? { incarnation: incarnated.incarnation } : {}),
+                    historyLength: 0,
+                  }),
+                  this.options.registry,
+                ),
               ),
+              workflow.definition,
+              cause,
+              {},
+              calls.calls,
             ),
-            workflow.definition,
             cause,
-            {},
-            calls.calls,
           ),
-          cause,
+          () => this.options.clock.now(),
         ),
       ),
     );
@@ -102,6 +107,7 @@ export class InstanceCreation {
     try {
       await this.ports.interests.add(input.instanceId, change.instance.interests, options);
       await this.indexRows.indexTimers(undefined, change.instance, options);
+      await this.loop.taskRows.beforeSave(undefined, change.instance, options);
       creating = await this.search.beforeSave(undefined, change.instance, options);
       stored = await this.ports.instances.create(
         creating,

@@ -20,6 +20,7 @@ const tags = [
   { name: 'workflows', description: 'Versioned workflow definitions, with ETags.' },
   { name: 'instances', description: 'Workflow instances: create, read, find, history, recover, cancel.' },
   { name: 'triggers', description: 'Triggers and the long-running operations that dispatch them.' },
+  { name: 'tasks', description: 'Human tasks: the inbox, claim, release, delegate, complete.' },
   { name: 'system', description: "Health, this document and the definition's JSON Schema." },
 ];
 

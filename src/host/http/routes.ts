@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { workflowDefinitionJsonSchema } from '../../engine/analysis';
 import { healthSchema } from './api-schemas';
 import { availableTriggerRoutes } from './instances/available-triggers';
+import { taskRoutes } from './tasks/task-routes';
 import { instanceOperationRoutes } from './instances/instance-operations';
 import { instanceWaitingRoutes } from './instances/instance-waiting';
 import { workflowAnalysisRoutes } from './workflows/workflow-analysis';
@@ -97,6 +98,7 @@ export const routes: readonly RouteDefinition[] = [
   ...eventRoutes,
   ...instanceOperationRoutes,
   ...availableTriggerRoutes,
+  ...taskRoutes,
   ...instanceWaitingRoutes,
   ...triggerRoutes,
   ...retryFaultedRoutes,

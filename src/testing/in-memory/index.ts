@@ -7,8 +7,9 @@ import { InMemoryOperationStore } from './in-memory-operation-store';
 import { InMemoryWorkflowStore } from './in-memory-workflow-store';
 import { InMemorySearchIndex } from './in-memory-search-index';
 import { InMemoryFlowStore } from './in-memory-flow-store';
+import { InMemoryTaskIndex } from './in-memory-task-index';
 
-export { InMemoryFlowStore };
+export { InMemoryFlowStore, InMemoryTaskIndex };
 export { InMemoryDueTimerIndex, InMemoryInstanceStore, InMemoryInterestIndex, InMemoryLeaseProvider, InMemoryOperationStore, InMemorySearchIndex, InMemoryWorkflowStore };
 export type { InMemoryLeaseProviderOptions } from './in-memory-lease-provider';
 export type { InMemoryInstanceStoreOptions } from './in-memory-instance-store';
@@ -27,6 +28,7 @@ export function createInMemoryPorts(options: { maxLeaseWaitInMs?: number; maxIns
     operations: new InMemoryOperationStore(),
     search: new InMemorySearchIndex(),
     flow: new InMemoryFlowStore(),
+    tasks: new InMemoryTaskIndex(),
     leases: new InMemoryLeaseProvider(options.maxLeaseWaitInMs !== undefined ? { maxWaitInMs: options.maxLeaseWaitInMs } : {}),
   };
 }
