@@ -18,6 +18,7 @@
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { isEntityNotFound } from './errors';
+import { PartitionGroups, type Waiting } from './partition-groups';
 import { submitTransaction } from './table-transaction';
 
 /** Table Storage's limit of operations in one entity-group transaction. */
@@ -31,16 +32,19 @@ export interface KeyRow {
 
 type Change = { readonly kind: 'put' | 'delete'; readonly row: KeyRow };
 
-interface Waiting {
+/** A change and the signal that may abort its own request. */
+interface Queued {
   readonly change: Change;
   readonly abortSignal: AbortSignal | undefined;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
 }
 
 export class GroupedRowChanges {
-  /** Changes waiting to be written; a partition is here from its first change until its queue is written empty. */
-  private readonly waiting = new Map<string, Waiting[]>();
+  private readonly groups = new PartitionGroups<Queued>({
+    partitionOf: ({ change }) => change.row.partitionKey,
+    rowKeyOf: ({ change }) => change.row.rowKey,
+    maxItems: MAX_CHANGES_PER_TRANSACTION,
+    write: (group) => this.write(group),
+  });
 
   constructor(private readonly client: TableClient) {}
 
@@ -55,55 +59,22 @@ export class GroupedRowChanges {
   }
 
   private enqueue(change: Change, abortSignal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const waiting = { change, abortSignal, resolve, reject };
-      const queue = this.waiting.get(change.row.partitionKey);
-      if (queue) {
-        queue.push(waiting);
-        return;
-      }
-      this.waiting.set(change.row.partitionKey, [waiting]);
-      queueMicrotask(() => void this.drain(change.row.partitionKey));
-    });
+    return this.groups.add({ change, abortSignal });
   }
 
-  /** Writes what waits, group after group, including what arrives meanwhile, until nothing waits. */
-  private async drain(partitionKey: string): Promise<void> {
-    let group: Waiting[] = [];
-    try {
-      group = this.nextGroup(partitionKey);
-      while (group.length > 0) {
-        await this.write(group);
-        group = this.nextGroup(partitionKey);
-      }
-    } catch (error) {
-      // Not a storage answer (those settle each caller): whatever waits fails rather than waiting forever.
-      for (const waiting of [...group, ...(this.waiting.get(partitionKey) ?? [])]) waiting.reject(error);
-    } finally {
-      this.waiting.delete(partitionKey);
-    }
-  }
-
-  /** The next group: up to the limit, stopping at a row key already in it (one action per entity, in order). */
-  private nextGroup(partitionKey: string): Waiting[] {
-    const queue = this.waiting.get(partitionKey) ?? [];
-    const rowKeys = new Set<string>();
-    let taken = 0;
-    for (const { change } of queue) {
-      if (taken === MAX_CHANGES_PER_TRANSACTION || rowKeys.has(change.row.rowKey)) break;
-      rowKeys.add(change.row.rowKey);
-      taken += 1;
-    }
-    return queue.splice(0, taken);
-  }
-
-  private async write(group: readonly Waiting[]): Promise<void> {
+  private async write(group: readonly Waiting<Queued>[]): Promise<void> {
     if (group.length > 1) {
       try {
-        const actions = group.map(({ change: { kind, row } }): TransactionAction => {
-          const keys = { partitionKey: row.partitionKey, rowKey: row.rowKey };
-          return kind === 'put' ? ['upsert', keys, 'Replace'] : ['delete', keys];
-        });
+        const actions = group.map(
+          ({
+            item: {
+              change: { kind, row },
+            },
+          }): TransactionAction => {
+            const keys = { partitionKey: row.partitionKey, rowKey: row.rowKey };
+            return kind === 'put' ? ['upsert', keys, 'Replace'] : ['delete', keys];
+          },
+        );
         await submitTransaction(this.client, actions);
         for (const waiting of group) waiting.resolve();
         return;
@@ -113,7 +84,7 @@ export class GroupedRowChanges {
     }
     for (const waiting of group) {
       try {
-        await this.writeOne(waiting);
+        await this.writeOne(waiting.item);
         waiting.resolve();
       } catch (error) {
         waiting.reject(error);
@@ -121,7 +92,7 @@ export class GroupedRowChanges {
     }
   }
 
-  private async writeOne({ change, abortSignal }: Waiting): Promise<void> {
+  private async writeOne({ change, abortSignal }: Queued): Promise<void> {
     const options = abortSignal ? { abortSignal } : {};
     if (change.kind === 'put') {
       await this.client.upsertEntity({ ...change.row }, 'Replace', options);

@@ -16,6 +16,7 @@
  */
 import type { TableClient, TableEntity, TransactionAction } from '@azure/data-tables';
 import { entitySizeInBytes } from './entity-body';
+import { PartitionGroups, type Waiting } from './partition-groups';
 import { submitTransaction } from './table-transaction';
 
 /** Table Storage's limit of operations in one entity-group transaction. */
@@ -25,91 +26,52 @@ const MAX_GROUP_BYTES = 2 * 1024 * 1024;
 
 type Row = TableEntity<Record<string, unknown>>;
 
-interface Waiting {
-  readonly row: Row;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-
 export interface GroupedUpsertsOptions {
   /** Writes one row alone (the store's own single-row write: a plain request or a one-row transaction). */
   readonly writeOne: (row: Row) => Promise<void>;
 }
 
 export class GroupedUpserts {
-  /** Rows waiting to be written; a partition is here from its first row put until its queue is written empty. */
-  private readonly waiting = new Map<string, Waiting[]>();
+  private readonly groups: PartitionGroups<Row>;
 
   constructor(
     private readonly client: TableClient,
     private readonly options: GroupedUpsertsOptions,
-  ) {}
-
-  /** Stores the row (replacing one of the same keys); settles when it is stored or failed. */
-  upsert(row: Row): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const queue = this.waiting.get(row.partitionKey);
-      if (queue) {
-        queue.push({ row, resolve, reject });
-        return;
-      }
-      // Rows put in the same turn of the event loop (a batch's results stored together) join this one.
-      this.waiting.set(row.partitionKey, [{ row, resolve, reject }]);
-      queueMicrotask(() => void this.drain(row.partitionKey));
+  ) {
+    this.groups = new PartitionGroups<Row>({
+      partitionOf: (row) => row.partitionKey,
+      rowKeyOf: (row) => row.rowKey,
+      maxItems: MAX_ROWS_PER_TRANSACTION,
+      weightOf: entitySizeInBytes,
+      maxWeight: MAX_GROUP_BYTES,
+      write: (group) => this.write(group),
     });
   }
 
-  /** Writes what waits, group after group, including what arrives meanwhile, until nothing waits. */
-  private async drain(partitionKey: string): Promise<void> {
-    let group: Waiting[] = [];
-    try {
-      group = this.nextGroup(partitionKey);
-      while (group.length > 0) {
-        await this.write(group);
-        group = this.nextGroup(partitionKey);
-      }
-    } catch (error) {
-      // Not a storage answer (those settle each caller): whatever waits fails rather than waiting forever.
-      for (const waiting of [...group, ...(this.waiting.get(partitionKey) ?? [])]) waiting.reject(error);
-    } finally {
-      this.waiting.delete(partitionKey);
-    }
+  /** Stores the row (replacing one of the same keys); settles when it is stored or failed. */
+  upsert(row: Row): Promise<void> {
+    // Rows put in the same turn of the event loop (a batch's results stored together) join one group.
+    return this.groups.add(row);
   }
 
-  /** Takes the next group from the queue: up to the limits, and stops at a row key already in it (one action per entity). */
-  private nextGroup(partitionKey: string): Waiting[] {
-    const queue = this.waiting.get(partitionKey) ?? [];
-    const rowKeys = new Set<string>();
-    let bytes = 0;
-    let taken = 0;
-    for (const { row } of queue) {
-      const size = entitySizeInBytes(row);
-      if (taken === MAX_ROWS_PER_TRANSACTION || rowKeys.has(row.rowKey) || (taken > 0 && bytes + size > MAX_GROUP_BYTES)) break;
-      rowKeys.add(row.rowKey);
-      bytes += size;
-      taken += 1;
-    }
-    return queue.splice(0, taken);
-  }
-
-  private async write(group: readonly Waiting[]): Promise<void> {
+  private async write(group: readonly Waiting<Row>[]): Promise<void> {
     if (group.length === 1) {
-      await this.settle(group[0]!, () => this.options.writeOne(group[0]!.row));
+      await this.settle(group[0]!, () => this.options.writeOne(group[0]!.item));
       return;
     }
     try {
       await submitTransaction(
         this.client,
-        group.map(({ row }): TransactionAction => ['upsert', row, 'Replace']),
+        group.map(({ item }): TransactionAction => ['upsert', item, 'Replace']),
       );
       for (const waiting of group) waiting.resolve();
     } catch {
       // One refused row fails the whole transaction: each is written alone, and fails alone.
-      for (const waiting of group) await this.settle(waiting, () => this.options.writeOne(waiting.row));
+      for (const waiting of group) await this.settle(waiting, () => this.options.writeOne(waiting.item));
     }
   }
 
-  private async settle(waiting: Waiting, write: () => Promise<void>): Promise<void> {
+  private async settle(waiting: Waiting<Row>, write: () => Promise<void>): Promise<void> {
     try {
       await write();
       waiting.resolve();
