@@ -19,15 +19,10 @@ export const taskAssigneesSchema = z
     users: principals.optional().meta({ description: "User ids (the token's `oid`, else `sub`)." }),
     groups: principals.optional().meta({ description: 'Group object ids (the token `groups` claim).' }),
     roles: principals.optional().meta({ description: 'App roles (the token `roles` claim).' }),
-    expression: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .meta({
-        description:
-          'JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`.',
-      }),
+    expression: z.string().min(1).max(4096).optional().meta({
+      description:
+        'JSONata over `context` and `instance` yielding more of them: `"user:<id>"`, `"group:<id>"`, `"role:<name>"` (a bare text is a user id), a list of those, or `{ users, groups, roles }`.',
+    }),
   })
   .superRefine((assignees, context) => {
     if (!assignees.users?.length && !assignees.groups?.length && !assignees.roles?.length && assignees.expression === undefined) {
