@@ -3,6 +3,7 @@
  * functions over it: the row key, its value (none for an absent row), its size, the waiting line's order.
  * state-capacity.ts changes the rows; this module only describes them.
  */
+import type { AutomaticWaiter } from '../decide/admission-request';
 import type { Trigger } from '../model/trigger';
 import type { FlowRow, OperationOptions } from '../ports';
 import type { FlowRowChangeOptions } from './flow-row-change';
@@ -29,17 +30,11 @@ export interface CapacityMember {
   readonly historyLength: number;
 }
 
-/** A trigger waiting for room (its `id` is the trigger's, so a repeat offer keeps its place). */
-export interface CapacityWaiter {
-  readonly id: string;
-  readonly instanceId: string;
-  /** The incarnation it was sent to: an instance deleted and created again with the id never gets it. */
-  readonly incarnation?: string;
-  readonly trigger: Trigger;
-  readonly priority: number;
-  readonly arrivedAt: string;
-  readonly deadline: string;
-}
+/**
+ * A trigger waiting for room (its `id` is the trigger's, so a repeat offer keeps its place). One shape with
+ * the waiter a decision plans for an automatic transition (decide/, which ranks below this layer, defines it).
+ */
+export type CapacityWaiter = AutomaticWaiter;
 
 export interface StateKeyCapacity {
   readonly members: readonly CapacityMember[];

@@ -25,6 +25,7 @@ interface PlacedRequest {
 export interface AutomaticWaiter {
   readonly id: string;
   readonly instanceId: string;
+  /** The incarnation it was sent to: an instance deleted and created again with the id never gets it. */
   readonly incarnation?: string;
   readonly trigger: Trigger;
   readonly priority: number;
