@@ -117,7 +117,9 @@ async function dumpOfB(): Promise<unknown> {
   const tables: Record<string, unknown[]> = {};
   for (const table of [names.workflowsTable, names.instancesTable, names.interestsTable, names.operationsTable, names.timersTable, names.searchTable]) {
     const rows: unknown[] = [];
-    for await (const entity of TableClient.fromConnectionString(connection, table, { allowInsecureConnection: true }).listEntities()) rows.push(entity);
+    // B's daily cost totals (partition `~cost`) are B's own operations' figures, flushed on a timer at any time after
+    // them (src/host/cost/daily-costs.ts): under load, B's set-up lands there after the first dump. Everything else is compared.
+    for await (const entity of TableClient.fromConnectionString(connection, table, { allowInsecureConnection: true }).listEntities()) if (entity.partitionKey !== '~cost') rows.push(entity);
     tables[table] = rows;
   }
   const blobs: unknown[] = [];
